@@ -1,0 +1,25 @@
+import { QueryInterface, Sequelize } from 'sequelize';
+import { RunnableMigration, Umzug, SequelizeStorage } from 'umzug';
+import * as initialSchema from './migrations/0001-initial-schema';
+
+// Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
+const migrations: RunnableMigration<QueryInterface>[] = [{ name: '0001-initial-schema', ...initialSchema }];
+
+export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {
+  return new Umzug({
+    migrations,
+    context: sequelize.getQueryInterface(),
+    storage: new SequelizeStorage({ sequelize, tableName: 'schema_migrations' }),
+    logger: { info: (e) => log(JSON.stringify(e)), warn: (e) => log(JSON.stringify(e)), error: (e) => log(JSON.stringify(e)), debug: () => {} },
+  });
+}
+
+/** Applies pending migrations; returns the names applied. */
+export async function migrate(sequelize: Sequelize): Promise<string[]> {
+  if (sequelize.getDialect() === 'sqlite') {
+    await sequelize.query('PRAGMA journal_mode = WAL');
+    await sequelize.query('PRAGMA synchronous = NORMAL');
+  }
+  const applied = await createMigrator(sequelize).up();
+  return applied.map((m) => m.name);
+}

@@ -1,0 +1,90 @@
+import { DataTypes, Model, Sequelize, InferAttributes, InferCreationAttributes } from 'sequelize';
+import { ID, NAME, OPTIONAL_REF, OPTIONAL_TIMESTAMP, REF, SHORT, TIMESTAMP } from './types';
+
+/** organization_id is copied down from the git app so every git list can be scoped by one index. */
+export class Repository extends Model<InferAttributes<Repository>, InferCreationAttributes<Repository>> {
+  declare id: string;
+  declare git_app_id: string;
+  declare organization_id: string;
+  declare name: string;
+  declare full_name: string;
+  declare default_branch: string;
+  declare is_private: boolean;
+  declare created_at: Date;
+}
+
+export class Commit extends Model<InferAttributes<Commit>, InferCreationAttributes<Commit>> {
+  declare id: string;
+  declare repository_id: string;
+  declare git_app_id: string;
+  declare organization_id: string;
+  declare sha: string;
+  declare message: string;
+  declare author_id: string | null;
+  declare author_name: string;
+  declare additions: number;
+  declare deletions: number;
+  declare created_at: Date;
+}
+
+export class PullRequest extends Model<InferAttributes<PullRequest>, InferCreationAttributes<PullRequest>> {
+  declare id: string;
+  declare repository_id: string;
+  declare git_app_id: string;
+  declare organization_id: string;
+  declare number: number;
+  declare title: string;
+  declare state: 'open' | 'closed' | 'merged';
+  declare author_id: string | null;
+  declare created_at: Date;
+  declare merged_at: Date | null;
+  declare closed_at: Date | null;
+}
+
+export function initGit(sequelize: Sequelize): void {
+  Repository.init(
+    {
+      id: { ...ID, primaryKey: true },
+      git_app_id: REF,
+      organization_id: REF,
+      name: NAME,
+      full_name: NAME,
+      default_branch: NAME,
+      is_private: { type: DataTypes.BOOLEAN, allowNull: false },
+      created_at: TIMESTAMP,
+    },
+    { sequelize, tableName: 'repositories', modelName: 'repository' },
+  );
+  Commit.init(
+    {
+      id: { ...ID, primaryKey: true },
+      repository_id: REF,
+      git_app_id: REF,
+      organization_id: REF,
+      sha: { type: DataTypes.STRING(40), allowNull: false },
+      message: { type: DataTypes.STRING(500), allowNull: false },
+      author_id: OPTIONAL_REF,
+      author_name: NAME,
+      additions: { type: DataTypes.INTEGER, allowNull: false },
+      deletions: { type: DataTypes.INTEGER, allowNull: false },
+      created_at: TIMESTAMP,
+    },
+    { sequelize, tableName: 'commits', modelName: 'commit' },
+  );
+  PullRequest.init(
+    {
+      id: { ...ID, primaryKey: true },
+      repository_id: REF,
+      git_app_id: REF,
+      organization_id: REF,
+      number: { type: DataTypes.INTEGER, allowNull: false },
+      title: { type: DataTypes.STRING(300), allowNull: false },
+      state: SHORT as never,
+      author_id: OPTIONAL_REF,
+      created_at: TIMESTAMP,
+      merged_at: OPTIONAL_TIMESTAMP,
+      closed_at: OPTIONAL_TIMESTAMP,
+    },
+    { sequelize, tableName: 'pull_requests', modelName: 'pull_request' },
+  );
+}

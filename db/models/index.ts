@@ -1,0 +1,57 @@
+import { Sequelize } from 'sequelize';
+import { initPeople, User, Organization, OrganizationMembership, Team, TeamMembership } from './people';
+import { initIntegrations, App, UserApp, GitApp, UserGitApp } from './integrations';
+import { initGit, Repository, Commit, PullRequest } from './git';
+import { initWork, Task, Interaction, DashboardView, DashboardCatalogEntry } from './work';
+import { initTokens, ApiToken, ApiTokenOrganization, ApiTokenTeam } from './tokens';
+
+export * from './people';
+export * from './integrations';
+export * from './git';
+export * from './work';
+export * from './tokens';
+
+let initialised: Sequelize | undefined;
+
+/** Binds every model to the given connection and declares the associations the list queries join on. */
+export function initModels(sequelize: Sequelize): void {
+  if (initialised === sequelize) return;
+  initialised = sequelize;
+  initPeople(sequelize);
+  initIntegrations(sequelize);
+  initGit(sequelize);
+  initWork(sequelize);
+  initTokens(sequelize);
+
+  const noConstraints = { constraints: false };
+  OrganizationMembership.belongsTo(User, { as: 'user', foreignKey: 'user_id', ...noConstraints });
+  OrganizationMembership.belongsTo(Organization, { as: 'organization', foreignKey: 'organization_id', ...noConstraints });
+  TeamMembership.belongsTo(User, { as: 'user', foreignKey: 'user_id', ...noConstraints });
+  TeamMembership.belongsTo(Team, { as: 'team', foreignKey: 'team_id', ...noConstraints });
+  UserApp.belongsTo(App, { as: 'app', foreignKey: 'app_id', ...noConstraints });
+  UserGitApp.belongsTo(GitApp, { as: 'git_app', foreignKey: 'git_app_id', ...noConstraints });
+  ApiTokenOrganization.belongsTo(ApiToken, { foreignKey: 'token_id', ...noConstraints });
+  ApiTokenTeam.belongsTo(ApiToken, { foreignKey: 'token_id', ...noConstraints });
+}
+
+export const models = {
+  User,
+  Organization,
+  OrganizationMembership,
+  Team,
+  TeamMembership,
+  App,
+  UserApp,
+  GitApp,
+  UserGitApp,
+  Repository,
+  Commit,
+  PullRequest,
+  Task,
+  Interaction,
+  DashboardView,
+  DashboardCatalogEntry,
+  ApiToken,
+  ApiTokenOrganization,
+  ApiTokenTeam,
+};

@@ -1,0 +1,48 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const positiveInt = (name: string, fallback: number) =>
+  z.coerce
+    .number({ error: `${name} must be a positive integer` })
+    .int(`${name} must be a positive integer`)
+    .positive(`${name} must be a positive integer`)
+    .default(fallback);
+
+const ConfigSchema = z.object({
+  PORT: z.coerce.number({ error: 'PORT must be a port number' }).int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^mysql:\/\//, 'DATABASE_URL must be a mysql:// URL (unset it to use the embedded SQLite database)')
+    .optional(),
+  SQLITE_PATH: z.string().min(1).default(defaultSqlitePath()),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'REDIS_URL must be a redis:// or rediss:// URL').optional(),
+  RATE_LIMIT_PER_HOUR: positiveInt('RATE_LIMIT_PER_HOUR', 1000),
+  RATE_LIMIT_PER_MINUTE: positiveInt('RATE_LIMIT_PER_MINUTE', 100),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUST_PROXY: z.string().optional(),
+  SHUTDOWN_TIMEOUT_MS: positiveInt('SHUTDOWN_TIMEOUT_MS', 10_000),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+/** Reads and validates the environment once; a bad value stops the process with a message naming it. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+  const parsed = ConfigSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+/** The embedded database lives in data/ at the project root, whether we run from src/ (tsx) or dist/src/. */
+function defaultSqlitePath(): string {
+  let dir = __dirname;
+  while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) {
+    dir = path.dirname(dir);
+  }
+  return path.join(dir, 'data', 'platform.sqlite');
+}
