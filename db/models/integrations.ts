@@ -39,12 +39,12 @@ export function initIntegrations(sequelize: Sequelize): void {
   App.init(
     {
       id: { ...ID, primaryKey: true },
-      organization_id: REF,
-      provider: SHORT,
-      category: SHORT as never,
-      name: NAME,
+      organization_id: { ...REF },
+      provider: { ...SHORT },
+      category: { ...SHORT } as never,
+      name: { ...NAME },
       is_active: { type: DataTypes.BOOLEAN, allowNull: false },
-      created_at: TIMESTAMP,
+      created_at: { ...TIMESTAMP },
     },
     { sequelize, tableName: 'apps', modelName: 'app' },
   );
@@ -52,19 +52,19 @@ export function initIntegrations(sequelize: Sequelize): void {
     {
       user_id: { ...REF, primaryKey: true },
       app_id: { ...REF, primaryKey: true },
-      external_user_id: NAME,
-      created_at: TIMESTAMP,
+      external_user_id: { ...NAME },
+      created_at: { ...TIMESTAMP },
     },
     { sequelize, tableName: 'user_apps', modelName: 'user_app' },
   );
   GitApp.init(
     {
       id: { ...ID, primaryKey: true },
-      organization_id: REF,
-      provider: SHORT as never,
-      name: NAME,
+      organization_id: { ...REF },
+      provider: { ...SHORT } as never,
+      name: { ...NAME },
       is_active: { type: DataTypes.BOOLEAN, allowNull: false },
-      created_at: TIMESTAMP,
+      created_at: { ...TIMESTAMP },
     },
     { sequelize, tableName: 'git_apps', modelName: 'git_app' },
   );
@@ -72,8 +72,8 @@ export function initIntegrations(sequelize: Sequelize): void {
     {
       user_id: { ...REF, primaryKey: true },
       git_app_id: { ...REF, primaryKey: true },
-      username: NAME,
-      created_at: TIMESTAMP,
+      username: { ...NAME },
+      created_at: { ...TIMESTAMP },
     },
     { sequelize, tableName: 'user_git_apps', modelName: 'user_git_app' },
   );

@@ -48,37 +48,37 @@ export function initPeople(sequelize: Sequelize): void {
   User.init(
     {
       id: { ...ID, primaryKey: true },
-      name: NAME,
+      name: { ...NAME },
       email: { type: DataTypes.STRING(254), allowNull: false, unique: true },
       is_active: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
-      created_at: TIMESTAMP,
+      created_at: { ...TIMESTAMP },
     },
     { sequelize, tableName: 'users', modelName: 'user' },
   );
   Organization.init(
-    { id: { ...ID, primaryKey: true }, name: NAME, created_at: TIMESTAMP },
+    { id: { ...ID, primaryKey: true }, name: { ...NAME }, created_at: TIMESTAMP },
     { sequelize, tableName: 'organizations', modelName: 'organization' },
   );
   OrganizationMembership.init(
     {
       organization_id: { ...REF, primaryKey: true },
       user_id: { ...REF, primaryKey: true },
-      role: SHORT as never,
-      created_at: TIMESTAMP,
+      role: { ...SHORT } as never,
+      created_at: { ...TIMESTAMP },
     },
     { sequelize, tableName: 'organization_memberships', modelName: 'organization_membership' },
   );
   Team.init(
-    { id: { ...ID, primaryKey: true }, organization_id: REF, name: NAME, created_at: TIMESTAMP },
+    { id: { ...ID, primaryKey: true }, organization_id: { ...REF }, name: { ...NAME }, created_at: TIMESTAMP },
     { sequelize, tableName: 'teams', modelName: 'team' },
   );
   TeamMembership.init(
     {
       team_id: { ...REF, primaryKey: true },
       user_id: { ...REF, primaryKey: true },
-      title: NAME,
-      role: SHORT as never,
-      created_at: TIMESTAMP,
+      title: { ...NAME },
+      role: { ...SHORT } as never,
+      created_at: { ...TIMESTAMP },
     },
     { sequelize, tableName: 'team_memberships', modelName: 'team_membership' },
   );

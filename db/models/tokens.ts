@@ -33,15 +33,15 @@ export function initTokens(sequelize: Sequelize): void {
   ApiToken.init(
     {
       id: { ...ID, primaryKey: true },
-      user_id: REF,
-      name: NAME,
+      user_id: { ...REF },
+      name: { ...NAME },
       token_hash: { type: DataTypes.CHAR(64), allowNull: false, unique: true },
       preview: { type: DataTypes.STRING(40), allowNull: false },
       is_active: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
-      expires_at: OPTIONAL_TIMESTAMP,
-      last_used_at: OPTIONAL_TIMESTAMP,
-      revoked_at: OPTIONAL_TIMESTAMP,
-      created_at: TIMESTAMP,
+      expires_at: { ...OPTIONAL_TIMESTAMP },
+      last_used_at: { ...OPTIONAL_TIMESTAMP },
+      revoked_at: { ...OPTIONAL_TIMESTAMP },
+      created_at: { ...TIMESTAMP },
     },
     { sequelize, tableName: 'api_tokens', modelName: 'api_token' },
   );

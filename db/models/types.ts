@@ -1,5 +1,7 @@
 import { DataTypes } from 'sequelize';
 
+// Sequelize writes into attribute definitions it is given; spread these, never share the objects.
+
 /** Column types shared by the models so that ids and timestamps are the same everywhere. */
 export const ID = { type: DataTypes.STRING(40), allowNull: false };
 export const REF = { type: DataTypes.STRING(40), allowNull: false };

@@ -1,0 +1,117 @@
+import { Op } from 'sequelize';
+import { ApiError } from '../errors';
+import { effectiveAccess, Principal } from '../access/principal';
+import {
+  ApiToken,
+  ApiTokenOrganization,
+  ApiTokenTeam,
+  OrganizationMembership,
+  Team,
+  TeamMembership,
+  User,
+} from '../../db/models';
+import { hashesEqual, hashToken, isWellFormedToken } from './tokenFormat';
+
+const unauthorized = (message: string) => new ApiError('UNAUTHORIZED', message);
+
+interface CachedToken {
+  hash: string;
+  expiresAt: Date | null;
+  principal: Principal;
+  cachedUntil: number;
+}
+
+export interface AuthenticatorOptions {
+  /** Revocation, deactivation and scope changes take effect within this time (DESIGN §6: at most 5 s). */
+  cacheTtlMs: number;
+  /** last_used_at is written at most once per this interval per token. */
+  lastUsedIntervalMs: number;
+  onBackgroundError: (err: unknown) => void;
+}
+
+export class Authenticator {
+  private readonly cache = new Map<string, CachedToken>();
+  private readonly lastUsedWritten = new Map<string, number>();
+
+  constructor(private readonly options: AuthenticatorOptions) {}
+
+  /** Resolves the Authorization header to a principal, or throws 401 with a message saying what to fix. */
+  async authenticate(header: string | undefined, now = new Date()): Promise<Principal> {
+    if (!header) throw unauthorized("Missing Authorization header; send 'Authorization: Bearer <API token>'");
+    const match = /^(\S+)\s+(\S+)\s*$/.exec(header);
+    if (!match || match[1].toLowerCase() !== 'bearer') {
+      throw unauthorized("Authorization header must use the Bearer scheme: 'Authorization: Bearer <API token>'");
+    }
+    const token = match[2];
+    if (!isWellFormedToken(token)) throw unauthorized('Malformed API token');
+
+    const hash = hashToken(token);
+    let entry = this.cache.get(hash);
+    if (!entry || entry.cachedUntil <= now.getTime()) {
+      entry = await this.load(hash, now);
+      this.remember(hash, entry);
+    }
+    if (entry.expiresAt && entry.expiresAt.getTime() <= now.getTime()) throw unauthorized('API token has expired');
+    this.touch(entry.principal.tokenId, now);
+    return entry.principal;
+  }
+
+  private async load(hash: string, now: Date): Promise<CachedToken> {
+    const token = await ApiToken.findOne({ where: { token_hash: hash } });
+    // The lookup is by hash; the comparison below keeps any later refactor from comparing secrets naively.
+    if (!token || !hashesEqual(token.token_hash, hash)) throw unauthorized('Invalid API token');
+    if (!token.is_active) throw unauthorized('API token has been revoked');
+    if (token.expires_at && token.expires_at.getTime() <= now.getTime()) throw unauthorized('API token has expired');
+
+    const [user, scopeOrgs, scopeTeams, orgMemberships, teamMemberships] = await Promise.all([
+      User.findByPk(token.user_id, { attributes: ['id', 'is_active'] }),
+      ApiTokenOrganization.findAll({ where: { token_id: token.id } }),
+      ApiTokenTeam.findAll({ where: { token_id: token.id } }),
+      OrganizationMembership.findAll({ where: { user_id: token.user_id } }),
+      TeamMembership.findAll({
+        where: { user_id: token.user_id },
+        include: [{ model: Team, as: 'team', attributes: ['organization_id'], required: true }],
+      }),
+    ]);
+    if (!user || !user.is_active) throw unauthorized("API token's user is deactivated");
+
+    const teamIds = scopeTeams.map((t) => t.team_id);
+    const scopedTeams = teamIds.length
+      ? await Team.findAll({ where: { id: { [Op.in]: teamIds } }, attributes: ['id', 'organization_id'] })
+      : [];
+    const principal = effectiveAccess(
+      token.user_id,
+      token.id,
+      { organizationIds: scopeOrgs.map((o) => o.organization_id), teamIds },
+      {
+        organizations: orgMemberships.map((m) => ({ organizationId: m.organization_id, role: m.role })),
+        teams: teamMemberships.map((m) => ({
+          teamId: m.team_id,
+          organizationId: (m as TeamMembership & { team: Team }).team.organization_id,
+          role: m.role,
+        })),
+        scopedTeamOrganizations: new Map(scopedTeams.map((t) => [t.id, t.organization_id])),
+      },
+    );
+    return { hash, expiresAt: token.expires_at, principal, cachedUntil: now.getTime() + this.options.cacheTtlMs };
+  }
+
+  private remember(hash: string, entry: CachedToken): void {
+    if (this.options.cacheTtlMs <= 0) return;
+    if (this.cache.size >= 10_000) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.set(hash, entry);
+  }
+
+  /** Records use without a write per request: at most one conditional UPDATE per token and interval. */
+  private touch(tokenId: string, now: Date): void {
+    const last = this.lastUsedWritten.get(tokenId) ?? 0;
+    if (now.getTime() - last < this.options.lastUsedIntervalMs) return;
+    this.lastUsedWritten.set(tokenId, now.getTime());
+    const staleBefore = new Date(now.getTime() - this.options.lastUsedIntervalMs);
+    ApiToken.update(
+      { last_used_at: now },
+      // Other instances may have written it already; the condition keeps this to one write per interval.
+      { where: { id: tokenId, [Op.or]: [{ last_used_at: null }, { last_used_at: { [Op.lt]: staleBefore } }] } },
+    ).catch(this.options.onBackgroundError);
+  }
+}

@@ -1,0 +1,37 @@
+import type { NextFunction, Request, Response } from 'express';
+import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
+import type { Logger } from '../logger';
+import type { AppRouter } from '../procedures';
+import { isServerFault, toApiError } from '../trpc/errorMapping';
+import { errorBody } from './errors';
+
+/**
+ * The REST façade: trpc-to-openapi routes `GET /v1/...` to the procedures. The adapter writes its own error
+ * body, so the response is rewritten into the spec's envelope as it is sent, from the error it reported.
+ */
+export function restHandler(router: AppRouter, logger: Logger) {
+  const errors = new WeakMap<Request, unknown>();
+  const handler = createOpenApiNodeHttpHandler({
+    router,
+    createContext: ({ req }) => (req as Request).apiContext!,
+    onError: ({ error, req }) => {
+      errors.set(req as Request, error);
+      if (isServerFault(error)) logger.error({ err: error.cause ?? error, reqId: (req as Request).id }, 'procedure failed');
+    },
+  });
+  return (req: Request, res: Response, next: NextFunction) => {
+    const end = res.end.bind(res) as (...args: unknown[]) => Response;
+    res.end = ((...args: unknown[]) => {
+      if (errors.has(req)) {
+        const api = toApiError(errors.get(req));
+        const body = JSON.stringify(errorBody(api));
+        res.statusCode = api.status;
+        res.setHeader('Content-Type', 'application/json; charset=utf-8');
+        res.setHeader('Content-Length', Buffer.byteLength(body));
+        return end(body);
+      }
+      return end(...args);
+    }) as Response['end'];
+    handler(req, res, next).catch(next);
+  };
+}

@@ -1,0 +1,63 @@
+import { loadConfig } from './config';
+import { createLogger } from './logger';
+import { createRuntime, shutdown } from './runtime';
+import { migrate } from '../db/migrator';
+import { seedDemo } from '../db/demo/generator';
+import { User } from '../db/models';
+import { createToken } from './auth/tokenService';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL);
+  const embedded = !config.DATABASE_URL;
+  const runtime = createRuntime(config, logger);
+
+  const applied = await migrate(runtime.sequelize);
+  if (applied.length) logger.info({ migrations: applied }, 'database migrated');
+
+  // First start on the embedded database: fill it with the demo data and hand out a token to try it.
+  let demoToken: string | undefined;
+  if (embedded && (await User.count()) === 0) {
+    logger.info({ path: config.SQLITE_PATH }, 'new embedded database: seeding demo data');
+    const counts = await seedDemo(runtime.sequelize, { scale: 'demo', log: (msg) => logger.info(msg) });
+    logger.info({ counts }, 'demo data seeded');
+    demoToken = (await createToken({ user: 'ada@demo.test', name: 'demo token (first start)' })).token;
+  }
+
+  const server = runtime.app.listen(config.PORT, config.HOST);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  logger.info({ port, database: embedded ? 'sqlite' : 'mysql', redis: Boolean(config.REDIS_URL) }, 'platform API listening');
+  if (demoToken) {
+    // Printed once, on stdout, outside the JSON log: the token is never logged.
+    process.stdout.write(
+      `\nDemo token for ada@demo.test (shown once; create more with "npm run tokens -- create --user ada@demo.test"):\n\n` +
+        `  ${demoToken}\n\nTry it:\n\n  curl -s -H "Authorization: Bearer ${demoToken}" http://localhost:${port}/v1/users?per_page=5\n\n`,
+    );
+  }
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    shutdown(server, runtime, config.SHUTDOWN_TIMEOUT_MS)
+      .then(() => process.exit(0))
+      .catch((err) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  // Configuration errors carry their own explanation; print it without a stack.
+  process.stderr.write(`${err instanceof Error && err.message.startsWith('Invalid configuration') ? err.message : (err as Error)?.stack ?? String(err)}\n`);
+  process.exit(1);
+});

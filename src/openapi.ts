@@ -1,0 +1,72 @@
+import { generateOpenApiDocument } from 'trpc-to-openapi';
+import { z } from 'zod';
+import type { AppRouter } from './procedures';
+import { ErrorEnvelope } from './wire/envelopes';
+
+const ERROR_RESPONSES: Record<string, { name: string; description: string; example: [string, string] }> = {
+  '400': { name: 'ValidationError', description: 'Invalid request parameters', example: ['VALIDATION_ERROR', 'per_page must be an integer from 1 to 100'] },
+  '401': { name: 'Unauthorized', description: 'Missing, invalid, expired or revoked token', example: ['UNAUTHORIZED', 'API token has expired'] },
+  '403': { name: 'Forbidden', description: 'Valid token without access to the addressed resource', example: ['FORBIDDEN', 'You do not have permission to access this organization'] },
+  '404': { name: 'NotFound', description: 'The addressed resource or route does not exist', example: ['NOT_FOUND', 'User not found'] },
+  '429': { name: 'RateLimited', description: 'Rate limit exceeded; see Retry-After', example: ['RATE_LIMITED', 'Rate limit of 100 requests exceeded; retry after 42 seconds'] },
+  '500': { name: 'ServerError', description: 'Internal server error (details are never exposed)', example: ['SERVER_ERROR', 'Internal server error'] },
+};
+
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { description: 'Request limit of the reported tier (the one with the fewest requests left)', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests remaining in that tier', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Unix epoch seconds when that tier’s window ends', schema: { type: 'integer' } },
+};
+const headerRefs = Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((h) => [h, { $ref: `#/components/headers/${h}` }]));
+
+type Doc = ReturnType<typeof generateOpenApiDocument>;
+
+/**
+ * Generated from the router, then aligned with what the wire carries: the spec's error envelope for every
+ * error status (the adapter documents its own shape) and the rate-limit headers on every response.
+ */
+export function buildOpenApiDocument(router: AppRouter, version: string): Doc {
+  const doc = generateOpenApiDocument(router, {
+    title: 'Platform API',
+    version,
+    description:
+      'Read-only REST API of the engineering-metrics platform. Every request needs `Authorization: Bearer <API token>`. ' +
+      'Lists return `{status, data, meta}`; single records `{status, data}`; errors `{status: "error", error: {code, message}}`.',
+    baseUrl: '/v1',
+    securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API token: plat_...' } },
+  });
+  const errorSchema = z.toJSONSchema(ErrorEnvelope, { target: 'draft-2020-12' }) as Record<string, unknown>;
+  delete errorSchema.$schema;
+  doc.components = {
+    ...doc.components,
+    schemas: { ...doc.components?.schemas, Error: errorSchema as never },
+    headers: { ...RATE_LIMIT_HEADERS } as never,
+    responses: Object.fromEntries(
+      Object.values(ERROR_RESPONSES).map(({ name, description, example }) => [
+        name,
+        {
+          description,
+          headers: name === 'RateLimited'
+            ? { ...headerRefs, 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } }
+            : headerRefs,
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/Error' },
+              example: { status: 'error', error: { code: example[0], message: example[1] } },
+            },
+          },
+        },
+      ]),
+    ) as never,
+  };
+  for (const item of Object.values(doc.paths ?? {})) {
+    const operation = (item as { get?: { responses?: Record<string, unknown> } }).get;
+    if (!operation?.responses) continue;
+    const success = operation.responses['200'] as { headers?: unknown };
+    operation.responses = {
+      '200': { ...success, headers: headerRefs },
+      ...Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([status, r]) => [status, { $ref: `#/components/responses/${r.name}` }])),
+    };
+  }
+  return doc;
+}

@@ -1,0 +1,87 @@
+import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { RedisClient } from '../redis';
+
+export interface RateLimitTierConfig {
+  name: 'hour' | 'minute';
+  points: number;
+  durationSeconds: number;
+}
+
+/** What the three X-RateLimit-* headers (and Retry-After on 429) report. */
+export interface RateLimitDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Unix epoch seconds when the reported tier's window ends. */
+  resetEpochSeconds: number;
+  retryAfterSeconds?: number;
+}
+
+interface TierResult {
+  tier: RateLimitTierConfig;
+  allowed: boolean;
+  res: RateLimiterRes;
+}
+
+/**
+ * Two tiers (hour and minute, DESIGN §6) per key. With Redis the counters are shared by every instance;
+ * while Redis is unreachable each tier falls back to an in-memory insurance limiter and recovers by itself.
+ */
+export class RateLimiter {
+  private readonly tiers: { tier: RateLimitTierConfig; limiter: RateLimiterAbstract }[];
+
+  constructor(tiers: RateLimitTierConfig[], redis?: RedisClient, keyPrefix = 'rl') {
+    this.tiers = tiers.map((tier) => {
+      const base = { points: tier.points, duration: tier.durationSeconds, keyPrefix: `${keyPrefix}:${tier.name}` };
+      const memory = new RateLimiterMemory(base);
+      const limiter = redis
+        ? new RateLimiterRedis({
+            ...base,
+            storeClient: redis,
+            useRedisPackage: true,
+            rejectIfRedisNotReady: true,
+            insuranceLimiter: memory,
+          })
+        : memory;
+      return { tier, limiter };
+    });
+  }
+
+  async consume(key: string, now = Date.now()): Promise<RateLimitDecision> {
+    const results: TierResult[] = await Promise.all(
+      this.tiers.map(async ({ tier, limiter }) => {
+        try {
+          return { tier, allowed: true, res: await limiter.consume(key) };
+        } catch (rejection) {
+          if (rejection instanceof RateLimiterRes) return { tier, allowed: false, res: rejection };
+          throw rejection;
+        }
+      }),
+    );
+    // Report the tier with the fewest requests left; the first listed (hourly) wins a tie.
+    const reported = results.reduce((a, b) => (b.res.remainingPoints < a.res.remainingPoints ? b : a));
+    const rejected = results.filter((r) => !r.allowed);
+    const decision: RateLimitDecision = {
+      allowed: rejected.length === 0,
+      limit: reported.tier.points,
+      remaining: Math.max(0, reported.res.remainingPoints),
+      resetEpochSeconds: Math.ceil((now + reported.res.msBeforeNext) / 1000),
+    };
+    if (!decision.allowed) {
+      const waitMs = Math.max(...rejected.map((r) => r.res.msBeforeNext));
+      decision.retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+      decision.remaining = 0;
+      const blocking = rejected.reduce((a, b) => (b.res.msBeforeNext > a.res.msBeforeNext ? b : a));
+      decision.limit = blocking.tier.points;
+      decision.resetEpochSeconds = Math.ceil((now + blocking.res.msBeforeNext) / 1000);
+    }
+    return decision;
+  }
+}
+
+export function rateLimitTiers(perHour: number, perMinute: number): RateLimitTierConfig[] {
+  return [
+    { name: 'hour', points: perHour, durationSeconds: 3600 },
+    { name: 'minute', points: perMinute, durationSeconds: 60 },
+  ];
+}

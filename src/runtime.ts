@@ -1,0 +1,83 @@
+import type { Server } from 'node:http';
+import type { Sequelize } from 'sequelize';
+import type { Express } from 'express';
+import type { Config } from './config';
+import type { Logger } from './logger';
+import { createSequelize } from '../db/connection';
+import { initModels } from '../db/models';
+import { Authenticator } from './auth/authenticator';
+import { RateLimiter, rateLimitTiers } from './rateLimit/rateLimiter';
+import { createRedisClient, RedisClient } from './redis';
+import { ListingService } from './services/listing';
+import { CountCache } from './services/countCache';
+import { appRouter } from './procedures';
+import { createApp } from './http/app';
+
+export interface Runtime {
+  app: Express;
+  sequelize: Sequelize;
+  redis?: RedisClient;
+  /** Closes the database pool and the Redis connection. */
+  close(): Promise<void>;
+}
+
+const VERSION = '1.0.0';
+
+/** Wires config → stores → services → express app. The process (main.ts) and the tests both start here. */
+export function createRuntime(config: Config, logger: Logger, options: { rateLimitKeyPrefix?: string } = {}): Runtime {
+  const sequelize = createSequelize({ url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH });
+  initModels(sequelize);
+  const redis = config.REDIS_URL
+    ? createRedisClient(config.REDIS_URL, (err) => logger.warn({ err: err.message }, 'redis unavailable; rate limits fall back to memory'))
+    : undefined;
+  const limiter = new RateLimiter(
+    rateLimitTiers(config.RATE_LIMIT_PER_HOUR, config.RATE_LIMIT_PER_MINUTE),
+    redis,
+    options.rateLimitKeyPrefix ?? 'rl',
+  );
+  const authenticator = new Authenticator({
+    cacheTtlMs: 5_000,
+    lastUsedIntervalMs: 60_000,
+    onBackgroundError: (err) => logger.warn({ err }, 'could not record token use'),
+  });
+  const listing = new ListingService(new CountCache(config.COUNT_CACHE_TTL_MS));
+
+  const readiness = async () => {
+    const checks: Record<string, 'ok' | 'down'> = {};
+    checks.database = await sequelize.authenticate().then(() => 'ok' as const, () => 'down' as const);
+    if (redis) checks.redis = await redis.ping().then(() => 'ok' as const, () => 'down' as const);
+    return checks;
+  };
+
+  const app = createApp({
+    router: appRouter,
+    logger,
+    version: VERSION,
+    trustProxy: config.TRUST_PROXY,
+    authenticator,
+    limiter,
+    services: { listing },
+    readiness,
+  });
+
+  return {
+    app,
+    sequelize,
+    redis,
+    async close() {
+      if (redis?.isOpen) await redis.quit().catch(() => redis.destroy());
+      else redis?.destroy();
+      await sequelize.close();
+    },
+  };
+}
+
+/** Stops accepting connections, lets in-flight requests finish (up to the timeout), then closes the pools. */
+export async function shutdown(server: Server, runtime: Runtime, timeoutMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
+  await closed;
+  clearTimeout(timer);
+  await runtime.close();
+}

@@ -1,0 +1,102 @@
+import { CountOptions, Includeable, Model, ModelStatic, Op, Order, WhereOptions } from 'sequelize';
+import type { TimeRange } from '../wire/dates';
+import type { SortOrder } from '../wire/query';
+import { CountCache } from './countCache';
+
+/** A public field maps to an own column, or to a column of an included (belongs-to) association. */
+export type ColumnRef = string | readonly [association: string, column: string];
+
+/** What a list endpoint reads: the scope (where/include) and how a row becomes a public item. */
+export interface ListSource<Item> {
+  model: ModelStatic<Model>;
+  where?: WhereOptions;
+  include?: Includeable[];
+  replacements?: Record<string, unknown>;
+  /** Public field → column, for fields that are not own columns of the same name. */
+  columns?: Record<string, ColumnRef>;
+  toItem(row: Model): Item;
+  /** Names the scope for the count cache; two sources with equal keys must select the same rows. */
+  countKey: string;
+}
+
+export interface PageRequest {
+  page: number;
+  perPage: number;
+  sort: string;
+  order: SortOrder;
+  createdAt?: TimeRange;
+}
+
+export interface Page<Item> {
+  items: Item[];
+  total: number;
+}
+
+type OrderItem = Extract<Order, unknown[]>[number];
+
+function orderPath(ref: ColumnRef, direction: string): OrderItem {
+  return (typeof ref === 'string' ? [ref, direction] : [ref[0], ref[1], direction]) as OrderItem;
+}
+
+function whereKey(ref: ColumnRef): string {
+  return typeof ref === 'string' ? ref : `$${ref[0]}.${ref[1]}$`;
+}
+
+export class ListingService {
+  constructor(private readonly counts: CountCache) {}
+
+  async fetchPage<Item>(source: ListSource<Item>, request: PageRequest): Promise<Page<Item>> {
+    const column = (field: string): ColumnRef => source.columns?.[field] ?? field;
+    const direction = request.order === 'asc' ? 'ASC' : 'DESC';
+    const conditions: WhereOptions[] = source.where ? [source.where] : [];
+    const range = request.createdAt;
+    if (range?.from || range?.before) {
+      const bounds: Record<symbol, Date> = {};
+      if (range.from) bounds[Op.gte] = range.from;
+      if (range.before) bounds[Op.lt] = range.before;
+      conditions.push({ [whereKey(column('created_at'))]: bounds });
+    }
+    const where: WhereOptions = conditions.length === 1 ? conditions[0] : { [Op.and]: conditions };
+    const offset = (request.page - 1) * request.perPage;
+
+    const rows = await source.model.findAll({
+      where,
+      include: source.include,
+      replacements: source.replacements,
+      // Ties are broken by id in the same direction, so pages never repeat or skip items.
+      order: [orderPath(column(request.sort), direction), orderPath(column('id'), direction)],
+      limit: request.perPage,
+      offset,
+      subQuery: false,
+    });
+
+    // A short page tells the total without counting (an empty page past the end does not).
+    let total: number | undefined;
+    if (rows.length > 0 && rows.length < request.perPage) total = offset + rows.length;
+    else if (rows.length === 0 && offset === 0) total = 0;
+
+    if (total === undefined) {
+      const key = `${source.countKey}|${range?.from?.toISOString() ?? ''}|${range?.before?.toISOString() ?? ''}`;
+      let counted = this.counts.get(key);
+      if (counted === undefined) {
+        // `replacements` is honoured by count at run time; Sequelize's typings only omit it.
+        const countOptions = { where, include: source.include, replacements: source.replacements } as CountOptions;
+        counted = await source.model.count(countOptions);
+        this.counts.set(key, counted);
+      }
+      // A cached total may be older than the page just read; never report fewer items than we can see.
+      total = Math.max(counted, offset + rows.length);
+    }
+    return { items: rows.map((r) => source.toItem(r)), total };
+  }
+}
+
+/** Reads one row of a list's scope (a get-one endpoint addressing an item of that list). */
+export async function findInScope<Item>(source: ListSource<Item>, where: WhereOptions): Promise<Item | undefined> {
+  const row = await source.model.findOne({
+    where: source.where ? { [Op.and]: [source.where, where] } : where,
+    include: source.include,
+    replacements: source.replacements,
+  });
+  return row ? source.toItem(row) : undefined;
+}

@@ -1,0 +1,47 @@
+import { Op } from 'sequelize';
+import { App, Organization, OrganizationMembership, Team, User } from '../../db/models';
+import type { Principal } from '../access/principal';
+import { rules } from '../access/rules';
+import { memberColumns, toOrganization, toOrganizationMember, toTeam } from '../resources/people';
+import { toApp } from '../resources/integrations';
+import type { ListSource } from './listing';
+
+export function accessibleOrganizations(p: Principal): ListSource<ReturnType<typeof toOrganization>> {
+  const ids = rules.accessibleOrganizationIds(p);
+  return {
+    model: Organization,
+    where: { id: { [Op.in]: ids } },
+    toItem: (row) => toOrganization(row as Organization),
+    countKey: `organizations|${[...ids].sort().join(',')}`,
+  };
+}
+
+export function organizationMembers(organizationId: string): ListSource<ReturnType<typeof toOrganizationMember>> {
+  return {
+    model: OrganizationMembership,
+    where: { organization_id: organizationId },
+    include: [{ model: User, as: 'user', required: true }],
+    columns: memberColumns,
+    toItem: (row) => toOrganizationMember(row as OrganizationMembership & { user: User }),
+    countKey: `org-members|${organizationId}`,
+  };
+}
+
+export function organizationTeams(p: Principal, organizationId: string): ListSource<ReturnType<typeof toTeam>> {
+  const teamFilter = rules.teamFilter(p);
+  return {
+    model: Team,
+    where: { organization_id: organizationId, ...(teamFilter ? { id: { [Op.in]: teamFilter } } : {}) },
+    toItem: (row) => toTeam(row as Team),
+    countKey: `org-teams|${organizationId}|${teamFilter ? [...teamFilter].sort().join(',') : '*'}`,
+  };
+}
+
+export function organizationApps(organizationId: string): ListSource<ReturnType<typeof toApp>> {
+  return {
+    model: App,
+    where: { organization_id: organizationId },
+    toItem: (row) => toApp(row as App),
+    countKey: `org-apps|${organizationId}`,
+  };
+}

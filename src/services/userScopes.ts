@@ -1,0 +1,129 @@
+import { literal, Op, WhereOptions } from 'sequelize';
+import { App, DashboardView, GitApp, Interaction, Organization, Team, TeamMembership, User, UserApp, UserGitApp } from '../../db/models';
+import type { Principal } from '../access/principal';
+import { rules } from '../access/rules';
+import { toOrganization, toTeam, toUser } from '../resources/people';
+import { toUserApp, toUserGitApp, userAppColumns, userGitAppColumns } from '../resources/integrations';
+import { toDashboardView, toInteraction } from '../resources/activity';
+import type { ListSource } from './listing';
+
+type PersonalScope = ReturnType<typeof rules.personalDataScope>;
+const key = (ids: Iterable<string>) => [...ids].sort().join(',');
+
+/** Users visible to the caller: themself and everyone in an accessible organization. */
+export function visibleUsers(p: Principal): ListSource<ReturnType<typeof toUser>> {
+  const organizationIds = rules.accessibleOrganizationIds(p);
+  const where: WhereOptions = organizationIds.length
+    ? {
+        [Op.or]: [
+          { id: p.userId },
+          { id: { [Op.in]: literal('(SELECT m.user_id FROM organization_memberships m WHERE m.organization_id IN (:organizationIds))') } },
+        ],
+      }
+    : { id: p.userId };
+  return {
+    model: User,
+    where,
+    replacements: { organizationIds },
+    toItem: (row) => toUser(row as User),
+    countKey: `users|${p.userId}|${key(organizationIds)}`,
+  };
+}
+
+export function userOrganizations(p: Principal, organizationIds: string[]): ListSource<ReturnType<typeof toOrganization>> {
+  const visible = organizationIds.filter((o) => rules.canAccessOrganization(p, o));
+  return {
+    model: Organization,
+    where: { id: { [Op.in]: visible } },
+    toItem: (row) => toOrganization(row as Organization),
+    countKey: `organizations|${key(visible)}`,
+  };
+}
+
+/** Teams the user belongs to that the caller may access. */
+export function userTeams(p: Principal, userId: string): ListSource<ReturnType<typeof toTeam>> {
+  const organizationIds = rules.accessibleOrganizationIds(p);
+  const teamFilter = rules.teamFilter(p);
+  return {
+    model: Team,
+    where: {
+      [Op.and]: [
+        { organization_id: { [Op.in]: organizationIds } },
+        { id: { [Op.in]: literal('(SELECT tm.team_id FROM team_memberships tm WHERE tm.user_id = :userId)') } },
+        ...(teamFilter ? [{ id: { [Op.in]: teamFilter } }] : []),
+      ],
+    },
+    replacements: { userId },
+    toItem: (row) => toTeam(row as Team),
+    countKey: `user-teams|${userId}|${key(organizationIds)}|${teamFilter ? key(teamFilter) : '*'}`,
+  };
+}
+
+export function userApps(userId: string, scope: PersonalScope): ListSource<ReturnType<typeof toUserApp>> {
+  return {
+    model: UserApp,
+    where: { user_id: userId },
+    include: [{ model: App, as: 'app', required: true, where: { organization_id: { [Op.in]: scope.organizationIds } } }],
+    columns: userAppColumns,
+    toItem: (row) => toUserApp(row as UserApp & { app: App }),
+    countKey: `user-apps|${userId}|${key(scope.organizationIds)}`,
+  };
+}
+
+export function userGitApps(userId: string, scope: PersonalScope): ListSource<ReturnType<typeof toUserGitApp>> {
+  return {
+    model: UserGitApp,
+    where: { user_id: userId },
+    include: [{ model: GitApp, as: 'git_app', required: true, where: { organization_id: { [Op.in]: scope.organizationIds } } }],
+    columns: userGitAppColumns,
+    toItem: (row) => toUserGitApp(row as UserGitApp & { git_app: GitApp }),
+    countKey: `user-git-apps|${userId}|${key(scope.organizationIds)}`,
+  };
+}
+
+/**
+ * Dashboard views available to the user (their organizations' views, their teams' views, their own private
+ * views), limited to the organizations where the caller may read the user's data and to the caller's team scope.
+ */
+export async function userDashboardViews(
+  p: Principal,
+  userId: string,
+  scope: PersonalScope,
+): Promise<ListSource<ReturnType<typeof toDashboardView>>> {
+  const memberships = await TeamMembership.findAll({ where: { user_id: userId }, attributes: ['team_id'] });
+  const teamFilter = rules.teamFilter(p);
+  const teamIds = memberships.map((m) => m.team_id).filter((t) => !teamFilter || teamFilter.includes(t));
+  return {
+    model: DashboardView,
+    where: {
+      organization_id: { [Op.in]: scope.organizationIds },
+      [Op.or]: [
+        { visibility: 'organization' },
+        { visibility: 'team', team_id: { [Op.in]: teamIds } },
+        { visibility: 'private', owner_id: userId },
+      ],
+    },
+    toItem: (row) => toDashboardView(row as DashboardView),
+    countKey: `user-views|${userId}|${key(scope.organizationIds)}|${key(teamIds)}`,
+  };
+}
+
+export function userInteractions(p: Principal, userId: string, scope: PersonalScope): ListSource<ReturnType<typeof toInteraction>> {
+  const teamFilter = rules.teamFilter(p);
+  const conditions: WhereOptions[] = [
+    { user_id: userId },
+    {
+      [Op.or]: [
+        { organization_id: { [Op.in]: scope.organizationIds } },
+        { team_id: { [Op.in]: scope.managedTeamIds } },
+      ],
+    },
+  ];
+  if (teamFilter) conditions.push({ [Op.or]: [{ team_id: null }, { team_id: { [Op.in]: teamFilter } }] });
+  return {
+    model: Interaction,
+    where: { [Op.and]: conditions },
+    toItem: (row) => toInteraction(row as Interaction),
+    countKey: `user-interactions|${userId}|${key(scope.organizationIds)}|${key(scope.managedTeamIds)}|${teamFilter ? key(teamFilter) : '*'}`,
+  };
+}

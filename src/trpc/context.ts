@@ -1,0 +1,15 @@
+import type { ApiError } from '../errors';
+import type { Principal } from '../access/principal';
+import type { ListingService } from '../services/listing';
+
+/** Per-request context shared by the REST façade and /trpc; built by the request gate. */
+export interface RequestContext {
+  principal?: Principal;
+  /** A 401/429 (or masked 500) from the gate, raised by the base procedure so each transport renders it. */
+  gateError?: ApiError;
+  /** Query parameters sent with an empty value (REST only), rejected as a validation error. */
+  emptyQueryParams: string[];
+  services: { listing: ListingService };
+}
+
+export type AuthedContext = RequestContext & { principal: Principal };

@@ -1,0 +1,41 @@
+import { initTRPC } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import { ApiError, invalid } from '../errors';
+import type { AuthedContext, RequestContext } from './context';
+import { toApiError, toTRPCError } from './errorMapping';
+
+const t = initTRPC
+  .context<RequestContext>()
+  .meta<OpenApiMeta>()
+  .create({
+    // /trpc errors carry the same code and message as REST in `data.code`; never a stack.
+    errorFormatter({ shape, error }) {
+      const api = toApiError(error);
+      return { message: api.message, code: shape.code, data: { code: api.code, httpStatus: api.status, path: shape.data.path } };
+    },
+  });
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/** Domain errors thrown anywhere below become tRPC errors with the right code and status. */
+const mapDomainErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok) throw toTRPCError(result.error.cause instanceof ApiError ? result.error.cause : result.error);
+  return result;
+});
+
+/**
+ * The base of every endpoint. The gate has already authenticated and rate-limited the request; its verdict
+ * is enforced here, before input validation, giving the check order 401 → 429 → 400 → 404 → 403.
+ */
+export const authedProcedure = t.procedure.use(mapDomainErrors).use(({ ctx, next }) => {
+  if (ctx.gateError) throw ctx.gateError;
+  if (!ctx.principal) throw new ApiError('UNAUTHORIZED', 'Authentication required');
+  if (ctx.emptyQueryParams.length > 0) {
+    throw invalid(
+      `Query parameter(s) ${ctx.emptyQueryParams.map((p) => `'${p}'`).join(', ')} must not be empty; give a value or leave them out`,
+    );
+  }
+  return next({ ctx: ctx as AuthedContext });
+});

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { DATE_OPERATORS, DATE_RULE, parseDateParam } from './dates';
+
+export const MAX_PER_PAGE = 100;
+export const DEFAULT_PER_PAGE = 50;
+export type SortOrder = 'asc' | 'desc';
+
+const pageSchema = z
+  .number({ error: 'page must be an integer of 1 or more' })
+  .int({ error: 'page must be an integer of 1 or more' })
+  .min(1, { error: 'page must be an integer of 1 or more' })
+  .default(1)
+  .meta({ description: 'Page number, 1-based. A page past the end returns an empty `data` with the true totals.' });
+
+const perPageRule = `per_page must be an integer from 1 to ${MAX_PER_PAGE}`;
+const perPageSchema = z
+  .number({ error: perPageRule })
+  .int({ error: perPageRule })
+  .min(1, { error: perPageRule })
+  .max(MAX_PER_PAGE, { error: perPageRule })
+  .default(DEFAULT_PER_PAGE)
+  .meta({ description: `Items per page, 1 to ${MAX_PER_PAGE}. Larger values are rejected, not clamped.` });
+
+/** `fields=a,b`: a comma-separated subset of the item's fields; unknown or empty names are rejected. */
+export function fieldsSchema(allowed: readonly string[]) {
+  return z
+    .string({ error: `fields must be a comma-separated list of: ${allowed.join(', ')}` })
+    .superRefine((value, ctx) => {
+      const names = value.split(',').map((n) => n.trim());
+      if (names.some((n) => n === '')) {
+        ctx.addIssue({ code: 'custom', message: `fields must not contain empty names; choose from: ${allowed.join(', ')}` });
+        return;
+      }
+      const unknown = names.filter((n) => !allowed.includes(n));
+      if (unknown.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `fields has unknown field(s) ${unknown.map((n) => `'${n}'`).join(', ')}; choose from: ${allowed.join(', ')}`,
+        });
+      }
+    })
+    .optional()
+    .meta({ description: `Comma-separated fields to return. Allowed: ${allowed.join(', ')}. Default: all.` });
+}
+
+export function parseFields(value: string | undefined): string[] | undefined {
+  return value === undefined ? undefined : [...new Set(value.split(',').map((n) => n.trim()))];
+}
+
+function dateFilterSchema(op: string) {
+  const name = `created_at[${op}]`;
+  return z
+    .string({ error: `${name} ${DATE_RULE}` })
+    .refine((v) => parseDateParam(v) !== undefined, { error: `${name} ${DATE_RULE}` })
+    .optional()
+    .meta({ description: `created_at ${describeOperator(op)} this date or date-time. A date alone means that whole UTC day.` });
+}
+
+function describeOperator(op: string): string {
+  return { eq: 'equal to (within)', gte: 'on or after', lte: 'on or before', gt: 'after', lt: 'before' }[op] ?? op;
+}
+
+export const createdAtFilterShape = Object.fromEntries(
+  DATE_OPERATORS.map((op) => [`created_at[${op}]`, dateFilterSchema(op)]),
+) as Record<`created_at[${(typeof DATE_OPERATORS)[number]}]`, ReturnType<typeof dateFilterSchema>>;
+
+/** Path parameters: opaque ids. */
+export const idParam = (name: string) =>
+  z
+    .string({ error: `${name} must be an id` })
+    .min(1, { error: `${name} must be an id` })
+    .max(64, { error: `${name} must be at most 64 characters` })
+    .meta({ description: `The ${name.replace(/_id$/, '').replace(/_/g, ' ')} id.` });
+
+/** Unknown query parameters are an error: a typo must not silently return unfiltered data. */
+export function strictQuery<S extends z.ZodRawShape>(shape: S) {
+  const allowed = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (iss) =>
+      iss.code === 'unrecognized_keys'
+        ? `Unknown query parameter(s): ${iss.keys.map((k: string) => `'${k}'`).join(', ')}; allowed: ${allowed}`
+        : undefined,
+  });
+}
+
+export interface ListParamsSpec {
+  fields: readonly string[];
+  sort: readonly [string, ...string[]];
+  defaultOrder: SortOrder;
+  filterCreatedAt: boolean;
+}
+
+export function listQueryShape(spec: ListParamsSpec) {
+  const sortRule = `sort must be one of: ${spec.sort.join(', ')}`;
+  return {
+    page: pageSchema,
+    per_page: perPageSchema,
+    sort: z
+      .enum(spec.sort, { error: sortRule })
+      .default(spec.sort[0])
+      .meta({ description: `Sort field. Ties are broken by id in the same order. Default: ${spec.sort[0]}.` }),
+    order: z
+      .enum(['asc', 'desc'], { error: 'order must be asc or desc' })
+      .default(spec.defaultOrder)
+      .meta({ description: `Sort order. Default: ${spec.defaultOrder}.` }),
+    fields: fieldsSchema(spec.fields),
+    ...(spec.filterCreatedAt ? createdAtFilterShape : {}),
+  };
+}
