@@ -35,11 +35,16 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Doc {
     baseUrl: '/v1',
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API token: plat_...' } },
   });
-  const errorSchema = z.toJSONSchema(ErrorEnvelope, { target: 'draft-2020-12' }) as Record<string, unknown>;
+  // ErrorEnvelope has an id, so zod emits `{$ref: '#/$defs/Error', $defs: {...}}`; that ref would resolve against the
+  // document root, where there is no $defs. The component is the definition itself.
+  const generated = z.toJSONSchema(ErrorEnvelope, { target: 'draft-2020-12' }) as { $defs?: Record<string, unknown> };
+  const errorSchema = (generated.$defs?.Error ?? generated) as Record<string, unknown>;
   delete errorSchema.$schema;
+  // The adapter's own error schemas describe a body this service never sends.
+  const schemas = Object.fromEntries(Object.entries(doc.components?.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
   doc.components = {
     ...doc.components,
-    schemas: { ...doc.components?.schemas, Error: errorSchema as never },
+    schemas: { ...schemas, Error: errorSchema as never },
     headers: { ...RATE_LIMIT_HEADERS } as never,
     responses: Object.fromEntries(
       Object.values(ERROR_RESPONSES).map(({ name, description, example }) => [

@@ -65,8 +65,9 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     sequelize,
     redis,
     async close() {
-      if (redis?.isOpen) await redis.quit().catch(() => redis.destroy());
-      else redis?.destroy();
+      // QUIT waits for a connection that may never come back (Redis down): only a ready client says goodbye.
+      if (redis?.isReady) await redis.quit().catch(() => redis.destroy());
+      else if (redis?.isOpen) redis.destroy();
       await sequelize.close();
     },
   };

@@ -33,9 +33,17 @@ function rateLimited(d: RateLimitDecision): ApiError {
   );
 }
 
-function emptyQueryParams(req: Request): string[] {
-  const url = new URL(req.originalUrl, 'http://localhost');
-  return [...new Set([...url.searchParams].filter(([, v]) => v.trim() === '').map(([k]) => k))];
+/** Empty and repeated parameters would otherwise be dropped or reach the schemas as arrays with a vague message. */
+function queryProblems(req: Request): string[] {
+  const params = [...new URL(req.originalUrl, 'http://localhost').searchParams];
+  const names = (list: string[]) => [...new Set(list)].map((k) => `'${k}'`).join(', ');
+  const empty = params.filter(([, v]) => v.trim() === '').map(([k]) => k);
+  const seen = new Set<string>();
+  const repeated = params.map(([k]) => k).filter((k) => seen.has(k) || !seen.add(k));
+  const problems: string[] = [];
+  if (empty.length) problems.push(`Query parameter(s) ${names(empty)} must not be empty; give a value or leave them out`);
+  if (repeated.length) problems.push(`Query parameter(s) ${names(repeated)} must be given only once`);
+  return problems;
 }
 
 /**
@@ -47,7 +55,7 @@ export function requestGate(deps: GateDeps, options: { rest: boolean; anonymous?
   return async (req: Request, res: Response, next: NextFunction) => {
     const context: RequestContext = {
       services: deps.services,
-      emptyQueryParams: options.rest ? emptyQueryParams(req) : [],
+      queryProblems: options.rest ? queryProblems(req) : [],
     };
     try {
       let principal: Principal | undefined;

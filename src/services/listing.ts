@@ -84,8 +84,9 @@ export class ListingService {
         counted = await source.model.count(countOptions);
         this.counts.set(key, counted);
       }
-      // A cached total may be older than the page just read; never report fewer items than we can see.
-      total = Math.max(counted, offset + rows.length);
+      // A cached total may be older than the page just read; never report fewer items than we can see
+      // (an empty page past the end shows none, so it must not raise the total to its offset).
+      total = Math.max(counted, rows.length > 0 ? offset + rows.length : 0);
     }
     return { items: rows.map((r) => source.toItem(r)), total };
   }

@@ -13,13 +13,10 @@ const key = (ids: Iterable<string>) => [...ids].sort().join(',');
 /** Users visible to the caller: themself and everyone in an accessible organization. */
 export function visibleUsers(p: Principal): ListSource<ReturnType<typeof toUser>> {
   const organizationIds = rules.accessibleOrganizationIds(p);
+  // The caller belongs to every accessible organization, so the membership subquery includes them; with no
+  // accessible organization (a token scoped away from all of them) the caller still sees themself.
   const where: WhereOptions = organizationIds.length
-    ? {
-        [Op.or]: [
-          { id: p.userId },
-          { id: { [Op.in]: literal('(SELECT m.user_id FROM organization_memberships m WHERE m.organization_id IN (:organizationIds))') } },
-        ],
-      }
+    ? { id: { [Op.in]: literal('(SELECT m.user_id FROM organization_memberships m WHERE m.organization_id IN (:organizationIds))') } }
     : { id: p.userId };
   return {
     model: User,

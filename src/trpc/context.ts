@@ -7,8 +7,8 @@ export interface RequestContext {
   principal?: Principal;
   /** A 401/429 (or masked 500) from the gate, raised by the base procedure so each transport renders it. */
   gateError?: ApiError;
-  /** Query parameters sent with an empty value (REST only), rejected as a validation error. */
-  emptyQueryParams: string[];
+  /** Mistakes in the raw query string that the parsed input cannot show (REST only): empty or repeated parameters. */
+  queryProblems: string[];
   services: { listing: ListingService };
 }
 

@@ -32,10 +32,6 @@ const mapDomainErrors = t.middleware(async ({ next }) => {
 export const authedProcedure = t.procedure.use(mapDomainErrors).use(({ ctx, next }) => {
   if (ctx.gateError) throw ctx.gateError;
   if (!ctx.principal) throw new ApiError('UNAUTHORIZED', 'Authentication required');
-  if (ctx.emptyQueryParams.length > 0) {
-    throw invalid(
-      `Query parameter(s) ${ctx.emptyQueryParams.map((p) => `'${p}'`).join(', ')} must not be empty; give a value or leave them out`,
-    );
-  }
+  if (ctx.queryProblems.length > 0) throw invalid(ctx.queryProblems.join('; '));
   return next({ ctx: ctx as AuthedContext });
 });

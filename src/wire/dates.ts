@@ -3,7 +3,8 @@ export const DATE_OPERATORS = ['eq', 'gte', 'lte', 'gt', 'lt'] as const;
 export type DateOperator = (typeof DATE_OPERATORS)[number];
 
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+// A space stands for '+': an unencoded '+' in a query string decodes to a space.
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+\- ]\d{2}:\d{2})$/i;
 const DAY_MS = 86_400_000;
 
 export interface TimeRange {
@@ -33,7 +34,7 @@ export function parseDateParam(value: string): ParsedDate | undefined {
   if (!validCalendarDate(y, m, d) || hh > 23 || mm > 59 || ss > 59) return undefined;
   const offset = dt[8].toUpperCase();
   if (offset !== 'Z' && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59)) return undefined;
-  const at = new Date(value);
+  const at = new Date(value.replace(/ (\d{2}:\d{2})$/, '+$1'));
   return Number.isNaN(at.getTime()) ? undefined : { kind: 'instant', at };
 }
 

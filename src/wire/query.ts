@@ -5,21 +5,28 @@ export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 50;
 export type SortOrder = 'asc' | 'desc';
 
-const pageSchema = z
-  .number({ error: 'page must be an integer of 1 or more' })
-  .int({ error: 'page must be an integer of 1 or more' })
-  .min(1, { error: 'page must be an integer of 1 or more' })
-  .default(1)
-  .meta({ description: 'Page number, 1-based. A page past the end returns an empty `data` with the true totals.' });
+/**
+ * An integer query parameter: a JSON number (tRPC) or a string of digits (REST). Exponents, signs, spaces
+ * and hex are rejected rather than read loosely by Number().
+ */
+function integerParam(rule: string, min: number, max: number, fallback: number) {
+  return z
+    .union([z.int({ error: rule }), z.string({ error: rule }).regex(/^[0-9]{1,15}$/, { error: rule })], { error: rule })
+    .transform(Number)
+    .pipe(z.int().min(min, { error: rule }).max(max, { error: rule }))
+    .default(fallback)
+    // Documented as what it is on the wire: an integer in a query string.
+    .meta({
+      override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+        delete jsonSchema.anyOf;
+        Object.assign(jsonSchema, { type: 'integer', minimum: min, default: fallback }, max < Number.MAX_SAFE_INTEGER ? { maximum: max } : {});
+      },
+    });
+}
 
-const perPageRule = `per_page must be an integer from 1 to ${MAX_PER_PAGE}`;
-const perPageSchema = z
-  .number({ error: perPageRule })
-  .int({ error: perPageRule })
-  .min(1, { error: perPageRule })
-  .max(MAX_PER_PAGE, { error: perPageRule })
-  .default(DEFAULT_PER_PAGE)
-  .meta({ description: `Items per page, 1 to ${MAX_PER_PAGE}. Larger values are rejected, not clamped.` });
+const pageSchema = integerParam('page must be an integer of 1 or more', 1, Number.MAX_SAFE_INTEGER, 1).meta({ description: 'Page number, 1-based. A page past the end returns an empty `data` with the true totals.' });
+
+const perPageSchema = integerParam(`per_page must be an integer from 1 to ${MAX_PER_PAGE}`, 1, MAX_PER_PAGE, DEFAULT_PER_PAGE).meta({ description: `Items per page, 1 to ${MAX_PER_PAGE}. Larger values are rejected, not clamped.` });
 
 /** `fields=a,b`: a comma-separated subset of the item's fields; unknown or empty names are rejected. */
 export function fieldsSchema(allowed: readonly string[]) {
@@ -39,8 +46,8 @@ export function fieldsSchema(allowed: readonly string[]) {
         });
       }
     })
-    .optional()
-    .meta({ description: `Comma-separated fields to return. Allowed: ${allowed.join(', ')}. Default: all.` });
+    .meta({ description: `Comma-separated fields to return. Allowed: ${allowed.join(', ')}. Default: all.` })
+    .optional();
 }
 
 export function parseFields(value: string | undefined): string[] | undefined {
@@ -52,8 +59,8 @@ function dateFilterSchema(op: string) {
   return z
     .string({ error: `${name} ${DATE_RULE}` })
     .refine((v) => parseDateParam(v) !== undefined, { error: `${name} ${DATE_RULE}` })
-    .optional()
-    .meta({ description: `created_at ${describeOperator(op)} this date or date-time. A date alone means that whole UTC day.` });
+    .meta({ description: `created_at ${describeOperator(op)} this date or date-time. A date alone means that whole UTC day.` })
+    .optional();
 }
 
 function describeOperator(op: string): string {

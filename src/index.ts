@@ -1,0 +1,2 @@
+/** What a TypeScript frontend imports: `import type { AppRouter } from '<this package>'`. */
+export type { AppRouter } from './procedures';

@@ -1,0 +1,235 @@
+import request from 'supertest';
+import { startTestApp, TestApp } from './support/harness';
+
+/** The generated OpenAPI document (GET /v1/openapi.json): paths, security, response schemas and list parameters. */
+
+type Json = Record<string, any>;
+
+const CREATED_AT = ['created_at[eq]', 'created_at[gte]', 'created_at[lte]', 'created_at[gt]', 'created_at[lt]'];
+const LIST_QUERY = ['page', 'per_page', 'sort', 'order', 'fields', ...CREATED_AT];
+
+/** The 16 paths (relative to the server URL /v1): list paths with their sort whitelist (DESIGN §4), and get-one paths. */
+const LISTS: Record<string, string[]> = {
+  '/users': ['created_at', 'name', 'email'],
+  '/users/{user_id}/apps': ['created_at', 'name'],
+  '/users/{user_id}/dashboard-views': ['created_at', 'name'],
+  '/users/{user_id}/interactions': ['created_at'],
+  '/users/{user_id}/organizations': ['created_at', 'name'],
+  '/users/{user_id}/teams': ['created_at', 'name'],
+  '/users/{user_id}/git/apps': ['created_at', 'name'],
+  '/organizations': ['created_at', 'name'],
+  '/organizations/{organization_id}/members': ['created_at', 'name', 'email'],
+  '/organizations/{organization_id}/teams': ['created_at', 'name'],
+  '/organizations/{organization_id}/apps': ['created_at', 'name'],
+};
+const GET_ONES = [
+  '/users/{user_id}',
+  '/users/{user_id}/apps/{app_id}',
+  '/users/{user_id}/dashboard-views/{view_id}',
+  '/users/{user_id}/teams/{team_id}',
+  '/organizations/{organization_id}',
+];
+const ALL_PATHS = [...Object.keys(LISTS), ...GET_ONES];
+
+const ERROR_STATUSES = ['400', '401', '403', '404', '429', '500'];
+
+let t: TestApp;
+let doc: Json;
+let res: request.Response;
+
+/** Resolves a local JSON pointer ("#/components/schemas/User") in the document. */
+function resolve(ref: string): Json | undefined {
+  expect(ref.startsWith('#/')).toBe(true);
+  let node: any = doc;
+  for (const part of ref.slice(2).split('/')) {
+    node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return node;
+}
+
+function deref(node: Json): Json {
+  return node.$ref ? resolve(node.$ref)! : node;
+}
+
+const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+
+beforeAll(async () => {
+  t = await startTestApp();
+  res = await request(t.runtime.app).get('/v1/openapi.json');
+  doc = res.body;
+});
+afterAll(async () => t.close());
+
+test('is served without a token, as JSON, with the /v1 server', () => {
+  expect(res.status).toBe(200);
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  expect(doc.openapi).toMatch(/^3\./);
+  expect(doc.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
+  expect(doc.servers).toEqual([{ url: '/v1' }]);
+});
+
+test('lists exactly the 16 paths, each with GET only', () => {
+  expect(Object.keys(doc.paths).sort()).toEqual([...ALL_PATHS].sort());
+  expect(ALL_PATHS).toHaveLength(16);
+  for (const path of ALL_PATHS) expect({ path, methods: Object.keys(doc.paths[path]) }).toEqual({ path, methods: ['get'] });
+});
+
+test('every operation requires the bearer token', () => {
+  expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  for (const path of ALL_PATHS) {
+    expect({ path, security: doc.paths[path].get.security }).toEqual({ path, security: [{ bearerAuth: [] }] });
+  }
+});
+
+test('operation ids are unique', () => {
+  const operationIds = ALL_PATHS.map((p) => doc.paths[p].get.operationId);
+  for (const id of operationIds) expect(typeof id).toBe('string');
+  expect(new Set(operationIds).size).toBe(ALL_PATHS.length);
+});
+
+test('every $ref in the document resolves', () => {
+  const refs = new Set<string>();
+  (function walk(node: unknown): void {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string') refs.add(value);
+        else walk(value);
+      }
+    }
+  })(doc);
+  expect(refs.size).toBeGreaterThan(10);
+  for (const ref of refs) expect({ ref, resolves: resolve(ref) !== undefined }).toEqual({ ref, resolves: true });
+});
+
+test('the 200 response of every path references a named schema of the right envelope', () => {
+  for (const path of ALL_PATHS) {
+    const ok = doc.paths[path].get.responses['200'];
+    const ref: string = ok.content['application/json'].schema.$ref;
+    expect({ path, ref }).toEqual({ path, ref: expect.stringMatching(/^#\/components\/schemas\/\w+$/) });
+    const envelope = resolve(ref)!;
+    expect(envelope.type).toBe('object');
+    expect(envelope.properties.status).toMatchObject({ const: 'success' });
+    if (path in LISTS) {
+      expect({ path, ref }).toEqual({ path, ref: expect.stringMatching(/List$/) });
+      expect(envelope.required).toEqual(expect.arrayContaining(['status', 'data', 'meta']));
+      expect(envelope.properties.data.type).toBe('array');
+      expect(envelope.properties.data.items.$ref).toMatch(/^#\/components\/schemas\/\w+$/);
+      const meta = deref(envelope.properties.meta);
+      expect(Object.keys(meta.properties).sort()).toEqual(['order', 'page', 'per_page', 'sort', 'total', 'total_pages']);
+    } else {
+      expect({ path, ref }).toEqual({ path, ref: expect.stringMatching(/Response$/) });
+      expect(Object.keys(envelope.properties).sort()).toEqual(['data', 'status']);
+      expect(envelope.properties.data.$ref).toMatch(/^#\/components\/schemas\/\w+$/);
+    }
+  }
+});
+
+test('the item schemas carry the DESIGN §4 fields', () => {
+  const itemOf = (path: string): Json => {
+    const envelope = resolve(doc.paths[path].get.responses['200'].content['application/json'].schema.$ref)!;
+    return resolve(path in LISTS ? envelope.properties.data.items.$ref : envelope.properties.data.$ref)!;
+  };
+  const fields = (path: string) => Object.keys(itemOf(path).properties).sort();
+  expect(fields('/users')).toEqual(['created_at', 'email', 'id', 'name']);
+  expect(fields('/users/{user_id}')).toEqual(['created_at', 'email', 'id', 'name']);
+  expect(fields('/organizations')).toEqual(['created_at', 'id', 'name']);
+  expect(fields('/organizations/{organization_id}/members')).toEqual(['created_at', 'email', 'id', 'name', 'role']);
+  expect(fields('/organizations/{organization_id}/teams')).toEqual(['created_at', 'id', 'name', 'organization_id']);
+  expect(fields('/organizations/{organization_id}/apps')).toEqual(
+    ['category', 'created_at', 'id', 'is_active', 'name', 'organization_id', 'provider'],
+  );
+  expect(fields('/users/{user_id}/teams/{team_id}')).toEqual(['created_at', 'organization_id', 'role', 'team_id', 'title', 'user_id']);
+  expect(fields('/users/{user_id}/apps')).toEqual(['created_at', 'external_user_id', 'id', 'name', 'provider', 'user_id']);
+  expect(fields('/users/{user_id}/git/apps')).toEqual(['created_at', 'id', 'name', 'provider', 'user_id', 'username']);
+  expect(fields('/users/{user_id}/interactions')).toEqual(['counterpart_id', 'created_at', 'id', 'source', 'team_id', 'type', 'user_id']);
+  expect(fields('/users/{user_id}/dashboard-views')).toEqual(
+    ['created_at', 'id', 'name', 'organization_id', 'owner_id', 'team_id', 'type', 'visibility'],
+  );
+  expect(itemOf('/organizations/{organization_id}/members').properties.role.enum).toEqual(['admin', 'manager', 'collaborator']);
+  expect(itemOf('/users/{user_id}/dashboard-views').properties.visibility.enum).toEqual(['private', 'team', 'organization']);
+});
+
+test('error responses 400/401/403/404/429/500 reference the Error schema', () => {
+  for (const path of ALL_PATHS) {
+    const responses = doc.paths[path].get.responses;
+    expect({ path, statuses: Object.keys(responses).sort() }).toEqual({ path, statuses: ['200', ...ERROR_STATUSES].sort() });
+    for (const status of ERROR_STATUSES) {
+      const response = deref(responses[status]);
+      expect(typeof response.description).toBe('string');
+      expect({ path, status, schema: response.content['application/json'].schema }).toEqual({
+        path,
+        status,
+        schema: { $ref: '#/components/schemas/Error' },
+      });
+    }
+  }
+  expect(deref(doc.paths['/users'].get.responses['429']).headers['Retry-After']).toBeDefined();
+});
+
+test('the Error schema is the spec\'s envelope, usable where it is referenced', () => {
+  const error = doc.components.schemas.Error;
+  expect(error.$ref).toBeUndefined();
+  expect(error.type).toBe('object');
+  expect(error.required).toEqual(expect.arrayContaining(['status', 'error']));
+  expect(error.properties.status).toMatchObject({ const: 'error' });
+  expect(error.properties.error.required).toEqual(expect.arrayContaining(['code', 'message']));
+  expect(error.properties.error.properties.message.type).toBe('string');
+  expect([...error.properties.error.properties.code.enum].sort()).toEqual(
+    ['FORBIDDEN', 'NOT_FOUND', 'RATE_LIMITED', 'SERVER_ERROR', 'UNAUTHORIZED', 'VALIDATION_ERROR'],
+  );
+});
+
+test('every list path documents page, per_page, sort (its own fields), order, fields and the five created_at operators', () => {
+  for (const [path, sortFields] of Object.entries(LISTS)) {
+    const params: Json[] = doc.paths[path].get.parameters;
+    const query = params.filter((p) => p.in === 'query');
+    const byName = Object.fromEntries(query.map((p) => [p.name, p.schema]));
+    expect({ path, query: query.map((p) => p.name).sort() }).toEqual({ path, query: [...LIST_QUERY].sort() });
+
+    expect(byName.page).toMatchObject({ type: 'integer', minimum: 1, default: 1 });
+    expect(byName.per_page).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 50 });
+    expect({ path, sort: byName.sort }).toMatchObject({ path, sort: { type: 'string', enum: sortFields, default: sortFields[0] } });
+    expect(byName.order).toMatchObject({ type: 'string', enum: ['asc', 'desc'], default: 'desc' });
+    expect(byName.fields).toMatchObject({ type: 'string' });
+    for (const op of CREATED_AT) expect(byName[op]).toMatchObject({ type: 'string' });
+    for (const p of query) expect(p.required ?? false).toBe(false);
+
+    // sortable fields are fields of the item
+    const envelope = resolve(doc.paths[path].get.responses['200'].content['application/json'].schema.$ref)!;
+    const item = resolve(envelope.properties.data.items.$ref)!;
+    for (const field of sortFields) expect(Object.keys(item.properties)).toContain(field);
+  }
+});
+
+test('every query parameter is described (the rule of fields and of the created_at values included)', () => {
+  for (const path of ALL_PATHS) {
+    for (const p of doc.paths[path].get.parameters.filter((x: Json) => x.in === 'query')) {
+      const description = p.description ?? p.schema.description;
+      expect({ path, name: p.name, described: typeof description === 'string' && description.length > 0 }).toEqual({
+        path,
+        name: p.name,
+        described: true,
+      });
+    }
+  }
+});
+
+test('path parameters are required, and get-one paths take only fields as a query parameter', () => {
+  for (const path of ALL_PATHS) {
+    const params: Json[] = doc.paths[path].get.parameters;
+    const inPath = params.filter((p) => p.in === 'path');
+    expect({ path, names: inPath.map((p) => p.name) }).toEqual({ path, names: pathParams(path) });
+    for (const p of inPath) expect(p).toMatchObject({ required: true, schema: { type: 'string' } });
+  }
+  for (const path of GET_ONES) {
+    const query = doc.paths[path].get.parameters.filter((p: Json) => p.in === 'query').map((p: Json) => p.name);
+    expect({ path, query }).toEqual({ path, query: ['fields'] });
+  }
+});
+
+test('the document alone is public: another /v1 path without a token is 401 in the error envelope', async () => {
+  const missing = await request(t.runtime.app).get('/v1/openapi.yaml');
+  expect(missing.status).toBe(401);
+  expect(missing.body).toEqual({ status: 'error', error: { code: 'UNAUTHORIZED', message: expect.any(String) } });
+});
