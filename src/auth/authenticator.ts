@@ -38,6 +38,7 @@ export class Authenticator {
   /** Resolves the Authorization header to a principal, or throws 401 with a message saying what to fix. */
   async authenticate(header: string | undefined, now = new Date()): Promise<Principal> {
     if (!header) throw unauthorized("Missing Authorization header; send 'Authorization: Bearer <API token>'");
+    if (/^bearer\s*$/i.test(header)) throw unauthorized("Authorization header has no token after 'Bearer'");
     const match = /^(\S+)\s+(\S+)\s*$/.exec(header);
     if (!match || match[1].toLowerCase() !== 'bearer') {
       throw unauthorized("Authorization header must use the Bearer scheme: 'Authorization: Bearer <API token>'");
@@ -106,6 +107,10 @@ export class Authenticator {
   private touch(tokenId: string, now: Date): void {
     const last = this.lastUsedWritten.get(tokenId) ?? 0;
     if (now.getTime() - last < this.options.lastUsedIntervalMs) return;
+    if (this.lastUsedWritten.size >= 10_000) {
+      // Entries older than the interval no longer suppress a write; dropping them changes nothing.
+      for (const [id, at] of this.lastUsedWritten) if (now.getTime() - at >= this.options.lastUsedIntervalMs) this.lastUsedWritten.delete(id);
+    }
     this.lastUsedWritten.set(tokenId, now.getTime());
     const staleBefore = new Date(now.getTime() - this.options.lastUsedIntervalMs);
     ApiToken.update(

@@ -1,0 +1,257 @@
+/**
+ * npm run tokens -- create --user <id|email> [--name N] [--expires-in 90d|12h|30m|10s | --expires-at ISO]
+ *                         [--org ID]... [--team ID]... [--json]
+ * npm run tokens -- list [--user <id|email>] [--json]
+ * npm run tokens -- revoke <token-id>
+ *
+ * Works on the database the server uses: DATABASE_URL (mysql://...) or the embedded SQLite file (SQLITE_PATH),
+ * migrated first. The plain token is printed once by `create` and never again; `list` shows only its preview.
+ * Exit codes: 0 done, 1 bad input (unknown user, team, token, past expiry, ...) or failure, 2 usage error.
+ */
+import { parseArgs, ParseArgsConfig } from 'node:util';
+import { loadConfig } from '../src/config';
+import { createSequelize } from '../db/connection';
+import { initModels, ApiToken } from '../db/models';
+import { migrate } from '../db/migrator';
+import { parseDateParam } from '../src/wire/dates';
+import { createToken, listTokens, parseDuration, revokeToken, TokenInputError, TokenSummary } from '../src/auth/tokenService';
+
+const USAGE = `Usage:
+  npm run tokens -- create --user <id|email> [--name N]
+                          [--expires-in 90d|12h|30m|10s | --expires-at ISO]
+                          [--org ID]... [--team ID]... [--json]
+  npm run tokens -- list [--user <id|email>] [--json]
+  npm run tokens -- revoke <token-id>
+
+create    makes a token for the user and prints it once (only its SHA-256 hash is stored).
+            --name        label shown by "list" (default: "API token")
+            --expires-in  lifetime: a positive number with d, h, m or s (e.g. 90d)
+            --expires-at  expiry as an ISO 8601 date (UTC midnight) or date-time with Z or an offset
+                          (default: no expiry; give at most one of --expires-in and --expires-at)
+            --org, --team narrow the token to these of the user's organizations / teams (repeatable)
+            --json        print {"id","token","expires_at"} on one line
+list      shows the tokens (all, or one user's) with preview and status, never the token itself.
+revoke    deactivates a token; it stops working within 5 seconds on every instance.
+
+Target: DATABASE_URL (mysql://...) or, when unset, the embedded SQLite file (SQLITE_PATH).`;
+
+export class UsageError extends Error {}
+
+export type Command =
+  | { kind: 'help' }
+  | {
+      kind: 'create';
+      user: string;
+      name?: string;
+      expiresIn?: string;
+      expiresAt?: string;
+      orgs: string[];
+      teams: string[];
+      json: boolean;
+    }
+  | { kind: 'list'; user?: string; json: boolean }
+  | { kind: 'revoke'; id: string };
+
+function parse(argv: string[], options: ParseArgsConfig['options'], allowPositionals = false) {
+  try {
+    return parseArgs({ args: argv, options, strict: true, allowPositionals });
+  } catch (e) {
+    // node:util reports unknown options, missing values and stray arguments as ERR_PARSE_ARGS_* errors.
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) throw new UsageError((e as Error).message);
+    throw e;
+  }
+}
+
+function nonEmpty(flag: string, value: string | undefined): string | undefined {
+  if (value !== undefined && value.trim() === '') throw new UsageError(`${flag} must not be empty`);
+  return value;
+}
+
+export function parseCommand(argv: string[]): Command {
+  const [command, ...rest] = argv;
+  if (command === undefined) throw new UsageError('a command is required: create, list or revoke');
+  if (command === 'help' || command === '--help' || command === '-h') return { kind: 'help' };
+  if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help' };
+  switch (command) {
+    case 'create': {
+      const { values } = parse(rest, {
+        user: { type: 'string' },
+        name: { type: 'string' },
+        'expires-in': { type: 'string' },
+        'expires-at': { type: 'string' },
+        org: { type: 'string', multiple: true },
+        team: { type: 'string', multiple: true },
+        json: { type: 'boolean' },
+      });
+      const v = values as {
+        user?: string;
+        name?: string;
+        'expires-in'?: string;
+        'expires-at'?: string;
+        org?: string[];
+        team?: string[];
+        json?: boolean;
+      };
+      const user = nonEmpty('--user', v.user);
+      if (!user) throw new UsageError('create needs --user <id|email>');
+      if (v['expires-in'] !== undefined && v['expires-at'] !== undefined) {
+        throw new UsageError('give either --expires-in or --expires-at, not both');
+      }
+      return {
+        kind: 'create',
+        user,
+        name: nonEmpty('--name', v.name),
+        expiresIn: nonEmpty('--expires-in', v['expires-in']),
+        expiresAt: nonEmpty('--expires-at', v['expires-at']),
+        orgs: (v.org ?? []).map((o) => nonEmpty('--org', o)!),
+        teams: (v.team ?? []).map((t) => nonEmpty('--team', t)!),
+        json: v.json ?? false,
+      };
+    }
+    case 'list': {
+      const { values } = parse(rest, { user: { type: 'string' }, json: { type: 'boolean' } });
+      const v = values as { user?: string; json?: boolean };
+      return { kind: 'list', user: nonEmpty('--user', v.user), json: v.json ?? false };
+    }
+    case 'revoke': {
+      const { positionals } = parse(rest, {}, true);
+      if (positionals.length !== 1) throw new UsageError('revoke needs exactly one token id (see "tokens list")');
+      return { kind: 'revoke', id: nonEmpty('token id', positionals[0])! };
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"; use create, list or revoke`);
+  }
+}
+
+/** The expiry a `create` asks for: --expires-in from now, --expires-at as given, or none. */
+export function expiryOf(cmd: { expiresIn?: string; expiresAt?: string }, now: Date): Date | null {
+  if (cmd.expiresIn !== undefined) return parseDuration(cmd.expiresIn, now);
+  if (cmd.expiresAt === undefined) return null;
+  const parsed = parseDateParam(cmd.expiresAt);
+  if (!parsed) {
+    throw new TokenInputError(
+      `Invalid --expires-at '${cmd.expiresAt}'; use an ISO 8601 date (2026-01-15) or date-time with Z or an offset (2026-01-15T09:30:00Z)`,
+    );
+  }
+  return parsed.kind === 'day' ? parsed.start : parsed.at;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+}
+
+function scopeText(t: Pick<TokenSummary, 'organizations' | 'teams'>): string {
+  const parts = [
+    ...(t.organizations.length ? [`orgs ${t.organizations.join(',')}`] : []),
+    ...(t.teams.length ? [`teams ${t.teams.join(',')}`] : []),
+  ];
+  return parts.length ? parts.join('; ') : 'all';
+}
+
+async function run(cmd: Exclude<Command, { kind: 'help' }>, out: (s: string) => void): Promise<void> {
+  switch (cmd.kind) {
+    case 'create': {
+      const now = new Date();
+      const created = await createToken(
+        { user: cmd.user, name: cmd.name, expiresAt: expiryOf(cmd, now), organizationIds: cmd.orgs, teamIds: cmd.teams },
+        now,
+      );
+      if (cmd.json) {
+        out(`${JSON.stringify({ id: created.id, token: created.token, expires_at: created.expires_at })}\n`);
+        return;
+      }
+      out(
+        `Created API token ${created.id} for ${cmd.user}\n` +
+          `  expires: ${created.expires_at ?? 'never'}\n` +
+          `  scope:   ${scopeText({ organizations: cmd.orgs, teams: cmd.teams })}\n\n` +
+          `  ${created.token}\n\n` +
+          'Copy it now: it is shown only this once and cannot be recovered (only its SHA-256 hash is stored).\n',
+      );
+      return;
+    }
+    case 'list': {
+      const tokens = await listTokens(cmd.user);
+      if (cmd.json) {
+        out(`${JSON.stringify(tokens)}\n`);
+        return;
+      }
+      if (tokens.length === 0) {
+        out('No tokens.\n');
+        return;
+      }
+      const header = ['ID', 'USER', 'NAME', 'PREVIEW', 'STATUS', 'EXPIRES', 'LAST USED', 'CREATED', 'SCOPE'];
+      const rows = tokens.map((t) => [
+        t.id,
+        t.user_id,
+        t.name,
+        t.preview,
+        t.status,
+        t.expires_at ?? 'never',
+        t.last_used_at ?? 'never',
+        t.created_at,
+        scopeText(t),
+      ]);
+      out(`${table([header, ...rows])}\n`);
+      return;
+    }
+    case 'revoke': {
+      const existing = await ApiToken.findByPk(cmd.id);
+      await revokeToken(cmd.id);
+      out(
+        existing && !existing.is_active
+          ? `Token ${cmd.id} was already revoked.\n`
+          : `Revoked token ${cmd.id}; it stops working within 5 seconds on every instance.\n`,
+      );
+      return;
+    }
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let cmd: Command;
+  try {
+    cmd = parseCommand(argv);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`tokens: ${e.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  if (cmd.kind === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+
+  const config = loadConfig();
+  const sequelize = createSequelize({ url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH });
+  try {
+    initModels(sequelize);
+    await migrate(sequelize);
+    await run(cmd, (s) => process.stdout.write(s));
+    return 0;
+  } catch (e) {
+    if (e instanceof TokenInputError) {
+      process.stderr.write(`tokens: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  } finally {
+    await sequelize.close();
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      // Configuration and connection failures explain themselves; a stack would only bury the message.
+      process.stderr.write(`tokens: failed: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

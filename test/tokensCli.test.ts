@@ -1,0 +1,279 @@
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { startTestApp, TestApp, DEMO } from './support/harness';
+import { ApiToken } from '../db/models';
+import { hashToken, isWellFormedToken } from '../src/auth/tokenFormat';
+import { TokenInputError } from '../src/auth/tokenService';
+import { expiryOf, parseCommand, UsageError } from '../scripts/tokens';
+
+/**
+ * The token CLI (DESIGN §6) run as a child process, exactly as `npm run tokens -- ...` runs it, against the
+ * test app's own database (its DATABASE_URL or SQLITE_PATH is passed in the child's environment).
+ */
+
+const ROOT = path.resolve(__dirname, '..');
+const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+const SCRIPT = path.join(ROOT, 'scripts', 'tokens.ts');
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t.close());
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(...args: string[]): Promise<Run> {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent' };
+  delete env.DATABASE_URL;
+  delete env.SQLITE_PATH;
+  if (t.config.DATABASE_URL) env.DATABASE_URL = t.config.DATABASE_URL;
+  else env.SQLITE_PATH = t.config.SQLITE_PATH;
+  return new Promise((resolve) => {
+    execFile(TSX, [SCRIPT, ...args], { cwd: ROOT, env, timeout: 30_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+async function createJson(...args: string[]): Promise<{ id: string; token: string; expires_at: string | null }> {
+  const run = await cli('create', ...args, '--json');
+  expect(run).toMatchObject({ code: 0, stderr: '' });
+  expect(run.stdout.trim().split('\n')).toHaveLength(1);
+  return JSON.parse(run.stdout);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('tokens create', () => {
+  test('--json prints exactly {id, token, expires_at}; the token works against the API', async () => {
+    const created = await createJson('--user', DEMO.emails.ada);
+    expect(Object.keys(created)).toEqual(['id', 'token', 'expires_at']);
+    expect(created.id).toMatch(/^tok_/);
+    expect(isWellFormedToken(created.token)).toBe(true);
+    expect(created.expires_at).toBeNull();
+
+    const res = await t.get(`/v1/users/${DEMO.users.linus}`, created.token);
+    expect(res.status).toBe(200);
+    expect(res.body.data.id).toBe(DEMO.users.linus);
+
+    const row = await ApiToken.findByPk(created.id);
+    expect(row!.user_id).toBe(DEMO.users.ada);
+    expect(row!.token_hash).toBe(hashToken(created.token));
+    expect(row!.name).toBe('API token');
+  });
+
+  test('--user accepts an id as well as an e-mail; --name labels the token', async () => {
+    const created = await createJson('--user', DEMO.users.grace, '--name', 'CI pipeline');
+    const row = await ApiToken.findByPk(created.id);
+    expect(row!.user_id).toBe(DEMO.users.grace);
+    expect(row!.name).toBe('CI pipeline');
+  });
+
+  test('--org/--team scope and --expires-in 1h', async () => {
+    const before = Date.now();
+    const created = await createJson(
+      '--user', DEMO.emails.ada,
+      '--org', DEMO.orgs.acme,
+      '--team', DEMO.teams.platform,
+      '--expires-in', '1h',
+    );
+    const after = Date.now();
+    const expires = Date.parse(created.expires_at!);
+    expect(expires).toBeGreaterThanOrEqual(before + 3_600_000);
+    expect(expires).toBeLessThanOrEqual(after + 3_600_000);
+
+    // Naming a team narrows the organization's teams to it.
+    const teams = await t.get(`/v1/organizations/${DEMO.orgs.acme}/teams`, created.token);
+    expect(teams.status).toBe(200);
+    expect(teams.body.data.map((x: { id: string }) => x.id)).toEqual([DEMO.teams.platform]);
+    expect((await ApiToken.findByPk(created.id))!.expires_at!.toISOString()).toBe(created.expires_at);
+  });
+
+  test('an organization scope keeps the other organizations out', async () => {
+    const created = await createJson('--user', DEMO.emails.margaret, '--org', DEMO.orgs.globex, '--expires-at', '2099-01-01T00:00:00Z');
+    expect(created.expires_at).toBe('2099-01-01T00:00:00.000Z');
+    expect((await t.get(`/v1/organizations/${DEMO.orgs.globex}`, created.token)).status).toBe(200);
+    const acme = await t.get(`/v1/organizations/${DEMO.orgs.acme}`, created.token);
+    expect(acme.status).toBe(403);
+    expect(acme.body.error.code).toBe('FORBIDDEN');
+  });
+
+  test('without --json: a short text with the token, its id and expiry, and a shown-once reminder', async () => {
+    const run = await cli('create', '--user', DEMO.emails.linus, '--expires-in', '90d');
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    const token = /\b(plat_[0-9A-Za-z]{36})\b/.exec(run.stdout)?.[1];
+    expect(token).toBeDefined();
+    const id = /\b(tok_[0-9a-f]+)\b/.exec(run.stdout)?.[1];
+    expect(id).toBeDefined();
+    const row = await ApiToken.findByPk(id!);
+    expect(row!.token_hash).toBe(hashToken(token!));
+    expect(run.stdout).toContain(row!.expires_at!.toISOString());
+    expect(run.stdout).toMatch(/only (this )?once/i);
+    expect((await t.get(`/v1/users/${DEMO.users.linus}`, token!)).status).toBe(200);
+  });
+});
+
+describe('tokens list', () => {
+  test('shows preview and status, never the token or its hash', async () => {
+    const created = await createJson('--user', DEMO.emails.hedy, '--name', 'listed');
+    const row = (await ApiToken.findByPk(created.id))!;
+
+    const json = await cli('list', '--user', DEMO.emails.hedy, '--json');
+    expect(json.code).toBe(0);
+    expect(json.stdout).not.toContain(created.token);
+    expect(json.stdout).not.toContain(row.token_hash);
+    const items = JSON.parse(json.stdout) as Array<Record<string, unknown>>;
+    expect(items.every((i) => i.user_id === DEMO.users.hedy)).toBe(true);
+    expect(items.find((i) => i.id === created.id)).toMatchObject({
+      id: created.id,
+      user_id: DEMO.users.hedy,
+      name: 'listed',
+      preview: row.preview,
+      status: 'active',
+      expires_at: null,
+      organizations: [],
+      teams: [],
+    });
+
+    const text = await cli('list');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(created.id);
+    expect(text.stdout).toContain(row.preview);
+    expect(text.stdout).toMatch(/\bactive\b/);
+    expect(text.stdout).not.toContain(created.token);
+    expect(text.stdout).not.toContain(row.token_hash);
+  });
+
+  test('an unknown --user is bad input (exit 1)', async () => {
+    const run = await cli('list', '--user', 'nobody@demo.test');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("No user with e-mail 'nobody@demo.test'");
+  });
+});
+
+describe('tokens revoke', () => {
+  test('the revoked token is 401 within ~6 s; list shows it as revoked', async () => {
+    const created = await createJson('--user', DEMO.emails.outsider);
+    const path = `/v1/users/${DEMO.users.outsider}`;
+    expect((await t.get(path, created.token)).status).toBe(200);
+
+    const run = await cli('revoke', created.id);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(created.id);
+
+    let res = await t.get(path, created.token);
+    for (const until = Date.now() + 6_500; res.status === 200 && Date.now() < until; ) {
+      await sleep(200);
+      res = await t.get(path, created.token);
+    }
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ status: 'error', error: { code: 'UNAUTHORIZED', message: 'API token has been revoked' } });
+
+    const list = JSON.parse((await cli('list', '--user', DEMO.users.outsider, '--json')).stdout) as Array<{ id: string; status: string }>;
+    expect(list.find((i) => i.id === created.id)?.status).toBe('revoked');
+  });
+
+  test('an unknown token id is bad input (exit 1)', async () => {
+    const run = await cli('revoke', 'tok_doesnotexist');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("No token with id 'tok_doesnotexist'");
+  });
+});
+
+describe('errors', () => {
+  test.each([
+    ['an unknown flag', ['create', '--user', DEMO.emails.ada, '--bogus'], "Unknown option '--bogus'"],
+    ['both --expires-in and --expires-at', ['create', '--user', DEMO.emails.ada, '--expires-in', '1h', '--expires-at', '2099-01-01'], 'give either --expires-in or --expires-at, not both'],
+    ['no command', [], 'a command is required'],
+  ])('%s → usage on stderr, exit 2, nothing created', async (_name, args, message) => {
+    const before = await ApiToken.count();
+    const run = await cli(...args);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^tokens: /);
+    expect(run.stderr).toContain(message);
+    expect(run.stderr).toContain('Usage:');
+    expect(run.stderr).not.toMatch(/\n\s+at /); // no stack
+    expect(await ApiToken.count()).toBe(before);
+  });
+
+  test('every other usage mistake is a UsageError of the parser (the exit-2 path above)', () => {
+    const mistakes: string[][] = [
+      ['rotate'],
+      ['create', '--user'],
+      ['create', '--json'],
+      ['create', '--user', ''],
+      ['create', '--user', DEMO.emails.ada, 'extra'],
+      ['create', '--user', DEMO.emails.ada, '--json=yes'],
+      ['create', '--user', DEMO.emails.ada, '--expires-at', '2099-01-01', '--expires-in', '1d'],
+      ['list', 'extra'],
+      ['list', '--user'],
+      ['list', '--org', DEMO.orgs.acme],
+      ['revoke'],
+      ['revoke', 'tok_a', 'tok_b'],
+      ['revoke', '--json', 'tok_a'],
+    ];
+    for (const argv of mistakes) {
+      expect(() => parseCommand(argv)).toThrow(UsageError);
+    }
+    expect(parseCommand(['create', '--user', 'a@b.c', '--org', 'o1', '--org', 'o2', '--team', 't1', '--expires-in', '12h', '--json'])).toEqual({
+      kind: 'create',
+      user: 'a@b.c',
+      name: undefined,
+      expiresIn: '12h',
+      expiresAt: undefined,
+      orgs: ['o1', 'o2'],
+      teams: ['t1'],
+      json: true,
+    });
+    expect(parseCommand(['list', '--user', 'usr_ada'])).toEqual({ kind: 'list', user: 'usr_ada', json: false });
+    expect(parseCommand(['revoke', 'tok_1'])).toEqual({ kind: 'revoke', id: 'tok_1' });
+    expect(parseCommand(['help'])).toEqual({ kind: 'help' });
+  });
+
+  test('expiry arguments', () => {
+    const now = new Date('2026-01-15T10:00:00.000Z');
+    expect(expiryOf({}, now)).toBeNull();
+    expect(expiryOf({ expiresIn: '90d' }, now)!.toISOString()).toBe('2026-04-15T10:00:00.000Z');
+    expect(expiryOf({ expiresIn: '12h' }, now)!.toISOString()).toBe('2026-01-15T22:00:00.000Z');
+    expect(expiryOf({ expiresIn: '30m' }, now)!.toISOString()).toBe('2026-01-15T10:30:00.000Z');
+    expect(expiryOf({ expiresIn: '10s' }, now)!.toISOString()).toBe('2026-01-15T10:00:10.000Z');
+    expect(expiryOf({ expiresAt: '2026-02-01' }, now)!.toISOString()).toBe('2026-02-01T00:00:00.000Z');
+    expect(expiryOf({ expiresAt: '2026-02-01T12:30:00+02:00' }, now)!.toISOString()).toBe('2026-02-01T10:30:00.000Z');
+    for (const expiresIn of ['0d', '-1h', '1w', '1.5h', 'h', '']) {
+      expect(() => expiryOf({ expiresIn }, now)).toThrow(TokenInputError);
+    }
+    // A date-time without an offset would depend on the machine's time zone: rejected.
+    for (const expiresAt of ['2026-02-01T12:30:00', 'tomorrow', '2026-02-30', '']) {
+      expect(() => expiryOf({ expiresAt }, now)).toThrow(TokenInputError);
+    }
+  });
+
+  test.each([
+    ['an unknown user', ['--user', 'nobody@demo.test'], "No user with e-mail 'nobody@demo.test'"],
+    ['an organization the user is not in', ['--user', DEMO.emails.ada, '--org', DEMO.orgs.globex], `User ${DEMO.users.ada} is not a member of organization '${DEMO.orgs.globex}'`],
+    ['an expiry in the past', ['--user', DEMO.emails.ada, '--expires-at', '2020-01-01T00:00:00Z'], 'The expiry must be in the future'],
+    ['an unparsable expiry', ['--user', DEMO.emails.ada, '--expires-at', 'tomorrow'], "Invalid --expires-at 'tomorrow'"],
+  ])('create with %s → the reason on stderr, exit 1, nothing created', async (_name, args, message) => {
+    const before = await ApiToken.count();
+    const run = await cli('create', ...args);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.startsWith(`tokens: ${message}`)).toBe(true);
+    expect(run.stderr.trimEnd().split('\n')).toHaveLength(1); // one line, no stack
+    expect(await ApiToken.count()).toBe(before);
+  });
+
+  test('help prints the usage and exits 0', async () => {
+    const run = await cli('--help');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('npm run tokens -- create --user <id|email>');
+  });
+});
