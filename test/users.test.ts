@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { Op } from 'sequelize';
 import { startTestApp, TestApp, DEMO } from './support/harness';
+import { Body, expectError, expectList, ids, byCreatedDesc } from './support/assertions';
 import { DashboardView, OrganizationMembership, TeamMembership } from '../db/models';
 import {
   FIXTURE_APPS,
@@ -17,7 +18,6 @@ import {
 
 /** The eleven /v1/users endpoints: exact shapes (DESIGN §4), 404/403 messages and the access model (§5). */
 
-type Body = Record<string, any>;
 const U = DEMO.users;
 
 // DESIGN §4 field lists
@@ -91,30 +91,13 @@ const list = (data: unknown[], meta: Partial<Body> = {}) => ({
 let t: TestApp;
 const tokens: Record<string, string> = {};
 
-function expectError(res: request.Response, status: number, code: string, message: string): void {
-  expect({ status: res.status, body: res.body }).toEqual({ status, body: { status: 'error', error: { code, message } } });
-}
-
 async function ok(path: string, who: string): Promise<Body> {
   const res = await t.get(path, tokens[who]);
   if (res.status !== 200) throw new Error(`GET ${path} as ${who} → ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
-/** A list's envelope, meta and item keys, checked against the field list of its kind. */
-function expectList(body: Body, fields: string[]): void {
-  expect(Object.keys(body).sort()).toEqual(['data', 'meta', 'status']);
-  expect(body.status).toBe('success');
-  expect(Object.keys(body.meta).sort()).toEqual(['order', 'page', 'per_page', 'sort', 'total', 'total_pages']);
-  expect(body.meta.total_pages).toBe(Math.ceil(body.meta.total / body.meta.per_page));
-  for (const item of body.data) expect(Object.keys(item).sort()).toEqual(fields);
-}
 
-const ids = (body: Body): string[] => body.data.map((i: Body) => i.id);
-
-/** The default order: created_at desc, ties by id desc. */
-const byCreatedDesc = (a: Body, b: Body) =>
-  a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1;
 
 beforeAll(async () => {
   t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_HOUR: '100000' });

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { startTestApp, TestApp, DEMO } from './support/harness';
+import { Body, expectError, ids } from './support/assertions';
 import { OrganizationMembership } from '../db/models';
 import { TIES } from '../db/demo/fixtures';
 
@@ -8,7 +9,6 @@ import { TIES } from '../db/demo/fixtures';
  * linus (usr_linus) was created 2024-03-15T12:00:00.000Z; no other record of the demo data lies on that UTC day.
  */
 
-type Body = Record<string, any>;
 
 const USERS = '/v1/users';
 const MEMBERS = `/v1/organizations/${DEMO.orgs.acme}/members`;
@@ -26,25 +26,12 @@ let linus: string;
 let allUsers: Body[];
 let acmeMemberCount: number;
 
-/** The error envelope, exactly: no stack, no issues, nothing else. */
-function expectError(res: request.Response, status: number, code: string, message?: string | RegExp): Body {
-  expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { status: 'error', error: { code } } });
-  expect(Object.keys(res.body).sort()).toEqual(['error', 'status']);
-  expect(Object.keys(res.body.error).sort()).toEqual(['code', 'message']);
-  expect(typeof res.body.error.message).toBe('string');
-  expect(res.headers['content-type']).toMatch(/^application\/json/);
-  if (typeof message === 'string') expect(res.body.error.message).toBe(message);
-  else if (message) expect(res.body.error.message).toMatch(message);
-  return res.body;
-}
-
 async function ok(path: string, token = ada): Promise<Body> {
   const res = await t.get(path, token);
   if (res.status !== 200) throw new Error(`GET ${path} → ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
-const ids = (body: Body): string[] => body.data.map((item: Body) => item.id);
 
 /** Pages through a list with the given page size and returns every item, in order. */
 async function walk(path: string, perPage: number): Promise<{ items: Body[]; pages: Body[] }> {
