@@ -385,9 +385,16 @@ class Inserter {
   }
 
   async insertAll(table: string, rows: Iterable<Row>): Promise<void> {
+    await this.stream(table, async (writer) => {
+      for (const row of rows) await writer.add(row);
+    });
+  }
+
+  /** Runs `produce` with a writer for the table; commits what it wrote, or rolls back if it throws. */
+  async stream(table: string, produce: (writer: TableWriter) => Promise<void>): Promise<void> {
     const writer = await this.open(table);
     try {
-      for (const row of rows) await writer.add(row);
+      await produce(writer);
       await writer.close();
     } catch (e) {
       await writer.abort();
@@ -887,8 +894,7 @@ export async function seedDemo(
   const rngCommit = root.fork('commits');
   const commitShares = allocate(spec.commits, repos.map(() => 0.15 + rngCommit.float() ** 2));
   {
-    const w = await ins.open('commits');
-    try {
+    await ins.stream('commits', async (w) => {
       for (const f of FIXTURE_COMMITS) await w.add({ ...f, created_at: toDate(f.created_at) });
       for (let ri = 0; ri < repos.length; ri++) {
         const repo = repos[ri];
@@ -912,19 +918,14 @@ export async function seedDemo(
           });
         }
       }
-      await w.close();
-    } catch (e) {
-      await w.abort();
-      throw e;
-    }
+    });
   }
 
   // --- pull requests --------------------------------------------------------------------------------
   const rngPr = root.fork('pull_requests');
   const prShares = allocate(spec.pullRequests, repos.map(() => 0.15 + rngPr.float() ** 2));
   {
-    const w = await ins.open('pull_requests');
-    try {
+    await ins.stream('pull_requests', async (w) => {
       for (const f of FIXTURE_PULL_REQUESTS) {
         await w.add({ ...f, created_at: toDate(f.created_at), merged_at: toDate(f.merged_at), closed_at: toDate(f.closed_at) });
       }
@@ -965,19 +966,14 @@ export async function seedDemo(
           });
         }
       }
-      await w.close();
-    } catch (e) {
-      await w.abort();
-      throw e;
-    }
+    });
   }
 
   // --- tasks (team by team) -------------------------------------------------------------------------
   const rngTask = root.fork('tasks');
   const taskShares = allocate(spec.tasks, teams.map((t) => (t.members.length + 2) * (0.5 + rngTask.float())));
   {
-    const w = await ins.open('tasks');
-    try {
+    await ins.stream('tasks', async (w) => {
       for (const f of FIXTURE_TASKS) {
         await w.add({ ...f, created_at: toDate(f.created_at), completed_at: toDate(f.completed_at) });
       }
@@ -1011,11 +1007,7 @@ export async function seedDemo(
           });
         }
       }
-      await w.close();
-    } catch (e) {
-      await w.abort();
-      throw e;
-    }
+    });
   }
 
   // --- interactions (membership by membership) ------------------------------------------------------
@@ -1023,8 +1015,7 @@ export async function seedDemo(
   const memberships: MemberState[] = orgs.flatMap((o) => o.members);
   const intShares = allocate(spec.interactions, memberships.map(() => 0.2 + rngInt.float()));
   {
-    const w = await ins.open('interactions');
-    try {
+    await ins.stream('interactions', async (w) => {
       for (const f of FIXTURE_INTERACTIONS) await w.add({ ...f, created_at: toDate(f.created_at) });
       for (let mi = 0; mi < memberships.length; mi++) {
         const n = intShares[mi];
@@ -1068,11 +1059,7 @@ export async function seedDemo(
           });
         }
       }
-      await w.close();
-    } catch (e) {
-      await w.abort();
-      throw e;
-    }
+    });
   }
 
   // --- dashboard views ------------------------------------------------------------------------------
