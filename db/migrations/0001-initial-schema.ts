@@ -22,7 +22,8 @@ interface TableSpec {
 const tables: Record<string, TableSpec> = {
   users: {
     columns: { id, name, email: { type: DataTypes.STRING(254), allowNull: false }, is_active: bool, created_at: ts },
-    indexes: [['created_at', 'id'], ['name', 'id']],
+    // email is unique, but MariaDB sorts `email, id` with a filesort unless the index names both.
+    indexes: [['created_at', 'id'], ['name', 'id'], ['email', 'id']],
     unique: [['email']],
   },
   organizations: {

@@ -5,6 +5,8 @@
  */
 export class CountCache {
   private readonly entries = new Map<string, { total: number; expires: number }>();
+  /** Counts under way: concurrent requests for the same key wait for one query instead of each running it. */
+  private readonly pending = new Map<string, Promise<number>>();
 
   constructor(
     private readonly ttlMs: number,
@@ -19,6 +21,18 @@ export class CountCache {
       return undefined;
     }
     return hit.total;
+  }
+
+  async getOrCount(key: string, count: () => Promise<number>): Promise<number> {
+    const cached = this.get(key);
+    if (cached !== undefined) return cached;
+    let running = this.pending.get(key);
+    if (!running) {
+      running = count().finally(() => this.pending.delete(key));
+      this.pending.set(key, running);
+      running.then((total) => this.set(key, total), () => undefined);
+    }
+    return running;
   }
 
   set(key: string, total: number, now = Date.now()): void {

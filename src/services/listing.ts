@@ -1,4 +1,4 @@
-import { CountOptions, Includeable, Model, ModelStatic, Op, Order, WhereOptions } from 'sequelize';
+import { CountOptions, FindOptions, Includeable, IncludeOptions, Model, ModelStatic, Op, Order, WhereOptions } from 'sequelize';
 import type { TimeRange } from '../wire/dates';
 import type { SortOrder } from '../wire/query';
 import { CountCache } from './countCache';
@@ -42,8 +42,20 @@ function whereKey(ref: ColumnRef): string {
   return typeof ref === 'string' ? ref : `$${ref[0]}.${ref[1]}$`;
 }
 
+export interface ListingOptions {
+  /**
+   * From this offset on, a page is read in two steps (a deferred join): first only the keys of the page, which
+   * the (scope, sort, id) indexes answer without touching rows, then those rows. A plain OFFSET query reads and
+   * discards every full row before the page.
+   */
+  deferredJoinOffset: number;
+}
+
 export class ListingService {
-  constructor(private readonly counts: CountCache) {}
+  constructor(
+    private readonly counts: CountCache,
+    private readonly options: ListingOptions = { deferredJoinOffset: 1000 },
+  ) {}
 
   async fetchPage<Item>(source: ListSource<Item>, request: PageRequest): Promise<Page<Item>> {
     const column = (field: string): ColumnRef => source.columns?.[field] ?? field;
@@ -59,16 +71,13 @@ export class ListingService {
     const where: WhereOptions = conditions.length === 1 ? conditions[0] : { [Op.and]: conditions };
     const offset = (request.page - 1) * request.perPage;
 
-    const rows = await source.model.findAll({
-      where,
-      include: source.include,
-      replacements: source.replacements,
-      // Ties are broken by id in the same direction, so pages never repeat or skip items.
-      order: [orderPath(column(request.sort), direction), orderPath(column('id'), direction)],
-      limit: request.perPage,
-      offset,
-      subQuery: false,
-    });
+    // Ties are broken by id in the same direction, so pages never repeat or skip items.
+    const order = [orderPath(column(request.sort), direction), orderPath(column('id'), direction)];
+    const query = { where, include: source.include, replacements: source.replacements, order, subQuery: false };
+    const rows =
+      offset >= this.options.deferredJoinOffset
+        ? await this.deferredPage(source, query, request.perPage, offset)
+        : await source.model.findAll({ ...query, limit: request.perPage, offset });
 
     // A short page tells the total without counting (an empty page past the end does not).
     let total: number | undefined;
@@ -77,18 +86,35 @@ export class ListingService {
 
     if (total === undefined) {
       const key = `${source.countKey}|${range?.from?.toISOString() ?? ''}|${range?.before?.toISOString() ?? ''}`;
-      let counted = this.counts.get(key);
-      if (counted === undefined) {
-        // `replacements` is honoured by count at run time; Sequelize's typings only omit it.
-        const countOptions = { where, include: source.include, replacements: source.replacements } as CountOptions;
-        counted = await source.model.count(countOptions);
-        this.counts.set(key, counted);
-      }
+      // `replacements` is honoured by count at run time; Sequelize's typings only omit it.
+      const countOptions = { where, include: source.include, replacements: source.replacements } as CountOptions;
+      const counted = await this.counts.getOrCount(key, () => source.model.count(countOptions));
       // A cached total may be older than the page just read; never report fewer items than we can see
       // (an empty page past the end shows none, so it must not raise the total to its offset).
       total = Math.max(counted, rows.length > 0 ? offset + rows.length : 0);
     }
     return { items: rows.map((r) => source.toItem(r)), total };
+  }
+
+  private async deferredPage<Item>(
+    source: ListSource<Item>,
+    query: FindOptions & { order: Order },
+    limit: number,
+    offset: number,
+  ): Promise<Model[]> {
+    const keyColumns = source.model.primaryKeyAttributes;
+    const keys = (await source.model.findAll({
+      ...query,
+      attributes: [...keyColumns],
+      include: source.include?.map((i) => ({ ...(i as IncludeOptions), attributes: [] })),
+      limit,
+      offset,
+      raw: true,
+    })) as unknown as Record<string, unknown>[];
+    if (keys.length === 0) return [];
+    const byKey: WhereOptions =
+      keyColumns.length === 1 ? { [keyColumns[0]]: { [Op.in]: keys.map((k) => k[keyColumns[0]]) } } : { [Op.or]: keys };
+    return source.model.findAll({ include: source.include, order: query.order, where: byKey, subQuery: false });
   }
 }
 
