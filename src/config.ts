@@ -23,6 +23,11 @@ const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: z.string().optional(),
   SHUTDOWN_TIMEOUT_MS: positiveInt('SHUTDOWN_TIMEOUT_MS', 10_000),
+  SHUTDOWN_DRAIN_MS: z.coerce
+    .number({ error: 'SHUTDOWN_DRAIN_MS must be a number of milliseconds' })
+    .int()
+    .min(0)
+    .default(1_000),
   COUNT_CACHE_TTL_MS: z.coerce
     .number({ error: 'COUNT_CACHE_TTL_MS must be a number of milliseconds (0 disables the cache)' })
     .int()

@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    shutdown(server, runtime, config.SHUTDOWN_TIMEOUT_MS)
+    shutdown(server, runtime, { drainMs: signal === 'SIGTERM' ? config.SHUTDOWN_DRAIN_MS : 0, timeoutMs: config.SHUTDOWN_TIMEOUT_MS })
       .then(() => process.exit(0))
       .catch((err) => {
         logger.error({ err }, 'shutdown failed');

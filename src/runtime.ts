@@ -15,6 +15,8 @@ import { createApp } from './http/app';
 
 export interface Runtime {
   app: Express;
+  /** Set on SIGTERM: /readyz answers 503 and responses ask clients to close their connection. */
+  lifecycle: { draining: boolean };
   sequelize: Sequelize;
   redis?: RedisClient;
   /** Closes the database pool and the Redis connection. */
@@ -42,8 +44,10 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
   });
   const listing = new ListingService(new CountCache(config.COUNT_CACHE_TTL_MS));
 
+  const lifecycle = { draining: false };
   const readiness = async () => {
     const checks: Record<string, 'ok' | 'down'> = {};
+    if (lifecycle.draining) checks.process = 'down';
     checks.database = await sequelize.authenticate().then(() => 'ok' as const, () => 'down' as const);
     if (redis) checks.redis = await redis.ping().then(() => 'ok' as const, () => 'down' as const);
     return checks;
@@ -58,10 +62,12 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     limiter,
     services: { listing },
     readiness,
+    lifecycle,
   });
 
   return {
     app,
+    lifecycle,
     sequelize,
     redis,
     async close() {
@@ -73,11 +79,21 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
   };
 }
 
-/** Stops accepting connections, lets in-flight requests finish (up to the timeout), then closes the pools. */
-export async function shutdown(server: Server, runtime: Runtime, timeoutMs: number): Promise<void> {
+/**
+ * Graceful stop. First a drain: the process keeps serving, but /readyz fails and every response carries
+ * `Connection: close`, so load balancers and keep-alive clients move away; requests already on the wire are
+ * answered (Node's server.close() would reset connections whose request is not parsed yet). Then the listener
+ * closes, in-flight requests finish (up to the timeout), and the pools close.
+ */
+export async function shutdown(
+  server: Server,
+  runtime: Runtime,
+  options: { drainMs: number; timeoutMs: number },
+): Promise<void> {
+  runtime.lifecycle.draining = true;
+  await new Promise((resolve) => setTimeout(resolve, options.drainMs));
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
+  const timer = setTimeout(() => server.closeAllConnections(), options.timeoutMs);
   await closed;
   clearTimeout(timer);
   await runtime.close();

@@ -18,6 +18,7 @@ export interface AppDeps extends GateDeps {
   trustProxy?: string;
   /** Readiness: resolves when the database (and Redis, if configured) answer. */
   readiness: () => Promise<Record<string, 'ok' | 'down'>>;
+  lifecycle: { draining: boolean };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -46,6 +47,10 @@ export function createApp(deps: AppDeps): express.Express {
     }),
   );
   app.use(helmet());
+  app.use((_req, res, next) => {
+    if (deps.lifecycle.draining) res.setHeader('Connection', 'close');
+    next();
+  });
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
