@@ -8,7 +8,7 @@ type Json = Record<string, any>;
 const CREATED_AT = ['created_at[eq]', 'created_at[gte]', 'created_at[lte]', 'created_at[gt]', 'created_at[lt]'];
 const LIST_QUERY = ['page', 'per_page', 'sort', 'order', 'fields', ...CREATED_AT];
 
-/** The 16 paths (relative to the server URL /v1): list paths with their sort whitelist (DESIGN §4), and get-one paths. */
+/** The 31 paths of the catalog and the two `all` repository forms (relative to the server URL /v1): list paths with their sort whitelist (DESIGN §4), and get-one paths. */
 const LISTS: Record<string, string[]> = {
   '/users': ['created_at', 'name', 'email'],
   '/users/{user_id}/apps': ['created_at', 'name'],
@@ -21,13 +21,32 @@ const LISTS: Record<string, string[]> = {
   '/organizations/{organization_id}/members': ['created_at', 'name', 'email'],
   '/organizations/{organization_id}/teams': ['created_at', 'name'],
   '/organizations/{organization_id}/apps': ['created_at', 'name'],
+  '/teams': ['created_at', 'name'],
+  '/teams/{team_id}/members': ['created_at', 'name', 'email'],
+  '/teams/{team_id}/managers': ['created_at', 'name', 'email'],
+  '/teams/{team_id}/tasks': ['created_at', 'title'],
+  '/teams/{team_id}/interactions': ['created_at'],
+  '/git/apps': ['created_at', 'name'],
+  '/git/apps/{id}/repositories': ['created_at', 'name'],
+  '/git/apps/{id}/repositories/all/commits': ['created_at'],
+  '/git/apps/{id}/repositories/all/pull-requests': ['created_at', 'title'],
+  '/git/apps/{id}/repositories/{repo}/commits': ['created_at'],
+  '/git/apps/{id}/repositories/{repo}/pull-requests': ['created_at', 'title'],
+  '/dashboard-views': ['created_at', 'name'],
+  '/dashboard-views/catalog': ['key', 'name'],
+  '/commits': ['created_at'],
 };
+/** Lists whose items have no created_at, hence no created_at filters, and their default order. */
+const WITHOUT_CREATED_AT: Record<string, 'asc'> = { '/dashboard-views/catalog': 'asc' };
 const GET_ONES = [
   '/users/{user_id}',
   '/users/{user_id}/apps/{app_id}',
   '/users/{user_id}/dashboard-views/{view_id}',
   '/users/{user_id}/teams/{team_id}',
   '/organizations/{organization_id}',
+  '/teams/{team_id}',
+  '/teams/{team_id}/members/{user_id}',
+  '/dashboard-views/{id}',
 ];
 const ALL_PATHS = [...Object.keys(LISTS), ...GET_ONES];
 
@@ -68,9 +87,10 @@ test('is served without a token, as JSON, with the /v1 server', () => {
   expect(doc.servers).toEqual([{ url: '/v1' }]);
 });
 
-test('lists exactly the 16 paths, each with GET only', () => {
+test('documents the 31 paths of the catalog, plus the `all` form of the two repository lists, each with GET only', () => {
   expect(Object.keys(doc.paths).sort()).toEqual([...ALL_PATHS].sort());
-  expect(ALL_PATHS).toHaveLength(16);
+  expect(ALL_PATHS.filter((p) => !p.includes('/repositories/all/'))).toHaveLength(31);
+  expect(ALL_PATHS).toHaveLength(33);
   for (const path of ALL_PATHS) expect({ path, methods: Object.keys(doc.paths[path]) }).toEqual({ path, methods: ['get'] });
 });
 
@@ -185,14 +205,15 @@ test('every list path documents page, per_page, sort (its own fields), order, fi
     const params: Json[] = doc.paths[path].get.parameters;
     const query = params.filter((p) => p.in === 'query');
     const byName = Object.fromEntries(query.map((p) => [p.name, p.schema]));
-    expect({ path, query: query.map((p) => p.name).sort() }).toEqual({ path, query: [...LIST_QUERY].sort() });
+    const expected = path in WITHOUT_CREATED_AT ? LIST_QUERY.filter((q) => !CREATED_AT.includes(q)) : LIST_QUERY;
+    expect({ path, query: query.map((p) => p.name).sort() }).toEqual({ path, query: [...expected].sort() });
 
     expect(byName.page).toMatchObject({ type: 'integer', minimum: 1, default: 1 });
     expect(byName.per_page).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 50 });
     expect({ path, sort: byName.sort }).toMatchObject({ path, sort: { type: 'string', enum: sortFields, default: sortFields[0] } });
-    expect(byName.order).toMatchObject({ type: 'string', enum: ['asc', 'desc'], default: 'desc' });
+    expect(byName.order).toMatchObject({ type: 'string', enum: ['asc', 'desc'], default: WITHOUT_CREATED_AT[path] ?? 'desc' });
     expect(byName.fields).toMatchObject({ type: 'string' });
-    for (const op of CREATED_AT) expect(byName[op]).toMatchObject({ type: 'string' });
+    if (!(path in WITHOUT_CREATED_AT)) for (const op of CREATED_AT) expect(byName[op]).toMatchObject({ type: 'string' });
     for (const p of query) expect(p.required ?? false).toBe(false);
 
     // sortable fields are fields of the item

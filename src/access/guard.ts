@@ -1,5 +1,5 @@
 import { forbidden, notFound } from '../errors';
-import { Organization, OrganizationMembership, Team, TeamMembership, User } from '../../db/models';
+import { DashboardView, GitApp, Organization, OrganizationMembership, Repository, Team, TeamMembership, User } from '../../db/models';
 import type { Principal } from './principal';
 import { rules } from './rules';
 
@@ -36,6 +36,35 @@ export const guard = {
     if (!team) throw notFound('team');
     if (!rules.canAccessTeam(p, team)) throw forbidden('team');
     return team;
+  },
+
+  /** Team interactions are for the organization's admins and the team's managers. */
+  async teamInteractions(p: Principal, teamId: string): Promise<Team> {
+    const team = await guard.team(p, teamId);
+    if (!rules.canReadTeamInteractions(p, team)) throw forbidden('team');
+    return team;
+  },
+
+  async gitApp(p: Principal, gitAppId: string): Promise<GitApp> {
+    const gitApp = await GitApp.findByPk(gitAppId);
+    if (!gitApp) throw notFound('gitApp');
+    if (!rules.canAccessOrganization(p, gitApp.organization_id)) throw forbidden('gitApp');
+    return gitApp;
+  },
+
+  /** A repository addressed under its git app: one of another git app is not found here. */
+  async repository(p: Principal, gitAppId: string, repositoryId: string): Promise<Repository> {
+    await guard.gitApp(p, gitAppId);
+    const repository = await Repository.findOne({ where: { id: repositoryId, git_app_id: gitAppId } });
+    if (!repository) throw notFound('repository');
+    return repository;
+  },
+
+  async dashboardView(p: Principal, viewId: string): Promise<DashboardView> {
+    const view = await DashboardView.findByPk(viewId);
+    if (!view) throw notFound('dashboardView');
+    if (!rules.canSeeDashboardView(p, view)) throw forbidden('dashboardView');
+    return view;
   },
 
   /** Personal data of a user: 403 unless the caller is the user, an admin over them, or (interactions) their manager. */

@@ -1,5 +1,13 @@
 import type { Principal } from './principal';
 
+export interface DashboardViewScope {
+  userId: string;
+  organizationIds: string[];
+  adminOrganizationIds: string[];
+  memberTeamIds: string[];
+  teamFilter: string[] | null;
+}
+
 /**
  * The access rules of DESIGN §5 as pure decisions. Every endpoint asks these (through the guard);
  * none re-derives them.
@@ -25,6 +33,40 @@ export const rules = {
   /** Teams narrowed by the token, or null when every team of an accessible organization is allowed. */
   teamFilter(p: Principal): string[] | null {
     return p.teamScope ? [...p.teamScope] : null;
+  },
+
+  /** Team interactions: admins of the team's organization and managers of the team. */
+  canReadTeamInteractions(p: Principal, team: { id: string; organization_id: string }): boolean {
+    return p.organizations.get(team.organization_id) === 'admin' || p.teams.get(team.id)?.role === 'manager';
+  },
+
+  /**
+   * Which dashboard views the caller sees: `organization` views of accessible organizations; `team` views of
+   * the teams the caller is in; `private` views the caller owns. Admins see every view of their organization.
+   * The token's team scope applies to team views.
+   */
+  dashboardViewScope(p: Principal): DashboardViewScope {
+    const teamFilter = this.teamFilter(p);
+    return {
+      userId: p.userId,
+      organizationIds: this.accessibleOrganizationIds(p),
+      adminOrganizationIds: [...p.organizations].filter(([, role]) => role === 'admin').map(([o]) => o),
+      memberTeamIds: [...p.teams.keys()],
+      teamFilter,
+    };
+  },
+
+  canSeeDashboardView(
+    p: Principal,
+    view: { visibility: string; organization_id: string; team_id: string | null; owner_id: string },
+  ): boolean {
+    const scope = this.dashboardViewScope(p);
+    if (!scope.organizationIds.includes(view.organization_id)) return false;
+    if (view.team_id && scope.teamFilter && !scope.teamFilter.includes(view.team_id)) return false;
+    if (scope.adminOrganizationIds.includes(view.organization_id)) return true;
+    if (view.visibility === 'organization') return true;
+    if (view.visibility === 'team') return view.team_id !== null && scope.memberTeamIds.includes(view.team_id);
+    return view.owner_id === scope.userId;
   },
 
   /**

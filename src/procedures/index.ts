@@ -1,10 +1,17 @@
 import { router } from '../trpc/init';
 import { organizationsRouter } from './organizations';
 import { usersRouter } from './users';
+import { teamsRouter } from './teams';
+import { commitsEndpoint, gitRouter } from './git';
+import { dashboardViewsRouter } from './dashboards';
 
 export const appRouter = router({
   users: usersRouter,
   organizations: organizationsRouter,
+  teams: teamsRouter,
+  git: gitRouter,
+  dashboardViews: dashboardViewsRouter,
+  commits: commitsEndpoint,
 });
 
 /** The type in-house TypeScript frontends import for a typed tRPC client. */

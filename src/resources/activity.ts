@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { DashboardView, Interaction } from '../../db/models';
-import { timestamp } from '../wire/envelopes';
-import { defineResource, iso } from './resource';
+import type { DashboardCatalogEntry, DashboardView, Interaction, Task } from '../../db/models';
+import { nullableTimestamp, timestamp } from '../wire/envelopes';
+import { defineResource, iso, isoOrNull } from './resource';
 
 export const InteractionResource = defineResource('Interaction', 'One collaboration event of a user.', {
   id: z.string(),
@@ -48,4 +48,49 @@ export const toDashboardView = (v: DashboardView) => ({
   team_id: v.team_id,
   owner_id: v.owner_id,
   created_at: iso(v.created_at),
+});
+
+export const TaskResource = defineResource(
+  'Task',
+  'A work item of a team.',
+  {
+    id: z.string(),
+    team_id: z.string(),
+    title: z.string(),
+    type: z.enum(['story', 'bug', 'task', 'epic']),
+    status: z.enum(['backlog', 'active', 'paused', 'done']),
+    assignee_id: z.string().nullable(),
+    parent_id: z.string().nullable().meta({ description: 'The epic this task belongs to, if any' }),
+    story_points: z.number().int().nullable(),
+    created_at: timestamp,
+    completed_at: nullableTimestamp,
+  },
+  { sort: ['created_at', 'title'] },
+);
+
+export const DashboardCatalogResource = defineResource(
+  'DashboardCatalogEntry',
+  'A kind of dashboard that can be created.',
+  { key: z.string(), name: z.string(), description: z.string(), category: z.string() },
+  { sort: ['key', 'name'], defaultOrder: 'asc' },
+);
+
+export const toTask = (t: Task) => ({
+  id: t.id,
+  team_id: t.team_id,
+  title: t.title,
+  type: t.type,
+  status: t.status,
+  assignee_id: t.assignee_id,
+  parent_id: t.parent_id,
+  story_points: t.story_points,
+  created_at: iso(t.created_at),
+  completed_at: isoOrNull(t.completed_at),
+});
+
+export const toCatalogEntry = (e: DashboardCatalogEntry) => ({
+  key: e.key,
+  name: e.name,
+  description: e.description,
+  category: e.category,
 });

@@ -1,0 +1,98 @@
+import { guard } from '../access/guard';
+import { rules } from '../access/rules';
+import { router } from '../trpc/init';
+import * as scopes from '../services/gitScopes';
+import { GitAppResource } from '../resources/integrations';
+import { CommitResource, PullRequestResource, RepositoryResource } from '../resources/git';
+import { idParam } from '../wire/query';
+import { listEndpoint } from './endpoint';
+
+const tag = 'Git';
+const gitAppParams = { id: idParam('id').meta({ description: 'The git app id.' }) };
+const repositoryParams = { ...gitAppParams, repo: idParam('repo').meta({ description: 'The repository id.' }) };
+
+export const gitRouter = router({
+  apps: listEndpoint({
+    path: '/git/apps',
+    tag,
+    summary: 'List git apps',
+    description: 'Git integrations of every organization the caller can access.',
+    resource: GitAppResource,
+    source: async (ctx) => scopes.accessibleGitApps(ctx.principal),
+  }),
+
+  repositories: listEndpoint({
+    path: '/git/apps/{id}/repositories',
+    tag,
+    summary: 'List repositories of a git app',
+    description: 'Repositories of the git app.',
+    resource: RepositoryResource,
+    params: gitAppParams,
+    source: async (ctx, { id }) => {
+      await guard.gitApp(ctx.principal, id);
+      return scopes.gitAppRepositories(id);
+    },
+  }),
+
+  // `all` is a literal path segment: these two are registered before their `{repo}` siblings.
+  allCommits: listEndpoint({
+    path: '/git/apps/{id}/repositories/all/commits',
+    tag,
+    summary: 'List commits of every repository of a git app',
+    description: 'Commits across all repositories of the git app.',
+    resource: CommitResource,
+    params: gitAppParams,
+    source: async (ctx, { id }) => {
+      await guard.gitApp(ctx.principal, id);
+      return scopes.commits({ gitAppId: id });
+    },
+  }),
+
+  allPullRequests: listEndpoint({
+    path: '/git/apps/{id}/repositories/all/pull-requests',
+    tag,
+    summary: 'List pull requests of every repository of a git app',
+    description: 'Pull requests across all repositories of the git app.',
+    resource: PullRequestResource,
+    params: gitAppParams,
+    source: async (ctx, { id }) => {
+      await guard.gitApp(ctx.principal, id);
+      return scopes.pullRequests({ gitAppId: id });
+    },
+  }),
+
+  commits: listEndpoint({
+    path: '/git/apps/{id}/repositories/{repo}/commits',
+    tag,
+    summary: 'List commits of a repository',
+    description: 'Commits of one repository of the git app. `all` in place of the repository id lists every repository.',
+    resource: CommitResource,
+    params: repositoryParams,
+    source: async (ctx, { id, repo }) => {
+      await guard.repository(ctx.principal, id, repo);
+      return scopes.commits({ repositoryId: repo });
+    },
+  }),
+
+  pullRequests: listEndpoint({
+    path: '/git/apps/{id}/repositories/{repo}/pull-requests',
+    tag,
+    summary: 'List pull requests of a repository',
+    description: 'Pull requests of one repository of the git app. `all` in place of the repository id lists every repository.',
+    resource: PullRequestResource,
+    params: repositoryParams,
+    source: async (ctx, { id, repo }) => {
+      await guard.repository(ctx.principal, id, repo);
+      return scopes.pullRequests({ repositoryId: repo });
+    },
+  }),
+});
+
+export const commitsEndpoint = listEndpoint({
+  path: '/commits',
+  tag,
+  summary: 'List commits',
+  description: 'Commits across every repository of every organization the caller can access. Filter by created_at.',
+  resource: CommitResource,
+  source: async (ctx) => scopes.commits({ organizationIds: rules.accessibleOrganizationIds(ctx.principal) }),
+});

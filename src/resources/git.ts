@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import type { Commit, PullRequest, Repository } from '../../db/models';
+import { nullableTimestamp, timestamp } from '../wire/envelopes';
+import { defineResource, iso, isoOrNull } from './resource';
+
+export const RepositoryResource = defineResource(
+  'Repository',
+  'A repository of a git app.',
+  {
+    id: z.string(),
+    git_app_id: z.string(),
+    name: z.string(),
+    full_name: z.string(),
+    default_branch: z.string(),
+    is_private: z.boolean(),
+    created_at: timestamp,
+  },
+  { sort: ['created_at', 'name'] },
+);
+
+export const CommitResource = defineResource('Commit', 'A commit of a repository.', {
+  id: z.string(),
+  repository_id: z.string(),
+  sha: z.string(),
+  message: z.string(),
+  author_id: z.string().nullable().meta({ description: 'The platform user, when the author is known' }),
+  author_name: z.string(),
+  additions: z.number().int(),
+  deletions: z.number().int(),
+  created_at: timestamp,
+});
+
+export const PullRequestResource = defineResource(
+  'PullRequest',
+  'A pull (merge) request of a repository.',
+  {
+    id: z.string(),
+    repository_id: z.string(),
+    number: z.number().int(),
+    title: z.string(),
+    state: z.enum(['open', 'closed', 'merged']),
+    author_id: z.string().nullable(),
+    created_at: timestamp,
+    merged_at: nullableTimestamp,
+    closed_at: nullableTimestamp,
+  },
+  { sort: ['created_at', 'title'] },
+);
+
+export const toRepository = (r: Repository) => ({
+  id: r.id,
+  git_app_id: r.git_app_id,
+  name: r.name,
+  full_name: r.full_name,
+  default_branch: r.default_branch,
+  is_private: Boolean(r.is_private),
+  created_at: iso(r.created_at),
+});
+
+export const toCommit = (c: Commit) => ({
+  id: c.id,
+  repository_id: c.repository_id,
+  sha: c.sha,
+  message: c.message,
+  author_id: c.author_id,
+  author_name: c.author_name,
+  additions: c.additions,
+  deletions: c.deletions,
+  created_at: iso(c.created_at),
+});
+
+export const toPullRequest = (p: PullRequest) => ({
+  id: p.id,
+  repository_id: p.repository_id,
+  number: p.number,
+  title: p.title,
+  state: p.state,
+  author_id: p.author_id,
+  created_at: iso(p.created_at),
+  merged_at: isoOrNull(p.merged_at),
+  closed_at: isoOrNull(p.closed_at),
+});

@@ -1,0 +1,46 @@
+import { Op } from 'sequelize';
+import { Commit, GitApp, PullRequest, Repository } from '../../db/models';
+import type { Principal } from '../access/principal';
+import { rules } from '../access/rules';
+import { toGitApp } from '../resources/integrations';
+import { toCommit, toPullRequest, toRepository } from '../resources/git';
+import type { ListSource } from './listing';
+
+/** Commits and pull requests carry their git app and organization, so each scope below is one index range. */
+export type GitScope = { repositoryId: string } | { gitAppId: string } | { organizationIds: string[] };
+
+function scopeWhere(scope: GitScope) {
+  if ('repositoryId' in scope) return { where: { repository_id: scope.repositoryId }, key: `repo:${scope.repositoryId}` };
+  if ('gitAppId' in scope) return { where: { git_app_id: scope.gitAppId }, key: `gapp:${scope.gitAppId}` };
+  const ids = [...scope.organizationIds].sort();
+  return { where: { organization_id: { [Op.in]: ids } }, key: `orgs:${ids.join(',')}` };
+}
+
+export function accessibleGitApps(p: Principal): ListSource<ReturnType<typeof toGitApp>> {
+  const ids = rules.accessibleOrganizationIds(p);
+  return {
+    model: GitApp,
+    where: { organization_id: { [Op.in]: ids } },
+    toItem: (row) => toGitApp(row as GitApp),
+    countKey: `git-apps|${[...ids].sort().join(',')}`,
+  };
+}
+
+export function gitAppRepositories(gitAppId: string): ListSource<ReturnType<typeof toRepository>> {
+  return {
+    model: Repository,
+    where: { git_app_id: gitAppId },
+    toItem: (row) => toRepository(row as Repository),
+    countKey: `repositories|${gitAppId}`,
+  };
+}
+
+export function commits(scope: GitScope): ListSource<ReturnType<typeof toCommit>> {
+  const { where, key } = scopeWhere(scope);
+  return { model: Commit, where, toItem: (row) => toCommit(row as Commit), countKey: `commits|${key}` };
+}
+
+export function pullRequests(scope: GitScope): ListSource<ReturnType<typeof toPullRequest>> {
+  const { where, key } = scopeWhere(scope);
+  return { model: PullRequest, where, toItem: (row) => toPullRequest(row as PullRequest), countKey: `pull-requests|${key}` };
+}

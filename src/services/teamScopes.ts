@@ -1,0 +1,44 @@
+import { Op } from 'sequelize';
+import { Interaction, Task, Team, TeamMembership, User } from '../../db/models';
+import type { Principal } from '../access/principal';
+import { rules } from '../access/rules';
+import { memberColumns, toTeam, toTeamMember } from '../resources/people';
+import { toInteraction, toTask } from '../resources/activity';
+import type { ListSource } from './listing';
+
+/** Teams of the accessible organizations (only the token's teams when it names teams). */
+export function accessibleTeams(p: Principal): ListSource<ReturnType<typeof toTeam>> {
+  const organizationIds = rules.accessibleOrganizationIds(p);
+  const teamFilter = rules.teamFilter(p);
+  return {
+    model: Team,
+    where: { organization_id: { [Op.in]: organizationIds }, ...(teamFilter ? { id: { [Op.in]: teamFilter } } : {}) },
+    toItem: (row) => toTeam(row as Team),
+    countKey: `teams|${[...organizationIds].sort().join(',')}|${teamFilter ? [...teamFilter].sort().join(',') : '*'}`,
+  };
+}
+
+/** Everyone in the team (members and managers), or only its managers. */
+export function teamMembers(teamId: string, role?: 'manager'): ListSource<ReturnType<typeof toTeamMember>> {
+  return {
+    model: TeamMembership,
+    where: { team_id: teamId, ...(role ? { role } : {}) },
+    include: [{ model: User, as: 'user', required: true }],
+    columns: memberColumns,
+    toItem: (row) => toTeamMember(row as TeamMembership & { user: User }),
+    countKey: `team-members|${teamId}|${role ?? '*'}`,
+  };
+}
+
+export function teamTasks(teamId: string): ListSource<ReturnType<typeof toTask>> {
+  return { model: Task, where: { team_id: teamId }, toItem: (row) => toTask(row as Task), countKey: `team-tasks|${teamId}` };
+}
+
+export function teamInteractions(teamId: string): ListSource<ReturnType<typeof toInteraction>> {
+  return {
+    model: Interaction,
+    where: { team_id: teamId },
+    toItem: (row) => toInteraction(row as Interaction),
+    countKey: `team-interactions|${teamId}`,
+  };
+}
