@@ -3,6 +3,8 @@ import { ListingService, ListSource, PageRequest } from '../src/services/listing
 import { CountCache } from '../src/services/countCache';
 import { organizationMembers } from '../src/services/organizationScopes';
 import { userApps, visibleUsers } from '../src/services/userScopes';
+import { commits } from '../src/services/gitScopes';
+import { Op } from 'sequelize';
 
 // Deep pages are read with a deferred join; with the threshold at 0 every page takes that path, and each
 // must equal the page the plain OFFSET query returns.
@@ -39,5 +41,32 @@ describe.each(Object.entries(sources))('deferred join: %s', (_name, source) => {
       ]);
       expect(b).toEqual(a);
     }
+  });
+});
+
+describe('partitioned scope: a page of several organizations is the merge of one ordered range per organization', () => {
+  const both = [DEMO.orgs.acme, DEMO.orgs.globex];
+  const merged = () => commits({ organizationIds: both });
+  // The same rows selected with a plain IN, which the merge must reproduce exactly.
+  const withIn = (): ListSource<unknown> => {
+    const { partition, ...rest } = merged();
+    return { ...rest, where: { organization_id: { [Op.in]: partition!.values } } };
+  };
+
+  test.each([
+    ['desc', undefined],
+    ['asc', undefined],
+    ['desc', { from: new Date('2025-01-01T00:00:00Z') }],
+  ] as const)('order=%s, created_at range %j: every page, and one past the end, equals the IN query', async (order, createdAt) => {
+    const request: PageRequest = { page: 1, perPage: 7, sort: 'created_at', order, createdAt };
+    const first = await plain.fetchPage(withIn(), request);
+    expect(first.total).toBeGreaterThan(7);
+    const repositories = new Set<string>();
+    for (let page = 1; page <= Math.ceil(first.total / 7) + 1; page++) {
+      const [a, b] = await Promise.all([plain.fetchPage(withIn(), { ...request, page }), plain.fetchPage(merged(), { ...request, page })]);
+      expect(b).toEqual(a);
+      for (const item of b.items as { repository_id: string }[]) repositories.add(item.repository_id);
+    }
+    expect(repositories.size).toBeGreaterThan(1);
   });
 });

@@ -9,11 +9,11 @@ import type { ListSource } from './listing';
 /** Commits and pull requests carry their git app and organization, so each scope below is one index range. */
 export type GitScope = { repositoryId: string } | { gitAppId: string } | { organizationIds: string[] };
 
-function scopeWhere(scope: GitScope) {
+function scopeOf(scope: GitScope): Pick<ListSource<unknown>, 'where' | 'partition'> & { key: string } {
   if ('repositoryId' in scope) return { where: { repository_id: scope.repositoryId }, key: `repo:${scope.repositoryId}` };
   if ('gitAppId' in scope) return { where: { git_app_id: scope.gitAppId }, key: `gapp:${scope.gitAppId}` };
   const ids = [...scope.organizationIds].sort();
-  return { where: { organization_id: { [Op.in]: ids } }, key: `orgs:${ids.join(',')}` };
+  return { partition: { column: 'organization_id', values: ids }, key: `orgs:${ids.join(',')}` };
 }
 
 export function accessibleGitApps(p: Principal): ListSource<ReturnType<typeof toGitApp>> {
@@ -36,11 +36,11 @@ export function gitAppRepositories(gitAppId: string): ListSource<ReturnType<type
 }
 
 export function commits(scope: GitScope): ListSource<ReturnType<typeof toCommit>> {
-  const { where, key } = scopeWhere(scope);
-  return { model: Commit, where, toItem: (row) => toCommit(row as Commit), countKey: `commits|${key}` };
+  const { key, ...selection } = scopeOf(scope);
+  return { model: Commit, ...selection, toItem: (row) => toCommit(row as Commit), countKey: `commits|${key}` };
 }
 
 export function pullRequests(scope: GitScope): ListSource<ReturnType<typeof toPullRequest>> {
-  const { where, key } = scopeWhere(scope);
-  return { model: PullRequest, where, toItem: (row) => toPullRequest(row as PullRequest), countKey: `pull-requests|${key}` };
+  const { key, ...selection } = scopeOf(scope);
+  return { model: PullRequest, ...selection, toItem: (row) => toPullRequest(row as PullRequest), countKey: `pull-requests|${key}` };
 }

@@ -1,4 +1,20 @@
-import { CountOptions, FindOptions, Includeable, IncludeOptions, Model, ModelStatic, Op, Order, WhereOptions } from 'sequelize';
+import {
+  CountOptions,
+  FindOptions,
+  Includeable,
+  IncludeOptions,
+  Model,
+  ModelStatic,
+  Op,
+  Order,
+  QueryTypes,
+  WhereOptions,
+} from 'sequelize';
+
+/** Sequelize's SQL builder (public on the query interface, absent from its typings). */
+interface SelectQueryGenerator {
+  selectQuery(table: unknown, options: FindOptions, model: ModelStatic<Model>): string;
+}
 import type { TimeRange } from '../wire/dates';
 import type { SortOrder } from '../wire/query';
 import { CountCache } from './countCache';
@@ -17,6 +33,12 @@ export interface ListSource<Item> {
   toItem(row: Model): Item;
   /** Names the scope for the count cache; two sources with equal keys must select the same rows. */
   countKey: string;
+  /**
+   * A scope that is a set of values of an indexed column (e.g. the caller's organizations). With several values
+   * an `IN` defeats the (column, sort, id) index and sorts every matching row; a page is then read as the merge
+   * of one ordered index range per value.
+   */
+  partition?: { column: string; values: string[] };
 }
 
 export interface PageRequest {
@@ -61,6 +83,7 @@ export class ListingService {
     const column = (field: string): ColumnRef => source.columns?.[field] ?? field;
     const direction = request.order === 'asc' ? 'ASC' : 'DESC';
     const conditions: WhereOptions[] = source.where ? [source.where] : [];
+    const partition = source.partition;
     const range = request.createdAt;
     if (range?.from || range?.before) {
       const bounds: Record<symbol, Date> = {};
@@ -68,16 +91,23 @@ export class ListingService {
       if (range.before) bounds[Op.lt] = range.before;
       conditions.push({ [whereKey(column('created_at'))]: bounds });
     }
-    const where: WhereOptions = conditions.length === 1 ? conditions[0] : { [Op.and]: conditions };
+    const and = (parts: WhereOptions[]): WhereOptions => (parts.length === 1 ? parts[0] : { [Op.and]: parts });
+    const where = and(partition ? [...conditions, { [partition.column]: { [Op.in]: partition.values } }] : conditions);
     const offset = (request.page - 1) * request.perPage;
 
     // Ties are broken by id in the same direction, so pages never repeat or skip items.
     const order = [orderPath(column(request.sort), direction), orderPath(column('id'), direction)];
     const query = { where, include: source.include, replacements: source.replacements, order, subQuery: false };
-    const rows =
-      offset >= this.options.deferredJoinOffset
-        ? await this.deferredPage(source, query, request.perPage, offset)
-        : await source.model.findAll({ ...query, limit: request.perPage, offset });
+    const sortColumn = column(request.sort);
+    let rows: Model[];
+    if (partition && partition.values.length > 1 && !source.include && typeof sortColumn === 'string') {
+      const branches = partition.values.map((v) => and([...conditions, { [partition.column]: v }]));
+      rows = await this.mergedPage(source, branches, [sortColumn, column('id') as string], direction, request.perPage, offset);
+    } else if (offset >= this.options.deferredJoinOffset) {
+      rows = await this.deferredPage(source, query, request.perPage, offset);
+    } else {
+      rows = await source.model.findAll({ ...query, limit: request.perPage, offset });
+    }
 
     // A short page tells the total without counting (an empty page past the end does not).
     let total: number | undefined;
@@ -94,6 +124,44 @@ export class ListingService {
       total = Math.max(counted, rows.length > 0 ? offset + rows.length : 0);
     }
     return { items: rows.map((r) => source.toItem(r)), total };
+  }
+
+  /**
+   * One page of the union of several ordered branches: each branch reads at most offset + limit keys from its
+   * own index range, and the database merges them. Then the page's rows are read by key.
+   */
+  private async mergedPage<Item>(
+    source: ListSource<Item>,
+    branches: WhereOptions[],
+    [sortColumn, idColumn]: [string, string],
+    direction: 'ASC' | 'DESC',
+    limit: number,
+    offset: number,
+  ): Promise<Model[]> {
+    const model = source.model;
+    const sequelize = model.sequelize!;
+    const generator = (sequelize.getQueryInterface() as unknown as { queryGenerator: SelectQueryGenerator }).queryGenerator;
+    const order: Order = [
+      [sortColumn, direction],
+      [idColumn, direction],
+    ];
+    // Values are escaped by Sequelize's own query generator, exactly as in findAll; limit and offset are
+    // integers validated by the input schema.
+    const branchSql = branches.map((where, i) => {
+      const sql = generator
+        .selectQuery(model.getTableName(), { attributes: [idColumn, sortColumn], where, order, limit: offset + limit }, model)
+        .replace(/;\s*$/, '');
+      return `SELECT * FROM (${sql}) AS branch_${i}`;
+    });
+    const q = (name: string) => sequelize.getQueryInterface().quoteIdentifier(name);
+    const keys = (await sequelize.query(
+      `SELECT merged.${q(idColumn)} AS id FROM (${branchSql.join(' UNION ALL ')}) AS merged ` +
+        `ORDER BY merged.${q(sortColumn)} ${direction}, merged.${q(idColumn)} ${direction} ` +
+        `LIMIT ${Math.trunc(limit)} OFFSET ${Math.trunc(offset)}`,
+      { type: QueryTypes.SELECT },
+    )) as { id: string }[];
+    if (keys.length === 0) return [];
+    return model.findAll({ where: { [idColumn]: { [Op.in]: keys.map((k) => k.id) } }, order });
   }
 
   private async deferredPage<Item>(
