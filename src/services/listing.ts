@@ -71,12 +71,17 @@ export interface ListingOptions {
    * discards every full row before the page.
    */
   deferredJoinOffset: number;
+  /**
+   * A multi-value partition is merged while each branch reads at most this many keys; deeper, one deferred
+   * join over the whole scope sorts less than the merge of every branch's first offset + limit keys.
+   */
+  mergeMaxRows: number;
 }
 
 export class ListingService {
   constructor(
     private readonly counts: CountCache,
-    private readonly options: ListingOptions = { deferredJoinOffset: 1000 },
+    private readonly options: ListingOptions = { deferredJoinOffset: 1000, mergeMaxRows: 10_000 },
   ) {}
 
   async fetchPage<Item>(source: ListSource<Item>, request: PageRequest): Promise<Page<Item>> {
@@ -100,9 +105,10 @@ export class ListingService {
     const query = { where, include: source.include, replacements: source.replacements, order, subQuery: false };
     const sortColumn = column(request.sort);
     let rows: Model[];
-    if (partition && partition.values.length > 1 && !source.include && typeof sortColumn === 'string') {
-      const branches = partition.values.map((v) => and([...conditions, { [partition.column]: v }]));
-      rows = await this.mergedPage(source, branches, [sortColumn, column('id') as string], direction, request.perPage, offset);
+    const mergeable = partition && partition.values.length > 1 && !source.include && typeof sortColumn === 'string';
+    if (mergeable && offset + request.perPage <= this.options.mergeMaxRows) {
+      const branches = partition!.values.map((v) => and([...conditions, { [partition!.column]: v }]));
+      rows = await this.mergedPage(source, branches, [sortColumn as string, column('id') as string], direction, request.perPage, offset);
     } else if (offset >= this.options.deferredJoinOffset) {
       rows = await this.deferredPage(source, query, request.perPage, offset);
     } else {
