@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { Body, expectError, expectList, ids, byCreatedDesc } from './support/assertions';
 import { Commit, GitApp, PullRequest, Repository } from '../db/models';
@@ -436,5 +437,33 @@ describe('`all` repositories of a git app', () => {
       expectError(await t.get(`/v1/git/apps/${G.globexGitlab}/repositories/all/${kind}`, tokens.ada), 403, 'FORBIDDEN', FORBIDDEN_GIT_APP);
       expectError(await t.get(`/v1/git/apps/${G.acmeGithub}/repositories/all/${kind}`, tokens.margaretGlobex), 403, 'FORBIDDEN', FORBIDDEN_GIT_APP);
     }
+  });
+});
+
+describe('check order and the /trpc transport', () => {
+  test('400 comes before 404 and 403', async () => {
+    expectError(await t.get('/v1/git/apps/gapp_nope/repositories/repo_nope/commits?per_page=101', tokens.ada), 400, 'VALIDATION_ERROR', 'per_page must be an integer from 1 to 100');
+    expectError(
+      await t.get(`/v1/git/apps/${G.globexGitlab}/repositories/all/pull-requests?sort=number`, tokens.ada),
+      400,
+      'VALIDATION_ERROR',
+      'sort must be one of: created_at, title',
+    );
+    expectError(await t.get(`/v1/git/apps/${G.globexGitlab}/repositories?page=0`, tokens.ada), 400, 'VALIDATION_ERROR', 'page must be an integer of 1 or more');
+  });
+
+  test('git.allCommits and git.pullRequests answer as REST does', async () => {
+    const trpc = (procedure: string, input: unknown, who: string) =>
+      request(t.runtime.app)
+        .get(`/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`)
+        .set('Authorization', `Bearer ${tokens[who]}`);
+    const commits = await trpc('git.allCommits', { id: G.acmeGithub, per_page: 5, page: 2 }, 'linus');
+    expect(commits.status).toBe(200);
+    expect(commits.body.result.data).toEqual(await ok(`/v1/git/apps/${G.acmeGithub}/repositories/all/commits?per_page=5&page=2`, 'linus'));
+    const prs = await trpc('git.pullRequests', { id: G.acmeGithub, repo: R.acmeApi, sort: 'title' }, 'linus');
+    expect(prs.body.result.data).toEqual(await ok(`/v1/git/apps/${G.acmeGithub}/repositories/${R.acmeApi}/pull-requests?sort=title`, 'linus'));
+    const missing = await trpc('git.commits', { id: G.acmeGithub, repo: R.globexCore }, 'margaret');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toMatchObject({ message: 'Repository not found', data: { code: 'NOT_FOUND', httpStatus: 404 } });
   });
 });

@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { Op } from 'sequelize';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { Body, expectError, expectList, ids, byCreatedDesc } from './support/assertions';
@@ -475,5 +476,35 @@ describe('GET /v1/teams/{team_id}/interactions', () => {
   test('404 before 403: an unknown team is "Team not found" for anyone', async () => {
     expectError(await t.get('/v1/teams/team_nope/interactions', tokens.linus), 404, 'NOT_FOUND', 'Team not found');
     expectError(await t.get('/v1/teams/team_nope/interactions', tokens.ada), 404, 'NOT_FOUND', 'Team not found');
+  });
+});
+
+describe('check order and the /trpc transport', () => {
+  test('400 comes before 404 and 403', async () => {
+    expectError(await t.get('/v1/teams/team_nope/tasks?sort=status', tokens.ada), 400, 'VALIDATION_ERROR', 'sort must be one of: created_at, title');
+    expectError(await t.get(`/v1/teams/${T.globexCore}/interactions?sort=type`, tokens.ada), 400, 'VALIDATION_ERROR', 'sort must be one of: created_at');
+    expectError(await t.get(`/v1/teams/${T.platform}/interactions?per_page=0`, tokens.linus), 400, 'VALIDATION_ERROR', 'per_page must be an integer from 1 to 100');
+    expectError(
+      await t.get(`/v1/teams/${T.platform}/members/${U.ada}?fields=role`, tokens.ada),
+      400,
+      'VALIDATION_ERROR',
+      /^fields has unknown field\(s\) 'role'/,
+    );
+  });
+
+  test('teams.interactions and teams.member answer as REST does', async () => {
+    const trpc = (procedure: string, input: unknown, who: string) =>
+      request(t.runtime.app)
+        .get(`/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`)
+        .set('Authorization', `Bearer ${tokens[who]}`);
+    const interactions = await trpc('teams.interactions', { team_id: T.platform, per_page: 2, order: 'asc' }, 'grace');
+    expect(interactions.status).toBe(200);
+    expect(interactions.body.result.data).toEqual(await ok(`/v1/teams/${T.platform}/interactions?per_page=2&order=asc`, 'grace'));
+    const forbidden = await trpc('teams.interactions', { team_id: T.platform }, 'linus');
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.error).toMatchObject({ message: FORBIDDEN_TEAM, data: { code: 'FORBIDDEN', httpStatus: 403 } });
+    const missing = await trpc('teams.member', { team_id: T.platform, user_id: U.ada }, 'ada');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toMatchObject({ message: 'Team member not found', data: { code: 'NOT_FOUND', httpStatus: 404 } });
   });
 });
