@@ -193,6 +193,9 @@ describe('GET /v1/teams/{team_id}', () => {
 
   test('404 "Team not found"', async () => {
     expectError(await t.get('/v1/teams/team_nope', tokens.ada), 404, 'NOT_FOUND', 'Team not found');
+    // Ids are opaque and matched exactly, on MySQL too (binary collation on id columns).
+    expectError(await t.get(`/v1/teams/${DEMO.teams.platform.toUpperCase()}`, tokens.ada), 404, 'NOT_FOUND', 'Team not found');
+    expectError(await t.get(`/v1/users/${DEMO.users.linus.toUpperCase()}`, tokens.ada), 404, 'NOT_FOUND', 'User not found');
     expectError(await t.get('/v1/teams/team_nope', tokens.outsider), 404, 'NOT_FOUND', 'Team not found');
   });
 

@@ -1,9 +1,13 @@
 import { DataTypes, QueryInterface, ModelAttributeColumnOptions } from 'sequelize';
 
 // A migration is history: its column types are written out here, not imported from the models.
-const id = { type: DataTypes.STRING(40), allowNull: false, primaryKey: true };
-const ref = { type: DataTypes.STRING(40), allowNull: false };
-const optionalRef = { type: DataTypes.STRING(40), allowNull: true };
+// Ids are opaque and compared exactly: binary collation on MySQL (SQLite compares bytes already). `up`
+// swaps this type for MySQL's spelling, since Sequelize 6 renders STRING(40).BINARY as `VARCHAR BINARY(40)`.
+const ID_TYPE = DataTypes.STRING(40);
+const MYSQL_ID_TYPE = 'VARCHAR(40) BINARY';
+const id = { type: ID_TYPE, allowNull: false, primaryKey: true };
+const ref = { type: ID_TYPE, allowNull: false };
+const optionalRef = { type: ID_TYPE, allowNull: true };
 const ts = { type: DataTypes.DATE(3), allowNull: false };
 const optionalTs = { type: DataTypes.DATE(3), allowNull: true };
 const name = { type: DataTypes.STRING(200), allowNull: false };
@@ -200,9 +204,16 @@ const tables: Record<string, TableSpec> = {
   },
 };
 
+function forDialect(columns: Columns, dialect: string): Columns {
+  if (dialect !== 'mysql') return columns;
+  return Object.fromEntries(
+    Object.entries(columns).map(([name, c]) => [name, c.type === ID_TYPE ? { ...c, type: MYSQL_ID_TYPE } : c]),
+  ) as Columns;
+}
+
 export async function up({ context: qi }: { context: QueryInterface }): Promise<void> {
   for (const [table, spec] of Object.entries(tables)) {
-    await qi.createTable(table, spec.columns);
+    await qi.createTable(table, forDialect(spec.columns, qi.sequelize.getDialect()));
     for (const fields of spec.indexes ?? []) {
       await qi.addIndex(table, fields, { name: `${table}_${fields.join('_')}` });
     }
