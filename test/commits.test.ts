@@ -1,7 +1,9 @@
 import { startTestApp, TestApp, DEMO } from './support/harness';
-import { Body, expectError, expectList, byCreatedDesc } from './support/assertions';
+import { Body, expectError, expectList, byCreatedDesc, listEnvelope as list } from './support/assertions';
+import { actorClient } from './support/actors';
+import { commitItem } from './support/items';
 import { Commit } from '../db/models';
-import { FIXTURE_COMMITS, FIXTURE_DAYS } from '../db/demo/fixtures';
+import { FIXTURE_DAYS } from '../db/demo/fixtures';
 
 /**
  * GET /v1/commits: the commits of every repository the caller can access (DESIGN §4), the created_at filters
@@ -15,52 +17,20 @@ const FIELDS = ['additions', 'author_id', 'author_name', 'created_at', 'deletion
 const DATE_RULE =
   'must be an ISO 8601 date (2026-01-15, meaning that whole UTC day) or date-time with Z or an offset (2026-01-15T10:30:00Z)';
 
-const commitItem = (id: string) => {
-  const row = FIXTURE_COMMITS.find((c) => c.id === id);
-  if (!row) throw new Error(`no fixture ${id}`);
-  const { git_app_id: _app, organization_id: _org, ...item } = row;
-  return item;
-};
-
-const list = (data: unknown[], meta: Partial<Body> = {}) => ({
-  status: 'success',
-  data,
-  meta: { page: 1, per_page: 50, total: data.length, total_pages: data.length ? 1 : 0, sort: 'created_at', order: 'desc', ...meta },
-});
-
 let t: TestApp;
 const tokens: Record<string, string> = {};
 /** Every commit each caller can see, in the default order (read through /v1/commits). */
 const everything: Record<string, Body[]> = {};
 
-async function ok(path: string, who: string): Promise<Body> {
-  const res = await t.get(path, tokens[who]);
-  if (res.status !== 200) throw new Error(`GET ${path} as ${who} → ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
-/** Every item of a list, page by page; checks the meta of every page and that no id repeats. */
-async function walk(path: string, who: string, perPage = 100): Promise<Body[]> {
-  const sep = path.includes('?') ? '&' : '?';
-  const first = await ok(`${path}${sep}per_page=${perPage}&page=1`, who);
-  const items = [...first.data];
-  for (let page = 2; page <= first.meta.total_pages; page++) {
-    const body = await ok(`${path}${sep}per_page=${perPage}&page=${page}`, who);
-    expect(body.meta).toEqual({ ...first.meta, page });
-    items.push(...body.data);
-  }
-  expect(items).toHaveLength(first.meta.total);
-  expect(new Set(items.map((x) => x.id)).size).toBe(items.length);
-  return items;
-}
+const { ok, all } = actorClient(() => t, tokens);
 
 /** The union of the per-repository commit lists of every accessible git app, in the default order. */
 async function unionOfRepositories(who: string): Promise<Body[]> {
-  const apps = await walk('/v1/git/apps', who);
+  const apps = await all('/v1/git/apps', who);
   const out: Body[] = [];
   for (const app of apps) {
-    const repos = await walk(`/v1/git/apps/${app.id}/repositories`, who);
-    for (const repo of repos) out.push(...(await walk(`/v1/git/apps/${app.id}/repositories/${repo.id}/commits`, who)));
+    const repos = await all(`/v1/git/apps/${app.id}/repositories`, who);
+    for (const repo of repos) out.push(...(await all(`/v1/git/apps/${app.id}/repositories/${repo.id}/commits`, who)));
   }
   return out.sort(byCreatedDesc);
 }
@@ -70,7 +40,7 @@ beforeAll(async () => {
   for (const who of ['ada', 'linus', 'outsider', 'margaret', 'hedy'] as const) tokens[who] = await t.token({ user: DEMO.emails[who] });
   tokens.margaretGlobex = await t.token({ user: DEMO.emails.margaret, organizationIds: [O.globex] });
   tokens.adaPlatform = await t.token({ user: DEMO.emails.ada, teamIds: [DEMO.teams.platform] });
-  for (const who of ['ada', 'outsider', 'margaret']) everything[who] = await walk('/v1/commits', who);
+  for (const who of ['ada', 'outsider', 'margaret']) everything[who] = await all('/v1/commits', who);
 });
 afterAll(async () => t.close());
 
@@ -108,16 +78,16 @@ describe('GET /v1/commits', () => {
   });
 
   test('token scopes: an organization scope narrows, a team scope allows the team\'s organization', async () => {
-    expect(await walk('/v1/commits', 'margaretGlobex')).toEqual(everything.outsider);
-    expect(await walk('/v1/commits', 'hedy')).toEqual(everything.outsider);
-    expect(await walk('/v1/commits', 'adaPlatform')).toEqual(everything.ada);
+    expect(await all('/v1/commits', 'margaretGlobex')).toEqual(everything.outsider);
+    expect(await all('/v1/commits', 'hedy')).toEqual(everything.outsider);
+    expect(await all('/v1/commits', 'adaPlatform')).toEqual(everything.ada);
   });
 
   test('paging through every page, in both orders and several sizes, yields each id once, in order', async () => {
     for (const perPage of [1, 7, 50]) {
-      expect(await walk('/v1/commits', 'margaret', perPage)).toEqual(everything.margaret);
+      expect(await all('/v1/commits', 'margaret', perPage)).toEqual(everything.margaret);
     }
-    const asc = await walk('/v1/commits?order=asc', 'margaret', 9);
+    const asc = await all('/v1/commits?order=asc', 'margaret', 9);
     expect(asc).toEqual([...everything.margaret].reverse());
     // pages past the end, shallow and deep (deep pages are read differently), in both orders
     for (const page of [1000, 2000]) {
@@ -204,14 +174,14 @@ describe('GET /v1/commits created_at filters', () => {
     for (const op of Object.keys(keep)) {
       for (const value of values) {
         const expected = everything.margaret.filter((c) => keep[op](Date.parse(c.created_at), bounds(value)));
-        const got = await walk(`/v1/commits?created_at[${op}]=${encodeURIComponent(value)}`, 'margaret');
+        const got = await all(`/v1/commits?created_at[${op}]=${encodeURIComponent(value)}`, 'margaret');
         expect({ op, value, ids: got.map((x) => x.id) }).toEqual({ op, value, ids: expected.map((x) => x.id) });
       }
     }
     // several operators combine with AND
     const from = '2024-06-01';
     const to = '2025-06-30T00:00:00Z';
-    const both = await walk(`/v1/commits?created_at[gte]=${from}&created_at[lt]=${to}`, 'margaret');
+    const both = await all(`/v1/commits?created_at[gte]=${from}&created_at[lt]=${to}`, 'margaret');
     const expected = everything.margaret.filter((c) => c.created_at >= '2024-06-01T00:00:00.000Z' && c.created_at < '2025-06-30T00:00:00.000Z');
     expect(expected.length).toBeGreaterThan(0);
     expect(expected.length).toBeLessThan(everything.margaret.length);

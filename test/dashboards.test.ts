@@ -1,8 +1,10 @@
 import { Op } from 'sequelize';
 import { startTestApp, TestApp, DEMO } from './support/harness';
-import { Body, expectError, expectList, ids, byCreatedDesc } from './support/assertions';
+import { Body, expectError, expectList, ids, byCreatedDesc, listEnvelope as list, textOrder } from './support/assertions';
+import { actorClient } from './support/actors';
+import { dbViewItem, viewItem } from './support/items';
 import { DashboardView, OrganizationMembership, TeamMembership } from '../db/models';
-import { DASHBOARD_CATALOG, FIXTURE_DASHBOARD_VIEWS } from '../db/demo/fixtures';
+import { DASHBOARD_CATALOG } from '../db/demo/fixtures';
 
 /**
  * /v1/dashboard-views, /v1/dashboard-views/catalog and /v1/dashboard-views/{id}: exact shapes (DESIGN §4),
@@ -20,36 +22,15 @@ const FIELDS = {
 };
 const FORBIDDEN_VIEW = 'You do not have permission to access this dashboard view';
 
-const viewItem = (id: string) => {
-  const row = FIXTURE_DASHBOARD_VIEWS.find((v) => v.id === id);
-  if (!row) throw new Error(`no fixture ${id}`);
-  return { ...row };
-};
 const catalogItem = (e: (typeof DASHBOARD_CATALOG)[number]) => ({ key: e.key, name: e.name, description: e.description, category: e.category });
 
-const list = (data: unknown[], meta: Partial<Body> = {}) => ({
-  status: 'success',
-  data,
-  meta: { page: 1, per_page: 50, total: data.length, total_pages: data.length ? 1 : 0, sort: 'created_at', order: 'desc', ...meta },
-});
 const catalogList = (data: unknown[], meta: Partial<Body> = {}) => list(data, { sort: 'key', order: 'asc', ...meta });
 
 let t: TestApp;
 const tokens: Record<string, string> = {};
 
-async function ok(path: string, who: string): Promise<Body> {
-  const res = await t.get(path, tokens[who]);
-  if (res.status !== 200) throw new Error(`GET ${path} as ${who} → ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
-/** Text order of the backend: SQLite compares bytes, MariaDB/MySQL's default collation ignores case. */
-const textKey = (s: string) => (t.runtime.sequelize.getDialect() === 'mysql' ? s.toUpperCase() : s);
-const byText = (field: string, order: 'asc' | 'desc', tieField = 'id') => (a: Body, b: Body) => {
-  const [x, y] = [textKey(a[field]), textKey(b[field])];
-  const cmp = x === y ? (textKey(a[tieField]) < textKey(b[tieField]) ? -1 : 1) : x < y ? -1 : 1;
-  return order === 'asc' ? cmp : -cmp;
-};
+const { ok } = actorClient(() => t, tokens);
+const { byText } = textOrder(() => t.runtime.sequelize.getDialect());
 
 /**
  * DESIGN §5, read from the database: organization views of the caller's organizations, team views of the
@@ -72,16 +53,7 @@ async function visibleViews(userId: string, organizationIds?: string[], teamFilt
         (v.visibility === 'team' && v.team_id !== null && teams.includes(v.team_id)) ||
         (v.visibility === 'private' && v.owner_id === userId),
     )
-    .map((v) => ({
-      id: v.id,
-      name: v.name,
-      type: v.type,
-      visibility: v.visibility,
-      organization_id: v.organization_id,
-      team_id: v.team_id,
-      owner_id: v.owner_id,
-      created_at: v.created_at.toISOString(),
-    }))
+    .map(dbViewItem)
     .sort(byCreatedDesc);
 }
 

@@ -1,8 +1,10 @@
 import request from 'supertest';
 import { startTestApp, TestApp, DEMO } from './support/harness';
-import { Body, expectError, expectList, ids, byCreatedDesc } from './support/assertions';
+import { Body, expectError, expectList, ids, byCreatedDesc, byCreatedAsc, listEnvelope as list, textOrder } from './support/assertions';
+import { actorClient } from './support/actors';
+import { commitItem, find } from './support/items';
 import { Commit, GitApp, PullRequest, Repository } from '../db/models';
-import { FIXTURE_COMMITS, FIXTURE_GIT_APPS, FIXTURE_PULL_REQUESTS, FIXTURE_REPOSITORIES } from '../db/demo/fixtures';
+import { FIXTURE_GIT_APPS, FIXTURE_PULL_REQUESTS, FIXTURE_REPOSITORIES } from '../db/demo/fixtures';
 
 /**
  * The /v1/git endpoints: git apps, repositories, commits and pull requests of one repository or of `all` the
@@ -24,18 +26,9 @@ const FIELDS = {
 };
 const FORBIDDEN_GIT_APP = 'You do not have permission to access this git app';
 
-const find = <X extends { id: string }>(rows: readonly X[], id: string): X => {
-  const row = rows.find((r) => r.id === id);
-  if (!row) throw new Error(`no fixture ${id}`);
-  return row;
-};
 const gitAppItem = (id: string) => ({ ...find(FIXTURE_GIT_APPS, id) });
 const repositoryItem = (id: string) => {
   const { organization_id: _internal, ...item } = find(FIXTURE_REPOSITORIES, id);
-  return item;
-};
-const commitItem = (id: string) => {
-  const { git_app_id: _app, organization_id: _org, ...item } = find(FIXTURE_COMMITS, id);
   return item;
 };
 const pullRequestItem = (id: string) => {
@@ -43,43 +36,11 @@ const pullRequestItem = (id: string) => {
   return item;
 };
 
-const list = (data: unknown[], meta: Partial<Body> = {}) => ({
-  status: 'success',
-  data,
-  meta: { page: 1, per_page: 50, total: data.length, total_pages: data.length ? 1 : 0, sort: 'created_at', order: 'desc', ...meta },
-});
-
 let t: TestApp;
 const tokens: Record<string, string> = {};
 
-async function ok(path: string, who: string): Promise<Body> {
-  const res = await t.get(path, tokens[who]);
-  if (res.status !== 200) throw new Error(`GET ${path} as ${who} → ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
-/** Every item of a list, page by page (per_page 100); checks that the meta agrees on every page. */
-async function all(path: string, who: string, perPage = 100): Promise<Body[]> {
-  const sep = path.includes('?') ? '&' : '?';
-  const first = await ok(`${path}${sep}per_page=${perPage}&page=1`, who);
-  const items = [...first.data];
-  for (let page = 2; page <= first.meta.total_pages; page++) {
-    const body = await ok(`${path}${sep}per_page=${perPage}&page=${page}`, who);
-    expect(body.meta).toEqual({ ...first.meta, page });
-    items.push(...body.data);
-  }
-  expect(items).toHaveLength(first.meta.total);
-  return items;
-}
-
-/** Text order of the backend: SQLite compares bytes, MariaDB/MySQL's default collation ignores case. */
-const textKey = (s: string) => (t.runtime.sequelize.getDialect() === 'mysql' ? s.toUpperCase() : s);
-const byText = (field: string, order: 'asc' | 'desc') => (a: Body, b: Body) => {
-  const [x, y] = [textKey(a[field]), textKey(b[field])];
-  const cmp = x === y ? (textKey(a.id) < textKey(b.id) ? -1 : 1) : x < y ? -1 : 1;
-  return order === 'asc' ? cmp : -cmp;
-};
-const byCreatedAsc = (a: Body, b: Body) => -byCreatedDesc(a, b);
+const { ok, all } = actorClient(() => t, tokens);
+const { byText } = textOrder(() => t.runtime.sequelize.getDialect());
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 async function dbGitApps(organizationIds: string[]): Promise<Body[]> {

@@ -1,8 +1,10 @@
 import request from 'supertest';
 import { startTestApp, TestApp, DEMO } from './support/harness';
-import { Body, expectError, expectList, ids, byCreatedDesc } from './support/assertions';
+import { Body, expectError, expectList, ids, byCreatedDesc, listEnvelope as list } from './support/assertions';
+import { actorClient } from './support/actors';
+import { find, orgItem, teamItem } from './support/items';
 import { App, OrganizationMembership, Team } from '../db/models';
-import { FIXTURE_APPS, FIXTURE_ORGANIZATIONS, FIXTURE_TEAMS, FIXTURE_USERS } from '../db/demo/fixtures';
+import { FIXTURE_APPS, FIXTURE_USERS } from '../db/demo/fixtures';
 
 /** The five /v1/organizations endpoints: exact shapes (DESIGN §4), 404/403 messages, access and token scopes (§5). */
 
@@ -17,33 +19,16 @@ const FIELDS = {
 };
 const FORBIDDEN_ORG = 'You do not have permission to access this organization';
 
-const find = <T extends { id: string }>(rows: readonly T[], id: string): T => {
-  const row = rows.find((r) => r.id === id);
-  if (!row) throw new Error(`no fixture ${id}`);
-  return row;
-};
-const orgItem = (id: string) => ({ ...find(FIXTURE_ORGANIZATIONS, id) });
-const teamItem = (id: string) => ({ ...find(FIXTURE_TEAMS, id) });
 const appItem = (id: string) => ({ ...find(FIXTURE_APPS, id) });
 const memberItem = (id: string, role: string) => {
   const u = find(FIXTURE_USERS, id);
   return { id: u.id, name: u.name, email: u.email, created_at: u.created_at, role };
 };
 
-const list = (data: unknown[], meta: Partial<Body> = {}) => ({
-  status: 'success',
-  data,
-  meta: { page: 1, per_page: 50, total: data.length, total_pages: data.length ? 1 : 0, sort: 'created_at', order: 'desc', ...meta },
-});
-
 let t: TestApp;
 const tokens: Record<string, string> = {};
 
-async function ok(path: string, who: string): Promise<Body> {
-  const res = await t.get(path, tokens[who]);
-  if (res.status !== 200) throw new Error(`GET ${path} as ${who} → ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+const { ok } = actorClient(() => t, tokens);
 
 
 beforeAll(async () => {

@@ -1,15 +1,11 @@
 import request from 'supertest';
 import { Op } from 'sequelize';
 import { startTestApp, TestApp, DEMO } from './support/harness';
-import { Body, expectError, expectList, ids, byCreatedDesc } from './support/assertions';
+import { Body, expectError, expectList, ids, byCreatedDesc, byCreatedAsc, listEnvelope as list, textOrder } from './support/assertions';
+import { actorClient } from './support/actors';
+import { find, interactionItem, teamItem } from './support/items';
 import { Interaction, Task, Team, TeamMembership, User } from '../db/models';
-import {
-  FIXTURE_INTERACTIONS,
-  FIXTURE_TASKS,
-  FIXTURE_TEAM_MEMBERSHIPS,
-  FIXTURE_TEAMS,
-  FIXTURE_USERS,
-} from '../db/demo/fixtures';
+import { FIXTURE_TASKS, FIXTURE_TEAM_MEMBERSHIPS, FIXTURE_USERS } from '../db/demo/fixtures';
 
 /** The seven /v1/teams endpoints: exact shapes (DESIGN §4), sort whitelists, 404/403 messages and access (§5). */
 
@@ -28,12 +24,6 @@ const FIELDS = {
 };
 const FORBIDDEN_TEAM = 'You do not have permission to access this team';
 
-const find = <R extends { id: string }>(rows: readonly R[], id: string): R => {
-  const row = rows.find((r) => r.id === id);
-  if (!row) throw new Error(`no fixture ${id}`);
-  return row;
-};
-const teamItem = (id: string) => ({ ...find(FIXTURE_TEAMS, id) });
 /** A team member is the user plus their title in that team. */
 const memberItem = (teamId: string, userId: string) => {
   const m = FIXTURE_TEAM_MEMBERSHIPS.find((x) => x.team_id === teamId && x.user_id === userId);
@@ -42,38 +32,12 @@ const memberItem = (teamId: string, userId: string) => {
   return { id: u.id, name: u.name, email: u.email, created_at: u.created_at, title: m.title };
 };
 const taskItem = (id: string) => ({ ...find(FIXTURE_TASKS, id) });
-const interactionItem = (id: string) => {
-  const { organization_id: _internal, ...item } = find(FIXTURE_INTERACTIONS, id);
-  return item;
-};
-
-const byCreatedAsc = (a: Body, b: Body) => -byCreatedDesc(a, b);
-
-const list = (data: unknown[], meta: Partial<Body> = {}) => ({
-  status: 'success',
-  data,
-  meta: { page: 1, per_page: 50, total: data.length, total_pages: data.length ? 1 : 0, sort: 'created_at', order: 'desc', ...meta },
-});
 
 let t: TestApp;
 const tokens: Record<string, string> = {};
 
-async function ok(path: string, who: string): Promise<Body> {
-  const res = await t.get(path, tokens[who]);
-  if (res.status !== 200) throw new Error(`GET ${path} as ${who} → ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
-/**
- * Text order of the backend: SQLite compares bytes, MariaDB/MySQL's default collation ignores case
- * (see the report: the two backends order `sort=name|title` differently when case differs).
- */
-const textKey = (s: string) => (t.runtime.sequelize.getDialect() === 'mysql' ? s.toUpperCase() : s);
-const byText = (field: string, order: 'asc' | 'desc') => (a: Body, b: Body) => {
-  const [x, y] = [textKey(a[field]), textKey(b[field])];
-  const cmp = x === y ? (textKey(a.id) < textKey(b.id) ? -1 : 1) : x < y ? -1 : 1;
-  return order === 'asc' ? cmp : -cmp;
-};
+const { ok } = actorClient(() => t, tokens);
+const { byText } = textOrder(() => t.runtime.sequelize.getDialect());
 
 /** Expected wire items, read from the database (generated rows included). */
 async function dbMembers(teamId: string, role?: 'manager'): Promise<Body[]> {

@@ -1,19 +1,18 @@
 import request from 'supertest';
 import { Op } from 'sequelize';
 import { startTestApp, TestApp, DEMO } from './support/harness';
-import { Body, expectError, expectList, ids, byCreatedDesc } from './support/assertions';
+import { Body, expectError, expectList, ids, byCreatedDesc, listEnvelope } from './support/assertions';
+import { actorClient } from './support/actors';
+import { dbViewItem, find, interactionItem, orgItem, teamItem, viewItem } from './support/items';
 import { DashboardView, OrganizationMembership, TeamMembership } from '../db/models';
 import {
   FIXTURE_APPS,
-  FIXTURE_DASHBOARD_VIEWS,
   FIXTURE_GIT_APPS,
-  FIXTURE_INTERACTIONS,
   FIXTURE_TEAM_MEMBERSHIPS,
   FIXTURE_TEAMS,
   FIXTURE_USER_APPS,
   FIXTURE_USER_GIT_APPS,
   FIXTURE_USERS,
-  FIXTURE_ORGANIZATIONS,
 } from '../db/demo/fixtures';
 
 /** The eleven /v1/users endpoints: exact shapes (DESIGN §4), 404/403 messages and the access model (§5). */
@@ -36,17 +35,10 @@ const FORBIDDEN_USER = 'You do not have permission to access this user';
 const FORBIDDEN_TEAM = 'You do not have permission to access this team';
 
 // Wire shapes of fixture records, built from db/demo/fixtures.ts
-const find = <T extends { id: string }>(rows: readonly T[], id: string): T => {
-  const row = rows.find((r) => r.id === id);
-  if (!row) throw new Error(`no fixture ${id}`);
-  return row;
-};
 const userItem = (id: string) => {
   const u = find(FIXTURE_USERS, id);
   return { id: u.id, name: u.name, email: u.email, created_at: u.created_at };
 };
-const orgItem = (id: string) => ({ ...find(FIXTURE_ORGANIZATIONS, id) });
-const teamItem = (id: string) => ({ ...find(FIXTURE_TEAMS, id) });
 const userAppItem = (userId: string, appId: string) => {
   const b = FIXTURE_USER_APPS.find((x) => x.user_id === userId && x.app_id === appId)!;
   const a = find(FIXTURE_APPS, appId);
@@ -57,11 +49,6 @@ const userGitAppItem = (userId: string, gitAppId: string) => {
   const g = find(FIXTURE_GIT_APPS, gitAppId);
   return { id: g.id, provider: g.provider, name: g.name, user_id: userId, username: b.username, created_at: b.created_at };
 };
-const interactionItem = (id: string) => {
-  const { organization_id: _internal, ...item } = find(FIXTURE_INTERACTIONS, id);
-  return item;
-};
-const viewItem = (id: string) => ({ ...find(FIXTURE_DASHBOARD_VIEWS, id) });
 const userTeamItem = (userId: string, teamId: string) => {
   const m = FIXTURE_TEAM_MEMBERSHIPS.find((x) => x.user_id === userId && x.team_id === teamId)!;
   return {
@@ -74,30 +61,13 @@ const userTeamItem = (userId: string, teamId: string) => {
   };
 };
 
-const list = (data: unknown[], meta: Partial<Body> = {}) => ({
-  status: 'success',
-  data,
-  meta: {
-    page: 1,
-    per_page: 50,
-    total: data.length,
-    total_pages: data.length ? Math.ceil(data.length / 50) : 0,
-    sort: 'created_at',
-    order: 'desc',
-    ...meta,
-  },
-});
+/** The shared envelope, but with this file's own expected total_pages: pages of 50, ceil(n / 50). */
+const list = (data: unknown[], meta: Partial<Body> = {}) => listEnvelope(data, { total_pages: Math.ceil(data.length / 50), ...meta });
 
 let t: TestApp;
 const tokens: Record<string, string> = {};
 
-async function ok(path: string, who: string): Promise<Body> {
-  const res = await t.get(path, tokens[who]);
-  if (res.status !== 200) throw new Error(`GET ${path} as ${who} → ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
-
+const { ok } = actorClient(() => t, tokens);
 
 beforeAll(async () => {
   t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_HOUR: '100000' });
@@ -294,16 +264,7 @@ describe('GET /v1/users/{user_id}/dashboard-views', () => {
           (v.visibility === 'team' && v.team_id !== null && teams.includes(v.team_id)) ||
           (v.visibility === 'private' && v.owner_id === userId),
       )
-      .map((v) => ({
-        id: v.id,
-        name: v.name,
-        type: v.type,
-        visibility: v.visibility,
-        organization_id: v.organization_id,
-        team_id: v.team_id,
-        owner_id: v.owner_id,
-        created_at: v.created_at.toISOString(),
-      }))
+      .map(dbViewItem)
       .sort(byCreatedDesc);
   }
 

@@ -29,3 +29,30 @@ export const ids = (body: Body): string[] => body.data.map((item: Body) => item.
 /** The default order: created_at desc, ties by id desc. */
 export const byCreatedDesc = (a: Body, b: Body) =>
   a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1;
+
+/** The reverse of the default order: created_at asc, ties by id asc. */
+export const byCreatedAsc = (a: Body, b: Body) => -byCreatedDesc(a, b);
+
+/**
+ * The expected list envelope, exactly: page 1 of 50, sorted by created_at desc, and one page when there is
+ * any item (none when empty); `meta` overrides any of these.
+ */
+export const listEnvelope = (data: unknown[], meta: Partial<Body> = {}) => ({
+  status: 'success',
+  data,
+  meta: { page: 1, per_page: 50, total: data.length, total_pages: data.length ? 1 : 0, sort: 'created_at', order: 'desc', ...meta },
+});
+
+/**
+ * Text order of the backend: SQLite compares bytes, MariaDB/MySQL's default collation ignores case
+ * (the two backends order `sort=name|title` differently when case differs). Ties go by `tieField` (id).
+ */
+export function textOrder(getDialect: () => string) {
+  const textKey = (s: string) => (getDialect() === 'mysql' ? s.toUpperCase() : s);
+  const byText = (field: string, order: 'asc' | 'desc', tieField = 'id') => (a: Body, b: Body) => {
+    const [x, y] = [textKey(a[field]), textKey(b[field])];
+    const cmp = x === y ? (textKey(a[tieField]) < textKey(b[tieField]) ? -1 : 1) : x < y ? -1 : 1;
+    return order === 'asc' ? cmp : -cmp;
+  };
+  return { textKey, byText };
+}
