@@ -458,6 +458,16 @@ describe('created_at filters', () => {
     expect(await filtered('created_at[lt]=2024-03-15T07:00:00.001-05:00')).toContain(DEMO.users.linus);
   });
 
+  test('a date-time finer than a millisecond is compared exactly, not truncated', async () => {
+    // linus is at 12:00:00.000; 12:00:00.0004 lies after him and before the next millisecond.
+    expect(await filtered('created_at[eq]=2024-03-15T12:00:00.0004Z')).toEqual([]);
+    expect(await filtered('created_at[gte]=2024-03-15T12:00:00.0004Z')).not.toContain(DEMO.users.linus);
+    expect(await filtered('created_at[gt]=2024-03-15T11:59:59.9996Z')).toContain(DEMO.users.linus);
+    expect(await filtered('created_at[lte]=2024-03-15T12:00:00.0004Z')).toContain(DEMO.users.linus);
+    expect(await filtered('created_at[lt]=2024-03-15T12:00:00.0004Z')).toContain(DEMO.users.linus);
+    expect(await filtered('created_at[lt]=2024-03-15T11:59:59.9996Z')).not.toContain(DEMO.users.linus);
+  });
+
   test('an unencoded + in an offset (decoded as a space) still means +', async () => {
     expect(await filtered('created_at[eq]=2024-03-15T14:00:00+02:00')).toEqual([DEMO.users.linus]);
   });

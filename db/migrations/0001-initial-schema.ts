@@ -25,7 +25,13 @@ interface TableSpec {
 
 const tables: Record<string, TableSpec> = {
   users: {
-    columns: { id, name, email: { type: DataTypes.STRING(254), allowNull: false }, is_active: bool, created_at: ts },
+    columns: {
+      id,
+      name,
+      email: { type: DataTypes.STRING(254), allowNull: false },
+      is_active: { ...bool, defaultValue: true },
+      created_at: ts,
+    },
     // email is unique, but MariaDB sorts `email, id` with a filesort unless the index names both.
     indexes: [['created_at', 'id'], ['name', 'id'], ['email', 'id']],
     unique: [['email']],

@@ -14,7 +14,8 @@ export interface TimeRange {
   before?: Date;
 }
 
-export type ParsedDate = { kind: 'day'; start: Date } | { kind: 'instant'; at: Date };
+/** `subMillisecond`: the instant lies strictly inside the millisecond `at` (e.g. `…00.0009Z`). */
+export type ParsedDate = { kind: 'day'; start: Date } | { kind: 'instant'; at: Date; subMillisecond: boolean };
 
 function validCalendarDate(y: number, m: number, d: number): boolean {
   const date = new Date(Date.UTC(y, m - 1, d));
@@ -35,7 +36,8 @@ export function parseDateParam(value: string): ParsedDate | undefined {
   const offset = dt[8].toUpperCase();
   if (offset !== 'Z' && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59)) return undefined;
   const at = new Date(value.replace(/ (\d{2}:\d{2})$/, '+$1'));
-  return Number.isNaN(at.getTime()) ? undefined : { kind: 'instant', at };
+  const subMillisecond = /[1-9]/.test((dt[7] ?? '').slice(4));
+  return Number.isNaN(at.getTime()) ? undefined : { kind: 'instant', at, subMillisecond };
 }
 
 /** Turns one operator and value into a half-open range [from, before). */
@@ -58,6 +60,10 @@ export function rangeFor(op: DateOperator, parsed: ParsedDate): TimeRange {
   }
   const at = parsed.at;
   const next = new Date(at.getTime() + 1); // timestamps are stored with millisecond precision
+  if (parsed.subMillisecond) {
+    // t lies inside (at, next): no stored timestamp equals it; "after t" starts at next, "up to t" ends at at.
+    return op === 'eq' ? { from: next, before: next } : op === 'gte' || op === 'gt' ? { from: next } : { before: next };
+  }
   switch (op) {
     case 'eq':
       return { from: at, before: next };
