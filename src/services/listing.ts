@@ -102,18 +102,12 @@ export class ListingService {
 
     // Ties are broken by id in the same direction, so pages never repeat or skip items.
     const order = [orderPath(column(request.sort), direction), orderPath(column('id'), direction)];
-    const query = { where, include: source.include, replacements: source.replacements, order, subQuery: false };
     const sortColumn = column(request.sort);
-    let rows: Model[];
-    const mergeable = partition && partition.values.length > 1 && !source.include && typeof sortColumn === 'string';
-    if (mergeable && offset + request.perPage <= this.options.mergeMaxRows) {
-      const branches = partition!.values.map((v) => and([...conditions, { [partition!.column]: v }]));
-      rows = await this.mergedPage(source, branches, [sortColumn as string, column('id') as string], direction, request.perPage, offset);
-    } else if (offset >= this.options.deferredJoinOffset) {
-      rows = await this.deferredPage(source, query, request.perPage, offset);
-    } else {
-      rows = await source.model.findAll({ ...query, limit: request.perPage, offset });
-    }
+    const perPartition =
+      partition && partition.values.length > 1 && !source.include && typeof sortColumn === 'string'
+        ? { branches: partition.values.map((v) => and([...conditions, { [partition.column]: v }])), sortColumn }
+        : undefined;
+    const rows = await this.readPage(source, { where, order }, perPartition, direction, request.perPage, offset);
 
     // A short page tells the total without counting (an empty page past the end does not).
     let total: number | undefined;
@@ -130,6 +124,24 @@ export class ListingService {
       total = Math.max(counted, rows.length > 0 ? offset + rows.length : 0);
     }
     return { items: rows.map((r) => source.toItem(r)), total };
+  }
+
+  /** Picks how to read the page: a merge of per-partition ranges, a deferred join, or a plain OFFSET query. */
+  private async readPage<Item>(
+    source: ListSource<Item>,
+    { where, order }: { where: WhereOptions; order: Order },
+    perPartition: { branches: WhereOptions[]; sortColumn: string } | undefined,
+    direction: 'ASC' | 'DESC',
+    limit: number,
+    offset: number,
+  ): Promise<Model[]> {
+    if (perPartition && offset + limit <= this.options.mergeMaxRows) {
+      const idColumn = (source.columns?.id ?? 'id') as string;
+      return this.mergedPage(source, perPartition.branches, [perPartition.sortColumn, idColumn], direction, limit, offset);
+    }
+    const query = { where, include: source.include, replacements: source.replacements, order, subQuery: false };
+    if (offset >= this.options.deferredJoinOffset) return this.deferredPage(source, query, limit, offset);
+    return source.model.findAll({ ...query, limit, offset });
   }
 
   /**
