@@ -2,14 +2,20 @@ import { z } from 'zod';
 import { itemEnvelope, listEnvelope, publishedItem } from '../wire/envelopes';
 import type { SortOrder } from '../wire/query';
 
+/** An item as sent: every field is optional on the wire because `fields` may select a subset. */
+type Published<Shape extends z.ZodRawShape> = ReturnType<typeof publishedItem<Shape>>;
+
 /** A resource is declared once: its public shape, its sort whitelist (default first) and default order. */
 export interface Resource<Shape extends z.ZodRawShape = z.ZodRawShape> {
   name: string;
   item: z.ZodObject<Shape>;
-  published: z.ZodType;
-  /** Response schemas, built once so each is one named component of the OpenAPI document. */
-  listEnvelope: z.ZodType;
-  itemEnvelope: z.ZodType;
+  published: Published<Shape>;
+  /**
+   * Response schemas, built once so each is one named component of the OpenAPI document. Typed with their
+   * output so the procedures' outputs, and hence the tRPC client's results, are typed.
+   */
+  listEnvelope: ReturnType<typeof listEnvelope<Published<Shape>>>;
+  itemEnvelope: ReturnType<typeof itemEnvelope<Published<Shape>>>;
   fields: readonly string[];
   sort: readonly [string, ...string[]];
   defaultOrder: SortOrder;
