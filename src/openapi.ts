@@ -21,6 +21,9 @@ const headerRefs = Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((h) =>
 
 type Doc = ReturnType<typeof generateOpenApiDocument>;
 
+/** The API's version as the document states it (`info.version`); the path prefix stays `/v1`. */
+export const API_VERSION = '1.0.0';
+
 /**
  * Generated from the router, then aligned with what the wire carries: the spec's error envelope for every
  * error status (the adapter documents its own shape) and the rate-limit headers on every response.

@@ -12,6 +12,7 @@ import { ListingService } from './services/listing';
 import { CountCache } from './services/countCache';
 import { appRouter } from './procedures';
 import { createApp } from './http/app';
+import { API_VERSION } from './openapi';
 
 export interface Runtime {
   app: Express;
@@ -22,8 +23,6 @@ export interface Runtime {
   /** Closes the database pool and the Redis connection. */
   close(): Promise<void>;
 }
-
-const VERSION = '1.0.0';
 
 /** Wires config → stores → services → express app. The process (main.ts) and the tests both start here. */
 export function createRuntime(config: Config, logger: Logger, options: { rateLimitKeyPrefix?: string } = {}): Runtime {
@@ -56,7 +55,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
   const app = createApp({
     router: appRouter,
     logger,
-    version: VERSION,
+    version: API_VERSION,
     trustProxy: config.TRUST_PROXY,
     authenticator,
     limiter,

@@ -1,5 +1,3 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { TRPCClientError } from '@trpc/client';
 import { createPlatformClient, PlatformClient } from '../src/client/trpcClient';
 import type { AppRouter } from '../src';
@@ -12,28 +10,16 @@ import { startTestApp, TestApp, DEMO } from './support/harness';
  */
 
 let t: TestApp;
-let server: Server;
 let url: string;
 let ada: PlatformClient;
 
 beforeAll(async () => {
   t = await startTestApp();
-  server = await new Promise<Server>((resolve, reject) => {
-    const s = t.runtime.app.listen(0, '127.0.0.1', (err?: Error) => (err ? reject(err) : resolve(s)));
-  });
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/trpc`;
+  url = `${await t.listen()}/trpc`;
   ada = createPlatformClient({ url, token: await t.token() });
 });
 
-afterAll(async () => {
-  if (server) {
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-  }
-  await t?.close();
-});
+afterAll(async () => t?.close());
 
 /** A fetch that records every response (URL and headers) before handing it to the client. */
 function recordingFetch() {

@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Sequelize } from 'sequelize';
 import request from 'supertest';
 import { loadConfig, Config } from '../../src/config';
@@ -25,6 +27,8 @@ export interface TestApp {
   token(input?: Partial<CreateTokenInput>): Promise<string>;
   /** GET with a bearer token. */
   get(pathAndQuery: string, token: string): request.Test;
+  /** Serves the app on a free local port, for clients that need a real address; resolves to its origin. */
+  listen(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -65,12 +69,29 @@ export async function startTestApp(env: Record<string, string | undefined> = {})
   });
   await migrate(runtime.sequelize);
   await seedDemo(runtime.sequelize, { scale: 'tiny' });
+  const servers: Server[] = [];
   return {
     runtime,
     config,
     token: async (input = {}) => (await createToken({ user: 'ada@demo.test', ...input })).token,
     get: (pathAndQuery, token) => request(runtime.app).get(pathAndQuery).set('Authorization', `Bearer ${token}`),
+    listen: async () => {
+      const server = await new Promise<Server>((resolve, reject) => {
+        const s = runtime.app.listen(0, '127.0.0.1', (err?: Error) => (err ? reject(err) : resolve(s)));
+      });
+      servers.push(server);
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    },
     close: async () => {
+      await Promise.all(
+        servers.map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              server.close(() => resolve());
+              server.closeAllConnections();
+            }),
+        ),
+      );
       // A test may have closed the database on purpose; the files and databases must go all the same.
       await runtime.close().catch(() => undefined);
       await drop();
