@@ -6,6 +6,8 @@ module.exports = {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  // Every response a test causes under /v1 is checked against the OpenAPI document.
+  setupFilesAfterEnv: ['<rootDir>/test/support/setupWireContract.ts'],
   testTimeout: 60_000,
   // Each test file gets its own database; two workers match the machines' two cores.
   maxWorkers: 2,
