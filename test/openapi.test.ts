@@ -101,6 +101,18 @@ test('every operation requires the bearer token', () => {
   }
 });
 
+test('every operation has a summary, a description and one tag the document declares and describes', () => {
+  const declared = Object.fromEntries((doc.tags as Json[]).map((tag) => [tag.name, tag.description]));
+  expect(Object.keys(declared)).toEqual(['Users', 'Organizations', 'Teams', 'Git', 'Dashboards']);
+  for (const description of Object.values(declared)) expect(description).toEqual(expect.stringMatching(/\w{3,}/));
+  for (const path of ALL_PATHS) {
+    const { summary, description, tags } = doc.paths[path].get;
+    expect({ path, summary, description }).toEqual({ path, summary: expect.stringMatching(/\w{3,}/), description: expect.stringMatching(/^.{20,}$/) });
+    expect({ path, tags }).toEqual({ path, tags: [expect.any(String)] });
+    expect(Object.keys(declared)).toContain(tags[0]);
+  }
+});
+
 test('operation ids are unique', () => {
   const operationIds = ALL_PATHS.map((p) => doc.paths[p].get.operationId);
   for (const id of operationIds) expect(typeof id).toBe('string');
