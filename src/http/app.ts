@@ -10,6 +10,7 @@ import { isServerFault } from '../trpc/errorMapping';
 import { GateDeps, requestGate } from './gate';
 import { errorHandler, notFoundHandler } from './errors';
 import { restHandler } from './rest';
+import { docsRouter } from './docs';
 
 export interface AppDeps extends GateDeps {
   router: AppRouter;
@@ -78,6 +79,9 @@ export function createApp(deps: AppDeps): express.Express {
       },
     }),
   );
+
+  // Outside /v1, so not behind the gate: a static page for people; its requests to /v1 are gated as usual.
+  app.use('/docs', docsRouter());
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
