@@ -66,6 +66,11 @@ test('errors must be the envelope, on documented paths and on unknown ones', () 
   expect(check({ status: 404, body: envelope })).toEqual([]);
   expect(check({ status: 404, body: JSON.stringify({ message: 'User not found', code: 'NOT_FOUND' }) })).not.toEqual([]);
   expect(check({ url: '/v1/nowhere', status: 404, body: envelope })).toEqual([]);
+  expect(check({ url: '/v1/nowhere', status: 404, headers: json, body: envelope })).toEqual([
+    expect.stringContaining('header X-RateLimit-Limit is missing'),
+    expect.stringContaining('header X-RateLimit-Remaining is missing'),
+    expect.stringContaining('header X-RateLimit-Reset is missing'),
+  ]);
   expect(check({ url: '/v1/nowhere', status: 404, body: JSON.stringify({ error: 'Not found' }) })).not.toEqual([]);
   expect(check({ url: '/v1/nowhere', status: 200, body: '{}' })).toEqual([
     expect.stringContaining('for a path the document does not have'),

@@ -63,7 +63,12 @@ export function createContract(doc: Json, prefix = '/v1') {
       responses: (item as Json).get.responses,
     };
   });
-  const errorResponse = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  // Outside the documented operations (unknown routes and methods) the wire rules still hold: the error envelope,
+  // and the rate-limit headers every response under /v1 carries.
+  const errorResponse = {
+    headers: doc.components.headers as Json,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  };
 
   function checkBody(response: Json, res: WireResponse, problems: string[]): void {
     const media = response.content?.['application/json'];
@@ -105,6 +110,7 @@ export function createContract(doc: Json, prefix = '/v1') {
     if (!operation) {
       // Not a documented operation (an unknown route or method): only an error in the envelope may answer.
       if (res.status < 400) problems.push(`status ${res.status} for a path the document does not have`);
+      checkHeaders(errorResponse, res, problems);
       checkBody(errorResponse, res, problems);
     } else {
       const declared = operation.responses[String(res.status)];
