@@ -130,10 +130,20 @@ describe('per_page', () => {
 });
 
 describe('page', () => {
+  test('the largest page is an empty page with the true totals, on every way a page is read; one digit more is a 400', async () => {
+    const largest = '999999999999999';
+    for (const path of [USERS, MEMBERS, '/v1/commits', `/v1/git/apps/${DEMO.gitApps.acmeGithub}/repositories/all/commits`]) {
+      const body = await ok(`${path}?page=${largest}&per_page=100`);
+      expect({ path, data: body.data, page: body.meta.page }).toEqual({ path, data: [], page: Number(largest) });
+      expect(body.meta.total).toBeGreaterThan(0);
+      expectError(await t.get(`${path}?page=${largest}0`, ada), 400, 'VALIDATION_ERROR', `page must be an integer from 1 to ${largest}`);
+    }
+  });
+
   test.each(['0', 'abc', '-1', '1.5', '1e1', '0x2'])('page=%s is 400 naming page and the rule', async (value) => {
     for (const path of [USERS, MEMBERS]) {
       const res = await t.get(`${path}?page=${value}`, ada);
-      expectError(res, 400, 'VALIDATION_ERROR', 'page must be an integer of 1 or more');
+      expectError(res, 400, 'VALIDATION_ERROR', 'page must be an integer from 1 to 999999999999999');
     }
   });
 

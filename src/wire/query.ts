@@ -24,7 +24,9 @@ function integerParam(rule: string, min: number, max: number, fallback: number) 
     });
 }
 
-const pageSchema = integerParam('page must be an integer of 1 or more', 1, Number.MAX_SAFE_INTEGER, 1).meta({ description: 'Page number, 1-based. A page past the end returns an empty `data` with the true totals.' });
+/** 15 digits, what the integer parser reads: far past any list's end, and an offset SQL still takes. */
+const MAX_PAGE = 999_999_999_999_999;
+const pageSchema = integerParam(`page must be an integer from 1 to ${MAX_PAGE}`, 1, MAX_PAGE, 1).meta({ description: 'Page number, 1-based. A page past the end returns an empty `data` with the true totals.' });
 
 const perPageSchema = integerParam(`per_page must be an integer from 1 to ${MAX_PER_PAGE}`, 1, MAX_PER_PAGE, DEFAULT_PER_PAGE).meta({ description: `Items per page, 1 to ${MAX_PER_PAGE}. Larger values are rejected, not clamped.` });
 
