@@ -28,7 +28,8 @@ test('responses sent by the app are checked as they leave, on every kind of path
   await t.get('/v1/dashboard-views/catalog?sort=name', token).expect(200);
   await t.get('/v1/no-such-thing', token).expect(404);
   await request(t.runtime.app).get('/v1/users').expect(401);
-  expect(wireContract().checked - before).toBe(4);
+  await request(t.runtime.app).head(`/v1/users/${DEMO.users.ada}`).set('Authorization', `Bearer ${token}`);
+  expect(wireContract().checked - before).toBe(5);
   expect(wireContract().violations).toEqual([]);
 });
 
@@ -59,6 +60,9 @@ test('an undeclared status, a missing rate-limit header and a non-JSON body are 
     expect.stringContaining('header X-RateLimit-Reset is missing'),
   ]);
   expect(check({ status: 404, body: '<h1>Not Found</h1>' })).toEqual([expect.stringContaining('body is not JSON')]);
+  // HEAD carries headers only, documented path or not.
+  expect(check({ method: 'HEAD', body: '' })).toEqual([]);
+  expect(check({ method: 'HEAD', url: '/v1/nowhere', status: 404, body: '' })).toEqual([]);
 });
 
 test('errors must be the envelope, on documented paths and on unknown ones', () => {

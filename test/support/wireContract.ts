@@ -68,7 +68,7 @@ function install(): void {
 }
 
 /** Starts checking this test file's responses; returns what has been checked and found so far. */
-export function startWireContract(): Sink {
+function startWireContract(): Sink {
   install();
   const sink: Sink = { check: createContract(buildOpenApiDocument(appRouter, API_VERSION)).check, violations: [], checked: 0 };
   (http.ServerResponse.prototype as Patched)[SINK] = sink;
