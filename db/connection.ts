@@ -13,6 +13,17 @@ export function isEmbedded(opts: DatabaseOptions): boolean {
   return !opts.url;
 }
 
+/** The database without credentials, for messages: `SQLite /path/file.sqlite` or `MySQL host:port/db`. */
+export function describeDatabase(opts: DatabaseOptions): string {
+  if (!opts.url) return `SQLite ${path.resolve(opts.sqlitePath)}`;
+  try {
+    const u = new URL(opts.url);
+    return `MySQL ${u.hostname}${u.port ? `:${u.port}` : ''}${u.pathname}`;
+  } catch {
+    return 'MySQL (DATABASE_URL)';
+  }
+}
+
 /** One Sequelize instance per process; the same models and queries run on MySQL/MariaDB and SQLite. */
 export function createSequelize(opts: DatabaseOptions): Sequelize {
   const common: Options = {

@@ -6,7 +6,7 @@
  * has rows it refuses (exit 1). Bad arguments print the usage (exit 2).
  */
 import { loadConfig } from '../src/config';
-import { createSequelize } from '../db/connection';
+import { createSequelize, describeDatabase } from '../db/connection';
 import { migrate } from '../db/migrator';
 import { DEFAULT_DEMO_SEED, DEMO_SCALES, DemoScale, isDemoScale, seedDemo } from '../db/demo/generator';
 
@@ -63,17 +63,6 @@ export function parseArgs(argv: readonly string[]): Args | 'help' {
   return args;
 }
 
-/** The target without credentials, for messages. */
-function describeTarget(url: string | undefined, sqlitePath: string): string {
-  if (!url) return `SQLite ${sqlitePath}`;
-  try {
-    const u = new URL(url);
-    return `MySQL ${u.hostname}${u.port ? `:${u.port}` : ''}${u.pathname}`;
-  } catch {
-    return 'MySQL (DATABASE_URL)';
-  }
-}
-
 async function main(): Promise<number> {
   let args: Args | 'help';
   try {
@@ -97,7 +86,7 @@ async function main(): Promise<number> {
     process.stderr.write(`seed: ${(e as Error).message}\n`);
     return 1;
   }
-  const target = describeTarget(config.DATABASE_URL, config.SQLITE_PATH);
+  const target = describeDatabase({ url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH });
   const sequelize = createSequelize({ url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH });
   try {
     const applied = await migrate(sequelize);

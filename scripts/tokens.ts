@@ -8,10 +8,11 @@
  * migrated first. The plain token is printed once by `create` and never again; `list` shows only its preview.
  * Exit codes: 0 done, 1 bad input (unknown user, team, token, past expiry, ...) or failure, 2 usage error.
  */
+import fs from 'node:fs';
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import { loadConfig } from '../src/config';
-import { createSequelize } from '../db/connection';
-import { initModels, ApiToken } from '../db/models';
+import { createSequelize, describeDatabase } from '../db/connection';
+import { initModels, ApiToken, User } from '../db/models';
 import { migrate } from '../db/migrator';
 import { parseDateParam } from '../src/wire/dates';
 import { createToken, listTokens, parseDuration, revokeToken, TokenInputError, TokenSummary } from '../src/auth/tokenService';
@@ -33,7 +34,9 @@ create    makes a token for the user and prints it once (only its SHA-256 hash i
 list      shows the tokens (all, or one user's) with preview and status, never the token itself.
 revoke    deactivates a token; it stops working within 5 seconds on every instance.
 
-Target: DATABASE_URL (mysql://...) or, when unset, the embedded SQLite file (SQLITE_PATH).`;
+Target: DATABASE_URL (mysql://...) or, when unset, the embedded SQLite file (SQLITE_PATH), which must
+exist already. Each command first prints which database it opened (not with --json), and warns on stderr
+when that database has no users.`;
 
 export class UsageError extends Error {}
 
@@ -226,10 +229,24 @@ async function main(argv: string[]): Promise<number> {
   }
 
   const config = loadConfig();
-  const sequelize = createSequelize({ url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH });
+  const target = { url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH };
+  // Opening a missing SQLite file would create an empty database and answer from it as if all were well.
+  if (!target.url && !fs.existsSync(target.sqlitePath)) {
+    process.stderr.write(
+      `tokens: no database at ${describeDatabase(target)}. Point SQLITE_PATH (or DATABASE_URL) at the server's database, ` +
+        'or run "npm start" once to create the embedded one.\n',
+    );
+    return 1;
+  }
+  const json = 'json' in cmd && cmd.json;
+  if (!json) process.stdout.write(`Database: ${describeDatabase(target)}\n`);
+  const sequelize = createSequelize(target);
   try {
     initModels(sequelize);
     await migrate(sequelize);
+    if ((await User.count()) === 0) {
+      process.stderr.write(`tokens: warning: ${describeDatabase(target)} has no users; is it the database the server uses?\n`);
+    }
     await run(cmd, (s) => process.stdout.write(s));
     return 0;
   } catch (e) {

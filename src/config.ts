@@ -33,6 +33,19 @@ const ConfigSchema = z.object({
     .int()
     .min(0)
     .default(10_000),
+  KEEP_ALIVE_TIMEOUT_MS: positiveInt('KEEP_ALIVE_TIMEOUT_MS', 65_000),
+  REQUEST_TIMEOUT_MS: positiveInt('REQUEST_TIMEOUT_MS', 120_000),
+  CORS_ORIGINS: z
+    .string()
+    .transform((value) => value.split(',').map((o) => o.trim()).filter(Boolean))
+    .pipe(
+      z.array(
+        z.string().refine((o) => o === '*' || isOrigin(o), {
+          error: (iss) => `CORS_ORIGINS must be '*' or comma-separated origins such as https://app.example.com (scheme, host, optional port; no path): '${String(iss.input)}' is not one`,
+        }),
+      ),
+    )
+    .default([]),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -46,6 +59,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return parsed.data;
+}
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
 }
 
 /** The embedded database lives in data/ at the project root, whether we run from src/ (tsx) or dist/src/. */

@@ -24,10 +24,11 @@ async function main(): Promise<void> {
     demoToken = (await createToken({ user: 'ada@demo.test', name: 'demo token (first start)' })).token;
   }
 
-  const server = runtime.app.listen(config.PORT, config.HOST);
+  const server = runtime.createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
+    server.listen(config.PORT, config.HOST);
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
     // Printed once, on stdout, outside the JSON log: the token is never logged.
     process.stdout.write(
       `\nDemo token for ada@demo.test (shown once; create more with "npm run tokens -- create --user ada@demo.test"):\n\n` +
-        `  ${demoToken}\n\nTry it:\n\n  curl -s -H "Authorization: Bearer ${demoToken}" http://localhost:${port}/v1/users?per_page=5\n\n`,
+        `  ${demoToken}\n\nTry it:\n\n  curl -s -H "Authorization: Bearer ${demoToken}" "http://localhost:${port}/v1/users?per_page=5"\n\n`,
     );
   }
 

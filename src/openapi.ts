@@ -17,7 +17,18 @@ const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Remaining': { description: 'Requests remaining in that tier', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'Unix epoch seconds when that tier’s window ends', schema: { type: 'integer' } },
 };
-const headerRefs = Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((h) => [h, { $ref: `#/components/headers/${h}` }]));
+const CACHING_HEADERS = {
+  ETag: { description: 'Strong validator of the body; send it back in If-None-Match to get a 304 while nothing changed', schema: { type: 'string' } },
+  'Cache-Control': { description: '`private, no-cache`: clients revalidate with If-None-Match; shared caches never store', schema: { type: 'string' } },
+};
+const LINK_HEADER = {
+  Link: {
+    description: 'RFC 8288 links to the `first`, `prev`, `next` and `last` pages, with the request’s other query parameters kept',
+    schema: { type: 'string' },
+  },
+};
+const refs = (headers: object) => Object.fromEntries(Object.keys(headers).map((h) => [h, { $ref: `#/components/headers/${h}` }]));
+const headerRefs = refs(RATE_LIMIT_HEADERS);
 
 /** Declared in this order, with descriptions, so the docs page groups the operations the way the spec does. */
 const TAGS = [
@@ -30,12 +41,26 @@ const TAGS = [
 
 type Doc = ReturnType<typeof generateOpenApiDocument>;
 
+interface Parameter {
+  description?: string;
+  schema?: { description?: string };
+}
+
+/** Docs pages and generated clients read a parameter's description from the parameter, not from its schema. */
+function describeOnParameter(parameter: unknown): void {
+  const p = parameter as Parameter;
+  if (p.schema?.description === undefined) return;
+  p.description ??= p.schema.description;
+  delete p.schema.description;
+}
+
 /** The API's version as the document states it (`info.version`); the path prefix stays `/v1`. */
 export const API_VERSION = '1.0.0';
 
 /**
  * Generated from the router, then aligned with what the wire carries: the spec's error envelope for every
- * error status (the adapter documents its own shape) and the rate-limit headers on every response.
+ * error status (the adapter documents its own shape), the rate-limit headers on every response, ETag and
+ * Cache-Control on 200 and 304, Link on lists, and each parameter's description on the parameter itself.
  */
 export function buildOpenApiDocument(router: AppRouter, version: string): Doc {
   const doc = generateOpenApiDocument(router, {
@@ -43,7 +68,9 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Doc {
     version,
     description:
       'Read-only REST API of the engineering-metrics platform. Every request needs `Authorization: Bearer <API token>`. ' +
-      'Lists return `{status, data, meta}`; single records `{status, data}`; errors `{status: "error", error: {code, message}}`.',
+      'Lists return `{status, data, meta}` and a `Link` header; single records `{status, data}`; errors `{status: "error", error: {code, message}}`. ' +
+        'Every 200 carries an `ETag`: send it back in `If-None-Match` for a 304 that costs no rate-limit point. HEAD works wherever GET does; ' +
+        'responses are compressed (br, gzip) when the client accepts it.',
     baseUrl: '/v1',
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API token: plat_...' } },
   });
@@ -58,8 +85,16 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Doc {
   doc.components = {
     ...doc.components,
     schemas: { ...schemas, Error: errorSchema as never },
-    headers: { ...RATE_LIMIT_HEADERS } as never,
-    responses: Object.fromEntries(
+    headers: { ...RATE_LIMIT_HEADERS, ...CACHING_HEADERS, ...LINK_HEADER } as never,
+    responses: Object.fromEntries([
+      [
+        'NotModified',
+        {
+          description: 'Not modified: the `If-None-Match` ETag still matches. No body; the request does not count against the rate limits.',
+          headers: { ...headerRefs, ...refs(CACHING_HEADERS) },
+        },
+      ],
+      ...
       Object.values(ERROR_RESPONSES).map(({ name, description, example }) => [
         name,
         {
@@ -75,14 +110,18 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Doc {
           },
         },
       ]),
-    ) as never,
+    ]) as never,
   };
   for (const item of Object.values(doc.paths ?? {})) {
-    const operation = (item as { get?: { responses?: Record<string, unknown> } }).get;
+    const operation = (item as { get?: { responses?: Record<string, unknown>; parameters?: unknown[] } }).get;
     if (!operation?.responses) continue;
-    const success = operation.responses['200'] as { headers?: unknown };
+    operation.parameters?.forEach(describeOnParameter);
+    const success = operation.responses['200'] as { headers?: unknown; content?: Record<string, { schema?: { $ref?: string } }> };
+    const schemaName = success.content?.['application/json']?.schema?.$ref?.split('/').pop();
+    const isList = Boolean((schemas[schemaName ?? ''] as { properties?: { meta?: unknown } } | undefined)?.properties?.meta);
     operation.responses = {
-      '200': { ...success, headers: headerRefs },
+      '200': { ...success, headers: { ...headerRefs, ...refs(CACHING_HEADERS), ...(isList ? refs(LINK_HEADER) : {}) } },
+      '304': { $ref: '#/components/responses/NotModified' },
       ...Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([status, r]) => [status, { $ref: `#/components/responses/${r.name}` }])),
     };
   }

@@ -12,10 +12,13 @@ import { ListingService } from './services/listing';
 import { CountCache } from './services/countCache';
 import { appRouter } from './procedures';
 import { createApp } from './http/app';
+import { createHttpServer } from './http/server';
 import { API_VERSION } from './openapi';
 
 export interface Runtime {
   app: Express;
+  /** An HTTP server for the app, with the configured timeouts and error-envelope answers to malformed requests. */
+  createServer(): Server;
   /** Set on SIGTERM: /readyz answers 503 and responses ask clients to close their connection. */
   lifecycle: { draining: boolean };
   sequelize: Sequelize;
@@ -57,6 +60,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     logger,
     version: API_VERSION,
     trustProxy: config.TRUST_PROXY,
+    corsOrigins: config.CORS_ORIGINS,
     authenticator,
     limiter,
     services: { listing },
@@ -66,6 +70,8 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
 
   return {
     app,
+    createServer: () =>
+      createHttpServer(app, { keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS, requestTimeoutMs: config.REQUEST_TIMEOUT_MS }),
     lifecycle,
     sequelize,
     redis,

@@ -182,10 +182,11 @@ test('the item schemas carry the DESIGN §4 fields', () => {
   expect(itemOf('/users/{user_id}/dashboard-views').properties.visibility.enum).toEqual(['private', 'team', 'organization']);
 });
 
-test('error responses 400/401/403/404/429/500 reference the Error schema', () => {
+test('error responses 400/401/403/404/429/500 reference the Error schema; 304 has no body', () => {
   for (const path of ALL_PATHS) {
     const responses = doc.paths[path].get.responses;
-    expect({ path, statuses: Object.keys(responses).sort() }).toEqual({ path, statuses: ['200', ...ERROR_STATUSES].sort() });
+    expect({ path, statuses: Object.keys(responses).sort() }).toEqual({ path, statuses: ['200', '304', ...ERROR_STATUSES].sort() });
+    expect(deref(responses['304']).content).toBeUndefined();
     for (const status of ERROR_STATUSES) {
       const response = deref(responses[status]);
       expect(typeof response.description).toBe('string');
@@ -235,17 +236,36 @@ test('every list path documents page, per_page, sort (its own fields), order, fi
   }
 });
 
-test('every query parameter is described (the rule of fields and of the created_at values included)', () => {
+test('every parameter carries its own description (rules, default, example), where docs pages and generated clients read it', () => {
   for (const path of ALL_PATHS) {
-    for (const p of doc.paths[path].get.parameters.filter((x: Json) => x.in === 'query')) {
-      const description = p.description ?? p.schema.description;
-      expect({ path, name: p.name, described: typeof description === 'string' && description.length > 0 }).toEqual({
-        path,
-        name: p.name,
-        described: true,
-      });
+    for (const p of doc.paths[path].get.parameters as Json[]) {
+      const where = { path, name: p.name };
+      expect({ ...where, description: typeof p.description === 'string' && p.description.length > 20 }).toEqual({ ...where, description: true });
+      expect({ ...where, inSchema: p.schema.description }).toEqual({ ...where, inSchema: undefined });
+      if (p.in !== 'query') continue;
+      expect({ ...where, example: /Example: `[^`]+`/.test(p.description) }).toEqual({ ...where, example: true });
+      if (p.schema.default !== undefined) {
+        expect({ ...where, default: p.description.includes(`default ${p.schema.default}`) }).toEqual({ ...where, default: true });
+      }
     }
   }
+  const users = Object.fromEntries((doc.paths['/users'].get.parameters as Json[]).map((p) => [p.name, p.description]));
+  expect(users.per_page).toBe('Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`.');
+  expect(users.sort).toMatch(/^Sort field, one of: created_at, name, email \(default created_at\)/);
+});
+
+test('operationIds read as what they do: unique, list… for lists and get… for single records', () => {
+  const ids = ALL_PATHS.map((path) => doc.paths[path].get.operationId as string);
+  expect(new Set(ids).size).toBe(ids.length);
+  for (const path of ALL_PATHS) {
+    const id = doc.paths[path].get.operationId as string;
+    expect({ path, id }).toEqual({ path, id: expect.stringMatching(path in LISTS ? /^list[A-Z][A-Za-z]+$/ : /^get[A-Z][A-Za-z]+$/) });
+  }
+  expect(doc.paths['/users'].get.operationId).toBe('listUsers');
+  expect(doc.paths['/users/{user_id}'].get.operationId).toBe('getUser');
+  expect(doc.paths['/users/{user_id}/apps'].get.operationId).toBe('listUserApps');
+  expect(doc.paths['/git/apps/{id}/repositories/{repo}/commits'].get.operationId).toBe('listRepositoryCommits');
+  expect(doc.paths['/commits'].get.operationId).toBe('listCommits');
 });
 
 test('path parameters are required, and get-one paths take only fields as a query parameter', () => {

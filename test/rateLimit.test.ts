@@ -2,7 +2,7 @@ import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { createClient } from 'redis';
-import { startTestApp, TestApp, DEMO } from './support/harness';
+import { startTestApp, TestApp, DEMO, SERVICES } from './support/harness';
 import { generateToken } from '../src/auth/tokenFormat';
 import { User } from '../db/models';
 
@@ -361,10 +361,10 @@ class CuttableProxy {
   }
 }
 
-const describeWithRedis = process.env.REDIS_URL ? describe : describe.skip;
+const describeWithRedis = SERVICES.redisUrl ? describe : describe.skip;
 
 describeWithRedis('Redis outage and recovery through a cuttable proxy (runs only with REDIS_URL)', () => {
-  const redisUrl = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const redisUrl = new URL(SERVICES.redisUrl ?? 'redis://127.0.0.1:6379');
   const proxy = new CuttableProxy(redisUrl.hostname, Number(redisUrl.port || 6379));
   const direct = createClient({ url: redisUrl.toString() });
   let t: TestApp;

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { createRestClient, RestClient, components } from '../src/client/restClient';
+import { createRestClient, RestClient, components, operations } from '../src/client/restClient';
 import { renderRestTypes, REST_TYPES_FILE } from '../scripts/restTypes';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 
@@ -25,6 +25,13 @@ test('the committed types are what openapi-typescript generates from the current
   const committed = fs.readFileSync(REST_TYPES_FILE, 'utf8');
   // On failure: run `npm run client:generate` and commit src/client/restSchema.d.ts.
   expect(committed === renderRestTypes()).toBe(true);
+});
+
+test('generated operations are named by what they do (checked by the compiler)', () => {
+  const query: NonNullable<operations['listUsers']['parameters']['query']> = { page: 2, sort: 'email', order: 'asc' };
+  const path: operations['getUser']['parameters']['path'] = { user_id: DEMO.users.ada };
+  const apps: operations['listUserApps']['parameters']['path'] = path;
+  expect([query.sort, apps.user_id]).toEqual(['email', DEMO.users.ada]);
 });
 
 test('walks every page of a list, in a stable order, and gets every user once', async () => {

@@ -1,7 +1,11 @@
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { startTestApp, TestApp, DEMO } from './support/harness';
+import fs from 'node:fs';
+import os from 'node:os';
 import { ApiToken } from '../db/models';
+import { createSequelize, DatabaseOptions, describeDatabase } from '../db/connection';
+import { migrate } from '../db/migrator';
 import { hashToken, isWellFormedToken } from '../src/auth/tokenFormat';
 import { TokenInputError } from '../src/auth/tokenService';
 import { expiryOf, parseCommand, UsageError } from '../scripts/tokens';
@@ -27,12 +31,13 @@ interface Run {
   stderr: string;
 }
 
-function cli(...args: string[]): Promise<Run> {
+/** The CLI on the test app's database, or on the one `database` names. */
+function cliOn(database: DatabaseOptions, ...args: string[]): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent' };
   delete env.DATABASE_URL;
   delete env.SQLITE_PATH;
-  if (t.config.DATABASE_URL) env.DATABASE_URL = t.config.DATABASE_URL;
-  else env.SQLITE_PATH = t.config.SQLITE_PATH;
+  if (database.url) env.DATABASE_URL = database.url;
+  else env.SQLITE_PATH = database.sqlitePath;
   return new Promise((resolve) => {
     execFile(TSX, [SCRIPT, ...args], { cwd: ROOT, env, timeout: 30_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
@@ -40,6 +45,11 @@ function cli(...args: string[]): Promise<Run> {
     });
   });
 }
+
+const appDatabase = (): DatabaseOptions => ({ url: t.config.DATABASE_URL, sqlitePath: t.config.SQLITE_PATH });
+const cli = (...args: string[]) => cliOn(appDatabase(), ...args);
+/** The first line of every human-readable answer. */
+const databaseLine = () => `Database: ${describeDatabase(appDatabase())}\n`;
 
 async function createJson(...args: string[]): Promise<{ id: string; token: string; expires_at: string | null }> {
   const run = await cli('create', ...args, '--json');
@@ -265,7 +275,7 @@ describe('errors', () => {
     const before = await ApiToken.count();
     const run = await cli('create', ...args);
     expect(run.code).toBe(1);
-    expect(run.stdout).toBe('');
+    expect(run.stdout).toBe(databaseLine());
     expect(run.stderr.startsWith(`tokens: ${message}`)).toBe(true);
     expect(run.stderr.trimEnd().split('\n')).toHaveLength(1); // one line, no stack
     expect(await ApiToken.count()).toBe(before);
@@ -275,5 +285,47 @@ describe('errors', () => {
     const run = await cli('--help');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('npm run tokens -- create --user <id|email>');
+  });
+});
+
+describe('which database', () => {
+  test('every human-readable answer starts by naming the database, without credentials', async () => {
+    const run = await cli('list');
+    expect(run.code).toBe(0);
+    expect(run.stdout.startsWith(databaseLine())).toBe(true);
+    expect(databaseLine()).toMatch(t.config.DATABASE_URL ? /^Database: MySQL [^@\s]+\/\w+\n$/ : /^Database: SQLite \/.+\.sqlite\n$/);
+    expect(run.stderr).toBe('');
+  });
+
+  test('a SQLITE_PATH with no database file → exit 1 naming the path; no empty database is created', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-tokens-'));
+    const missing = path.join(dir, 'typo.sqlite');
+    try {
+      const run = await cliOn({ sqlitePath: missing }, 'list');
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        `tokens: no database at SQLite ${missing}. Point SQLITE_PATH (or DATABASE_URL) at the server's database, or run "npm start" once to create the embedded one.\n`,
+      );
+      expect(fs.existsSync(missing)).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a database without users → a warning on stderr, then the answer', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-tokens-'));
+    const empty = path.join(dir, 'empty.sqlite');
+    try {
+      const sequelize = createSequelize({ sqlitePath: empty });
+      await migrate(sequelize);
+      await sequelize.close();
+      const run = await cliOn({ sqlitePath: empty }, 'list');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe(`Database: SQLite ${empty}\nNo tokens.\n`);
+      expect(run.stderr).toBe(`tokens: warning: SQLite ${empty} has no users; is it the database the server uses?\n`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 const RATE_LIMIT_HEADERS = { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '99', 'x-ratelimit-reset': '1790000000' };
-const json = { 'content-type': 'application/json; charset=utf-8' };
+const json = { 'content-type': 'application/json; charset=utf-8', etag: '"2a-abc"', 'cache-control': 'private, no-cache', link: '</v1/users?page=1>; rel="first", </v1/users?page=1>; rel="last"' };
 const user = { id: DEMO.users.ada, name: 'Ada Lovelace', email: DEMO.emails.ada, created_at: '2024-01-02T09:00:00.000Z' };
 const check = (res: Partial<Parameters<ReturnType<typeof wireContract>['check']>[0]>) =>
   wireContract().check({ method: 'GET', url: '/v1/users/usr_ada', status: 200, headers: { ...json, ...RATE_LIMIT_HEADERS }, body: '', ...res });
@@ -85,5 +85,6 @@ test('errors must be the envelope, on documented paths and on unknown ones', () 
 
 test('static segments win over parameters, as in the router', () => {
   const catalog = { status: 'success', data: [{ key: 'dora', name: 'DORA', description: 'd', category: 'delivery' }], meta: { page: 1, per_page: 50, total: 1, total_pages: 1, sort: 'key', order: 'asc' } };
-  expect(check({ url: '/v1/dashboard-views/catalog', body: JSON.stringify(catalog) })).toEqual([]);
+  const link = '</v1/dashboard-views/catalog?page=1>; rel="first", </v1/dashboard-views/catalog?page=1>; rel="last"';
+  expect(check({ url: '/v1/dashboard-views/catalog', headers: { ...json, ...RATE_LIMIT_HEADERS, link }, body: JSON.stringify(catalog) })).toEqual([]);
 });

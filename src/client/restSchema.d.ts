@@ -16,7 +16,7 @@ export interface paths {
          * List users
          * @description Users visible to the caller: the caller and every member of an organization the caller can access.
          */
-        get: operations["users-list"];
+        get: operations["listUsers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -36,7 +36,7 @@ export interface paths {
          * Get a user
          * @description One user. 404 when it does not exist, 403 when it shares no accessible organization with the caller.
          */
-        get: operations["users-get"];
+        get: operations["getUser"];
         put?: never;
         post?: never;
         delete?: never;
@@ -56,7 +56,7 @@ export interface paths {
          * List a user's apps
          * @description The user's accounts on organization apps. Readable by the user and by admins of an organization the user belongs to.
          */
-        get: operations["users-apps"];
+        get: operations["listUserApps"];
         put?: never;
         post?: never;
         delete?: never;
@@ -76,7 +76,7 @@ export interface paths {
          * Get a user's app binding
          * @description One of the user's app accounts, addressed by the app id.
          */
-        get: operations["users-app"];
+        get: operations["getUserApp"];
         put?: never;
         post?: never;
         delete?: never;
@@ -96,7 +96,7 @@ export interface paths {
          * List a user's dashboard views
          * @description Dashboard views available to the user: their organizations' views, their teams' views and their private views.
          */
-        get: operations["users-dashboardViews"];
+        get: operations["listUserDashboardViews"];
         put?: never;
         post?: never;
         delete?: never;
@@ -116,7 +116,7 @@ export interface paths {
          * Get one of a user's dashboard views
          * @description One dashboard view available to the user.
          */
-        get: operations["users-dashboardView"];
+        get: operations["getUserDashboardView"];
         put?: never;
         post?: never;
         delete?: never;
@@ -136,7 +136,7 @@ export interface paths {
          * List a user's interactions
          * @description The user's collaboration events. Readable by the user, by admins of an organization the user belongs to, and by managers of a team the user is a member of (for that team's events).
          */
-        get: operations["users-interactions"];
+        get: operations["listUserInteractions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -156,7 +156,7 @@ export interface paths {
          * List a user's organizations
          * @description Organizations the user belongs to that the caller can also access.
          */
-        get: operations["users-organizations"];
+        get: operations["listUserOrganizations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -176,7 +176,7 @@ export interface paths {
          * List a user's teams
          * @description Teams the user is a member or manager of that the caller can access.
          */
-        get: operations["users-teams"];
+        get: operations["listUserTeams"];
         put?: never;
         post?: never;
         delete?: never;
@@ -196,7 +196,7 @@ export interface paths {
          * Get a user's team membership
          * @description The user's membership of one team: title, role (member or manager) and when they joined.
          */
-        get: operations["users-team"];
+        get: operations["getUserTeam"];
         put?: never;
         post?: never;
         delete?: never;
@@ -216,7 +216,7 @@ export interface paths {
          * List a user's git apps
          * @description The user's accounts on git integrations. Readable by the user and by admins of an organization the user belongs to.
          */
-        get: operations["users-gitApps"];
+        get: operations["listUserGitApps"];
         put?: never;
         post?: never;
         delete?: never;
@@ -236,7 +236,7 @@ export interface paths {
          * List organizations
          * @description Organizations the caller is a member of (narrowed by the token scope).
          */
-        get: operations["organizations-list"];
+        get: operations["listOrganizations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -256,7 +256,7 @@ export interface paths {
          * Get an organization
          * @description One organization. 404 when it does not exist, 403 when the caller is not a member.
          */
-        get: operations["organizations-get"];
+        get: operations["getOrganization"];
         put?: never;
         post?: never;
         delete?: never;
@@ -276,7 +276,7 @@ export interface paths {
          * List organization members
          * @description Members of the organization with their role (admin, manager or collaborator).
          */
-        get: operations["organizations-members"];
+        get: operations["listOrganizationMembers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -296,7 +296,7 @@ export interface paths {
          * List teams of an organization
          * @description The organization's teams (only the token's teams when the token is narrowed to teams).
          */
-        get: operations["organizations-teams"];
+        get: operations["listOrganizationTeams"];
         put?: never;
         post?: never;
         delete?: never;
@@ -316,7 +316,7 @@ export interface paths {
          * List apps of an organization
          * @description Integrations connected to the organization.
          */
-        get: operations["organizations-apps"];
+        get: operations["listOrganizationApps"];
         put?: never;
         post?: never;
         delete?: never;
@@ -336,7 +336,7 @@ export interface paths {
          * List teams
          * @description Teams of every organization the caller can access (only the token’s teams when it is narrowed to teams).
          */
-        get: operations["teams-list"];
+        get: operations["listTeams"];
         put?: never;
         post?: never;
         delete?: never;
@@ -356,7 +356,7 @@ export interface paths {
          * Get a team
          * @description One team. 404 when it does not exist, 403 when the caller cannot access it.
          */
-        get: operations["teams-get"];
+        get: operations["getTeam"];
         put?: never;
         post?: never;
         delete?: never;
@@ -376,7 +376,7 @@ export interface paths {
          * List team members
          * @description Everyone in the team, managers included, with their job title.
          */
-        get: operations["teams-members"];
+        get: operations["listTeamMembers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -396,7 +396,7 @@ export interface paths {
          * Get a team member
          * @description One member of the team with their job title. 404 "Team member not found" when the user is not in the team.
          */
-        get: operations["teams-member"];
+        get: operations["getTeamMember"];
         put?: never;
         post?: never;
         delete?: never;
@@ -416,7 +416,7 @@ export interface paths {
          * List team managers
          * @description The managers of the team, with their job title.
          */
-        get: operations["teams-managers"];
+        get: operations["listTeamManagers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -436,7 +436,7 @@ export interface paths {
          * List team tasks
          * @description Work items of the team (stories, bugs, tasks and epics).
          */
-        get: operations["teams-tasks"];
+        get: operations["listTeamTasks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -456,7 +456,7 @@ export interface paths {
          * List team interactions
          * @description Collaboration events of the team. Readable by admins of the team's organization and by the team's managers.
          */
-        get: operations["teams-interactions"];
+        get: operations["listTeamInteractions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -476,7 +476,7 @@ export interface paths {
          * List git apps
          * @description Git integrations of every organization the caller can access.
          */
-        get: operations["git-apps"];
+        get: operations["listGitApps"];
         put?: never;
         post?: never;
         delete?: never;
@@ -496,7 +496,7 @@ export interface paths {
          * List repositories of a git app
          * @description Repositories of the git app.
          */
-        get: operations["git-repositories"];
+        get: operations["listGitAppRepositories"];
         put?: never;
         post?: never;
         delete?: never;
@@ -516,7 +516,7 @@ export interface paths {
          * List commits of every repository of a git app
          * @description Commits across all repositories of the git app.
          */
-        get: operations["git-allCommits"];
+        get: operations["listGitAppCommits"];
         put?: never;
         post?: never;
         delete?: never;
@@ -536,7 +536,7 @@ export interface paths {
          * List pull requests of every repository of a git app
          * @description Pull requests across all repositories of the git app.
          */
-        get: operations["git-allPullRequests"];
+        get: operations["listGitAppPullRequests"];
         put?: never;
         post?: never;
         delete?: never;
@@ -556,7 +556,7 @@ export interface paths {
          * List commits of a repository
          * @description Commits of one repository of the git app. `all` in place of the repository id lists every repository.
          */
-        get: operations["git-commits"];
+        get: operations["listRepositoryCommits"];
         put?: never;
         post?: never;
         delete?: never;
@@ -576,7 +576,7 @@ export interface paths {
          * List pull requests of a repository
          * @description Pull requests of one repository of the git app. `all` in place of the repository id lists every repository.
          */
-        get: operations["git-pullRequests"];
+        get: operations["listRepositoryPullRequests"];
         put?: never;
         post?: never;
         delete?: never;
@@ -596,7 +596,7 @@ export interface paths {
          * List dashboard views
          * @description Dashboard views the caller can see: their organizations' views, their teams' views and their own private views (admins: every view of their organization).
          */
-        get: operations["dashboardViews-list"];
+        get: operations["listDashboardViews"];
         put?: never;
         post?: never;
         delete?: never;
@@ -616,7 +616,7 @@ export interface paths {
          * List dashboard types
          * @description The catalog of dashboard types a view can be created from. Sorted by key, ascending, by default.
          */
-        get: operations["dashboardViews-catalog"];
+        get: operations["listDashboardCatalog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -636,7 +636,7 @@ export interface paths {
          * Get a dashboard view
          * @description One dashboard view. 404 when it does not exist, 403 when the caller cannot see it.
          */
-        get: operations["dashboardViews-get"];
+        get: operations["getDashboardView"];
         put?: never;
         post?: never;
         delete?: never;
@@ -656,7 +656,7 @@ export interface paths {
          * List commits
          * @description Commits across every repository of every organization the caller can access. Filter by created_at.
          */
-        get: operations["commits"];
+        get: operations["listCommits"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1084,6 +1084,18 @@ export interface components {
         };
     };
     responses: {
+        /** @description Not modified: the `If-None-Match` ETag still matches. No body; the request does not count against the rate limits. */
+        NotModified: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                ETag: components["headers"]["ETag"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description Invalid request parameters */
         ValidationError: {
             headers: {
@@ -1222,23 +1234,39 @@ export interface components {
         "X-RateLimit-Remaining": number;
         /** @description Unix epoch seconds when that tier’s window ends */
         "X-RateLimit-Reset": number;
+        /** @description Strong validator of the body; send it back in If-None-Match to get a 304 while nothing changed */
+        ETag: string;
+        /** @description `private, no-cache`: clients revalidate with If-None-Match; shared caches never store */
+        "Cache-Control": string;
+        /** @description RFC 8288 links to the `first`, `prev`, `next` and `last` pages, with the request’s other query parameters kept */
+        Link: string;
     };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    "users-list": {
+    listUsers: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at, name, email (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `email`. */
                 sort?: "created_at" | "name" | "email";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, name, email, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,name`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
@@ -1253,12 +1281,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UserList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1267,14 +1299,15 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "users-get": {
+    getUser: {
         parameters: {
             query?: {
+                /** @description Comma-separated fields to return, from: id, name, email, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,name`. */
                 fields?: string;
             };
             header?: never;
             path: {
-                /** @description The user id. */
+                /** @description The user id (an opaque string, at most 64 characters). */
                 user_id: string;
             };
             cookie?: never;
@@ -1287,12 +1320,15 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UserResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1301,23 +1337,33 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "users-apps": {
+    listUserApps: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at, name (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `name`. */
                 sort?: "created_at" | "name";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, provider, name, user_id, external_user_id, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,provider`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
             path: {
-                /** @description The user id. */
+                /** @description The user id (an opaque string, at most 64 characters). */
                 user_id: string;
             };
             cookie?: never;
@@ -1330,12 +1376,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UserAppList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1344,16 +1394,17 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "users-app": {
+    getUserApp: {
         parameters: {
             query?: {
+                /** @description Comma-separated fields to return, from: id, provider, name, user_id, external_user_id, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,provider`. */
                 fields?: string;
             };
             header?: never;
             path: {
-                /** @description The user id. */
+                /** @description The user id (an opaque string, at most 64 characters). */
                 user_id: string;
-                /** @description The app id. */
+                /** @description The app id (an opaque string, at most 64 characters). */
                 app_id: string;
             };
             cookie?: never;
@@ -1366,12 +1417,15 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UserAppResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1380,23 +1434,33 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "users-dashboardViews": {
+    listUserDashboardViews: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at, name (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `name`. */
                 sort?: "created_at" | "name";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, name, type, visibility, organization_id, team_id, owner_id, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,name`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
             path: {
-                /** @description The user id. */
+                /** @description The user id (an opaque string, at most 64 characters). */
                 user_id: string;
             };
             cookie?: never;
@@ -1409,12 +1473,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DashboardViewList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1423,16 +1491,17 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "users-dashboardView": {
+    getUserDashboardView: {
         parameters: {
             query?: {
+                /** @description Comma-separated fields to return, from: id, name, type, visibility, organization_id, team_id, owner_id, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,name`. */
                 fields?: string;
             };
             header?: never;
             path: {
-                /** @description The user id. */
+                /** @description The user id (an opaque string, at most 64 characters). */
                 user_id: string;
-                /** @description The view id. */
+                /** @description The view id (an opaque string, at most 64 characters). */
                 view_id: string;
             };
             cookie?: never;
@@ -1445,12 +1514,15 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DashboardViewResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1459,23 +1531,33 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "users-interactions": {
+    listUserInteractions: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`. */
                 sort?: "created_at";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, type, source, user_id, counterpart_id, team_id, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,type`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
             path: {
-                /** @description The user id. */
+                /** @description The user id (an opaque string, at most 64 characters). */
                 user_id: string;
             };
             cookie?: never;
@@ -1488,12 +1570,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["InteractionList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1502,23 +1588,33 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "users-organizations": {
+    listUserOrganizations: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at, name (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `name`. */
                 sort?: "created_at" | "name";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, name, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,name`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
             path: {
-                /** @description The user id. */
+                /** @description The user id (an opaque string, at most 64 characters). */
                 user_id: string;
             };
             cookie?: never;
@@ -1531,12 +1627,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrganizationList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1545,23 +1645,33 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "users-teams": {
+    listUserTeams: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at, name (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `name`. */
                 sort?: "created_at" | "name";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, organization_id, name, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,organization_id`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
             path: {
-                /** @description The user id. */
+                /** @description The user id (an opaque string, at most 64 characters). */
                 user_id: string;
             };
             cookie?: never;
@@ -1574,12 +1684,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TeamList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1588,16 +1702,17 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "users-team": {
+    getUserTeam: {
         parameters: {
             query?: {
+                /** @description Comma-separated fields to return, from: user_id, team_id, organization_id, title, role, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `user_id,team_id`. */
                 fields?: string;
             };
             header?: never;
             path: {
-                /** @description The user id. */
+                /** @description The user id (an opaque string, at most 64 characters). */
                 user_id: string;
-                /** @description The team id. */
+                /** @description The team id (an opaque string, at most 64 characters). */
                 team_id: string;
             };
             cookie?: never;
@@ -1610,12 +1725,15 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UserTeamResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1624,23 +1742,33 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "users-gitApps": {
+    listUserGitApps: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at, name (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `name`. */
                 sort?: "created_at" | "name";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, provider, name, user_id, username, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,provider`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
             path: {
-                /** @description The user id. */
+                /** @description The user id (an opaque string, at most 64 characters). */
                 user_id: string;
             };
             cookie?: never;
@@ -1653,12 +1781,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UserGitAppList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1667,18 +1799,28 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "organizations-list": {
+    listOrganizations: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at, name (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `name`. */
                 sort?: "created_at" | "name";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, name, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,name`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
@@ -1693,12 +1835,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrganizationList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1707,14 +1853,15 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "organizations-get": {
+    getOrganization: {
         parameters: {
             query?: {
+                /** @description Comma-separated fields to return, from: id, name, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,name`. */
                 fields?: string;
             };
             header?: never;
             path: {
-                /** @description The organization id. */
+                /** @description The organization id (an opaque string, at most 64 characters). */
                 organization_id: string;
             };
             cookie?: never;
@@ -1727,12 +1874,15 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrganizationResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1741,23 +1891,33 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "organizations-members": {
+    listOrganizationMembers: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at, name, email (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `email`. */
                 sort?: "created_at" | "name" | "email";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, name, email, created_at, role. Default: all. Unknown or empty names are rejected with 400. Example: `id,name`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
             path: {
-                /** @description The organization id. */
+                /** @description The organization id (an opaque string, at most 64 characters). */
                 organization_id: string;
             };
             cookie?: never;
@@ -1770,12 +1930,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrganizationMemberList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1784,23 +1948,33 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "organizations-teams": {
+    listOrganizationTeams: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at, name (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `name`. */
                 sort?: "created_at" | "name";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, organization_id, name, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,organization_id`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
             path: {
-                /** @description The organization id. */
+                /** @description The organization id (an opaque string, at most 64 characters). */
                 organization_id: string;
             };
             cookie?: never;
@@ -1813,12 +1987,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TeamList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1827,23 +2005,33 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "organizations-apps": {
+    listOrganizationApps: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at, name (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `name`. */
                 sort?: "created_at" | "name";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, organization_id, provider, category, name, is_active, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,organization_id`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
             path: {
-                /** @description The organization id. */
+                /** @description The organization id (an opaque string, at most 64 characters). */
                 organization_id: string;
             };
             cookie?: never;
@@ -1856,12 +2044,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AppList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1870,18 +2062,28 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "teams-list": {
+    listTeams: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at, name (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `name`. */
                 sort?: "created_at" | "name";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, organization_id, name, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,organization_id`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
@@ -1896,12 +2098,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TeamList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1910,14 +2116,15 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "teams-get": {
+    getTeam: {
         parameters: {
             query?: {
+                /** @description Comma-separated fields to return, from: id, organization_id, name, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,organization_id`. */
                 fields?: string;
             };
             header?: never;
             path: {
-                /** @description The team id. */
+                /** @description The team id (an opaque string, at most 64 characters). */
                 team_id: string;
             };
             cookie?: never;
@@ -1930,12 +2137,15 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TeamResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1944,23 +2154,33 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "teams-members": {
+    listTeamMembers: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at, name, email (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `email`. */
                 sort?: "created_at" | "name" | "email";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, name, email, created_at, title. Default: all. Unknown or empty names are rejected with 400. Example: `id,name`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
             path: {
-                /** @description The team id. */
+                /** @description The team id (an opaque string, at most 64 characters). */
                 team_id: string;
             };
             cookie?: never;
@@ -1973,12 +2193,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TeamMemberList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1987,16 +2211,17 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "teams-member": {
+    getTeamMember: {
         parameters: {
             query?: {
+                /** @description Comma-separated fields to return, from: id, name, email, created_at, title. Default: all. Unknown or empty names are rejected with 400. Example: `id,name`. */
                 fields?: string;
             };
             header?: never;
             path: {
-                /** @description The team id. */
+                /** @description The team id (an opaque string, at most 64 characters). */
                 team_id: string;
-                /** @description The user id. */
+                /** @description The user id (an opaque string, at most 64 characters). */
                 user_id: string;
             };
             cookie?: never;
@@ -2009,12 +2234,15 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TeamMemberResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2023,23 +2251,33 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "teams-managers": {
+    listTeamManagers: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at, name, email (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `email`. */
                 sort?: "created_at" | "name" | "email";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, name, email, created_at, title. Default: all. Unknown or empty names are rejected with 400. Example: `id,name`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
             path: {
-                /** @description The team id. */
+                /** @description The team id (an opaque string, at most 64 characters). */
                 team_id: string;
             };
             cookie?: never;
@@ -2052,12 +2290,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TeamMemberList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2066,23 +2308,33 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "teams-tasks": {
+    listTeamTasks: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at, title (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `title`. */
                 sort?: "created_at" | "title";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, team_id, title, type, status, assignee_id, parent_id, story_points, created_at, completed_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,team_id`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
             path: {
-                /** @description The team id. */
+                /** @description The team id (an opaque string, at most 64 characters). */
                 team_id: string;
             };
             cookie?: never;
@@ -2095,12 +2347,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TaskList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2109,23 +2365,33 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "teams-interactions": {
+    listTeamInteractions: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`. */
                 sort?: "created_at";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, type, source, user_id, counterpart_id, team_id, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,type`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
             path: {
-                /** @description The team id. */
+                /** @description The team id (an opaque string, at most 64 characters). */
                 team_id: string;
             };
             cookie?: never;
@@ -2138,12 +2404,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["InteractionList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2152,18 +2422,28 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "git-apps": {
+    listGitApps: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at, name (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `name`. */
                 sort?: "created_at" | "name";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, organization_id, provider, name, is_active, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,organization_id`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
@@ -2178,12 +2458,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GitAppList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2192,23 +2476,33 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "git-repositories": {
+    listGitAppRepositories: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at, name (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `name`. */
                 sort?: "created_at" | "name";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, git_app_id, name, full_name, default_branch, is_private, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,git_app_id`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
             path: {
-                /** @description The git app id. */
+                /** @description The git app id (an opaque string, at most 64 characters). */
                 id: string;
             };
             cookie?: never;
@@ -2221,12 +2515,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RepositoryList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2235,23 +2533,33 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "git-allCommits": {
+    listGitAppCommits: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`. */
                 sort?: "created_at";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, repository_id, sha, message, author_id, author_name, additions, deletions, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
             path: {
-                /** @description The git app id. */
+                /** @description The git app id (an opaque string, at most 64 characters). */
                 id: string;
             };
             cookie?: never;
@@ -2264,12 +2572,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CommitList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2278,23 +2590,33 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "git-allPullRequests": {
+    listGitAppPullRequests: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at, title (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `title`. */
                 sort?: "created_at" | "title";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, repository_id, number, title, state, author_id, created_at, merged_at, closed_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
             path: {
-                /** @description The git app id. */
+                /** @description The git app id (an opaque string, at most 64 characters). */
                 id: string;
             };
             cookie?: never;
@@ -2307,12 +2629,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PullRequestList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2321,25 +2647,35 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "git-commits": {
+    listRepositoryCommits: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`. */
                 sort?: "created_at";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, repository_id, sha, message, author_id, author_name, additions, deletions, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
             path: {
-                /** @description The git app id. */
+                /** @description The git app id (an opaque string, at most 64 characters). */
                 id: string;
-                /** @description The repository id. */
+                /** @description The repository id (an opaque string, at most 64 characters). */
                 repo: string;
             };
             cookie?: never;
@@ -2352,12 +2688,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CommitList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2366,25 +2706,35 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "git-pullRequests": {
+    listRepositoryPullRequests: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at, title (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `title`. */
                 sort?: "created_at" | "title";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, repository_id, number, title, state, author_id, created_at, merged_at, closed_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
             path: {
-                /** @description The git app id. */
+                /** @description The git app id (an opaque string, at most 64 characters). */
                 id: string;
-                /** @description The repository id. */
+                /** @description The repository id (an opaque string, at most 64 characters). */
                 repo: string;
             };
             cookie?: never;
@@ -2397,12 +2747,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PullRequestList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2411,18 +2765,28 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "dashboardViews-list": {
+    listDashboardViews: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at, name (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `name`. */
                 sort?: "created_at" | "name";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, name, type, visibility, organization_id, team_id, owner_id, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,name`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
@@ -2437,12 +2801,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DashboardViewList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2451,13 +2819,18 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "dashboardViews-catalog": {
+    listDashboardCatalog: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: key, name (default key). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `name`. */
                 sort?: "key" | "name";
+                /** @description Sort order: asc or desc (default asc). Example: `desc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: key, name, description, category. Default: all. Unknown or empty names are rejected with 400. Example: `key,name`. */
                 fields?: string;
             };
             header?: never;
@@ -2472,12 +2845,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DashboardCatalogEntryList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2486,14 +2863,15 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    "dashboardViews-get": {
+    getDashboardView: {
         parameters: {
             query?: {
+                /** @description Comma-separated fields to return, from: id, name, type, visibility, organization_id, team_id, owner_id, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,name`. */
                 fields?: string;
             };
             header?: never;
             path: {
-                /** @description The dashboard view id. */
+                /** @description The dashboard view id (an opaque string, at most 64 characters). */
                 id: string;
             };
             cookie?: never;
@@ -2506,12 +2884,15 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DashboardViewResponse"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2520,18 +2901,28 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
-    commits: {
+    listCommits: {
         parameters: {
             query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
                 page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
                 per_page?: number;
+                /** @description Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`. */
                 sort?: "created_at";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, repository_id, sha, message, author_id, author_name, additions, deletions, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
                 fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
                 "created_at[lt]"?: string;
             };
             header?: never;
@@ -2546,12 +2937,16 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CommitList"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationError"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

@@ -1,6 +1,7 @@
 import { createTRPCClient, httpBatchLink } from '@trpc/client';
 import type { HTTPBatchLinkOptions, TRPCClient } from '@trpc/client';
 import type { AppRouter } from '../procedures';
+import { MAX_TRPC_BATCH } from '../wire/limits';
 
 export interface PlatformClientOptions {
   /** The tRPC endpoint, e.g. `http://localhost:3000/trpc`. */
@@ -14,8 +15,8 @@ export interface PlatformClientOptions {
 export type PlatformClient = TRPCClient<AppRouter>;
 
 /**
- * A typed tRPC client for in-house TypeScript frontends. Calls made in the same tick are batched into one
- * HTTP request, which counts as one request against the rate limits. Failures reject with a
+ * A typed tRPC client for in-house TypeScript frontends. Calls made in the same tick are batched into HTTP
+ * requests of at most MAX_TRPC_BATCH calls; each call counts as one request against the rate limits. Failures reject with a
  * `TRPCClientError` whose `data.code` is the REST error code (`NOT_FOUND`, …) and `data.httpStatus` its status.
  */
 export function createPlatformClient({ url, token, fetch }: PlatformClientOptions): PlatformClient {
@@ -23,6 +24,7 @@ export function createPlatformClient({ url, token, fetch }: PlatformClientOption
     links: [
       httpBatchLink({
         url,
+        maxItems: MAX_TRPC_BATCH,
         headers: { Authorization: `Bearer ${token}` },
         ...(fetch ? { fetch } : {}),
       }),

@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import express from 'express';
 import helmet from 'helmet';
+import compression from 'compression';
+import cors from 'cors';
 import { pinoHttp } from 'pino-http';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { Logger } from '../logger';
 import type { AppRouter } from '../procedures';
 import { buildOpenApiDocument } from '../openapi';
 import { isServerFault } from '../trpc/errorMapping';
-import { GateDeps, requestGate } from './gate';
+import { GateDeps, publicDocumentGate, refundPoint, requestGate } from './gate';
+import { conditionalGet } from './conditional';
 import { errorHandler, notFoundHandler } from './errors';
 import { restHandler } from './rest';
 import { docsRouter } from './docs';
@@ -17,12 +20,34 @@ export interface AppDeps extends GateDeps {
   logger: Logger;
   version: string;
   trustProxy?: string;
+  /** Origins allowed to call from a browser (`*` for any); empty turns CORS off. */
+  corsOrigins: string[];
   /** Readiness: resolves when the database (and Redis, if configured) answer. */
   readiness: () => Promise<Record<string, 'ok' | 'down'>>;
   lifecycle: { draining: boolean };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * Browsers may call /v1 and /trpc from the named origins. Preflights are answered here, before the gate: no
+ * token, no rate-limit point. Tokens travel in the Authorization header, never in cookies, so no credentials.
+ */
+function corsFor(origins: string[]) {
+  return cors({
+    origin: origins.includes('*') ? '*' : origins,
+    methods: ['GET', 'HEAD', 'POST'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'If-None-Match', 'X-Request-Id'],
+    exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Link', 'ETag', 'X-Request-Id'],
+    maxAge: 600,
+  });
+}
+
+/** HEAD is answered as GET (the same status and headers; Node sends no body for HEAD). */
+function headAsGet(req: express.Request, _res: express.Response, next: express.NextFunction) {
+  if (req.method === 'HEAD') req.method = 'GET';
+  next();
+}
 
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
@@ -48,6 +73,8 @@ export function createApp(deps: AppDeps): express.Express {
     }),
   );
   app.use(helmet());
+  // Bodies of 1 KB and more are compressed (br or gzip) when the client accepts it.
+  app.use(compression({ threshold: 1024 }));
   app.use((_req, res, next) => {
     if (deps.lifecycle.draining) res.setHeader('Connection', 'close');
     next();
@@ -62,15 +89,19 @@ export function createApp(deps: AppDeps): express.Express {
     res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable', checks });
   });
 
-  const document = buildOpenApiDocument(deps.router, deps.version);
-  app.get('/v1/openapi.json', requestGate(deps, { rest: false, anonymous: true }), (_req, res) => {
-    res.json(document);
+  if (deps.corsOrigins.length) app.use(['/v1', '/trpc'], corsFor(deps.corsOrigins));
+  app.use(['/v1', '/trpc'], headAsGet);
+  const notModified = (res: express.Response) => refundPoint(deps.limiter, res);
+
+  const document = JSON.stringify(buildOpenApiDocument(deps.router, deps.version));
+  app.get('/v1/openapi.json', publicDocumentGate(deps.limiter), conditionalGet(notModified), (_req, res) => {
+    res.type('application/json; charset=utf-8').end(document);
   });
 
-  app.use('/v1', requestGate(deps, { rest: true }), restHandler(deps.router, deps.logger), notFoundHandler);
+  app.use('/v1', conditionalGet(notModified), requestGate(deps, 'rest'), restHandler(deps.router, deps.logger, '/v1'), notFoundHandler);
   app.use(
     '/trpc',
-    requestGate(deps, { rest: false }),
+    requestGate(deps, 'trpc'),
     createExpressMiddleware({
       router: deps.router,
       createContext: ({ req }) => req.apiContext!,

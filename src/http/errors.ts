@@ -27,7 +27,8 @@ export function errorHandler(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     // express's own parsers flag client mistakes (e.g. a malformed URL) with a 4xx status.
     const status = (err as { status?: unknown } | null)?.status;
-    const api = typeof status === 'number' && status >= 400 && status < 500 ? invalid('Malformed request') : toApiError(err);
+    const fromParser = !(err instanceof ApiError) && typeof status === 'number' && status >= 400 && status < 500;
+    const api = fromParser ? invalid('Malformed request') : toApiError(err);
     if (api.code === 'SERVER_ERROR') logger.error({ err, reqId: req.id, path: req.path }, 'request failed');
     if (res.headersSent) return;
     res.status(api.status).json({ status: 'error', error: { code: api.code, message: api.message } } satisfies ErrorEnvelope);

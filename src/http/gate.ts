@@ -1,10 +1,11 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError } from '../errors';
+import { ApiError, invalid } from '../errors';
 import type { Authenticator } from '../auth/authenticator';
 import type { RateLimitDecision, RateLimiter } from '../rateLimit/rateLimiter';
 import type { Principal } from '../access/principal';
 import type { RequestContext } from '../trpc/context';
 import { toApiError } from '../trpc/errorMapping';
+import { MAX_TRPC_BATCH } from '../wire/limits';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -33,45 +34,108 @@ function rateLimited(d: RateLimitDecision): ApiError {
   );
 }
 
-/** Empty and repeated parameters would otherwise be dropped or reach the schemas as arrays with a vague message. */
+/** A name an ordinary object cannot hold as its own key (`__proto__`) never reaches the schemas' strict check. */
+function isUnholdableKey(name: string): boolean {
+  const probe: Record<string, unknown> = {};
+  probe[name] = true;
+  return !Object.prototype.hasOwnProperty.call(probe, name);
+}
+
+/**
+ * Mistakes the parsed input cannot show: empty and repeated parameters (otherwise dropped, or arrays with a
+ * vague message) and names the query parser cannot carry as keys (otherwise silently ignored).
+ */
 function queryProblems(req: Request): string[] {
   const params = [...new URL(req.originalUrl, 'http://localhost').searchParams];
   const names = (list: string[]) => [...new Set(list)].map((k) => `'${k}'`).join(', ');
+  const unholdable = params.map(([k]) => k).filter(isUnholdableKey);
   const empty = params.filter(([, v]) => v.trim() === '').map(([k]) => k);
   const seen = new Set<string>();
   const repeated = params.map(([k]) => k).filter((k) => seen.has(k) || !seen.add(k));
   const problems: string[] = [];
+  if (unholdable.length) problems.push(`Unknown query parameter(s): ${names(unholdable)}`);
   if (empty.length) problems.push(`Query parameter(s) ${names(empty)} must not be empty; give a value or leave them out`);
   if (repeated.length) problems.push(`Query parameter(s) ${names(repeated)} must be given only once`);
   return problems;
 }
 
+/** How many calls a /trpc request makes: `/trpc/a,b,c?batch=1` is three. */
+function trpcCalls(req: Request): number {
+  return req.query.batch === '1' ? req.path.replace(/^\//, '').split(',').length : 1;
+}
+
+interface Charge {
+  key: string;
+  decision: RateLimitDecision;
+}
+
+/** What the gate charged, so a response that turns out free (a 304) can give its point back. */
+const charges = new WeakMap<Response, Charge>();
+
 /**
- * Authenticates and rate-limits every request under /v1 and /trpc (one point per HTTP request), sets the
- * X-RateLimit-* headers, and leaves its verdict on `req.apiContext` for the procedures (or the 404 handler)
- * to enforce. Callers are limited per user; failed authentications per client IP.
+ * Gives back the one point a request was charged and reports the tier as it was before the request. Both
+ * tiers get the point, so the tier with the fewest requests left stays the reported one.
  */
-export function requestGate(deps: GateDeps, options: { rest: boolean; anonymous?: boolean }) {
+export async function refundPoint(limiter: RateLimiter, res: Response): Promise<void> {
+  const charge = charges.get(res);
+  if (!charge || !charge.decision.allowed) return;
+  charges.delete(res);
+  await limiter.reward(charge.key, 1);
+  res.setHeader('X-RateLimit-Remaining', String(Math.min(charge.decision.limit, charge.decision.remaining + 1)));
+}
+
+type Transport = 'rest' | 'trpc';
+
+/**
+ * Authenticates and rate-limits every request under /v1 and /trpc, sets the X-RateLimit-* headers, and leaves
+ * its verdict on `req.apiContext` for the procedures (or the 404 handler) to enforce. Callers are limited per
+ * user; failed authentications per client IP. A /trpc batch costs one point per call; one larger than
+ * MAX_TRPC_BATCH is refused whole (one point).
+ */
+export function requestGate(deps: GateDeps, transport: Transport) {
   return async (req: Request, res: Response, next: NextFunction) => {
     const context: RequestContext = {
       services: deps.services,
-      queryProblems: options.rest ? queryProblems(req) : [],
+      queryProblems: transport === 'rest' ? queryProblems(req) : [],
     };
     try {
       let principal: Principal | undefined;
       let failure: ApiError | undefined;
-      if (!options.anonymous) {
-        try {
-          principal = await deps.authenticator.authenticate(req.headers.authorization);
-        } catch (err) {
-          failure = toApiError(err);
-        }
+      try {
+        principal = await deps.authenticator.authenticate(req.headers.authorization);
+      } catch (err) {
+        failure = toApiError(err);
       }
-      const decision = await deps.limiter.consume(principal ? `user:${principal.userId}` : `ip:${req.ip}`);
+      const calls = transport === 'trpc' ? trpcCalls(req) : 1;
+      const oversized = calls > MAX_TRPC_BATCH;
+      const key = principal ? `user:${principal.userId}` : `ip:${req.ip}`;
+      const decision = await deps.limiter.consume(key, oversized ? 1 : calls);
       setRateLimitHeaders(res, decision);
+      charges.set(res, { key, decision });
       context.principal = principal;
-      context.gateError = decision.allowed ? failure : rateLimited(decision);
+      context.gateError = !decision.allowed
+        ? rateLimited(decision)
+        : (failure ?? (oversized ? invalid(`A /trpc batch may hold at most ${MAX_TRPC_BATCH} calls; this one has ${calls}. Split it into smaller batches`) : undefined));
       req.apiContext = context;
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+/**
+ * The public OpenAPI document: no token, limited per client IP on a budget of its own, so fetching it
+ * neither spends nor is starved by the budget of failed authentications.
+ */
+export function publicDocumentGate(limiter: RateLimiter) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const key = `document:ip:${req.ip}`;
+      const decision = await limiter.consume(key);
+      setRateLimitHeaders(res, decision);
+      charges.set(res, { key, decision });
+      if (!decision.allowed) throw rateLimited(decision);
       next();
     } catch (err) {
       next(err);

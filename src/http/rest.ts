@@ -4,16 +4,22 @@ import type { Logger } from '../logger';
 import type { AppRouter } from '../procedures';
 import { isServerFault, toApiError } from '../trpc/errorMapping';
 import { errorBody } from './errors';
+import { linkHeaderFor } from './links';
 
 /**
  * The REST façade: trpc-to-openapi routes `GET /v1/...` to the procedures. The adapter writes its own error
  * body, so the response is rewritten into the spec's envelope as it is sent, from the error it reported.
  */
-export function restHandler(router: AppRouter, logger: Logger) {
+export function restHandler(router: AppRouter, logger: Logger, basePath: string) {
   const errors = new WeakMap<Request, unknown>();
   const handler = createOpenApiNodeHttpHandler({
     router,
     createContext: ({ req }) => (req as Request).apiContext!,
+    // Lists link their neighbouring pages (RFC 8288), keeping the caller's other parameters.
+    responseMeta: ({ data, errors: failed, info }) => {
+      const link = failed.length || !info ? undefined : linkHeaderFor(data[0], basePath + info.url!.pathname, info.url!.searchParams);
+      return link ? { headers: { Link: link } } : {};
+    },
     onError: ({ error, req }) => {
       errors.set(req as Request, error);
       if (isServerFault(error)) logger.error({ err: error.cause ?? error, reqId: (req as Request).id }, 'procedure failed');

@@ -10,6 +10,7 @@ const tag = 'Dashboards';
 export const dashboardViewsRouter = router({
   list: listEndpoint({
     path: '/dashboard-views',
+    operationId: 'listDashboardViews',
     tag,
     summary: 'List dashboard views',
     description:
@@ -21,6 +22,7 @@ export const dashboardViewsRouter = router({
   // A static segment: registered before `/dashboard-views/{id}`.
   catalog: listEndpoint({
     path: '/dashboard-views/catalog',
+    operationId: 'listDashboardCatalog',
     tag,
     summary: 'List dashboard types',
     description: 'The catalog of dashboard types a view can be created from. Sorted by key, ascending, by default.',
@@ -30,11 +32,12 @@ export const dashboardViewsRouter = router({
 
   get: getEndpoint({
     path: '/dashboard-views/{id}',
+    operationId: 'getDashboardView',
     tag,
     summary: 'Get a dashboard view',
     description: 'One dashboard view. 404 when it does not exist, 403 when the caller cannot see it.',
     resource: DashboardViewResource,
-    params: { id: idParam('id').meta({ description: 'The dashboard view id.' }) },
+    params: { id: idParam('id', 'dashboard view') },
     load: async (ctx, { id }) => toDashboardView(await guard.dashboardView(ctx.principal, id)),
   }),
 });

@@ -9,6 +9,8 @@ import { fieldsSchema, listQueryShape, parseFields, strictQuery, SortOrder } fro
 interface EndpointDoc {
   /** Path under /v1, e.g. `/users/{user_id}`. */
   path: `/${string}`;
+  /** What the operation does, as generated clients name it: `listUsers`, `getUser`, `listUserApps`, … */
+  operationId: string;
   tag: string;
   summary: string;
   description: string;
@@ -35,6 +37,7 @@ function openapi(doc: EndpointDoc) {
     openapi: {
       method: 'GET' as const,
       path: doc.path,
+      operationId: doc.operationId,
       tags: [doc.tag],
       summary: doc.summary,
       description: doc.description,

@@ -8,12 +8,13 @@ import { idParam } from '../wire/query';
 import { listEndpoint } from './endpoint';
 
 const tag = 'Git';
-const gitAppParams = { id: idParam('id').meta({ description: 'The git app id.' }) };
-const repositoryParams = { ...gitAppParams, repo: idParam('repo').meta({ description: 'The repository id.' }) };
+const gitAppParams = { id: idParam('id', 'git app') };
+const repositoryParams = { ...gitAppParams, repo: idParam('repo', 'repository') };
 
 export const gitRouter = router({
   apps: listEndpoint({
     path: '/git/apps',
+    operationId: 'listGitApps',
     tag,
     summary: 'List git apps',
     description: 'Git integrations of every organization the caller can access.',
@@ -23,6 +24,7 @@ export const gitRouter = router({
 
   repositories: listEndpoint({
     path: '/git/apps/{id}/repositories',
+    operationId: 'listGitAppRepositories',
     tag,
     summary: 'List repositories of a git app',
     description: 'Repositories of the git app.',
@@ -37,6 +39,7 @@ export const gitRouter = router({
   // `all` is a literal path segment: these two are registered before their `{repo}` siblings.
   allCommits: listEndpoint({
     path: '/git/apps/{id}/repositories/all/commits',
+    operationId: 'listGitAppCommits',
     tag,
     summary: 'List commits of every repository of a git app',
     description: 'Commits across all repositories of the git app.',
@@ -50,6 +53,7 @@ export const gitRouter = router({
 
   allPullRequests: listEndpoint({
     path: '/git/apps/{id}/repositories/all/pull-requests',
+    operationId: 'listGitAppPullRequests',
     tag,
     summary: 'List pull requests of every repository of a git app',
     description: 'Pull requests across all repositories of the git app.',
@@ -63,6 +67,7 @@ export const gitRouter = router({
 
   commits: listEndpoint({
     path: '/git/apps/{id}/repositories/{repo}/commits',
+    operationId: 'listRepositoryCommits',
     tag,
     summary: 'List commits of a repository',
     description: 'Commits of one repository of the git app. `all` in place of the repository id lists every repository.',
@@ -76,6 +81,7 @@ export const gitRouter = router({
 
   pullRequests: listEndpoint({
     path: '/git/apps/{id}/repositories/{repo}/pull-requests',
+    operationId: 'listRepositoryPullRequests',
     tag,
     summary: 'List pull requests of a repository',
     description: 'Pull requests of one repository of the git app. `all` in place of the repository id lists every repository.',
@@ -90,6 +96,7 @@ export const gitRouter = router({
 
 export const commitsEndpoint = listEndpoint({
   path: '/commits',
+  operationId: 'listCommits',
   tag,
   summary: 'List commits',
   description: 'Commits across every repository of every organization the caller can access. Filter by created_at.',

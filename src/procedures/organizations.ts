@@ -12,6 +12,7 @@ const organizationParams = { organization_id: idParam('organization_id') };
 export const organizationsRouter = router({
   list: listEndpoint({
     path: '/organizations',
+    operationId: 'listOrganizations',
     tag,
     summary: 'List organizations',
     description: 'Organizations the caller is a member of (narrowed by the token scope).',
@@ -21,6 +22,7 @@ export const organizationsRouter = router({
 
   get: getEndpoint({
     path: '/organizations/{organization_id}',
+    operationId: 'getOrganization',
     tag,
     summary: 'Get an organization',
     description: 'One organization. 404 when it does not exist, 403 when the caller is not a member.',
@@ -31,6 +33,7 @@ export const organizationsRouter = router({
 
   members: listEndpoint({
     path: '/organizations/{organization_id}/members',
+    operationId: 'listOrganizationMembers',
     tag,
     summary: 'List organization members',
     description: 'Members of the organization with their role (admin, manager or collaborator).',
@@ -44,6 +47,7 @@ export const organizationsRouter = router({
 
   teams: listEndpoint({
     path: '/organizations/{organization_id}/teams',
+    operationId: 'listOrganizationTeams',
     tag,
     summary: 'List teams of an organization',
     description: "The organization's teams (only the token's teams when the token is narrowed to teams).",
@@ -57,6 +61,7 @@ export const organizationsRouter = router({
 
   apps: listEndpoint({
     path: '/organizations/{organization_id}/apps',
+    operationId: 'listOrganizationApps',
     tag,
     summary: 'List apps of an organization',
     description: 'Integrations connected to the organization.',

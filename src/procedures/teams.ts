@@ -14,6 +14,7 @@ const teamParams = { team_id: idParam('team_id') };
 export const teamsRouter = router({
   list: listEndpoint({
     path: '/teams',
+    operationId: 'listTeams',
     tag,
     summary: 'List teams',
     description: 'Teams of every organization the caller can access (only the token’s teams when it is narrowed to teams).',
@@ -23,6 +24,7 @@ export const teamsRouter = router({
 
   get: getEndpoint({
     path: '/teams/{team_id}',
+    operationId: 'getTeam',
     tag,
     summary: 'Get a team',
     description: 'One team. 404 when it does not exist, 403 when the caller cannot access it.',
@@ -33,6 +35,7 @@ export const teamsRouter = router({
 
   members: listEndpoint({
     path: '/teams/{team_id}/members',
+    operationId: 'listTeamMembers',
     tag,
     summary: 'List team members',
     description: 'Everyone in the team, managers included, with their job title.',
@@ -46,6 +49,7 @@ export const teamsRouter = router({
 
   member: getEndpoint({
     path: '/teams/{team_id}/members/{user_id}',
+    operationId: 'getTeamMember',
     tag,
     summary: 'Get a team member',
     description: 'One member of the team with their job title. 404 "Team member not found" when the user is not in the team.',
@@ -61,6 +65,7 @@ export const teamsRouter = router({
 
   managers: listEndpoint({
     path: '/teams/{team_id}/managers',
+    operationId: 'listTeamManagers',
     tag,
     summary: 'List team managers',
     description: 'The managers of the team, with their job title.',
@@ -74,6 +79,7 @@ export const teamsRouter = router({
 
   tasks: listEndpoint({
     path: '/teams/{team_id}/tasks',
+    operationId: 'listTeamTasks',
     tag,
     summary: 'List team tasks',
     description: 'Work items of the team (stories, bugs, tasks and epics).',
@@ -87,6 +93,7 @@ export const teamsRouter = router({
 
   interactions: listEndpoint({
     path: '/teams/{team_id}/interactions',
+    operationId: 'listTeamInteractions',
     tag,
     summary: 'List team interactions',
     description: "Collaboration events of the team. Readable by admins of the team's organization and by the team's managers.",

@@ -16,6 +16,7 @@ const userParams = { user_id: idParam('user_id') };
 export const usersRouter = router({
   list: listEndpoint({
     path: '/users',
+    operationId: 'listUsers',
     tag,
     summary: 'List users',
     description: 'Users visible to the caller: the caller and every member of an organization the caller can access.',
@@ -25,6 +26,7 @@ export const usersRouter = router({
 
   get: getEndpoint({
     path: '/users/{user_id}',
+    operationId: 'getUser',
     tag,
     summary: 'Get a user',
     description: 'One user. 404 when it does not exist, 403 when it shares no accessible organization with the caller.',
@@ -35,6 +37,7 @@ export const usersRouter = router({
 
   apps: listEndpoint({
     path: '/users/{user_id}/apps',
+    operationId: 'listUserApps',
     tag,
     summary: "List a user's apps",
     description:
@@ -49,6 +52,7 @@ export const usersRouter = router({
 
   app: getEndpoint({
     path: '/users/{user_id}/apps/{app_id}',
+    operationId: 'getUserApp',
     tag,
     summary: "Get a user's app binding",
     description: "One of the user's app accounts, addressed by the app id.",
@@ -64,6 +68,7 @@ export const usersRouter = router({
 
   dashboardViews: listEndpoint({
     path: '/users/{user_id}/dashboard-views',
+    operationId: 'listUserDashboardViews',
     tag,
     summary: "List a user's dashboard views",
     description:
@@ -78,6 +83,7 @@ export const usersRouter = router({
 
   dashboardView: getEndpoint({
     path: '/users/{user_id}/dashboard-views/{view_id}',
+    operationId: 'getUserDashboardView',
     tag,
     summary: "Get one of a user's dashboard views",
     description: 'One dashboard view available to the user.',
@@ -93,6 +99,7 @@ export const usersRouter = router({
 
   interactions: listEndpoint({
     path: '/users/{user_id}/interactions',
+    operationId: 'listUserInteractions',
     tag,
     summary: "List a user's interactions",
     description:
@@ -107,6 +114,7 @@ export const usersRouter = router({
 
   organizations: listEndpoint({
     path: '/users/{user_id}/organizations',
+    operationId: 'listUserOrganizations',
     tag,
     summary: "List a user's organizations",
     description: 'Organizations the user belongs to that the caller can also access.',
@@ -120,6 +128,7 @@ export const usersRouter = router({
 
   teams: listEndpoint({
     path: '/users/{user_id}/teams',
+    operationId: 'listUserTeams',
     tag,
     summary: "List a user's teams",
     description: 'Teams the user is a member or manager of that the caller can access.',
@@ -133,6 +142,7 @@ export const usersRouter = router({
 
   team: getEndpoint({
     path: '/users/{user_id}/teams/{team_id}',
+    operationId: 'getUserTeam',
     tag,
     summary: "Get a user's team membership",
     description: "The user's membership of one team: title, role (member or manager) and when they joined.",
@@ -149,6 +159,7 @@ export const usersRouter = router({
 
   gitApps: listEndpoint({
     path: '/users/{user_id}/git/apps',
+    operationId: 'listUserGitApps',
     tag,
     summary: "List a user's git apps",
     description:

@@ -47,11 +47,12 @@ export class RateLimiter {
     });
   }
 
-  async consume(key: string, now = Date.now()): Promise<RateLimitDecision> {
+  /** Charges `points` requests to `key` on every tier. */
+  async consume(key: string, points = 1, now = Date.now()): Promise<RateLimitDecision> {
     const results: TierResult[] = await Promise.all(
       this.tiers.map(async ({ tier, limiter }) => {
         try {
-          return { tier, allowed: true, res: await limiter.consume(key) };
+          return { tier, allowed: true, res: await limiter.consume(key, points) };
         } catch (rejection) {
           if (rejection instanceof RateLimiterRes) return { tier, allowed: false, res: rejection };
           throw rejection;
@@ -76,6 +77,11 @@ export class RateLimiter {
       decision.resetEpochSeconds = Math.ceil((now + blocking.res.msBeforeNext) / 1000);
     }
     return decision;
+  }
+
+  /** Gives `points` back to `key` on every tier (a response that turned out to cost nothing). */
+  async reward(key: string, points: number): Promise<void> {
+    await Promise.all(this.tiers.map(({ limiter }) => limiter.reward(key, points)));
   }
 }
 

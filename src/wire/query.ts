@@ -26,9 +26,9 @@ function integerParam(rule: string, min: number, max: number, fallback: number) 
 
 /** 15 digits, what the integer parser reads: far past any list's end, and an offset SQL still takes. */
 const MAX_PAGE = 999_999_999_999_999;
-const pageSchema = integerParam(`page must be an integer from 1 to ${MAX_PAGE}`, 1, MAX_PAGE, 1).meta({ description: 'Page number, 1-based. A page past the end returns an empty `data` with the true totals.' });
+const pageSchema = integerParam(`page must be an integer from 1 to ${MAX_PAGE}`, 1, MAX_PAGE, 1).meta({ description: `Page number, 1-based (default 1, at most ${MAX_PAGE}). A page past the end returns an empty \`data\` with the true totals; the \`Link\` header points at the neighbouring pages. Example: \`2\`.` });
 
-const perPageSchema = integerParam(`per_page must be an integer from 1 to ${MAX_PER_PAGE}`, 1, MAX_PER_PAGE, DEFAULT_PER_PAGE).meta({ description: `Items per page, 1 to ${MAX_PER_PAGE}. Larger values are rejected, not clamped.` });
+const perPageSchema = integerParam(`per_page must be an integer from 1 to ${MAX_PER_PAGE}`, 1, MAX_PER_PAGE, DEFAULT_PER_PAGE).meta({ description: `Items per page, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}). Larger values are rejected with 400, not clamped. Example: \`20\`.` });
 
 /** `fields=a,b`: a comma-separated subset of the item's fields; unknown or empty names are rejected. */
 export function fieldsSchema(allowed: readonly string[]) {
@@ -48,7 +48,7 @@ export function fieldsSchema(allowed: readonly string[]) {
         });
       }
     })
-    .meta({ description: `Comma-separated fields to return. Allowed: ${allowed.join(', ')}. Default: all.` })
+    .meta({ description: `Comma-separated fields to return, from: ${allowed.join(', ')}. Default: all. Unknown or empty names are rejected with 400. Example: \`${allowed.slice(0, 2).join(',')}\`.` })
     .optional();
 }
 
@@ -61,25 +61,25 @@ function dateFilterSchema(op: string) {
   return z
     .string({ error: `${name} ${DATE_RULE}` })
     .refine((v) => parseDateParam(v) !== undefined, { error: `${name} ${DATE_RULE}` })
-    .meta({ description: `created_at ${describeOperator(op)} this date or date-time. A date alone means that whole UTC day.` })
+    .meta({ description: `Only items created ${describeOperator(op)} this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: \`${op === 'lt' || op === 'lte' ? '2026-02-01' : '2026-01-15T09:30:00Z'}\`.` })
     .optional();
 }
 
 function describeOperator(op: string): string {
-  return { eq: 'equal to (within)', gte: 'on or after', lte: 'on or before', gt: 'after', lt: 'before' }[op] ?? op;
+  return { eq: 'at (or, for a date, within)', gte: 'at or after', lte: 'at or before (for a date, through its end)', gt: 'after (for a date, after its end)', lt: 'before' }[op] ?? op;
 }
 
 export const createdAtFilterShape = Object.fromEntries(
   DATE_OPERATORS.map((op) => [`created_at[${op}]`, dateFilterSchema(op)]),
 ) as Record<`created_at[${(typeof DATE_OPERATORS)[number]}]`, ReturnType<typeof dateFilterSchema>>;
 
-/** Path parameters: opaque ids. */
-export const idParam = (name: string) =>
+/** Path parameters: opaque ids. `kind` names what the id addresses when the parameter's name does not say it. */
+export const idParam = (name: string, kind = name.replace(/_id$/, '').replace(/_/g, ' ')) =>
   z
     .string({ error: `${name} must be an id` })
     .min(1, { error: `${name} must be an id` })
     .max(64, { error: `${name} must be at most 64 characters` })
-    .meta({ description: `The ${name.replace(/_id$/, '').replace(/_/g, ' ')} id.` });
+    .meta({ description: `The ${kind} id (an opaque string, at most 64 characters).` });
 
 /** Unknown query parameters are an error: a typo must not silently return unfiltered data. */
 export function strictQuery<S extends z.ZodRawShape>(shape: S) {
@@ -107,11 +107,11 @@ export function listQueryShape(spec: ListParamsSpec) {
     sort: z
       .enum(spec.sort, { error: sortRule })
       .default(spec.sort[0])
-      .meta({ description: `Sort field. Ties are broken by id in the same order. Default: ${spec.sort[0]}.` }),
+      .meta({ description: `Sort field, one of: ${spec.sort.join(', ')} (default ${spec.sort[0]}). Ties are broken by id in the same order, so pages never repeat or skip items. Example: \`${spec.sort[spec.sort.length - 1]}\`.` }),
     order: z
       .enum(['asc', 'desc'], { error: 'order must be asc or desc' })
       .default(spec.defaultOrder)
-      .meta({ description: `Sort order. Default: ${spec.defaultOrder}.` }),
+      .meta({ description: `Sort order: asc or desc (default ${spec.defaultOrder}). Example: \`${spec.defaultOrder === 'desc' ? 'asc' : 'desc'}\`.` }),
     fields: fieldsSchema(spec.fields),
     ...(spec.filterCreatedAt ? createdAtFilterShape : {}),
   };

@@ -16,6 +16,15 @@ import { createToken, CreateTokenInput } from '../../src/auth/tokenService';
 export { DEMO } from '../../db/demo/fixtures';
 
 /**
+ * The servers this run uses, read as the service reads them (an empty variable means unset): MariaDB when
+ * DATABASE_URL is set, Redis when REDIS_URL is set.
+ */
+export const SERVICES = (() => {
+  const config = loadConfig();
+  return { databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL };
+})();
+
+/**
  * A test app on a database of its own: a temporary SQLite file on the embedded default, or, when
  * DATABASE_URL is set (CI's MariaDB run), a fresh database created on that server and dropped at the end.
  * REDIS_URL, when set, is used with a key prefix of its own so test files never share rate-limit counters.
@@ -54,8 +63,8 @@ async function createDatabase(url: string): Promise<{ url: string; drop: () => P
 export async function startTestApp(env: Record<string, string | undefined> = {}): Promise<TestApp> {
   let drop = async () => {};
   const overrides: Record<string, string | undefined> = { LOG_LEVEL: 'silent', ...env };
-  if (process.env.DATABASE_URL) {
-    const db = await createDatabase(process.env.DATABASE_URL);
+  if (SERVICES.databaseUrl) {
+    const db = await createDatabase(SERVICES.databaseUrl);
     overrides.DATABASE_URL = db.url;
     drop = db.drop;
   } else {
@@ -76,8 +85,10 @@ export async function startTestApp(env: Record<string, string | undefined> = {})
     token: async (input = {}) => (await createToken({ user: 'ada@demo.test', ...input })).token,
     get: (pathAndQuery, token) => request(runtime.app).get(pathAndQuery).set('Authorization', `Bearer ${token}`),
     listen: async () => {
-      const server = await new Promise<Server>((resolve, reject) => {
-        const s = runtime.app.listen(0, '127.0.0.1', (err?: Error) => (err ? reject(err) : resolve(s)));
+      const server = runtime.createServer();
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => resolve());
       });
       servers.push(server);
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

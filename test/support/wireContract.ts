@@ -1,4 +1,5 @@
 import http from 'node:http';
+import zlib from 'node:zlib';
 import { appRouter } from '../../src/procedures';
 import { API_VERSION, buildOpenApiDocument } from '../../src/openapi';
 import { createContract } from './contract';
@@ -21,6 +22,21 @@ const PATCHED = Symbol.for('platform.wireContract.patched');
 type Patched = http.ServerResponse & { [SINK]?: Sink; [PATCHED]?: boolean };
 
 const DOCUMENT_PATH = '/v1/openapi.json';
+
+/** The body as the client reads it: compressed responses are decoded first. */
+function decoded(body: Buffer, encoding: unknown): string {
+  if (body.length === 0) return '';
+  switch (encoding) {
+    case 'gzip':
+      return zlib.gunzipSync(body).toString('utf8');
+    case 'br':
+      return zlib.brotliDecompressSync(body).toString('utf8');
+    case 'deflate':
+      return zlib.inflateSync(body).toString('utf8');
+    default:
+      return body.toString('utf8');
+  }
+}
 
 function install(): void {
   const proto = http.ServerResponse.prototype as Patched;
@@ -58,7 +74,7 @@ function install(): void {
         url: urlOf(this),
         status: this.statusCode,
         headers: this.getHeaders(),
-        body: Buffer.concat(chunks.get(this) ?? []).toString('utf8'),
+        body: decoded(Buffer.concat(chunks.get(this) ?? []), this.getHeader('content-encoding')),
       };
       sink.checked += 1;
       sink.violations.push(...sink.check(response));
