@@ -4,7 +4,9 @@ import { CountCache } from '../src/services/countCache';
 import { organizationMembers } from '../src/services/organizationScopes';
 import { userApps, visibleUsers } from '../src/services/userScopes';
 import { commits } from '../src/services/gitScopes';
-import { Op } from 'sequelize';
+import { literal, Op } from 'sequelize';
+import { User } from '../db/models';
+import { toUser } from '../src/resources/people';
 
 // Deep pages are read with a deferred join; with the threshold at 0 every page takes that path, and each
 // must equal the page the plain OFFSET query returns.
@@ -18,9 +20,9 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 const sources: Record<string, () => ListSource<unknown>> = {
-  'users visible to ada (single key, subquery with replacements)': () =>
+  'users visible to ada (keys from one range of the membership index)': () =>
     visibleUsers({ userId: DEMO.users.ada, tokenId: 'tok_test', organizations: new Map([[DEMO.orgs.acme, 'admin']]), teamScope: null, teams: new Map() }),
-  'organization members (composite key, sort through a join)': () => organizationMembers(DEMO.orgs.acme),
+  'organization members (composite key, sort fields on the membership row)': () => organizationMembers(DEMO.orgs.acme),
   "a user's apps (composite key, filtered include)": () => userApps(DEMO.users.margaret, { organizationIds: [DEMO.orgs.acme, DEMO.orgs.globex], managedTeamIds: [] }),
 };
 
@@ -74,5 +76,54 @@ describe('partitioned scope: a page of several organizations is the merge of one
       for (const item of b.items as { repository_id: string }[]) repositories.add(item.repository_id);
     }
     expect(repositories.size).toBeGreaterThan(1);
+  });
+});
+
+describe('keys from the membership index: users visible across several organizations', () => {
+  const margaret = () =>
+    visibleUsers({
+      userId: DEMO.users.margaret,
+      tokenId: 'tok_test',
+      organizations: new Map([
+        [DEMO.orgs.acme, 'collaborator'],
+        [DEMO.orgs.globex, 'admin'],
+      ]),
+      teamScope: null,
+      teams: new Map(),
+    });
+
+  /** The same list read the obvious way: users whose id is among the two organizations' members. */
+  async function reference(sort: 'created_at' | 'name' | 'email', order: 'asc' | 'desc', createdAt?: { from: Date }) {
+    const direction = order.toUpperCase();
+    const users = await User.findAll({
+      where: {
+        id: { [Op.in]: literal(`(SELECT m.user_id FROM organization_memberships m WHERE m.organization_id IN ('${DEMO.orgs.acme}', '${DEMO.orgs.globex}'))`) },
+        ...(createdAt ? { created_at: { [Op.gte]: createdAt.from } } : {}),
+      },
+      order: [
+        [sort, direction],
+        ['id', direction],
+      ],
+    });
+    return users.map(toUser);
+  }
+
+  test.each([
+    ['created_at', 'desc', undefined],
+    ['name', 'asc', undefined],
+    ['email', 'desc', undefined],
+    ['created_at', 'asc', { from: new Date('2025-01-01T00:00:00Z') }],
+  ] as const)('sort=%s order=%s created_at %j: merged and grouped pages both equal the obvious query, each user once', async (sort, order, createdAt) => {
+    const expected = await reference(sort, order, createdAt);
+    expect(expected.length).toBeGreaterThan(10);
+    if (!createdAt) expect(expected.filter((u) => u.id === DEMO.users.margaret)).toHaveLength(1);
+    const perPage = 7;
+    for (let page = 1; page <= Math.ceil(expected.length / perPage) + 1; page++) {
+      const request: PageRequest = { page, perPage, sort, order, createdAt };
+      const want = { items: expected.slice((page - 1) * perPage, page * perPage), total: expected.length };
+      const [merged, grouped] = await Promise.all([plain.fetchPage(margaret(), request), deferred.fetchPage(margaret(), request)]);
+      expect(merged).toEqual(want);
+      expect(grouped).toEqual(want);
+    }
   });
 });

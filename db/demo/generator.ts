@@ -622,6 +622,12 @@ export async function seedDemo(
     }
   }
   await ins.insertAll('users', userRows);
+  // Membership rows carry their user's sort fields (migration 0002).
+  const userById = new Map(userRows.map((u) => [u.id as string, u]));
+  const memberSortFields = (userId: string): Row => {
+    const u = userById.get(userId)!;
+    return { user_name: u.name, user_email: u.email, user_created_at: u.created_at };
+  };
   userRows.length = 0;
 
   // --- teams and team memberships -------------------------------------------------------------------
@@ -719,20 +725,20 @@ export async function seedDemo(
   await ins.insertAll('teams', teamRows);
 
   function* orgMembershipRows(): Generator<Row> {
-    for (const f of FIXTURE_ORGANIZATION_MEMBERSHIPS) yield { ...f, created_at: toDate(f.created_at) };
+    for (const f of FIXTURE_ORGANIZATION_MEMBERSHIPS) yield { ...f, created_at: toDate(f.created_at), ...memberSortFields(f.user_id) };
     for (const org of orgs) {
       for (const m of org.members) {
-        yield { organization_id: org.id, user_id: m.user.id, role: m.role, created_at: new Date(m.joinedMs) };
+        yield { organization_id: org.id, user_id: m.user.id, role: m.role, created_at: new Date(m.joinedMs), ...memberSortFields(m.user.id) };
       }
     }
   }
   await ins.insertAll('organization_memberships', orgMembershipRows());
 
   function* teamMembershipRows(): Generator<Row> {
-    for (const f of FIXTURE_TEAM_MEMBERSHIPS) yield { ...f, created_at: toDate(f.created_at) };
+    for (const f of FIXTURE_TEAM_MEMBERSHIPS) yield { ...f, created_at: toDate(f.created_at), ...memberSortFields(f.user_id) };
     for (const team of teams) {
       for (const m of team.members) {
-        yield { team_id: team.id, user_id: m.member.user.id, title: m.title, role: m.role, created_at: new Date(m.joinedMs) };
+        yield { team_id: team.id, user_id: m.member.user.id, title: m.title, role: m.role, created_at: new Date(m.joinedMs), ...memberSortFields(m.member.user.id) };
       }
     }
   }

@@ -58,8 +58,15 @@ export const UserTeamResource = defineResource('UserTeam', "A user's membership 
 export const toUser = (u: User) => ({ id: u.id, name: u.name, email: u.email, created_at: iso(u.created_at) });
 export const toOrganization = (o: Organization) => ({ id: o.id, name: o.name, created_at: iso(o.created_at) });
 export const toTeam = (t: Team) => ({ id: t.id, organization_id: t.organization_id, name: t.name, created_at: iso(t.created_at) });
-export const toOrganizationMember = (m: OrganizationMembership & { user: User }) => ({ ...toUser(m.user), role: m.role });
-export const toTeamMember = (m: TeamMembership & { user: User }) => ({ ...toUser(m.user), title: m.title });
+/** A member as a user: from the user fields its membership row carries (see db/models/people.ts). */
+const memberAsUser = (m: OrganizationMembership | TeamMembership) => ({
+  id: m.user_id,
+  name: m.user_name,
+  email: m.user_email,
+  created_at: iso(m.user_created_at),
+});
+export const toOrganizationMember = (m: OrganizationMembership) => ({ ...memberAsUser(m), role: m.role });
+export const toTeamMember = (m: TeamMembership) => ({ ...memberAsUser(m), title: m.title });
 export const toUserTeam = (m: TeamMembership, team: Team) => ({
   user_id: m.user_id,
   team_id: m.team_id,
@@ -69,10 +76,13 @@ export const toUserTeam = (m: TeamMembership, team: Team) => ({
   created_at: iso(m.created_at),
 });
 
-/** Member lists read membership rows joined to their user; user fields sort and filter through the join. */
+/**
+ * A member's public fields as columns of its membership row: member lists page, sort and filter on one index
+ * range of the membership table, without a join.
+ */
 export const memberColumns = {
-  id: ['user', 'id'],
-  name: ['user', 'name'],
-  email: ['user', 'email'],
-  created_at: ['user', 'created_at'],
+  id: 'user_id',
+  name: 'user_name',
+  email: 'user_email',
+  created_at: 'user_created_at',
 } as const;

@@ -39,6 +39,20 @@ export interface ListSource<Item> {
    * of one ordered index range per value.
    */
   partition?: { column: string; values: string[] };
+  /**
+   * The scope and its order live on another table: the items are the distinct `key` values of `model`'s rows in
+   * the partition (the users who are members of the caller's organizations), which that table's
+   * (partition column, sort column, key) indexes read in order; the page's items are then loaded by key.
+   */
+  keysFrom?: KeyIndex;
+}
+
+export interface KeyIndex {
+  model: ModelStatic<Model>;
+  key: string;
+  partition: { column: string; values: string[] };
+  /** Public sort and filter field → column of `model`. */
+  columns: Record<string, string>;
 }
 
 export interface PageRequest {
@@ -85,6 +99,7 @@ export class ListingService {
   ) {}
 
   async fetchPage<Item>(source: ListSource<Item>, request: PageRequest): Promise<Page<Item>> {
+    if (source.keysFrom) return this.fetchKeyedPage(source, source.keysFrom, request);
     const column = (field: string): ColumnRef => source.columns?.[field] ?? field;
     const direction = request.order === 'asc' ? 'ASC' : 'DESC';
     const conditions: WhereOptions[] = source.where ? [source.where] : [];
@@ -109,20 +124,77 @@ export class ListingService {
         : undefined;
     const rows = await this.readPage(source, { where, order }, perPartition, direction, request.perPage, offset);
 
-    // A short page tells the total without counting (an empty page past the end does not).
-    let total: number | undefined;
-    if (rows.length > 0 && rows.length < request.perPage) total = offset + rows.length;
-    else if (rows.length === 0 && offset === 0) total = 0;
+    // `replacements` is honoured by count at run time; Sequelize's typings only omit it.
+    const countOptions = { where, include: source.include, replacements: source.replacements } as CountOptions;
+    const total = await this.totalOf(source, request, rows.length, offset, () => source.model.count(countOptions));
+    return { items: rows.map((r) => source.toItem(r)), total };
+  }
 
-    if (total === undefined) {
-      const key = `${source.countKey}|${range?.from?.toISOString() ?? ''}|${range?.before?.toISOString() ?? ''}`;
-      // `replacements` is honoured by count at run time; Sequelize's typings only omit it.
-      const countOptions = { where, include: source.include, replacements: source.replacements } as CountOptions;
-      const counted = await this.counts.getOrCount(key, () => source.model.count(countOptions));
-      // A cached total may be older than the page just read; never report fewer items than we can see
-      // (an empty page past the end shows none, so it must not raise the total to its offset).
-      total = Math.max(counted, rows.length > 0 ? offset + rows.length : 0);
+  /**
+   * The list's total. A short page tells it without counting (an empty page past the end does not); otherwise
+   * the count cache answers.
+   */
+  private async totalOf(
+    source: ListSource<unknown>,
+    request: PageRequest,
+    seen: number,
+    offset: number,
+    count: () => Promise<number>,
+  ): Promise<number> {
+    if (seen > 0 && seen < request.perPage) return offset + seen;
+    if (seen === 0 && offset === 0) return 0;
+    const range = request.createdAt;
+    const key = `${source.countKey}|${range?.from?.toISOString() ?? ''}|${range?.before?.toISOString() ?? ''}`;
+    const counted = await this.counts.getOrCount(key, count);
+    // A cached total may be older than the page just read; never report fewer items than we can see
+    // (an empty page past the end shows none, so it must not raise the total to its offset).
+    return Math.max(counted, seen > 0 ? offset + seen : 0);
+  }
+
+  /**
+   * A page of a `keysFrom` list: the page's keys from the key table's (partition, sort, key) index (one range,
+   * or the union of one range per partition value, duplicates removed), then the items by key.
+   */
+  private async fetchKeyedPage<Item>(source: ListSource<Item>, index: KeyIndex, request: PageRequest): Promise<Page<Item>> {
+    const direction = request.order === 'asc' ? 'ASC' : 'DESC';
+    const sortColumn = index.columns[request.sort] ?? request.sort;
+    const conditions: WhereOptions[] = [];
+    const range = request.createdAt;
+    if (range?.from || range?.before) {
+      const bounds: Record<symbol, Date> = {};
+      if (range.from) bounds[Op.gte] = range.from;
+      if (range.before) bounds[Op.lt] = range.before;
+      conditions.push({ [index.columns.created_at]: bounds });
     }
+    const { column: partitionColumn, values } = index.partition;
+    const branches = values.map((v) => ({ [Op.and]: [...conditions, { [partitionColumn]: v }] }));
+    const whole: WhereOptions = { [Op.and]: [...conditions, { [partitionColumn]: { [Op.in]: values } }] };
+    const offset = (request.page - 1) * request.perPage;
+    const limit = request.perPage;
+
+    const order: Order = [
+      [sortColumn, direction],
+      [index.key, direction],
+    ];
+    const readKeys = async (where: WhereOptions, group?: string[]) =>
+      ((await index.model.findAll({ attributes: [index.key], where, group, order, limit, offset, raw: true })) as unknown as Record<string, string>[]).map(
+        (r) => r[index.key],
+      );
+    // One partition: one index range. Several: the merge of their ranges while shallow; deeper, one grouped
+    // (distinct) read of the whole scope sorts less than every branch's first offset + limit entries.
+    const keys =
+      values.length === 1
+        ? await readKeys(branches[0])
+        : offset + limit <= this.options.mergeMaxRows
+          ? await this.mergedKeys(index.model, branches, [sortColumn, index.key], direction, limit, offset, true)
+          : await readKeys(whole, [index.key, sortColumn]);
+
+    const found = keys.length ? await source.model.findAll({ where: { id: { [Op.in]: keys } } }) : [];
+    const byId = new Map(found.map((row) => [row.get('id') as string, row]));
+    const rows = keys.map((k) => byId.get(k)).filter((row): row is Model => row !== undefined);
+    const total = await this.totalOf(source, request, rows.length, offset, () =>
+      index.model.count({ where: whole, ...(values.length > 1 ? { distinct: true, col: index.key } : {}) }),
+    );
     return { items: rows.map((r) => source.toItem(r)), total };
   }
 
@@ -137,7 +209,10 @@ export class ListingService {
   ): Promise<Model[]> {
     if (perPartition && offset + limit <= this.options.mergeMaxRows) {
       const idColumn = (source.columns?.id ?? 'id') as string;
-      return this.mergedPage(source, perPartition.branches, [perPartition.sortColumn, idColumn], direction, limit, offset);
+      const columns: [string, string] = [perPartition.sortColumn, idColumn];
+      const keys = await this.mergedKeys(source.model, perPartition.branches, columns, direction, limit, offset, false);
+      if (keys.length === 0) return [];
+      return source.model.findAll({ where: { [idColumn]: { [Op.in]: keys } }, order: columns.map((c) => [c, direction]) as Order });
     }
     const query = { where, include: source.include, replacements: source.replacements, order, subQuery: false };
     if (offset >= this.options.deferredJoinOffset) return this.deferredPage(source, query, limit, offset);
@@ -145,18 +220,20 @@ export class ListingService {
   }
 
   /**
-   * One page of the union of several ordered branches: each branch reads at most offset + limit keys from its
-   * own index range, and the database merges them. Then the page's rows are read by key.
+   * The keys of one page of the union of several ordered branches: each branch reads at most offset + limit
+   * entries from its own index range, and the database merges them. `distinct` drops an item that several
+   * branches hold (a user in two organizations); it is at least as far up in each of its branches as in the
+   * union, so every branch's first offset + limit entries still hold the whole page.
    */
-  private async mergedPage<Item>(
-    source: ListSource<Item>,
+  private async mergedKeys(
+    model: ModelStatic<Model>,
     branches: WhereOptions[],
     [sortColumn, idColumn]: [string, string],
     direction: 'ASC' | 'DESC',
     limit: number,
     offset: number,
-  ): Promise<Model[]> {
-    const model = source.model;
+    distinct: boolean,
+  ): Promise<string[]> {
     const sequelize = model.sequelize!;
     const generator = (sequelize.getQueryInterface() as unknown as { queryGenerator: SelectQueryGenerator }).queryGenerator;
     const order: Order = [
@@ -173,13 +250,12 @@ export class ListingService {
     });
     const q = (name: string) => sequelize.getQueryInterface().quoteIdentifier(name);
     const keys = (await sequelize.query(
-      `SELECT merged.${q(idColumn)} AS id FROM (${branchSql.join(' UNION ALL ')}) AS merged ` +
+      `SELECT merged.${q(idColumn)} AS id FROM (${branchSql.join(distinct ? ' UNION ' : ' UNION ALL ')}) AS merged ` +
         `ORDER BY merged.${q(sortColumn)} ${direction}, merged.${q(idColumn)} ${direction} ` +
         `LIMIT ${Math.trunc(limit)} OFFSET ${Math.trunc(offset)}`,
       { type: QueryTypes.SELECT },
     )) as { id: string }[];
-    if (keys.length === 0) return [];
-    return model.findAll({ where: { [idColumn]: { [Op.in]: keys.map((k) => k.id) } }, order });
+    return keys.map((k) => k.id);
   }
 
   private async deferredPage<Item>(

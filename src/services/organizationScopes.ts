@@ -1,5 +1,5 @@
 import { Op } from 'sequelize';
-import { App, Organization, OrganizationMembership, Team, User } from '../../db/models';
+import { App, Organization, OrganizationMembership, Team } from '../../db/models';
 import type { Principal } from '../access/principal';
 import { rules } from '../access/rules';
 import { memberColumns, toOrganization, toOrganizationMember, toTeam } from '../resources/people';
@@ -20,9 +20,8 @@ export function organizationMembers(organizationId: string): ListSource<ReturnTy
   return {
     model: OrganizationMembership,
     where: { organization_id: organizationId },
-    include: [{ model: User, as: 'user', required: true }],
     columns: memberColumns,
-    toItem: (row) => toOrganizationMember(row as OrganizationMembership & { user: User }),
+    toItem: (row) => toOrganizationMember(row as OrganizationMembership),
     countKey: `org-members|${organizationId}`,
   };
 }

@@ -1,5 +1,5 @@
 import { Op } from 'sequelize';
-import { Interaction, Task, Team, TeamMembership, User } from '../../db/models';
+import { Interaction, Task, Team, TeamMembership } from '../../db/models';
 import type { Principal } from '../access/principal';
 import { rules } from '../access/rules';
 import { memberColumns, toTeam, toTeamMember } from '../resources/people';
@@ -23,9 +23,8 @@ export function teamMembers(teamId: string, role?: 'manager'): ListSource<Return
   return {
     model: TeamMembership,
     where: { team_id: teamId, ...(role ? { role } : {}) },
-    include: [{ model: User, as: 'user', required: true }],
     columns: memberColumns,
-    toItem: (row) => toTeamMember(row as TeamMembership & { user: User }),
+    toItem: (row) => toTeamMember(row as TeamMembership),
     countKey: `team-members|${teamId}|${role ?? '*'}`,
   };
 }

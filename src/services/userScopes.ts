@@ -1,8 +1,8 @@
-import { literal, Op, WhereOptions } from 'sequelize';
-import { App, DashboardView, GitApp, Interaction, Organization, Team, TeamMembership, User, UserApp, UserGitApp } from '../../db/models';
+import { literal, Model, Op, WhereOptions } from 'sequelize';
+import { App, DashboardView, GitApp, Interaction, Organization, OrganizationMembership, Team, TeamMembership, User, UserApp, UserGitApp } from '../../db/models';
 import type { Principal } from '../access/principal';
 import { rules } from '../access/rules';
-import { toOrganization, toTeam, toUser } from '../resources/people';
+import { memberColumns, toOrganization, toTeam, toUser } from '../resources/people';
 import { toUserApp, toUserGitApp, userAppColumns, userGitAppColumns } from '../resources/integrations';
 import { toDashboardView, toInteraction } from '../resources/activity';
 import type { ListSource } from './listing';
@@ -10,20 +10,24 @@ import type { ListSource } from './listing';
 type PersonalScope = ReturnType<typeof rules.personalDataScope>;
 const key = (ids: Iterable<string>) => [...ids].sort().join(',');
 
-/** Users visible to the caller: themself and everyone in an accessible organization. */
+/**
+ * Users visible to the caller: themself and everyone in an accessible organization. The caller belongs to every
+ * accessible organization, so the members of those organizations include them; with no accessible organization
+ * (a token scoped away from all of them) the caller still sees themself. Pages are read on the memberships'
+ * (organization, user field, user) indexes.
+ */
 export function visibleUsers(p: Principal): ListSource<ReturnType<typeof toUser>> {
   const organizationIds = rules.accessibleOrganizationIds(p);
-  // The caller belongs to every accessible organization, so the membership subquery includes them; with no
-  // accessible organization (a token scoped away from all of them) the caller still sees themself.
-  const where: WhereOptions = organizationIds.length
-    ? { id: { [Op.in]: literal('(SELECT m.user_id FROM organization_memberships m WHERE m.organization_id IN (:organizationIds))') } }
-    : { id: p.userId };
+  const base = { model: User, toItem: (row: Model) => toUser(row as User), countKey: `users|${p.userId}|${key(organizationIds)}` };
+  if (organizationIds.length === 0) return { ...base, where: { id: p.userId } };
   return {
-    model: User,
-    where,
-    replacements: { organizationIds },
-    toItem: (row) => toUser(row as User),
-    countKey: `users|${p.userId}|${key(organizationIds)}`,
+    ...base,
+    keysFrom: {
+      model: OrganizationMembership,
+      key: 'user_id',
+      partition: { column: 'organization_id', values: [...organizationIds].sort() },
+      columns: memberColumns,
+    },
   };
 }
 

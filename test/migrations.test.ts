@@ -1,0 +1,72 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { QueryTypes, Sequelize } from 'sequelize';
+import { createSequelize } from '../db/connection';
+import { createMigrator } from '../db/migrator';
+import { SERVICES } from './support/harness';
+
+/**
+ * Migrations applied to a database that already holds data, on the backend this run uses: 0002 copies each
+ * member's user fields onto their membership rows.
+ */
+
+let sequelize: Sequelize;
+let cleanup: () => Promise<void>;
+
+beforeAll(async () => {
+  if (SERVICES.databaseUrl) {
+    const admin = new Sequelize(SERVICES.databaseUrl, { logging: false });
+    const name = `${new URL(SERVICES.databaseUrl).pathname.slice(1)}_mig_${randomBytes(4).toString('hex')}`;
+    await admin.query(`CREATE DATABASE \`${name}\``);
+    const url = new URL(SERVICES.databaseUrl);
+    url.pathname = `/${name}`;
+    sequelize = createSequelize({ url: url.toString(), sqlitePath: '' });
+    cleanup = async () => {
+      await sequelize.close();
+      await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      await admin.close();
+    };
+  } else {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-migrations-'));
+    sequelize = createSequelize({ sqlitePath: path.join(dir, 'db.sqlite') });
+    cleanup = async () => {
+      await sequelize.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    };
+  }
+});
+afterAll(async () => cleanup());
+
+test('0002 fills the member sort fields of existing memberships from their users', async () => {
+  const migrator = createMigrator(sequelize);
+  await migrator.up({ to: '0001-initial-schema' });
+  const at = '2024-02-03 04:05:06.789';
+  await sequelize.query(
+    `INSERT INTO users (id, name, email, is_active, created_at) VALUES ('usr_a', 'Ann Lee', 'ann@x.test', 1, '${at}'), ('usr_b', 'Bo Diaz', 'bo@x.test', 1, '${at}')`,
+  );
+  await sequelize.query(`INSERT INTO organizations (id, name, created_at) VALUES ('org_x', 'X', '${at}')`);
+  await sequelize.query(`INSERT INTO teams (id, organization_id, name, created_at) VALUES ('team_x', 'org_x', 'T', '${at}')`);
+  await sequelize.query(
+    `INSERT INTO organization_memberships (organization_id, user_id, role, created_at) VALUES ('org_x', 'usr_a', 'admin', '${at}'), ('org_x', 'usr_b', 'collaborator', '${at}')`,
+  );
+  await sequelize.query(`INSERT INTO team_memberships (team_id, user_id, title, role, created_at) VALUES ('team_x', 'usr_b', 'Dev', 'member', '${at}')`);
+
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0002-member-sort-columns']);
+
+  const rows = await sequelize.query<Record<string, unknown>>(
+    `SELECT user_id, user_name, user_email FROM organization_memberships UNION ALL SELECT user_id, user_name, user_email FROM team_memberships ORDER BY user_id`,
+    { type: QueryTypes.SELECT },
+  );
+  expect(rows).toEqual([
+    { user_id: 'usr_a', user_name: 'Ann Lee', user_email: 'ann@x.test' },
+    { user_id: 'usr_b', user_name: 'Bo Diaz', user_email: 'bo@x.test' },
+    { user_id: 'usr_b', user_name: 'Bo Diaz', user_email: 'bo@x.test' },
+  ]);
+  const [{ filled }] = await sequelize.query<{ filled: number | string }>(
+    'SELECT COUNT(*) AS filled FROM organization_memberships m JOIN users u ON u.id = m.user_id WHERE m.user_created_at = u.created_at',
+    { type: QueryTypes.SELECT },
+  );
+  expect(Number(filled)).toBe(2);
+});
