@@ -2,11 +2,13 @@ import { QueryInterface, Sequelize } from 'sequelize';
 import { RunnableMigration, Umzug, SequelizeStorage } from 'umzug';
 import * as initialSchema from './migrations/0001-initial-schema';
 import * as memberSortColumns from './migrations/0002-member-sort-columns';
+import * as dataVersions from './migrations/0003-data-versions';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0001-initial-schema', ...initialSchema },
   { name: '0002-member-sort-columns', ...memberSortColumns },
+  { name: '0003-data-versions', ...dataVersions },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

@@ -1,6 +1,7 @@
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { ListingService, ListSource, PageRequest } from '../src/services/listing';
 import { CountCache } from '../src/services/countCache';
+import { PageAnchors } from '../src/services/pageAnchors';
 import { organizationMembers } from '../src/services/organizationScopes';
 import { userApps, visibleUsers } from '../src/services/userScopes';
 import { commits } from '../src/services/gitScopes';
@@ -124,6 +125,44 @@ describe('keys from the membership index: users visible across several organizat
       const [merged, grouped] = await Promise.all([plain.fetchPage(margaret(), request), deferred.fetchPage(margaret(), request)]);
       expect(merged).toEqual(want);
       expect(grouped).toEqual(want);
+    }
+  });
+});
+
+describe('deep pages read from anchors (blocks of 3 positions here), whatever order pages are asked in', () => {
+  const anchored = () => new ListingService(new CountCache(0), { deferredJoinOffset: 0, mergeMaxRows: 0 }, new PageAnchors(3, 60_000));
+  const lists: Record<string, () => ListSource<unknown>> = {
+    'commits of a repository (own columns)': () => commits({ repositoryId: DEMO.repos.acmeApi }),
+    'commits of one organization (a one-value partition)': () => commits({ organizationIds: [DEMO.orgs.acme] }),
+    'organization members by name (composite key, sort fields on the membership row)': () => organizationMembers(DEMO.orgs.acme),
+    ...sources,
+  };
+
+  test.each(Object.keys(lists))('%s: forward, backward and jumping, every page equals the OFFSET page', async (name) => {
+    const source = lists[name];
+    for (const [sort, order, perPage] of [
+      ['created_at', 'desc', 2],
+      ['name', 'asc', 4],
+      ['created_at', 'asc', 5],
+    ] as const) {
+      if (sort === 'name' && name.startsWith('commits')) continue;
+      const request: PageRequest = { page: 1, perPage, sort, order };
+      const first = await plain.fetchPage(source(), request);
+      const last = Math.ceil(first.total / perPage) + 1;
+      const expected = await Promise.all(Array.from({ length: last }, (_, i) => plain.fetchPage(source(), { ...request, page: i + 1 })));
+      const pages = Array.from({ length: last }, (_, i) => i + 1);
+      for (const walk of [pages, [...pages].reverse(), pages.map((_, i) => pages[(i * 7) % pages.length])]) {
+        const service = anchored();
+        for (const page of walk) {
+          expect({ name, sort, order, page, got: await service.fetchPage(source(), { ...request, page }) }).toEqual({
+            name,
+            sort,
+            order,
+            page,
+            got: expected[page - 1],
+          });
+        }
+      }
     }
   });
 });

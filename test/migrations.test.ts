@@ -53,7 +53,7 @@ test('0002 fills the member sort fields of existing memberships from their users
   );
   await sequelize.query(`INSERT INTO team_memberships (team_id, user_id, title, role, created_at) VALUES ('team_x', 'usr_b', 'Dev', 'member', '${at}')`);
 
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0002-member-sort-columns']);
+  expect((await migrator.up({ to: '0002-member-sort-columns' })).map((m) => m.name)).toEqual(['0002-member-sort-columns']);
 
   const rows = await sequelize.query<Record<string, unknown>>(
     `SELECT user_id, user_name, user_email FROM organization_memberships UNION ALL SELECT user_id, user_name, user_email FROM team_memberships ORDER BY user_id`,

@@ -4,12 +4,14 @@ import { initIntegrations, App, UserApp, GitApp, UserGitApp } from './integratio
 import { initGit, Repository, Commit, PullRequest } from './git';
 import { initWork, Task, Interaction, DashboardView, DashboardCatalogEntry } from './work';
 import { initTokens, ApiToken, ApiTokenOrganization, ApiTokenTeam } from './tokens';
+import { initDataVersions, DataVersion } from './dataVersions';
 
 export * from './people';
 export * from './integrations';
 export * from './git';
 export * from './work';
 export * from './tokens';
+export * from './dataVersions';
 
 let initialised: Sequelize | undefined;
 
@@ -22,6 +24,7 @@ export function initModels(sequelize: Sequelize): void {
   initGit(sequelize);
   initWork(sequelize);
   initTokens(sequelize);
+  initDataVersions(sequelize);
 
   const noConstraints = { constraints: false };
   OrganizationMembership.belongsTo(User, { as: 'user', foreignKey: 'user_id', ...noConstraints });
@@ -54,4 +57,5 @@ export const models = {
   ApiToken,
   ApiTokenOrganization,
   ApiTokenTeam,
+  DataVersion,
 };

@@ -9,7 +9,7 @@ export class CountCache {
   private readonly pending = new Map<string, Promise<number>>();
 
   constructor(
-    private readonly ttlMs: number,
+    readonly ttlMs: number,
     private readonly maxEntries = 10_000,
   ) {}
 

@@ -18,6 +18,8 @@ interface SelectQueryGenerator {
 import type { TimeRange } from '../wire/dates';
 import type { SortOrder } from '../wire/query';
 import { CountCache } from './countCache';
+import { versionsOf } from './dataVersions';
+import { anchoredKeys, OrderedRange, PageAnchors } from './pageAnchors';
 
 /** A public field maps to an own column, or to a column of an included (belongs-to) association. */
 export type ColumnRef = string | readonly [association: string, column: string];
@@ -30,6 +32,8 @@ export interface ListSource<Item> {
   replacements?: Record<string, unknown>;
   /** Public field → column, for fields that are not own columns of the same name. */
   columns?: Record<string, ColumnRef>;
+  /** Tables the `where` reads through literal subqueries: their changes change the total too. */
+  alsoReads?: ModelStatic<Model>[];
   toItem(row: Model): Item;
   /** Names the scope for the count cache; two sources with equal keys must select the same rows. */
   countKey: string;
@@ -96,12 +100,25 @@ export class ListingService {
   constructor(
     private readonly counts: CountCache,
     private readonly options: ListingOptions = { deferredJoinOffset: 1000, mergeMaxRows: 10_000 },
+    private readonly anchors = new PageAnchors(1000, counts.ttlMs),
   ) {}
+
+  /**
+   * What identifies one list for the caches: scope, filter, order, and the versions of the tables it reads.
+   * Read at most once a request.
+   */
+  private listIdentity(source: ListSource<unknown>, request: PageRequest) {
+    let versions: Promise<string> | undefined;
+    const range = request.createdAt;
+    const scope = `${source.countKey}|${range?.from?.toISOString() ?? ''}|${range?.before?.toISOString() ?? ''}`;
+    const withVersions = async (suffix: string) => `${scope}|${suffix}|${await (versions ??= versionsOf(tablesRead(source)))}`;
+    return { countKey: () => withVersions('count'), orderKey: () => withVersions(`${request.sort} ${request.order}`) };
+  }
 
   async fetchPage<Item>(source: ListSource<Item>, request: PageRequest): Promise<Page<Item>> {
     if (source.keysFrom) return this.fetchKeyedPage(source, source.keysFrom, request);
     const column = (field: string): ColumnRef => source.columns?.[field] ?? field;
-    const direction = request.order === 'asc' ? 'ASC' : 'DESC';
+    const direction: 'ASC' | 'DESC' = request.order === 'asc' ? 'ASC' : 'DESC';
     const conditions: WhereOptions[] = source.where ? [source.where] : [];
     const partition = source.partition;
     const range = request.createdAt;
@@ -122,30 +139,35 @@ export class ListingService {
       partition && partition.values.length > 1 && !source.include && typeof sortColumn === 'string'
         ? { branches: partition.values.map((v) => and([...conditions, { [partition.column]: v }])), sortColumn }
         : undefined;
-    const rows = await this.readPage(source, { where, order }, perPartition, direction, request.perPage, offset);
+    const identity = this.listIdentity(source, request);
+    // One ordered index range (no join, one partition at most): deep pages are read from anchors.
+    const oneRange: OrderedRange | undefined =
+      !source.include && !source.replacements && typeof sortColumn === 'string' && !(partition && partition.values.length > 1)
+        ? { model: source.model, where, sortColumn, idColumn: (source.columns?.id ?? 'id') as string, direction }
+        : undefined;
+    const rows = await this.readPage(source, { where, order }, perPartition, direction, request.perPage, offset, oneRange && { range: oneRange, key: identity.orderKey });
 
     // `replacements` is honoured by count at run time; Sequelize's typings only omit it.
     const countOptions = { where, include: source.include, replacements: source.replacements } as CountOptions;
-    const total = await this.totalOf(source, request, rows.length, offset, () => source.model.count(countOptions));
+    const total = await this.totalOf(request, rows.length, offset, identity.countKey, () => source.model.count(countOptions));
     return { items: rows.map((r) => source.toItem(r)), total };
   }
 
   /**
    * The list's total. A short page tells it without counting (an empty page past the end does not); otherwise
-   * the count cache answers.
+   * the count cache answers, keyed by the versions of the tables the list reads, so a write through the service
+   * makes every instance count again (src/services/dataVersions.ts).
    */
   private async totalOf(
-    source: ListSource<unknown>,
     request: PageRequest,
     seen: number,
     offset: number,
+    countKey: () => Promise<string>,
     count: () => Promise<number>,
   ): Promise<number> {
     if (seen > 0 && seen < request.perPage) return offset + seen;
     if (seen === 0 && offset === 0) return 0;
-    const range = request.createdAt;
-    const key = `${source.countKey}|${range?.from?.toISOString() ?? ''}|${range?.before?.toISOString() ?? ''}`;
-    const counted = await this.counts.getOrCount(key, count);
+    const counted = await this.counts.getOrCount(await countKey(), count);
     // A cached total may be older than the page just read; never report fewer items than we can see
     // (an empty page past the end shows none, so it must not raise the total to its offset).
     return Math.max(counted, seen > 0 ? offset + seen : 0);
@@ -182,9 +204,13 @@ export class ListingService {
       );
     // One partition: one index range. Several: the merge of their ranges while shallow; deeper, one grouped
     // (distinct) read of the whole scope sorts less than every branch's first offset + limit entries.
+    const identity = this.listIdentity(source, request);
+    const oneRange: OrderedRange = { model: index.model, where: branches[0], sortColumn, idColumn: index.key, direction };
     const keys =
       values.length === 1
-        ? await readKeys(branches[0])
+        ? offset >= this.options.deferredJoinOffset
+          ? ((await anchoredKeys(this.anchors, await identity.orderKey(), oneRange, limit, offset)) as string[])
+          : await readKeys(branches[0])
         : offset + limit <= this.options.mergeMaxRows
           ? await this.mergedKeys(index.model, branches, [sortColumn, index.key], direction, limit, offset, true)
           : await readKeys(whole, [index.key, sortColumn]);
@@ -192,7 +218,7 @@ export class ListingService {
     const found = keys.length ? await source.model.findAll({ where: { id: { [Op.in]: keys } } }) : [];
     const byId = new Map(found.map((row) => [row.get('id') as string, row]));
     const rows = keys.map((k) => byId.get(k)).filter((row): row is Model => row !== undefined);
-    const total = await this.totalOf(source, request, rows.length, offset, () =>
+    const total = await this.totalOf(request, rows.length, offset, identity.countKey, () =>
       index.model.count({ where: whole, ...(values.length > 1 ? { distinct: true, col: index.key } : {}) }),
     );
     return { items: rows.map((r) => source.toItem(r)), total };
@@ -206,7 +232,14 @@ export class ListingService {
     direction: 'ASC' | 'DESC',
     limit: number,
     offset: number,
+    anchored?: { range: OrderedRange; key: () => Promise<string> },
   ): Promise<Model[]> {
+    if (anchored && offset >= this.options.deferredJoinOffset) {
+      const { range } = anchored;
+      const keys = await anchoredKeys(this.anchors, await anchored.key(), range, limit, offset);
+      if (keys.length === 0) return [];
+      return source.model.findAll({ where: { [Op.and]: [range.where, { [range.idColumn]: { [Op.in]: keys } }] }, order });
+    }
     if (perPartition && offset + limit <= this.options.mergeMaxRows) {
       const idColumn = (source.columns?.id ?? 'id') as string;
       const columns: [string, string] = [perPartition.sortColumn, idColumn];
@@ -278,6 +311,12 @@ export class ListingService {
       keyColumns.length === 1 ? { [keyColumns[0]]: { [Op.in]: keys.map((k) => k[keyColumns[0]]) } } : { [Op.or]: keys };
     return source.model.findAll({ include: source.include, order: query.order, where: byKey, subQuery: false });
   }
+}
+
+/** The tables a list's rows and scope come from: a change to any of them may change its total. */
+function tablesRead(source: ListSource<unknown>): string[] {
+  const included = (source.include ?? []).flatMap((i) => ((i as IncludeOptions).model ? [(i as IncludeOptions).model as ModelStatic<Model>] : []));
+  return [source.model, ...(source.keysFrom ? [source.keysFrom.model] : []), ...included, ...(source.alsoReads ?? [])].map((m) => m.tableName);
 }
 
 /** Reads one row of a list's scope (a get-one endpoint addressing an item of that list). */

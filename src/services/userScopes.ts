@@ -55,6 +55,7 @@ export function userTeams(p: Principal, userId: string): ListSource<ReturnType<t
       ],
     },
     replacements: { userId },
+    alsoReads: [TeamMembership],
     toItem: (row) => toTeam(row as Team),
     countKey: `user-teams|${userId}|${key(organizationIds)}|${teamFilter ? key(teamFilter) : '*'}`,
   };
