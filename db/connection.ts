@@ -1,10 +1,16 @@
 import path from 'node:path';
 import fs from 'node:fs';
-import { Sequelize, Options } from 'sequelize';
+import { Sequelize, Options, FindOptions, ConnectionOptions } from 'sequelize';
+import { createConnection } from 'mysql2/promise';
 
 export interface DatabaseOptions {
   /** mysql://user:pass@host:port/db; absent means the embedded SQLite file. */
   url?: string;
+  /**
+   * mysql:// URLs of read replicas of `url` (only with `url`). SELECTs outside a transaction go to them, unless
+   * a query says `useMaster: true`; writes, transactions and everything else go to `url`.
+   */
+  readUrls?: string[];
   sqlitePath: string;
   logging?: (sql: string) => void;
 }
@@ -24,6 +30,9 @@ export function describeDatabase(opts: DatabaseOptions): string {
   }
 }
 
+/** The migrator's ledger table (SequelizeStorage in db/migrator.ts). */
+const MIGRATIONS_TABLE = 'schema_migrations';
+
 /** One Sequelize instance per process; the same models and queries run on MySQL/MariaDB and SQLite. */
 export function createSequelize(opts: DatabaseOptions): Sequelize {
   const common: Options = {
@@ -31,13 +40,30 @@ export function createSequelize(opts: DatabaseOptions): Sequelize {
     define: { timestamps: false, underscored: true, freezeTableName: true },
   };
   if (opts.url) {
-    return new Sequelize(opts.url, {
+    const dialectOptions = { dateStrings: false, supportBigNumbers: true, connectTimeout: 5_000 };
+    const readUrls = opts.readUrls ?? [];
+    const sequelize = new Sequelize(opts.url, {
       ...common,
       dialect: 'mysql',
       timezone: '+00:00',
+      // With replicas this is the size of each pool: the write pool (primary) and the read pool (replicas).
       pool: { max: 20, min: 0, idle: 10_000, acquire: 10_000 },
-      dialectOptions: { dateStrings: false, supportBigNumbers: true, connectTimeout: 5_000 },
+      dialectOptions: { ...dialectOptions },
+      // Sequelize's own replication: `write: {}` is the primary from the URL above; new read connections go
+      // round-robin over the replicas.
+      ...(readUrls.length
+        ? { replication: { write: {}, read: readUrls.map((u) => replicaConnection(u, dialectOptions)) } }
+        : {}),
     });
+    if (readUrls.length) {
+      // The migrator's ledger (db/migrator.ts) is read with a SELECT; from a lagging replica a migration the
+      // primary already has would look pending and run again. Its reads go to the primary like its writes.
+      sequelize.addHook('beforeFind', function pinMigrationLedger(this: unknown, options: FindOptions) {
+        const model = this as { getTableName?: () => unknown };
+        if (model.getTableName?.() === MIGRATIONS_TABLE) options.useMaster = true;
+      });
+    }
+    return sequelize;
   }
   if (opts.sqlitePath !== ':memory:') fs.mkdirSync(path.dirname(opts.sqlitePath), { recursive: true });
   // SQLite serialises writers; one connection avoids SQLITE_BUSY between pooled connections.
@@ -47,4 +73,48 @@ export function createSequelize(opts: DatabaseOptions): Sequelize {
     storage: opts.sqlitePath,
     pool: { max: 1, min: 0, idle: 60_000 },
   });
+}
+
+/**
+ * One replica's connection settings, all taken from its own URL (user, password, host, port, database; query
+ * parameters become driver options as on DATABASE_URL). Sequelize fills only what is missing from the primary's,
+ * so an absent password or port is set here explicitly rather than inherited.
+ */
+function replicaConnection(url: string, dialectOptions: Record<string, unknown>): ConnectionOptions & { dialectOptions: object } {
+  const u = new URL(url);
+  return {
+    host: u.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: u.port ? Number(u.port) : 3306,
+    username: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+    ...(u.pathname.length > 1 ? { database: decodeURIComponent(u.pathname.slice(1)) } : {}),
+    dialectOptions: { ...dialectOptions, ...Object.fromEntries(u.searchParams) },
+  };
+}
+
+/**
+ * Whether each replica accepts a connection and answers `SELECT 1` within the timeout. A fresh connection per
+ * replica, outside the read pool: the pool spreads connections over the replicas, so one pooled query would
+ * say nothing about the others.
+ */
+export async function pingReplicas(urls: string[], timeoutMs = 5_000): Promise<boolean[]> {
+  return Promise.all(
+    urls.map(async (uri) => {
+      const conn = await createConnection({ uri, connectTimeout: timeoutMs }).catch(() => undefined);
+      if (!conn) return false;
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('replica ping timed out')), timeoutMs);
+        });
+        await Promise.race([conn.query('SELECT 1'), timeout]);
+        return true;
+      } catch {
+        return false;
+      } finally {
+        clearTimeout(timer);
+        conn.destroy();
+      }
+    }),
+  );
 }

@@ -16,6 +16,23 @@ const ConfigSchema = z.object({
     .string()
     .regex(/^mysql:\/\//, 'DATABASE_URL must be a mysql:// URL (unset it to use the embedded SQLite database)')
     .optional(),
+  DATABASE_READ_URLS: z
+    .string()
+    .transform((value) => value.split(',').map((u) => u.trim()).filter(Boolean))
+    .pipe(
+      z.array(z.string()).superRefine((urls, ctx) => {
+        urls.forEach((url, i) => {
+          // The value is not echoed: it may hold a password.
+          if (!isMysqlUrl(url)) {
+            ctx.addIssue({
+              code: 'custom',
+              message: `DATABASE_READ_URLS must be comma-separated mysql:// URLs (mysql://user:pass@replica:3306/db); entry ${i + 1} of ${urls.length} is not one`,
+            });
+          }
+        });
+      }),
+    )
+    .default([]),
   SQLITE_PATH: z.string().min(1).default(defaultSqlitePath()),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'REDIS_URL must be a redis:// or rediss:// URL').optional(),
   RATE_LIMIT_PER_HOUR: positiveInt('RATE_LIMIT_PER_HOUR', 1000),
@@ -46,6 +63,14 @@ const ConfigSchema = z.object({
       ),
     )
     .default([]),
+}).superRefine((config, ctx) => {
+  if (config.DATABASE_READ_URLS.length > 0 && !config.DATABASE_URL) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['DATABASE_READ_URLS'],
+      message: 'DATABASE_READ_URLS needs DATABASE_URL: read replicas are replicas of a MySQL primary, not of the embedded SQLite database',
+    });
+  }
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -59,6 +84,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return parsed.data;
+}
+
+function isMysqlUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'mysql:' && url.hostname !== '';
+  } catch {
+    return false;
+  }
 }
 
 function isOrigin(value: string): boolean {

@@ -3,7 +3,7 @@ import type { Sequelize } from 'sequelize';
 import type { Express } from 'express';
 import type { Config } from './config';
 import type { Logger } from './logger';
-import { createSequelize } from '../db/connection';
+import { createSequelize, pingReplicas } from '../db/connection';
 import { initModels } from '../db/models';
 import { Authenticator } from './auth/authenticator';
 import { RateLimiter, rateLimitTiers } from './rateLimit/rateLimiter';
@@ -29,7 +29,12 @@ export interface Runtime {
 
 /** Wires config → stores → services → express app. The process (main.ts) and the tests both start here. */
 export function createRuntime(config: Config, logger: Logger, options: { rateLimitKeyPrefix?: string } = {}): Runtime {
-  const sequelize = createSequelize({ url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH });
+  // With DATABASE_READ_URLS, SELECTs outside transactions read from the replicas (see db/connection.ts).
+  const sequelize = createSequelize({
+    url: config.DATABASE_URL,
+    readUrls: config.DATABASE_READ_URLS,
+    sqlitePath: config.SQLITE_PATH,
+  });
   initModels(sequelize);
   const redis = config.REDIS_URL
     ? createRedisClient(config.REDIS_URL, (err) => logger.warn({ err: err.message }, 'redis unavailable; rate limits fall back to memory'))
@@ -50,7 +55,14 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
   const readiness = async () => {
     const checks: Record<string, 'ok' | 'down'> = {};
     if (lifecycle.draining) checks.process = 'down';
-    checks.database = await sequelize.authenticate().then(() => 'ok' as const, () => 'down' as const);
+    // authenticate() is a SELECT: without useMaster it would ask a replica when there are any. Every replica
+    // must answer too (each serves a share of the reads; Sequelize does not fail over to another one).
+    const [database, replicas] = await Promise.all([
+      sequelize.authenticate({ useMaster: true }).then(() => 'ok' as const, () => 'down' as const),
+      config.DATABASE_READ_URLS.length ? pingReplicas(config.DATABASE_READ_URLS) : undefined,
+    ]);
+    checks.database = database;
+    if (replicas) checks.database_replicas = replicas.every(Boolean) ? 'ok' : 'down';
     if (redis) checks.redis = await redis.ping().then(() => 'ok' as const, () => 'down' as const);
     return checks;
   };

@@ -357,7 +357,7 @@ interface RepoState {
 
 type Row = Record<string, unknown>;
 
-const DATE_COLUMNS = ['created_at', 'merged_at', 'closed_at', 'completed_at'];
+const DATE_COLUMNS = ['created_at', 'merged_at', 'closed_at', 'completed_at', 'user_created_at'];
 
 class Inserter {
   readonly counts: Record<string, number> = {};

@@ -14,6 +14,13 @@ import { hashesEqual, hashToken, isWellFormedToken } from './tokenFormat';
 
 const unauthorized = (message: string) => new ApiError('UNAUTHORIZED', message);
 
+/**
+ * Every lookup behind a principal reads the primary (`useMaster`; without read replicas it changes nothing). A
+ * replica may lag by any amount, and revocation, deactivation and scope changes must take effect within the
+ * cache TTL (5 s), which only holds when the rows come from where they are written.
+ */
+const PRIMARY = { useMaster: true } as const;
+
 interface CachedToken {
   hash: string;
   expiresAt: Date | null;
@@ -58,27 +65,28 @@ export class Authenticator {
   }
 
   private async load(hash: string, now: Date): Promise<CachedToken> {
-    const token = await ApiToken.findOne({ where: { token_hash: hash } });
+    const token = await ApiToken.findOne({ where: { token_hash: hash }, ...PRIMARY });
     // The lookup is by hash; the comparison below keeps any later refactor from comparing secrets naively.
     if (!token || !hashesEqual(token.token_hash, hash)) throw unauthorized('Invalid API token');
     if (!token.is_active) throw unauthorized('API token has been revoked');
     if (token.expires_at && token.expires_at.getTime() <= now.getTime()) throw unauthorized('API token has expired');
 
     const [user, scopeOrgs, scopeTeams, orgMemberships, teamMemberships] = await Promise.all([
-      User.findByPk(token.user_id, { attributes: ['id', 'is_active'] }),
-      ApiTokenOrganization.findAll({ where: { token_id: token.id } }),
-      ApiTokenTeam.findAll({ where: { token_id: token.id } }),
-      OrganizationMembership.findAll({ where: { user_id: token.user_id } }),
+      User.findByPk(token.user_id, { attributes: ['id', 'is_active'], ...PRIMARY }),
+      ApiTokenOrganization.findAll({ where: { token_id: token.id }, ...PRIMARY }),
+      ApiTokenTeam.findAll({ where: { token_id: token.id }, ...PRIMARY }),
+      OrganizationMembership.findAll({ where: { user_id: token.user_id }, ...PRIMARY }),
       TeamMembership.findAll({
         where: { user_id: token.user_id },
         include: [{ model: Team, as: 'team', attributes: ['organization_id'], required: true }],
+        ...PRIMARY,
       }),
     ]);
     if (!user || !user.is_active) throw unauthorized("API token's user is deactivated");
 
     const teamIds = scopeTeams.map((t) => t.team_id);
     const scopedTeams = teamIds.length
-      ? await Team.findAll({ where: { id: { [Op.in]: teamIds } }, attributes: ['id', 'organization_id'] })
+      ? await Team.findAll({ where: { id: { [Op.in]: teamIds } }, attributes: ['id', 'organization_id'], ...PRIMARY })
       : [];
     const principal = effectiveAccess(
       token.user_id,

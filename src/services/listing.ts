@@ -20,6 +20,7 @@ import type { SortOrder } from '../wire/query';
 import { CountCache } from './countCache';
 import { versionsOf } from './dataVersions';
 import { anchoredKeys, OrderedRange, PageAnchors } from './pageAnchors';
+import { findPlain } from './plainRows';
 
 /** A public field maps to an own column, or to a column of an included (belongs-to) association. */
 export type ColumnRef = string | readonly [association: string, column: string];
@@ -215,8 +216,8 @@ export class ListingService {
           ? await this.mergedKeys(index.model, branches, [sortColumn, index.key], direction, limit, offset, true)
           : await readKeys(whole, [index.key, sortColumn]);
 
-    const found = keys.length ? await source.model.findAll({ where: { id: { [Op.in]: keys } } }) : [];
-    const byId = new Map(found.map((row) => [row.get('id') as string, row]));
+    const found = keys.length ? await findPlain(source.model, { where: { id: { [Op.in]: keys } } }) : [];
+    const byId = new Map(found.map((row) => [(row as unknown as { id: string }).id, row]));
     const rows = keys.map((k) => byId.get(k)).filter((row): row is Model => row !== undefined);
     const total = await this.totalOf(request, rows.length, offset, identity.countKey, () =>
       index.model.count({ where: whole, ...(values.length > 1 ? { distinct: true, col: index.key } : {}) }),
@@ -238,18 +239,18 @@ export class ListingService {
       const { range } = anchored;
       const keys = await anchoredKeys(this.anchors, await anchored.key(), range, limit, offset);
       if (keys.length === 0) return [];
-      return source.model.findAll({ where: { [Op.and]: [range.where, { [range.idColumn]: { [Op.in]: keys } }] }, order });
+      return findPlain(source.model, { where: { [Op.and]: [range.where, { [range.idColumn]: { [Op.in]: keys } }] }, order });
     }
     if (perPartition && offset + limit <= this.options.mergeMaxRows) {
       const idColumn = (source.columns?.id ?? 'id') as string;
       const columns: [string, string] = [perPartition.sortColumn, idColumn];
       const keys = await this.mergedKeys(source.model, perPartition.branches, columns, direction, limit, offset, false);
       if (keys.length === 0) return [];
-      return source.model.findAll({ where: { [idColumn]: { [Op.in]: keys } }, order: columns.map((c) => [c, direction]) as Order });
+      return findPlain(source.model, { where: { [idColumn]: { [Op.in]: keys } }, order: columns.map((c) => [c, direction]) as Order });
     }
     const query = { where, include: source.include, replacements: source.replacements, order, subQuery: false };
     if (offset >= this.options.deferredJoinOffset) return this.deferredPage(source, query, limit, offset);
-    return source.model.findAll({ ...query, limit, offset });
+    return findPlain(source.model, { ...query, limit, offset });
   }
 
   /**
@@ -309,7 +310,7 @@ export class ListingService {
     if (keys.length === 0) return [];
     const byKey: WhereOptions =
       keyColumns.length === 1 ? { [keyColumns[0]]: { [Op.in]: keys.map((k) => k[keyColumns[0]]) } } : { [Op.or]: keys };
-    return source.model.findAll({ include: source.include, order: query.order, where: byKey, subQuery: false });
+    return findPlain(source.model, { include: source.include, order: query.order, where: byKey, subQuery: false });
   }
 }
 
@@ -321,10 +322,11 @@ function tablesRead(source: ListSource<unknown>): string[] {
 
 /** Reads one row of a list's scope (a get-one endpoint addressing an item of that list). */
 export async function findInScope<Item>(source: ListSource<Item>, where: WhereOptions): Promise<Item | undefined> {
-  const row = await source.model.findOne({
+  const [row] = await findPlain(source.model, {
     where: source.where ? { [Op.and]: [source.where, where] } : where,
     include: source.include,
     replacements: source.replacements,
+    limit: 1,
   });
   return row ? source.toItem(row) : undefined;
 }
