@@ -260,6 +260,16 @@ describe('compression', () => {
   });
 });
 
+describe('X-Request-Id', () => {
+  test('a well-formed incoming id is reused; otherwise one is made (with request logging off, as here)', async () => {
+    const reused = await t.get(`/v1/users/${DEMO.users.ada}`, token).set('X-Request-Id', 'trace-42.a_b');
+    expect(reused.headers['x-request-id']).toBe('trace-42.a_b');
+    const made = await t.get(`/v1/users/${DEMO.users.ada}`, token).set('X-Request-Id', 'bad id with spaces');
+    expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await request(t.runtime.app).get('/healthz')).headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
 describe('query parameter names the parser cannot carry', () => {
   test('?__proto__=1 is a 400 naming it, on every path', async () => {
     for (const path of [...READABLE, '/v1/users/usr_nope']) {

@@ -1,0 +1,72 @@
+import { parseArgs } from 'node:util';
+
+export const USAGE = `Usage: DATABASE_URL=mysql://… npm run bench -- [options]
+
+Measures every list path of the API that the demo user ada can reach (page 1 and a deep page, for each sort
+field) against a floor server (bare node:http + mysql2, best known plans) and then against the API, and
+prints one Markdown table. Seeds the large demo data into DATABASE_URL first when it has no users.
+
+  --connections N       concurrent connections per request (default 32)
+  --seconds N           load per request and server (default 10)
+  --quick               2 s per request: a smoke run
+  --filter TEXT         only requests whose path contains TEXT (repeatable: any of them)
+  --path PATH           exactly this request, e.g. "/v1/users?sort=name&page=1201" (repeatable)
+  --floor-count MODE    exact (default): the floor runs SELECT COUNT(*) on every request;
+                        cached: it counts each scope once (the cost of totals with a perfect cache)
+  --migrate             let the API apply pending migrations to DATABASE_URL when it starts
+
+Environment: DATABASE_URL (required, a MariaDB/MySQL database), REDIS_URL (default redis://127.0.0.1:6379).`;
+
+export interface BenchOptions {
+  connections: number;
+  seconds: number;
+  filters: string[];
+  paths: string[];
+  floorCount: 'exact' | 'cached';
+  migrate: boolean;
+}
+
+export class UsageError extends Error {}
+
+function positiveInt(flag: string, value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1) throw new UsageError(`${flag} must be a positive integer (got "${value}")`);
+  return n;
+}
+
+/** Returns undefined for --help. */
+export function parseOptions(argv: string[]): BenchOptions | undefined {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        connections: { type: 'string', default: '32' },
+        seconds: { type: 'string' },
+        quick: { type: 'boolean', default: false },
+        filter: { type: 'string', multiple: true, default: [] },
+        path: { type: 'string', multiple: true, default: [] },
+        'floor-count': { type: 'string', default: 'exact' },
+        migrate: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (values.help) return undefined;
+  if (values.quick && values.seconds !== undefined) throw new UsageError('give either --quick or --seconds, not both');
+  const floorCount = values['floor-count'];
+  if (floorCount !== 'exact' && floorCount !== 'cached') throw new UsageError(`--floor-count must be exact or cached (got "${floorCount}")`);
+  const paths = values.path;
+  for (const p of paths) if (!p.startsWith('/v1/')) throw new UsageError(`--path must start with /v1/ (got "${p}")`);
+  return {
+    connections: positiveInt('--connections', values.connections),
+    seconds: values.quick ? 2 : positiveInt('--seconds', values.seconds ?? '10'),
+    filters: values.filter,
+    paths,
+    floorCount,
+    migrate: values.migrate,
+  };
+}

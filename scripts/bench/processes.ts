@@ -1,0 +1,116 @@
+/** Child processes of the benchmark: one-shot commands, and the two servers it must never leave behind. */
+import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+
+/**
+ * Runs a command to completion. Its output goes to our stderr (progress), or is returned when `capture` is set,
+ * so stdout stays the report alone.
+ */
+export function run(cmd: string, args: string[], opts: { env?: Record<string, string>; capture?: boolean } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, {
+      env: { ...process.env, ...opts.env },
+      stdio: ['ignore', opts.capture ? 'pipe' : 2, opts.capture ? 'pipe' : 2],
+    });
+    let out = '';
+    let err = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (code === 0) resolve(out);
+      else reject(new Error(`"${cmd} ${args.join(' ')}" failed (${signal ?? `exit ${code}`})${err ? `:\n${err.trim()}` : ''}`));
+    });
+  });
+}
+
+/** A port nobody listens on right now (the OS picks it), so parallel runs and running servers do not clash. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Server {
+  name: string;
+  pid: number;
+  url: string;
+  child: ChildProcess;
+  /** The last lines it printed: shown when it dies, since its logs are not streamed. */
+  tail(): string;
+}
+
+const live = new Set<ChildProcess>();
+
+export function startServer(name: string, cmd: string, args: string[], port: number, env: Record<string, string>): Server {
+  // `node` itself (not npm or tsx in between): the pid is the server's, for /proc/<pid>/status and for kill.
+  const child = spawn(cmd, args, { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(child);
+  child.on('exit', () => live.delete(child));
+  const lines: string[] = [];
+  const keep = (d: Buffer) => {
+    // Clipped: a JSON log line with a stack would bury the message that says what went wrong.
+    lines.push(...d.toString().split('\n').filter(Boolean).map((l) => (l.length > 300 ? `${l.slice(0, 300)}…` : l)));
+    lines.splice(0, Math.max(0, lines.length - 12));
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  return { name, pid: child.pid!, url: `http://127.0.0.1:${port}`, child, tail: () => lines.join('\n') };
+}
+
+/** Waits until GET /healthz answers 200; fails early, with its output, if the server exits first. */
+export async function waitHealthy(server: Server, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) {
+      throw new Error(`${server.name} exited during start-up:\n${server.tail()}`);
+    }
+    const ok = await fetch(`${server.url}/healthz`).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${server.name} did not answer ${server.url}/healthz within ${timeoutMs / 1000} s:\n${server.tail()}`);
+}
+
+/** SIGTERM, then SIGKILL if it is still there after `graceMs` (the API drains before it stops). */
+export async function stopServer(server: Server, graceMs = 5_000): Promise<void> {
+  const { child } = server;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Last resort on process exit (synchronous: no awaiting is possible there). */
+export function killAllNow(): void {
+  for (const child of live) child.kill('SIGKILL');
+}
+
+/** Resident memory of a process in MB, from /proc (Linux only; undefined elsewhere or once it is gone). */
+export function rssMb(pid: number): number | undefined {
+  try {
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+    return Number.isFinite(kb) ? kb / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Samples a process's RSS every `everyMs` while a run is under way; keeps the peak. */
+export function sampleRss(pid: number, everyMs = 250) {
+  let peak = rssMb(pid) ?? 0;
+  const timer = setInterval(() => (peak = Math.max(peak, rssMb(pid) ?? 0)), everyMs);
+  timer.unref();
+  return {
+    peak: () => peak,
+    stop: () => clearInterval(timer),
+  };
+}

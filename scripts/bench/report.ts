@@ -1,0 +1,64 @@
+/** The one Markdown report `npm run bench` prints on stdout (progress goes to stderr). */
+import os from 'node:os';
+import type { Measurement } from './load';
+
+export interface Row {
+  path: string;
+  floor?: Measurement;
+  /** Why the floor has no figure (it does not serve the path, or answered an error). */
+  floorNote?: string;
+  api: Measurement;
+}
+
+// No response within the run: the rate is below one per run and every latency above the run's length.
+const rate = (m: Measurement) =>
+  m.rps === 0 ? `< ${(1 / m.seconds).toFixed(2)}` : m.rps >= 100 ? m.rps.toFixed(0) : m.rps >= 10 ? m.rps.toFixed(1) : m.rps.toFixed(2);
+const ms = (m: Measurement, v: number) => (m.rps === 0 ? `> ${m.seconds * 1000}` : String(v));
+const failures = (m: Measurement) => `${m.non2xx}${m.errors ? ` (+${m.errors} errors/timeouts)` : ''}`;
+
+function ratio(row: Row): string {
+  if (!row.floor || row.floor.rps === 0) return '–';
+  return `${(row.api.rps / row.floor.rps).toFixed(2)}`;
+}
+
+export function table(rows: Row[]): string {
+  const lines = [
+    '| request | floor req/s | API req/s | ratio | API p50 ms | API p99 ms | non-2xx |',
+    '|---|--:|--:|--:|--:|--:|--:|',
+  ];
+  for (const row of rows) {
+    const floor = row.floor ? rate(row.floor) : `– (${row.floorNote ?? 'not run'})`;
+    lines.push(
+      `| \`${row.path}\` | ${floor} | ${rate(row.api)} | ${ratio(row)} | ${ms(row.api, row.api.p50)} | ${ms(row.api, row.api.p99)} | ${failures(row.api)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export interface Context {
+  connections: number;
+  seconds: number;
+  floorCount: string;
+  mariadb: string;
+  database: string;
+  rss: { start?: number; peak: number; final?: number };
+  floorPeakRss: number;
+  differences: string[];
+}
+
+const mb = (v: number | undefined) => (v === undefined ? '?' : `${v.toFixed(0)} MB`);
+
+export function footer(c: Context): string {
+  const gb = (os.totalmem() / 1024 ** 3).toFixed(1);
+  const lines = [
+    '',
+    `API RSS: ${mb(c.rss.start)} after start-up, ${mb(c.rss.peak)} peak during the run, ${mb(c.rss.final)} at the end ` +
+      `(floor peak ${mb(c.floorPeakRss)}).`,
+    `Load: ${c.connections} connections, ${c.seconds} s per request and server; floor totals: ${c.floorCount === 'cached' ? 'counted once per scope' : 'SELECT COUNT(*) per request'}.`,
+    `Machine: ${os.availableParallelism()} CPUs (nproc), ${gb} GB memory, Node ${process.version}, MariaDB ${c.mariadb}; database ${c.database}.`,
+  ];
+  if (c.differences.length) {
+    lines.push('', 'Floor and API answered differently (probed once before the load):', ...c.differences.map((d) => `- ${d}`));
+  }
+  return lines.join('\n');
+}

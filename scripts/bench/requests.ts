@@ -1,0 +1,61 @@
+/**
+ * What is measured: read from the API's own OpenAPI document rather than listed here, so a list endpoint or
+ * sort field added later is benchmarked without anyone remembering to add it.
+ */
+import type { Fixtures } from './database';
+
+export interface ListRequest {
+  /** Path and query, as requested from both servers. */
+  path: string;
+  /** The path before its deep page was chosen: what --filter matches. */
+  base: string;
+}
+
+interface Param {
+  name: string;
+  in: string;
+  schema?: { enum?: string[] };
+}
+
+interface OpenApiDoc {
+  servers?: { url: string }[];
+  paths: Record<string, { get?: { parameters?: Param[] } }>;
+}
+
+/** Page 1 of every list (a GET with a `sort` parameter), once per sort field, in the document's order. */
+export async function listRequests(apiUrl: string, fixtures: Fixtures, log: (s: string) => void): Promise<ListRequest[]> {
+  const res = await fetch(`${apiUrl}/v1/openapi.json`);
+  if (!res.ok) throw new Error(`GET /v1/openapi.json answered ${res.status}`);
+  const doc = (await res.json()) as OpenApiDoc;
+  const prefix = doc.servers?.[0]?.url ?? '/v1';
+  const requests: ListRequest[] = [];
+  for (const [template, item] of Object.entries(doc.paths)) {
+    const sorts = item.get?.parameters?.find((p) => p.name === 'sort' && p.in === 'query')?.schema?.enum;
+    if (!sorts) continue;
+    let missing: string | undefined;
+    const path = template.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = (fixtures as unknown as Record<string, string | undefined>)[name];
+      if (value === undefined) missing = name;
+      return encodeURIComponent(value ?? '');
+    });
+    if (missing) {
+      log(`skipping ${template}: no demo value for {${missing}}`);
+      continue;
+    }
+    for (const sort of sorts) {
+      const base = `${prefix}${path}?sort=${sort}`;
+      requests.push({ path: base, base });
+    }
+  }
+  return requests;
+}
+
+/** The page at about 80 % of a list (capped at 5000), or undefined when that is page 1. */
+export function deepPage(request: ListRequest, total: number, perPage: number): ListRequest | undefined {
+  const page = Math.min(5000, Math.floor((0.8 * total) / perPage) + 1);
+  return page > 1 ? { path: `${request.base}&page=${page}`, base: request.base } : undefined;
+}
+
+export function matchesFilters(request: ListRequest, filters: string[]): boolean {
+  return filters.length === 0 || filters.some((f) => request.base.includes(f));
+}
