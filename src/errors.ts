@@ -17,8 +17,10 @@ export class ApiError extends Error {
     message: string,
     /** Seconds until a rate-limited client may retry (429 only). */
     readonly retryAfterSeconds?: number,
+    /** For a masked server error: what really failed, for the log (never sent). */
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'ApiError';
   }
 

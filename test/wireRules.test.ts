@@ -1,3 +1,4 @@
+import pino from 'pino';
 import request from 'supertest';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { Body, expectError, ids } from './support/assertions';
@@ -617,8 +618,10 @@ describe('masked server errors', () => {
     await broken.close();
   });
 
-  test('a failing database is 500 "Internal server error" with no details, on REST and /trpc', async () => {
-    broken = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_HOUR: '100000' });
+  test('a failing database is 500 "Internal server error" with no details, on REST and /trpc; the log has the real error', async () => {
+    const logged: { msg: string; err?: { type: string; message: string } }[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => logged.push(JSON.parse(line)) });
+    broken = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_HOUR: '100000' }, { logger });
     const token = await broken.token();
     // authenticate once so the token lookup is cached and the failure happens in the handler
     expect((await broken.get(`${USERS}/${DEMO.users.linus}`, token)).status).toBe(200);
@@ -637,5 +640,13 @@ describe('masked server errors', () => {
     expect(trpc.body.error.message).toBe('Internal server error');
     expect(trpc.body.error.data).toMatchObject({ code: 'SERVER_ERROR', httpStatus: 500 });
     expect(JSON.stringify(trpc.body)).not.toMatch(/stack|sequelize|sqlite|mysql/i);
+
+    // Four failures, each logged with what really failed (Sequelize's error), not the masked message.
+    const failures = logged.filter((l) => l.msg === 'procedure failed');
+    expect(failures).toHaveLength(4);
+    for (const f of failures) {
+      expect(f.err?.message).not.toMatch(/^Internal server error/);
+      expect(f.err?.type).toMatch(/^Sequelize\w*Error$|^Error$/);
+    }
   });
 });

@@ -8,7 +8,7 @@ import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { Logger } from '../logger';
 import type { AppRouter } from '../procedures';
 import { buildOpenApiDocument } from '../openapi';
-import { isServerFault } from '../trpc/errorMapping';
+import { isServerFault, rootCause } from '../trpc/errorMapping';
 import { GateDeps, publicDocumentGate, refundPoint, requestGate } from './gate';
 import { conditionalGet } from './conditional';
 import { errorHandler, notFoundHandler } from './errors';
@@ -116,7 +116,7 @@ export function createApp(deps: AppDeps): express.Express {
       router: deps.router,
       createContext: ({ req }) => req.apiContext!,
       onError: ({ error, req }) => {
-        if (isServerFault(error)) deps.logger.error({ err: error.cause ?? error, reqId: req.id }, 'procedure failed');
+        if (isServerFault(error)) deps.logger.error({ err: rootCause(error), reqId: req.id }, 'procedure failed');
       },
     }),
   );

@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import type { Logger } from '../logger';
 import type { AppRouter } from '../procedures';
-import { isServerFault, toApiError } from '../trpc/errorMapping';
+import { isServerFault, rootCause, toApiError } from '../trpc/errorMapping';
 import { errorBody } from './errors';
 import { linkHeaderFor } from './links';
 
@@ -22,7 +22,7 @@ export function restHandler(router: AppRouter, logger: Logger, basePath: string)
     },
     onError: ({ error, req }) => {
       errors.set(req as Request, error);
-      if (isServerFault(error)) logger.error({ err: error.cause ?? error, reqId: (req as Request).id }, 'procedure failed');
+      if (isServerFault(error)) logger.error({ err: rootCause(error), reqId: (req as Request).id }, 'procedure failed');
     },
   });
   return (req: Request, res: Response, next: NextFunction) => {

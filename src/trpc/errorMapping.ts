@@ -45,10 +45,17 @@ export function toApiError(err: unknown): ApiError {
       case 'UNSUPPORTED_MEDIA_TYPE':
         return new ApiError('VALIDATION_ERROR', err.message);
       default:
-        return new ApiError('SERVER_ERROR', SERVER_ERROR_MESSAGE);
+        return new ApiError('SERVER_ERROR', SERVER_ERROR_MESSAGE, undefined, { cause: err });
     }
   }
-  return new ApiError('SERVER_ERROR', SERVER_ERROR_MESSAGE);
+  return new ApiError('SERVER_ERROR', SERVER_ERROR_MESSAGE, undefined, { cause: err });
+}
+
+/** What really failed under the layers of wrapping (TRPCError → ApiError → …), for the log. */
+export function rootCause(err: unknown): unknown {
+  let current = err;
+  for (let depth = 0; depth < 10 && current instanceof Error && current.cause !== undefined; depth++) current = current.cause;
+  return current;
 }
 
 export function toTRPCError(err: unknown): TRPCError {

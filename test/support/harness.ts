@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { Sequelize } from 'sequelize';
 import request from 'supertest';
 import { loadConfig, Config } from '../../src/config';
-import { createLogger } from '../../src/logger';
+import { createLogger, Logger } from '../../src/logger';
 import { createRuntime, Runtime } from '../../src/runtime';
 import { migrate } from '../../db/migrator';
 import { seedDemo } from '../../db/demo/generator';
@@ -60,7 +60,7 @@ async function createDatabase(url: string): Promise<{ url: string; drop: () => P
   };
 }
 
-export async function startTestApp(env: Record<string, string | undefined> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string | undefined> = {}, options: { logger?: Logger } = {}): Promise<TestApp> {
   let drop = async () => {};
   const overrides: Record<string, string | undefined> = { LOG_LEVEL: 'silent', ...env };
   if (SERVICES.databaseUrl) {
@@ -73,7 +73,7 @@ export async function startTestApp(env: Record<string, string | undefined> = {})
     drop = async () => fs.rmSync(dir, { recursive: true, force: true });
   }
   const config = loadConfig({ ...process.env, ...overrides });
-  const runtime = createRuntime(config, createLogger(config.LOG_LEVEL), {
+  const runtime = createRuntime(config, options.logger ?? createLogger(config.LOG_LEVEL), {
     rateLimitKeyPrefix: `test:${randomBytes(6).toString('hex')}`,
   });
   await migrate(runtime.sequelize);
