@@ -77,6 +77,26 @@ test(`the typed client splits its batches at ${MAX_TRPC_BATCH} calls and pays on
   expect(after).toBe(before - calls - 1);
 });
 
+test('a repeated batch flag or percent-encoded commas cannot hide calls from the count', async () => {
+  const inputs = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [String(i), { per_page: 100 }]));
+  const query = `input=${encodeURIComponent(JSON.stringify(inputs))}`;
+  const plainPaths = Array(30).fill('commits').join(',');
+  for (const url of [`/trpc/${plainPaths}?batch=1&batch=1&${query}`, `/trpc/${Array(30).fill('commits').join('%2C')}?batch=1&${query}`]) {
+    const res = await request(t.runtime.app).get(url).set('Authorization', `Bearer ${token}`);
+    expect({ url: url.slice(0, 40), status: res.status }).toEqual({ url: url.slice(0, 40), status: 400 });
+    expect(JSON.stringify(res.body)).toContain(`at most ${MAX_TRPC_BATCH} calls; this one has 30`);
+  }
+  // Calls the gate counted are the calls tRPC runs: 7 encoded calls cost 7 points.
+  const before = remaining(await batch(1, 'users.get', { user_id: DEMO.users.grace }));
+  const seven = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [String(i), { user_id: DEMO.users.grace }]));
+  const res = await request(t.runtime.app)
+    .get(`/trpc/${Array(7).fill('users.get').join('%2C')}?batch=1&input=${encodeURIComponent(JSON.stringify(seven))}`)
+    .set('Authorization', `Bearer ${token}`);
+  expect(res.status).toBe(200);
+  expect(res.body).toHaveLength(7);
+  expect(remaining(res)).toBe(before - 7);
+});
+
 // Last: a second app rebinds the models to its own database (see test/support/harness.ts).
 test('a batch larger than the points left is 429 for every call; the check order stays 401 → 429 → 400', async () => {
   const limited = await startTestApp({ RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_PER_HOUR: '100' });

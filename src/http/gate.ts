@@ -59,9 +59,19 @@ function queryProblems(req: Request): string[] {
   return problems;
 }
 
-/** How many calls a /trpc request makes: `/trpc/a,b,c?batch=1` is three. */
+/**
+ * How many calls a /trpc request makes: `/trpc/a,b,c?batch=1` is three. Read exactly as tRPC reads it (the
+ * first `batch` value, the last path segment decoded), so `?batch=1&batch=1` or `%2C` cannot hide calls.
+ */
 function trpcCalls(req: Request): number {
-  return req.query.batch === '1' ? req.path.replace(/^\//, '').split(',').length : 1;
+  const url = new URL(req.originalUrl, 'http://localhost');
+  if (url.searchParams.get('batch') !== '1') return 1;
+  const segment = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
+  try {
+    return decodeURIComponent(segment).split(',').length;
+  } catch {
+    return segment.split(',').length; // a malformed escape: tRPC refuses the request anyway
+  }
 }
 
 interface Charge {
