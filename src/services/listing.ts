@@ -83,6 +83,15 @@ function whereKey(ref: ColumnRef): string {
   return typeof ref === 'string' ? ref : `$${ref[0]}.${ref[1]}$`;
 }
 
+/** The `created_at[...]` filters as a condition on `column` (none without a range). */
+function createdAtConditions(column: string, range: TimeRange | undefined): WhereOptions[] {
+  if (!range?.from && !range?.before) return [];
+  const bounds: Record<symbol, Date> = {};
+  if (range.from) bounds[Op.gte] = range.from;
+  if (range.before) bounds[Op.lt] = range.before;
+  return [{ [column]: bounds }];
+}
+
 export interface ListingOptions {
   /**
    * From this offset on, a page is read in two steps (a deferred join): first only the keys of the page, which
@@ -122,13 +131,7 @@ export class ListingService {
     const direction: 'ASC' | 'DESC' = request.order === 'asc' ? 'ASC' : 'DESC';
     const conditions: WhereOptions[] = source.where ? [source.where] : [];
     const partition = source.partition;
-    const range = request.createdAt;
-    if (range?.from || range?.before) {
-      const bounds: Record<symbol, Date> = {};
-      if (range.from) bounds[Op.gte] = range.from;
-      if (range.before) bounds[Op.lt] = range.before;
-      conditions.push({ [whereKey(column('created_at'))]: bounds });
-    }
+    conditions.push(...createdAtConditions(whereKey(column('created_at')), request.createdAt));
     const and = (parts: WhereOptions[]): WhereOptions => (parts.length === 1 ? parts[0] : { [Op.and]: parts });
     const where = and(partition ? [...conditions, { [partition.column]: { [Op.in]: partition.values } }] : conditions);
     const offset = (request.page - 1) * request.perPage;
@@ -181,14 +184,7 @@ export class ListingService {
   private async fetchKeyedPage<Item>(source: ListSource<Item>, index: KeyIndex, request: PageRequest): Promise<Page<Item>> {
     const direction = request.order === 'asc' ? 'ASC' : 'DESC';
     const sortColumn = index.columns[request.sort] ?? request.sort;
-    const conditions: WhereOptions[] = [];
-    const range = request.createdAt;
-    if (range?.from || range?.before) {
-      const bounds: Record<symbol, Date> = {};
-      if (range.from) bounds[Op.gte] = range.from;
-      if (range.before) bounds[Op.lt] = range.before;
-      conditions.push({ [index.columns.created_at]: bounds });
-    }
+    const conditions = createdAtConditions(index.columns.created_at, request.createdAt);
     const { column: partitionColumn, values } = index.partition;
     const branches = values.map((v) => ({ [Op.and]: [...conditions, { [partitionColumn]: v }] }));
     const whole: WhereOptions = { [Op.and]: [...conditions, { [partitionColumn]: { [Op.in]: values } }] };
