@@ -38,8 +38,14 @@ async function createToken(url: string): Promise<{ id: string; token: string }> 
   return JSON.parse(line) as { id: string; token: string };
 }
 
-async function startServers(url: string, userId: string, opts: BenchOptions): Promise<{ api: Server; floor: Server }> {
-  const [apiPort, floorPort] = [await freePort(), await freePort()];
+interface Servers {
+  api: Server;
+  floor: Server;
+  stack: Server;
+}
+
+async function startServers(url: string, userId: string, opts: BenchOptions): Promise<Servers> {
+  const [apiPort, floorPort, stackPort] = [await freePort(), await freePort(), await freePort()];
   // The API runs as `npm start` runs it: with the heap flags of package.json's `config.nodeFlags`.
   const nodeFlags = (process.env.npm_package_config_nodeFlags ?? '').split(' ').filter(Boolean);
   const api = startServer('API', process.execPath, [...nodeFlags, path.join(ROOT, 'dist/src/main.js')], apiPort, {
@@ -52,14 +58,13 @@ async function startServers(url: string, userId: string, opts: BenchOptions): Pr
     HOST: '127.0.0.1',
   });
   cleanups.push(() => stopServer(api));
-  const floor = startServer('floor', process.execPath, [path.join(ROOT, 'dist/scripts/bench/floor/server.js')], floorPort, {
-    DATABASE_URL: url,
-    FLOOR_USER_ID: userId,
-    FLOOR_COUNT: opts.floorCount,
-  });
+  const floorEnv = { DATABASE_URL: url, FLOOR_USER_ID: userId, FLOOR_COUNT: opts.floorCount };
+  const floor = startServer('floor', process.execPath, [path.join(ROOT, 'dist/scripts/bench/floor/server.js')], floorPort, floorEnv);
   cleanups.push(() => stopServer(floor));
-  await Promise.all([waitHealthy(api), waitHealthy(floor)]);
-  return { api, floor };
+  const stack = startServer('stack floor', process.execPath, [path.join(ROOT, 'dist/scripts/bench/floor/stack.js')], stackPort, floorEnv);
+  cleanups.push(() => stopServer(stack));
+  await Promise.all([waitHealthy(api), waitHealthy(floor), waitHealthy(stack)]);
+  return { api, floor, stack };
 }
 
 interface Planned {
@@ -68,7 +73,7 @@ interface Planned {
 }
 
 /** Probes page 1 of each request on both servers, adds its deep page, and notes where their answers differ. */
-async function plan(requests: ListRequest[], explicit: boolean, servers: { api: Server; floor: Server }, headers: Record<string, string>) {
+async function plan(requests: ListRequest[], explicit: boolean, servers: Servers, headers: Record<string, string>) {
   const planned: Planned[] = [];
   const differences: string[] = [];
   const check = async (request: ListRequest): Promise<Probe[]> => {
@@ -115,7 +120,7 @@ async function main(argv: string[]): Promise<number> {
   const fixtures = await database.findFixtures(db);
   const servers = await startServers(url, fixtures.user_id, opts);
   const rssStart = rssMb(servers.api.pid);
-  log(`API (pid ${servers.api.pid}) at ${servers.api.url}, floor (pid ${servers.floor.pid}) at ${servers.floor.url}`);
+  log(`API (pid ${servers.api.pid}) at ${servers.api.url}, floor (pid ${servers.floor.pid}) at ${servers.floor.url}, stack floor (pid ${servers.stack.pid}) at ${servers.stack.url}`);
 
   const headers = { authorization: `Bearer ${token.token}` };
   const explicit = opts.paths.length > 0;
@@ -124,8 +129,8 @@ async function main(argv: string[]): Promise<number> {
   );
   if (requests.length === 0) throw new UsageError(`no list path matches ${opts.filters.map((f) => `"${f}"`).join(' or ')}`);
   const { planned, differences } = await plan(requests, explicit, servers, headers);
-  const minutes = (planned.length * 2 * (opts.seconds + 1)) / 60;
-  log(`${planned.length} requests, ${opts.connections} connections, ${opts.seconds} s each on both servers: about ${minutes.toFixed(1)} min`);
+  const minutes = (planned.length * 3 * (opts.seconds + 1)) / 60;
+  log(`${planned.length} requests, ${opts.connections} connections, ${opts.seconds} s each on the three servers: about ${minutes.toFixed(1)} min`);
 
   const apiRss = sampleRss(servers.api.pid);
   const floorRss = sampleRss(servers.floor.pid);
@@ -134,18 +139,25 @@ async function main(argv: string[]): Promise<number> {
   for (const [i, { request, floorProbe }] of planned.entries()) {
     await settle(db, database_name);
     const serves = floorProbe.status === 200;
-    const floor = serves ? await measure(servers.floor.url + request.path, headers, opts.connections, opts.seconds) : undefined;
-    await settle(db, database_name);
+    const floorRun = async (server: Server) => {
+      if (!serves) return undefined;
+      const measured = await measure(server.url + request.path, headers, opts.connections, opts.seconds);
+      await settle(db, database_name);
+      return measured;
+    };
+    const floor = await floorRun(servers.floor);
+    const stack = await floorRun(servers.stack);
     const api = await measure(servers.api.url + request.path, headers, opts.connections, opts.seconds);
-    for (const server of [servers.floor, servers.api]) {
+    for (const server of [servers.floor, servers.stack, servers.api]) {
       // A server that died mid-run turns every later row into timeouts: stop and say why instead.
       if (server.child.exitCode !== null || server.child.signalCode !== null) {
         const how = server.child.signalCode ?? `code ${server.child.exitCode}${server.child.exitCode === 0 ? ', i.e. it was sent SIGTERM or SIGINT from outside' : ''}`;
         throw new Error(`${server.name} exited (${how}) during ${request.path}; its last output:\n${server.tail()}`);
       }
     }
-    rows.push({ path: request.path, floor, floorNote: serves ? undefined : `floor ${floorProbe.status}`, api });
-    log(`[${i + 1}/${planned.length}] ${request.path}: floor ${floor ? floor.rps.toFixed(1) : '-'}, API ${api.rps.toFixed(1)} req/s`);
+    rows.push({ path: request.path, floor, stack, floorNote: serves ? undefined : `floor ${floorProbe.status}`, api });
+    const rps = (m?: { rps: number }) => (m ? m.rps.toFixed(1) : '-');
+    log(`[${i + 1}/${planned.length}] ${request.path}: floor ${rps(floor)}, stack ${rps(stack)}, API ${rps(api)} req/s`);
   }
   apiRss.stop();
   floorRss.stop();

@@ -3,8 +3,9 @@ import { parseArgs } from 'node:util';
 export const USAGE = `Usage: DATABASE_URL=mysql://… npm run bench -- [options]
 
 Measures every list path of the API that the demo user ada can reach (page 1 and a deep page, for each sort
-field) against a floor server (bare node:http + mysql2, best known plans) and then against the API, and
-prints one Markdown table. Seeds the large demo data into DATABASE_URL first when it has no users.
+field) against a floor server (bare node:http + mysql2, best known plans), the same answers served through the
+API's fixed stack (express + tRPC + trpc-to-openapi + zod: the stack floor), and the API, and prints one
+Markdown table. Seeds the large demo data into DATABASE_URL first when it has no users.
 
   --connections N       concurrent connections per request (default 32)
   --seconds N           load per request and server (default 10)

@@ -5,6 +5,8 @@ import type { Measurement } from './load';
 export interface Row {
   path: string;
   floor?: Measurement;
+  /** The floor's answers served through express + tRPC + trpc-to-openapi + zod (floor/stack.ts). */
+  stack?: Measurement;
   /** Why the floor has no figure (it does not serve the path, or answered an error). */
   floorNote?: string;
   api: Measurement;
@@ -16,20 +18,22 @@ const rate = (m: Measurement) =>
 const ms = (m: Measurement, v: number) => (m.rps === 0 ? `> ${m.seconds * 1000}` : String(v));
 const failures = (m: Measurement) => `${m.non2xx}${m.errors ? ` (+${m.errors} errors/timeouts)` : ''}`;
 
-function ratio(row: Row): string {
-  if (!row.floor || row.floor.rps === 0) return '–';
-  return `${(row.api.rps / row.floor.rps).toFixed(2)}`;
+function ratio(of: Measurement, to?: Measurement): string {
+  if (!to || to.rps === 0) return '–';
+  return `${(of.rps / to.rps).toFixed(2)}`;
 }
 
 export function table(rows: Row[]): string {
   const lines = [
-    '| request | floor req/s | API req/s | ratio | API p50 ms | API p99 ms | non-2xx |',
-    '|---|--:|--:|--:|--:|--:|--:|',
+    '| request | floor req/s | stack req/s | API req/s | ratio | API / stack | API p50 ms | API p99 ms | non-2xx |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
   for (const row of rows) {
     const floor = row.floor ? rate(row.floor) : `– (${row.floorNote ?? 'not run'})`;
+    const stack = row.stack ? rate(row.stack) : '–';
     lines.push(
-      `| \`${row.path}\` | ${floor} | ${rate(row.api)} | ${ratio(row)} | ${ms(row.api, row.api.p50)} | ${ms(row.api, row.api.p99)} | ${failures(row.api)} |`,
+      `| \`${row.path}\` | ${floor} | ${stack} | ${rate(row.api)} | ${ratio(row.api, row.floor)} | ${ratio(row.api, row.stack)} | ` +
+        `${ms(row.api, row.api.p50)} | ${ms(row.api, row.api.p99)} | ${failures(row.api)} |`,
     );
   }
   return lines.join('\n');
