@@ -15,6 +15,7 @@ import { footer, Row, table } from './report';
 
 const ROOT = path.resolve(__dirname, '../..');
 const PER_PAGE = 50; // the API's default, which every request uses
+const WARM_UP_SECONDS = 3;
 const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
 
 /** Undone in reverse order on success, error and Ctrl-C alike. */
@@ -48,7 +49,7 @@ async function startServers(url: string, userId: string, opts: BenchOptions): Pr
   const [apiPort, floorPort, stackPort] = [await freePort(), await freePort(), await freePort()];
   // The API runs as `npm start` runs it: with the heap flags of package.json's `config.nodeFlags`.
   const nodeFlags = (process.env.npm_package_config_nodeFlags ?? '').split(' ').filter(Boolean);
-  const api = startServer('API', process.execPath, [...nodeFlags, path.join(ROOT, 'dist/src/main.js')], apiPort, {
+  const api = startServer('API', process.execPath, [...nodeFlags, opts.apiMain ?? path.join(ROOT, 'dist/src/main.js')], apiPort, {
     DATABASE_URL: url,
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     // The benchmark's user would otherwise be limited to 100 requests a minute.
@@ -105,7 +106,8 @@ async function main(argv: string[]): Promise<number> {
   cleanups.push(() => db.end());
   await database.ensureLargeData(db, url, log);
 
-  const pending = await database.pendingMigrations(url);
+  // Another build brings its own migrations; the check below is for this checkout's.
+  const pending = opts.apiMain ? [] : await database.pendingMigrations(url);
   if (pending.length && !opts.migrate) {
     throw new database.RefusalError(
       `the API would apply migrations ${pending.join(', ')} to ${database.describe(url)} when it starts. ` +
@@ -131,6 +133,13 @@ async function main(argv: string[]): Promise<number> {
   const { planned, differences } = await plan(requests, explicit, servers, headers);
   const minutes = (planned.length * 3 * (opts.seconds + 1)) / 60;
   log(`${planned.length} requests, ${opts.connections} connections, ${opts.seconds} s each on the three servers: about ${minutes.toFixed(1)} min`);
+
+  // A fresh process runs its first requests unoptimised (V8 compiles hot code after a few thousand calls): without
+  // a warm-up the first row measured the JIT, not the server.
+  log(`warming up each server on ${planned[0].request.path} for ${WARM_UP_SECONDS} s`);
+  for (const server of [servers.floor, servers.stack, servers.api]) {
+    await measure(server.url + planned[0].request.path, headers, opts.connections, WARM_UP_SECONDS);
+  }
 
   const apiRss = sampleRss(servers.api.pid);
   const floorRss = sampleRss(servers.floor.pid);

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 export const USAGE = `Usage: DATABASE_URL=mysql://… npm run bench -- [options]
@@ -15,6 +17,8 @@ Markdown table. Seeds the large demo data into DATABASE_URL first when it has no
   --floor-count MODE    exact (default): the floor runs SELECT COUNT(*) on every request;
                         cached: it counts each scope once (the cost of totals with a perfect cache)
   --migrate             let the API apply pending migrations to DATABASE_URL when it starts
+  --api-main FILE       run this built API instead of this checkout's dist/src/main.js, e.g. another
+                        commit's build in a worktree, to compare two versions on the same data in one sitting
 
 Environment: DATABASE_URL (required, a MariaDB/MySQL database), REDIS_URL (default redis://127.0.0.1:6379).`;
 
@@ -25,6 +29,8 @@ export interface BenchOptions {
   paths: string[];
   floorCount: 'exact' | 'cached';
   migrate: boolean;
+  /** The API entry point to run; undefined: this checkout's build. */
+  apiMain?: string;
 }
 
 export class UsageError extends Error {}
@@ -50,6 +56,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
         path: { type: 'string', multiple: true, default: [] },
         'floor-count': { type: 'string', default: 'exact' },
         migrate: { type: 'boolean', default: false },
+        'api-main': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -62,6 +69,9 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
   if (floorCount !== 'exact' && floorCount !== 'cached') throw new UsageError(`--floor-count must be exact or cached (got "${floorCount}")`);
   const paths = values.path;
   for (const p of paths) if (!p.startsWith('/v1/')) throw new UsageError(`--path must start with /v1/ (got "${p}")`);
+  // Resolved now: the benchmark changes its directory to the checkout before it starts the servers.
+  const apiMain = values['api-main'] === undefined ? undefined : path.resolve(values['api-main']);
+  if (apiMain && !existsSync(apiMain)) throw new UsageError(`--api-main: no such file ${apiMain} (build that checkout first)`);
   return {
     connections: positiveInt('--connections', values.connections),
     seconds: values.quick ? 2 : positiveInt('--seconds', values.seconds ?? '10'),
@@ -69,5 +79,6 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
     paths,
     floorCount,
     migrate: values.migrate,
+    apiMain,
   };
 }
