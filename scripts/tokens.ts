@@ -1,6 +1,7 @@
 /**
  * npm run tokens -- create --user <id|email> [--name N] [--expires-in 90d|12h|30m|10s | --expires-at ISO]
  *                         [--org ID]... [--team ID]... [--json]
+ * npm run tokens -- create-scim --org <id> [--name N] [--json]
  * npm run tokens -- list [--user <id|email>] [--json]
  * npm run tokens -- revoke <token-id>
  *
@@ -12,15 +13,25 @@ import fs from 'node:fs';
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import { loadConfig } from '../src/config';
 import { createSequelize, describeDatabase } from '../db/connection';
-import { initModels, ApiToken, User } from '../db/models';
+import { initModels, User } from '../db/models';
 import { migrate } from '../db/migrator';
 import { parseDateParam } from '../src/wire/dates';
-import { createToken, listTokens, parseDuration, revokeToken, TokenInputError, TokenSummary } from '../src/auth/tokenService';
+import {
+  createScimToken,
+  createToken,
+  isRevoked,
+  listTokens,
+  parseDuration,
+  revokeToken,
+  TokenInputError,
+  TokenSummary,
+} from '../src/auth/tokenService';
 
 const USAGE = `Usage:
   npm run tokens -- create --user <id|email> [--name N]
                           [--expires-in 90d|12h|30m|10s | --expires-at ISO]
                           [--org ID]... [--team ID]... [--json]
+  npm run tokens -- create-scim --org <id> [--name N] [--json]
   npm run tokens -- list [--user <id|email>] [--json]
   npm run tokens -- revoke <token-id>
 
@@ -31,8 +42,14 @@ create    makes a token for the user and prints it once (only its SHA-256 hash i
                           (default: no expiry; give at most one of --expires-in and --expires-at)
             --org, --team narrow the token to these of the user's organizations / teams (repeatable)
             --json        print {"id","token","expires_at"} on one line
-list      shows the tokens (all, or one user's) with preview and status, never the token itself.
-revoke    deactivates a token; it stops working within 5 seconds on every instance.
+create-scim
+          makes a SCIM token for the organization's identity provider (Okta, Entra ID, ...) and prints
+          it once; it is accepted on /scim/v2 only, and API tokens are not accepted there.
+            --name        label shown by "list" (default: "SCIM token")
+            --json        print {"id","token"} on one line
+list      shows the tokens with preview and status, never the token itself: API tokens (all, or one
+          user's with --user) and SCIM tokens (without --user).
+revoke    deactivates a token (API or SCIM); it stops working within 5 seconds on every instance.
 
 Target: DATABASE_URL (mysql://...) or, when unset, the embedded SQLite file (SQLITE_PATH), which must
 exist already. Each command first prints which database it opened (not with --json), and warns on stderr
@@ -52,6 +69,7 @@ export type Command =
       teams: string[];
       json: boolean;
     }
+  | { kind: 'create-scim'; org: string; name?: string; json: boolean }
   | { kind: 'list'; user?: string; json: boolean }
   | { kind: 'revoke'; id: string };
 
@@ -73,7 +91,7 @@ function nonEmpty(flag: string, value: string | undefined): string | undefined {
 
 export function parseCommand(argv: string[]): Command {
   const [command, ...rest] = argv;
-  if (command === undefined) throw new UsageError('a command is required: create, list or revoke');
+  if (command === undefined) throw new UsageError('a command is required: create, create-scim, list or revoke');
   if (command === 'help' || command === '--help' || command === '-h') return { kind: 'help' };
   if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help' };
   switch (command) {
@@ -112,6 +130,13 @@ export function parseCommand(argv: string[]): Command {
         json: v.json ?? false,
       };
     }
+    case 'create-scim': {
+      const { values } = parse(rest, { org: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } });
+      const v = values as { org?: string; name?: string; json?: boolean };
+      const org = nonEmpty('--org', v.org);
+      if (!org) throw new UsageError('create-scim needs --org <organization id>');
+      return { kind: 'create-scim', org, name: nonEmpty('--name', v.name), json: v.json ?? false };
+    }
     case 'list': {
       const { values } = parse(rest, { user: { type: 'string' }, json: { type: 'boolean' } });
       const v = values as { user?: string; json?: boolean };
@@ -123,7 +148,7 @@ export function parseCommand(argv: string[]): Command {
       return { kind: 'revoke', id: nonEmpty('token id', positionals[0])! };
     }
     default:
-      throw new UsageError(`unknown command "${command}"; use create, list or revoke`);
+      throw new UsageError(`unknown command "${command}"; use create, create-scim, list or revoke`);
   }
 }
 
@@ -174,6 +199,20 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, out: (s: string) => 
       );
       return;
     }
+    case 'create-scim': {
+      const created = await createScimToken({ organizationId: cmd.org, name: cmd.name });
+      if (cmd.json) {
+        out(`${JSON.stringify({ id: created.id, token: created.token })}\n`);
+        return;
+      }
+      out(
+        `Created SCIM token ${created.id} for organization ${cmd.org}\n` +
+          '  use:     your identity provider\'s SCIM connection (base URL: <this service>/scim/v2)\n\n' +
+          `  ${created.token}\n\n` +
+          'Copy it now: it is shown only this once and cannot be recovered (only its SHA-256 hash is stored).\n',
+      );
+      return;
+    }
     case 'list': {
       const tokens = await listTokens(cmd.user);
       if (cmd.json) {
@@ -184,10 +223,11 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, out: (s: string) => 
         out('No tokens.\n');
         return;
       }
-      const header = ['ID', 'USER', 'NAME', 'PREVIEW', 'STATUS', 'EXPIRES', 'LAST USED', 'CREATED', 'SCOPE'];
+      const header = ['ID', 'KIND', 'USER', 'NAME', 'PREVIEW', 'STATUS', 'EXPIRES', 'LAST USED', 'CREATED', 'SCOPE'];
       const rows = tokens.map((t) => [
         t.id,
-        t.user_id,
+        t.kind,
+        t.user_id ?? '-',
         t.name,
         t.preview,
         t.status,
@@ -200,10 +240,10 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, out: (s: string) => 
       return;
     }
     case 'revoke': {
-      const existing = await ApiToken.findByPk(cmd.id);
+      const alreadyRevoked = await isRevoked(cmd.id);
       await revokeToken(cmd.id);
       out(
-        existing && !existing.is_active
+        alreadyRevoked
           ? `Token ${cmd.id} was already revoked.\n`
           : `Revoked token ${cmd.id}; it stops working within 5 seconds on every instance.\n`,
       );

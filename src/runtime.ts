@@ -10,6 +10,9 @@ import { RateLimiter, rateLimitTiers } from './rateLimit/rateLimiter';
 import { createRedisClient, RedisClient } from './redis';
 import { ListingService } from './services/listing';
 import { CountCache } from './services/countCache';
+import { ChangeRunner } from './services/writes/change';
+import { MemberWriter } from './services/writes/members';
+import { TeamWriter } from './services/writes/teams';
 import { appRouter } from './procedures';
 import { createApp } from './http/app';
 import { createHttpServer } from './http/server';
@@ -23,8 +26,16 @@ export interface Runtime {
   lifecycle: { draining: boolean };
   sequelize: Sequelize;
   redis?: RedisClient;
+  /** The domain services every writing surface calls (DESIGN §10). */
+  writers: Writers;
   /** Closes the database pool and the Redis connection. */
   close(): Promise<void>;
+}
+
+export interface Writers {
+  changes: ChangeRunner;
+  members: MemberWriter;
+  teams: TeamWriter;
 }
 
 /** Wires config → stores → services → express app. The process (main.ts) and the tests both start here. */
@@ -50,6 +61,10 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     onBackgroundError: (err) => logger.warn({ err }, 'could not record token use'),
   });
   const listing = new ListingService(new CountCache(config.COUNT_CACHE_TTL_MS));
+  const changes = new ChangeRunner(sequelize);
+  // This instance applies an access change at once; the others when their token cache expires (5 s).
+  changes.onCommitted(({ accessChangedUsers }) => authenticator.forgetUsers(accessChangedUsers));
+  const writers: Writers = { changes, members: new MemberWriter(changes), teams: new TeamWriter(changes) };
 
   const lifecycle = { draining: false };
   const readiness = async () => {
@@ -87,6 +102,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     lifecycle,
     sequelize,
     redis,
+    writers,
     async close() {
       // QUIT waits for a connection that may never come back (Redis down): only a ready client says goodbye.
       if (redis?.isReady) await redis.quit().catch(() => redis.destroy());

@@ -70,3 +70,24 @@ test('0002 fills the member sort fields of existing memberships from their users
   );
   expect(Number(filled)).toBe(2);
 });
+
+test('0004 makes every existing membership active, and goes down and up again cleanly', async () => {
+  const migrator = createMigrator(sequelize);
+  expect((await migrator.up({ to: '0004-write-path' })).map((m) => m.name)).toEqual(['0003-data-versions', '0004-write-path']);
+  const states = await sequelize.query<{ status: string }>(
+    'SELECT status FROM organization_memberships UNION ALL SELECT status FROM team_memberships',
+    { type: QueryTypes.SELECT },
+  );
+  expect(states.map((s) => s.status)).toEqual(['active', 'active', 'active']);
+  const indexes = async (table: string) =>
+    ((await sequelize.getQueryInterface().showIndex(table)) as { name: string }[]).map((i) => i.name).sort();
+  expect(await indexes('organization_memberships')).toEqual(
+    expect.arrayContaining(['org_members_by_status_user_name', 'organization_memberships_organization_id_external_id_unique']),
+  );
+
+  await migrator.down({ to: '0004-write-path' });
+  expect(await indexes('organization_memberships')).toContain('organization_memberships_organization_id_user_name_user_id');
+  expect(await indexes('organization_memberships')).not.toContain('org_members_by_status_user_name');
+  await migrator.up();
+  expect(await indexes('team_memberships')).toContain('team_members_by_status_user_email');
+});

@@ -3,10 +3,10 @@ import { execFile } from 'node:child_process';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import fs from 'node:fs';
 import os from 'node:os';
-import { ApiToken } from '../db/models';
+import { ApiToken, ScimToken } from '../db/models';
 import { createSequelize, DatabaseOptions, describeDatabase } from '../db/connection';
 import { migrate } from '../db/migrator';
-import { hashToken, isWellFormedToken } from '../src/auth/tokenFormat';
+import { hashToken, isWellFormedToken, SCIM_TOKEN_PREFIX } from '../src/auth/tokenFormat';
 import { TokenInputError } from '../src/auth/tokenService';
 import { expiryOf, parseCommand, UsageError } from '../scripts/tokens';
 
@@ -130,6 +130,54 @@ describe('tokens create', () => {
   });
 });
 
+describe('tokens create-scim', () => {
+  test('--json prints exactly {id, token}; the token is a SCIM token of the organization, refused on /v1', async () => {
+    const run = await cli('create-scim', '--org', DEMO.orgs.globex, '--name', 'Okta', '--json');
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const created = JSON.parse(run.stdout) as { id: string; token: string };
+    expect(Object.keys(created)).toEqual(['id', 'token']);
+    expect(created.id).toMatch(/^stok_/);
+    expect(isWellFormedToken(created.token, SCIM_TOKEN_PREFIX)).toBe(true);
+    const row = (await ScimToken.findByPk(created.id))!;
+    expect(row).toMatchObject({ organization_id: DEMO.orgs.globex, name: 'Okta', token_hash: hashToken(created.token), is_active: true });
+
+    const v1 = await t.get('/v1/organizations', created.token);
+    expect(v1.status).toBe(401);
+    expect(v1.body.error.message).toMatch(/SCIM token, accepted on \/scim\/v2 only/);
+
+    const listed = JSON.parse((await cli('list', '--json')).stdout) as Array<Record<string, unknown>>;
+    expect(listed.find((i) => i.id === created.id)).toMatchObject({
+      kind: 'scim',
+      user_id: null,
+      name: 'Okta',
+      preview: row.preview,
+      status: 'active',
+      organizations: [DEMO.orgs.globex],
+    });
+    expect(JSON.stringify(listed)).not.toContain(created.token);
+    // One user's tokens are API tokens only.
+    const ada = JSON.parse((await cli('list', '--user', DEMO.emails.ada, '--json')).stdout) as Array<{ kind: string }>;
+    expect(ada.every((i) => i.kind === 'api')).toBe(true);
+
+    expect((await cli('revoke', created.id)).stdout).toContain(`Revoked token ${created.id}`);
+    expect((await ScimToken.findByPk(created.id))!.is_active).toBe(false);
+    expect((await cli('revoke', created.id)).stdout).toContain('was already revoked');
+  });
+
+  test('without --json: the token once, with where it goes; an unknown organization is bad input', async () => {
+    const run = await cli('create-scim', '--org', DEMO.orgs.acme);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Created SCIM token stok_\w+ for organization org_acme/);
+    expect(run.stdout).toMatch(/scim_[0-9A-Za-z]{36}/);
+    expect(run.stdout).toContain('/scim/v2');
+
+    const unknown = await cli('create-scim', '--org', 'org_nope');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("No organization with id 'org_nope'");
+    expect((await cli('create-scim')).code).toBe(2);
+  });
+});
+
 describe('tokens list', () => {
   test('shows preview and status, never the token or its hash', async () => {
     const created = await createJson('--user', DEMO.emails.hedy, '--name', 'listed');
@@ -229,6 +277,9 @@ describe('errors', () => {
       ['revoke'],
       ['revoke', 'tok_a', 'tok_b'],
       ['revoke', '--json', 'tok_a'],
+      ['create-scim'],
+      ['create-scim', '--org', ''],
+      ['create-scim', '--org', 'org_acme', '--user', 'ada@demo.test'],
     ];
     for (const argv of mistakes) {
       expect(() => parseCommand(argv)).toThrow(UsageError);
@@ -245,6 +296,7 @@ describe('errors', () => {
     });
     expect(parseCommand(['list', '--user', 'usr_ada'])).toEqual({ kind: 'list', user: 'usr_ada', json: false });
     expect(parseCommand(['revoke', 'tok_1'])).toEqual({ kind: 'revoke', id: 'tok_1' });
+    expect(parseCommand(['create-scim', '--org', 'org_acme', '--name', 'Entra ID'])).toEqual({ kind: 'create-scim', org: 'org_acme', name: 'Entra ID', json: false });
     expect(parseCommand(['help'])).toEqual({ kind: 'help' });
   });
 

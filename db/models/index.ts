@@ -3,8 +3,9 @@ import { initPeople, User, Organization, OrganizationMembership, Team, TeamMembe
 import { initIntegrations, App, UserApp, GitApp, UserGitApp } from './integrations';
 import { initGit, Repository, Commit, PullRequest } from './git';
 import { initWork, Task, Interaction, DashboardView, DashboardCatalogEntry } from './work';
-import { initTokens, ApiToken, ApiTokenOrganization, ApiTokenTeam } from './tokens';
+import { initTokens, ApiToken, ApiTokenOrganization, ApiTokenTeam, ScimToken } from './tokens';
 import { initDataVersions, DataVersion } from './dataVersions';
+import { initOutbox, OutboxEvent } from './outbox';
 
 export * from './people';
 export * from './integrations';
@@ -12,6 +13,7 @@ export * from './git';
 export * from './work';
 export * from './tokens';
 export * from './dataVersions';
+export * from './outbox';
 
 let initialised: Sequelize | undefined;
 
@@ -25,6 +27,7 @@ export function initModels(sequelize: Sequelize): void {
   initWork(sequelize);
   initTokens(sequelize);
   initDataVersions(sequelize);
+  initOutbox(sequelize);
 
   const noConstraints = { constraints: false };
   OrganizationMembership.belongsTo(User, { as: 'user', foreignKey: 'user_id', ...noConstraints });
@@ -58,4 +61,6 @@ export const models = {
   ApiTokenOrganization,
   ApiTokenTeam,
   DataVersion,
+  OutboxEvent,
+  ScimToken,
 };

@@ -1,5 +1,5 @@
-import { DataTypes, Model, Sequelize, InferAttributes, InferCreationAttributes } from 'sequelize';
-import { ID, NAME, REF, SHORT, TIMESTAMP } from './types';
+import { CreationOptional, DataTypes, Model, Sequelize, InferAttributes, InferCreationAttributes } from 'sequelize';
+import { ID, NAME, OPTIONAL_TIMESTAMP, REF, SHORT, TIMESTAMP } from './types';
 
 export class User extends Model<InferAttributes<User>, InferCreationAttributes<User>> {
   declare id: string;
@@ -7,6 +7,8 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
   declare email: string;
   declare is_active: boolean;
   declare created_at: Date;
+  /** Set by writers; null for rows no writer has changed since they were made. */
+  declare updated_at: CreationOptional<Date | null>;
 }
 
 export class Organization extends Model<InferAttributes<Organization>, InferCreationAttributes<Organization>> {
@@ -16,6 +18,13 @@ export class Organization extends Model<InferAttributes<Organization>, InferCrea
 }
 
 export type OrganizationRole = 'admin' | 'manager' | 'collaborator';
+export const ORGANIZATION_ROLES: readonly OrganizationRole[] = ['admin', 'manager', 'collaborator'];
+
+/**
+ * A suspended member (SCIM `active: false`) keeps the membership row, its role and history, but counts as no
+ * member anywhere: access, member lists, visibility. Team memberships carry their member's organization state.
+ */
+export type MembershipStatus = 'active' | 'suspended';
 
 /**
  * The member's user fields that member lists sort by, kept on every membership row so that each (scope, sort)
@@ -35,7 +44,11 @@ export class OrganizationMembership extends Model<
   declare organization_id: string;
   declare user_id: string;
   declare role: OrganizationRole;
+  declare status: CreationOptional<MembershipStatus>;
+  /** The identity provider's id for this user in this organization (SCIM `externalId`). */
+  declare external_id: CreationOptional<string | null>;
   declare created_at: Date;
+  declare updated_at: CreationOptional<Date | null>;
   declare user_name: string;
   declare user_email: string;
   declare user_created_at: Date;
@@ -45,7 +58,10 @@ export class Team extends Model<InferAttributes<Team>, InferCreationAttributes<T
   declare id: string;
   declare organization_id: string;
   declare name: string;
+  /** The identity provider's id for this team (SCIM Group `externalId`). */
+  declare external_id: CreationOptional<string | null>;
   declare created_at: Date;
+  declare updated_at: CreationOptional<Date | null>;
 }
 
 export type TeamRole = 'member' | 'manager';
@@ -58,6 +74,7 @@ export class TeamMembership
   declare user_id: string;
   declare title: string;
   declare role: TeamRole;
+  declare status: CreationOptional<MembershipStatus>;
   declare created_at: Date;
   declare user_name: string;
   declare user_email: string;
@@ -71,6 +88,9 @@ const memberSortFields = () => ({
   user_created_at: { type: DataTypes.DATE(3), allowNull: false, field: 'user_created_at' },
 });
 
+const STATUS = { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'active' };
+const EXTERNAL_ID = { type: DataTypes.STRING(255), allowNull: true };
+
 export function initPeople(sequelize: Sequelize): void {
   User.init(
     {
@@ -79,6 +99,7 @@ export function initPeople(sequelize: Sequelize): void {
       email: { type: DataTypes.STRING(254), allowNull: false, unique: true },
       is_active: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
       created_at: { ...TIMESTAMP },
+      updated_at: { ...OPTIONAL_TIMESTAMP },
     },
     { sequelize, tableName: 'users', modelName: 'user' },
   );
@@ -91,13 +112,23 @@ export function initPeople(sequelize: Sequelize): void {
       organization_id: { ...REF, primaryKey: true },
       user_id: { ...REF, primaryKey: true },
       role: { ...SHORT } as never,
+      status: { ...STATUS } as never,
+      external_id: { ...EXTERNAL_ID },
       created_at: { ...TIMESTAMP },
+      updated_at: { ...OPTIONAL_TIMESTAMP },
       ...memberSortFields(),
     },
     { sequelize, tableName: 'organization_memberships', modelName: 'organization_membership' },
   );
   Team.init(
-    { id: { ...ID, primaryKey: true }, organization_id: { ...REF }, name: { ...NAME }, created_at: TIMESTAMP },
+    {
+      id: { ...ID, primaryKey: true },
+      organization_id: { ...REF },
+      name: { ...NAME },
+      external_id: { ...EXTERNAL_ID },
+      created_at: { ...TIMESTAMP },
+      updated_at: { ...OPTIONAL_TIMESTAMP },
+    },
     { sequelize, tableName: 'teams', modelName: 'team' },
   );
   TeamMembership.init(
@@ -106,6 +137,7 @@ export function initPeople(sequelize: Sequelize): void {
       user_id: { ...REF, primaryKey: true },
       title: { ...NAME },
       role: { ...SHORT } as never,
+      status: { ...STATUS } as never,
       created_at: { ...TIMESTAMP },
       ...memberSortFields(),
     },

@@ -29,6 +29,19 @@ export class ApiTokenTeam extends Model<InferAttributes<ApiTokenTeam>, InferCrea
   declare team_id: string;
 }
 
+/** A SCIM token acts for one organization's identity provider on `/scim/v2` only; hashed like API tokens. */
+export class ScimToken extends Model<InferAttributes<ScimToken>, InferCreationAttributes<ScimToken>> {
+  declare id: string;
+  declare organization_id: string;
+  declare name: string;
+  declare token_hash: string;
+  declare preview: string;
+  declare is_active: boolean;
+  declare last_used_at: Date | null;
+  declare revoked_at: Date | null;
+  declare created_at: Date;
+}
+
 export function initTokens(sequelize: Sequelize): void {
   ApiToken.init(
     {
@@ -52,5 +65,19 @@ export function initTokens(sequelize: Sequelize): void {
   ApiTokenTeam.init(
     { token_id: { ...REF, primaryKey: true }, team_id: { ...REF, primaryKey: true } },
     { sequelize, tableName: 'api_token_teams', modelName: 'api_token_team' },
+  );
+  ScimToken.init(
+    {
+      id: { ...ID, primaryKey: true },
+      organization_id: { ...REF },
+      name: { ...NAME },
+      token_hash: { type: DataTypes.CHAR(64), allowNull: false, unique: true },
+      preview: { type: DataTypes.STRING(40), allowNull: false },
+      is_active: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
+      last_used_at: { ...OPTIONAL_TIMESTAMP },
+      revoked_at: { ...OPTIONAL_TIMESTAMP },
+      created_at: { ...TIMESTAMP },
+    },
+    { sequelize, tableName: 'scim_tokens', modelName: 'scim_token' },
   );
 }

@@ -2,6 +2,7 @@ import { forbidden, notFound } from '../errors';
 import { DashboardView, GitApp, Organization, OrganizationMembership, Repository, Team, TeamMembership, User } from '../../db/models';
 import type { Principal } from './principal';
 import { rules } from './rules';
+import { conditions } from './conditions';
 
 export interface UserTarget {
   user: User;
@@ -16,7 +17,7 @@ export const guard = {
   async user(p: Principal, userId: string): Promise<UserTarget> {
     const [user, memberships] = await Promise.all([
       User.findByPk(userId),
-      OrganizationMembership.findAll({ where: { user_id: userId }, attributes: ['organization_id'] }),
+      OrganizationMembership.findAll({ where: { user_id: userId, ...conditions.activeMembership }, attributes: ['organization_id'] }),
     ]);
     if (!user) throw notFound('user');
     const organizationIds = memberships.map((m) => m.organization_id);
@@ -76,7 +77,7 @@ export const guard = {
     const target = await guard.user(p, userId);
     const teamIds =
       kind === 'interactions' && userId !== p.userId
-        ? (await TeamMembership.findAll({ where: { user_id: userId }, attributes: ['team_id'] })).map((m) => m.team_id)
+        ? (await TeamMembership.findAll({ where: { user_id: userId, ...conditions.activeMembership }, attributes: ['team_id'] })).map((m) => m.team_id)
         : [];
     const scope = rules.personalDataScope(p, { userId, organizationIds: target.organizationIds, teamIds }, kind);
     if (userId !== p.userId && scope.organizationIds.length === 0 && scope.managedTeamIds.length === 0) {

@@ -1,6 +1,7 @@
 import { Op } from 'sequelize';
 import { ApiError } from '../errors';
 import { effectiveAccess, Principal } from '../access/principal';
+import { conditions } from '../access/conditions';
 import {
   ApiToken,
   ApiTokenOrganization,
@@ -10,7 +11,7 @@ import {
   TeamMembership,
   User,
 } from '../../db/models';
-import { hashesEqual, hashToken, isWellFormedToken } from './tokenFormat';
+import { hashesEqual, hashToken, isWellFormedToken, SCIM_TOKEN_PREFIX } from './tokenFormat';
 
 const unauthorized = (message: string) => new ApiError('UNAUTHORIZED', message);
 
@@ -51,7 +52,12 @@ export class Authenticator {
       throw unauthorized("Authorization header must use the Bearer scheme: 'Authorization: Bearer <API token>'");
     }
     const token = match[2];
-    if (!isWellFormedToken(token)) throw unauthorized('Malformed API token');
+    if (!isWellFormedToken(token)) {
+      if (isWellFormedToken(token, SCIM_TOKEN_PREFIX)) {
+        throw unauthorized('This is a SCIM token, accepted on /scim/v2 only; send an API token (npm run tokens -- create)');
+      }
+      throw unauthorized('Malformed API token');
+    }
 
     const hash = hashToken(token);
     let entry = this.cache.get(hash);
@@ -62,6 +68,13 @@ export class Authenticator {
     if (entry.expiresAt && entry.expiresAt.getTime() <= now.getTime()) throw unauthorized('API token has expired');
     this.touch(entry.principal.tokenId, now);
     return entry.principal;
+  }
+
+  /** Drops the cached principals of these users: this instance applies a change of their access at once. */
+  forgetUsers(userIds: readonly string[]): void {
+    if (userIds.length === 0) return;
+    const users = new Set(userIds);
+    for (const [hash, entry] of this.cache) if (users.has(entry.principal.userId)) this.cache.delete(hash);
   }
 
   private async load(hash: string, now: Date): Promise<CachedToken> {
@@ -75,9 +88,9 @@ export class Authenticator {
       User.findByPk(token.user_id, { attributes: ['id', 'is_active'], ...PRIMARY }),
       ApiTokenOrganization.findAll({ where: { token_id: token.id }, ...PRIMARY }),
       ApiTokenTeam.findAll({ where: { token_id: token.id }, ...PRIMARY }),
-      OrganizationMembership.findAll({ where: { user_id: token.user_id }, ...PRIMARY }),
+      OrganizationMembership.findAll({ where: { user_id: token.user_id, ...conditions.activeMembership }, ...PRIMARY }),
       TeamMembership.findAll({
-        where: { user_id: token.user_id },
+        where: { user_id: token.user_id, ...conditions.activeMembership },
         include: [{ model: Team, as: 'team', attributes: ['organization_id'], required: true }],
         ...PRIMARY,
       }),

@@ -2,15 +2,19 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
- * Token format: `plat_` + 30 base62 characters of randomness (~178 bits) + 6 base62 characters of a CRC32
- * checksum of the random part. The checksum lets us reject typos and random garbage without a database
- * lookup, and lets secret scanners recognise leaked tokens by their prefix.
+ * Token format: a prefix naming the kind (`plat_` for API tokens, `scim_` for SCIM tokens) + 30 base62
+ * characters of randomness (~178 bits) + 6 base62 characters of a CRC32 checksum of the random part. The
+ * checksum lets us reject typos and random garbage without a database lookup, and lets secret scanners
+ * recognise leaked tokens by their prefix.
  */
 export const TOKEN_PREFIX = 'plat_';
+export const SCIM_TOKEN_PREFIX = 'scim_';
+export type TokenPrefix = typeof TOKEN_PREFIX | typeof SCIM_TOKEN_PREFIX;
 const RANDOM_LENGTH = 30;
 const CHECKSUM_LENGTH = 6;
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const TOKEN_PATTERN = new RegExp(`^${TOKEN_PREFIX}[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}$`);
+const patternFor = (prefix: TokenPrefix) => new RegExp(`^${prefix}[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}$`);
+const PATTERNS = { [TOKEN_PREFIX]: patternFor(TOKEN_PREFIX), [SCIM_TOKEN_PREFIX]: patternFor(SCIM_TOKEN_PREFIX) };
 
 function base62(value: number, width: number): string {
   let out = '';
@@ -26,7 +30,7 @@ function checksum(randomPart: string): string {
   return base62(crc32(randomPart), CHECKSUM_LENGTH);
 }
 
-export function generateToken(): string {
+export function generateToken(prefix: TokenPrefix = TOKEN_PREFIX): string {
   // Rejection sampling keeps every character uniformly distributed over the alphabet.
   let random = '';
   while (random.length < RANDOM_LENGTH) {
@@ -34,13 +38,13 @@ export function generateToken(): string {
       if (byte < 248 && random.length < RANDOM_LENGTH) random += ALPHABET[byte % 62];
     }
   }
-  return `${TOKEN_PREFIX}${random}${checksum(random)}`;
+  return `${prefix}${random}${checksum(random)}`;
 }
 
-/** True when the token has our shape and its checksum matches; compared in constant time. */
-export function isWellFormedToken(token: string): boolean {
-  if (!TOKEN_PATTERN.test(token)) return false;
-  const random = token.slice(TOKEN_PREFIX.length, TOKEN_PREFIX.length + RANDOM_LENGTH);
+/** True when the token has the shape of its kind and its checksum matches; compared in constant time. */
+export function isWellFormedToken(token: string, prefix: TokenPrefix = TOKEN_PREFIX): boolean {
+  if (!PATTERNS[prefix].test(token)) return false;
+  const random = token.slice(prefix.length, prefix.length + RANDOM_LENGTH);
   const given = Buffer.from(token.slice(-CHECKSUM_LENGTH));
   return timingSafeEqual(given, Buffer.from(checksum(random)));
 }
@@ -57,5 +61,6 @@ export function hashesEqual(a: string, b: string): boolean {
 
 /** Enough to recognise a token in a list, far too little to use it. */
 export function tokenPreview(token: string): string {
+  // Both prefixes have five characters.
   return `${token.slice(0, TOKEN_PREFIX.length + 4)}…${token.slice(-4)}`;
 }

@@ -1,31 +1,18 @@
-import { Op, WhereOptions } from 'sequelize';
 import { DashboardCatalogEntry, DashboardView } from '../../db/models';
+import { conditions } from '../access/conditions';
 import type { Principal } from '../access/principal';
 import { rules } from '../access/rules';
 import { toCatalogEntry, toDashboardView } from '../resources/activity';
 import type { ListSource } from './listing';
 
-/** The SQL form of rules.canSeeDashboardView, built from the same scope. */
 export function visibleDashboardViews(p: Principal): ListSource<ReturnType<typeof toDashboardView>> {
   const scope = rules.dashboardViewScope(p);
-  const conditions: WhereOptions[] = [
-    { organization_id: { [Op.in]: scope.organizationIds } },
-    {
-      [Op.or]: [
-        { organization_id: { [Op.in]: scope.adminOrganizationIds } },
-        { visibility: 'organization' },
-        { visibility: 'team', team_id: { [Op.in]: scope.memberTeamIds } },
-        { visibility: 'private', owner_id: scope.userId },
-      ],
-    },
-  ];
-  if (scope.teamFilter) conditions.push({ [Op.or]: [{ team_id: null }, { team_id: { [Op.in]: scope.teamFilter } }] });
   const key = [scope.userId, scope.organizationIds, scope.adminOrganizationIds, scope.memberTeamIds, scope.teamFilter ?? '*']
     .map((part) => (Array.isArray(part) ? [...part].sort().join(',') : part))
     .join('|');
   return {
     model: DashboardView,
-    where: { [Op.and]: conditions },
+    where: conditions.visibleDashboardViews(scope),
     toItem: (row) => toDashboardView(row as DashboardView),
     countKey: `dashboard-views|${key}`,
   };

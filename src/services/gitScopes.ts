@@ -1,7 +1,7 @@
-import { Op } from 'sequelize';
 import { Commit, GitApp, PullRequest, Repository } from '../../db/models';
 import type { Principal } from '../access/principal';
 import { rules } from '../access/rules';
+import { conditions } from '../access/conditions';
 import { toGitApp } from '../resources/integrations';
 import { toCommit, toPullRequest, toRepository } from '../resources/git';
 import type { ListSource } from './listing';
@@ -20,7 +20,7 @@ export function accessibleGitApps(p: Principal): ListSource<ReturnType<typeof to
   const ids = rules.accessibleOrganizationIds(p);
   return {
     model: GitApp,
-    where: { organization_id: { [Op.in]: ids } },
+    where: conditions.accessibleOrganizations(p),
     toItem: (row) => toGitApp(row as GitApp),
     countKey: `git-apps|${[...ids].sort().join(',')}`,
   };

@@ -2,6 +2,7 @@ import { Op } from 'sequelize';
 import { App, Organization, OrganizationMembership, Team } from '../../db/models';
 import type { Principal } from '../access/principal';
 import { rules } from '../access/rules';
+import { conditions } from '../access/conditions';
 import { memberColumns, toOrganization, toOrganizationMember, toTeam } from '../resources/people';
 import { toApp } from '../resources/integrations';
 import type { ListSource } from './listing';
@@ -10,7 +11,7 @@ export function accessibleOrganizations(p: Principal): ListSource<ReturnType<typ
   const ids = rules.accessibleOrganizationIds(p);
   return {
     model: Organization,
-    where: { id: { [Op.in]: ids } },
+    where: conditions.accessibleOrganizations(p, 'id'),
     toItem: (row) => toOrganization(row as Organization),
     countKey: `organizations|${[...ids].sort().join(',')}`,
   };
@@ -19,7 +20,7 @@ export function accessibleOrganizations(p: Principal): ListSource<ReturnType<typ
 export function organizationMembers(organizationId: string): ListSource<ReturnType<typeof toOrganizationMember>> {
   return {
     model: OrganizationMembership,
-    where: { organization_id: organizationId },
+    where: { organization_id: organizationId, ...conditions.activeMembership },
     columns: memberColumns,
     toItem: (row) => toOrganizationMember(row as OrganizationMembership),
     countKey: `org-members|${organizationId}`,
@@ -30,7 +31,7 @@ export function organizationTeams(p: Principal, organizationId: string): ListSou
   const teamFilter = rules.teamFilter(p);
   return {
     model: Team,
-    where: { organization_id: organizationId, ...(teamFilter ? { id: { [Op.in]: teamFilter } } : {}) },
+    where: { [Op.and]: [{ organization_id: organizationId }, ...conditions.teamScope(p, 'id')] },
     toItem: (row) => toTeam(row as Team),
     countKey: `org-teams|${organizationId}|${teamFilter ? [...teamFilter].sort().join(',') : '*'}`,
   };

@@ -2,6 +2,7 @@ import { Op } from 'sequelize';
 import { Interaction, Task, Team, TeamMembership } from '../../db/models';
 import type { Principal } from '../access/principal';
 import { rules } from '../access/rules';
+import { conditions } from '../access/conditions';
 import { memberColumns, toTeam, toTeamMember } from '../resources/people';
 import { toInteraction, toTask } from '../resources/activity';
 import type { ListSource } from './listing';
@@ -12,7 +13,7 @@ export function accessibleTeams(p: Principal): ListSource<ReturnType<typeof toTe
   const teamFilter = rules.teamFilter(p);
   return {
     model: Team,
-    where: { organization_id: { [Op.in]: organizationIds }, ...(teamFilter ? { id: { [Op.in]: teamFilter } } : {}) },
+    where: { [Op.and]: [conditions.accessibleOrganizations(p), ...conditions.teamScope(p, 'id')] },
     toItem: (row) => toTeam(row as Team),
     countKey: `teams|${[...organizationIds].sort().join(',')}|${teamFilter ? [...teamFilter].sort().join(',') : '*'}`,
   };
@@ -22,7 +23,7 @@ export function accessibleTeams(p: Principal): ListSource<ReturnType<typeof toTe
 export function teamMembers(teamId: string, role?: 'manager'): ListSource<ReturnType<typeof toTeamMember>> {
   return {
     model: TeamMembership,
-    where: { team_id: teamId, ...(role ? { role } : {}) },
+    where: { team_id: teamId, ...conditions.activeMembership, ...(role ? { role } : {}) },
     columns: memberColumns,
     toItem: (row) => toTeamMember(row as TeamMembership),
     countKey: `team-members|${teamId}|${role ?? '*'}`,

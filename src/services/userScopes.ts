@@ -2,6 +2,7 @@ import { literal, Model, Op, WhereOptions } from 'sequelize';
 import { App, DashboardView, GitApp, Interaction, Organization, OrganizationMembership, Team, TeamMembership, User, UserApp, UserGitApp } from '../../db/models';
 import type { Principal } from '../access/principal';
 import { rules } from '../access/rules';
+import { conditions } from '../access/conditions';
 import { memberColumns, toOrganization, toTeam, toUser } from '../resources/people';
 import { toUserApp, toUserGitApp, userAppColumns, userGitAppColumns } from '../resources/integrations';
 import { toDashboardView, toInteraction } from '../resources/activity';
@@ -27,6 +28,7 @@ export function visibleUsers(p: Principal): ListSource<ReturnType<typeof toUser>
       key: 'user_id',
       partition: { column: 'organization_id', values: [...organizationIds].sort() },
       columns: memberColumns,
+      where: conditions.activeMembership,
     },
   };
 }
@@ -50,8 +52,8 @@ export function userTeams(p: Principal, userId: string): ListSource<ReturnType<t
     where: {
       [Op.and]: [
         { organization_id: { [Op.in]: organizationIds } },
-        { id: { [Op.in]: literal('(SELECT tm.team_id FROM team_memberships tm WHERE tm.user_id = :userId)') } },
-        ...(teamFilter ? [{ id: { [Op.in]: teamFilter } }] : []),
+        { id: { [Op.in]: literal("(SELECT tm.team_id FROM team_memberships tm WHERE tm.user_id = :userId AND tm.status = 'active')") } },
+        ...conditions.teamScope(p, 'id'),
       ],
     },
     replacements: { userId },
@@ -92,19 +94,19 @@ export async function userDashboardViews(
   userId: string,
   scope: PersonalScope,
 ): Promise<ListSource<ReturnType<typeof toDashboardView>>> {
-  const memberships = await TeamMembership.findAll({ where: { user_id: userId }, attributes: ['team_id'] });
+  const memberships = await TeamMembership.findAll({ where: { user_id: userId, ...conditions.activeMembership }, attributes: ['team_id'] });
   const teamFilter = rules.teamFilter(p);
   const teamIds = memberships.map((m) => m.team_id).filter((t) => !teamFilter || teamFilter.includes(t));
   return {
     model: DashboardView,
-    where: {
-      organization_id: { [Op.in]: scope.organizationIds },
-      [Op.or]: [
-        { visibility: 'organization' },
-        { visibility: 'team', team_id: { [Op.in]: teamIds } },
-        { visibility: 'private', owner_id: userId },
-      ],
-    },
+    // What the user sees as a member (no admin's view of their organizations), within the caller's reach.
+    where: conditions.visibleDashboardViews({
+      userId,
+      organizationIds: scope.organizationIds,
+      adminOrganizationIds: [],
+      memberTeamIds: teamIds,
+      teamFilter: null,
+    }),
     toItem: (row) => toDashboardView(row as DashboardView),
     countKey: `user-views|${userId}|${key(scope.organizationIds)}|${key(teamIds)}`,
   };
@@ -112,7 +114,7 @@ export async function userDashboardViews(
 
 export function userInteractions(p: Principal, userId: string, scope: PersonalScope): ListSource<ReturnType<typeof toInteraction>> {
   const teamFilter = rules.teamFilter(p);
-  const conditions: WhereOptions[] = [
+  const where: WhereOptions[] = [
     { user_id: userId },
     {
       [Op.or]: [
@@ -120,11 +122,11 @@ export function userInteractions(p: Principal, userId: string, scope: PersonalSc
         { team_id: { [Op.in]: scope.managedTeamIds } },
       ],
     },
+    ...conditions.teamScope(p, 'team_id', { orNoTeam: true }),
   ];
-  if (teamFilter) conditions.push({ [Op.or]: [{ team_id: null }, { team_id: { [Op.in]: teamFilter } }] });
   return {
     model: Interaction,
-    where: { [Op.and]: conditions },
+    where: { [Op.and]: where },
     toItem: (row) => toInteraction(row as Interaction),
     countKey: `user-interactions|${userId}|${key(scope.organizationIds)}|${key(scope.managedTeamIds)}|${teamFilter ? key(teamFilter) : '*'}`,
   };

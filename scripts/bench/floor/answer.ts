@@ -4,7 +4,7 @@
  * API's fixed stack and nothing of the API's own (the stack floor).
  */
 import { createPool, Pool, RowDataPacket } from 'mysql2/promise';
-import { Caller, Ctx, LISTS, ListDef, Target } from './lists';
+import { Caller, Ctx, LISTS, ListDef, MemberIndexes, Target } from './lists';
 import type { Sql } from './sql';
 
 // The API's Sequelize pool holds at most 20 connections; the floor gets no more, so it wins on plans, not width.
@@ -74,9 +74,14 @@ export async function openFloor(): Promise<Floor> {
   const pool = createPool({ uri, connectionLimit: POOL_SIZE, dateStrings: true, supportBigNumbers: true });
   const caller = await loadCaller(pool, process.env.FLOOR_USER_ID ?? 'usr_ada');
   // The best plan for member lists depends on the schema the database has (both are in use: see lists.ts).
-  const memberIndexes = (
-    await rows(pool, { sql: "SHOW INDEX FROM organization_memberships WHERE Key_name = 'organization_memberships_organization_id_user_created_at_user_id'", args: [] })
-  ).length > 0;
+  const indexNames = new Set(
+    (await rows(pool, { sql: 'SHOW INDEX FROM organization_memberships', args: [] })).map((r) => r.Key_name as string),
+  );
+  const memberIndexes: MemberIndexes = indexNames.has('org_members_by_status_user_created_at')
+    ? 'status'
+    : indexNames.has('organization_memberships_organization_id_user_created_at_user_id')
+      ? 'plain'
+      : 'none';
   // `cached`: each scope is counted once for the whole run (the data is read-only meanwhile), i.e. the cost of
   // totals with a perfect cache. Otherwise every request counts, the cost of exact totals without one.
   const totals = new Map<string, Promise<number>>();
@@ -102,7 +107,7 @@ export async function openFloor(): Promise<Floor> {
         meta: { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage), sort, order },
       };
     },
-    describe: () => `counts: ${cached ? 'cached' : 'exact'}, member lists: ${memberIndexes ? 'membership indexes' : 'users walk'}`,
+    describe: () => `counts: ${cached ? 'cached' : 'exact'}, member lists: ${memberIndexes === 'none' ? 'users walk' : `membership indexes (${memberIndexes})`}`,
     end: () => pool.end(),
   };
 }

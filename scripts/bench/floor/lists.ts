@@ -25,9 +25,18 @@ export interface Ctx {
   caller: Caller;
   params: Record<string, string>;
   target: Target;
-  /** Whether memberships carry their user's sort fields with (scope, field, user_id) indexes (migration 0002). */
-  memberIndexes: boolean;
+  /**
+   * Which member indexes the schema has: (scope, status, user field, user_id) with membership states
+   * (migration 0004), (scope, user field, user_id) before them (0002), or none (walk the users instead).
+   */
+  memberIndexes: MemberIndexes;
 }
+
+export type MemberIndexes = 'status' | 'plain' | 'none';
+
+/** Only active memberships count, where memberships have states. */
+const activeMembers = (c: Ctx, alias = ''): Sql | undefined =>
+  c.memberIndexes === 'status' ? { sql: `${alias}status = 'active'`, args: [] } : undefined;
 
 export interface ListDef {
   sorts: readonly [string, ...string[]];
@@ -75,12 +84,16 @@ function indexed(
  * membership primary key for each (eq_ref), so a page reads about its own rows instead of every membership of
  * an 80,000-member organization (STACK-NOTES); dense scopes only, a sparse one would skip most of the walk.
  */
-function usersOf(orgIds: readonly string[], q: PageQuery, withRole: boolean, memberIndexes: boolean): Sql {
+function usersOf(orgIds: readonly string[], q: PageQuery, withRole: boolean, memberIndexes: MemberIndexes): Sql {
   const order = (alias: string) => `${alias}.${q.sort} ${q.dir}, ${alias}.id ${q.dir}`;
-  if (memberIndexes && orgIds.length === 1) {
+  if (memberIndexes !== 'none' && orgIds.length === 1) {
+    const [index, active] =
+      memberIndexes === 'status'
+        ? [`org_members_by_status_user_${q.sort}`, " AND m.status = 'active'"]
+        : [`organization_memberships_organization_id_user_${q.sort}_user_id`, ''];
     const keys =
-      `SELECT m.user_id AS id FROM organization_memberships m FORCE INDEX (organization_memberships_organization_id_user_${q.sort}_user_id) ` +
-      `WHERE m.organization_id = ? ORDER BY m.user_${q.sort} ${q.dir}, m.user_id ${q.dir} LIMIT ? OFFSET ?`;
+      `SELECT m.user_id AS id FROM organization_memberships m FORCE INDEX (${index}) ` +
+      `WHERE m.organization_id = ?${active} ORDER BY m.user_${q.sort} ${q.dir}, m.user_id ${q.dir} LIMIT ? OFFSET ?`;
     const role = withRole ? ' STRAIGHT_JOIN organization_memberships r ON r.organization_id = ? AND r.user_id = p.id' : '';
     return {
       sql: `SELECT ${COLUMNS.users}${withRole ? ', r.role' : ''} FROM (${keys}) p STRAIGHT_JOIN users t ON t.id = p.id${role} ORDER BY ${order('t')}`,
@@ -103,7 +116,8 @@ function usersOf(orgIds: readonly string[], q: PageQuery, withRole: boolean, mem
 
 /** Members of one team (a few dozen): the team's memberships joined to their users, sorted outright. */
 function teamMembers(managersOnly: boolean): ListDef {
-  const where = (c: Ctx) => and({ sql: 'tm.team_id = ?', args: [c.params.team_id] }, managersOnly ? { sql: "tm.role = 'manager'", args: [] } : undefined);
+  const where = (c: Ctx) =>
+    and({ sql: 'tm.team_id = ?', args: [c.params.team_id] }, managersOnly ? { sql: "tm.role = 'manager'", args: [] } : undefined, activeMembers(c, 'tm.'));
   return {
     sorts: ['created_at', 'name', 'email'],
     page: (c, q) =>
@@ -159,7 +173,7 @@ export const LISTS: Record<string, ListDef> = {
     // One organization: its memberships are its users (a covering range of the primary key).
     count: (c) =>
       c.caller.orgIds.length === 1
-        ? count('organization_memberships', inList('organization_id', c.caller.orgIds))
+        ? count('organization_memberships', and(inList('organization_id', c.caller.orgIds), activeMembers(c)))
         : { sql: `SELECT COUNT(DISTINCT user_id) AS n FROM organization_memberships WHERE ${inList('organization_id', c.caller.orgIds).sql}`,
             args: c.caller.orgIds },
   },
@@ -171,7 +185,7 @@ export const LISTS: Record<string, ListDef> = {
   '/organizations/{organization_id}/members': {
     sorts: ['created_at', 'name', 'email'],
     page: (c, q) => usersOf([c.params.organization_id], q, true, c.memberIndexes),
-    count: (c) => count('organization_memberships', inList('organization_id', [c.params.organization_id])),
+    count: (c) => count('organization_memberships', and(inList('organization_id', [c.params.organization_id]), activeMembers(c))),
   },
   '/organizations/{organization_id}/teams': indexed('teams', 'organization_id', ['created_at', 'name'], (c) => [c.params.organization_id]),
   '/organizations/{organization_id}/apps': indexed('apps', 'organization_id', ['created_at', 'name'], (c) => [c.params.organization_id]),

@@ -1,0 +1,89 @@
+import { Sequelize, Transaction, UniqueConstraintError } from 'sequelize';
+import { OutboxEvent } from '../../../db/models';
+import { recordChange } from '../dataVersions';
+import type { EventType } from './events';
+import { conflict } from './errors';
+import { newId } from './ids';
+
+/**
+ * One change through the service (DESIGN §10): its rows, its outbox events (§12) and the data versions that
+ * keep every instance's list totals exact, committed together or not at all. Every writer makes its changes
+ * through `ChangeRunner.run`; none opens a transaction of its own.
+ */
+export interface Change {
+  readonly transaction: Transaction;
+  /** Names tables this change writes: their versions go up when it commits. */
+  wrote(...tables: string[]): void;
+  /** An event of the change, for the organization's subscribers; written to the outbox in this transaction. */
+  emit(organizationId: string, type: EventType, data: unknown): void;
+  /** Users whose access changes (suspension, removal, role): instances forget their cached tokens. */
+  accessChanged(userId: string): void;
+}
+
+/** What a committed change tells the rest of the process (e.g. the authenticator's token cache). */
+export interface Committed {
+  tables: string[];
+  accessChangedUsers: string[];
+}
+
+export class ChangeRunner {
+  private readonly listeners: ((committed: Committed) => void)[] = [];
+  /** SQLite has one writer at a time; queueing here spares each change a busy error and a retry. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly sequelize: Sequelize, private readonly now: () => Date = () => new Date()) {}
+
+  /** Called after every committed change on this instance (other instances notice within their caches' TTL). */
+  onCommitted(listener: (committed: Committed) => void): void {
+    this.listeners.push(listener);
+  }
+
+  run<T>(work: (change: Change) => Promise<T>): Promise<T> {
+    if (this.sequelize.getDialect() !== 'sqlite') return this.withRetries(work);
+    const next = this.queue.then(() => this.withRetries(work));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * MariaDB may pick a change as a deadlock victim (two provisionings of one new e-mail lock the same gap): it is
+   * run again. A concurrent change that made the same row first is a conflict, as if it had come first.
+   */
+  private async withRetries<T>(work: (change: Change) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.runNow(work);
+      } catch (err) {
+        if (isDeadlock(err) && attempt < 3) continue;
+        if (err instanceof UniqueConstraintError) throw conflict('That already exists: a concurrent change made it first');
+        throw err;
+      }
+    }
+  }
+
+  private async runNow<T>(work: (change: Change) => Promise<T>): Promise<T> {
+    const tables = new Set<string>();
+    const users = new Set<string>();
+    const events: { id: string; organization_id: string; type: EventType; data: string; created_at: Date }[] = [];
+    const result = await this.sequelize.transaction(async (transaction) => {
+      const value = await work({
+        transaction,
+        wrote: (...names) => names.forEach((n) => tables.add(n)),
+        emit: (organizationId, type, data) =>
+          events.push({ id: newId('evt'), organization_id: organizationId, type, data: JSON.stringify(data), created_at: this.now() }),
+        accessChanged: (userId) => users.add(userId),
+      });
+      if (events.length) tables.add(OutboxEvent.getTableName() as string);
+      if (tables.size) await recordChange([...tables], transaction);
+      if (events.length) await OutboxEvent.bulkCreate(events, { transaction });
+      return value;
+    });
+    const committed = { tables: [...tables], accessChangedUsers: [...users] };
+    for (const listener of this.listeners) listener(committed);
+    return result;
+  }
+}
+
+function isDeadlock(err: unknown): boolean {
+  return (err as { parent?: { errno?: number } } | null)?.parent?.errno === 1213;
+}
