@@ -30,6 +30,7 @@ const input = (over: Partial<MemberInput> = {}): MemberInput => ({
   role: 'collaborator',
   active: true,
   externalId: null,
+  title: null,
   ...over,
 });
 
@@ -117,7 +118,12 @@ describe('members', () => {
 
   test('an organization that has a person to itself changes their profile, and member lists sort by the new name', async () => {
     const { user } = await members().provision(DEMO.orgs.acme, input({ name: 'Aaron Early' }));
-    await members().update(DEMO.orgs.acme, user.id, input({ email: user.email, name: 'Zz Renamed' }));
+    const seq = await lastSeq();
+    await members().update(DEMO.orgs.acme, user.id, input({ email: user.email, name: 'Zz Renamed', title: 'Engineer' }));
+    expect(await eventsSince(seq)).toEqual([
+      { type: 'user.updated', organization_id: DEMO.orgs.acme, data: expect.objectContaining({ id: user.id, name: 'Zz Renamed' }) },
+    ]);
+    expect((await OrganizationMembership.findOne({ where: { organization_id: DEMO.orgs.acme, user_id: user.id } }))!.title).toBe('Engineer');
     expect((await User.findByPk(user.id))!.name).toBe('Zz Renamed');
     const res = await a.get(`/v1/organizations/${DEMO.orgs.acme}/members?sort=name&order=desc&per_page=1`, adaToken);
     expect(res.body.data[0]).toEqual(expect.objectContaining({ id: user.id, name: 'Zz Renamed' }));

@@ -6,7 +6,8 @@ import { DataTypes, QueryInterface } from 'sequelize';
  *   state of its member's organization membership (writers keep the two equal in one transaction), so member
  *   lists stay one index range: (scope, status, user field, user_id) replaces (scope, user field, user_id).
  * - Identities an identity provider gives: `external_id` of a membership (SCIM User `externalId`, per
- *   organization) and of a team (Group `externalId`), `updated_at` for SCIM `meta.lastModified`.
+ *   organization) and of a team (Group `externalId`), the member's job `title` in the organization, and
+ *   `updated_at` for SCIM `meta.lastModified`.
  * - The outbox: every change's events (§12), written in the change's transaction; `seq` orders them.
  * - SCIM tokens: bound to one organization, stored as SHA-256 hashes like API tokens.
  */
@@ -22,7 +23,8 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
   const mysql = qi.sequelize.getDialect() === 'mysql';
   const idType = mysql ? MYSQL_ID_TYPE : ID_TYPE;
   const status = { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'active' };
-  const externalId = { type: DataTypes.STRING(255), allowNull: true };
+  // An identity provider's id is case-exact (RFC 7643 `externalId`): binary collation on MySQL, as for our ids.
+  const externalId = { type: mysql ? 'VARCHAR(255) BINARY' : DataTypes.STRING(255), allowNull: true };
   const optionalTs = { type: DataTypes.DATE(3), allowNull: true };
 
   for (const [table, scope] of Object.entries(MEMBERSHIP_TABLES) as [keyof typeof MEMBERSHIP_TABLES, string][]) {
@@ -33,6 +35,7 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     }
   }
   await qi.addColumn('organization_memberships', 'external_id', externalId);
+  await qi.addColumn('organization_memberships', 'title', { type: DataTypes.STRING(200), allowNull: true });
   await qi.addColumn('organization_memberships', 'updated_at', optionalTs);
   await qi.addIndex('organization_memberships', ['organization_id', 'external_id'], {
     name: 'organization_memberships_organization_id_external_id_unique',
@@ -89,6 +92,7 @@ export async function down({ context: qi }: { context: QueryInterface }): Promis
   await qi.removeIndex('organization_memberships', 'organization_memberships_organization_id_external_id_unique');
   await dropColumn(qi, 'organization_memberships', 'updated_at');
   await dropColumn(qi, 'organization_memberships', 'external_id');
+  await dropColumn(qi, 'organization_memberships', 'title');
   for (const [table, scope] of Object.entries(MEMBERSHIP_TABLES) as [keyof typeof MEMBERSHIP_TABLES, string][]) {
     for (const field of SORT_FIELDS) {
       await qi.removeIndex(table, memberIndex(table, field));

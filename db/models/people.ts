@@ -47,6 +47,8 @@ export class OrganizationMembership extends Model<
   declare status: CreationOptional<MembershipStatus>;
   /** The identity provider's id for this user in this organization (SCIM `externalId`). */
   declare external_id: CreationOptional<string | null>;
+  /** The member's job title in this organization (SCIM `title`). */
+  declare title: CreationOptional<string | null>;
   declare created_at: Date;
   declare updated_at: CreationOptional<Date | null>;
   declare user_name: string;
@@ -114,6 +116,7 @@ export function initPeople(sequelize: Sequelize): void {
       role: { ...SHORT } as never,
       status: { ...STATUS } as never,
       external_id: { ...EXTERNAL_ID },
+      title: { type: DataTypes.STRING(200), allowNull: true },
       created_at: { ...TIMESTAMP },
       updated_at: { ...OPTIONAL_TIMESTAMP },
       ...memberSortFields(),

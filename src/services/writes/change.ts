@@ -73,7 +73,6 @@ export class ChangeRunner {
           events.push({ id: newId('evt'), organization_id: organizationId, type, data: JSON.stringify(data), created_at: this.now() }),
         accessChanged: (userId) => users.add(userId),
       });
-      if (events.length) tables.add(OutboxEvent.getTableName() as string);
       if (tables.size) await recordChange([...tables], transaction);
       if (events.length) await OutboxEvent.bulkCreate(events, { transaction });
       return value;

@@ -17,6 +17,8 @@ export interface MemberInput {
   role: OrganizationRole;
   active: boolean;
   externalId: string | null;
+  /** Job title in the organization. */
+  title: string | null;
 }
 
 /**
@@ -69,6 +71,7 @@ export class MemberWriter {
           role: input.role,
           status: statusOf(input.active),
           external_id: input.externalId,
+          title: input.title,
           created_at: now,
           updated_at: now,
           user_name: user.name,
@@ -118,11 +121,12 @@ export class MemberWriter {
       const status = statusOf(input.active);
       if (input.externalId !== membership.external_id) await this.assertExternalIdFree(organizationId, input.externalId, userId, transaction);
       const wasStatus = membership.status;
-      if (input.role !== membership.role || status !== wasStatus || input.externalId !== membership.external_id || changed) {
-        await membership.update(
-          { role: input.role, status, external_id: input.externalId, updated_at: now, user_email: user.email, user_name: user.name },
-          { transaction },
-        );
+      const membershipChanged =
+        input.role !== membership.role || status !== wasStatus || input.externalId !== membership.external_id || input.title !== membership.title;
+      if (membershipChanged || changed) {
+        // The instance gets the user fields the bulk update above gave its row, for the event below.
+        const sortFields = { user_email: user.email, user_name: user.name };
+        await membership.update({ role: input.role, status, external_id: input.externalId, title: input.title, updated_at: now, ...sortFields }, { transaction });
         change.wrote('organization_memberships');
         if (status !== wasStatus) await this.setTeamStatus(change, organizationId, userId, status);
         if (input.role !== membership.role || status !== wasStatus) change.accessChanged(userId);
