@@ -1,0 +1,141 @@
+import type { MemberInput } from '../services/writes/members';
+import { ScimError } from './errors';
+import { USER_SCHEMA } from './userFilter';
+import { booleanOf, ENTERPRISE_USER_SCHEMA, nameOf, roleOf, splitName, stringOf, userNameOf } from './userResource';
+
+export const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+
+/**
+ * A User PATCH (RFC 7644 §3.5.2) applied to what the member is now, giving what it becomes. It takes the forms
+ * identity providers really send, besides the RFC's: capitalised ops (`"Replace"`), booleans as strings
+ * (`"False"`), operations without a path whose value object names attributes, dotted (`"name.givenName"`) or
+ * schema-qualified. Attributes we do not keep (enterprise extension, phone numbers, …) are accepted and
+ * ignored; `emails` follow `userName`, which is the e-mail.
+ */
+export function patchedUser(current: MemberInput, body: unknown): MemberInput {
+  const next = { ...current };
+  for (const [index, operation] of operationsOf(body).entries()) {
+    const { op, path, value } = operationOf(operation, index);
+    if (path === undefined) {
+      if (op === 'remove') throw new ScimError(400, 'noTarget', `Operation ${index + 1}: "remove" needs a "path"`);
+      if (!value || typeof value !== 'object' || Array.isArray(value)) {
+        throw new ScimError(400, 'invalidValue', `Operation ${index + 1}: without a "path", "value" must be an object of attributes`);
+      }
+      for (const [key, inner] of Object.entries(value as Record<string, unknown>)) apply(next, op, key, inner, index);
+    } else {
+      apply(next, op, path, value, index);
+    }
+  }
+  return next;
+}
+
+type Op = 'add' | 'replace' | 'remove';
+
+function operationsOf(body: unknown): unknown[] {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ScimError(400, 'invalidSyntax', 'The body must be a JSON object (a SCIM PatchOp)');
+  const entries = Object.entries(body as Record<string, unknown>);
+  const schemas = entries.find(([k]) => k.toLowerCase() === 'schemas')?.[1];
+  if (!Array.isArray(schemas) || !schemas.some((s) => typeof s === 'string' && s.toLowerCase() === PATCH_SCHEMA.toLowerCase())) {
+    throw new ScimError(400, 'invalidSyntax', `A PATCH body lists "${PATCH_SCHEMA}" in "schemas"`);
+  }
+  const operations = entries.find(([k]) => k.toLowerCase() === 'operations')?.[1];
+  if (!Array.isArray(operations) || operations.length === 0) throw new ScimError(400, 'invalidSyntax', 'A PATCH body has a non-empty "Operations" array');
+  return operations;
+}
+
+function operationOf(operation: unknown, index: number): { op: Op; path?: string; value: unknown } {
+  if (!operation || typeof operation !== 'object' || Array.isArray(operation)) {
+    throw new ScimError(400, 'invalidSyntax', `Operation ${index + 1} must be an object with "op", "path" and "value"`);
+  }
+  const fields = Object.fromEntries(Object.entries(operation as Record<string, unknown>).map(([k, v]) => [k.toLowerCase(), v]));
+  const op = typeof fields.op === 'string' ? fields.op.toLowerCase() : undefined;
+  if (op !== 'add' && op !== 'replace' && op !== 'remove') {
+    throw new ScimError(400, 'invalidSyntax', `Operation ${index + 1}: "op" must be add, replace or remove, not ${JSON.stringify(fields.op)}`);
+  }
+  if (fields.path !== undefined && (typeof fields.path !== 'string' || fields.path.trim() === '')) {
+    throw new ScimError(400, 'invalidPath', `Operation ${index + 1}: "path" must be a non-empty string`);
+  }
+  if (op !== 'remove' && !('value' in fields)) throw new ScimError(400, 'invalidValue', `Operation ${index + 1}: "${op}" needs a "value"`);
+  return { op, path: fields.path as string | undefined, value: fields.value };
+}
+
+/** `attr`, `attr.sub`, `attr[filter]`, `attr[filter].sub`, each maybe prefixed by a schema URN. */
+const PATH = /^([A-Za-z][\w$-]*)(?:\[(.+)\])?(?:\.([A-Za-z][\w$-]*))?$/;
+
+const IGNORED = new Set([
+  'emails',
+  'nickname',
+  'profileurl',
+  'usertype',
+  'preferredlanguage',
+  'locale',
+  'timezone',
+  'phonenumbers',
+  'ims',
+  'photos',
+  'addresses',
+  'entitlements',
+  'x509certificates',
+  'password',
+]);
+
+function apply(next: MemberInput, op: Op, rawPath: string, value: unknown, index: number): void {
+  const where = `Operation ${index + 1} (${rawPath})`;
+  const lower = rawPath.trim().toLowerCase();
+  // The enterprise extension (and Entra ID's `…:enterprise:2.0:User:manager` paths): accepted, not kept.
+  if (lower.startsWith(ENTERPRISE_USER_SCHEMA.toLowerCase())) return;
+  const path = lower.startsWith(`${USER_SCHEMA.toLowerCase()}:`) ? rawPath.trim().slice(USER_SCHEMA.length + 1) : rawPath.trim();
+  const match = PATH.exec(path);
+  if (!match) throw new ScimError(400, 'invalidPath', `${where}: not an attribute path such as "active" or "name.givenName"`);
+  const [, attribute, filter, sub] = match;
+  const name = attribute.toLowerCase();
+  const subName = sub?.toLowerCase();
+  if (name === 'id' || name === 'meta' || name === 'groups') throw new ScimError(400, 'mutability', `${where}: '${attribute}' is read-only`);
+  if (IGNORED.has(name)) return;
+  if (filter && name !== 'roles') throw new ScimError(400, 'invalidPath', `${where}: '${attribute}' has no values to select with [...]`);
+  switch (subName ? `${name}.${subName}` : name) {
+    case 'username':
+      if (op === 'remove') throw new ScimError(400, 'mutability', `${where}: userName is required and cannot be removed`);
+      next.email = userNameOf(value);
+      return;
+    case 'displayname':
+    case 'name.formatted':
+      if (op !== 'remove') next.name = stringOf(value, attribute);
+      return;
+    case 'name.givenname':
+    case 'name.familyname': {
+      const parts = splitName(next.name);
+      const part = op === 'remove' ? '' : stringOf(value, path, { allowEmpty: true });
+      const [given, family] = subName === 'givenname' ? [part, parts.familyName] : [parts.givenName, part];
+      next.name = [given, family].filter(Boolean).join(' ') || next.email;
+      return;
+    }
+    case 'name':
+      if (op === 'remove') return;
+      if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ScimError(400, 'invalidValue', `${where}: "value" must be an object of name parts`);
+      next.name = nameOf({ name: lowerKeys(value as Record<string, unknown>) }, next.name);
+      return;
+    case 'active':
+      if (op === 'remove') throw new ScimError(400, 'mutability', `${where}: active cannot be removed; replace it with true or false`);
+      next.active = booleanOf(value, 'active');
+      return;
+    case 'externalid':
+      next.externalId = op === 'remove' || value === null ? null : stringOf(value, 'externalId', { max: 255 });
+      return;
+    case 'title':
+      next.title = op === 'remove' || value === null || value === '' ? null : stringOf(value, 'title');
+      return;
+    case 'roles':
+    case 'roles.value':
+      next.role = op === 'remove' ? 'collaborator' : roleOf(subName ? [{ value, primary: true }] : value);
+      return;
+    default:
+      throw new ScimError(400, 'invalidPath', `${where}: a User has no attribute '${path}'`);
+  }
+}
+
+/** Name parts as `nameOf` reads them, whatever their case (`givenname`, `GivenName`). */
+function lowerKeys(value: Record<string, unknown>): Record<string, unknown> {
+  const canonical: Record<string, string> = { formatted: 'formatted', givenname: 'givenName', familyname: 'familyName' };
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [canonical[k.toLowerCase()] ?? k, v]));
+}
