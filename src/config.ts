@@ -51,6 +51,16 @@ const ConfigSchema = z.object({
     .min(0)
     .default(10_000),
   KEEP_ALIVE_TIMEOUT_MS: positiveInt('KEEP_ALIVE_TIMEOUT_MS', 65_000),
+  /** Where clients reach this service; the base of SCIM `meta.location` (default http://localhost:$PORT). */
+  PUBLIC_URL: z
+    .string()
+    .refine((u) => isHttpUrl(u), 'PUBLIC_URL must be an http(s) URL such as https://api.example.com (no query or fragment)')
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
+  // An identity provider's first sync sends a request per user and group, thousands in a few minutes.
+  SCIM_RATE_LIMIT_PER_MINUTE: positiveInt('SCIM_RATE_LIMIT_PER_MINUTE', 1_200),
+  SCIM_RATE_LIMIT_PER_HOUR: positiveInt('SCIM_RATE_LIMIT_PER_HOUR', 36_000),
+  SCIM_BODY_LIMIT_KB: positiveInt('SCIM_BODY_LIMIT_KB', 1_024),
   REQUEST_TIMEOUT_MS: positiveInt('REQUEST_TIMEOUT_MS', 120_000),
   CORS_ORIGINS: z
     .string()
@@ -90,6 +100,15 @@ function isMysqlUrl(value: string): boolean {
   try {
     const url = new URL(value);
     return url.protocol === 'mysql:' && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash;
   } catch {
     return false;
   }

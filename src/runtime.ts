@@ -13,6 +13,7 @@ import { CountCache } from './services/countCache';
 import { ChangeRunner } from './services/writes/change';
 import { MemberWriter } from './services/writes/members';
 import { TeamWriter } from './services/writes/teams';
+import { ScimAuthenticator } from './scim/auth';
 import { appRouter } from './procedures';
 import { createApp } from './http/app';
 import { createHttpServer } from './http/server';
@@ -82,7 +83,25 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     return checks;
   };
 
+  const scim = {
+    authenticator: new ScimAuthenticator({
+      cacheTtlMs: 5_000,
+      lastUsedIntervalMs: 60_000,
+      onBackgroundError: (err) => logger.warn({ err }, 'could not record SCIM token use'),
+    }),
+    limiter: new RateLimiter(
+      rateLimitTiers(config.SCIM_RATE_LIMIT_PER_HOUR, config.SCIM_RATE_LIMIT_PER_MINUTE),
+      redis,
+      `${options.rateLimitKeyPrefix ?? 'rl'}:scim`,
+    ),
+    members: writers.members,
+    base: `${config.PUBLIC_URL ?? `http://localhost:${config.PORT}`}/scim/v2`,
+    bodyLimitBytes: config.SCIM_BODY_LIMIT_KB * 1024,
+    logger,
+  };
+
   const app = createApp({
+    scim,
     router: appRouter,
     logger,
     version: API_VERSION,

@@ -14,6 +14,7 @@ import { conditionalGet } from './conditional';
 import { errorHandler, notFoundHandler } from './errors';
 import { restHandler } from './rest';
 import { docsRouter } from './docs';
+import { scimRouter, ScimDeps } from '../scim/router';
 
 export interface AppDeps extends GateDeps {
   router: AppRouter;
@@ -25,6 +26,8 @@ export interface AppDeps extends GateDeps {
   /** Readiness: resolves when the database (and Redis, if configured) answer. */
   readiness: () => Promise<Record<string, 'ok' | 'down'>>;
   lifecycle: { draining: boolean };
+  /** The SCIM surface's own dependencies (src/scim). */
+  scim: ScimDeps;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -120,6 +123,9 @@ export function createApp(deps: AppDeps): express.Express {
       },
     }),
   );
+
+  // A transport of its own: SCIM tokens, SCIM limits and the SCIM error format (DESIGN §11).
+  app.use('/scim/v2', scimRouter(deps.scim));
 
   // Outside /v1, so not behind the gate: a static page for people; its requests to /v1 are gated as usual.
   app.use('/docs', docsRouter());

@@ -1,0 +1,107 @@
+import express, { NextFunction, Request, Response, Router } from 'express';
+import type { Logger } from '../logger';
+import type { RateLimiter } from '../rateLimit/rateLimiter';
+import type { MemberWriter } from '../services/writes/members';
+import { setRateLimitHeaders } from '../http/gate';
+import type { ScimAuthenticator } from './auth';
+import { resourceTypes, schemas, serviceProviderConfig, listResponse } from './discovery';
+import { ScimError, scimErrorBody, toScimError } from './errors';
+import { sendScim, setCaller } from './respond';
+import { usersRouter } from './users';
+
+export interface ScimDeps {
+  authenticator: ScimAuthenticator;
+  /** Per SCIM token (failed authentications per client IP), with tiers of its own: an initial sync is large. */
+  limiter: RateLimiter;
+  members: MemberWriter;
+  /** `PUBLIC_URL` + `/scim/v2`: the base of every `meta.location`. */
+  base: string;
+  bodyLimitBytes: number;
+  logger: Logger;
+}
+
+/**
+ * The SCIM 2.0 surface (DESIGN §11), a transport beside the REST one: it authenticates the organization's
+ * SCIM token, limits it, parses `application/scim+json`, and hands each change to the domain writers.
+ * Every answer, errors included, is SCIM JSON.
+ */
+export function scimRouter(deps: ScimDeps): Router {
+  const router = Router();
+
+  router.use(async (req: Request, res: Response, next: NextFunction) => {
+    let failure: unknown;
+    let caller;
+    try {
+      caller = await deps.authenticator.authenticate(req.headers.authorization);
+    } catch (err) {
+      failure = err;
+    }
+    try {
+      const decision = await deps.limiter.consume(caller ? `token:${caller.tokenId}` : `ip:${req.ip}`);
+      setRateLimitHeaders(res, decision);
+      if (!decision.allowed) {
+        throw new ScimError(429, undefined, `Rate limit of ${decision.limit} requests exceeded; retry after ${decision.retryAfterSeconds} seconds`);
+      }
+      if (failure) throw failure;
+      setCaller(req, caller!);
+      next();
+    } catch (err) {
+      next(err);
+    }
+  });
+  router.use(express.json({ type: ['application/scim+json', 'application/json'], limit: deps.bodyLimitBytes }));
+  router.use((req: Request, _res: Response, next: NextFunction) => {
+    const writes = req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH';
+    if (writes && !req.is(['application/scim+json', 'application/json'])) {
+      next(new ScimError(415, undefined, `Send the body as application/scim+json (got ${req.headers['content-type'] ?? 'no Content-Type'})`));
+    } else next();
+  });
+
+  router.get('/ServiceProviderConfig', (_req, res) => sendScim(res, 200, serviceProviderConfig(deps.base)));
+  router.get('/ResourceTypes', (_req, res) => {
+    const all = resourceTypes(deps.base);
+    sendScim(res, 200, listResponse(all, all.length, 1));
+  });
+  router.get('/ResourceTypes/:id', (req, res) => {
+    const found = resourceTypes(deps.base).find((r) => r.id === req.params.id);
+    if (!found) throw new ScimError(404, undefined, `No resource type ${req.params.id}; this service has User`);
+    sendScim(res, 200, found);
+  });
+  router.get('/Schemas', (_req, res) => {
+    const all = schemas(deps.base);
+    sendScim(res, 200, listResponse(all, all.length, 1));
+  });
+  router.get('/Schemas/:id', (req, res) => {
+    const found = schemas(deps.base).find((s) => s.id === req.params.id);
+    if (!found) throw new ScimError(404, undefined, `No schema ${req.params.id}`);
+    sendScim(res, 200, found);
+  });
+  router.use('/Users', usersRouter(deps.members, deps.base));
+  router.all(['/Bulk', '/Me', '/Me/*rest'], () => {
+    throw new ScimError(501, undefined, 'Not supported by this service (see ServiceProviderConfig)');
+  });
+  router.use((req: Request) => {
+    throw new ScimError(404, undefined, `No SCIM endpoint ${req.method} ${req.originalUrl.split('?')[0]}; see /scim/v2/ResourceTypes`);
+  });
+
+  router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const scim = toScimError(err) ?? fromParser(err);
+    if (!scim) deps.logger.error({ err, reqId: req.id }, 'SCIM request failed');
+    const answer = scim ?? new ScimError(500, undefined, 'Internal server error');
+    if (answer.status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="scim"');
+    sendScim(res, answer.status, scimErrorBody(answer));
+  });
+  return router;
+}
+
+/** express.json's own refusals: malformed JSON and bodies over the cap. */
+function fromParser(err: unknown): ScimError | undefined {
+  const type = (err as { type?: unknown } | null)?.type;
+  if (type === 'entity.parse.failed') return new ScimError(400, 'invalidSyntax', 'The body is not valid JSON');
+  if (type === 'entity.too.large') {
+    const limit = (err as { limit?: number }).limit;
+    return new ScimError(413, undefined, `The body is larger than ${limit} bytes (SCIM_BODY_LIMIT_KB)`);
+  }
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new ScimError(415, undefined, 'Send the body as UTF-8 JSON');
+  return undefined;
+}

@@ -1,0 +1,290 @@
+import request from 'supertest';
+import { OutboxEvent } from '../db/models';
+import { createScimToken, revokeToken } from '../src/auth/tokenService';
+import { startTestApp, TestApp, DEMO } from './support/harness';
+
+/**
+ * `/scim/v2` as identity providers use it: the request sequences Okta's SCIM 2.0 reference and Microsoft
+ * Entra ID's provisioning documentation describe, RFC 7644's rules, and every kind of bad input answered in
+ * the SCIM error format. Changes show on /v1 at once.
+ */
+
+const CORE = 'urn:ietf:params:scim:schemas:core:2.0:User';
+const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
+
+let t: TestApp;
+let acme: string;
+let globex: string;
+let ada: string;
+beforeAll(async () => {
+  t = await startTestApp({ PUBLIC_URL: 'https://api.example.com/' });
+  acme = (await createScimToken({ organizationId: DEMO.orgs.acme, name: 'Okta' })).token;
+  globex = (await createScimToken({ organizationId: DEMO.orgs.globex, name: 'Entra ID' })).token;
+  ada = await t.token();
+});
+afterAll(async () => t.close());
+
+const scim = (token: string) => ({
+  get: (path: string) => request(t.runtime.app).get(`/scim/v2${path}`).set('Authorization', `Bearer ${token}`),
+  post: (path: string, body: unknown) =>
+    request(t.runtime.app).post(`/scim/v2${path}`).set('Authorization', `Bearer ${token}`).set('Content-Type', 'application/scim+json').send(JSON.stringify(body)),
+  put: (path: string, body: unknown) =>
+    request(t.runtime.app).put(`/scim/v2${path}`).set('Authorization', `Bearer ${token}`).set('Content-Type', 'application/scim+json').send(JSON.stringify(body)),
+  patch: (path: string, body: unknown) =>
+    request(t.runtime.app).patch(`/scim/v2${path}`).set('Authorization', `Bearer ${token}`).set('Content-Type', 'application/scim+json').send(JSON.stringify(body)),
+  delete: (path: string) => request(t.runtime.app).delete(`/scim/v2${path}`).set('Authorization', `Bearer ${token}`),
+});
+
+function expectScimError(res: request.Response, status: number, scimType?: string, detail?: RegExp) {
+  expect(res.status).toBe(status);
+  expect(res.headers['content-type']).toBe('application/scim+json; charset=utf-8');
+  expect(res.body).toMatchObject({ schemas: [ERROR], status: String(status) });
+  if (scimType) expect(res.body.scimType).toBe(scimType);
+  else expect(res.body.scimType).toBeUndefined();
+  if (detail) expect(res.body.detail).toMatch(detail);
+}
+
+const members = async (org: string) => {
+  const res = await t.get(`/v1/organizations/${org}/members?per_page=100&sort=created_at&created_at[gte]=2026-11-01`, ada);
+  return { total: res.body.meta.total as number, byId: new Map((res.body.data as { id: string; role: string; name: string }[]).map((m) => [m.id, m])) };
+};
+const memberTotal = async (org: string) => (await t.get(`/v1/organizations/${org}/members?per_page=1`, ada)).body.meta.total as number;
+
+test("Okta's sequence: look up by userName, create, read, replace, deactivate", async () => {
+  const okta = scim(acme);
+  const lookup = await okta.get('/Users?filter=userName%20eq%20%22test.user%40okta.local%22&startIndex=1&count=100');
+  expect(lookup.status).toBe(200);
+  expect(lookup.headers['content-type']).toBe('application/scim+json; charset=utf-8');
+  expect(lookup.body).toEqual({ schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'], totalResults: 0, startIndex: 1, itemsPerPage: 0, Resources: [] });
+
+  const before = await memberTotal(DEMO.orgs.acme);
+  const created = await okta.post('/Users', {
+    schemas: [CORE],
+    userName: 'test.user@okta.local',
+    name: { givenName: 'Test', familyName: 'User' },
+    emails: [{ primary: true, value: 'test.user@okta.local', type: 'work' }],
+    displayName: 'Test User',
+    locale: 'en-US',
+    externalId: '00ujl29u0le5T6Aj10h7',
+    groups: [],
+    password: '1mz050nq',
+    active: true,
+  });
+  expect(created.status).toBe(201);
+  const id = created.body.id as string;
+  expect(created.headers.location).toBe(`https://api.example.com/scim/v2/Users/${id}`);
+  expect(created.body).toMatchObject({
+    schemas: [CORE],
+    id,
+    externalId: '00ujl29u0le5T6Aj10h7',
+    userName: 'test.user@okta.local',
+    name: { formatted: 'Test User', givenName: 'Test', familyName: 'User' },
+    displayName: 'Test User',
+    active: true,
+    emails: [{ value: 'test.user@okta.local', type: 'work', primary: true }],
+    roles: [{ value: 'collaborator', primary: true }],
+    meta: { resourceType: 'User', location: created.headers.location },
+  });
+  expect(created.body.password).toBeUndefined();
+  // On /v1 at once, counted exactly, and the new member can be given an API token.
+  expect(await memberTotal(DEMO.orgs.acme)).toBe(before + 1);
+  expect((await members(DEMO.orgs.acme)).byId.get(id)).toMatchObject({ name: 'Test User', role: 'collaborator' });
+  const userToken = await t.token({ user: 'test.user@okta.local' });
+  expect((await t.get(`/v1/organizations/${DEMO.orgs.acme}`, userToken)).status).toBe(200);
+
+  expect((await okta.get(`/Users/${id}`)).body).toEqual(created.body);
+  const found = await okta.get('/Users?filter=userName%20eq%20%22TEST.USER%40okta.local%22');
+  expect(found.body.totalResults).toBe(1);
+  expect(found.body.Resources[0].id).toBe(id);
+
+  const replaced = await okta.put(`/Users/${id}`, {
+    schemas: [CORE],
+    id,
+    userName: 'test.user@okta.local',
+    name: { givenName: 'Tess', familyName: 'User' },
+    emails: [{ primary: true, value: 'test.user@okta.local', type: 'work' }],
+    active: true,
+    title: 'Engineer',
+    roles: [{ value: 'manager', primary: true }],
+  });
+  expect(replaced.status).toBe(200);
+  expect(replaced.body).toMatchObject({ displayName: 'Tess User', title: 'Engineer', roles: [{ value: 'manager', primary: true }] });
+  expect(replaced.body.externalId).toBeUndefined(); // a PUT replaces: what it leaves out is cleared
+  expect((await members(DEMO.orgs.acme)).byId.get(id)).toMatchObject({ name: 'Tess User', role: 'manager' });
+
+  const deactivated = await okta.patch(`/Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'replace', value: { active: false } }] });
+  expect(deactivated.status).toBe(200);
+  expect(deactivated.body.active).toBe(false);
+  expect(await memberTotal(DEMO.orgs.acme)).toBe(before);
+  expect((await t.get(`/v1/organizations/${DEMO.orgs.acme}`, userToken)).status).toBe(403);
+  // Still there for the identity provider, as inactive.
+  expect((await okta.get('/Users?filter=active%20eq%20false')).body.Resources.map((r: { id: string }) => r.id)).toContain(id);
+});
+
+test("Entra ID's sequence: create with the enterprise extension, find by externalId, PATCH its dialect, delete", async () => {
+  const entra = scim(globex);
+  const externalId = '0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef';
+  const userName = 'Test_User_ab6490ee@testuser.com';
+  expect((await entra.get(`/Users?filter=userName eq "${userName}"`)).body.totalResults).toBe(0);
+  const created = await entra.post('/Users', {
+    schemas: [CORE, ENTERPRISE],
+    externalId,
+    userName,
+    active: true,
+    emails: [{ primary: true, type: 'work', value: userName }],
+    meta: { resourceType: 'User' },
+    name: { formatted: 'givenName familyName', familyName: 'familyName', givenName: 'givenName' },
+    roles: [],
+    [ENTERPRISE]: { department: 'Eng' },
+  });
+  expect(created.status).toBe(201);
+  const id = created.body.id as string;
+  expect(created.body.userName).toBe(userName.toLowerCase());
+
+  const byExternal = await entra.get(`/Users?filter=externalId eq "${externalId}"`);
+  expect(byExternal.body.Resources.map((r: { id: string }) => r.id)).toEqual([id]);
+
+  const updated = await entra.patch(`/Users/${id}`, {
+    schemas: [PATCH],
+    Operations: [
+      { op: 'Replace', path: 'userName', value: 'updated_ab6490ee@testuser.com' },
+      { op: 'Replace', path: 'emails[type eq "work"].value', value: 'updated_ab6490ee@testuser.com' },
+      { op: 'Replace', path: 'name.familyName', value: 'updatedFamilyName' },
+    ],
+  });
+  expect(updated.status).toBe(200);
+  expect(updated.body).toMatchObject({ userName: 'updated_ab6490ee@testuser.com', displayName: 'givenName updatedFamilyName' });
+
+  const disabled = await entra.patch(`/Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'Replace', path: 'active', value: 'False' }] });
+  expect(disabled.body.active).toBe(false);
+
+  const seq = Number((await OutboxEvent.max('seq')) ?? 0);
+  expect((await entra.delete(`/Users/${id}`)).status).toBe(204);
+  expectScimError(await entra.get(`/Users/${id}`), 404, undefined, /No User/);
+  const events = (await OutboxEvent.findAll()).filter((e) => Number(e.seq) > seq).map((e) => [e.type, e.organization_id]);
+  expect(events).toEqual([['membership.removed', DEMO.orgs.globex]]);
+});
+
+test('paging, attributes and excludedAttributes', async () => {
+  const okta = scim(acme);
+  const all = await okta.get('/Users?count=0');
+  expect(all.body.Resources).toEqual([]);
+  const total = all.body.totalResults as number;
+  expect(total).toBeGreaterThan(5);
+  const page = await okta.get('/Users?startIndex=3&count=2&attributes=userName,name.givenName');
+  expect(page.body).toMatchObject({ totalResults: total, startIndex: 3, itemsPerPage: 2 });
+  for (const r of page.body.Resources) expect(Object.keys(r).sort()).toEqual(['id', 'name', 'schemas', 'userName']);
+  expect(Object.keys(page.body.Resources[0].name)).toEqual(['givenName']);
+  const firstFour = (await okta.get('/Users?count=4')).body.Resources.map((r: { id: string }) => r.id);
+  expect(page.body.Resources.map((r: { id: string }) => r.id)).toEqual(firstFour.slice(2, 4));
+  const slim = await okta.get(`/Users/${firstFour[0]}?excludedAttributes=meta,emails`);
+  expect(slim.body.meta).toBeUndefined();
+  expect(slim.body.emails).toBeUndefined();
+  expect(slim.body.userName).toBeDefined();
+  expect((await okta.get('/Users?count=1000')).body.itemsPerPage).toBe(Math.min(100, total));
+});
+
+test('one organization never sees or changes another one’s users; a shared user keeps their profile', async () => {
+  const okta = scim(acme);
+  const entra = scim(globex);
+  expectScimError(await entra.get(`/Users/${DEMO.users.ada}`), 404);
+  expectScimError(await entra.patch(`/Users/${DEMO.users.ada}`, { schemas: [PATCH], Operations: [{ op: 'replace', path: 'active', value: false }] }), 404);
+  expectScimError(await entra.delete(`/Users/${DEMO.users.ada}`), 404);
+  expect((await entra.get(`/Users?filter=userName eq "${DEMO.emails.ada}"`)).body.totalResults).toBe(0);
+  // margaret belongs to both: Acme may change her role, not her name.
+  const margaret = (await okta.get(`/Users/${DEMO.users.margaret}`)).body;
+  const put = await okta.put(`/Users/${DEMO.users.margaret}`, { ...margaret, displayName: 'Renamed By Acme', name: undefined, roles: [{ value: 'manager' }] });
+  expect(put.status).toBe(200);
+  expect(put.body.displayName).toBe(margaret.displayName);
+  expect(put.body.roles).toEqual([{ value: 'manager', primary: true }]);
+  expect((await entra.get(`/Users/${DEMO.users.margaret}`)).body.roles).toEqual([{ value: 'admin', primary: true }]);
+});
+
+describe('tokens', () => {
+  test('no token, an API token, a revoked token: 401 in the SCIM format', async () => {
+    expectScimError(await request(t.runtime.app).get('/scim/v2/Users'), 401, undefined, /SCIM token/);
+    const api = await request(t.runtime.app).get('/scim/v2/Users').set('Authorization', `Bearer ${ada}`);
+    expectScimError(api, 401, undefined, /API tokens are not accepted on \/scim\/v2/);
+    expect(api.headers['www-authenticate']).toBe('Bearer realm="scim"');
+    expectScimError(await scim('scim_nonsense').get('/Users'), 401, undefined, /Malformed SCIM token/);
+    const revoked = await createScimToken({ organizationId: DEMO.orgs.acme });
+    await revokeToken(revoked.id);
+    expectScimError(await scim(revoked.token).get('/Users'), 401, undefined, /revoked/);
+  });
+});
+
+describe('bad input: the SCIM error with its scimType, and nothing written', () => {
+  test('invalid JSON, wrong content type, too large, unknown attribute, duplicate, read-only, filter errors', async () => {
+    const okta = scim(acme);
+    const before = await memberTotal(DEMO.orgs.acme);
+    const seq = Number((await OutboxEvent.max('seq')) ?? 0);
+    const raw = await request(t.runtime.app).post('/scim/v2/Users').set('Authorization', `Bearer ${acme}`).set('Content-Type', 'application/scim+json').send('{"schemas": [');
+    expectScimError(raw, 400, 'invalidSyntax', /not valid JSON/);
+    const text = await request(t.runtime.app).post('/scim/v2/Users').set('Authorization', `Bearer ${acme}`).set('Content-Type', 'text/plain').send('hello');
+    expectScimError(text, 415, undefined, /application\/scim\+json/);
+    const huge = await okta.post('/Users', { schemas: [CORE], userName: 'big@x.test', displayName: 'x'.repeat(1_100_000) });
+    expectScimError(huge, 413, undefined, /larger than 1048576 bytes/);
+    expectScimError(await okta.post('/Users', { schemas: [CORE], userName: 'a@x.test', shoeSize: 44 }), 400, 'invalidSyntax', /Unknown attribute 'shoeSize'/);
+    expectScimError(await okta.post('/Users', { schemas: [CORE], userName: 'a@x.test', active: 'maybe' }), 400, 'invalidValue', /true or false/);
+    expectScimError(await okta.post('/Users', { schemas: [CORE], userName: 'a@x.test', roles: [{ value: 'owner' }] }), 400, 'invalidValue', /admin, manager, collaborator/);
+    expectScimError(await okta.post('/Users', { schemas: [CORE], userName: DEMO.emails.grace.toUpperCase() }), 409, 'uniqueness', /already exists/);
+    expectScimError(
+      await okta.patch(`/Users/${DEMO.users.linus}`, { schemas: [PATCH], Operations: [{ op: 'replace', path: 'id', value: 'usr_x' }] }),
+      400,
+      'mutability',
+      /read-only/,
+    );
+    expectScimError(await okta.patch(`/Users/${DEMO.users.linus}`, { schemas: [PATCH], Operations: [{ op: 'replace', path: 'shoe', value: 1 }] }), 400, 'invalidPath');
+    expectScimError(await okta.get('/Users?filter=userName%20eq'), 400, 'invalidFilter', /cannot be parsed/);
+    expectScimError(await okta.get('/Users?filter=nickName%20eq%20%22x%22'), 400, 'invalidFilter', /cannot be filtered on/);
+    expectScimError(await okta.get('/Users?count=ten'), 400, 'invalidValue', /integer/);
+    expectScimError(await okta.get('/Users?colour=red'), 400, 'invalidValue', /Unknown query parameter 'colour'/);
+    expectScimError(await okta.get('/Users?sortBy=userName'), 501, undefined, /Sorting is not supported/);
+    expectScimError(await okta.post('/Bulk', { schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'], Operations: [] }), 501);
+    expectScimError(await okta.get('/Me'), 501);
+    expectScimError(await okta.get('/Groupies'), 404, undefined, /No SCIM endpoint/);
+    expectScimError(await okta.patch('/Users', {}), 405);
+    expect(await memberTotal(DEMO.orgs.acme)).toBe(before);
+    expect(Number((await OutboxEvent.max('seq')) ?? 0)).toBe(seq);
+  });
+});
+
+test('discovery: ServiceProviderConfig, ResourceTypes, Schemas', async () => {
+  const okta = scim(acme);
+  const config = await okta.get('/ServiceProviderConfig');
+  expect(config.status).toBe(200);
+  expect(config.body).toMatchObject({
+    patch: { supported: true },
+    bulk: { supported: false },
+    filter: { supported: true, maxResults: 100 },
+    sort: { supported: false },
+    changePassword: { supported: false },
+  });
+  const types = await okta.get('/ResourceTypes');
+  expect(types.body.Resources.map((r: { id: string }) => r.id)).toEqual(['User']);
+  expect((await okta.get('/ResourceTypes/User')).body.endpoint).toBe('/Users');
+  const schemas = await okta.get('/Schemas');
+  expect(schemas.body.Resources[0].id).toBe(CORE);
+  const user = await okta.get(`/Schemas/${CORE}`);
+  expect(user.body.attributes.map((a: { name: string }) => a.name)).toEqual(['userName', 'name', 'displayName', 'title', 'active', 'emails', 'roles']);
+  expectScimError(await okta.get('/Schemas/urn:nope'), 404);
+});
+
+test('each SCIM token has limits of its own, configurable, answered with 429 and Retry-After', async () => {
+  const small = await startTestApp({ SCIM_RATE_LIMIT_PER_MINUTE: '2' });
+  try {
+    const token = (await createScimToken({ organizationId: DEMO.orgs.acme })).token;
+    const other = (await createScimToken({ organizationId: DEMO.orgs.globex })).token;
+    const get = (tok: string) => request(small.runtime.app).get('/scim/v2/ServiceProviderConfig').set('Authorization', `Bearer ${tok}`);
+    expect((await get(token)).status).toBe(200);
+    expect((await get(token)).status).toBe(200);
+    const limited = await get(token);
+    expectScimError(limited, 429, undefined, /Rate limit of 2 requests exceeded/);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await get(other)).status).toBe(200);
+  } finally {
+    await small.close();
+  }
+});
