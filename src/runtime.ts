@@ -95,6 +95,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
       `${options.rateLimitKeyPrefix ?? 'rl'}:scim`,
     ),
     members: writers.members,
+    teams: writers.teams,
     base: `${config.PUBLIC_URL ?? `http://localhost:${config.PORT}`}/scim/v2`,
     bodyLimitBytes: config.SCIM_BODY_LIMIT_KB * 1024,
     logger,

@@ -13,6 +13,7 @@ const CORE = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
+const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 
 let t: TestApp;
 let acme: string;
@@ -167,6 +168,61 @@ test("Entra ID's sequence: create with the enterprise extension, find by externa
   expect(events).toEqual([['membership.removed', DEMO.orgs.globex]]);
 });
 
+test("Okta's group push: create with members, rename with a path-less value, add and remove members, delete", async () => {
+  const okta = scim(acme);
+  expect((await okta.get('/Groups?filter=displayName%20eq%20%22Test%20SCIMv2%22&startIndex=1&count=100')).body.totalResults).toBe(0);
+  const created = await okta.post('/Groups', { schemas: [GROUP], displayName: 'Test SCIMv2', members: [{ value: DEMO.users.ada, display: 'ada' }] });
+  expect(created.status).toBe(201);
+  const id = created.body.id as string;
+  expect(created.headers.location).toBe(`https://api.example.com/scim/v2/Groups/${id}`);
+  expect(created.body).toMatchObject({ schemas: [GROUP], displayName: 'Test SCIMv2', members: [{ value: DEMO.users.ada, $ref: `https://api.example.com/scim/v2/Users/${DEMO.users.ada}` }] });
+  const teamMembers = async () => (await t.get(`/v1/teams/${id}/members?per_page=100&sort=name&order=asc`, ada)).body;
+  expect((await teamMembers()).data.map((m: { id: string }) => m.id)).toEqual([DEMO.users.ada]);
+
+  const renamed = await okta.patch(`/Groups/${id}`, { schemas: [PATCH], Operations: [{ op: 'replace', value: { id, displayName: 'Test SCIMv2 renamed' } }] });
+  expect(renamed.status).toBe(200);
+  expect((await t.get(`/v1/teams/${id}`, ada)).body.data.name).toBe('Test SCIMv2 renamed');
+
+  const added = await okta.patch(`/Groups/${id}`, {
+    schemas: [PATCH],
+    Operations: [{ op: 'add', path: 'members', value: [{ value: DEMO.users.grace, display: 'grace' }, { value: DEMO.users.linus, display: 'linus' }] }],
+  });
+  expect(added.body.members.map((m: { value: string }) => m.value).sort()).toEqual([DEMO.users.ada, DEMO.users.grace, DEMO.users.linus].sort());
+  const removed = await okta.patch(`/Groups/${id}`, { schemas: [PATCH], Operations: [{ op: 'remove', path: `members[value eq "${DEMO.users.ada}"]` }] });
+  expect(removed.body.members.map((m: { value: string }) => m.value).sort()).toEqual([DEMO.users.grace, DEMO.users.linus].sort());
+  expect((await teamMembers()).meta.total).toBe(2);
+
+  expect((await okta.delete(`/Groups/${id}`)).status).toBe(204);
+  expect((await t.get(`/v1/teams/${id}`, ada)).status).toBe(404);
+  expectScimError(await okta.get(`/Groups/${id}`), 404);
+});
+
+test("Entra ID's group sync: membership check by value filter, Add and Remove with value arrays, PUT", async () => {
+  const entra = scim(globex);
+  const created = await entra.post('/Groups', { schemas: [GROUP], externalId: '8aa1a0c0-c4c3-4bc0-b4a5-2ef676900159', displayName: 'displayName', members: [] });
+  expect(created.status).toBe(201);
+  const id = created.body.id as string;
+  const hasMember = async (user: string) =>
+    (await entra.get(`/Groups?excludedAttributes=members&filter=id eq "${id}" and members[value eq "${user}"]`)).body.totalResults as number;
+  expect(await hasMember(DEMO.users.hedy)).toBe(0);
+
+  await entra.patch(`/Groups/${id}`, { schemas: [PATCH], Operations: [{ op: 'Add', path: 'members', value: [{ $ref: null, value: DEMO.users.hedy }] }] });
+  expect(await hasMember(DEMO.users.hedy)).toBe(1);
+  const withoutMembers = await entra.get(`/Groups/${id}?excludedAttributes=members`);
+  expect(withoutMembers.body.members).toBeUndefined();
+  expect((await entra.get(`/Groups?filter=externalId eq "8aa1a0c0-c4c3-4bc0-b4a5-2ef676900159"`)).body.Resources.map((g: { id: string }) => g.id)).toEqual([id]);
+
+  await entra.patch(`/Groups/${id}`, { schemas: [PATCH], Operations: [{ op: 'Remove', path: 'members', value: [{ value: DEMO.users.hedy }] }] });
+  expect(await hasMember(DEMO.users.hedy)).toBe(0);
+
+  const put = await entra.put(`/Groups/${id}`, { schemas: [GROUP], displayName: 'Core team', members: [{ value: DEMO.users.outsider }, { value: DEMO.users.margaret }] });
+  expect(put.body.members.map((m: { value: string }) => m.value).sort()).toEqual([DEMO.users.margaret, DEMO.users.outsider].sort());
+  expect(put.body.externalId).toBeUndefined();
+  // Another organization's connection does not see the team.
+  expectScimError(await scim(acme).get(`/Groups/${id}`), 404);
+  expectScimError(await scim(acme).patch(`/Groups/${id}`, { schemas: [PATCH], Operations: [{ op: 'replace', path: 'displayName', value: 'x' }] }), 404);
+});
+
 test('paging, attributes and excludedAttributes', async () => {
   const okta = scim(acme);
   const all = await okta.get('/Users?count=0');
@@ -245,6 +301,10 @@ describe('bad input: the SCIM error with its scimType, and nothing written', () 
     expectScimError(await okta.post('/Bulk', { schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'], Operations: [] }), 501);
     expectScimError(await okta.get('/Me'), 501);
     expectScimError(await okta.get('/Groupies'), 404, undefined, /No SCIM endpoint/);
+    expectScimError(await okta.post('/Groups', { schemas: [GROUP], displayName: 'Half', members: [{ value: DEMO.users.ada }, { value: DEMO.users.outsider }] }), 400, 'invalidValue', /Not members of this organization/);
+    expectScimError(await okta.post('/Groups', { schemas: [GROUP] }), 400, 'invalidValue', /'displayName' is required/);
+    expectScimError(await okta.post('/Groups', { schemas: [GROUP], displayName: 'x', colour: 'red' }), 400, 'invalidSyntax', /Unknown attribute 'colour'/);
+    expectScimError(await okta.get('/Groups?filter=members%5Bvalue%20co%20%22x%22%5D'), 400, 'invalidFilter', /eq and a quoted value/);
     expectScimError(await okta.patch('/Users', {}), 405);
     expect(await memberTotal(DEMO.orgs.acme)).toBe(before);
     expect(Number((await OutboxEvent.max('seq')) ?? 0)).toBe(seq);
@@ -263,10 +323,11 @@ test('discovery: ServiceProviderConfig, ResourceTypes, Schemas', async () => {
     changePassword: { supported: false },
   });
   const types = await okta.get('/ResourceTypes');
-  expect(types.body.Resources.map((r: { id: string }) => r.id)).toEqual(['User']);
+  expect(types.body.Resources.map((r: { id: string }) => r.id)).toEqual(['User', 'Group']);
+  expect((await okta.get('/ResourceTypes/Group')).body.endpoint).toBe('/Groups');
   expect((await okta.get('/ResourceTypes/User')).body.endpoint).toBe('/Users');
   const schemas = await okta.get('/Schemas');
-  expect(schemas.body.Resources[0].id).toBe(CORE);
+  expect(schemas.body.Resources.map((r: { id: string }) => r.id)).toEqual([CORE, GROUP]);
   const user = await okta.get(`/Schemas/${CORE}`);
   expect(user.body.attributes.map((a: { name: string }) => a.name)).toEqual(['userName', 'name', 'displayName', 'title', 'active', 'emails', 'roles']);
   expectScimError(await okta.get('/Schemas/urn:nope'), 404);

@@ -1,4 +1,5 @@
 import { USER_SCHEMA } from './userFilter';
+import { GROUP_SCHEMA } from './groupFilter';
 
 /** RFC 7644 §4 and RFC 7643 §5–7: what this SCIM service supports, for identity providers that ask. */
 
@@ -41,6 +42,15 @@ export function resourceTypes(base: string) {
       description: "A member of the organization: the user (one per e-mail) and their role, title and state in it",
       schema: USER_SCHEMA,
       meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/User` },
+    },
+    {
+      schemas: [RESOURCE_TYPE_SCHEMA],
+      id: 'Group',
+      name: 'Group',
+      endpoint: '/Groups',
+      description: "A team of the organization; its members are the organization's users",
+      schema: GROUP_SCHEMA,
+      meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/Group` },
     },
   ];
 }
@@ -111,6 +121,21 @@ const USER_ATTRIBUTES: Attribute[] = [
   },
 ];
 
+const GROUP_ATTRIBUTES: Attribute[] = [
+  { name: 'displayName', type: 'string', required: true, description: "The team's name" },
+  {
+    name: 'members',
+    type: 'complex',
+    multiValued: true,
+    description: "The team's members: users of the organization",
+    subAttributes: [
+      { name: 'value', type: 'string', caseExact: true, mutability: 'immutable', description: "The user's id" },
+      { name: 'display', type: 'string', mutability: 'readOnly', description: "The user's name" },
+      { name: '$ref', type: 'reference', mutability: 'immutable', description: 'The User resource' },
+    ],
+  },
+];
+
 export function schemas(base: string) {
   return [
     {
@@ -120,6 +145,14 @@ export function schemas(base: string) {
       description: 'User Account',
       attributes: USER_ATTRIBUTES.map(attribute),
       meta: { resourceType: 'Schema', location: `${base}/Schemas/${USER_SCHEMA}` },
+    },
+    {
+      schemas: [SCHEMA_SCHEMA],
+      id: GROUP_SCHEMA,
+      name: 'Group',
+      description: 'Group',
+      attributes: GROUP_ATTRIBUTES.map(attribute),
+      meta: { resourceType: 'Schema', location: `${base}/Schemas/${GROUP_SCHEMA}` },
     },
   ];
 }

@@ -22,6 +22,11 @@ export interface FilterAttribute {
   fallbackColumn?: string;
   /** How a boolean is stored when the column is not one (`active` is the membership's `status`). */
   stored?: { true: string; false: string };
+  /**
+   * An attribute that is no column of the listed table (a Group's `members.value`): its own condition for
+   * `eq` (and `pr`), built from a value it has checked.
+   */
+  condition?: (value: string | null) => WhereOptions;
   /** A constant attribute of every resource (`emails.type` is always "work"): compared here, not in SQL. */
   constant?: string | boolean;
 }
@@ -91,6 +96,7 @@ function translate(f: Filter, schema: FilterSchema, within: string | undefined):
 
 function present(a: FilterAttribute): WhereOptions {
   if (a.constant !== undefined) return TRUE;
+  if (a.condition) return a.condition(null);
   if (a.type === 'string' || a.type === 'reference') return { [Op.and]: [{ [a.column]: { [Op.ne]: null } }, { [a.column]: { [Op.ne]: '' } }] };
   return { [a.column]: { [Op.ne]: null } };
 }
@@ -100,6 +106,10 @@ const ORDERING: Partial<Record<Comparison, symbol>> = { gt: Op.gt, lt: Op.lt, ge
 
 function compare(op: Comparison, a: FilterAttribute, value: unknown, path: string): WhereOptions {
   if (a.constant !== undefined) return constantComparison(op, a.constant, value) ? TRUE : NEVER;
+  if (a.condition) {
+    if (op !== 'eq' || typeof value !== 'string') throw invalidFilter(`'${path}' is filtered with eq and a quoted value only`);
+    return a.condition(value);
+  }
   if (value === null) {
     if (op === 'eq') return { [a.column]: null };
     if (op === 'ne') return { [a.column]: { [Op.ne]: null } };

@@ -2,18 +2,21 @@ import express, { NextFunction, Request, Response, Router } from 'express';
 import type { Logger } from '../logger';
 import type { RateLimiter } from '../rateLimit/rateLimiter';
 import type { MemberWriter } from '../services/writes/members';
+import type { TeamWriter } from '../services/writes/teams';
 import { setRateLimitHeaders } from '../http/gate';
 import type { ScimAuthenticator } from './auth';
 import { resourceTypes, schemas, serviceProviderConfig, listResponse } from './discovery';
 import { ScimError, scimErrorBody, toScimError } from './errors';
 import { sendScim, setCaller } from './respond';
 import { usersRouter } from './users';
+import { groupsRouter } from './groups';
 
 export interface ScimDeps {
   authenticator: ScimAuthenticator;
   /** Per SCIM token (failed authentications per client IP), with tiers of its own: an initial sync is large. */
   limiter: RateLimiter;
   members: MemberWriter;
+  teams: TeamWriter;
   /** `PUBLIC_URL` + `/scim/v2`: the base of every `meta.location`. */
   base: string;
   bodyLimitBytes: number;
@@ -64,7 +67,7 @@ export function scimRouter(deps: ScimDeps): Router {
   });
   router.get('/ResourceTypes/:id', (req, res) => {
     const found = resourceTypes(deps.base).find((r) => r.id === req.params.id);
-    if (!found) throw new ScimError(404, undefined, `No resource type ${req.params.id}; this service has User`);
+    if (!found) throw new ScimError(404, undefined, `No resource type ${req.params.id}; this service has User and Group`);
     sendScim(res, 200, found);
   });
   router.get('/Schemas', (_req, res) => {
@@ -77,6 +80,7 @@ export function scimRouter(deps: ScimDeps): Router {
     sendScim(res, 200, found);
   });
   router.use('/Users', usersRouter(deps.members, deps.base));
+  router.use('/Groups', groupsRouter(deps.teams, deps.base));
   router.all(['/Bulk', '/Me', '/Me/*rest'], () => {
     throw new ScimError(501, undefined, 'Not supported by this service (see ServiceProviderConfig)');
   });
