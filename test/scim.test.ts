@@ -1,5 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { OutboxEvent } from '../db/models';
+import { initModels, OutboxEvent } from '../db/models';
+import { createRuntime } from '../src/runtime';
+import { createLogger } from '../src/logger';
 import { createScimToken, revokeToken } from '../src/auth/tokenService';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 
@@ -347,5 +350,32 @@ test('each SCIM token has limits of its own, configurable, answered with 429 and
     expect((await get(other)).status).toBe(200);
   } finally {
     await small.close();
+    // The models follow the newest connection; give them back to this file's app.
+    initModels(t.runtime.sequelize);
+  }
+});
+
+test('two instances: a suspension through one instance’s SCIM bites on the other’s /v1 within 5 s, totals at once', async () => {
+  const created = await scim(acme).post('/Users', { schemas: [CORE], userName: 'two.instances@acme.test', displayName: 'Two Instances' });
+  const token = await t.token({ user: 'two.instances@acme.test' });
+  const second = createRuntime(t.config, createLogger('silent'), { rateLimitKeyPrefix: `test:${randomBytes(6).toString('hex')}` });
+  try {
+    const viaB = (path: string, bearer = token) => request(second.app).get(path).set('Authorization', `Bearer ${bearer}`);
+    expect((await viaB(`/v1/organizations/${DEMO.orgs.acme}`)).status).toBe(200); // B caches the principal
+    initModels(t.runtime.sequelize);
+    const before = (await viaB(`/v1/organizations/${DEMO.orgs.acme}/members?per_page=1`, ada)).body.meta.total;
+    await scim(acme).patch(`/Users/${created.body.id}`, { schemas: [PATCH], Operations: [{ op: 'replace', path: 'active', value: false }] });
+    expect((await viaB(`/v1/organizations/${DEMO.orgs.acme}/members?per_page=1`, ada)).body.meta.total).toBe(before - 1);
+    const started = Date.now();
+    let status = 200;
+    while (status === 200 && Date.now() - started < 7_000) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      status = (await viaB(`/v1/organizations/${DEMO.orgs.acme}`)).status;
+    }
+    expect(status).toBe(403);
+    expect(Date.now() - started).toBeLessThanOrEqual(5_500);
+  } finally {
+    await second.close();
+    initModels(t.runtime.sequelize);
   }
 });
