@@ -176,6 +176,21 @@ describe('members', () => {
     await expectWriteError(members().remove(DEMO.orgs.acme, user.id), 'not_found', /No member/);
   });
 
+  test('concurrent provisionings: nearby e-mails all succeed, and one new e-mail in two organizations makes one user', async () => {
+    const run = unique();
+    const emails = Array.from({ length: 16 }, (_, i) => `race-${run}-${i}@example.com`);
+    const created = await Promise.all(emails.map((email) => members().provision(DEMO.orgs.acme, input({ email }))));
+    expect(new Set(created.map((m) => m.user.id)).size).toBe(16);
+
+    const shared = `shared-${run}@example.com`;
+    const [inAcme, inGlobex] = await Promise.all([
+      members().provision(DEMO.orgs.acme, input({ email: shared })),
+      members().provision(DEMO.orgs.globex, input({ email: shared })),
+    ]);
+    expect(inAcme.user.id).toBe(inGlobex.user.id);
+    expect(await User.count({ where: { email: shared } })).toBe(1);
+  });
+
   test('an organization cannot change a member of another organization', async () => {
     await expectWriteError(members().update(DEMO.orgs.globex, DEMO.users.ada, input()), 'not_found', /No member/);
     await expectWriteError(members().remove(DEMO.orgs.globex, DEMO.users.ada), 'not_found', /No member/);

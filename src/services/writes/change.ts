@@ -26,6 +26,8 @@ export interface Committed {
   accessChangedUsers: string[];
 }
 
+const MAX_ATTEMPTS = 5;
+
 export class ChangeRunner {
   private readonly listeners: ((committed: Committed) => void)[] = [];
   /** SQLite has one writer at a time; queueing here spares each change a busy error and a retry. */
@@ -46,15 +48,20 @@ export class ChangeRunner {
   }
 
   /**
-   * MariaDB may pick a change as a deadlock victim (two provisionings of one new e-mail lock the same gap): it is
-   * run again. A concurrent change that made the same row first is a conflict, as if it had come first.
+   * A change that lost a race runs again from the start, reading what the winner committed: a deadlock victim on
+   * MariaDB, or a row a concurrent change inserted first (two provisionings of one new e-mail: the second then
+   * finds the user and adds its membership). A race lost every time is a conflict.
    */
   private async withRetries<T>(work: (change: Change) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.runNow(work);
       } catch (err) {
-        if (isDeadlock(err) && attempt < 3) continue;
+        const lostRace = isDeadlock(err) || err instanceof UniqueConstraintError;
+        if (lostRace && attempt < MAX_ATTEMPTS) {
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+          continue;
+        }
         if (err instanceof UniqueConstraintError) throw conflict('That already exists: a concurrent change made it first');
         throw err;
       }

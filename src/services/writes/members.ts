@@ -51,7 +51,9 @@ export class MemberWriter {
       const { transaction } = change;
       const email = normalizeEmail(input.email);
       const now = this.now();
-      let user = await User.findOne({ where: { email }, transaction, lock: lockFor(transaction) });
+      // No locking read: on MariaDB it would gap-lock and deadlock concurrent provisionings of nearby e-mails. Two
+      // creates of one e-mail race to the unique index instead, and the loser's change runs again (change.ts).
+      let user = await User.findOne({ where: { email }, transaction });
       if (user) {
         const existing = await OrganizationMembership.findOne({ where: { organization_id: organizationId, user_id: user.id }, transaction });
         if (existing) throw conflict(`A member with userName '${email}' already exists in this organization`);
@@ -173,7 +175,3 @@ export class MemberWriter {
   }
 }
 
-/** Two creates of the same e-mail at once: the second waits for the first's row on MySQL (SQLite has one writer). */
-function lockFor(transaction: Transaction) {
-  return User.sequelize!.getDialect() === 'mysql' ? transaction.LOCK.UPDATE : undefined;
-}
