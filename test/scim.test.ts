@@ -308,6 +308,12 @@ describe('bad input: the SCIM error with its scimType, and nothing written', () 
     expectScimError(await okta.post('/Groups', { schemas: [GROUP] }), 400, 'invalidValue', /'displayName' is required/);
     expectScimError(await okta.post('/Groups', { schemas: [GROUP], displayName: 'x', colour: 'red' }), 400, 'invalidSyntax', /Unknown attribute 'colour'/);
     expectScimError(await okta.get('/Groups?filter=members%5Bvalue%20co%20%22x%22%5D'), 400, 'invalidFilter', /eq and a quoted value/);
+    const groupPatch = (Operations: unknown[]) => okta.patch(`/Groups/${DEMO.teams.platform}`, { schemas: [PATCH], Operations });
+    expectScimError(await groupPatch([{ op: 'replace', path: 'colour', value: 'red' }]), 400, 'invalidPath', /no attribute 'colour'/);
+    expectScimError(await groupPatch([{ op: 'remove', path: 'displayName' }]), 400, 'mutability', /cannot be removed/);
+    expectScimError(await groupPatch([{ op: 'add', path: `members[value eq "${DEMO.users.ada}"]`, value: [] }]), 400, 'invalidPath', /add members with path "members"/);
+    expectScimError(await groupPatch([{ op: 'replace', value: { id: 'team_other' } }]), 400, 'mutability', /id is read-only/);
+    expectScimError(await groupPatch([{ op: 'add', path: 'members', value: [{ display: 'no value' }] }]), 400, 'invalidValue', /needs a "value"/);
     expectScimError(await okta.patch('/Users', {}), 405);
     expect(await memberTotal(DEMO.orgs.acme)).toBe(before);
     expect(Number((await OutboxEvent.max('seq')) ?? 0)).toBe(seq);

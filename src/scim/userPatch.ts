@@ -1,9 +1,11 @@
 import type { MemberInput } from '../services/writes/members';
 import { ScimError } from './errors';
 import { USER_SCHEMA } from './userFilter';
-import { booleanOf, ENTERPRISE_USER_SCHEMA, nameOf, roleOf, splitName, stringOf, userNameOf } from './userResource';
+import { booleanOf, ENTERPRISE_USER_SCHEMA, IGNORED_CORE, nameOf, roleOf, splitName, stringOf, userNameOf } from './userResource';
+import { PatchOpName, patchOperations, pathsOf } from './patchOp';
 
-export const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+export { PATCH_SCHEMA } from './patchOp';
+
 
 /**
  * A User PATCH (RFC 7644 §3.5.2) applied to what the member is now, giving what it becomes. It takes the forms
@@ -14,73 +16,20 @@ export const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
  */
 export function patchedUser(current: MemberInput, body: unknown): MemberInput {
   const next = { ...current };
-  for (const [index, operation] of operationsOf(body).entries()) {
-    const { op, path, value } = operationOf(operation, index);
-    if (path === undefined) {
-      if (op === 'remove') throw new ScimError(400, 'noTarget', `Operation ${index + 1}: "remove" needs a "path"`);
-      if (!value || typeof value !== 'object' || Array.isArray(value)) {
-        throw new ScimError(400, 'invalidValue', `Operation ${index + 1}: without a "path", "value" must be an object of attributes`);
-      }
-      for (const [key, inner] of Object.entries(value as Record<string, unknown>)) apply(next, op, key, inner, index);
-    } else {
-      apply(next, op, path, value, index);
-    }
+  for (const operation of patchOperations(body)) {
+    for (const [path, value] of pathsOf(operation)) apply(next, operation.op, path, value, operation.where);
   }
   return next;
-}
-
-type Op = 'add' | 'replace' | 'remove';
-
-function operationsOf(body: unknown): unknown[] {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ScimError(400, 'invalidSyntax', 'The body must be a JSON object (a SCIM PatchOp)');
-  const entries = Object.entries(body as Record<string, unknown>);
-  const schemas = entries.find(([k]) => k.toLowerCase() === 'schemas')?.[1];
-  if (!Array.isArray(schemas) || !schemas.some((s) => typeof s === 'string' && s.toLowerCase() === PATCH_SCHEMA.toLowerCase())) {
-    throw new ScimError(400, 'invalidSyntax', `A PATCH body lists "${PATCH_SCHEMA}" in "schemas"`);
-  }
-  const operations = entries.find(([k]) => k.toLowerCase() === 'operations')?.[1];
-  if (!Array.isArray(operations) || operations.length === 0) throw new ScimError(400, 'invalidSyntax', 'A PATCH body has a non-empty "Operations" array');
-  return operations;
-}
-
-function operationOf(operation: unknown, index: number): { op: Op; path?: string; value: unknown } {
-  if (!operation || typeof operation !== 'object' || Array.isArray(operation)) {
-    throw new ScimError(400, 'invalidSyntax', `Operation ${index + 1} must be an object with "op", "path" and "value"`);
-  }
-  const fields = Object.fromEntries(Object.entries(operation as Record<string, unknown>).map(([k, v]) => [k.toLowerCase(), v]));
-  const op = typeof fields.op === 'string' ? fields.op.toLowerCase() : undefined;
-  if (op !== 'add' && op !== 'replace' && op !== 'remove') {
-    throw new ScimError(400, 'invalidSyntax', `Operation ${index + 1}: "op" must be add, replace or remove, not ${JSON.stringify(fields.op)}`);
-  }
-  if (fields.path !== undefined && (typeof fields.path !== 'string' || fields.path.trim() === '')) {
-    throw new ScimError(400, 'invalidPath', `Operation ${index + 1}: "path" must be a non-empty string`);
-  }
-  if (op !== 'remove' && !('value' in fields)) throw new ScimError(400, 'invalidValue', `Operation ${index + 1}: "${op}" needs a "value"`);
-  return { op, path: fields.path as string | undefined, value: fields.value };
 }
 
 /** `attr`, `attr.sub`, `attr[filter]`, `attr[filter].sub`, each maybe prefixed by a schema URN. */
 const PATH = /^([A-Za-z][\w$-]*)(?:\[(.+)\])?(?:\.([A-Za-z][\w$-]*))?$/;
 
-const IGNORED = new Set([
-  'emails',
-  'nickname',
-  'profileurl',
-  'usertype',
-  'preferredlanguage',
-  'locale',
-  'timezone',
-  'phonenumbers',
-  'ims',
-  'photos',
-  'addresses',
-  'entitlements',
-  'x509certificates',
-  'password',
-]);
+/** Kept elsewhere or not at all: `emails` follow `userName`; the rest is not stored (userResource.ts). */
+const IGNORED = new Set(['emails', ...IGNORED_CORE]);
 
-function apply(next: MemberInput, op: Op, rawPath: string, value: unknown, index: number): void {
-  const where = `Operation ${index + 1} (${rawPath})`;
+function apply(next: MemberInput, op: PatchOpName, rawPath: string, value: unknown, operation: string): void {
+  const where = `${operation} (${rawPath})`;
   const lower = rawPath.trim().toLowerCase();
   // The enterprise extension (and Entra ID's `…:enterprise:2.0:User:manager` paths): accepted, not kept.
   if (lower.startsWith(ENTERPRISE_USER_SCHEMA.toLowerCase())) return;
@@ -113,7 +62,7 @@ function apply(next: MemberInput, op: Op, rawPath: string, value: unknown, index
     case 'name':
       if (op === 'remove') return;
       if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ScimError(400, 'invalidValue', `${where}: "value" must be an object of name parts`);
-      next.name = nameOf({ name: lowerKeys(value as Record<string, unknown>) }, next.name);
+      next.name = nameOf({ name: nameParts(value as Record<string, unknown>) }, next.name);
       return;
     case 'active':
       if (op === 'remove') throw new ScimError(400, 'mutability', `${where}: active cannot be removed; replace it with true or false`);
@@ -135,7 +84,7 @@ function apply(next: MemberInput, op: Op, rawPath: string, value: unknown, index
 }
 
 /** Name parts as `nameOf` reads them, whatever their case (`givenname`, `GivenName`). */
-function lowerKeys(value: Record<string, unknown>): Record<string, unknown> {
+function nameParts(value: Record<string, unknown>): Record<string, unknown> {
   const canonical: Record<string, string> = { formatted: 'formatted', givenname: 'givenName', familyname: 'familyName' };
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [canonical[k.toLowerCase()] ?? k, v]));
 }

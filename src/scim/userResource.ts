@@ -26,7 +26,7 @@ export interface ScimUser {
 }
 
 /** Core User attributes we do not keep: accepted from identity providers (Entra ID sends several), not stored. */
-const IGNORED_CORE = new Set([
+export const IGNORED_CORE = new Set([
   'nickname',
   'profileurl',
   'usertype',
