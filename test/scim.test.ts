@@ -299,6 +299,8 @@ describe('bad input: the SCIM error with its scimType, and nothing written', () 
     expectScimError(await okta.get('/Users?filter=userName%20eq'), 400, 'invalidFilter', /cannot be parsed/);
     expectScimError(await okta.get('/Users?filter=nickName%20eq%20%22x%22'), 400, 'invalidFilter', /cannot be filtered on/);
     expectScimError(await okta.get('/Users?count=ten'), 400, 'invalidValue', /integer/);
+    expectScimError(await okta.get('/Users?startIndex=99999999999999999999'), 400, 'invalidValue', /at most 1000000000/);
+    expect((await okta.get('/Users?startIndex=1000000000&count=5')).body).toMatchObject({ startIndex: 1000000000, Resources: [] });
     expectScimError(await okta.get('/Users?colour=red'), 400, 'invalidValue', /Unknown query parameter 'colour'/);
     expectScimError(await okta.get('/Users?sortBy=userName'), 501, undefined, /Sorting is not supported/);
     expectScimError(await okta.post('/Bulk', { schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'], Operations: [] }), 501);
@@ -384,4 +386,51 @@ test('two instances: a suspension through one instance’s SCIM bites on the oth
     await second.close();
     initModels(t.runtime.sequelize);
   }
+});
+
+test('no body or query, however malformed, gets a 5xx; every refusal is a SCIM error', async () => {
+  let seed = 42;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)];
+  const values = (): unknown =>
+    pick<() => unknown>([
+      () => null,
+      () => true,
+      () => 'False',
+      () => -1,
+      () => 1e308,
+      () => '',
+      () => 'x'.repeat(300),
+      () => '"\\]\u0000',
+      () => [],
+      () => [{}],
+      () => [{ value: DEMO.users.ada }],
+      () => ({ value: 'usr_nope' }),
+      () => ({ givenName: 5 }),
+      () => ({ __proto__: { admin: true } }),
+    ])();
+  const attributes = ['userName', 'displayName', 'name', 'active', 'roles', 'emails', 'title', 'externalId', 'members', 'id', 'meta', 'schemas', 'Operations', 'op', 'path', 'value'];
+  const body = (): unknown => {
+    if (random() < 0.1) return values();
+    const out: Record<string, unknown> = { schemas: pick([[CORE], [GROUP], [PATCH], ['x'], 'x']) };
+    for (let i = 0; i < 1 + random() * 4; i++) out[pick(attributes)] = values();
+    if (random() < 0.5) out.Operations = [{ op: pick(['add', 'Replace', 'remove', 'x', 5]), path: pick([undefined, 'members', 'active', 'name.givenName', 'members[value eq "x"]', 'a[b', '']), value: values() }];
+    return out;
+  };
+  const filters = ['userName eq "a', 'userName eq "a" or', 'not ()', 'members[value eq 5]', 'meta.created gt "x"', '((((', 'a'.repeat(2000) + ' pr', 'title co null', 'active eq 1'];
+  const okta = scim(acme);
+  const statuses = new Map<number, number>();
+  for (let i = 0; i < 240; i++) {
+    const target = pick(['/Users', `/Users/${DEMO.users.linus}`, '/Groups', `/Groups/${DEMO.teams.platform}`, '/Users/usr_nope']);
+    const method = pick(['post', 'put', 'patch', 'get'] as const);
+    const res =
+      method === 'get'
+        ? await okta.get(`${target}?filter=${encodeURIComponent(pick(filters))}&${pick(['count=-5', 'startIndex=0', 'attributes=', 'excludedAttributes=meta', 'count=1'])}`)
+        : await okta[method](target, body());
+    statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+    expect(res.status).toBeLessThan(500);
+    if (res.status >= 400) expect(res.body.schemas).toEqual([ERROR]);
+  }
+  // The inputs reach the checks they are meant for, not only the first one.
+  expect([...statuses.keys()].filter((s) => s >= 400).length).toBeGreaterThanOrEqual(3);
 });

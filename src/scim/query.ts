@@ -13,10 +13,15 @@ export interface ListQuery {
 
 const KNOWN = new Set(['filter', 'startindex', 'count', 'attributes', 'excludedattributes', 'sortby', 'sortorder']);
 
+// Past this a page is past any organization's end; the database would refuse an offset beyond its integers.
+const MAX_START_INDEX = 1_000_000_000;
+
 function integer(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!/^-?\d+$/.test(value.trim())) throw new ScimError(400, 'invalidValue', `'${name}' must be an integer, not '${value}'`);
-  return Number(value);
+  const n = Number(value);
+  if (n > MAX_START_INDEX) throw new ScimError(400, 'invalidValue', `'${name}' must be at most ${MAX_START_INDEX}`);
+  return n;
 }
 
 function names(value: string | undefined): string[] | undefined {
