@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { parseSecretsKey } from './secrets/secretBox';
 
 const positiveInt = (name: string, fallback: number) =>
   z.coerce
@@ -61,6 +62,15 @@ const ConfigSchema = z.object({
   SCIM_RATE_LIMIT_PER_MINUTE: positiveInt('SCIM_RATE_LIMIT_PER_MINUTE', 1_200),
   SCIM_RATE_LIMIT_PER_HOUR: positiveInt('SCIM_RATE_LIMIT_PER_HOUR', 36_000),
   SCIM_BODY_LIMIT_KB: positiveInt('SCIM_BODY_LIMIT_KB', 1_024),
+  // Never echoed in a message: it is a secret.
+  SECRETS_KEY: z
+    .string()
+    .transform((value, ctx) => {
+      const key = parseSecretsKey(value);
+      if (!key) ctx.addIssue({ code: 'custom', message: 'SECRETS_KEY must be 32 bytes as 64 hex characters or base64 (make one with: openssl rand -hex 32)' });
+      return key ?? Buffer.alloc(0);
+    })
+    .optional(),
   REQUEST_TIMEOUT_MS: positiveInt('REQUEST_TIMEOUT_MS', 120_000),
   CORS_ORIGINS: z
     .string()

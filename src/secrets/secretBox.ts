@@ -1,0 +1,70 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+/**
+ * Secrets the service must present or re-compute (webhook HMAC keys, DESIGN §10) are stored sealed with
+ * AES-256-GCM under `SECRETS_KEY`: `v1.<iv>.<tag>.<ciphertext>`, base64url, a fresh 96-bit IV each time. A row
+ * copied from the database without the key is useless, and a changed byte fails to open.
+ */
+export class SecretBox {
+  constructor(private readonly key: Buffer) {
+    if (key.length !== 32) throw new Error('A secrets key has 32 bytes');
+  }
+
+  seal(plain: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const sealed = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return ['v1', iv, cipher.getAuthTag(), sealed].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+  }
+
+  /** The plain secret; throws when the value was sealed under another key or changed since. */
+  open(sealed: string): string {
+    const [version, iv, tag, data] = sealed.split('.');
+    if (version !== 'v1' || iv === undefined || tag === undefined || data === undefined) throw new Error('Not a sealed secret');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    try {
+      return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+    } catch {
+      throw new Error('A sealed secret could not be opened: SECRETS_KEY is not the key it was sealed with, or the value was changed');
+    }
+  }
+}
+
+/** `SECRETS_KEY`: 32 bytes as 64 hex characters or base64; undefined for anything else. */
+export function parseSecretsKey(text: string): Buffer | undefined {
+  const trimmed = text.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Buffer.from(trimmed, 'hex');
+  // Standard or URL-safe base64 of 32 bytes: 43 characters and an optional '='.
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(trimmed)) return Buffer.from(trimmed, 'base64');
+  return undefined;
+}
+
+export const SECRETS_KEY_FILE = 'secrets.key';
+
+/**
+ * The key secrets are sealed with: `SECRETS_KEY` when set. On the embedded default without it, a key file beside
+ * the database (`data/secrets.key`, owner-only), made on first use, so a newcomer needs no setup; with
+ * MySQL/MariaDB the key must be given, since instances share the database and must share the key.
+ */
+export function secretsKeyFor(config: { SECRETS_KEY?: Buffer; DATABASE_URL?: string; SQLITE_PATH: string }): Buffer {
+  if (config.SECRETS_KEY) return config.SECRETS_KEY;
+  if (config.DATABASE_URL) {
+    throw new Error('SECRETS_KEY is required with DATABASE_URL: every instance must seal and open secrets with the same key (openssl rand -hex 32)');
+  }
+  const file = path.join(path.dirname(path.resolve(config.SQLITE_PATH)), SECRETS_KEY_FILE);
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    try {
+      // `wx`: two processes starting at once must not both write a key; the second reads the first's.
+      fs.writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  const key = parseSecretsKey(fs.readFileSync(file, 'utf8'));
+  if (!key) throw new Error(`${file} does not hold a secrets key (64 hex characters); restore it, or remove it if no secret was sealed yet`);
+  return key;
+}
