@@ -12,6 +12,7 @@ import {
   User,
 } from '../../db/models';
 import { hashesEqual, hashToken, isWellFormedToken, SCIM_TOKEN_PREFIX } from './tokenFormat';
+import { LastUsedRecorder } from './lastUsed';
 
 const unauthorized = (message: string) => new ApiError('UNAUTHORIZED', message);
 
@@ -39,9 +40,11 @@ export interface AuthenticatorOptions {
 
 export class Authenticator {
   private readonly cache = new Map<string, CachedToken>();
-  private readonly lastUsedWritten = new Map<string, number>();
+  private readonly lastUsed: LastUsedRecorder;
 
-  constructor(private readonly options: AuthenticatorOptions) {}
+  constructor(private readonly options: AuthenticatorOptions) {
+    this.lastUsed = new LastUsedRecorder(ApiToken, options.lastUsedIntervalMs, options.onBackgroundError);
+  }
 
   /** Resolves the Authorization header to a principal, or throws 401 with a message saying what to fix. */
   async authenticate(header: string | undefined, now = new Date()): Promise<Principal> {
@@ -66,7 +69,7 @@ export class Authenticator {
       this.remember(hash, entry);
     }
     if (entry.expiresAt && entry.expiresAt.getTime() <= now.getTime()) throw unauthorized('API token has expired');
-    this.touch(entry.principal.tokenId, now);
+    this.lastUsed.record(entry.principal.tokenId, now);
     return entry.principal;
   }
 
@@ -122,22 +125,5 @@ export class Authenticator {
     if (this.options.cacheTtlMs <= 0) return;
     if (this.cache.size >= 10_000) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(hash, entry);
-  }
-
-  /** Records use without a write per request: at most one conditional UPDATE per token and interval. */
-  private touch(tokenId: string, now: Date): void {
-    const last = this.lastUsedWritten.get(tokenId) ?? 0;
-    if (now.getTime() - last < this.options.lastUsedIntervalMs) return;
-    if (this.lastUsedWritten.size >= 10_000) {
-      // Entries older than the interval no longer suppress a write; dropping them changes nothing.
-      for (const [id, at] of this.lastUsedWritten) if (now.getTime() - at >= this.options.lastUsedIntervalMs) this.lastUsedWritten.delete(id);
-    }
-    this.lastUsedWritten.set(tokenId, now.getTime());
-    const staleBefore = new Date(now.getTime() - this.options.lastUsedIntervalMs);
-    ApiToken.update(
-      { last_used_at: now },
-      // Other instances may have written it already; the condition keeps this to one write per interval.
-      { where: { id: tokenId, [Op.or]: [{ last_used_at: null }, { last_used_at: { [Op.lt]: staleBefore } }] } },
-    ).catch(this.options.onBackgroundError);
   }
 }

@@ -1,5 +1,5 @@
-import { Op } from 'sequelize';
 import { ScimToken } from '../../db/models';
+import { LastUsedRecorder } from '../auth/lastUsed';
 import { hashesEqual, hashToken, isWellFormedToken, SCIM_TOKEN_PREFIX } from '../auth/tokenFormat';
 import { ScimError } from './errors';
 
@@ -22,9 +22,11 @@ interface Cached {
  */
 export class ScimAuthenticator {
   private readonly cache = new Map<string, Cached>();
-  private readonly lastUsedWritten = new Map<string, number>();
+  private readonly lastUsed: LastUsedRecorder;
 
-  constructor(private readonly options: { cacheTtlMs: number; lastUsedIntervalMs: number; onBackgroundError: (err: unknown) => void }) {}
+  constructor(private readonly options: { cacheTtlMs: number; lastUsedIntervalMs: number; onBackgroundError: (err: unknown) => void }) {
+    this.lastUsed = new LastUsedRecorder(ScimToken, options.lastUsedIntervalMs, options.onBackgroundError);
+  }
 
   async authenticate(header: string | undefined, now = new Date()): Promise<ScimCaller> {
     const match = header ? /^bearer\s+(\S+)\s*$/i.exec(header) : null;
@@ -47,18 +49,7 @@ export class ScimAuthenticator {
         this.cache.set(hash, entry);
       }
     }
-    this.touch(entry.caller.tokenId, now);
+    this.lastUsed.record(entry.caller.tokenId, now);
     return entry.caller;
-  }
-
-  /** At most one write per token and interval, as for API tokens. */
-  private touch(tokenId: string, now: Date): void {
-    if (now.getTime() - (this.lastUsedWritten.get(tokenId) ?? 0) < this.options.lastUsedIntervalMs) return;
-    this.lastUsedWritten.set(tokenId, now.getTime());
-    const staleBefore = new Date(now.getTime() - this.options.lastUsedIntervalMs);
-    ScimToken.update(
-      { last_used_at: now },
-      { where: { id: tokenId, [Op.or]: [{ last_used_at: null }, { last_used_at: { [Op.lt]: staleBefore } }] } },
-    ).catch(this.options.onBackgroundError);
   }
 }
