@@ -25,6 +25,7 @@ export const ORGANIZATION_ROLES: readonly OrganizationRole[] = ['admin', 'manage
  * member anywhere: access, member lists, visibility. Team memberships carry their member's organization state.
  */
 export type MembershipStatus = 'active' | 'suspended';
+export const MEMBERSHIP_STATUSES: readonly MembershipStatus[] = ['active', 'suspended'];
 
 /**
  * The member's user fields that member lists sort by, kept on every membership row so that each (scope, sort)
