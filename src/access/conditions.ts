@@ -10,6 +10,11 @@ export const conditions = {
   /** Suspended members count as no members (db/models/people.ts): every membership read that grants or shows. */
   activeMembership: { status: 'active' } as const,
 
+  /** The same, for a literal subquery over a membership table aliased `alias`. */
+  activeMembershipSql(alias: string): string {
+    return `${alias}.status = 'active'`;
+  },
+
   /** `rules.canAccessOrganization` on a column holding an organization id. */
   accessibleOrganizations(p: Principal, column = 'organization_id'): WhereOptions {
     return { [column]: { [Op.in]: rules.accessibleOrganizationIds(p) } };

@@ -52,7 +52,7 @@ export function userTeams(p: Principal, userId: string): ListSource<ReturnType<t
     where: {
       [Op.and]: [
         { organization_id: { [Op.in]: organizationIds } },
-        { id: { [Op.in]: literal("(SELECT tm.team_id FROM team_memberships tm WHERE tm.user_id = :userId AND tm.status = 'active')") } },
+        { id: { [Op.in]: literal(`(SELECT tm.team_id FROM team_memberships tm WHERE tm.user_id = :userId AND ${conditions.activeMembershipSql('tm')})`) } },
         ...conditions.teamScope(p, 'id'),
       ],
     },

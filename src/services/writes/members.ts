@@ -146,13 +146,24 @@ export class MemberWriter {
       const { transaction } = change;
       const member = await this.find(organizationId, userId, transaction);
       if (!member) throw notFound(`No member ${userId} in this organization`);
-      const teamIds = (await Team.findAll({ where: { organization_id: organizationId }, attributes: ['id'], transaction })).map((t) => t.id);
+      const teamIds = await this.teamIdsIn(organizationId, userId, transaction);
       if (teamIds.length) await TeamMembership.destroy({ where: { user_id: userId, team_id: { [Op.in]: teamIds } }, transaction });
       await member.membership.destroy({ transaction });
       change.wrote('organization_memberships', 'team_memberships');
       change.accessChanged(userId);
       change.emit(organizationId, 'membership.removed', toOrganizationMember(member.membership));
     });
+  }
+
+  /** The user's teams in this organization: from the user's few team memberships, not the organization's teams. */
+  private async teamIdsIn(organizationId: string, userId: string, transaction: Transaction): Promise<string[]> {
+    const rows = await TeamMembership.findAll({
+      where: { user_id: userId },
+      attributes: ['team_id'],
+      include: [{ model: Team, as: 'team', attributes: [], required: true, where: { organization_id: organizationId } }],
+      transaction,
+    });
+    return rows.map((r) => r.team_id);
   }
 
   private async belongsElsewhere(userId: string, organizationId: string, transaction: Transaction): Promise<boolean> {
@@ -168,7 +179,7 @@ export class MemberWriter {
 
   /** A team membership carries its member's organization state (db/models/people.ts). */
   private async setTeamStatus(change: Change, organizationId: string, userId: string, status: MembershipStatus): Promise<void> {
-    const teamIds = (await Team.findAll({ where: { organization_id: organizationId }, attributes: ['id'], transaction: change.transaction })).map((t) => t.id);
+    const teamIds = await this.teamIdsIn(organizationId, userId, change.transaction);
     if (teamIds.length === 0) return;
     await TeamMembership.update({ status }, { where: { user_id: userId, team_id: { [Op.in]: teamIds } }, transaction: change.transaction });
     change.wrote('team_memberships');
