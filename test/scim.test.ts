@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { initModels, OutboxEvent } from '../db/models';
+import { initModels, OutboxEvent, ScimToken } from '../db/models';
 import { createRuntime } from '../src/runtime';
 import { createLogger } from '../src/logger';
 import { createScimToken, revokeToken } from '../src/auth/tokenService';
 import { startTestApp, TestApp, DEMO } from './support/harness';
+import { entraCreateUser, oktaCreateUser, SCIM } from './support/idpPayloads';
 
 /**
  * `/scim/v2` as identity providers use it: the request sequences Okta's SCIM 2.0 reference and Microsoft
@@ -12,11 +13,7 @@ import { startTestApp, TestApp, DEMO } from './support/harness';
  * the SCIM error format. Changes show on /v1 at once.
  */
 
-const CORE = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
-const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
-const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
-const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+const { user: CORE, group: GROUP, patch: PATCH, error: ERROR } = SCIM;
 
 let t: TestApp;
 let acme: string;
@@ -64,18 +61,7 @@ test("Okta's sequence: look up by userName, create, read, replace, deactivate", 
   expect(lookup.body).toEqual({ schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'], totalResults: 0, startIndex: 1, itemsPerPage: 0, Resources: [] });
 
   const before = await memberTotal(DEMO.orgs.acme);
-  const created = await okta.post('/Users', {
-    schemas: [CORE],
-    userName: 'test.user@okta.local',
-    name: { givenName: 'Test', familyName: 'User' },
-    emails: [{ primary: true, value: 'test.user@okta.local', type: 'work' }],
-    displayName: 'Test User',
-    locale: 'en-US',
-    externalId: '00ujl29u0le5T6Aj10h7',
-    groups: [],
-    password: '1mz050nq',
-    active: true,
-  });
+  const created = await okta.post('/Users', oktaCreateUser('test.user@okta.local'));
   expect(created.status).toBe(201);
   const id = created.body.id as string;
   expect(created.headers.location).toBe(`https://api.example.com/scim/v2/Users/${id}`);
@@ -132,17 +118,7 @@ test("Entra ID's sequence: create with the enterprise extension, find by externa
   const externalId = '0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef';
   const userName = 'Test_User_ab6490ee@testuser.com';
   expect((await entra.get(`/Users?filter=userName eq "${userName}"`)).body.totalResults).toBe(0);
-  const created = await entra.post('/Users', {
-    schemas: [CORE, ENTERPRISE],
-    externalId,
-    userName,
-    active: true,
-    emails: [{ primary: true, type: 'work', value: userName }],
-    meta: { resourceType: 'User' },
-    name: { formatted: 'givenName familyName', familyName: 'familyName', givenName: 'givenName' },
-    roles: [],
-    [ENTERPRISE]: { department: 'Eng' },
-  });
+  const created = await entra.post('/Users', entraCreateUser(userName, externalId));
   expect(created.status).toBe(201);
   const id = created.body.id as string;
   expect(created.body.userName).toBe(userName.toLowerCase());
@@ -268,6 +244,15 @@ describe('tokens', () => {
     expectScimError(api, 401, undefined, /API tokens are not accepted on \/scim\/v2/);
     expect(api.headers['www-authenticate']).toBe('Bearer realm="scim"');
     expectScimError(await scim('scim_nonsense').get('/Users'), 401, undefined, /Malformed SCIM token/);
+    // A token's use is recorded (once a minute at most), as for API tokens.
+    const used = await createScimToken({ organizationId: DEMO.orgs.acme });
+    expect((await scim(used.token).get('/ServiceProviderConfig')).status).toBe(200);
+    let lastUsed: Date | null = null;
+    for (let i = 0; i < 20 && !lastUsed; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      lastUsed = (await ScimToken.findByPk(used.id))!.last_used_at;
+    }
+    expect(lastUsed).not.toBeNull();
     const revoked = await createScimToken({ organizationId: DEMO.orgs.acme });
     await revokeToken(revoked.id);
     expectScimError(await scim(revoked.token).get('/Users'), 401, undefined, /revoked/);

@@ -2,6 +2,7 @@ import { ScimError } from '../src/scim/errors';
 import { patchedUser, PATCH_SCHEMA } from '../src/scim/userPatch';
 import { userInputOf } from '../src/scim/userResource';
 import type { MemberInput } from '../src/services/writes/members';
+import { entraCreateUser, oktaCreateUser, SCIM } from './support/idpPayloads';
 
 /**
  * The SCIM User body and PATCH as identity providers send them. Payloads are those of Okta's SCIM 2.0
@@ -10,8 +11,7 @@ import type { MemberInput } from '../src/services/writes/members';
  * where noted.
  */
 
-const CORE = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+const { user: CORE, enterprise: ENTERPRISE } = SCIM;
 
 const ada: MemberInput = {
   email: 'ada@example.com',
@@ -36,19 +36,7 @@ function scimError(run: () => unknown): ScimError {
 
 describe('POST and PUT bodies', () => {
   test("Okta's create body", () => {
-    const body = {
-      schemas: [CORE],
-      userName: 'Test.User@okta.local',
-      name: { givenName: 'Test', familyName: 'User' },
-      emails: [{ primary: true, value: 'test.user@okta.local', type: 'work' }],
-      displayName: 'Test User',
-      locale: 'en-US',
-      externalId: '00ujl29u0le5T6Aj10h7',
-      groups: [],
-      password: '1mz050nq',
-      active: true,
-    };
-    expect(userInputOf(body)).toEqual({
+    expect(userInputOf(oktaCreateUser('Test.User@okta.local'))).toEqual({
       email: 'Test.User@okta.local',
       name: 'Test User',
       role: 'collaborator',
@@ -59,14 +47,10 @@ describe('POST and PUT bodies', () => {
   });
 
   test("Entra ID's create body, with the enterprise extension and a role", () => {
+    // As Entra sends it with default mappings: `active` as a string, an app role, a job title, a manager.
     const body = {
-      schemas: [CORE, ENTERPRISE],
-      externalId: '0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef',
-      userName: 'Test_User_ab6490ee@testuser.com',
+      ...entraCreateUser('Test_User_ab6490ee@testuser.com', '0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef'),
       active: 'True',
-      emails: [{ primary: true, type: 'work', value: 'Test_User_fd0ea19b@testuser.com' }],
-      meta: { resourceType: 'User' },
-      name: { formatted: 'givenName familyName', familyName: 'familyName', givenName: 'givenName' },
       roles: [{ primary: 'True', type: 'WindowsAzureActiveDirectoryRole', value: 'Admin' }],
       title: 'Engineer',
       [ENTERPRISE]: { department: 'Eng', manager: { value: 'x' } },
