@@ -4,6 +4,7 @@ import * as initialSchema from './migrations/0001-initial-schema';
 import * as memberSortColumns from './migrations/0002-member-sort-columns';
 import * as dataVersions from './migrations/0003-data-versions';
 import * as writePath from './migrations/0004-write-path';
+import * as gitActivity from './migrations/0005-git-activity';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -11,6 +12,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0002-member-sort-columns', ...memberSortColumns },
   { name: '0003-data-versions', ...dataVersions },
   { name: '0004-write-path', ...writePath },
+  { name: '0005-git-activity', ...gitActivity },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

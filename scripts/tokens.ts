@@ -9,12 +9,10 @@
  * migrated first. The plain token is printed once by `create` and never again; `list` shows only its preview.
  * Exit codes: 0 done, 1 bad input (unknown user, team, token, past expiry, ...) or failure, 2 usage error.
  */
-import fs from 'node:fs';
-import { parseArgs, ParseArgsConfig } from 'node:util';
 import { loadConfig } from '../src/config';
-import { createSequelize, describeDatabase } from '../db/connection';
-import { initModels, User } from '../db/models';
-import { migrate } from '../db/migrator';
+import { User } from '../db/models';
+import { describeDatabase } from '../db/connection';
+import { nonEmpty, openServerDatabase, parse, runCli, table, UsageError } from './cli';
 import { parseDateParam } from '../src/wire/dates';
 import {
   createScimToken,
@@ -55,7 +53,7 @@ Target: DATABASE_URL (mysql://...) or, when unset, the embedded SQLite file (SQL
 exist already. Each command first prints which database it opened (not with --json), and warns on stderr
 when that database has no users.`;
 
-export class UsageError extends Error {}
+export { UsageError };
 
 export type Command =
   | { kind: 'help' }
@@ -72,22 +70,6 @@ export type Command =
   | { kind: 'create-scim'; org: string; name?: string; json: boolean }
   | { kind: 'list'; user?: string; json: boolean }
   | { kind: 'revoke'; id: string };
-
-function parse(argv: string[], options: ParseArgsConfig['options'], allowPositionals = false) {
-  try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals });
-  } catch (e) {
-    // node:util reports unknown options, missing values and stray arguments as ERR_PARSE_ARGS_* errors.
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) throw new UsageError((e as Error).message);
-    throw e;
-  }
-}
-
-function nonEmpty(flag: string, value: string | undefined): string | undefined {
-  if (value !== undefined && value.trim() === '') throw new UsageError(`${flag} must not be empty`);
-  return value;
-}
 
 export function parseCommand(argv: string[]): Command {
   const [command, ...rest] = argv;
@@ -163,11 +145,6 @@ export function expiryOf(cmd: { expiresIn?: string; expiresAt?: string }, now: D
     );
   }
   return parsed.kind === 'day' ? parsed.start : parsed.at;
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
 }
 
 function scopeText(t: Pick<TokenSummary, 'organizations' | 'teams'>): string {
@@ -268,24 +245,13 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
 
-  const config = loadConfig();
-  const target = { url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH };
-  // Opening a missing SQLite file would create an empty database and answer from it as if all were well.
-  if (!target.url && !fs.existsSync(target.sqlitePath)) {
-    process.stderr.write(
-      `tokens: no database at ${describeDatabase(target)}. Point SQLITE_PATH (or DATABASE_URL) at the server's database, ` +
-        'or run "npm start" once to create the embedded one.\n',
-    );
-    return 1;
-  }
   const json = 'json' in cmd && cmd.json;
-  if (!json) process.stdout.write(`Database: ${describeDatabase(target)}\n`);
-  const sequelize = createSequelize(target);
+  const config = loadConfig();
+  const sequelize = await openServerDatabase('tokens', config, json);
+  if (!sequelize) return 1;
   try {
-    initModels(sequelize);
-    await migrate(sequelize);
     if ((await User.count()) === 0) {
-      process.stderr.write(`tokens: warning: ${describeDatabase(target)} has no users; is it the database the server uses?\n`);
+      process.stderr.write(`tokens: warning: ${describeDatabase({ url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH })} has no users; is it the database the server uses?\n`);
     }
     await run(cmd, (s) => process.stdout.write(s));
     return 0;
@@ -300,15 +266,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-if (require.main === module) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (e: unknown) => {
-      // Configuration and connection failures explain themselves; a stack would only bury the message.
-      process.stderr.write(`tokens: failed: ${e instanceof Error ? e.message : String(e)}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runCli('tokens', main);

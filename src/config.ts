@@ -62,6 +62,10 @@ const ConfigSchema = z.object({
   SCIM_RATE_LIMIT_PER_MINUTE: positiveInt('SCIM_RATE_LIMIT_PER_MINUTE', 1_200),
   SCIM_RATE_LIMIT_PER_HOUR: positiveInt('SCIM_RATE_LIMIT_PER_HOUR', 36_000),
   SCIM_BODY_LIMIT_KB: positiveInt('SCIM_BODY_LIMIT_KB', 1_024),
+  // GitHub sends up to 25 MB; a push of thousands of commits comes in bursts from a busy organization.
+  INGEST_RATE_LIMIT_PER_MINUTE: positiveInt('INGEST_RATE_LIMIT_PER_MINUTE', 600),
+  INGEST_RATE_LIMIT_PER_HOUR: positiveInt('INGEST_RATE_LIMIT_PER_HOUR', 20_000),
+  INGEST_BODY_LIMIT_KB: positiveInt('INGEST_BODY_LIMIT_KB', 25_600),
   // Never echoed in a message: it is a secret.
   SECRETS_KEY: z
     .string()

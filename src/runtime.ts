@@ -14,6 +14,9 @@ import { ChangeRunner } from './services/writes/change';
 import { MemberWriter } from './services/writes/members';
 import { TeamWriter } from './services/writes/teams';
 import { ScimAuthenticator } from './scim/auth';
+import { SecretBox, secretsKeyFor } from './secrets/secretBox';
+import { GitAppWriter } from './services/writes/gitApps';
+import { GitActivityWriter } from './services/writes/git/writer';
 import { appRouter } from './procedures';
 import { createApp } from './http/app';
 import { createHttpServer } from './http/server';
@@ -37,6 +40,8 @@ export interface Writers {
   changes: ChangeRunner;
   members: MemberWriter;
   teams: TeamWriter;
+  gitApps: GitAppWriter;
+  gitActivity: GitActivityWriter;
 }
 
 /** Wires config → stores → services → express app. The process (main.ts) and the tests both start here. */
@@ -65,7 +70,15 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
   const changes = new ChangeRunner(sequelize);
   // This instance applies an access change at once; the others when their token cache expires (5 s).
   changes.onCommitted(({ accessChangedUsers }) => authenticator.forgetUsers(accessChangedUsers));
-  const writers: Writers = { changes, members: new MemberWriter(changes), teams: new TeamWriter(changes) };
+  // The key is read when a secret is first sealed or opened: a process that never does needs none.
+  const secrets = new SecretBox(() => secretsKeyFor(config));
+  const writers: Writers = {
+    changes,
+    members: new MemberWriter(changes),
+    teams: new TeamWriter(changes),
+    gitApps: new GitAppWriter(changes, secrets),
+    gitActivity: new GitActivityWriter(changes),
+  };
 
   const lifecycle = { draining: false };
   const readiness = async () => {
@@ -101,8 +114,21 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     logger,
   };
 
+  const ingest = {
+    gitApps: writers.gitApps,
+    activity: writers.gitActivity,
+    limiter: new RateLimiter(
+      rateLimitTiers(config.INGEST_RATE_LIMIT_PER_HOUR, config.INGEST_RATE_LIMIT_PER_MINUTE),
+      redis,
+      `${options.rateLimitKeyPrefix ?? 'rl'}:ingest`,
+    ),
+    bodyLimitBytes: config.INGEST_BODY_LIMIT_KB * 1024,
+    logger,
+  };
+
   const app = createApp({
     scim,
+    ingest,
     router: appRouter,
     logger,
     version: API_VERSION,

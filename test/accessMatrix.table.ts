@@ -125,6 +125,8 @@ export type ItemKind =
   | 'repository'
   | 'commit'
   | 'pullRequest'
+  | 'deployment'
+  | 'incident'
   | 'task'
   | 'interaction'
   | 'dashboardView'
@@ -161,6 +163,10 @@ const ACME_COMMITS = [...ACME_API_COMMITS, 'cmt_acme_web_1'];
 const GLOBEX_COMMITS = ['cmt_globex_core_1'];
 const ACME_PRS = ['pr_acme_api_1', 'pr_acme_api_2', 'pr_acme_api_3'];
 const GLOBEX_PRS = ['pr_globex_core_1'];
+const ACME_DEPLOYMENTS = ['dep_acme_api_1', 'dep_acme_api_2', 'dep_acme_api_3'];
+const GLOBEX_DEPLOYMENTS = ['dep_globex_core_1'];
+const ACME_INCIDENTS = ['inc_acme_api_1'];
+const GLOBEX_INCIDENTS = ['inc_globex_core_1'];
 const PLATFORM_TASKS = ['task_platform_epic', 'task_platform_story', 'task_platform_bug', 'task_platform_chore', 'task_platform_paused'];
 const CORE_TASKS = ['task_core_epic', 'task_core_story'];
 const ALL_INTERACTIONS = [
@@ -191,6 +197,10 @@ const COMMITS_OF_ACME = has(ACME_COMMITS, GLOBEX_COMMITS);
 const COMMITS_OF_GLOBEX = has(GLOBEX_COMMITS, ACME_COMMITS);
 const PRS_OF_ACME = has(ACME_PRS, GLOBEX_PRS);
 const PRS_OF_GLOBEX = has(GLOBEX_PRS, ACME_PRS);
+const DEPLOYMENTS_OF_ACME = has(ACME_DEPLOYMENTS, GLOBEX_DEPLOYMENTS);
+const DEPLOYMENTS_OF_GLOBEX = has(GLOBEX_DEPLOYMENTS, ACME_DEPLOYMENTS);
+const INCIDENTS_OF_ACME = has(ACME_INCIDENTS, GLOBEX_INCIDENTS);
+const INCIDENTS_OF_GLOBEX = has(GLOBEX_INCIDENTS, ACME_INCIDENTS);
 const ACME_MEMBERS = has(ACME_USERS, GLOBEX_ONLY_USERS);
 const GLOBEX_MEMBERS = has(GLOBEX_USERS, ACME_ONLY_USERS);
 const PLATFORM_MEMBERS = has(['usr_grace', 'usr_linus'], ['usr_ada', 'usr_barbara', 'usr_margaret', 'usr_outsider', 'usr_hedy']);
@@ -400,6 +410,19 @@ export const ROWS: readonly Row[] = [
   list('/v1/git/apps/gapp_acme_github/repositories/all/pull-requests', 'pullRequest', [PRS_OF_ACME, PRS_OF_ACME, PRS_OF_ACME, F.gitApp,    PRS_OF_ACME, PRS_OF_ACME]),
   list('/v1/git/apps/gapp_globex_gitlab/repositories/all/pull-requests', 'pullRequest', [F.gitApp, F.gitApp,   F.gitApp,    PRS_OF_GLOBEX, F.gitApp,  F.gitApp]),
   list('/v1/git/apps/gapp_nope/repositories/all/pull-requests', 'pullRequest', all(N.gitApp)),
+  // §13 Deployments and incidents: as commits and pull requests, the owning organization's members.
+  list('/v1/git/apps/gapp_acme_github/repositories/repo_acme_api/deployments', 'deployment', [DEPLOYMENTS_OF_ACME, DEPLOYMENTS_OF_ACME, DEPLOYMENTS_OF_ACME, F.gitApp, DEPLOYMENTS_OF_ACME, DEPLOYMENTS_OF_ACME]),
+  list('/v1/git/apps/gapp_globex_gitlab/repositories/repo_globex_core/deployments', 'deployment', [F.gitApp, F.gitApp, F.gitApp, DEPLOYMENTS_OF_GLOBEX, F.gitApp, F.gitApp]),
+  list('/v1/git/apps/gapp_acme_github/repositories/repo_globex_core/deployments', 'deployment', [N.repo, N.repo, N.repo, F.gitApp, N.repo, N.repo]),
+  list('/v1/git/apps/gapp_nope/repositories/repo_acme_api/deployments', 'deployment', all(N.gitApp)),
+  list('/v1/git/apps/gapp_acme_github/repositories/all/deployments', 'deployment', [DEPLOYMENTS_OF_ACME, DEPLOYMENTS_OF_ACME, DEPLOYMENTS_OF_ACME, F.gitApp, DEPLOYMENTS_OF_ACME, DEPLOYMENTS_OF_ACME]),
+  list('/v1/git/apps/gapp_globex_gitlab/repositories/all/deployments', 'deployment', [F.gitApp, F.gitApp, F.gitApp, DEPLOYMENTS_OF_GLOBEX, F.gitApp, F.gitApp]),
+  list('/v1/git/apps/gapp_acme_github/repositories/repo_acme_api/incidents', 'incident', [INCIDENTS_OF_ACME, INCIDENTS_OF_ACME, INCIDENTS_OF_ACME, F.gitApp, INCIDENTS_OF_ACME, INCIDENTS_OF_ACME]),
+  list('/v1/git/apps/gapp_globex_gitlab/repositories/repo_globex_core/incidents', 'incident', [F.gitApp, F.gitApp, F.gitApp, INCIDENTS_OF_GLOBEX, F.gitApp, F.gitApp]),
+  list('/v1/git/apps/gapp_globex_gitlab/repositories/repo_acme_api/incidents', 'incident', [F.gitApp, F.gitApp, F.gitApp, N.repo, F.gitApp, F.gitApp]),
+  list('/v1/git/apps/gapp_acme_github/repositories/all/incidents', 'incident', [INCIDENTS_OF_ACME, INCIDENTS_OF_ACME, INCIDENTS_OF_ACME, F.gitApp, INCIDENTS_OF_ACME, INCIDENTS_OF_ACME]),
+  list('/v1/git/apps/gapp_globex_gitlab/repositories/all/incidents', 'incident', [F.gitApp, F.gitApp, F.gitApp, INCIDENTS_OF_GLOBEX, F.gitApp, F.gitApp]),
+  list('/v1/git/apps/gapp_nope/repositories/all/incidents', 'incident', all(N.gitApp)),
 
   // /v1/commits: commits of every repository of every organization the caller can access.
   list('/v1/commits', 'commit',                                                     [COMMITS_OF_ACME, COMMITS_OF_ACME, COMMITS_OF_ACME, COMMITS_OF_GLOBEX, COMMITS_OF_ACME, COMMITS_OF_ACME]),

@@ -146,6 +146,8 @@ function leak(actor: Actor, kind: ItemKind, item: Body): string | null {
       return org(owners.gitAppOrganization.get(item.git_app_id), 'repository');
     case 'commit':
     case 'pullRequest':
+    case 'deployment':
+    case 'incident':
       return org(owners.repositoryOrganization.get(item.repository_id), kind);
     case 'task':
       return org(owners.teamOrganization.get(item.team_id), 'task') ?? team(item.team_id);
@@ -202,10 +204,10 @@ describe('the table', () => {
     }
   });
 
-  test('covers every documented path (31 + the two `all` forms) for every actor, with an Acme and a Globex target', async () => {
+  test('covers every documented path (31, the deployment and incident lists of §13, and the four `all` forms) for every actor, with an Acme and a Globex target', async () => {
     const doc = (await request(t.runtime.app).get('/v1/openapi.json')).body;
     const templates = Object.keys(doc.paths);
-    expect(templates).toHaveLength(33);
+    expect(templates).toHaveLength(37);
     const segments = (p: string) => p.split('/').filter(Boolean);
     // The most literal template that matches (so `.../all/commits` is not taken for `.../{repo}/commits`).
     const templateOf = (path: string): string | undefined => {

@@ -32,6 +32,10 @@ const LISTS: Record<string, string[]> = {
   '/git/apps/{id}/repositories/all/pull-requests': ['created_at', 'title'],
   '/git/apps/{id}/repositories/{repo}/commits': ['created_at'],
   '/git/apps/{id}/repositories/{repo}/pull-requests': ['created_at', 'title'],
+  '/git/apps/{id}/repositories/all/deployments': ['created_at'],
+  '/git/apps/{id}/repositories/all/incidents': ['created_at'],
+  '/git/apps/{id}/repositories/{repo}/deployments': ['created_at'],
+  '/git/apps/{id}/repositories/{repo}/incidents': ['created_at'],
   '/dashboard-views': ['created_at', 'name'],
   '/dashboard-views/catalog': ['key', 'name'],
   '/commits': ['created_at'],
@@ -87,10 +91,10 @@ test('is served without a token, as JSON, with the /v1 server', () => {
   expect(doc.servers).toEqual([{ url: '/v1' }]);
 });
 
-test('documents the 31 paths of the catalog, plus the `all` form of the two repository lists, each with GET only', () => {
+test('documents the 31 paths of the catalog, the deployment and incident lists of §13, and the `all` form of the four repository lists, each with GET only', () => {
   expect(Object.keys(doc.paths).sort()).toEqual([...ALL_PATHS].sort());
-  expect(ALL_PATHS.filter((p) => !p.includes('/repositories/all/'))).toHaveLength(31);
-  expect(ALL_PATHS).toHaveLength(33);
+  expect(ALL_PATHS.filter((p) => !p.includes('/repositories/all/') && !/deployments|incidents/.test(p))).toHaveLength(31);
+  expect(ALL_PATHS).toHaveLength(37);
   for (const path of ALL_PATHS) expect({ path, methods: Object.keys(doc.paths[path]) }).toEqual({ path, methods: ['get'] });
 });
 

@@ -69,6 +69,16 @@ export const DEMO = {
     acmeApi3: 'pr_acme_api_3',
     globexCore1: 'pr_globex_core_1',
   },
+  deployments: {
+    acmeApi1: 'dep_acme_api_1',
+    acmeApi2: 'dep_acme_api_2',
+    acmeApi3: 'dep_acme_api_3',
+    globexCore1: 'dep_globex_core_1',
+  },
+  incidents: {
+    acmeApi1: 'inc_acme_api_1',
+    globexCore1: 'inc_globex_core_1',
+  },
   tasks: {
     platformEpic: 'task_platform_epic',
     platformStory: 'task_platform_story',
@@ -181,6 +191,29 @@ export interface PullRequestFixture {
   created_at: string;
   merged_at: string | null;
   closed_at: string | null;
+}
+export interface DeploymentFixture {
+  id: string;
+  repository_id: string;
+  git_app_id: string;
+  organization_id: string;
+  external_id: string;
+  environment: string;
+  status: 'success' | 'failure';
+  sha: string;
+  created_at: string;
+  finished_at: string;
+}
+export interface IncidentFixture {
+  id: string;
+  repository_id: string;
+  git_app_id: string;
+  organization_id: string;
+  external_id: string;
+  title: string;
+  cause_sha: string | null;
+  created_at: string;
+  resolved_at: string | null;
 }
 export interface TaskFixture {
   id: string;
@@ -389,6 +422,20 @@ export const FIXTURE_PULL_REQUESTS: readonly PullRequestFixture[] = [
   { id: DEMO.pullRequests.globexCore1, ...globexCore, number: 1, title: 'Bootstrap the service', state: 'merged', author_id: U.outsider, created_at: '2024-02-16T09:00:00.000Z', merged_at: '2024-02-16T15:30:00.000Z', closed_at: '2024-02-16T15:30:00.000Z' },
 ];
 
+/** Acme's api went out twice on 2024-03-21: the first failed, and the release before it caused an incident. */
+export const FIXTURE_DEPLOYMENTS: readonly DeploymentFixture[] = [
+  { id: DEMO.deployments.acmeApi1, ...acmeApi, external_id: '1001', environment: 'production', status: 'success', sha: 'a1d4c0de0000000000000000000000000000a002', created_at: '2024-03-20T15:00:00.000Z', finished_at: '2024-03-20T15:12:00.000Z' },
+  // dep_acme_api_2 and dep_acme_api_3 share created_at on purpose (tie; deployments of repo_acme_api).
+  { id: DEMO.deployments.acmeApi2, ...acmeApi, external_id: '1002', environment: 'production', status: 'failure', sha: 'a1d4c0de0000000000000000000000000000a003', created_at: '2024-03-21T09:00:00.000Z', finished_at: '2024-03-21T09:06:00.000Z' },
+  { id: DEMO.deployments.acmeApi3, ...acmeApi, external_id: '1003', environment: 'staging', status: 'success', sha: 'a1d4c0de0000000000000000000000000000a003', created_at: '2024-03-21T09:00:00.000Z', finished_at: '2024-03-21T09:04:00.000Z' },
+  { id: DEMO.deployments.globexCore1, ...globexCore, external_id: '15', environment: 'production', status: 'success', sha: 'a1d4c0de0000000000000000000000000000c001', created_at: '2024-02-16T16:00:00.000Z', finished_at: '2024-02-16T16:08:00.000Z' },
+];
+
+export const FIXTURE_INCIDENTS: readonly IncidentFixture[] = [
+  { id: DEMO.incidents.acmeApi1, ...acmeApi, external_id: '2001', title: 'Health check flaps after the 2024-03-20 release', cause_sha: 'a1d4c0de0000000000000000000000000000a002', created_at: '2024-03-20T18:00:00.000Z', resolved_at: '2024-03-21T09:30:00.000Z' },
+  { id: DEMO.incidents.globexCore1, ...globexCore, external_id: '301', title: 'Nightly export stuck', cause_sha: null, created_at: '2024-02-16T20:00:00.000Z', resolved_at: null },
+];
+
 // ---------------------------------------------------------------------------------------------------
 // Work
 
@@ -444,6 +491,7 @@ export const TIES: ReadonlyArray<readonly [table: string, createdAt: string, ids
   ['repositories', '2024-01-15T09:00:00.000Z', [R.acmeApi, R.acmeWeb]],
   ['commits', '2024-03-20T14:00:00.000Z', [DEMO.commits.acmeApi2, DEMO.commits.acmeApi3]],
   ['pull_requests', '2024-03-21T10:00:00.000Z', [DEMO.pullRequests.acmeApi2, DEMO.pullRequests.acmeApi3]],
+  ['deployments', '2024-03-21T09:00:00.000Z', [DEMO.deployments.acmeApi2, DEMO.deployments.acmeApi3]],
   ['tasks', '2024-03-18T09:00:00.000Z', [DEMO.tasks.platformBug, DEMO.tasks.platformStory]],
   ['interactions', '2024-03-21T11:00:00.000Z', [DEMO.interactions.linus2, DEMO.interactions.linus3]],
   ['dashboard_views', '2024-02-02T12:00:00.000Z', [DEMO.views.mobileTeam, DEMO.views.platformTeam]],
@@ -463,6 +511,8 @@ const ALL_CREATED_AT: readonly string[] = [
   ...FIXTURE_REPOSITORIES,
   ...FIXTURE_COMMITS,
   ...FIXTURE_PULL_REQUESTS,
+  ...FIXTURE_DEPLOYMENTS,
+  ...FIXTURE_INCIDENTS,
   ...FIXTURE_TASKS,
   ...FIXTURE_INTERACTIONS,
   ...FIXTURE_DASHBOARD_VIEWS,

@@ -10,7 +10,9 @@ import {
   FIXTURE_COMMITS,
   FIXTURE_DASHBOARD_VIEWS,
   FIXTURE_DAYS,
+  FIXTURE_DEPLOYMENTS,
   FIXTURE_GIT_APPS,
+  FIXTURE_INCIDENTS,
   FIXTURE_INTERACTIONS,
   FIXTURE_ORGANIZATION_MEMBERSHIPS,
   FIXTURE_ORGANIZATIONS,
@@ -41,6 +43,8 @@ import {
  *   user bound to that git app (so a member of the repository's organization) or null; author_name is set;
  * - pull requests: `open` => merged_at = closed_at = null; `merged` => merged_at = closed_at >= created_at;
  *   `closed` => merged_at = null, closed_at >= created_at; numbers run 1..n per repository;
+ * - deployments: of a commit of their repository (sha), created after it, finished after that; incidents name a
+ *   sha deployed to production before they opened (or none), resolved_at null or after created_at;
  * - tasks: `done` <=> completed_at set (>= created_at); parent_id is null or an epic of the same team;
  *   epics have no parent and no story points; assignee is null or a member of the team;
  * - interactions: organization_id is where it happened; the user is a member of it; team_id is null or
@@ -91,6 +95,8 @@ interface ScaleSpec {
   /** Generated rows (fixtures come on top). */
   commits: number;
   pullRequests: number;
+  /** Share of generated commits that are deployed (a few deployments a week per active repository). */
+  deployedCommitShare: number;
   tasks: number;
   interactions: number;
   /** Organization-visible views per organization, chance of a team view per team, private views per member. */
@@ -118,6 +124,7 @@ const SCALES: Record<DemoScale, ScaleSpec> = {
     membersPerExtraRepo: 0,
     commits: 45,
     pullRequests: 16,
+    deployedCommitShare: 0.2,
     tasks: 23,
     interactions: 48,
     orgViewsPerOrg: 1,
@@ -141,6 +148,7 @@ const SCALES: Record<DemoScale, ScaleSpec> = {
     membersPerExtraRepo: 0,
     commits: 50_000,
     pullRequests: 5_000,
+    deployedCommitShare: 0.06,
     tasks: 10_000,
     interactions: 50_000,
     orgViewsPerOrg: 3,
@@ -164,6 +172,7 @@ const SCALES: Record<DemoScale, ScaleSpec> = {
     membersPerExtraRepo: 300,
     commits: 1_000_000,
     pullRequests: 100_000,
+    deployedCommitShare: 0.04,
     tasks: 100_000,
     interactions: 500_000,
     orgViewsPerOrg: 5,
@@ -357,7 +366,7 @@ interface RepoState {
 
 type Row = Record<string, unknown>;
 
-const DATE_COLUMNS = ['created_at', 'merged_at', 'closed_at', 'completed_at', 'user_created_at'];
+const DATE_COLUMNS = ['created_at', 'merged_at', 'closed_at', 'completed_at', 'user_created_at', 'finished_at', 'resolved_at', 'provider_updated_at'];
 
 class Inserter {
   readonly counts: Record<string, number> = {};
@@ -507,6 +516,77 @@ function sortedCreatedAts(rng: Random, n: number, fromMs: number, toMs: number, 
 function laterMs(rng: Random, fromMs: number, minMs: number, maxMs: number): number {
   return Math.min(fromMs + rng.durationMs(minMs, maxMs), END_MS - 1);
 }
+
+interface DeployedCommit {
+  repo: RepoState;
+  sha: string;
+  atMs: number;
+}
+
+/** The first moment at or after `ms` that is on no fixture day; undefined past the demo's end. */
+function freeMs(ms: number): number | undefined {
+  let t = ms;
+  while (isReserved(t)) t += DAY_MS;
+  return t < END_MS ? t : undefined;
+}
+
+/**
+ * Deployments of deployed commits (DESIGN §13): to production, some to staging first, about one in eight failed.
+ * Some successful production deployments cause an incident that names the deployed sha; most are resolved within
+ * hours, a few stay open.
+ */
+async function insertDeploymentsAndIncidents(ins: Inserter, rng: Random, deployed: DeployedCommit[]): Promise<void> {
+  const incidents: Row[] = FIXTURE_INCIDENTS.map((f) => ({ ...f, created_at: toDate(f.created_at), resolved_at: toDate(f.resolved_at), provider_updated_at: null }));
+  let externalId = 10_000;
+  await ins.stream('deployments', async (w) => {
+    for (const f of FIXTURE_DEPLOYMENTS) await w.add({ ...f, created_at: toDate(f.created_at), finished_at: toDate(f.finished_at) });
+    for (const d of deployed) {
+      const g = d.repo.gitApp;
+      const placement = { repository_id: d.repo.id, git_app_id: g.id, organization_id: g.org.id };
+      const environment = rng.chance(0.25) ? 'staging' : 'production';
+      const created = freeMs(laterMs(rng, d.atMs, 10 * MINUTE, 2 * DAY_MS));
+      if (created === undefined) continue;
+      const finished = laterMs(rng, created, 2 * MINUTE, 40 * MINUTE);
+      const status = rng.chance(0.12) ? 'failure' : 'success';
+      await w.add({
+        id: rng.id('dep_'),
+        ...placement,
+        external_id: String(externalId++),
+        environment,
+        status,
+        sha: d.sha,
+        created_at: new Date(created),
+        finished_at: new Date(finished),
+      });
+      if (status !== 'success' || environment !== 'production' || !rng.chance(0.1)) continue;
+      const opened = freeMs(laterMs(rng, finished, 5 * MINUTE, 3 * DAY_MS));
+      if (opened === undefined) continue;
+      const resolved = rng.chance(0.93) ? laterMs(rng, opened, 15 * MINUTE, 2 * DAY_MS) : null;
+      incidents.push({
+        id: rng.id('inc_'),
+        ...placement,
+        external_id: String(externalId++),
+        title: rng.pick(INCIDENT_TITLES),
+        cause_sha: rng.chance(0.85) ? d.sha : null,
+        created_at: new Date(opened),
+        resolved_at: resolved === null || resolved >= END_MS - 1 ? null : new Date(resolved),
+        provider_updated_at: null,
+      });
+    }
+  });
+  await ins.insertAll('incidents', incidents);
+}
+
+const INCIDENT_TITLES = [
+  'Elevated 5xx rate on checkout',
+  'Login fails for SSO users',
+  'Search results stale',
+  'Payment webhooks delayed',
+  'Memory leak in worker pool',
+  'Dashboard timeouts',
+  'Mobile push notifications not sent',
+  'Exports stuck in queue',
+];
 
 /** Splits `total` into integer parts proportional to `weights` (largest remainder, ties by index). */
 function allocate(total: number, weights: readonly number[]): number[] {
@@ -899,6 +979,9 @@ export async function seedDemo(
   // --- commits (streamed repository by repository) --------------------------------------------------
   const rngCommit = root.fork('commits');
   const commitShares = allocate(spec.commits, repos.map(() => 0.15 + rngCommit.float() ** 2));
+  // Deployed commits are chosen with a random stream of their own, so the commits are the same as without them.
+  const rngDeploy = root.fork('deployments');
+  const deployed: DeployedCommit[] = [];
   {
     await ins.stream('commits', async (w) => {
       for (const f of FIXTURE_COMMITS) await w.add({ ...f, created_at: toDate(f.created_at) });
@@ -909,12 +992,14 @@ export async function seedDemo(
         for (let i = 0; i < times.length; i++) {
           const author = g.authors.length > 0 && rngCommit.chance(0.93) ? rngCommit.pick(g.authors).user : null;
           const additions = rngCommit.durationMs(1, 1500);
+          const sha = rngCommit.hex(40);
+          if (rngDeploy.chance(spec.deployedCommitShare)) deployed.push({ repo, sha, atMs: times[i] });
           await w.add({
             id: rngCommit.id('cmt_'),
             repository_id: repo.id,
             git_app_id: g.id,
             organization_id: g.org.id,
-            sha: rngCommit.hex(40),
+            sha,
             message: commitMessage(rngCommit),
             author_id: author ? author.id : null,
             author_name: author ? author.name : rngCommit.chance(0.7) ? rngCommit.pick(BOT_AUTHORS) : rngCommit.pick(EXTERNAL_AUTHORS),
@@ -974,6 +1059,8 @@ export async function seedDemo(
       }
     });
   }
+
+  await insertDeploymentsAndIncidents(ins, rngDeploy, deployed);
 
   // --- tasks (team by team) -------------------------------------------------------------------------
   const rngTask = root.fork('tasks');

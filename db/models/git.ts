@@ -1,4 +1,4 @@
-import { DataTypes, Model, Sequelize, InferAttributes, InferCreationAttributes } from 'sequelize';
+import { CreationOptional, DataTypes, Model, Sequelize, InferAttributes, InferCreationAttributes } from 'sequelize';
 import { ID, NAME, OPTIONAL_REF, OPTIONAL_TIMESTAMP, REF, SHORT, TIMESTAMP } from './types';
 
 /** organization_id is copied down from the git app so every git list can be scoped by one index. */
@@ -11,6 +11,8 @@ export class Repository extends Model<InferAttributes<Repository>, InferCreation
   declare default_branch: string;
   declare is_private: boolean;
   declare created_at: Date;
+  /** The repository's id at its provider (GitHub, GitLab); null for one only imported from a clone. */
+  declare provider_id: CreationOptional<string | null>;
 }
 
 export class Commit extends Model<InferAttributes<Commit>, InferCreationAttributes<Commit>> {
@@ -25,6 +27,8 @@ export class Commit extends Model<InferAttributes<Commit>, InferCreationAttribut
   declare additions: number;
   declare deletions: number;
   declare created_at: Date;
+  /** False while additions and deletions are unknown: push payloads carry no line counts; the importer fills them. */
+  declare stats_known: CreationOptional<boolean>;
 }
 
 export class PullRequest extends Model<InferAttributes<PullRequest>, InferCreationAttributes<PullRequest>> {
@@ -39,6 +43,38 @@ export class PullRequest extends Model<InferAttributes<PullRequest>, InferCreati
   declare created_at: Date;
   declare merged_at: Date | null;
   declare closed_at: Date | null;
+  /** The provider's time of the state shown: an older delivery arriving late changes nothing. */
+  declare provider_updated_at: CreationOptional<Date | null>;
+}
+
+export type DeploymentStatus = 'success' | 'failure';
+
+export class Deployment extends Model<InferAttributes<Deployment>, InferCreationAttributes<Deployment>> {
+  declare id: string;
+  declare repository_id: string;
+  declare git_app_id: string;
+  declare organization_id: string;
+  /** The deployment's id at its provider: a redelivered or later status updates this row. */
+  declare external_id: string;
+  declare environment: string;
+  declare status: DeploymentStatus;
+  declare sha: string;
+  declare created_at: Date;
+  declare finished_at: Date;
+}
+
+export class Incident extends Model<InferAttributes<Incident>, InferCreationAttributes<Incident>> {
+  declare id: string;
+  declare repository_id: string;
+  declare git_app_id: string;
+  declare organization_id: string;
+  /** The id at its provider. */
+  declare external_id: string;
+  declare title: string;
+  declare cause_sha: string | null;
+  declare created_at: Date;
+  declare resolved_at: Date | null;
+  declare provider_updated_at: CreationOptional<Date | null>;
 }
 
 export function initGit(sequelize: Sequelize): void {
@@ -52,6 +88,7 @@ export function initGit(sequelize: Sequelize): void {
       default_branch: { ...NAME },
       is_private: { type: DataTypes.BOOLEAN, allowNull: false },
       created_at: { ...TIMESTAMP },
+      provider_id: { type: DataTypes.STRING(100), allowNull: true },
     },
     { sequelize, tableName: 'repositories', modelName: 'repository' },
   );
@@ -68,6 +105,7 @@ export function initGit(sequelize: Sequelize): void {
       additions: { type: DataTypes.INTEGER, allowNull: false },
       deletions: { type: DataTypes.INTEGER, allowNull: false },
       created_at: { ...TIMESTAMP },
+      stats_known: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
     },
     { sequelize, tableName: 'commits', modelName: 'commit' },
   );
@@ -84,7 +122,38 @@ export function initGit(sequelize: Sequelize): void {
       created_at: { ...TIMESTAMP },
       merged_at: { ...OPTIONAL_TIMESTAMP },
       closed_at: { ...OPTIONAL_TIMESTAMP },
+      provider_updated_at: { ...OPTIONAL_TIMESTAMP },
     },
     { sequelize, tableName: 'pull_requests', modelName: 'pull_request' },
+  );
+  // Sequelize writes into the definitions it is given: each model gets its own.
+  const placement = () => ({
+    id: { ...ID, primaryKey: true },
+    repository_id: { ...REF },
+    git_app_id: { ...REF },
+    organization_id: { ...REF },
+    external_id: { type: DataTypes.STRING(100), allowNull: false },
+  });
+  Deployment.init(
+    {
+      ...placement(),
+      environment: { ...NAME },
+      status: { type: DataTypes.STRING(16), allowNull: false } as never,
+      sha: { type: DataTypes.STRING(40), allowNull: false },
+      created_at: { ...TIMESTAMP },
+      finished_at: { ...TIMESTAMP },
+    },
+    { sequelize, tableName: 'deployments', modelName: 'deployment' },
+  );
+  Incident.init(
+    {
+      ...placement(),
+      title: { type: DataTypes.STRING(300), allowNull: false },
+      cause_sha: { type: DataTypes.STRING(40), allowNull: true },
+      created_at: { ...TIMESTAMP },
+      resolved_at: { ...OPTIONAL_TIMESTAMP },
+      provider_updated_at: { ...OPTIONAL_TIMESTAMP },
+    },
+    { sequelize, tableName: 'incidents', modelName: 'incident' },
   );
 }

@@ -1,7 +1,8 @@
 import { Sequelize } from 'sequelize';
 import { initPeople, User, Organization, OrganizationMembership, Team, TeamMembership } from './people';
 import { initIntegrations, App, UserApp, GitApp, UserGitApp } from './integrations';
-import { initGit, Repository, Commit, PullRequest } from './git';
+import { initGit, Repository, Commit, PullRequest, Deployment, Incident } from './git';
+import { initIngest, IngestDelivery } from './ingest';
 import { initWork, Task, Interaction, DashboardView, DashboardCatalogEntry } from './work';
 import { initTokens, ApiToken, ApiTokenOrganization, ApiTokenTeam, ScimToken } from './tokens';
 import { initDataVersions, DataVersion } from './dataVersions';
@@ -14,6 +15,7 @@ export * from './work';
 export * from './tokens';
 export * from './dataVersions';
 export * from './outbox';
+export * from './ingest';
 
 let initialised: Sequelize | undefined;
 
@@ -28,6 +30,7 @@ export function initModels(sequelize: Sequelize): void {
   initTokens(sequelize);
   initDataVersions(sequelize);
   initOutbox(sequelize);
+  initIngest(sequelize);
 
   const noConstraints = { constraints: false };
   OrganizationMembership.belongsTo(User, { as: 'user', foreignKey: 'user_id', ...noConstraints });
@@ -53,6 +56,9 @@ export const models = {
   Repository,
   Commit,
   PullRequest,
+  Deployment,
+  Incident,
+  IngestDelivery,
   Task,
   Interaction,
   DashboardView,

@@ -1,4 +1,4 @@
-import { DataTypes, Model, Sequelize, InferAttributes, InferCreationAttributes } from 'sequelize';
+import { CreationOptional, DataTypes, Model, Sequelize, InferAttributes, InferCreationAttributes } from 'sequelize';
 import { ID, NAME, REF, SHORT, TIMESTAMP } from './types';
 
 export class App extends Model<InferAttributes<App>, InferCreationAttributes<App>> {
@@ -22,11 +22,19 @@ export class UserApp extends Model<InferAttributes<UserApp>, InferCreationAttrib
 export class GitApp extends Model<InferAttributes<GitApp>, InferCreationAttributes<GitApp>> {
   declare id: string;
   declare organization_id: string;
-  declare provider: 'github' | 'gitlab' | 'bitbucket' | 'git';
+  declare provider: GitProvider;
   declare name: string;
   declare is_active: boolean;
   declare created_at: Date;
+  /** The webhook secret, sealed (src/secrets/secretBox.ts); null until `gitapps create` or `rotate-secret`. */
+  declare webhook_secret: CreationOptional<string | null>;
+  /** The secret a rotation replaced, accepted until `previous_secret_expires_at`. */
+  declare previous_webhook_secret: CreationOptional<string | null>;
+  declare previous_secret_expires_at: CreationOptional<Date | null>;
 }
+
+export const GIT_PROVIDERS = ['github', 'gitlab', 'bitbucket', 'git'] as const;
+export type GitProvider = (typeof GIT_PROVIDERS)[number];
 
 export class UserGitApp extends Model<InferAttributes<UserGitApp>, InferCreationAttributes<UserGitApp>> {
   declare user_id: string;
@@ -65,6 +73,9 @@ export function initIntegrations(sequelize: Sequelize): void {
       name: { ...NAME },
       is_active: { type: DataTypes.BOOLEAN, allowNull: false },
       created_at: { ...TIMESTAMP },
+      webhook_secret: { type: DataTypes.TEXT, allowNull: true },
+      previous_webhook_secret: { type: DataTypes.TEXT, allowNull: true },
+      previous_secret_expires_at: { type: DataTypes.DATE(3), allowNull: true },
     },
     { sequelize, tableName: 'git_apps', modelName: 'git_app' },
   );

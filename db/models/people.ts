@@ -107,7 +107,7 @@ export function initPeople(sequelize: Sequelize): void {
     { sequelize, tableName: 'users', modelName: 'user' },
   );
   Organization.init(
-    { id: { ...ID, primaryKey: true }, name: { ...NAME }, created_at: TIMESTAMP },
+    { id: { ...ID, primaryKey: true }, name: { ...NAME }, created_at: { ...TIMESTAMP } },
     { sequelize, tableName: 'organizations', modelName: 'organization' },
   );
   OrganizationMembership.init(

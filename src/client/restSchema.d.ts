@@ -545,6 +545,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/git/apps/{id}/repositories/all/deployments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deployments of every repository of a git app
+         * @description Deployments across all repositories of the git app, as GitHub deployment statuses and GitLab deployment events reported them.
+         */
+        get: operations["listGitAppDeployments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/git/apps/{id}/repositories/all/incidents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List incidents of every repository of a git app
+         * @description Incidents across all repositories of the git app: issues labelled 'incident'.
+         */
+        get: operations["listGitAppIncidents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/git/apps/{id}/repositories/{repo}/commits": {
         parameters: {
             query?: never;
@@ -577,6 +617,46 @@ export interface paths {
          * @description Pull requests of one repository of the git app. `all` in place of the repository id lists every repository.
          */
         get: operations["listRepositoryPullRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/git/apps/{id}/repositories/{repo}/deployments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deployments of a repository
+         * @description Deployments of one repository: a success or failure per provider deployment, of `sha` to `environment`. `all` in place of the repository id lists every repository.
+         */
+        get: operations["listRepositoryDeployments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/git/apps/{id}/repositories/{repo}/incidents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List incidents of a repository
+         * @description Incidents of one repository: its issues labelled 'incident', resolved when closed. `all` in place of the repository id lists every repository.
+         */
+        get: operations["listRepositoryIncidents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1059,6 +1139,55 @@ export interface components {
             created_at?: string;
             merged_at?: string | null;
             closed_at?: string | null;
+        };
+        DeploymentList: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["Deployment"][];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @description A deployment of a repository to an environment, as its provider reported it. All fields are present unless `fields` selects a subset. */
+        Deployment: {
+            id?: string;
+            repository_id?: string;
+            environment?: string;
+            /** @enum {string} */
+            status?: "success" | "failure";
+            /** @description The commit deployed */
+            sha?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             * @example 2026-01-15T10:30:00.000Z
+             */
+            created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             * @example 2026-01-15T10:30:00.000Z
+             */
+            finished_at?: string;
+        };
+        IncidentList: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["Incident"][];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @description A production incident: an issue of the repository labelled 'incident'. All fields are present unless `fields` selects a subset. */
+        Incident: {
+            id?: string;
+            repository_id?: string;
+            title?: string;
+            /** @description The commit that caused it, from 'root cause: <sha>' in the issue's body */
+            cause_sha?: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             * @example 2026-01-15T10:30:00.000Z
+             */
+            created_at?: string;
+            resolved_at?: string | null;
         };
         DashboardCatalogEntryList: {
             /** @constant */
@@ -2647,6 +2776,120 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    listGitAppDeployments: {
+        parameters: {
+            query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
+                page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
+                per_page?: number;
+                /** @description Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`. */
+                sort?: "created_at";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
+                order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, repository_id, environment, status, sha, created_at, finished_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
+                fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
+                "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
+                "created_at[lt]"?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The git app id (an opaque string, at most 64 characters). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentList"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listGitAppIncidents: {
+        parameters: {
+            query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
+                page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
+                per_page?: number;
+                /** @description Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`. */
+                sort?: "created_at";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
+                order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, repository_id, title, cause_sha, created_at, resolved_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
+                fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
+                "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
+                "created_at[lt]"?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The git app id (an opaque string, at most 64 characters). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentList"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     listRepositoryCommits: {
         parameters: {
             query?: {
@@ -2754,6 +2997,124 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PullRequestList"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listRepositoryDeployments: {
+        parameters: {
+            query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
+                page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
+                per_page?: number;
+                /** @description Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`. */
+                sort?: "created_at";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
+                order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, repository_id, environment, status, sha, created_at, finished_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
+                fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
+                "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
+                "created_at[lt]"?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The git app id (an opaque string, at most 64 characters). */
+                id: string;
+                /** @description The repository id (an opaque string, at most 64 characters). */
+                repo: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentList"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listRepositoryIncidents: {
+        parameters: {
+            query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
+                page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
+                per_page?: number;
+                /** @description Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`. */
+                sort?: "created_at";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
+                order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, repository_id, title, cause_sha, created_at, resolved_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
+                fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
+                "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
+                "created_at[lt]"?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The git app id (an opaque string, at most 64 characters). */
+                id: string;
+                /** @description The repository id (an opaque string, at most 64 characters). */
+                repo: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentList"];
                 };
             };
             304: components["responses"]["NotModified"];

@@ -15,6 +15,7 @@ import { errorHandler, notFoundHandler } from './errors';
 import { restHandler } from './rest';
 import { docsRouter } from './docs';
 import { scimRouter, ScimDeps } from '../scim/router';
+import { ingestRouter, IngestDeps } from '../ingest/router';
 
 export interface AppDeps extends GateDeps {
   router: AppRouter;
@@ -28,6 +29,8 @@ export interface AppDeps extends GateDeps {
   lifecycle: { draining: boolean };
   /** The SCIM surface's own dependencies (src/scim). */
   scim: ScimDeps;
+  /** The git activity surface's own dependencies (src/ingest). */
+  ingest: IngestDeps;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -126,6 +129,8 @@ export function createApp(deps: AppDeps): express.Express {
 
   // A transport of its own: SCIM tokens, SCIM limits and the SCIM error format (DESIGN §11).
   app.use('/scim/v2', scimRouter(deps.scim));
+  // GitHub and GitLab webhooks: the git app's secret, per git app limits, the error envelope (DESIGN §13).
+  app.use('/ingest', ingestRouter(deps.ingest));
 
   // Outside /v1, so not behind the gate: a static page for people; its requests to /v1 are gated as usual.
   app.use('/docs', docsRouter());

@@ -3,7 +3,7 @@ import { rules } from '../access/rules';
 import { router } from '../trpc/init';
 import * as scopes from '../services/gitScopes';
 import { GitAppResource } from '../resources/integrations';
-import { CommitResource, PullRequestResource, RepositoryResource } from '../resources/git';
+import { CommitResource, DeploymentResource, IncidentResource, PullRequestResource, RepositoryResource } from '../resources/git';
 import { idParam } from '../wire/query';
 import { listEndpoint } from './endpoint';
 
@@ -65,6 +65,34 @@ export const gitRouter = router({
     },
   }),
 
+  allDeployments: listEndpoint({
+    path: '/git/apps/{id}/repositories/all/deployments',
+    operationId: 'listGitAppDeployments',
+    tag,
+    summary: 'List deployments of every repository of a git app',
+    description: 'Deployments across all repositories of the git app, as GitHub deployment statuses and GitLab deployment events reported them.',
+    resource: DeploymentResource,
+    params: gitAppParams,
+    source: async (ctx, { id }) => {
+      await guard.gitApp(ctx.principal, id);
+      return scopes.deployments({ gitAppId: id });
+    },
+  }),
+
+  allIncidents: listEndpoint({
+    path: '/git/apps/{id}/repositories/all/incidents',
+    operationId: 'listGitAppIncidents',
+    tag,
+    summary: 'List incidents of every repository of a git app',
+    description: "Incidents across all repositories of the git app: issues labelled 'incident'.",
+    resource: IncidentResource,
+    params: gitAppParams,
+    source: async (ctx, { id }) => {
+      await guard.gitApp(ctx.principal, id);
+      return scopes.incidents({ gitAppId: id });
+    },
+  }),
+
   commits: listEndpoint({
     path: '/git/apps/{id}/repositories/{repo}/commits',
     operationId: 'listRepositoryCommits',
@@ -90,6 +118,36 @@ export const gitRouter = router({
     source: async (ctx, { id, repo }) => {
       await guard.repository(ctx.principal, id, repo);
       return scopes.pullRequests({ repositoryId: repo });
+    },
+  }),
+
+  deployments: listEndpoint({
+    path: '/git/apps/{id}/repositories/{repo}/deployments',
+    operationId: 'listRepositoryDeployments',
+    tag,
+    summary: 'List deployments of a repository',
+    description:
+      'Deployments of one repository: a success or failure per provider deployment, of `sha` to `environment`. `all` in place of the repository id lists every repository.',
+    resource: DeploymentResource,
+    params: repositoryParams,
+    source: async (ctx, { id, repo }) => {
+      await guard.repository(ctx.principal, id, repo);
+      return scopes.deployments({ repositoryId: repo });
+    },
+  }),
+
+  incidents: listEndpoint({
+    path: '/git/apps/{id}/repositories/{repo}/incidents',
+    operationId: 'listRepositoryIncidents',
+    tag,
+    summary: 'List incidents of a repository',
+    description:
+      "Incidents of one repository: its issues labelled 'incident', resolved when closed. `all` in place of the repository id lists every repository.",
+    resource: IncidentResource,
+    params: repositoryParams,
+    source: async (ctx, { id, repo }) => {
+      await guard.repository(ctx.principal, id, repo);
+      return scopes.incidents({ repositoryId: repo });
     },
   }),
 });

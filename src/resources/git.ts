@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Commit, PullRequest, Repository } from '../../db/models';
+import type { Commit, Deployment, Incident, PullRequest, Repository } from '../../db/models';
 import { nullableTimestamp, timestamp } from '../wire/envelopes';
 import { defineResource, iso, isoOrNull } from './resource';
 
@@ -47,6 +47,25 @@ export const PullRequestResource = defineResource(
   { sort: ['created_at', 'title'] },
 );
 
+export const DeploymentResource = defineResource('Deployment', 'A deployment of a repository to an environment, as its provider reported it.', {
+  id: z.string(),
+  repository_id: z.string(),
+  environment: z.string(),
+  status: z.enum(['success', 'failure']),
+  sha: z.string().meta({ description: 'The commit deployed' }),
+  created_at: timestamp,
+  finished_at: timestamp,
+});
+
+export const IncidentResource = defineResource('Incident', "A production incident: an issue of the repository labelled 'incident'.", {
+  id: z.string(),
+  repository_id: z.string(),
+  title: z.string(),
+  cause_sha: z.string().nullable().meta({ description: "The commit that caused it, from 'root cause: <sha>' in the issue's body" }),
+  created_at: timestamp,
+  resolved_at: nullableTimestamp,
+});
+
 export const toRepository = (r: Repository) => ({
   id: r.id,
   git_app_id: r.git_app_id,
@@ -79,4 +98,23 @@ export const toPullRequest = (p: PullRequest) => ({
   created_at: iso(p.created_at),
   merged_at: isoOrNull(p.merged_at),
   closed_at: isoOrNull(p.closed_at),
+});
+
+export const toDeployment = (d: Deployment) => ({
+  id: d.id,
+  repository_id: d.repository_id,
+  environment: d.environment,
+  status: d.status,
+  sha: d.sha,
+  created_at: iso(d.created_at),
+  finished_at: iso(d.finished_at),
+});
+
+export const toIncident = (i: Incident) => ({
+  id: i.id,
+  repository_id: i.repository_id,
+  title: i.title,
+  cause_sha: i.cause_sha,
+  created_at: iso(i.created_at),
+  resolved_at: isoOrNull(i.resolved_at),
 });

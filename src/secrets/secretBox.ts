@@ -8,8 +8,16 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
  * copied from the database without the key is useless, and a changed byte fails to open.
  */
 export class SecretBox {
-  constructor(private readonly key: Buffer) {
-    if (key.length !== 32) throw new Error('A secrets key has 32 bytes');
+  private resolved?: Buffer;
+
+  /** The key, or how to get it on first use (a process that never seals a secret needs no key). */
+  constructor(private readonly keySource: Buffer | (() => Buffer)) {
+    if (Buffer.isBuffer(keySource)) this.resolved = checked(keySource);
+  }
+
+  private get key(): Buffer {
+    this.resolved ??= checked((this.keySource as () => Buffer)());
+    return this.resolved;
   }
 
   seal(plain: string): string {
@@ -31,6 +39,11 @@ export class SecretBox {
       throw new Error('A sealed secret could not be opened: SECRETS_KEY is not the key it was sealed with, or the value was changed');
     }
   }
+}
+
+function checked(key: Buffer): Buffer {
+  if (key.length !== 32) throw new Error('A secrets key has 32 bytes');
+  return key;
 }
 
 /** `SECRETS_KEY`: 32 bytes as 64 hex characters or base64; undefined for anything else. */

@@ -1,12 +1,12 @@
-import { Commit, GitApp, PullRequest, Repository } from '../../db/models';
+import { Commit, Deployment, GitApp, Incident, PullRequest, Repository } from '../../db/models';
 import type { Principal } from '../access/principal';
 import { rules } from '../access/rules';
 import { conditions } from '../access/conditions';
 import { toGitApp } from '../resources/integrations';
-import { toCommit, toPullRequest, toRepository } from '../resources/git';
+import { toCommit, toDeployment, toIncident, toPullRequest, toRepository } from '../resources/git';
 import type { ListSource } from './listing';
 
-/** Commits and pull requests carry their git app and organization, so each scope below is one index range. */
+/** Commits, pull requests, deployments and incidents carry their git app and organization, so each scope below is one index range. */
 export type GitScope = { repositoryId: string } | { gitAppId: string } | { organizationIds: string[] };
 
 function scopeOf(scope: GitScope): Pick<ListSource<unknown>, 'where' | 'partition'> & { key: string } {
@@ -43,4 +43,14 @@ export function commits(scope: GitScope): ListSource<ReturnType<typeof toCommit>
 export function pullRequests(scope: GitScope): ListSource<ReturnType<typeof toPullRequest>> {
   const { key, ...selection } = scopeOf(scope);
   return { model: PullRequest, ...selection, toItem: (row) => toPullRequest(row as PullRequest), countKey: `pull-requests|${key}` };
+}
+
+export function deployments(scope: GitScope): ListSource<ReturnType<typeof toDeployment>> {
+  const { key, ...selection } = scopeOf(scope);
+  return { model: Deployment, ...selection, toItem: (row) => toDeployment(row as Deployment), countKey: `deployments|${key}` };
+}
+
+export function incidents(scope: GitScope): ListSource<ReturnType<typeof toIncident>> {
+  const { key, ...selection } = scopeOf(scope);
+  return { model: Incident, ...selection, toItem: (row) => toIncident(row as Incident), countKey: `incidents|${key}` };
 }

@@ -66,6 +66,8 @@ export async function startTestApp(env: Record<string, string | undefined> = {},
   if (SERVICES.databaseUrl) {
     const db = await createDatabase(SERVICES.databaseUrl);
     overrides.DATABASE_URL = db.url;
+    // Required with MySQL (src/secrets/secretBox.ts); on the embedded default a key file is made beside the database.
+    overrides.SECRETS_KEY ??= randomBytes(32).toString('hex');
     drop = db.drop;
   } else {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-test-'));

@@ -1,0 +1,68 @@
+/**
+ * What the operator CLIs (tokens, gitapps, import) share: argument parsing with usage errors, tables, and opening
+ * the server's database (migrated first) without creating an empty one by mistake.
+ */
+import fs from 'node:fs';
+import { parseArgs, ParseArgsConfig } from 'node:util';
+import type { Sequelize } from 'sequelize';
+import type { Config } from '../src/config';
+import { createSequelize, describeDatabase } from '../db/connection';
+import { initModels } from '../db/models';
+import { migrate } from '../db/migrator';
+
+export class UsageError extends Error {}
+
+export function parse(argv: string[], options: ParseArgsConfig['options'], allowPositionals = false) {
+  try {
+    return parseArgs({ args: argv, options, strict: true, allowPositionals });
+  } catch (e) {
+    // node:util reports unknown options, missing values and stray arguments as ERR_PARSE_ARGS_* errors.
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) throw new UsageError((e as Error).message);
+    throw e;
+  }
+}
+
+export function nonEmpty(flag: string, value: string | undefined): string | undefined {
+  if (value !== undefined && value.trim() === '') throw new UsageError(`${flag} must not be empty`);
+  return value;
+}
+
+export function table(rows: string[][]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+}
+
+/**
+ * The database the server uses, migrated: DATABASE_URL or the embedded SQLite file, which must exist already
+ * (opening a missing file would create an empty database and answer from it as if all were well). Undefined,
+ * after saying why on stderr, when there is none.
+ */
+export async function openServerDatabase(cli: string, config: Config, quiet: boolean): Promise<Sequelize | undefined> {
+  const target = { url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH };
+  if (!target.url && !fs.existsSync(target.sqlitePath)) {
+    process.stderr.write(
+      `${cli}: no database at ${describeDatabase(target)}. Point SQLITE_PATH (or DATABASE_URL) at the server's database, ` +
+        'or run "npm start" once to create the embedded one.\n',
+    );
+    return undefined;
+  }
+  if (!quiet) process.stdout.write(`Database: ${describeDatabase(target)}\n`);
+  const sequelize = createSequelize(target);
+  initModels(sequelize);
+  await migrate(sequelize);
+  return sequelize;
+}
+
+/** Runs a CLI's main: its exit code, and a failure's message without a stack (configuration errors explain themselves). */
+export function runCli(cli: string, main: (argv: string[]) => Promise<number>): void {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.stderr.write(`${cli}: failed: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,163 @@
+/**
+ * npm run gitapps -- create --org <id> --provider github|gitlab --name <name> [--json]
+ * npm run gitapps -- list [--org <id>] [--json]
+ * npm run gitapps -- rotate-secret <id> [--json]
+ *
+ * Git apps connect an organization's GitHub or GitLab repositories (DESIGN §13). `create` and `rotate-secret`
+ * print the webhook secret once; it is stored sealed with SECRETS_KEY (on the embedded default, data/secrets.key).
+ * Exit codes: 0 done, 1 bad input (unknown organization or git app) or failure, 2 usage error.
+ */
+import { GitApp } from '../db/models';
+import { loadConfig, Config } from '../src/config';
+import { SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
+import { ChangeRunner } from '../src/services/writes/change';
+import { WriteError } from '../src/services/writes/errors';
+import { GitAppWriter, INGEST_PROVIDERS, IngestProvider, PREVIOUS_SECRET_GRACE_MS } from '../src/services/writes/gitApps';
+import { nonEmpty, openServerDatabase, parse, runCli, table, UsageError } from './cli';
+
+const USAGE = `Usage:
+  npm run gitapps -- create --org <id> --provider github|gitlab --name <name> [--json]
+  npm run gitapps -- list [--org <id>] [--json]
+  npm run gitapps -- rotate-secret <id> [--json]
+
+create         makes a git app for the organization and prints its webhook URL and secret once.
+                 --json  print {"id","webhook_url","secret"} on one line
+list           shows git apps (all, or one organization's) with their webhook URLs, never a secret.
+rotate-secret  makes a new secret and prints it once; the previous one is still accepted for 24 hours,
+               while you paste the new one into the provider's webhook settings.
+
+The webhook URL is PUBLIC_URL (default http://localhost:$PORT) + /ingest/<provider>/<id>. Target database:
+DATABASE_URL (mysql://..., which also needs SECRETS_KEY) or the embedded SQLite file (SQLITE_PATH).`;
+
+export type Command =
+  | { kind: 'help' }
+  | { kind: 'create'; org: string; provider: IngestProvider; name: string; json: boolean }
+  | { kind: 'list'; org?: string; json: boolean }
+  | { kind: 'rotate-secret'; id: string; json: boolean };
+
+export function parseCommand(argv: string[]): Command {
+  const [command, ...rest] = argv;
+  if (command === undefined) throw new UsageError('a command is required: create, list or rotate-secret');
+  if (command === 'help' || command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) return { kind: 'help' };
+  switch (command) {
+    case 'create': {
+      const { values } = parse(rest, { org: { type: 'string' }, provider: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } });
+      const v = values as { org?: string; provider?: string; name?: string; json?: boolean };
+      const org = nonEmpty('--org', v.org);
+      const name = nonEmpty('--name', v.name);
+      if (!org) throw new UsageError('create needs --org <organization id>');
+      if (!name) throw new UsageError('create needs --name <name> (e.g. "GitHub acme-corp")');
+      if (!(INGEST_PROVIDERS as readonly string[]).includes(v.provider ?? '')) {
+        throw new UsageError(`create needs --provider ${INGEST_PROVIDERS.join('|')}${v.provider ? ` (got '${v.provider}')` : ''}`);
+      }
+      if (name.length > 200) throw new UsageError('--name has at most 200 characters');
+      return { kind: 'create', org, provider: v.provider as IngestProvider, name, json: v.json ?? false };
+    }
+    case 'list': {
+      const { values } = parse(rest, { org: { type: 'string' }, json: { type: 'boolean' } });
+      const v = values as { org?: string; json?: boolean };
+      return { kind: 'list', org: nonEmpty('--org', v.org), json: v.json ?? false };
+    }
+    case 'rotate-secret': {
+      const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, true);
+      if (positionals.length !== 1) throw new UsageError('rotate-secret needs exactly one git app id (see "gitapps list")');
+      return { kind: 'rotate-secret', id: nonEmpty('git app id', positionals[0])!, json: (values as { json?: boolean }).json ?? false };
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"; use create, list or rotate-secret`);
+  }
+}
+
+export function webhookUrl(config: Pick<Config, 'PUBLIC_URL' | 'PORT'>, gitApp: Pick<GitApp, 'id' | 'provider'>): string | null {
+  if (!(INGEST_PROVIDERS as readonly string[]).includes(gitApp.provider)) return null;
+  return `${config.PUBLIC_URL ?? `http://localhost:${config.PORT}`}/ingest/${gitApp.provider}/${gitApp.id}`;
+}
+
+const EVENTS_TO_TICK: Record<IngestProvider, string> = {
+  github: 'Content type application/json; events: Pushes, Pull requests, Repositories, Deployment statuses, Issues',
+  gitlab: 'Triggers: Push events (all branches), Merge request events, Deployment events, Issues events',
+};
+
+async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out: (s: string) => void): Promise<void> {
+  const writer = new GitAppWriter(new ChangeRunner(GitApp.sequelize!), new SecretBox(() => secretsKeyFor(config)));
+  switch (cmd.kind) {
+    case 'create':
+    case 'rotate-secret': {
+      const { gitApp, secret } = cmd.kind === 'create' ? await writer.create(cmd.org, cmd.provider, cmd.name) : await writer.rotateSecret(cmd.id);
+      const url = webhookUrl(config, gitApp);
+      if (cmd.json) {
+        out(`${JSON.stringify({ id: gitApp.id, webhook_url: url, secret })}\n`);
+        return;
+      }
+      const rotated = cmd.kind === 'rotate-secret' && gitApp.previous_webhook_secret;
+      out(
+        `${cmd.kind === 'create' ? 'Created' : 'New secret for'} git app ${gitApp.id} (${gitApp.provider}, organization ${gitApp.organization_id})\n` +
+          `  webhook URL: ${url ?? `none: ${gitApp.provider} webhooks are not received`}\n` +
+          (url ? `  settings:    ${EVENTS_TO_TICK[gitApp.provider as IngestProvider]}\n` : '') +
+          `\n  ${secret}\n\n` +
+          'Copy the secret now into the webhook settings: it is shown only this once.\n' +
+          (rotated ? `The previous secret is still accepted for ${PREVIOUS_SECRET_GRACE_MS / 3_600_000} hours.\n` : ''),
+      );
+      return;
+    }
+    case 'list': {
+      const apps = await GitApp.findAll({ where: cmd.org ? { organization_id: cmd.org } : {}, order: [['created_at', 'ASC'], ['id', 'ASC']] });
+      const rows = apps.map((g) => ({
+        id: g.id,
+        organization_id: g.organization_id,
+        provider: g.provider,
+        name: g.name,
+        is_active: Boolean(g.is_active),
+        has_secret: g.webhook_secret !== null,
+        webhook_url: webhookUrl(config, g),
+        created_at: g.created_at.toISOString(),
+      }));
+      if (cmd.json) {
+        out(`${JSON.stringify(rows)}\n`);
+        return;
+      }
+      if (rows.length === 0) {
+        out('No git apps.\n');
+        return;
+      }
+      const header = ['ID', 'ORGANIZATION', 'PROVIDER', 'NAME', 'ACTIVE', 'SECRET', 'WEBHOOK URL', 'CREATED'];
+      const cells = rows.map((r) => [r.id, r.organization_id, r.provider, r.name, r.is_active ? 'yes' : 'no', r.has_secret ? 'set' : 'none', r.webhook_url ?? '-', r.created_at]);
+      out(`${table([header, ...cells])}\n`);
+      return;
+    }
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let cmd: Command;
+  try {
+    cmd = parseCommand(argv);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`gitapps: ${e.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  if (cmd.kind === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const config = loadConfig();
+  const sequelize = await openServerDatabase('gitapps', config, cmd.json);
+  if (!sequelize) return 1;
+  try {
+    await run(cmd, config, (s) => process.stdout.write(s));
+    return 0;
+  } catch (e) {
+    if (e instanceof WriteError) {
+      process.stderr.write(`gitapps: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  } finally {
+    await sequelize.close();
+  }
+}
+
+if (require.main === module) runCli('gitapps', main);

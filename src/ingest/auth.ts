@@ -1,0 +1,56 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { verifyWithFallback } from '@octokit/webhooks-methods';
+import { GitApp } from '../../db/models';
+import type { GitAppWriter, IngestProvider } from '../services/writes/gitApps';
+import { IngestError } from './errors';
+
+const PROVIDER_NAMES: Record<IngestProvider, string> = { github: 'GitHub', gitlab: 'GitLab' };
+
+/**
+ * The git app a delivery is addressed to, when the delivery proves it knows the app's webhook secret: GitHub signs
+ * the body (`X-Hub-Signature-256`, HMAC-SHA256, checked by GitHub's own helper in constant time); GitLab sends the
+ * secret itself (`X-Gitlab-Token`, compared as SHA-256 digests in constant time, so neither length nor content
+ * leaks through timing). During a rotation's grace period the previous secret is accepted too.
+ */
+export async function authenticateDelivery(
+  provider: IngestProvider,
+  gitAppId: string,
+  headers: Record<string, string | string[] | undefined>,
+  body: Buffer,
+  gitApps: GitAppWriter,
+): Promise<GitApp> {
+  const gitApp = await GitApp.findByPk(gitAppId);
+  if (!gitApp) throw new IngestError('NOT_FOUND', `Git app not found: ${gitAppId} (see npm run gitapps -- list)`);
+  if (gitApp.provider !== provider) {
+    throw new IngestError('VALIDATION_ERROR', `Git app ${gitApp.id} is a ${gitApp.provider} app; this URL takes ${PROVIDER_NAMES[provider]} deliveries`);
+  }
+  const secrets = gitApps.secretsOf(gitApp);
+  if (secrets.length === 0) {
+    throw new IngestError('UNAUTHORIZED', `Git app ${gitApp.id} has no webhook secret yet: make one with npm run gitapps -- rotate-secret ${gitApp.id}`);
+  }
+  if (provider === 'github') await checkSignature(header(headers, 'x-hub-signature-256'), body, secrets);
+  else checkToken(header(headers, 'x-gitlab-token'), secrets);
+  if (!gitApp.is_active) throw new IngestError('FORBIDDEN', `Git app ${gitApp.id} is inactive; deliveries to it are refused`);
+  return gitApp;
+}
+
+async function checkSignature(signature: string | undefined, body: Buffer, secrets: string[]): Promise<void> {
+  if (!signature) throw new IngestError('UNAUTHORIZED', "Missing X-Hub-Signature-256: set the webhook's secret to the one `npm run gitapps` printed");
+  // The helper would fall back to SHA-1 for other prefixes; only SHA-256 is accepted here.
+  const valid = signature.startsWith('sha256=') && body.length > 0 && (await verifyWithFallback(secrets[0], body.toString('utf8'), signature, secrets.slice(1)));
+  if (!valid) throw new IngestError('UNAUTHORIZED', "X-Hub-Signature-256 does not match the body: the webhook's secret differs from the git app's");
+}
+
+function checkToken(token: string | undefined, secrets: string[]): void {
+  if (!token) throw new IngestError('UNAUTHORIZED', "Missing X-Gitlab-Token: set the webhook's secret token to the one `npm run gitapps` printed");
+  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+  const given = digest(token);
+  // Every secret is compared, so the time taken does not say which one matched.
+  const matches = secrets.map((s) => timingSafeEqual(given, digest(s)));
+  if (!matches.includes(true)) throw new IngestError('UNAUTHORIZED', "X-Gitlab-Token does not match the git app's webhook secret");
+}
+
+export function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

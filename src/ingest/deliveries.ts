@@ -1,0 +1,69 @@
+import type { Request } from 'express';
+import type { Activity } from '../services/writes/git/activity';
+import type { IngestProvider } from '../services/writes/gitApps';
+import { badRequest } from './errors';
+import { header } from './auth';
+import { GITHUB_EVENTS, githubActivity } from './github';
+import { GITLAB_EVENTS, gitlabActivity } from './gitlab';
+
+/** What a delivery asks for, read from its headers and body once it is authenticated. */
+export interface ParsedDelivery {
+  /** The provider's delivery id, unique per delivery and repeated by a redelivery. */
+  id: string;
+  event: string;
+  /** Activity to store; `ping` when the provider only checks the URL; `ignored` with the reason otherwise. */
+  outcome: { activity: Activity } | { ping: true } | { ignored: string };
+}
+
+const DELIVERY_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+
+function requiredHeader(req: Request, name: string, hint: string): string {
+  const value = header(req.headers, name.toLowerCase());
+  if (!value) throw badRequest(`Missing ${name} header: ${hint}`);
+  return value;
+}
+
+function deliveryId(value: string, name: string): string {
+  if (!DELIVERY_ID.test(value)) throw badRequest(`${name} must be 1 to 100 letters, digits, '.', '_', ':' or '-'`);
+  return value;
+}
+
+/** The JSON body. GitHub may also send it form-encoded (`payload=…`) when the webhook's content type says so. */
+function body(req: Request, provider: IngestProvider): unknown {
+  const raw = (req.body as Buffer).toString('utf8');
+  let json = raw;
+  if (provider === 'github' && req.is('application/x-www-form-urlencoded')) {
+    json = new URLSearchParams(raw).get('payload') ?? '';
+    if (!json) throw badRequest("A form-encoded delivery carries its JSON in the 'payload' field");
+  } else if (!req.is('application/json')) {
+    throw badRequest(`Send the body as application/json (got ${req.headers['content-type'] ?? 'no Content-Type'})`);
+  }
+  try {
+    return JSON.parse(json);
+  } catch {
+    throw badRequest('The body is not valid JSON');
+  }
+}
+
+export function parseGithubDelivery(req: Request): ParsedDelivery {
+  const event = requiredHeader(req, 'X-GitHub-Event', 'GitHub names the event there');
+  const id = deliveryId(requiredHeader(req, 'X-GitHub-Delivery', 'GitHub names each delivery there'), 'X-GitHub-Delivery');
+  const payload = body(req, 'github');
+  if (!(GITHUB_EVENTS as readonly string[]).includes(event)) return { id, event, outcome: { ignored: `event '${event}' is not stored by this service` } };
+  const result = githubActivity(event, payload);
+  return { id, event, outcome: result === undefined ? { ping: true } : 'ignored' in result ? result : { activity: result } };
+}
+
+export function parseGitlabDelivery(req: Request): ParsedDelivery {
+  const event = requiredHeader(req, 'X-Gitlab-Event', 'GitLab names the event there');
+  // GitLab 17.4+ keeps Idempotency-Key across retries and resends; X-Gitlab-Event-UUID (14.8+) names the event.
+  const key = header(req.headers, 'idempotency-key') ?? requiredHeader(req, 'X-Gitlab-Event-UUID', 'GitLab 14.8 and later send it with every delivery');
+  const id = deliveryId(key, 'Idempotency-Key / X-Gitlab-Event-UUID');
+  const payload = body(req, 'gitlab');
+  const kind = GITLAB_EVENTS[event as keyof typeof GITLAB_EVENTS];
+  if (!kind) return { id, event, outcome: { ignored: `event '${event}' is not stored by this service` } };
+  const objectKind = (payload as { object_kind?: unknown } | null)?.object_kind;
+  if (objectKind !== kind) throw badRequest(`A ${event} carries object_kind '${kind}'; this body has ${JSON.stringify(objectKind) ?? 'none'}`);
+  const result = gitlabActivity(kind, payload);
+  return { id, event, outcome: 'ignored' in result ? result : { activity: result } };
+}

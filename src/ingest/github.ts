@@ -1,0 +1,171 @@
+import { z } from 'zod';
+import type { Activity, RepositoryRef } from '../services/writes/git/activity';
+import { badRequest } from './errors';
+import { isIncidentLabel, nullableText, nullableTime, providerId, readPayload, rootCause, text, time } from './payload';
+import { optionalProviderTime, providerTime } from './times';
+
+/** GitHub events this service stores (DESIGN §13); any other is acknowledged and ignored. */
+export const GITHUB_EVENTS = ['ping', 'push', 'pull_request', 'repository', 'deployment_status', 'issues'] as const;
+
+const repository = z.looseObject({
+  id: providerId,
+  name: text,
+  full_name: text,
+  default_branch: text.nullish(),
+  private: z.boolean(),
+  created_at: nullableTime,
+});
+const withRepository = z.looseObject({ repository });
+
+function repositoryRef(r: z.infer<typeof repository>): RepositoryRef {
+  return {
+    providerId: r.id,
+    name: r.name,
+    fullName: r.full_name,
+    defaultBranch: r.default_branch ?? 'main',
+    isPrivate: r.private,
+    createdAt: optionalProviderTime(r.created_at, 'repository.created_at'),
+  };
+}
+
+const push = z.looseObject({
+  repository,
+  commits: z
+    .array(
+      z.looseObject({
+        id: z.string().regex(/^[0-9a-f]{40}$/, 'a commit id is 40 hex digits'),
+        message: text,
+        timestamp: time,
+        author: z.looseObject({ name: text, email: nullableText, username: nullableText }),
+      }),
+    )
+    .nullish(),
+});
+
+const pullRequest = z.looseObject({
+  action: text,
+  repository,
+  pull_request: z.looseObject({
+    number: z.number().int().positive(),
+    title: text,
+    state: z.enum(['open', 'closed']),
+    merged: z.boolean().nullish(),
+    merged_at: nullableTime,
+    closed_at: nullableTime,
+    created_at: time,
+    updated_at: time,
+    user: z.looseObject({ login: text }).nullish(),
+  }),
+});
+
+const deploymentStatus = z.looseObject({
+  repository,
+  deployment_status: z.looseObject({ state: text, created_at: time }),
+  deployment: z.looseObject({ id: providerId, sha: text, environment: text, created_at: time }),
+});
+
+const issueLabels = z.looseObject({
+  action: text,
+  issue: z.looseObject({ labels: z.array(z.looseObject({ name: text })).nullish() }),
+});
+
+const issues = z.looseObject({
+  action: text,
+  repository,
+  issue: z.looseObject({
+    id: providerId,
+    title: text,
+    body: nullableText,
+    state: z.enum(['open', 'closed']),
+    labels: z.array(z.looseObject({ name: text })).nullish(),
+    created_at: time,
+    updated_at: time,
+    closed_at: nullableTime,
+  }),
+});
+
+/** What a GitHub delivery says, as activity; undefined when there is nothing to store (ping, a pending status). */
+export function githubActivity(event: string, payload: unknown): Activity | undefined | { ignored: string } {
+  switch (event) {
+    case 'ping':
+      return undefined;
+    case 'push': {
+      const p = readPayload(push, payload, 'push');
+      return {
+        kind: 'push',
+        repository: repositoryRef(p.repository),
+        commits: (p.commits ?? []).map((c, i) => ({
+          sha: c.id,
+          message: c.message,
+          authorName: c.author.name,
+          authorEmail: c.author.email,
+          authorUsername: c.author.username,
+          createdAt: providerTime(c.timestamp, `commits.${i}.timestamp`),
+        })),
+      };
+    }
+    case 'repository': {
+      const p = readPayload(withRepository.extend({ action: text }), payload, 'repository');
+      return { kind: 'repository', action: p.action === 'deleted' ? 'deleted' : p.action === 'created' ? 'created' : 'updated', repository: repositoryRef(p.repository) };
+    }
+    case 'pull_request': {
+      const { repository: repo, pull_request: pr } = readPayload(pullRequest, payload, 'pull_request');
+      const mergedAt = optionalProviderTime(pr.merged_at, 'pull_request.merged_at');
+      const merged = pr.merged === true || mergedAt !== null;
+      return {
+        kind: 'pull_request',
+        repository: repositoryRef(repo),
+        pullRequest: {
+          number: pr.number,
+          title: pr.title,
+          state: pr.state === 'open' ? 'open' : merged ? 'merged' : 'closed',
+          authorUsername: pr.user?.login ?? null,
+          createdAt: providerTime(pr.created_at, 'pull_request.created_at'),
+          mergedAt: pr.state === 'open' ? null : mergedAt,
+          closedAt: pr.state === 'open' ? null : optionalProviderTime(pr.closed_at, 'pull_request.closed_at') ?? mergedAt,
+          updatedAt: providerTime(pr.updated_at, 'pull_request.updated_at'),
+        },
+      };
+    }
+    case 'deployment_status': {
+      const p = readPayload(deploymentStatus, payload, 'deployment_status');
+      const state = p.deployment_status.state;
+      const status = state === 'success' ? 'success' : state === 'failure' || state === 'error' ? 'failure' : undefined;
+      if (!status) return { ignored: `deployment status '${state}' is not a finished deployment` };
+      if (!/^[0-9a-f]{7,40}$/i.test(p.deployment.sha)) throw badRequest('deployment.sha must be a commit id (hex digits)');
+      return {
+        kind: 'deployment',
+        repository: repositoryRef(p.repository),
+        deployment: {
+          externalId: p.deployment.id,
+          environment: p.deployment.environment,
+          status,
+          sha: p.deployment.sha.toLowerCase(),
+          createdAt: providerTime(p.deployment.created_at, 'deployment.created_at'),
+          finishedAt: providerTime(p.deployment_status.created_at, 'deployment_status.created_at'),
+        },
+      };
+    }
+    case 'issues': {
+      // Most issue events are of no incident, and some (pinned, unpinned) carry a partial issue: look at labels first.
+      const labelled = readPayload(issueLabels, payload, 'issues');
+      if (!(labelled.issue.labels ?? []).some((l) => isIncidentLabel(l.name))) return { ignored: "the issue is not labelled 'incident'" };
+      if (labelled.action === 'deleted') return { ignored: 'a deleted issue leaves its incident as it was' };
+      const { repository: repo, issue } = readPayload(issues, payload, 'issues');
+      return {
+        kind: 'incident',
+        repository: repositoryRef(repo),
+        incident: {
+          externalId: issue.id,
+          title: issue.title,
+          causeSha: rootCause(issue.body),
+          createdAt: providerTime(issue.created_at, 'issue.created_at'),
+          resolvedAt: issue.state === 'closed' ? optionalProviderTime(issue.closed_at, 'issue.closed_at') ?? providerTime(issue.updated_at, 'issue.updated_at') : null,
+          updatedAt: providerTime(issue.updated_at, 'issue.updated_at'),
+        },
+      };
+    }
+    default:
+      return { ignored: `event '${event}' is not stored by this service` };
+  }
+}

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { badRequest } from './errors';
+
+/** Reads the fields a translation uses; others pass untouched. A mismatch is a 400 naming the first bad field. */
+export function readPayload<S extends z.ZodType>(schema: S, payload: unknown, what: string): z.infer<S> {
+  const parsed = schema.safeParse(payload);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const path = issue.path.length ? issue.path.join('.') : 'the body';
+  throw badRequest(`Not a ${what} payload: ${path}: ${issue.message}`);
+}
+
+export const text = z.string();
+export const nullableText = z.string().nullish().transform((v) => v ?? null);
+/** Provider ids are numbers (GitHub, GitLab) or strings; kept as strings. */
+export const providerId = z.union([z.number().int(), z.string().min(1).max(100)]).transform(String);
+export const time = z.union([z.string(), z.number()]);
+export const nullableTime = time.nullish();
+
+/** `root cause: <sha>` in an incident's description names the commit that caused it (DESIGN §13). */
+export function rootCause(body: string | null | undefined): string | null {
+  const match = body ? /root cause:\s*([0-9a-f]{7,40})\b/i.exec(body) : null;
+  return match ? match[1].toLowerCase() : null;
+}
+
+/** An issue is an incident when labelled `incident` (any case). */
+export const isIncidentLabel = (name: string) => name.trim().toLowerCase() === 'incident';

@@ -1,0 +1,108 @@
+import express, { NextFunction, Request, Response, Router } from 'express';
+import type { Logger } from '../logger';
+import type { RateLimiter } from '../rateLimit/rateLimiter';
+import { setRateLimitHeaders } from '../http/gate';
+import { WriteError } from '../services/writes/errors';
+import type { GitActivityWriter } from '../services/writes/git/writer';
+import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../services/writes/gitApps';
+import { authenticateDelivery } from './auth';
+import { parseGithubDelivery, parseGitlabDelivery } from './deliveries';
+import { IngestError, sendIngestError } from './errors';
+import type { GitApp } from '../../db/models';
+
+export interface IngestDeps {
+  gitApps: GitAppWriter;
+  activity: GitActivityWriter;
+  /** Per git app (failed authentications per client IP). */
+  limiter: RateLimiter;
+  bodyLimitBytes: number;
+  logger: Logger;
+}
+
+const OTHER_PROVIDER_HEADERS: Record<IngestProvider, [header: string, provider: IngestProvider]> = {
+  github: ['x-gitlab-event', 'gitlab'],
+  gitlab: ['x-github-event', 'github'],
+};
+
+/**
+ * Git activity in (DESIGN §13), a transport beside the REST one: `POST /ingest/github/{git_app_id}` and
+ * `POST /ingest/gitlab/{git_app_id}`. It reads the raw body (the signature covers its bytes), authenticates the
+ * delivery with the git app's secret, limits the git app, translates the payload and hands it to the git writer.
+ * The answer (200 stored or already stored, 202 ignored) comes once the change is committed.
+ */
+export function ingestRouter(deps: IngestDeps): Router {
+  const router = Router();
+  router.post(
+    '/:provider/:gitAppId',
+    (req: Request, _res: Response, next: NextFunction) => {
+      const provider = req.params.provider as IngestProvider;
+      if (!(INGEST_PROVIDERS as readonly string[]).includes(provider)) return next(unknownRoute(req));
+      const [otherHeader, other] = OTHER_PROVIDER_HEADERS[provider];
+      if (req.headers[otherHeader]) return next(new IngestError('VALIDATION_ERROR', `This is a ${other} delivery; send it to /ingest/${other}/${req.params.gitAppId}`));
+      next();
+    },
+    express.raw({ type: () => true, limit: deps.bodyLimitBytes }),
+    (req: Request, _res: Response, next: NextFunction) => {
+      if (!Buffer.isBuffer(req.body)) req.body = Buffer.alloc(0); // no body at all
+      next();
+    },
+    async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        const gitApp = await admitted(deps, req, res);
+        const provider = req.params.provider as IngestProvider;
+        const delivery = provider === 'github' ? parseGithubDelivery(req) : parseGitlabDelivery(req);
+        const answer = { delivery_id: delivery.id, event: delivery.event };
+        if ('ignored' in delivery.outcome) return res.status(202).json({ status: 'success', data: { ...answer, result: 'ignored', reason: delivery.outcome.ignored } });
+        if ('ping' in delivery.outcome) return res.status(200).json({ status: 'success', data: { ...answer, result: 'pong' } });
+        const outcome = await deps.activity.receive({ gitApp, id: delivery.id, event: delivery.event }, delivery.outcome.activity);
+        res.status(200).json({ status: 'success', data: { ...answer, ...outcome } });
+      } catch (err) {
+        next(err);
+      }
+    },
+  );
+  router.use((req: Request, _res: Response, next: NextFunction) => next(unknownRoute(req)));
+  router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const known = err instanceof IngestError ? err : fromWriter(err) ?? fromParser(err);
+    if (!known) deps.logger.error({ err, reqId: req.id }, 'ingest delivery failed');
+    sendIngestError(res, known ?? new IngestError('SERVER_ERROR', 'Internal server error'));
+  });
+  return router;
+}
+
+/** Authentication, then the rate limit: per git app once authenticated, per client IP before. */
+async function admitted(deps: IngestDeps, req: Request, res: Response): Promise<GitApp> {
+  let gitApp: GitApp | undefined;
+  let failure: unknown;
+  try {
+    gitApp = await authenticateDelivery(req.params.provider as IngestProvider, String(req.params.gitAppId), req.headers, req.body as Buffer, deps.gitApps);
+  } catch (err) {
+    failure = err;
+  }
+  const decision = await deps.limiter.consume(gitApp ? `gapp:${gitApp.id}` : `ip:${req.ip}`);
+  setRateLimitHeaders(res, decision);
+  if (!decision.allowed) {
+    throw new IngestError('RATE_LIMITED', `Rate limit of ${decision.limit} deliveries exceeded; retry after ${decision.retryAfterSeconds} seconds`);
+  }
+  if (failure) throw failure;
+  return gitApp!;
+}
+
+const unknownRoute = (req: Request) =>
+  new IngestError('NOT_FOUND', `No ingest endpoint ${req.method} ${req.originalUrl.split('?')[0]}; webhooks go to POST /ingest/github/{git_app_id} or /ingest/gitlab/{git_app_id}`);
+
+function fromWriter(err: unknown): IngestError | undefined {
+  if (!(err instanceof WriteError)) return undefined;
+  return new IngestError(err.kind === 'not_found' ? 'NOT_FOUND' : 'VALIDATION_ERROR', err.message);
+}
+
+/** express.raw's own refusals: bodies over the cap, and encodings it cannot read. */
+function fromParser(err: unknown): IngestError | undefined {
+  const type = (err as { type?: unknown } | null)?.type;
+  if (type === 'entity.too.large') {
+    return new IngestError('PAYLOAD_TOO_LARGE', `The body is larger than ${(err as { limit?: number }).limit} bytes (INGEST_BODY_LIMIT_KB)`);
+  }
+  if (type === 'encoding.unsupported') return new IngestError('UNSUPPORTED_MEDIA_TYPE', 'Send the body uncompressed or gzip/deflate-encoded');
+  if (type === 'request.aborted') return new IngestError('VALIDATION_ERROR', 'The request was aborted before its body arrived');
+  return undefined;
+}

@@ -1,0 +1,77 @@
+/**
+ * Git activity in the domain's words, whatever brought it (a GitHub or GitLab delivery, a clone's `git log`).
+ * The ingest transports translate provider payloads into these; the git writers store them (DESIGN §13).
+ */
+
+/** A repository as a provider names it. Found by `providerId` first, then by `fullName` (an imported clone). */
+export interface RepositoryRef {
+  providerId: string | null;
+  name: string;
+  fullName: string;
+  defaultBranch: string;
+  isPrivate: boolean;
+  /** The provider's creation time; first sight when unknown. */
+  createdAt: Date | null;
+}
+
+export interface CommitInput {
+  sha: string;
+  message: string;
+  authorName: string;
+  authorEmail: string | null;
+  /** The provider's user name of the author, a second way to find the member (their git app binding). */
+  authorUsername: string | null;
+  createdAt: Date;
+  /** Absent when the source has no line counts (push payloads). */
+  stats?: { additions: number; deletions: number };
+}
+
+export type PullRequestState = 'open' | 'closed' | 'merged';
+
+export interface PullRequestInput {
+  number: number;
+  title: string;
+  state: PullRequestState;
+  authorUsername: string | null;
+  createdAt: Date;
+  mergedAt: Date | null;
+  closedAt: Date | null;
+  /** The provider's time of this state: an older delivery arriving later changes nothing. */
+  updatedAt: Date;
+}
+
+export interface DeploymentInput {
+  externalId: string;
+  environment: string;
+  status: 'success' | 'failure';
+  sha: string;
+  createdAt: Date;
+  finishedAt: Date;
+}
+
+export interface IncidentInput {
+  externalId: string;
+  title: string;
+  causeSha: string | null;
+  createdAt: Date;
+  resolvedAt: Date | null;
+  updatedAt: Date;
+}
+
+export type RepositoryAction = 'created' | 'updated' | 'deleted';
+
+export type Activity =
+  | { kind: 'push'; repository: RepositoryRef; commits: CommitInput[] }
+  | { kind: 'repository'; action: RepositoryAction; repository: RepositoryRef }
+  | { kind: 'pull_request'; repository: RepositoryRef; pullRequest: PullRequestInput }
+  | { kind: 'deployment'; repository: RepositoryRef; deployment: DeploymentInput }
+  | { kind: 'incident'; repository: RepositoryRef; incident: IncidentInput };
+
+/** What a delivery did, for its answer and for the logs. */
+export interface Outcome {
+  result: 'applied' | 'duplicate';
+  repository_id?: string;
+  repository_created?: boolean;
+  commits_added?: number;
+  [detail: string]: unknown;
+}

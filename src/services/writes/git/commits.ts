@@ -1,0 +1,64 @@
+import { Commit, GitApp, Repository } from '../../../../db/models';
+import { toCommit, toRepository } from '../../../resources/git';
+import type { Change } from '../change';
+import { newId } from '../ids';
+import type { CommitInput } from './activity';
+import { authorDirectory, chunks } from './authors';
+import { clip, LIMITS } from './text';
+
+export interface CommitsRecorded {
+  added: number;
+  /** Commits first seen without line counts (a push) whose counts this change filled in (an import). */
+  statsFilled: number;
+}
+
+/**
+ * Adds the commits the repository does not have yet (unique per repository and sha, so a redelivery or a second
+ * import adds nothing) and announces them in one `commit.created` event. Line counts a push could not give are
+ * filled in when the same commit comes with them.
+ */
+export async function recordCommits(change: Change, gitApp: GitApp, repository: Repository, commits: CommitInput[]): Promise<CommitsRecorded> {
+  const { transaction } = change;
+  const bySha = new Map(commits.map((c) => [c.sha, c]));
+  const known = new Map<string, Commit>();
+  for (const shas of chunks([...bySha.keys()])) {
+    const rows = await Commit.findAll({ where: { repository_id: repository.id, sha: shas }, attributes: ['id', 'sha', 'stats_known'], transaction });
+    for (const row of rows) known.set(row.sha, row);
+  }
+
+  let statsFilled = 0;
+  for (const [sha, row] of known) {
+    const stats = bySha.get(sha)!.stats;
+    if (row.stats_known || !stats) continue;
+    await Commit.update({ ...stats, stats_known: true }, { where: { id: row.id }, transaction });
+    statsFilled++;
+  }
+
+  const fresh = [...bySha.values()].filter((c) => !known.has(c.sha));
+  if (fresh.length === 0) {
+    if (statsFilled) change.wrote('commits');
+    return { added: 0, statsFilled };
+  }
+  const authors = await authorDirectory(gitApp, { emails: fresh.map((c) => c.authorEmail), usernames: fresh.map((c) => c.authorUsername) }, transaction);
+  const rows = fresh.map((c) => ({
+    id: newId('cmt'),
+    repository_id: repository.id,
+    git_app_id: gitApp.id,
+    organization_id: gitApp.organization_id,
+    sha: c.sha,
+    message: clip(c.message, LIMITS.message),
+    author_id: authors.find(c.authorEmail, c.authorUsername),
+    author_name: clip(c.authorName, LIMITS.name),
+    additions: c.stats?.additions ?? 0,
+    deletions: c.stats?.deletions ?? 0,
+    created_at: c.createdAt,
+    stats_known: c.stats !== undefined,
+  }));
+  for (const batch of chunks(rows)) await Commit.bulkCreate(batch, { transaction });
+  change.wrote('commits');
+  change.emit(gitApp.organization_id, 'commit.created', {
+    repository: toRepository(repository),
+    commits: rows.map((r) => toCommit(r as Commit)),
+  });
+  return { added: rows.length, statsFilled };
+}

@@ -1,0 +1,37 @@
+import { Deployment, GitApp, Repository } from '../../../../db/models';
+import { toDeployment } from '../../../resources/git';
+import type { Change } from '../change';
+import { newId } from '../ids';
+import type { DeploymentInput } from './activity';
+import type { Applied } from './pullRequests';
+import { clip, LIMITS } from './text';
+
+/**
+ * One deployment per repository and provider deployment id, in its latest finished state: a status that finished
+ * before the stored one is stale (a re-run that succeeded after a failure stays a success).
+ */
+export async function recordDeployment(change: Change, gitApp: GitApp, repository: Repository, input: DeploymentInput): Promise<Applied> {
+  const { transaction } = change;
+  const existing = await Deployment.findOne({ where: { repository_id: repository.id, external_id: input.externalId }, transaction });
+  if (existing && existing.finished_at > input.finishedAt) return 'stale';
+  const fields = {
+    environment: clip(input.environment, LIMITS.environment),
+    status: input.status,
+    sha: input.sha,
+    created_at: input.createdAt,
+    finished_at: input.finishedAt,
+  };
+  let deployment: Deployment;
+  if (existing) {
+    if (existing.status === fields.status && existing.finished_at.getTime() === fields.finished_at.getTime()) return 'unchanged';
+    deployment = await existing.update(fields, { transaction });
+  } else {
+    deployment = await Deployment.create(
+      { id: newId('dep'), repository_id: repository.id, git_app_id: gitApp.id, organization_id: gitApp.organization_id, external_id: input.externalId, ...fields },
+      { transaction },
+    );
+  }
+  change.wrote('deployments');
+  change.emit(gitApp.organization_id, deployment.status === 'success' ? 'deployment.succeeded' : 'deployment.failed', toDeployment(deployment));
+  return existing ? 'updated' : 'created';
+}

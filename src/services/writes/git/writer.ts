@@ -1,0 +1,75 @@
+import { GitApp, IngestDelivery } from '../../../../db/models';
+import type { Change, ChangeRunner } from '../change';
+import type { Activity, CommitInput, Outcome, RepositoryRef } from './activity';
+import { recordCommits } from './commits';
+import { recordDeployment } from './deployments';
+import { recordIncident } from './incidents';
+import { recordPullRequest } from './pullRequests';
+import { deleteRepository, findRepository, resolveRepository } from './repositories';
+
+/** A provider's delivery: which git app it came to, its id (for deduplication) and its event name. */
+export interface Delivery {
+  gitApp: GitApp;
+  id: string;
+  event: string;
+}
+
+export interface ImportBatch {
+  repositoryId: string;
+  added: number;
+  statsFilled: number;
+}
+
+/**
+ * Stores git activity (DESIGN §13) on the write path of §10: each delivery, and each import batch, is one change
+ * with its events. A delivery is recorded in its own change, so a redelivery (same id) finds it and changes
+ * nothing; the rows themselves are unique (commits per sha, pull requests per number, ...), so activity that
+ * arrives twice by different routes (a push and an import) is stored once.
+ */
+export class GitActivityWriter {
+  constructor(private readonly changes: ChangeRunner, private readonly now: () => Date = () => new Date()) {}
+
+  receive(delivery: Delivery, activity: Activity | undefined): Promise<Outcome> {
+    return this.changes.run(async (change) => {
+      const { transaction } = change;
+      const key = { git_app_id: delivery.gitApp.id, delivery_id: delivery.id };
+      if (await IngestDelivery.findOne({ where: key, attributes: ['delivery_id'], transaction })) return { result: 'duplicate' };
+      await IngestDelivery.create({ ...key, event: delivery.event, received_at: this.now() }, { transaction });
+      return activity ? this.apply(change, delivery.gitApp, activity) : { result: 'applied' };
+    });
+  }
+
+  /** Commits of a clone (npm run import -- git), one batch per change. */
+  importCommits(gitApp: GitApp, repository: RepositoryRef, commits: CommitInput[]): Promise<ImportBatch> {
+    return this.changes.run(async (change) => {
+      // A clone knows less of its repository than the provider: an existing one is taken as it is.
+      const repo = (await findRepository(gitApp, repository, change.transaction)) ?? (await resolveRepository(change, gitApp, repository, this.now())).repository;
+      const { added, statsFilled } = await recordCommits(change, gitApp, repo, commits);
+      return { repositoryId: repo.id, added, statsFilled };
+    });
+  }
+
+  private async apply(change: Change, gitApp: GitApp, activity: Activity): Promise<Outcome> {
+    if (activity.kind === 'repository' && activity.action === 'deleted') {
+      const known = await findRepository(gitApp, activity.repository, change.transaction);
+      if (known) await deleteRepository(change, known);
+      return { result: 'applied', repository_id: known?.id, repository_deleted: Boolean(known) };
+    }
+    const { repository, created } = await resolveRepository(change, gitApp, activity.repository, this.now());
+    const outcome: Outcome = { result: 'applied', repository_id: repository.id, repository_created: created };
+    switch (activity.kind) {
+      case 'repository':
+        return outcome;
+      case 'push': {
+        const { added } = await recordCommits(change, gitApp, repository, activity.commits);
+        return { ...outcome, commits_added: added };
+      }
+      case 'pull_request':
+        return { ...outcome, pull_request: await recordPullRequest(change, gitApp, repository, activity.pullRequest) };
+      case 'deployment':
+        return { ...outcome, deployment: await recordDeployment(change, gitApp, repository, activity.deployment) };
+      case 'incident':
+        return { ...outcome, incident: await recordIncident(change, gitApp, repository, activity.incident) };
+    }
+  }
+}
