@@ -91,3 +91,28 @@ test('0004 makes every existing membership active, and goes down and up again cl
   await migrator.up();
   expect(await indexes('team_memberships')).toContain('team_members_by_status_user_email');
 });
+
+test('0005 keeps existing commits (line counts known) and git apps (no secret yet), and goes down and up again cleanly', async () => {
+  const migrator = createMigrator(sequelize);
+  await migrator.down({ to: '0005-git-activity' });
+  const at = '2024-02-03 04:05:06.789';
+  await sequelize.query(`INSERT INTO git_apps (id, organization_id, provider, name, is_active, created_at) VALUES ('gapp_x', 'org_x', 'github', 'GitHub', 1, '${at}')`);
+  await sequelize.query(
+    `INSERT INTO commits (id, repository_id, git_app_id, organization_id, sha, message, author_id, author_name, additions, deletions, created_at) ` +
+      `VALUES ('cmt_x', 'repo_x', 'gapp_x', 'org_x', '${'a'.repeat(40)}', 'm', NULL, 'A', 3, 1, '${at}')`,
+  );
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0005-git-activity']);
+  const [commit] = await sequelize.query<{ stats_known: number | boolean }>('SELECT stats_known FROM commits', { type: QueryTypes.SELECT });
+  expect(Boolean(commit.stats_known)).toBe(true);
+  const [app] = await sequelize.query<{ webhook_secret: string | null }>('SELECT webhook_secret FROM git_apps', { type: QueryTypes.SELECT });
+  expect(app.webhook_secret).toBeNull();
+  const indexes = async (table: string) => ((await sequelize.getQueryInterface().showIndex(table)) as { name: string }[]).map((i) => i.name);
+  expect(await indexes('commits')).toContain('commits_repository_id_sha_unique');
+  expect(await indexes('deployments')).toEqual(expect.arrayContaining(['deployments_repository_id_external_id_unique', 'deployments_organization_id_created_at_id']));
+
+  await migrator.down({ to: '0005-git-activity' });
+  expect(await indexes('commits')).not.toContain('commits_repository_id_sha_unique');
+  expect(Object.keys(await sequelize.getQueryInterface().describeTable('git_apps'))).not.toContain('webhook_secret');
+  await migrator.up();
+  expect(Object.keys(await sequelize.getQueryInterface().describeTable('incidents'))).toContain('cause_sha');
+});

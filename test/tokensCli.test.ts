@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { execFile } from 'node:child_process';
 import { startTestApp, TestApp, DEMO } from './support/harness';
+import { CliRun, runScript } from './support/cli';
 import fs from 'node:fs';
 import os from 'node:os';
 import { ApiToken, ScimToken } from '../db/models';
@@ -15,36 +15,16 @@ import { expiryOf, parseCommand, UsageError } from '../scripts/tokens';
  * test app's own database (its DATABASE_URL or SQLITE_PATH is passed in the child's environment).
  */
 
-const ROOT = path.resolve(__dirname, '..');
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
-const SCRIPT = path.join(ROOT, 'scripts', 'tokens.ts');
-
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
 });
 afterAll(async () => t.close());
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 /** The CLI on the test app's database, or on the one `database` names. */
-function cliOn(database: DatabaseOptions, ...args: string[]): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent' };
-  delete env.DATABASE_URL;
-  delete env.SQLITE_PATH;
-  if (database.url) env.DATABASE_URL = database.url;
-  else env.SQLITE_PATH = database.sqlitePath;
-  return new Promise((resolve) => {
-    execFile(TSX, [SCRIPT, ...args], { cwd: ROOT, env, timeout: 30_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const cliOn = (database: DatabaseOptions, ...args: string[]): Promise<Run> => runScript('tokens', database, args);
 
 const appDatabase = (): DatabaseOptions => ({ url: t.config.DATABASE_URL, sqlitePath: t.config.SQLITE_PATH });
 const cli = (...args: string[]) => cliOn(appDatabase(), ...args);

@@ -1,0 +1,38 @@
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import type { DatabaseOptions } from '../../db/connection';
+import type { TestApp } from './harness';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * An operator CLI (scripts/<name>.ts) run as a child process, exactly as `npm run <name> -- ...` runs it, on the
+ * given database (its DATABASE_URL or SQLITE_PATH is passed in the child's environment).
+ */
+export function runScript(script: string, database: DatabaseOptions, args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', ...env };
+  delete childEnv.DATABASE_URL;
+  delete childEnv.SQLITE_PATH;
+  if (database.url) childEnv.DATABASE_URL = database.url;
+  else childEnv.SQLITE_PATH = database.sqlitePath;
+  return new Promise((resolve) => {
+    execFile(TSX, [path.join(ROOT, 'scripts', `${script}.ts`), ...args], { cwd: ROOT, env: childEnv, timeout: 60_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** The test app's database, and its secrets key (MySQL runs have one in the config; SQLite a key file beside the database). */
+export function appCli(t: TestApp, script: string) {
+  const database = { url: t.config.DATABASE_URL, sqlitePath: t.config.SQLITE_PATH };
+  const env = t.config.SECRETS_KEY ? { SECRETS_KEY: t.config.SECRETS_KEY.toString('hex') } : {};
+  return (...args: string[]) => runScript(script, database, args, env);
+}
