@@ -186,10 +186,21 @@ describe('import git', () => {
     expect(run).toMatchObject({ repository: 'acme/widgets-mirror', commits_added: 4 });
   });
 
+  test('a bare clone is read as well', async () => {
+    const bare = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-bare-'));
+    try {
+      execFileSync('git', ['clone', '-q', '--bare', clone, bare]);
+      const run = JSON.parse((await importer('git', '--git-app', gitAppId, '--name', 'acme/widgets', bare, '--json')).stdout);
+      expect(run).toMatchObject({ repository: 'acme/widgets', commits_read: 4, commits_added: 0 });
+    } finally {
+      fs.rmSync(bare, { recursive: true, force: true });
+    }
+  });
+
   test('bad input: not a clone, an unknown git app, missing arguments', async () => {
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-not-a-clone-'));
     try {
-      expect(await importer('git', '--git-app', gitAppId, empty)).toMatchObject({ code: 1, stderr: `import: ${empty} is not a git clone (no work tree there)\n` });
+      expect(await importer('git', '--git-app', gitAppId, empty)).toMatchObject({ code: 1, stderr: `import: ${empty} is not a git repository\n` });
     } finally {
       fs.rmSync(empty, { recursive: true, force: true });
     }

@@ -30,9 +30,8 @@ async function git(clone: string, args: string[]): Promise<string> {
  * import and the provider's webhooks meet on one repository), else the directory's name.
  */
 export async function repositoryOfClone(clone: string, name?: string): Promise<RepositoryRef> {
-  if ((await git(clone, ['rev-parse', '--is-inside-work-tree']).catch(() => 'false')) !== 'true') {
-    throw new CloneError(`${clone} is not a git clone (no work tree there)`);
-  }
+  // A bare clone (`git clone --bare`) is enough: only the history is read.
+  if (!(await git(clone, ['rev-parse', '--git-dir']).catch(() => ''))) throw new CloneError(`${clone} is not a git repository`);
   const origin = await git(clone, ['remote', 'get-url', 'origin']).catch(() => '');
   const fullName = name ?? fullNameOfRemote(origin) ?? path.basename(path.resolve(clone));
   const branch = await git(clone, ['symbolic-ref', '--quiet', '--short', 'HEAD']).catch(() => '');

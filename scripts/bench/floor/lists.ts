@@ -54,6 +54,8 @@ const COLUMNS = {
   repositories: 't.id, t.git_app_id, t.name, t.full_name, t.default_branch, t.is_private, t.created_at',
   commits: 't.id, t.repository_id, t.sha, t.message, t.author_id, t.author_name, t.additions, t.deletions, t.created_at',
   pull_requests: 't.id, t.repository_id, t.number, t.title, t.state, t.author_id, t.created_at, t.merged_at, t.closed_at',
+  deployments: 't.id, t.repository_id, t.environment, t.status, t.sha, t.created_at, t.finished_at',
+  incidents: 't.id, t.repository_id, t.title, t.cause_sha, t.created_at, t.resolved_at',
   tasks: 't.id, t.team_id, t.title, t.type, t.status, t.assignee_id, t.parent_id, t.story_points, t.created_at, t.completed_at',
   interactions: 't.id, t.type, t.source, t.user_id, t.counterpart_id, t.team_id, t.created_at',
   dashboard_views: 't.id, t.name, t.type, t.visibility, t.organization_id, t.team_id, t.owner_id, t.created_at',
@@ -200,6 +202,10 @@ export const LISTS: Record<string, ListDef> = {
   '/git/apps/{id}/repositories/all/pull-requests': indexed('pull_requests', 'git_app_id', ['created_at', 'title'], (c) => [c.params.id]),
   '/git/apps/{id}/repositories/{repo}/commits': indexed('commits', 'repository_id', ['created_at'], (c) => [c.params.repo]),
   '/git/apps/{id}/repositories/{repo}/pull-requests': indexed('pull_requests', 'repository_id', ['created_at', 'title'], (c) => [c.params.repo]),
+  '/git/apps/{id}/repositories/all/deployments': indexed('deployments', 'git_app_id', ['created_at'], (c) => [c.params.id]),
+  '/git/apps/{id}/repositories/all/incidents': indexed('incidents', 'git_app_id', ['created_at'], (c) => [c.params.id]),
+  '/git/apps/{id}/repositories/{repo}/deployments': indexed('deployments', 'repository_id', ['created_at'], (c) => [c.params.repo]),
+  '/git/apps/{id}/repositories/{repo}/incidents': indexed('incidents', 'repository_id', ['created_at'], (c) => [c.params.repo]),
   '/commits': indexed('commits', 'organization_id', ['created_at'], (c) => c.caller.orgIds),
   // An admin of every organization they are in sees all of their views: the filter is dropped, not evaluated.
   '/dashboard-views': indexed('dashboard_views', 'organization_id', ['created_at', 'name'], (c) => c.caller.orgIds, (c) =>
