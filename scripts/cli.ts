@@ -54,6 +54,28 @@ export async function openServerDatabase(cli: string, config: Config, quiet: boo
   return sequelize;
 }
 
+/**
+ * The command line as a command, or the exit code when there is nothing to run: 0 after printing the usage
+ * (`help`, `--help`), 2 after a usage error with the usage.
+ */
+export function commandOrExit<C extends { kind: string }>(cli: string, usage: string, parseCommand: (argv: string[]) => C, argv: string[]): Exclude<C, { kind: 'help' }> | number {
+  let cmd: C;
+  try {
+    cmd = parseCommand(argv);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`${cli}: ${e.message}\n\n${usage}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  if (cmd.kind === 'help') {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  return cmd as Exclude<C, { kind: 'help' }>;
+}
+
 /** Runs a CLI's main: its exit code, and a failure's message without a stack (configuration errors explain themselves). */
 export function runCli(cli: string, main: (argv: string[]) => Promise<number>): void {
   main(process.argv.slice(2)).then(

@@ -13,7 +13,7 @@ import { SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { ChangeRunner } from '../src/services/writes/change';
 import { WriteError } from '../src/services/writes/errors';
 import { GitAppWriter, INGEST_PROVIDERS, IngestProvider, PREVIOUS_SECRET_GRACE_MS } from '../src/services/writes/gitApps';
-import { nonEmpty, openServerDatabase, parse, runCli, table, UsageError } from './cli';
+import { commandOrExit, nonEmpty, openServerDatabase, parse, runCli, table, UsageError } from './cli';
 
 const USAGE = `Usage:
   npm run gitapps -- create --org <id> --provider github|gitlab --name <name> [--json]
@@ -129,20 +129,8 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let cmd: Command;
-  try {
-    cmd = parseCommand(argv);
-  } catch (e) {
-    if (e instanceof UsageError) {
-      process.stderr.write(`gitapps: ${e.message}\n\n${USAGE}\n`);
-      return 2;
-    }
-    throw e;
-  }
-  if (cmd.kind === 'help') {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  const cmd = commandOrExit('gitapps', USAGE, parseCommand, argv);
+  if (typeof cmd === 'number') return cmd;
   const config = loadConfig();
   const sequelize = await openServerDatabase('gitapps', config, cmd.json);
   if (!sequelize) return 1;

@@ -11,7 +11,7 @@ import { loadConfig } from '../src/config';
 import { ChangeRunner } from '../src/services/writes/change';
 import { GitActivityWriter } from '../src/services/writes/git/writer';
 import { CloneError, commitsOfClone, repositoryOfClone } from '../src/importer/gitLog';
-import { nonEmpty, openServerDatabase, parse, runCli, UsageError } from './cli';
+import { commandOrExit, nonEmpty, openServerDatabase, parse, runCli, UsageError } from './cli';
 
 const USAGE = `Usage:
   npm run import -- git --git-app <id> [--name <repository name>] <path-to-clone> [--json]
@@ -43,20 +43,8 @@ export function parseCommand(argv: string[]): Command {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let cmd: Command;
-  try {
-    cmd = parseCommand(argv);
-  } catch (e) {
-    if (e instanceof UsageError) {
-      process.stderr.write(`import: ${e.message}\n\n${USAGE}\n`);
-      return 2;
-    }
-    throw e;
-  }
-  if (cmd.kind === 'help') {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  const cmd = commandOrExit('import', USAGE, parseCommand, argv);
+  if (typeof cmd === 'number') return cmd;
   const sequelize = await openServerDatabase('import', loadConfig(), cmd.json);
   if (!sequelize) return 1;
   const say = (s: string) => cmd.json || process.stdout.write(s);

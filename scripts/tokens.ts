@@ -12,7 +12,7 @@
 import { loadConfig } from '../src/config';
 import { User } from '../db/models';
 import { describeDatabase } from '../db/connection';
-import { nonEmpty, openServerDatabase, parse, runCli, table, UsageError } from './cli';
+import { commandOrExit, nonEmpty, openServerDatabase, parse, runCli, table, UsageError } from './cli';
 import { parseDateParam } from '../src/wire/dates';
 import {
   createScimToken,
@@ -230,20 +230,8 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, out: (s: string) => 
 }
 
 async function main(argv: string[]): Promise<number> {
-  let cmd: Command;
-  try {
-    cmd = parseCommand(argv);
-  } catch (e) {
-    if (e instanceof UsageError) {
-      process.stderr.write(`tokens: ${e.message}\n\n${USAGE}\n`);
-      return 2;
-    }
-    throw e;
-  }
-  if (cmd.kind === 'help') {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  const cmd = commandOrExit('tokens', USAGE, parseCommand, argv);
+  if (typeof cmd === 'number') return cmd;
 
   const json = 'json' in cmd && cmd.json;
   const config = loadConfig();

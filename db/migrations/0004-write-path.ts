@@ -77,7 +77,7 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
  * Sequelize's SQLite removeColumn copies the table through a description that marks each column of a composite
  * primary key UNIQUE (organization_memberships' copy then fails); SQLite ≥ 3.35 drops a column in place.
  */
-async function dropColumn(qi: QueryInterface, table: string, column: string): Promise<void> {
+export async function dropColumn(qi: QueryInterface, table: string, column: string): Promise<void> {
   if (qi.sequelize.getDialect() === 'sqlite') await qi.sequelize.query(`ALTER TABLE \`${table}\` DROP COLUMN \`${column}\``);
   else await qi.removeColumn(table, column);
 }

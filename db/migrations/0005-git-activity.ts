@@ -1,4 +1,6 @@
 import { DataTypes, QueryInterface } from 'sequelize';
+// SQLite drops a column in place there (Sequelize's table copy breaks on composite keys).
+import { dropColumn } from './0004-write-path';
 
 /**
  * What git activity ingest needs (DESIGN §13):
@@ -75,12 +77,6 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     received_at: ts,
   });
   await qi.addIndex('ingest_deliveries', ['received_at'], { name: 'ingest_deliveries_received_at' });
-}
-
-/** SQLite ≥ 3.35 drops a column in place (see 0004 for why Sequelize's copy is avoided). */
-async function dropColumn(qi: QueryInterface, table: string, column: string): Promise<void> {
-  if (qi.sequelize.getDialect() === 'sqlite') await qi.sequelize.query(`ALTER TABLE \`${table}\` DROP COLUMN \`${column}\``);
-  else await qi.removeColumn(table, column);
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Activity, RepositoryRef } from '../services/writes/git/activity';
 import { badRequest } from './errors';
-import { isIncidentLabel, nullableText, nullableTime, providerId, readPayload, rootCause, text, time } from './payload';
+import { commitInputs, isIncidentLabel, nullableText, nullableTime, providerId, pushedCommits, readPayload, rootCause, text, time } from './payload';
 import { optionalProviderTime, providerTime } from './times';
 
 /** GitHub events this service stores (DESIGN §13); any other is acknowledged and ignored. */
@@ -28,19 +28,7 @@ function repositoryRef(r: z.infer<typeof repository>): RepositoryRef {
   };
 }
 
-const push = z.looseObject({
-  repository,
-  commits: z
-    .array(
-      z.looseObject({
-        id: z.string().regex(/^[0-9a-f]{40}$/, 'a commit id is 40 hex digits'),
-        message: text,
-        timestamp: time,
-        author: z.looseObject({ name: text, email: nullableText, username: nullableText }),
-      }),
-    )
-    .nullish(),
-});
+const push = z.looseObject({ repository, commits: pushedCommits });
 
 const pullRequest = z.looseObject({
   action: text,
@@ -94,14 +82,7 @@ export function githubActivity(event: string, payload: unknown): Activity | unde
       return {
         kind: 'push',
         repository: repositoryRef(p.repository),
-        commits: (p.commits ?? []).map((c, i) => ({
-          sha: c.id,
-          message: c.message,
-          authorName: c.author.name,
-          authorEmail: c.author.email,
-          authorUsername: c.author.username,
-          createdAt: providerTime(c.timestamp, `commits.${i}.timestamp`),
-        })),
+        commits: commitInputs(p.commits),
       };
     }
     case 'repository': {

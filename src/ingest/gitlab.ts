@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Activity, PullRequestState, RepositoryRef } from '../services/writes/git/activity';
-import { isIncidentLabel, nullableText, nullableTime, providerId, readPayload, rootCause, text, time } from './payload';
+import { commitInputs, isIncidentLabel, nullableText, nullableTime, providerId, pushedCommits, readPayload, rootCause, text, time } from './payload';
 import { optionalProviderTime, providerTime } from './times';
 
 /** `X-Gitlab-Event` values this service stores (DESIGN §13), with the `object_kind` their bodies carry. */
@@ -35,19 +35,7 @@ function repositoryRef(p: Project): RepositoryRef {
   };
 }
 
-const push = z.looseObject({
-  project,
-  commits: z
-    .array(
-      z.looseObject({
-        id: z.string().regex(/^[0-9a-f]{40}$/, 'a commit id is 40 hex digits'),
-        message: text,
-        timestamp: time,
-        author: z.looseObject({ name: text, email: nullableText }),
-      }),
-    )
-    .nullish(),
-});
+const push = z.looseObject({ project, commits: pushedCommits });
 
 const mergeRequest = z.looseObject({
   project,
@@ -99,14 +87,7 @@ export function gitlabActivity(kind: (typeof GITLAB_EVENTS)[keyof typeof GITLAB_
       return {
         kind: 'push',
         repository: repositoryRef(p.project),
-        commits: (p.commits ?? []).map((c, i) => ({
-          sha: c.id,
-          message: c.message,
-          authorName: c.author.name,
-          authorEmail: c.author.email,
-          authorUsername: null,
-          createdAt: providerTime(c.timestamp, `commits.${i}.timestamp`),
-        })),
+        commits: commitInputs(p.commits),
       };
     }
     case 'merge_request': {

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import type { CommitInput } from '../services/writes/git/activity';
 import { badRequest } from './errors';
+import { providerTime } from './times';
 
 /** Reads the fields a translation uses; others pass untouched. A mismatch is a 400 naming the first bad field. */
 export function readPayload<S extends z.ZodType>(schema: S, payload: unknown, what: string): z.infer<S> {
@@ -25,3 +27,26 @@ export function rootCause(body: string | null | undefined): string | null {
 
 /** An issue is an incident when labelled `incident` (any case). */
 export const isIncidentLabel = (name: string) => name.trim().toLowerCase() === 'incident';
+
+/** The commits of a push, as GitHub and GitLab both list them (GitLab names no author user name). */
+export const pushedCommits = z
+  .array(
+    z.looseObject({
+      id: z.string().regex(/^[0-9a-f]{40}$/, 'a commit id is 40 hex digits'),
+      message: text,
+      timestamp: time,
+      author: z.looseObject({ name: text, email: nullableText, username: nullableText }),
+    }),
+  )
+  .nullish();
+
+export function commitInputs(commits: z.infer<typeof pushedCommits>): CommitInput[] {
+  return (commits ?? []).map((c, i) => ({
+    sha: c.id,
+    message: c.message,
+    authorName: c.author.name,
+    authorEmail: c.author.email,
+    authorUsername: c.author.username,
+    createdAt: providerTime(c.timestamp, `commits.${i}.timestamp`),
+  }));
+}
