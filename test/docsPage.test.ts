@@ -114,7 +114,7 @@ describeBrowser('GET /docs in chromium', () => {
     };
     const operations = Object.values(doc.paths).flatMap((item) => Object.entries(item).filter(([method]) => method === 'get'));
     const tags = [...new Set(operations.flatMap(([, op]) => op.tags))].sort();
-    expect(operations).toHaveLength(33);
+    expect(operations).toHaveLength(37);
     expect(tags).toEqual(['Dashboards', 'Git', 'Organizations', 'Teams', 'Users']);
 
     const page = await browser.newPage();
