@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { verifyWithFallback } from '@octokit/webhooks-methods';
-import { GitApp } from '../../db/models';
+import type { GitApp } from '../../db/models';
 import type { GitAppWriter, IngestProvider } from '../services/writes/gitApps';
 import { IngestError } from './errors';
 
@@ -19,7 +19,7 @@ export async function authenticateDelivery(
   body: Buffer,
   gitApps: GitAppWriter,
 ): Promise<GitApp> {
-  const gitApp = await GitApp.findByPk(gitAppId);
+  const gitApp = await gitApps.find(gitAppId);
   if (!gitApp) throw new IngestError('NOT_FOUND', `Git app not found: ${gitAppId} (see npm run gitapps -- list)`);
   if (gitApp.provider !== provider) {
     throw new IngestError('VALIDATION_ERROR', `Git app ${gitApp.id} is a ${gitApp.provider} app; this URL takes ${PROVIDER_NAMES[provider]} deliveries`);

@@ -72,6 +72,11 @@ export class GitAppWriter {
     });
   }
 
+  /** The git app a delivery is addressed to, read from the primary so a rotation bites at once. */
+  find(gitAppId: string): Promise<GitApp | null> {
+    return GitApp.findByPk(gitAppId, { useMaster: true });
+  }
+
   /** The secrets a delivery may be signed with now: the current one, and the previous one during its grace. */
   secretsOf(gitApp: GitApp, now = this.now()): string[] {
     const sealed = [gitApp.webhook_secret];
