@@ -12,26 +12,30 @@ const PROVIDER_NAMES: Record<IngestProvider, string> = { github: 'GitHub', gitla
  * secret itself (`X-Gitlab-Token`, compared as SHA-256 digests in constant time, so neither length nor content
  * leaks through timing). During a rotation's grace period the previous secret is accepted too.
  */
-export async function authenticateDelivery(
-  provider: IngestProvider,
-  gitAppId: string,
-  headers: Record<string, string | string[] | undefined>,
-  body: Buffer,
-  gitApps: GitAppWriter,
-): Promise<GitApp> {
+/** The git app the URL names, when it takes this provider's deliveries and has a secret; before any body is read. */
+export async function addressedGitApp(provider: IngestProvider, gitAppId: string, gitApps: GitAppWriter): Promise<GitApp> {
   const gitApp = await gitApps.find(gitAppId);
   if (!gitApp) throw new IngestError('NOT_FOUND', `Git app not found: ${gitAppId} (see npm run gitapps -- list)`);
   if (gitApp.provider !== provider) {
     throw new IngestError('VALIDATION_ERROR', `Git app ${gitApp.id} is a ${gitApp.provider} app; this URL takes ${PROVIDER_NAMES[provider]} deliveries`);
   }
-  const secrets = gitApps.secretsOf(gitApp);
-  if (secrets.length === 0) {
+  if (!gitApp.webhook_secret) {
     throw new IngestError('UNAUTHORIZED', `Git app ${gitApp.id} has no webhook secret yet: make one with npm run gitapps -- rotate-secret ${gitApp.id}`);
   }
-  if (provider === 'github') await checkSignature(header(headers, 'x-hub-signature-256'), body, secrets);
+  return gitApp;
+}
+
+/** The delivery proves it knows the git app's secret (or, during a rotation's grace, the previous one). */
+export async function authenticateDelivery(
+  gitApp: GitApp,
+  headers: Record<string, string | string[] | undefined>,
+  body: Buffer,
+  gitApps: GitAppWriter,
+): Promise<void> {
+  const secrets = gitApps.secretsOf(gitApp);
+  if (gitApp.provider === 'github') await checkSignature(header(headers, 'x-hub-signature-256'), body, secrets);
   else checkToken(header(headers, 'x-gitlab-token'), secrets);
   if (!gitApp.is_active) throw new IngestError('FORBIDDEN', `Git app ${gitApp.id} is inactive; deliveries to it are refused`);
-  return gitApp;
 }
 
 async function checkSignature(signature: string | undefined, body: Buffer, secrets: string[]): Promise<void> {

@@ -15,6 +15,7 @@ export const INGEST_ERROR_STATUS = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   SERVER_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
 } as const;
 
 export type IngestErrorCode = keyof typeof INGEST_ERROR_STATUS;

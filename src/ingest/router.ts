@@ -1,11 +1,12 @@
 import express, { NextFunction, Request, Response, Router } from 'express';
 import type { Logger } from '../logger';
-import type { RateLimiter } from '../rateLimit/rateLimiter';
+import type { RateLimitDecision, RateLimiter } from '../rateLimit/rateLimiter';
 import { setRateLimitHeaders } from '../http/gate';
 import { WriteError } from '../services/writes/errors';
 import type { GitActivityWriter } from '../services/writes/git/writer';
 import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../services/writes/gitApps';
-import { authenticateDelivery } from './auth';
+import { addressedGitApp, authenticateDelivery } from './auth';
+import { BodyBudget } from './bodyBudget';
 import { parseGithubDelivery, parseGitlabDelivery } from './deliveries';
 import { IngestError, sendIngestError } from './errors';
 import type { GitApp } from '../../db/models';
@@ -18,6 +19,14 @@ export interface IngestDeps {
   bodyLimitBytes: number;
   logger: Logger;
 }
+
+/**
+ * Bodies held at once per process: twice the largest one. Parsed, a body takes several times its size; two
+ * maximum-size deliveries at once were measured within a 128 MB heap. A delivery that does not fit waits up to
+ * BODY_WAIT_MS (GitHub gives up after 10 s), then gets 503 with Retry-After.
+ */
+const BODY_BUDGET_FACTOR = 2;
+const BODY_WAIT_MS = 8_000;
 
 const OTHER_PROVIDER_HEADERS: Record<IngestProvider, [header: string, provider: IngestProvider]> = {
   github: ['x-gitlab-event', 'gitlab'],
@@ -32,6 +41,7 @@ const OTHER_PROVIDER_HEADERS: Record<IngestProvider, [header: string, provider: 
  */
 export function ingestRouter(deps: IngestDeps): Router {
   const router = Router();
+  const budget = new BodyBudget(BODY_BUDGET_FACTOR * deps.bodyLimitBytes);
   router.post(
     '/:provider/:gitAppId',
     (req: Request, _res: Response, next: NextFunction) => {
@@ -41,6 +51,26 @@ export function ingestRouter(deps: IngestDeps): Router {
       if (req.headers[otherHeader]) return next(new IngestError('VALIDATION_ERROR', `This is a ${other} delivery; send it to /ingest/${other}/${req.params.gitAppId}`));
       next();
     },
+    // Nobody makes the process read a body for a git app that does not exist or cannot verify it.
+    async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        res.locals.gitApp = await addressedGitApp(req.params.provider as IngestProvider, String(req.params.gitAppId), deps.gitApps);
+        next();
+      } catch (err) {
+        next(await limitedFailure(deps, req, res, err));
+      }
+    },
+    async (req: Request, res: Response, next: NextFunction) => {
+      const declared = Number(req.headers['content-length'] ?? deps.bodyLimitBytes);
+      if (declared > deps.bodyLimitBytes) return next(tooLarge(deps.bodyLimitBytes));
+      const release = await budget.reserve(Number.isFinite(declared) ? declared : deps.bodyLimitBytes, BODY_WAIT_MS);
+      if (!release) {
+        res.setHeader('Retry-After', String(BODY_WAIT_MS / 1000));
+        return next(new IngestError('SERVICE_UNAVAILABLE', 'Too many large deliveries are being read at once; retry in a few seconds'));
+      }
+      res.once('close', release);
+      next();
+    },
     express.raw({ type: () => true, limit: deps.bodyLimitBytes }),
     (req: Request, _res: Response, next: NextFunction) => {
       if (!Buffer.isBuffer(req.body)) req.body = Buffer.alloc(0); // no body at all
@@ -48,9 +78,9 @@ export function ingestRouter(deps: IngestDeps): Router {
     },
     async (req: Request, res: Response, next: NextFunction) => {
       try {
-        const gitApp = await admitted(deps, req, res);
-        const provider = req.params.provider as IngestProvider;
-        const delivery = provider === 'github' ? parseGithubDelivery(req) : parseGitlabDelivery(req);
+        const gitApp = res.locals.gitApp as GitApp;
+        await admitted(deps, gitApp, req, res);
+        const delivery = gitApp.provider === 'github' ? parseGithubDelivery(req) : parseGitlabDelivery(req);
         const answer = { delivery_id: delivery.id, event: delivery.event };
         if ('ignored' in delivery.outcome) return res.status(202).json({ status: 'success', data: { ...answer, result: 'ignored', reason: delivery.outcome.ignored } });
         if ('ping' in delivery.outcome) return res.status(200).json({ status: 'success', data: { ...answer, result: 'pong' } });
@@ -70,23 +100,29 @@ export function ingestRouter(deps: IngestDeps): Router {
   return router;
 }
 
-/** Authentication, then the rate limit: per git app once authenticated, per client IP before. */
-async function admitted(deps: IngestDeps, req: Request, res: Response): Promise<GitApp> {
-  let gitApp: GitApp | undefined;
-  let failure: unknown;
+/** Authentication, then the git app's rate limit; a failed authentication counts against the client IP instead. */
+async function admitted(deps: IngestDeps, gitApp: GitApp, req: Request, res: Response): Promise<void> {
   try {
-    gitApp = await authenticateDelivery(req.params.provider as IngestProvider, String(req.params.gitAppId), req.headers, req.body as Buffer, deps.gitApps);
+    await authenticateDelivery(gitApp, req.headers, req.body as Buffer, deps.gitApps);
   } catch (err) {
-    failure = err;
+    throw await limitedFailure(deps, req, res, err);
   }
-  const decision = await deps.limiter.consume(gitApp ? `gapp:${gitApp.id}` : `ip:${req.ip}`);
+  const decision = await deps.limiter.consume(`gapp:${gitApp.id}`);
   setRateLimitHeaders(res, decision);
-  if (!decision.allowed) {
-    throw new IngestError('RATE_LIMITED', `Rate limit of ${decision.limit} deliveries exceeded; retry after ${decision.retryAfterSeconds} seconds`);
-  }
-  if (failure) throw failure;
-  return gitApp!;
+  if (!decision.allowed) throw rateLimited(decision);
 }
+
+/** A refused delivery costs its client IP a point: guessing git apps or secrets is limited like any traffic. */
+async function limitedFailure(deps: IngestDeps, req: Request, res: Response, failure: unknown): Promise<unknown> {
+  const decision = await deps.limiter.consume(`ip:${req.ip}`);
+  setRateLimitHeaders(res, decision);
+  return decision.allowed ? failure : rateLimited(decision);
+}
+
+const rateLimited = (d: RateLimitDecision) =>
+  new IngestError('RATE_LIMITED', `Rate limit of ${d.limit} deliveries exceeded; retry after ${d.retryAfterSeconds} seconds`);
+
+const tooLarge = (limit: number) => new IngestError('PAYLOAD_TOO_LARGE', `The body is larger than ${limit} bytes (INGEST_BODY_LIMIT_KB)`);
 
 const unknownRoute = (req: Request) =>
   new IngestError('NOT_FOUND', `No ingest endpoint ${req.method} ${req.originalUrl.split('?')[0]}; webhooks go to POST /ingest/github/{git_app_id} or /ingest/gitlab/{git_app_id}`);
@@ -99,9 +135,7 @@ function fromWriter(err: unknown): IngestError | undefined {
 /** express.raw's own refusals: bodies over the cap, and encodings it cannot read. */
 function fromParser(err: unknown): IngestError | undefined {
   const type = (err as { type?: unknown } | null)?.type;
-  if (type === 'entity.too.large') {
-    return new IngestError('PAYLOAD_TOO_LARGE', `The body is larger than ${(err as { limit?: number }).limit} bytes (INGEST_BODY_LIMIT_KB)`);
-  }
+  if (type === 'entity.too.large') return tooLarge((err as { limit: number }).limit);
   if (type === 'encoding.unsupported') return new IngestError('UNSUPPORTED_MEDIA_TYPE', 'Send the body uncompressed or gzip/deflate-encoded');
   if (type === 'request.aborted') return new IngestError('VALIDATION_ERROR', 'The request was aborted before its body arrived');
   return undefined;
