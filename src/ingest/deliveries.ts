@@ -48,9 +48,9 @@ function body(req: Request, provider: IngestProvider): unknown {
 export function parseGithubDelivery(req: Request): ParsedDelivery {
   const event = requiredHeader(req, 'X-GitHub-Event', 'GitHub names the event there');
   const id = deliveryId(requiredHeader(req, 'X-GitHub-Delivery', 'GitHub names each delivery there'), 'X-GitHub-Delivery');
-  const payload = body(req, 'github');
+  // Many events are ignored (check runs, workflow jobs, ... when a webhook sends everything): their bodies are not parsed.
   if (!(GITHUB_EVENTS as readonly string[]).includes(event)) return { id, event, outcome: { ignored: `event '${event}' is not stored by this service` } };
-  const result = githubActivity(event, payload);
+  const result = githubActivity(event, body(req, 'github'));
   return { id, event, outcome: result === undefined ? { ping: true } : 'ignored' in result ? result : { activity: result } };
 }
 
@@ -59,9 +59,9 @@ export function parseGitlabDelivery(req: Request): ParsedDelivery {
   // GitLab 17.4+ keeps Idempotency-Key across retries and resends; X-Gitlab-Event-UUID (14.8+) names the event.
   const key = header(req.headers, 'idempotency-key') ?? requiredHeader(req, 'X-Gitlab-Event-UUID', 'GitLab 14.8 and later send it with every delivery');
   const id = deliveryId(key, 'Idempotency-Key / X-Gitlab-Event-UUID');
-  const payload = body(req, 'gitlab');
   const kind = GITLAB_EVENTS[event as keyof typeof GITLAB_EVENTS];
   if (!kind) return { id, event, outcome: { ignored: `event '${event}' is not stored by this service` } };
+  const payload = body(req, 'gitlab');
   const objectKind = (payload as { object_kind?: unknown } | null)?.object_kind;
   if (objectKind !== kind) throw badRequest(`A ${event} carries object_kind '${kind}'; this body has ${JSON.stringify(objectKind) ?? 'none'}`);
   const result = gitlabActivity(kind, payload);

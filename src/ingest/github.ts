@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Activity, RepositoryRef } from '../services/writes/git/activity';
 import { badRequest } from './errors';
-import { commitInputs, isIncidentLabel, nullableText, nullableTime, providerId, pushedCommits, readPayload, rootCause, text, time } from './payload';
+import { commitInputs, isIncidentLabel, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, text, time } from './payload';
 import { optionalProviderTime, providerTime } from './times';
 
 /** GitHub events this service stores (DESIGN §13); any other is acknowledged and ignored. */
@@ -34,7 +34,7 @@ const pullRequest = z.looseObject({
   action: text,
   repository,
   pull_request: z.looseObject({
-    number: z.number().int().positive(),
+    number: pullRequestNumber,
     title: text,
     state: z.enum(['open', 'closed']),
     merged: z.boolean().nullish(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Activity, PullRequestState, RepositoryRef } from '../services/writes/git/activity';
-import { commitInputs, isIncidentLabel, nullableText, nullableTime, providerId, pushedCommits, readPayload, rootCause, text, time } from './payload';
+import { commitInputs, isIncidentLabel, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, text, time } from './payload';
 import { optionalProviderTime, providerTime } from './times';
 
 /** `X-Gitlab-Event` values this service stores (DESIGN §13), with the `object_kind` their bodies carry. */
@@ -41,7 +41,7 @@ const mergeRequest = z.looseObject({
   project,
   user: z.looseObject({ username: text }).nullish(),
   object_attributes: z.looseObject({
-    iid: z.number().int().positive(),
+    iid: pullRequestNumber,
     title: text,
     state: z.enum(['opened', 'closed', 'merged', 'locked']),
     action: text.nullish(),

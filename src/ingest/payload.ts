@@ -17,6 +17,8 @@ export const nullableText = z.string().nullish().transform((v) => v ?? null);
 /** Provider ids are numbers (GitHub, GitLab) or strings; kept as strings. */
 export const providerId = z.union([z.number().int(), z.string().min(1).max(100)]).transform(String);
 export const time = z.union([z.string(), z.number()]);
+/** A pull (merge) request's number: the column is a signed 32-bit INT. */
+export const pullRequestNumber = z.number().int().positive().max(2_147_483_647);
 export const nullableTime = time.nullish();
 
 /** `root cause: <sha>` in an incident's description names the commit that caused it (DESIGN §13). */

@@ -63,12 +63,19 @@ export function ingestRouter(deps: IngestDeps): Router {
     async (req: Request, res: Response, next: NextFunction) => {
       const declared = Number(req.headers['content-length'] ?? deps.bodyLimitBytes);
       if (declared > deps.bodyLimitBytes) return next(tooLarge(deps.bodyLimitBytes));
-      const release = await budget.reserve(Number.isFinite(declared) ? declared : deps.bodyLimitBytes, BODY_WAIT_MS);
+      // Listening before the wait: a client that leaves while queued must not keep its share once granted.
+      let release: (() => void) | undefined;
+      let closed = false;
+      res.once('close', () => {
+        closed = true;
+        release?.();
+      });
+      release = await budget.reserve(Number.isFinite(declared) ? declared : deps.bodyLimitBytes, BODY_WAIT_MS);
+      if (closed) return release?.();
       if (!release) {
         res.setHeader('Retry-After', String(BODY_WAIT_MS / 1000));
         return next(new IngestError('SERVICE_UNAVAILABLE', 'Too many large deliveries are being read at once; retry in a few seconds'));
       }
-      res.once('close', release);
       next();
     },
     express.raw({ type: () => true, limit: deps.bodyLimitBytes }),

@@ -3,7 +3,7 @@ import { toIncident } from '../../../resources/git';
 import type { Change } from '../change';
 import { newId } from '../ids';
 import type { IncidentInput } from './activity';
-import { sameTime, type Applied } from './pullRequests';
+import { olderThanStored, sameTime, type Applied } from './pullRequests';
 import { clip, LIMITS } from './text';
 
 /**
@@ -13,7 +13,7 @@ import { clip, LIMITS } from './text';
 export async function recordIncident(change: Change, gitApp: GitApp, repository: Repository, input: IncidentInput): Promise<Applied> {
   const { transaction } = change;
   const existing = await Incident.findOne({ where: { repository_id: repository.id, external_id: input.externalId }, transaction });
-  if (existing?.provider_updated_at && existing.provider_updated_at > input.updatedAt) return 'stale';
+  if (olderThanStored(existing?.provider_updated_at, input.updatedAt)) return 'stale';
   const fields = {
     title: clip(input.title, LIMITS.title),
     cause_sha: input.causeSha,

@@ -23,7 +23,7 @@ export type Applied = 'created' | 'updated' | 'unchanged' | 'stale';
 export async function recordPullRequest(change: Change, gitApp: GitApp, repository: Repository, input: PullRequestInput): Promise<Applied> {
   const { transaction } = change;
   const existing = await PullRequest.findOne({ where: { repository_id: repository.id, number: input.number }, transaction });
-  if (existing?.provider_updated_at && existing.provider_updated_at > input.updatedAt) return 'stale';
+  if (olderThanStored(existing?.provider_updated_at, input.updatedAt)) return 'stale';
 
   const fields = {
     title: clip(input.title, LIMITS.title),
@@ -61,5 +61,8 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
   if (existing.state !== previousState) emit(existing, EVENT_OF_STATE[existing.state]);
   return 'updated';
 }
+
+/** A delivery showing a state older than the stored one (by the provider's updated_at) changes nothing. */
+export const olderThanStored = (stored: Date | null | undefined, incoming: Date) => !!stored && stored > incoming;
 
 export const sameTime = (a: Date | null, b: Date | null) => (a?.getTime() ?? null) === (b?.getTime() ?? null);

@@ -29,13 +29,13 @@ export interface ImportBatch {
 export class GitActivityWriter {
   constructor(private readonly changes: ChangeRunner, private readonly now: () => Date = () => new Date()) {}
 
-  receive(delivery: Delivery, activity: Activity | undefined): Promise<Outcome> {
+  receive(delivery: Delivery, activity: Activity): Promise<Outcome> {
     return this.changes.run(async (change) => {
       const { transaction } = change;
       const key = { git_app_id: delivery.gitApp.id, delivery_id: delivery.id };
       if (await IngestDelivery.findOne({ where: key, attributes: ['delivery_id'], transaction })) return { result: 'duplicate' };
       await IngestDelivery.create({ ...key, event: delivery.event, received_at: this.now() }, { transaction });
-      return activity ? this.apply(change, delivery.gitApp, activity) : { result: 'applied' };
+      return this.apply(change, delivery.gitApp, activity);
     });
   }
 
