@@ -5,6 +5,7 @@ import * as memberSortColumns from './migrations/0002-member-sort-columns';
 import * as dataVersions from './migrations/0003-data-versions';
 import * as writePath from './migrations/0004-write-path';
 import * as gitActivity from './migrations/0005-git-activity';
+import * as webhooks from './migrations/0006-webhooks';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -13,6 +14,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0003-data-versions', ...dataVersions },
   { name: '0004-write-path', ...writePath },
   { name: '0005-git-activity', ...gitActivity },
+  { name: '0006-webhooks', ...webhooks },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

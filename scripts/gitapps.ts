@@ -9,10 +9,10 @@
  */
 import { GitApp } from '../db/models';
 import { loadConfig, Config } from '../src/config';
-import { SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
+import { PREVIOUS_SECRET_GRACE_MS, SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { ChangeRunner } from '../src/services/writes/change';
 import { WriteError } from '../src/services/writes/errors';
-import { GitAppWriter, INGEST_PROVIDERS, IngestProvider, PREVIOUS_SECRET_GRACE_MS } from '../src/services/writes/gitApps';
+import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../src/services/writes/gitApps';
 import { commandOrExit, nonEmpty, openServerDatabase, parse, runCli, table, UsageError } from './cli';
 
 const USAGE = `Usage:

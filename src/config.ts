@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseSecretsKey } from './secrets/secretBox';
+import { DEFAULT_RETRY_DELAYS, MAX_RETRIES, parseDelays } from './webhooks/schedule';
 
 const positiveInt = (name: string, fallback: number) =>
   z.coerce
@@ -76,6 +77,21 @@ const ConfigSchema = z.object({
     })
     .optional(),
   REQUEST_TIMEOUT_MS: positiveInt('REQUEST_TIMEOUT_MS', 120_000),
+  // Outgoing webhooks (DESIGN §12): a receiver has this long to answer 2xx, then the delivery is retried.
+  WEBHOOK_TIMEOUT_MS: positiveInt('WEBHOOK_TIMEOUT_MS', 15_000),
+  WEBHOOK_RETRY_DELAYS: z
+    .string()
+    .transform((value, ctx) => {
+      const delays = parseDelays(value);
+      if (!delays) ctx.addIssue({ code: 'custom', message: `WEBHOOK_RETRY_DELAYS must be comma-separated durations such as 5s,5m,30m,2h (ms, s, m, h or d; at most ${MAX_RETRIES}): '${value}' is not` });
+      return delays ?? [];
+    })
+    .default(DEFAULT_RETRY_DELAYS),
+  // Tests only: lets endpoints on loopback and private networks receive webhooks.
+  WEBHOOK_ALLOW_PRIVATE: z
+    .enum(['0', '1', 'true', 'false'], { error: 'WEBHOOK_ALLOW_PRIVATE must be 1 or 0' })
+    .transform((v) => v === '1' || v === 'true')
+    .default(false),
   CORS_ORIGINS: z
     .string()
     .transform((value) => value.split(',').map((o) => o.trim()).filter(Boolean))

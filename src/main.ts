@@ -33,6 +33,7 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info({ port, database: embedded ? 'sqlite' : 'mysql', redis: Boolean(config.REDIS_URL) }, 'platform API listening');
+  runtime.webhooks.start();
   if (demoToken) {
     // Printed once, on stdout, outside the JSON log: the token is never logged.
     process.stdout.write(

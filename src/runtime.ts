@@ -17,6 +17,10 @@ import { ScimAuthenticator } from './scim/auth';
 import { SecretBox, secretsKeyFor } from './secrets/secretBox';
 import { GitAppWriter } from './services/writes/gitApps';
 import { GitActivityWriter } from './services/writes/git/writer';
+import { WebhookEndpointWriter } from './services/writes/webhookEndpoints';
+import { DeliveryQueue } from './services/webhooks/deliveryQueue';
+import { DeliveryWorker } from './webhooks/worker';
+import { checkEndpointUrl } from './webhooks/addressGuard';
 import { appRouter } from './procedures';
 import { createApp } from './http/app';
 import { createHttpServer } from './http/server';
@@ -32,6 +36,8 @@ export interface Runtime {
   redis?: RedisClient;
   /** The domain services every writing surface calls (DESIGN §10). */
   writers: Writers;
+  /** Sends outgoing webhooks; main.ts starts it (tests start it when they need it). close() stops it. */
+  webhooks: DeliveryWorker;
   /** Closes the database pool and the Redis connection. */
   close(): Promise<void>;
 }
@@ -42,6 +48,7 @@ export interface Writers {
   teams: TeamWriter;
   gitApps: GitAppWriter;
   gitActivity: GitActivityWriter;
+  webhookEndpoints: WebhookEndpointWriter;
 }
 
 /** Wires config → stores → services → express app. The process (main.ts) and the tests both start here. */
@@ -78,7 +85,9 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     teams: new TeamWriter(changes),
     gitApps: new GitAppWriter(changes, secrets),
     gitActivity: new GitActivityWriter(changes),
+    webhookEndpoints: new WebhookEndpointWriter(changes, secrets, checkEndpointUrl(config.WEBHOOK_ALLOW_PRIVATE)),
   };
+  const webhooks = createDeliveryWorker(config, logger, changes, secrets);
 
   const lifecycle = { draining: false };
   const readiness = async () => {
@@ -138,6 +147,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     limiter,
     services: { listing },
     readiness,
+    readinessDetail: () => ({ webhooks: webhooks.status() }),
     lifecycle,
   });
 
@@ -149,13 +159,25 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     sequelize,
     redis,
     writers,
+    webhooks,
     async close() {
+      await webhooks.stop();
       // QUIT waits for a connection that may never come back (Redis down): only a ready client says goodbye.
       if (redis?.isReady) await redis.quit().catch(() => redis.destroy());
       else if (redis?.isOpen) redis.destroy();
       await sequelize.close();
     },
   };
+}
+
+/** The outgoing webhook worker of a process (an API instance or `npm run worker`), woken by this process's own changes. */
+export function createDeliveryWorker(config: Config, logger: Logger, changes: ChangeRunner, secrets: SecretBox): DeliveryWorker {
+  const queue = new DeliveryQueue(changes, secrets, config.WEBHOOK_RETRY_DELAYS);
+  const worker = new DeliveryWorker(queue, logger, { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
+  changes.onCommitted(({ deliveries }) => {
+    if (deliveries) worker.wake();
+  });
+  return worker;
 }
 
 /**

@@ -101,7 +101,7 @@ test('0005 keeps existing commits (line counts known) and git apps (no secret ye
     `INSERT INTO commits (id, repository_id, git_app_id, organization_id, sha, message, author_id, author_name, additions, deletions, created_at) ` +
       `VALUES ('cmt_x', 'repo_x', 'gapp_x', 'org_x', '${'a'.repeat(40)}', 'm', NULL, 'A', 3, 1, '${at}')`,
   );
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0005-git-activity']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0005-git-activity', '0006-webhooks']);
   const [commit] = await sequelize.query<{ stats_known: number | boolean }>('SELECT stats_known FROM commits', { type: QueryTypes.SELECT });
   expect(Boolean(commit.stats_known)).toBe(true);
   const [app] = await sequelize.query<{ webhook_secret: string | null }>('SELECT webhook_secret FROM git_apps', { type: QueryTypes.SELECT });
@@ -115,4 +115,15 @@ test('0005 keeps existing commits (line counts known) and git apps (no secret ye
   expect(Object.keys(await sequelize.getQueryInterface().describeTable('git_apps'))).not.toContain('webhook_secret');
   await migrator.up();
   expect(Object.keys(await sequelize.getQueryInterface().describeTable('incidents'))).toContain('cause_sha');
+});
+
+test('0006 adds the webhook tables with their queue indexes, and goes down and up again cleanly', async () => {
+  const migrator = createMigrator(sequelize);
+  await migrator.down({ to: '0006-webhooks' });
+  const tables = async () => (await sequelize.getQueryInterface().showAllTables()).map(String);
+  expect(await tables()).not.toContain('webhook_endpoints');
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0006-webhooks']);
+  expect(await tables()).toEqual(expect.arrayContaining(['webhook_endpoints', 'webhook_deliveries', 'webhook_attempts']));
+  const indexes = ((await sequelize.getQueryInterface().showIndex('webhook_deliveries')) as { name: string }[]).map((i) => i.name);
+  expect(indexes).toEqual(expect.arrayContaining(['webhook_deliveries_status_next_attempt_at', 'webhook_deliveries_endpoint_id_status_next_attempt_at']));
 });

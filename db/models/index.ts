@@ -7,6 +7,7 @@ import { initWork, Task, Interaction, DashboardView, DashboardCatalogEntry } fro
 import { initTokens, ApiToken, ApiTokenOrganization, ApiTokenTeam, ScimToken } from './tokens';
 import { initDataVersions, DataVersion } from './dataVersions';
 import { initOutbox, OutboxEvent } from './outbox';
+import { initWebhooks, WebhookEndpoint, WebhookDelivery, WebhookAttempt } from './webhooks';
 
 export * from './people';
 export * from './integrations';
@@ -16,6 +17,7 @@ export * from './tokens';
 export * from './dataVersions';
 export * from './outbox';
 export * from './ingest';
+export * from './webhooks';
 
 let initialised: Sequelize | undefined;
 
@@ -31,6 +33,7 @@ export function initModels(sequelize: Sequelize): void {
   initDataVersions(sequelize);
   initOutbox(sequelize);
   initIngest(sequelize);
+  initWebhooks(sequelize);
 
   const noConstraints = { constraints: false };
   OrganizationMembership.belongsTo(User, { as: 'user', foreignKey: 'user_id', ...noConstraints });
@@ -69,4 +72,7 @@ export const models = {
   DataVersion,
   OutboxEvent,
   ScimToken,
+  WebhookEndpoint,
+  WebhookDelivery,
+  WebhookAttempt,
 };

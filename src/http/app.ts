@@ -26,6 +26,8 @@ export interface AppDeps extends GateDeps {
   corsOrigins: string[];
   /** Readiness: resolves when the database (and Redis, if configured) answer. */
   readiness: () => Promise<Record<string, 'ok' | 'down'>>;
+  /** Figures shown beside the checks, never failing readiness (outgoing webhooks: counts, failures, queue lag). */
+  readinessDetail?: () => Record<string, unknown>;
   lifecycle: { draining: boolean };
   /** The SCIM surface's own dependencies (src/scim). */
   scim: ScimDeps;
@@ -102,7 +104,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.get('/readyz', async (_req, res) => {
     const checks = await deps.readiness();
     const ready = Object.values(checks).every((c) => c === 'ok');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable', checks });
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable', checks, ...deps.readinessDetail?.() });
   });
 
   if (deps.corsOrigins.length) app.use(['/v1', '/trpc'], corsFor(deps.corsOrigins));

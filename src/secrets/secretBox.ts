@@ -41,6 +41,23 @@ export class SecretBox {
   }
 }
 
+/** After a rotation the previous secret stays valid this long, while the other side's settings are updated. */
+export const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/** A rotated secret as stored: the current one sealed, and the one it replaced until it expires. */
+export interface RotatedSecret {
+  current: string | null;
+  previous: string | null;
+  previousExpiresAt: Date | null;
+}
+
+/** The plain secrets valid at `now`: the current one, and the previous one during its grace. */
+export function openRotated(box: SecretBox, secret: RotatedSecret, now: Date): string[] {
+  const sealed = [secret.current];
+  if (secret.previousExpiresAt && secret.previousExpiresAt > now) sealed.push(secret.previous);
+  return sealed.filter((s): s is string => !!s).map((s) => box.open(s));
+}
+
 function checked(key: Buffer): Buffer {
   if (key.length !== 32) throw new Error('A secrets key has 32 bytes');
   return key;

@@ -11,13 +11,10 @@ import {
   WhereOptions,
 } from 'sequelize';
 
-/** Sequelize's SQL builder (public on the query interface, absent from its typings). */
-interface SelectQueryGenerator {
-  selectQuery(table: unknown, options: FindOptions, model: ModelStatic<Model>): string;
-}
 import type { TimeRange } from '../wire/dates';
 import type { SortOrder } from '../wire/query';
 import { CountCache } from './countCache';
+import { selectSql } from './selectSql';
 import { versionsOf } from './dataVersions';
 import { anchoredKeys, OrderedRange, PageAnchors } from './pageAnchors';
 import { findPlain } from './plainRows';
@@ -274,7 +271,6 @@ export class ListingService {
     distinct: boolean,
   ): Promise<string[]> {
     const sequelize = model.sequelize!;
-    const generator = (sequelize.getQueryInterface() as unknown as { queryGenerator: SelectQueryGenerator }).queryGenerator;
     const order: Order = [
       [sortColumn, direction],
       [idColumn, direction],
@@ -282,9 +278,7 @@ export class ListingService {
     // Values are escaped by Sequelize's own query generator, exactly as in findAll; limit and offset are
     // integers validated by the input schema.
     const branchSql = branches.map((where, i) => {
-      const sql = generator
-        .selectQuery(model.getTableName(), { attributes: [idColumn, sortColumn], where, order, limit: offset + limit }, model)
-        .replace(/;\s*$/, '');
+      const sql = selectSql(model, { attributes: [idColumn, sortColumn], where, order, limit: offset + limit });
       return `SELECT * FROM (${sql}) AS branch_${i}`;
     });
     const q = (name: string) => sequelize.getQueryInterface().quoteIdentifier(name);

@@ -4,6 +4,7 @@ import { recordChange } from '../dataVersions';
 import type { EventType } from './events';
 import { conflict } from './errors';
 import { newId } from './ids';
+import { fanOut } from '../webhooks/fanOut';
 
 /**
  * One change through the service (DESIGN §10): its rows, its outbox events (§12) and the data versions that
@@ -24,6 +25,8 @@ export interface Change {
 export interface Committed {
   tables: string[];
   accessChangedUsers: string[];
+  /** Outgoing webhook deliveries the change queued (a delivery worker on this instance starts on them at once). */
+  deliveries: number;
 }
 
 const MAX_ATTEMPTS = 5;
@@ -72,6 +75,7 @@ export class ChangeRunner {
     const tables = new Set<string>();
     const users = new Set<string>();
     const events: { id: string; organization_id: string; type: EventType; data: string; created_at: Date }[] = [];
+    let deliveries = 0;
     const result = await this.sequelize.transaction(async (transaction) => {
       const value = await work({
         transaction,
@@ -81,10 +85,13 @@ export class ChangeRunner {
         accessChanged: (userId) => users.add(userId),
       });
       if (tables.size) await recordChange([...tables], transaction);
-      if (events.length) await OutboxEvent.bulkCreate(events, { transaction });
+      if (events.length) {
+        await OutboxEvent.bulkCreate(events, { transaction });
+        deliveries = await fanOut(events, transaction, this.now());
+      }
       return value;
     });
-    const committed = { tables: [...tables], accessChangedUsers: [...users] };
+    const committed = { tables: [...tables], accessChangedUsers: [...users], deliveries };
     for (const listener of this.listeners) listener(committed);
     return result;
   }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { GitApp, GitProvider, Organization } from '../../../db/models';
-import type { SecretBox } from '../../secrets/secretBox';
+import { openRotated, PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../secrets/secretBox';
 import type { ChangeRunner } from './change';
 import { notFound } from './errors';
 import { newId } from './ids';
@@ -8,9 +8,6 @@ import { newId } from './ids';
 /** Providers whose webhooks this service receives (DESIGN §13). */
 export const INGEST_PROVIDERS = ['github', 'gitlab'] as const satisfies readonly GitProvider[];
 export type IngestProvider = (typeof INGEST_PROVIDERS)[number];
-
-/** After a rotation the old secret still verifies for this long, while the provider's settings are updated. */
-export const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 
 export interface GitAppWithSecret {
   gitApp: GitApp;
@@ -79,8 +76,10 @@ export class GitAppWriter {
 
   /** The secrets a delivery may be signed with now: the current one, and the previous one during its grace. */
   secretsOf(gitApp: GitApp, now = this.now()): string[] {
-    const sealed = [gitApp.webhook_secret];
-    if (gitApp.previous_secret_expires_at && gitApp.previous_secret_expires_at > now) sealed.push(gitApp.previous_webhook_secret);
-    return sealed.filter((s): s is string => !!s).map((s) => this.secrets.open(s));
+    return openRotated(
+      this.secrets,
+      { current: gitApp.webhook_secret, previous: gitApp.previous_webhook_secret, previousExpiresAt: gitApp.previous_secret_expires_at },
+      now,
+    );
   }
 }
