@@ -185,7 +185,7 @@ async function recentAttempts(endpointId: string, limit: number, json: boolean):
     r.event_type ?? '-',
     r.error ? `${r.status_code ?? ''} ${r.error}`.trim() : String(r.status_code),
     String(r.duration_ms),
-    r.delivery_status === 'pending' && r.next_attempt_at ? `pending, next ${r.next_attempt_at}` : (r.delivery_status ?? '-'),
+    r.delivery_status === 'pending' ? (r.next_attempt_at ? `pending, next ${r.next_attempt_at}` : 'waiting: endpoint disabled') : (r.delivery_status ?? '-'),
     (r.response_excerpt ?? '').replace(/\s+/g, ' ').slice(0, 60),
   ]);
   return `${table([header, ...cells])}\n`;

@@ -31,8 +31,8 @@ export function runScript(script: string, database: DatabaseOptions, args: strin
 }
 
 /** The test app's database, and its secrets key (MySQL runs have one in the config; SQLite a key file beside the database). */
-export function appCli(t: TestApp, script: string) {
+export function appCli(t: TestApp, script: string, extraEnv: NodeJS.ProcessEnv = {}) {
   const database = { url: t.config.DATABASE_URL, sqlitePath: t.config.SQLITE_PATH };
-  const env = t.config.SECRETS_KEY ? { SECRETS_KEY: t.config.SECRETS_KEY.toString('hex') } : {};
+  const env = { ...(t.config.SECRETS_KEY ? { SECRETS_KEY: t.config.SECRETS_KEY.toString('hex') } : {}), ...extraEnv };
   return (...args: string[]) => runScript(script, database, args, env);
 }
