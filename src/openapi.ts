@@ -2,6 +2,8 @@ import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import type { AppRouter } from './procedures';
 import { ErrorEnvelope } from './wire/envelopes';
+import { EVENT_TYPES } from './services/writes/events';
+import { EVENT_CATALOG, messageSchema } from './webhooks/catalog';
 
 const ERROR_RESPONSES: Record<string, { name: string; description: string; example: [string, string] }> = {
   '400': { name: 'ValidationError', description: 'Invalid request parameters', example: ['VALIDATION_ERROR', 'per_page must be an integer from 1 to 100'] },
@@ -37,7 +39,46 @@ const TAGS = [
   { name: 'Teams', description: 'Teams of the accessible organizations, their members and managers, tasks and interactions.' },
   { name: 'Git', description: 'Git apps (integrations), their repositories, commits and pull requests; `all` in place of a repository id means every repository of the git app.' },
   { name: 'Dashboards', description: 'Dashboard views visible to the caller and the catalog of dashboard types.' },
+  {
+    name: 'Webhooks',
+    description:
+      'Events this service POSTs to the endpoints an organization subscribes (`npm run webhooks -- create`), signed as the Standard Webhooks ' +
+      'specification says: verify them with the `standardwebhooks` library and the endpoint\'s `whsec_` secret.',
+  },
 ];
+
+const SIGNATURE_HEADERS = [
+  ['webhook-id', "The event's id (`evt_…`): the same on every retry and replay; deduplicate on it"],
+  ['webhook-timestamp', 'Unix seconds when this attempt was sent; refuse messages more than 5 minutes off'],
+  ['webhook-signature', '`v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; during a secret rotation two, separated by a space'],
+].map(([name, description]) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } }));
+
+/** OpenAPI 3.1 `webhooks`: one POST per event type, its body the message with the event's `/v1` item as `data`. */
+function webhookOperations(): Record<string, unknown> {
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => {
+      const schema = z.toJSONSchema(messageSchema(type), { target: 'draft-2020-12' }) as Record<string, unknown>;
+      delete schema.$schema;
+      return [
+        type,
+        {
+          post: {
+            operationId: `webhook.${type}`,
+            summary: EVENT_CATALOG[type].summary,
+            description: `The body is \`{"type": "${type}", "timestamp", "data"}\`, \`data\` being ${EVENT_CATALOG[type].dataIs}.`,
+            tags: ['Webhooks'],
+            parameters: SIGNATURE_HEADERS,
+            requestBody: { required: true, content: { 'application/json': { schema } } },
+            responses: {
+              '2XX': { description: 'Received. Any other answer, or none within 15 s, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)' },
+              '410': { description: 'Gone: the endpoint is disabled and receives nothing more' },
+            },
+          },
+        },
+      ];
+    }),
+  );
+}
 
 type Doc = ReturnType<typeof generateOpenApiDocument>;
 
@@ -82,6 +123,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Doc {
   // The adapter's own error schemas describe a body this service never sends.
   const schemas = Object.fromEntries(Object.entries(doc.components?.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
   doc.tags = TAGS;
+  (doc as { webhooks?: unknown }).webhooks = webhookOperations();
   doc.components = {
     ...doc.components,
     schemas: { ...schemas, Error: errorSchema as never },

@@ -1,3 +1,4 @@
+import { EVENT_TYPES } from '../src/services/writes/events';
 import request from 'supertest';
 import { startTestApp, TestApp } from './support/harness';
 
@@ -107,13 +108,29 @@ test('every operation requires the bearer token', () => {
 
 test('every operation has a summary, a description and one tag the document declares and describes', () => {
   const declared = Object.fromEntries((doc.tags as Json[]).map((tag) => [tag.name, tag.description]));
-  expect(Object.keys(declared)).toEqual(['Users', 'Organizations', 'Teams', 'Git', 'Dashboards']);
+  expect(Object.keys(declared)).toEqual(['Users', 'Organizations', 'Teams', 'Git', 'Dashboards', 'Webhooks']);
   for (const description of Object.values(declared)) expect(description).toEqual(expect.stringMatching(/\w{3,}/));
   for (const path of ALL_PATHS) {
     const { summary, description, tags } = doc.paths[path].get;
     expect({ path, summary, description }).toEqual({ path, summary: expect.stringMatching(/\w{3,}/), description: expect.stringMatching(/^.{20,}$/) });
     expect({ path, tags }).toEqual({ path, tags: [expect.any(String)] });
     expect(Object.keys(declared)).toContain(tags[0]);
+  }
+});
+
+test('the webhooks: one POST per event type, each described, its body the message with signature headers', () => {
+  const webhooks = doc.webhooks as Record<string, Json>;
+  expect(Object.keys(webhooks)).toEqual([...EVENT_TYPES]);
+  for (const [type, item] of Object.entries(webhooks)) {
+    const { summary, description, tags, parameters, requestBody } = item.post;
+    expect({ type, summary, description, tags }).toEqual({ type, summary: expect.stringMatching(/\w{3,}/), description: expect.stringMatching(/^.{20,}$/), tags: ['Webhooks'] });
+    expect(parameters.map((p: Json) => [p.name, p.in, p.required])).toEqual([
+      ['webhook-id', 'header', true],
+      ['webhook-timestamp', 'header', true],
+      ['webhook-signature', 'header', true],
+    ]);
+    const schema = requestBody.content['application/json'].schema;
+    expect(schema).toMatchObject({ type: 'object', required: ['type', 'timestamp', 'data'], additionalProperties: false, properties: { type: { const: type } } });
   }
 });
 

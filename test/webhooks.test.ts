@@ -11,6 +11,10 @@ import { WriteError } from '../src/services/writes/errors';
 import { checkEndpointUrl, forbiddenRange } from '../src/webhooks/addressGuard';
 import { EXCERPT_BYTES, postMessage } from '../src/webhooks/sender';
 import { DeliveryWorker } from '../src/webhooks/worker';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { API_VERSION, buildOpenApiDocument } from '../src/openapi';
+import { appRouter } from '../src/procedures';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { copy, deliverToGithub, githubExamples } from './support/ingest';
 import { eventually, Receiver, verify } from './support/receiver';
@@ -113,15 +117,23 @@ describe('signed deliveries', () => {
 
     await eventually('every event delivered', () => receiver.at(sub.path).length >= events.length);
     const got = receiver.at(sub.path);
+    // Each message is what the OpenAPI document's `webhooks` say of its event (no field more, none less).
+    const documented = (buildOpenApiDocument(appRouter, API_VERSION) as unknown as { webhooks: Record<string, any> }).webhooks;
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
     expect(got.map((r) => r.headers['webhook-id'])).toEqual(events.map((e) => e.id));
     for (const [i, message] of got.entries()) {
       const payload = verify(sub.secret, message) as { type: string; timestamp: string; data: unknown };
       expect(payload).toEqual({ type: events[i].type, timestamp: events[i].created_at.toISOString(), data: JSON.parse(events[i].data) });
+      const validate = ajv.compile(documented[events[i].type].post.requestBody.content['application/json'].schema);
+      expect({ type: events[i].type, valid: validate(payload), errors: validate.errors ?? null }).toEqual({ type: events[i].type, valid: true, errors: null });
       expect(message.headers['content-type']).toBe('application/json');
       expect(message.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     }
+    await eventually('every attempt recorded', async () => (await deliveriesOf(sub.id)).every((d) => d.status === 'succeeded'));
     const deliveries = await deliveriesOf(sub.id);
-    expect(deliveries.every((d) => d.status === 'succeeded' && d.attempts === 1 && d.next_attempt_at === null)).toBe(true);
+    expect(deliveries).toHaveLength(events.length);
+    expect(deliveries.every((d) => d.attempts === 1 && d.next_attempt_at === null)).toBe(true);
   });
 
   test('a tampered body, an old timestamp or another secret fails verification', async () => {

@@ -746,7 +746,328 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "user.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member was added to the organization (SCIM provisioning)
+         * @description The body is `{"type": "user.created", "timestamp", "data"}`, `data` being the member, as `/v1/organizations/{id}/members` lists it.
+         */
+        post: operations["webhook.user.created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "user.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member's profile, role or title changed, or a suspended member was reactivated
+         * @description The body is `{"type": "user.updated", "timestamp", "data"}`, `data` being the member, as `/v1/organizations/{id}/members` lists it.
+         */
+        post: operations["webhook.user.updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "membership.deactivated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member was suspended: no access, history kept
+         * @description The body is `{"type": "membership.deactivated", "timestamp", "data"}`, `data` being the member, as `/v1/organizations/{id}/members` lists it.
+         */
+        post: operations["webhook.membership.deactivated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "membership.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member left the organization
+         * @description The body is `{"type": "membership.removed", "timestamp", "data"}`, `data` being the member, as `/v1/organizations/{id}/members` lists it.
+         */
+        post: operations["webhook.membership.removed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "team.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A team was created
+         * @description The body is `{"type": "team.created", "timestamp", "data"}`, `data` being the team, as `/v1/organizations/{id}/teams` lists it.
+         */
+        post: operations["webhook.team.created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "team.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A team was renamed or its members changed
+         * @description The body is `{"type": "team.updated", "timestamp", "data"}`, `data` being the team, as `/v1/organizations/{id}/teams` lists it.
+         */
+        post: operations["webhook.team.updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "team.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A team was deleted
+         * @description The body is `{"type": "team.deleted", "timestamp", "data"}`, `data` being the team, as `/v1/organizations/{id}/teams` lists it.
+         */
+        post: operations["webhook.team.deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "repository.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A repository was seen for the first time (webhook or import)
+         * @description The body is `{"type": "repository.created", "timestamp", "data"}`, `data` being the repository, as `/v1/git/apps/{id}/repositories` lists it.
+         */
+        post: operations["webhook.repository.created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "commit.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A push or an import batch added commits: one event listing them
+         * @description The body is `{"type": "commit.created", "timestamp", "data"}`, `data` being `{repository, commits}`: the repository and the new commits, as `/v1/commits` lists them.
+         */
+        post: operations["webhook.commit.created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pull_request.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pull (merge) request was opened
+         * @description The body is `{"type": "pull_request.opened", "timestamp", "data"}`, `data` being the pull request, as `…/repositories/{repo}/pull-requests` lists it.
+         */
+        post: operations["webhook.pull_request.opened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pull_request.merged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pull (merge) request was merged
+         * @description The body is `{"type": "pull_request.merged", "timestamp", "data"}`, `data` being the pull request, as `…/repositories/{repo}/pull-requests` lists it.
+         */
+        post: operations["webhook.pull_request.merged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pull_request.closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pull (merge) request was closed without merging
+         * @description The body is `{"type": "pull_request.closed", "timestamp", "data"}`, `data` being the pull request, as `…/repositories/{repo}/pull-requests` lists it.
+         */
+        post: operations["webhook.pull_request.closed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deployment.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A deployment finished successfully
+         * @description The body is `{"type": "deployment.succeeded", "timestamp", "data"}`, `data` being the deployment, as `…/repositories/{repo}/deployments` lists it.
+         */
+        post: operations["webhook.deployment.succeeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deployment.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A deployment failed
+         * @description The body is `{"type": "deployment.failed", "timestamp", "data"}`, `data` being the deployment, as `…/repositories/{repo}/deployments` lists it.
+         */
+        post: operations["webhook.deployment.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "incident.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An incident was opened
+         * @description The body is `{"type": "incident.opened", "timestamp", "data"}`, `data` being the incident, as `…/repositories/{repo}/incidents` lists it.
+         */
+        post: operations["webhook.incident.opened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "incident.resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An incident was resolved
+         * @description The body is `{"type": "incident.resolved", "timestamp", "data"}`, `data` being the incident, as `…/repositories/{repo}/incidents` lists it.
+         */
+        post: operations["webhook.incident.resolved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         UserList: {
@@ -3314,6 +3635,990 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["ServerError"];
+        };
+    };
+    "webhook.user.created": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`evt_…`): the same on every retry and replay; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent; refuse messages more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; during a secret rotation two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "user.created";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened
+                     * @example 2026-01-15T10:30:00.000Z
+                     */
+                    timestamp: string;
+                    data: {
+                        /** @description User id */
+                        id: string;
+                        name: string;
+                        email: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp
+                         * @example 2026-01-15T10:30:00.000Z
+                         */
+                        created_at: string;
+                        /** @enum {string} */
+                        role: "admin" | "manager" | "collaborator";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other answer, or none within 15 s, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.user.updated": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`evt_…`): the same on every retry and replay; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent; refuse messages more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; during a secret rotation two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "user.updated";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened
+                     * @example 2026-01-15T10:30:00.000Z
+                     */
+                    timestamp: string;
+                    data: {
+                        /** @description User id */
+                        id: string;
+                        name: string;
+                        email: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp
+                         * @example 2026-01-15T10:30:00.000Z
+                         */
+                        created_at: string;
+                        /** @enum {string} */
+                        role: "admin" | "manager" | "collaborator";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other answer, or none within 15 s, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.membership.deactivated": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`evt_…`): the same on every retry and replay; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent; refuse messages more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; during a secret rotation two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "membership.deactivated";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened
+                     * @example 2026-01-15T10:30:00.000Z
+                     */
+                    timestamp: string;
+                    data: {
+                        /** @description User id */
+                        id: string;
+                        name: string;
+                        email: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp
+                         * @example 2026-01-15T10:30:00.000Z
+                         */
+                        created_at: string;
+                        /** @enum {string} */
+                        role: "admin" | "manager" | "collaborator";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other answer, or none within 15 s, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.membership.removed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`evt_…`): the same on every retry and replay; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent; refuse messages more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; during a secret rotation two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "membership.removed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened
+                     * @example 2026-01-15T10:30:00.000Z
+                     */
+                    timestamp: string;
+                    data: {
+                        /** @description User id */
+                        id: string;
+                        name: string;
+                        email: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp
+                         * @example 2026-01-15T10:30:00.000Z
+                         */
+                        created_at: string;
+                        /** @enum {string} */
+                        role: "admin" | "manager" | "collaborator";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other answer, or none within 15 s, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.team.created": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`evt_…`): the same on every retry and replay; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent; refuse messages more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; during a secret rotation two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "team.created";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened
+                     * @example 2026-01-15T10:30:00.000Z
+                     */
+                    timestamp: string;
+                    data: {
+                        /** @description Team id */
+                        id: string;
+                        /** @description Organization id */
+                        organization_id: string;
+                        name: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp
+                         * @example 2026-01-15T10:30:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other answer, or none within 15 s, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.team.updated": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`evt_…`): the same on every retry and replay; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent; refuse messages more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; during a secret rotation two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "team.updated";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened
+                     * @example 2026-01-15T10:30:00.000Z
+                     */
+                    timestamp: string;
+                    data: {
+                        /** @description Team id */
+                        id: string;
+                        /** @description Organization id */
+                        organization_id: string;
+                        name: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp
+                         * @example 2026-01-15T10:30:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other answer, or none within 15 s, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.team.deleted": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`evt_…`): the same on every retry and replay; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent; refuse messages more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; during a secret rotation two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "team.deleted";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened
+                     * @example 2026-01-15T10:30:00.000Z
+                     */
+                    timestamp: string;
+                    data: {
+                        /** @description Team id */
+                        id: string;
+                        /** @description Organization id */
+                        organization_id: string;
+                        name: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp
+                         * @example 2026-01-15T10:30:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other answer, or none within 15 s, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.repository.created": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`evt_…`): the same on every retry and replay; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent; refuse messages more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; during a secret rotation two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "repository.created";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened
+                     * @example 2026-01-15T10:30:00.000Z
+                     */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                        git_app_id: string;
+                        name: string;
+                        full_name: string;
+                        default_branch: string;
+                        is_private: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp
+                         * @example 2026-01-15T10:30:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other answer, or none within 15 s, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.commit.created": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`evt_…`): the same on every retry and replay; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent; refuse messages more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; during a secret rotation two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "commit.created";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened
+                     * @example 2026-01-15T10:30:00.000Z
+                     */
+                    timestamp: string;
+                    /** @description The repository, and the commits the push (or an import batch) added */
+                    data: {
+                        repository: {
+                            id: string;
+                            git_app_id: string;
+                            name: string;
+                            full_name: string;
+                            default_branch: string;
+                            is_private: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp
+                             * @example 2026-01-15T10:30:00.000Z
+                             */
+                            created_at: string;
+                        };
+                        commits: {
+                            id: string;
+                            repository_id: string;
+                            sha: string;
+                            message: string;
+                            /** @description The platform user, when the author is known */
+                            author_id: string | null;
+                            author_name: string;
+                            additions: number;
+                            deletions: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp
+                             * @example 2026-01-15T10:30:00.000Z
+                             */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other answer, or none within 15 s, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.pull_request.opened": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`evt_…`): the same on every retry and replay; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent; refuse messages more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; during a secret rotation two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "pull_request.opened";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened
+                     * @example 2026-01-15T10:30:00.000Z
+                     */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                        repository_id: string;
+                        number: number;
+                        title: string;
+                        /** @enum {string} */
+                        state: "open" | "closed" | "merged";
+                        author_id: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp
+                         * @example 2026-01-15T10:30:00.000Z
+                         */
+                        created_at: string;
+                        merged_at: string | null;
+                        closed_at: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other answer, or none within 15 s, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.pull_request.merged": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`evt_…`): the same on every retry and replay; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent; refuse messages more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; during a secret rotation two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "pull_request.merged";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened
+                     * @example 2026-01-15T10:30:00.000Z
+                     */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                        repository_id: string;
+                        number: number;
+                        title: string;
+                        /** @enum {string} */
+                        state: "open" | "closed" | "merged";
+                        author_id: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp
+                         * @example 2026-01-15T10:30:00.000Z
+                         */
+                        created_at: string;
+                        merged_at: string | null;
+                        closed_at: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other answer, or none within 15 s, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.pull_request.closed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`evt_…`): the same on every retry and replay; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent; refuse messages more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; during a secret rotation two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "pull_request.closed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened
+                     * @example 2026-01-15T10:30:00.000Z
+                     */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                        repository_id: string;
+                        number: number;
+                        title: string;
+                        /** @enum {string} */
+                        state: "open" | "closed" | "merged";
+                        author_id: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp
+                         * @example 2026-01-15T10:30:00.000Z
+                         */
+                        created_at: string;
+                        merged_at: string | null;
+                        closed_at: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other answer, or none within 15 s, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.deployment.succeeded": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`evt_…`): the same on every retry and replay; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent; refuse messages more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; during a secret rotation two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "deployment.succeeded";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened
+                     * @example 2026-01-15T10:30:00.000Z
+                     */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                        repository_id: string;
+                        environment: string;
+                        /** @enum {string} */
+                        status: "success" | "failure";
+                        /** @description The commit deployed */
+                        sha: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp
+                         * @example 2026-01-15T10:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp
+                         * @example 2026-01-15T10:30:00.000Z
+                         */
+                        finished_at: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other answer, or none within 15 s, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.deployment.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`evt_…`): the same on every retry and replay; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent; refuse messages more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; during a secret rotation two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "deployment.failed";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened
+                     * @example 2026-01-15T10:30:00.000Z
+                     */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                        repository_id: string;
+                        environment: string;
+                        /** @enum {string} */
+                        status: "success" | "failure";
+                        /** @description The commit deployed */
+                        sha: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp
+                         * @example 2026-01-15T10:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp
+                         * @example 2026-01-15T10:30:00.000Z
+                         */
+                        finished_at: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other answer, or none within 15 s, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.incident.opened": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`evt_…`): the same on every retry and replay; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent; refuse messages more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; during a secret rotation two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "incident.opened";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened
+                     * @example 2026-01-15T10:30:00.000Z
+                     */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                        repository_id: string;
+                        title: string;
+                        /** @description The commit that caused it, from 'root cause: <sha>' in the issue's body */
+                        cause_sha: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp
+                         * @example 2026-01-15T10:30:00.000Z
+                         */
+                        created_at: string;
+                        resolved_at: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other answer, or none within 15 s, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook.incident.resolved": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id (`evt_…`): the same on every retry and replay; deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent; refuse messages more than 5 minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; during a secret rotation two, separated by a space */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "incident.resolved";
+                    /**
+                     * Format: date-time
+                     * @description When the change happened
+                     * @example 2026-01-15T10:30:00.000Z
+                     */
+                    timestamp: string;
+                    data: {
+                        id: string;
+                        repository_id: string;
+                        title: string;
+                        /** @description The commit that caused it, from 'root cause: <sha>' in the issue's body */
+                        cause_sha: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp
+                         * @example 2026-01-15T10:30:00.000Z
+                         */
+                        created_at: string;
+                        resolved_at: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled and receives nothing more */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any other answer, or none within 15 s, is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }
