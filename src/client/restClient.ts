@@ -2,7 +2,7 @@ import createClient from 'openapi-fetch';
 import type { Client, ClientOptions } from 'openapi-fetch';
 import type { paths } from './restSchema';
 
-export type { paths, components, operations } from './restSchema';
+export type { paths, components, operations, webhooks } from './restSchema';
 
 export interface RestClientOptions {
   /** The API's base address including the version prefix, e.g. `http://localhost:3000/v1`. */
