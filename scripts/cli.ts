@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import type { Sequelize } from 'sequelize';
-import type { Config } from '../src/config';
+import { Config, loadConfig } from '../src/config';
+import { WriteError } from '../src/services/writes/errors';
 import { createSequelize, describeDatabase } from '../db/connection';
 import { initModels } from '../db/models';
 import { migrate } from '../db/migrator';
@@ -74,6 +75,36 @@ export function commandOrExit<C extends { kind: string }>(cli: string, usage: st
     return 0;
   }
   return cmd as Exclude<C, { kind: 'help' }>;
+}
+
+/**
+ * A command-line writer's main (gitapps, webhooks): the command, the server's database, the command run against
+ * it; a writer's refusal (WriteError) is its message on stderr and exit code 1.
+ */
+export async function runWriterCommand<C extends { kind: 'help' } | { kind: string; json: boolean }>(
+  cli: string,
+  usage: string,
+  parseCommand: (argv: string[]) => C,
+  argv: string[],
+  run: (cmd: Exclude<C, { kind: 'help' }>, config: Config, out: (s: string) => void) => Promise<void>,
+): Promise<number> {
+  const cmd = commandOrExit(cli, usage, parseCommand, argv);
+  if (typeof cmd === 'number') return cmd;
+  const config = loadConfig();
+  const sequelize = await openServerDatabase(cli, config, (cmd as { json: boolean }).json);
+  if (!sequelize) return 1;
+  try {
+    await run(cmd, config, (s) => process.stdout.write(s));
+    return 0;
+  } catch (e) {
+    if (e instanceof WriteError) {
+      process.stderr.write(`${cli}: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  } finally {
+    await sequelize.close();
+  }
 }
 
 /** Runs a CLI's main: its exit code, and a failure's message without a stack (configuration errors explain themselves). */

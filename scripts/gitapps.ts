@@ -8,12 +8,11 @@
  * Exit codes: 0 done, 1 bad input (unknown organization or git app) or failure, 2 usage error.
  */
 import { GitApp } from '../db/models';
-import { loadConfig, Config } from '../src/config';
+import type { Config } from '../src/config';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { ChangeRunner } from '../src/services/writes/change';
-import { WriteError } from '../src/services/writes/errors';
 import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../src/services/writes/gitApps';
-import { commandOrExit, nonEmpty, openServerDatabase, parse, runCli, table, UsageError } from './cli';
+import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
 
 const USAGE = `Usage:
   npm run gitapps -- create --org <id> --provider github|gitlab --name <name> [--json]
@@ -128,24 +127,8 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
   }
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const cmd = commandOrExit('gitapps', USAGE, parseCommand, argv);
-  if (typeof cmd === 'number') return cmd;
-  const config = loadConfig();
-  const sequelize = await openServerDatabase('gitapps', config, cmd.json);
-  if (!sequelize) return 1;
-  try {
-    await run(cmd, config, (s) => process.stdout.write(s));
-    return 0;
-  } catch (e) {
-    if (e instanceof WriteError) {
-      process.stderr.write(`gitapps: ${e.message}\n`);
-      return 1;
-    }
-    throw e;
-  } finally {
-    await sequelize.close();
-  }
+export function main(argv: string[]): Promise<number> {
+  return runWriterCommand('gitapps', USAGE, parseCommand, argv, run);
 }
 
 if (require.main === module) runCli('gitapps', main);

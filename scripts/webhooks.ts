@@ -11,7 +11,7 @@
  */
 import { Op } from 'sequelize';
 import { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../db/models';
-import { loadConfig, Config } from '../src/config';
+import type { Config } from '../src/config';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { ChangeRunner } from '../src/services/writes/change';
 import { WriteError } from '../src/services/writes/errors';
@@ -19,7 +19,7 @@ import { EVENT_TYPES } from '../src/services/writes/events';
 import { WebhookEndpointWriter } from '../src/services/writes/webhookEndpoints';
 import { subscribedTypes } from '../src/services/webhooks/fanOut';
 import { checkEndpointUrl } from '../src/webhooks/addressGuard';
-import { commandOrExit, nonEmpty, openServerDatabase, parse, runCli, table, UsageError } from './cli';
+import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
 
 const USAGE = `Usage:
   npm run webhooks -- create --org <id> --url <url> [--events a,b,...] [--json]
@@ -191,24 +191,8 @@ async function recentAttempts(endpointId: string, limit: number, json: boolean):
   return `${table([header, ...cells])}\n`;
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const cmd = commandOrExit('webhooks', USAGE, parseCommand, argv);
-  if (typeof cmd === 'number') return cmd;
-  const config = loadConfig();
-  const sequelize = await openServerDatabase('webhooks', config, cmd.json);
-  if (!sequelize) return 1;
-  try {
-    await run(cmd, config, (s) => process.stdout.write(s));
-    return 0;
-  } catch (e) {
-    if (e instanceof WriteError) {
-      process.stderr.write(`webhooks: ${e.message}\n`);
-      return 1;
-    }
-    throw e;
-  } finally {
-    await sequelize.close();
-  }
+export function main(argv: string[]): Promise<number> {
+  return runWriterCommand('webhooks', USAGE, parseCommand, argv, run);
 }
 
 if (require.main === module) runCli('webhooks', main);

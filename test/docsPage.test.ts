@@ -111,6 +111,7 @@ describeBrowser('GET /docs in chromium', () => {
     const token = await t.token();
     const doc = (await request(t.runtime.app).get('/v1/openapi.json')).body as {
       paths: Record<string, Record<string, { tags: string[] }>>;
+      webhooks: Record<string, unknown>;
     };
     const operations = Object.values(doc.paths).flatMap((item) => Object.entries(item).filter(([method]) => method === 'get'));
     const tags = [...new Set(operations.flatMap(([, op]) => op.tags))].sort();
@@ -128,8 +129,10 @@ describeBrowser('GET /docs in chromium', () => {
     await page.goto(`${base}/docs`);
     expect(page.url()).toBe(`${base}/docs/`);
     await page.locator('.opblock').first().waitFor();
-    expect((await page.locator('.opblock-tag').evaluateAll((els) => els.map((el) => el.getAttribute('data-tag')))).sort()).toEqual(tags);
+    // The outgoing webhooks (OpenAPI 3.1 `webhooks`) show too, under their own tag, one POST per event type.
+    expect((await page.locator('.opblock-tag').evaluateAll((els) => els.map((el) => el.getAttribute('data-tag')))).sort()).toEqual([...tags, 'Webhooks']);
     await expect(page.locator('.opblock.opblock-get').count()).resolves.toBe(operations.length);
+    await expect(page.locator('.opblock.opblock-post').count()).resolves.toBe(Object.keys(doc.webhooks).length);
 
     await page.locator('.auth-wrapper button.authorize').click();
     await page.getByLabel('auth-bearer-value').fill(token);
