@@ -6,6 +6,7 @@ import * as dataVersions from './migrations/0003-data-versions';
 import * as writePath from './migrations/0004-write-path';
 import * as gitActivity from './migrations/0005-git-activity';
 import * as webhooks from './migrations/0006-webhooks';
+import * as metrics from './migrations/0007-metrics';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -15,6 +16,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0004-write-path', ...writePath },
   { name: '0005-git-activity', ...gitActivity },
   { name: '0006-webhooks', ...webhooks },
+  { name: '0007-metrics', ...metrics },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

@@ -40,6 +40,12 @@ const TAGS = [
   { name: 'Git', description: 'Git apps (integrations), their repositories, commits and pull requests; `all` in place of a repository id means every repository of the git app.' },
   { name: 'Dashboards', description: 'Dashboard views visible to the caller and the catalog of dashboard types.' },
   {
+    name: 'Metrics',
+    description:
+      'Figures computed from the organization\'s activity: DORA (Four Keys), pull requests, flow and activity, for an organization or a team, ' +
+      'over a window of whole UTC days (default the 28 days ending today, at most 366), with an optional `series` per day, week or month.',
+  },
+  {
     name: 'Webhooks',
     description:
       'Events this service POSTs to the endpoints an organization subscribes (`npm run webhooks -- create`), signed as the Standard Webhooks ' +

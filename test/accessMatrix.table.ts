@@ -84,10 +84,13 @@ export const TARGETS = {
 export type Cell =
   | { status: 200; one: true }
   | { status: 200; exact: readonly string[] }
+  | { status: 200; figures: true }
   | { status: 200; includes: readonly string[]; excludes: readonly string[] }
   | { status: 403 | 404; code: 'FORBIDDEN' | 'NOT_FOUND'; message: string };
 
 const OK: Cell = { status: 200, one: true };
+/** A metric: 200 with the figures of exactly the scope asked for. */
+const FIGURES: Cell = { status: 200, figures: true };
 const exact = (...ids: string[]): Cell => ({ status: 200, exact: ids });
 const has = (includes: readonly string[], excludes: readonly string[]): Cell => ({ status: 200, includes, excludes });
 const forbidden = (kind: string): Cell => ({ status: 403, code: 'FORBIDDEN', message: `You do not have permission to access this ${kind}` });
@@ -130,14 +133,15 @@ export type ItemKind =
   | 'task'
   | 'interaction'
   | 'dashboardView'
-  | 'catalogEntry';
+  | 'catalogEntry'
+  | 'metric';
 
 /** ada, grace, linus, outsider, org-scoped, team-scoped */
 type Cells = readonly [Cell, Cell, Cell, Cell, Cell, Cell];
 
 export interface Row {
   path: string;
-  shape: 'list' | 'one';
+  shape: 'list' | 'one' | 'metric';
   kind: ItemKind;
   cells: Readonly<Record<ActorName, Cell>>;
 }
@@ -146,6 +150,10 @@ const toRecord = (cells: Cells): Record<ActorName, Cell> =>
   Object.fromEntries(ACTOR_NAMES.map((a, i) => [a, cells[i]])) as Record<ActorName, Cell>;
 const list = (path: string, kind: ItemKind, cells: Cells): Row => ({ path, shape: 'list', kind, cells: toRecord(cells) });
 const one = (path: string, kind: ItemKind, cells: Cells): Row => ({ path, shape: 'one', kind, cells: toRecord(cells) });
+/** The four metrics (DESIGN §14) of one scope, `organization_id=…` or `team_id=…`, with the same cells. */
+const metrics = (scope: string, cells: Cells): Row[] =>
+  ['dora', 'pull-requests', 'flow', 'activity'].map((m) => ({ path: `/v1/metrics/${m}?${scope}`, shape: 'metric', kind: 'metric', cells: toRecord(cells) }));
+const M = FIGURES;
 
 // ---------------------------------------------------------------------------------------------------
 // Fixed ids, grouped
@@ -451,4 +459,15 @@ export const ROWS: readonly Row[] = [
   one('/v1/dashboard-views/view_nope', 'dashboardView', all(N.view)),
   // The catalog is not organization data: the same fixed list for every caller.
   list('/v1/dashboard-views/catalog', 'catalogEntry', all(exact(...CATALOG))),
+
+  // ===== Metrics (§14) ========================================================================================
+  // An organization's figures: as the organization, but not for a team-scoped token (they cover every team).
+  ...metrics('organization_id=org_acme',     [M,           M,           M,           F.org,       M,           F.org]),
+  ...metrics('organization_id=org_globex',   [F.org,       F.org,       F.org,       M,           F.org,       F.org]),
+  ...metrics('organization_id=org_nope', all(N.org)),
+  // A team's figures: as the team.
+  ...metrics('team_id=team_platform',        [M,           M,           M,           F.team,      M,           M]),
+  ...metrics('team_id=team_mobile',          [M,           M,           M,           F.team,      M,           F.team]),
+  ...metrics('team_id=team_globex_core',     [F.team,      F.team,      F.team,      M,           F.team,      F.team]),
+  ...metrics('team_id=team_nope', all(N.team)),
 ];

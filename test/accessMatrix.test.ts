@@ -65,7 +65,7 @@ const idField = (kind: ItemKind) => (kind === 'catalogEntry' ? 'key' : kind === 
 
 /** The whole list (per_page=100, every page) or the single response. */
 async function fetchCell(row: Row, actor: ActorName): Promise<{ res: request.Response; items: Body[] }> {
-  if (row.shape === 'one') {
+  if (row.shape === 'one' || row.shape === 'metric') {
     const res = await t.get(row.path, tokens[actor]);
     return { res, items: res.status === 200 ? [res.body.data] : [] };
   }
@@ -94,6 +94,13 @@ describe('access matrix', () => {
     }
     expect({ status: res.status, body: res.status === 200 ? undefined : res.body }).toEqual({ status: 200, body: undefined });
     const key = idField(row.kind);
+    if ('figures' in cell) {
+      // The figures of the scope asked for, and of nothing wider.
+      const [name, id] = row.path.split('?')[1].split('=');
+      expect(res.body.data.scope[name]).toBe(id);
+      if (name === 'organization_id') expect(res.body.data.scope.team_id).toBeNull();
+      return;
+    }
     if ('one' in cell) {
       expect(Object.keys(res.body).sort()).toEqual(['data', 'status']);
       expect(res.body.status).toBe('success');
@@ -165,6 +172,7 @@ function leak(actor: Actor, kind: ItemKind, item: Body): string | null {
       return v.owner_id === actor.userId ? null : `private view of ${v.owner_id}`;
     }
     case 'catalogEntry':
+    case 'metric':
       return null;
   }
 }
@@ -194,7 +202,7 @@ describe('the table', () => {
     for (const row of ROWS) {
       for (const actor of ACTOR_NAMES) {
         const cell = row.cells[actor];
-        expect({ path: row.path, actor, ok: isOk(cell), fits: !isOk(cell) || ('one' in cell) === (row.shape === 'one') }).toEqual({
+        expect({ path: row.path, actor, ok: isOk(cell), fits: !isOk(cell) || (('one' in cell) === (row.shape === 'one') && ('figures' in cell) === (row.shape === 'metric')) }).toEqual({
           path: row.path,
           actor,
           ok: isOk(cell),
@@ -204,14 +212,14 @@ describe('the table', () => {
     }
   });
 
-  test('covers every documented path (31, the deployment and incident lists of §13, and the four `all` forms) for every actor, with an Acme and a Globex target', async () => {
+  test('covers every documented path (31, the deployment and incident lists of §13, the four `all` forms and the four metrics of §14) for every actor, with an Acme and a Globex target', async () => {
     const doc = (await request(t.runtime.app).get('/v1/openapi.json')).body;
     const templates = Object.keys(doc.paths);
-    expect(templates).toHaveLength(37);
+    expect(templates).toHaveLength(41);
     const segments = (p: string) => p.split('/').filter(Boolean);
     // The most literal template that matches (so `.../all/commits` is not taken for `.../{repo}/commits`).
     const templateOf = (path: string): string | undefined => {
-      const s = segments(path.replace(/^\/v1/, ''));
+      const s = segments(path.replace(/^\/v1/, '').split('?')[0]);
       const matches = templates.filter((tpl) => {
         const ts = segments(tpl);
         return ts.length === s.length && ts.every((seg, i) => seg.startsWith('{') || seg === s[i]);

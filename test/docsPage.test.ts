@@ -115,8 +115,8 @@ describeBrowser('GET /docs in chromium', () => {
     };
     const operations = Object.values(doc.paths).flatMap((item) => Object.entries(item).filter(([method]) => method === 'get'));
     const tags = [...new Set(operations.flatMap(([, op]) => op.tags))].sort();
-    expect(operations).toHaveLength(37);
-    expect(tags).toEqual(['Dashboards', 'Git', 'Organizations', 'Teams', 'Users']);
+    expect(operations).toHaveLength(41);
+    expect(tags).toEqual(['Dashboards', 'Git', 'Metrics', 'Organizations', 'Teams', 'Users']);
 
     const page = await browser.newPage();
     const problems: string[] = [];

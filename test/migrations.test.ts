@@ -101,7 +101,7 @@ test('0005 keeps existing commits (line counts known) and git apps (no secret ye
     `INSERT INTO commits (id, repository_id, git_app_id, organization_id, sha, message, author_id, author_name, additions, deletions, created_at) ` +
       `VALUES ('cmt_x', 'repo_x', 'gapp_x', 'org_x', '${'a'.repeat(40)}', 'm', NULL, 'A', 3, 1, '${at}')`,
   );
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0005-git-activity', '0006-webhooks']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0005-git-activity', '0006-webhooks', '0007-metrics']);
   const [commit] = await sequelize.query<{ stats_known: number | boolean }>('SELECT stats_known FROM commits', { type: QueryTypes.SELECT });
   expect(Boolean(commit.stats_known)).toBe(true);
   const [app] = await sequelize.query<{ webhook_secret: string | null }>('SELECT webhook_secret FROM git_apps', { type: QueryTypes.SELECT });
@@ -122,8 +122,21 @@ test('0006 adds the webhook tables with their queue indexes, and goes down and u
   await migrator.down({ to: '0006-webhooks' });
   const tables = async () => (await sequelize.getQueryInterface().showAllTables()).map(String);
   expect(await tables()).not.toContain('webhook_endpoints');
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0006-webhooks']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0006-webhooks', '0007-metrics']);
   expect(await tables()).toEqual(expect.arrayContaining(['webhook_endpoints', 'webhook_deliveries', 'webhook_attempts']));
   const indexes = ((await sequelize.getQueryInterface().showIndex('webhook_deliveries')) as { name: string }[]).map((i) => i.name);
   expect(indexes).toEqual(expect.arrayContaining(['webhook_deliveries_status_next_attempt_at', 'webhook_deliveries_endpoint_id_status_next_attempt_at']));
+});
+
+test('0007 adds the indexes the metrics read, in place of the plain author index, and goes down and up again cleanly', async () => {
+  const migrator = createMigrator(sequelize);
+  const indexes = async (table: string) => ((await sequelize.getQueryInterface().showIndex(table)) as { name: string }[]).map((i) => i.name);
+  expect(await indexes('commits')).toEqual(expect.arrayContaining(['commits_author_id_repository_id', 'commits_organization_id_created_at_author_id']));
+  expect(await indexes('commits')).not.toContain('commits_author_id');
+  expect(await indexes('deployments')).toEqual(expect.arrayContaining(['deployments_organization_id_finished_at', 'deployments_repository_id_finished_at']));
+  await migrator.down({ to: '0007-metrics' });
+  expect(await indexes('commits')).toContain('commits_author_id');
+  expect(await indexes('tasks')).not.toContain('tasks_team_id_completed_at');
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0007-metrics']);
+  expect(await indexes('tasks')).toEqual(expect.arrayContaining(['tasks_team_id_completed_at', 'tasks_team_id_status']));
 });

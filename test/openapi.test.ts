@@ -53,7 +53,9 @@ const GET_ONES = [
   '/teams/{team_id}/members/{user_id}',
   '/dashboard-views/{id}',
 ];
-const ALL_PATHS = [...Object.keys(LISTS), ...GET_ONES];
+/** The Metrics API of DESIGN §14. */
+const METRIC_PATHS = ['/metrics/dora', '/metrics/pull-requests', '/metrics/flow', '/metrics/activity'];
+const ALL_PATHS = [...Object.keys(LISTS), ...GET_ONES, ...METRIC_PATHS];
 
 const ERROR_STATUSES = ['400', '401', '403', '404', '429', '500'];
 
@@ -92,10 +94,10 @@ test('is served without a token, as JSON, with the /v1 server', () => {
   expect(doc.servers).toEqual([{ url: '/v1' }]);
 });
 
-test('documents the 31 paths of the catalog, the deployment and incident lists of §13, and the `all` form of the four repository lists, each with GET only', () => {
+test('documents the 31 paths of the catalog, the deployment and incident lists of §13, the `all` form of the four repository lists and the four metrics of §14, each with GET only', () => {
   expect(Object.keys(doc.paths).sort()).toEqual([...ALL_PATHS].sort());
-  expect(ALL_PATHS.filter((p) => !p.includes('/repositories/all/') && !/deployments|incidents/.test(p))).toHaveLength(31);
-  expect(ALL_PATHS).toHaveLength(37);
+  expect(ALL_PATHS.filter((p) => !p.includes('/repositories/all/') && !/deployments|incidents|metrics/.test(p))).toHaveLength(31);
+  expect(ALL_PATHS).toHaveLength(41);
   for (const path of ALL_PATHS) expect({ path, methods: Object.keys(doc.paths[path]) }).toEqual({ path, methods: ['get'] });
 });
 
@@ -108,7 +110,7 @@ test('every operation requires the bearer token', () => {
 
 test('every operation has a summary, a description and one tag the document declares and describes', () => {
   const declared = Object.fromEntries((doc.tags as Json[]).map((tag) => [tag.name, tag.description]));
-  expect(Object.keys(declared)).toEqual(['Users', 'Organizations', 'Teams', 'Git', 'Dashboards', 'Webhooks']);
+  expect(Object.keys(declared)).toEqual(['Users', 'Organizations', 'Teams', 'Git', 'Dashboards', 'Metrics', 'Webhooks']);
   for (const description of Object.values(declared)) expect(description).toEqual(expect.stringMatching(/\w{3,}/));
   for (const path of ALL_PATHS) {
     const { summary, description, tags } = doc.paths[path].get;
@@ -131,6 +133,21 @@ test('the webhooks: one POST per event type, each described, its body the messag
     ]);
     const schema = requestBody.content['application/json'].schema;
     expect(schema).toMatchObject({ type: 'object', required: ['type', 'timestamp', 'data'], additionalProperties: false, properties: { type: { const: type } } });
+  }
+});
+
+test('the metrics take one scope, a window of days and an interval, each described', () => {
+  for (const path of METRIC_PATHS) {
+    const parameters = doc.paths[path].get.parameters as Json[];
+    expect(parameters.map((p) => [p.name, p.in, p.required ?? false])).toEqual([
+      ['organization_id', 'query', false],
+      ['team_id', 'query', false],
+      ['from', 'query', false],
+      ['to', 'query', false],
+      ['interval', 'query', false],
+    ]);
+    for (const p of parameters) expect({ name: p.name, description: p.description }).toEqual({ name: p.name, description: expect.stringMatching(/^.{20,}$/) });
+    expect(parameters.find((p) => p.name === 'interval')!.schema.enum).toEqual(['day', 'week', 'month']);
   }
 });
 

@@ -61,6 +61,16 @@ test('walks every page of a list, in a stable order, and gets every user once', 
   expect(seen.map((u) => u.id)).toEqual(expect.arrayContaining([DEMO.users.ada, DEMO.users.linus, DEMO.users.grace]));
 });
 
+test('the metrics: query parameters and figures typed from the document', async () => {
+  const { data, error } = await ada.GET('/metrics/pull-requests', { params: { query: { organization_id: DEMO.orgs.acme, from: '2024-01-01', to: '2024-12-31', interval: 'week' } } });
+  expect(error).toBeUndefined();
+  const median: number | null = data!.data.time_to_merge_hours.median;
+  expect(median === null || typeof median === 'number').toBe(true);
+  expect(data!.data.series!.reduce((sum, b) => sum + b.opened, 0)).toBe(data!.data.opened);
+  const bad = await ada.GET('/metrics/pull-requests', { params: { query: { organization_id: DEMO.orgs.acme, team_id: DEMO.teams.platform } } });
+  expect(bad.error).toEqual({ status: 'error', error: { code: 'VALIDATION_ERROR', message: expect.stringContaining('Give exactly one of organization_id and team_id') } });
+});
+
 test('path parameters, fields and created_at filters are sent as the document describes them', async () => {
   const { data } = await ada.GET('/git/apps/{id}/repositories/{repo}/commits', {
     params: {

@@ -88,6 +88,16 @@ describe('createPlatformClient', () => {
     });
   });
 
+  test('metrics.dora returns the same figures as REST, typed', async () => {
+    const query = { organization_id: DEMO.orgs.acme, from: '2024-01-01', to: '2024-12-31', interval: 'month' as const };
+    const dora = await ada.metrics.dora.query(query);
+    const band: 'elite' | 'high' | 'medium' | 'low' | null = dora.data.deployment_frequency.band;
+    expect(band).toEqual(expect.any(String));
+    expect(dora.data.series).toHaveLength(12);
+    const rest = await t.get(`/v1/metrics/dora?${new URLSearchParams(query)}`, await t.token());
+    expect(dora).toEqual(rest.body);
+  });
+
   test('commits with a created_at filter returns only that day\'s commits', async () => {
     const commits = await ada.commits.query({ 'created_at[eq]': '2024-03-20' });
     expect(commits.data.map((c) => c.id).sort()).toEqual([DEMO.commits.acmeApi2, DEMO.commits.acmeApi3]);

@@ -32,6 +32,13 @@ export const guard = {
     return organization;
   },
 
+  /** The Metrics API's organization scope (DESIGN §14): as the organization, and no team-scoped token. */
+  async organizationMetrics(p: Principal, organizationId: string): Promise<Organization> {
+    const organization = await guard.organization(p, organizationId);
+    if (!rules.canReadOrganizationMetrics(p, organizationId)) throw forbidden('organization');
+    return organization;
+  },
+
   async team(p: Principal, teamId: string): Promise<Team> {
     const team = await Team.findByPk(teamId);
     if (!team) throw notFound('team');

@@ -17,6 +17,11 @@ export const rules = {
     return p.organizations.has(organizationId);
   },
 
+  /** An organization's figures cover all its teams: not for a token scoped to some of them. */
+  canReadOrganizationMetrics(p: Principal, organizationId: string): boolean {
+    return p.organizations.has(organizationId) && !p.teamScope;
+  },
+
   canAccessTeam(p: Principal, team: { id: string; organization_id: string }): boolean {
     return p.organizations.has(team.organization_id) && (!p.teamScope || p.teamScope.has(team.id));
   },

@@ -745,6 +745,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics/dora": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * DORA metrics
+         * @description Deployment frequency, lead time for changes, change failure rate and time to restore, by the Four Keys method, over production deployments. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
+         */
+        get: operations["getDoraMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics/pull-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pull request metrics
+         * @description Pull requests opened, merged and closed, time to merge, and what is open now. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
+         */
+        get: operations["getPullRequestMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics/flow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Flow metrics
+         * @description Tasks completed, their cycle time and types, and the work in progress now. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
+         */
+        get: operations["getFlowMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Activity metrics
+         * @description Commits, active authors and interactions by type. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
+         */
+        get: operations["getActivityMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "user.created": {
@@ -1522,6 +1602,305 @@ export interface components {
             name?: string;
             description?: string;
             category?: string;
+        };
+        DoraMetricsResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["DoraMetrics"];
+        };
+        /** @description DORA metrics by the Four Keys method, over production deployments of the scope’s repositories */
+        DoraMetrics: {
+            scope: components["schemas"]["MetricScope"];
+            /**
+             * Format: date
+             * @description First day of the window (UTC, inclusive)
+             * @example 2026-01-15
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the window (UTC, inclusive)
+             * @example 2026-01-15
+             */
+            to: string;
+            /** @description The series interval asked for; null without a series */
+            interval: ("day" | "week" | "month") | null;
+            deployment_frequency: {
+                /** @description Successful production deployments that finished in the window */
+                deployments: number;
+                /** @description deployments ÷ days in the window, to four decimals */
+                per_day: number;
+                /** @description The DORA performance band of the figure; null when the figure is null */
+                band: ("elite" | "high" | "medium" | "low") | null;
+            };
+            lead_time_for_changes: {
+                /** @description Median of (deployment finished − commit created) over the changes shipped, in hours to two decimals; null when there is nothing to measure */
+                median_hours: number | null;
+                /** @description Commits shipped by those deployments: each commit of the repository created after the previous successful production deployment finished, up to this one */
+                changes: number;
+                /** @description The DORA performance band of the figure; null when the figure is null */
+                band: ("elite" | "high" | "medium" | "low") | null;
+            };
+            change_failure_rate: {
+                /** @description failed ÷ deployments, to four decimals; null without deployments */
+                rate: number | null;
+                /** @description Production deployments with status failure, or named as the cause of an incident (`root cause: <sha>`) */
+                failed: number;
+                /** @description Production deployments that finished in the window, successful or failed */
+                deployments: number;
+                /** @description The DORA performance band of the figure; null when the figure is null */
+                band: ("elite" | "high" | "medium" | "low") | null;
+            };
+            time_to_restore: {
+                /** @description Median of (resolved − opened) over the incidents, in hours to two decimals; null when there is nothing to measure */
+                median_hours: number | null;
+                /** @description Incidents opened in the window and resolved */
+                incidents: number;
+                /** @description The DORA performance band of the figure; null when the figure is null */
+                band: ("elite" | "high" | "medium" | "low") | null;
+            };
+            /** @description With `interval`: the same figures per bucket; counts add up to the totals */
+            series?: {
+                /**
+                 * Format: date
+                 * @description First day of the bucket: a UTC day, the Monday of an ISO week, or the first of a month (the first bucket starts at `from`)
+                 * @example 2026-01-15
+                 */
+                start: string;
+                /** @description Successful production deployments finished in the bucket */
+                deployments: number;
+                /** @description Commits those deployments shipped */
+                changes: number;
+                /** @description Median lead time of those changes, in hours to two decimals; null when there is nothing to measure */
+                median_lead_time_hours: number | null;
+                /** @description Production deployments finished in the bucket, successful or failed */
+                finished: number;
+                /** @description Of those, the failed ones */
+                failed: number;
+                /** @description failed ÷ finished; null when none finished */
+                change_failure_rate: number | null;
+                /** @description Incidents opened in the bucket and resolved */
+                incidents: number;
+                /** @description Median time to restore of those incidents, in hours to two decimals; null when there is nothing to measure */
+                median_time_to_restore_hours: number | null;
+            }[];
+        };
+        /** @description What the figures cover: an organization, or one of its teams (the repositories its members authored commits in, its tasks and interactions) */
+        MetricScope: {
+            organization_id: string;
+            /** @description The team, for a team scope; null for the whole organization */
+            team_id: string | null;
+        };
+        PullRequestMetricsResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["PullRequestMetrics"];
+        };
+        /** @description Pull request throughput and speed over the scope’s repositories */
+        PullRequestMetrics: {
+            scope: components["schemas"]["MetricScope"];
+            /**
+             * Format: date
+             * @description First day of the window (UTC, inclusive)
+             * @example 2026-01-15
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the window (UTC, inclusive)
+             * @example 2026-01-15
+             */
+            to: string;
+            /** @description The series interval asked for; null without a series */
+            interval: ("day" | "week" | "month") | null;
+            /** @description Pull requests opened in the window */
+            opened: number;
+            /** @description Pull requests merged in the window */
+            merged: number;
+            /** @description Pull requests closed without merging in the window */
+            closed_unmerged: number;
+            /** @description Merged − opened, over the pull requests merged in the window */
+            time_to_merge_hours: {
+                /** @description Median (nearest rank), in hours to two decimals; null when there is nothing to measure */
+                median: number | null;
+                /** @description 75th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure */
+                p75: number | null;
+                /** @description 90th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure */
+                p90: number | null;
+            };
+            /** @description Pull requests open at the time of the request */
+            open_now: number;
+            /** @description Now − opened, over the pull requests open now (nearest rank) */
+            open_age_hours: {
+                /** @description Median age, in hours to two decimals; null when there is nothing to measure */
+                median: number | null;
+                /** @description 90th percentile age, in hours to two decimals; null when there is nothing to measure */
+                p90: number | null;
+            };
+            /** @description With `interval`: the same figures per bucket (not the "now" ones); counts add up to the totals */
+            series?: {
+                /**
+                 * Format: date
+                 * @description First day of the bucket: a UTC day, the Monday of an ISO week, or the first of a month (the first bucket starts at `from`)
+                 * @example 2026-01-15
+                 */
+                start: string;
+                /** @description Opened in the bucket */
+                opened: number;
+                /** @description Merged in the bucket */
+                merged: number;
+                /** @description Closed without merging in the bucket */
+                closed_unmerged: number;
+                /** @description Nearest-rank percentiles of a sample of durations: the value at rank ⌈p·n⌉ of the sorted sample */
+                time_to_merge_hours: {
+                    /** @description Median (nearest rank), in hours to two decimals; null when there is nothing to measure */
+                    median: number | null;
+                    /** @description 75th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure */
+                    p75: number | null;
+                    /** @description 90th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure */
+                    p90: number | null;
+                };
+            }[];
+        };
+        FlowMetricsResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["FlowMetrics"];
+        };
+        /** @description Flow of the scope’s tasks: throughput, cycle time, work in progress */
+        FlowMetrics: {
+            scope: components["schemas"]["MetricScope"];
+            /**
+             * Format: date
+             * @description First day of the window (UTC, inclusive)
+             * @example 2026-01-15
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the window (UTC, inclusive)
+             * @example 2026-01-15
+             */
+            to: string;
+            /** @description The series interval asked for; null without a series */
+            interval: ("day" | "week" | "month") | null;
+            /** @description Tasks completed (done) in the window */
+            completed: number;
+            /** @description Completed − created, over the tasks completed in the window */
+            cycle_time_hours: {
+                /** @description Median (nearest rank), in hours to two decimals; null when there is nothing to measure */
+                median: number | null;
+                /** @description 75th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure */
+                p75: number | null;
+                /** @description 90th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure */
+                p90: number | null;
+            };
+            /** @description Tasks active at the time of the request */
+            in_progress_now: number;
+            /** @description Completed tasks by type */
+            by_type: {
+                /** @description Stories */
+                story: number;
+                /** @description Bugs */
+                bug: number;
+                /** @description Tasks */
+                task: number;
+                /** @description Epics */
+                epic: number;
+            };
+            /** @description With `interval`: the same figures per bucket (not the "now" one); counts add up to the totals */
+            series?: {
+                /**
+                 * Format: date
+                 * @description First day of the bucket: a UTC day, the Monday of an ISO week, or the first of a month (the first bucket starts at `from`)
+                 * @example 2026-01-15
+                 */
+                start: string;
+                /** @description Completed in the bucket */
+                completed: number;
+                /** @description Nearest-rank percentiles of a sample of durations: the value at rank ⌈p·n⌉ of the sorted sample */
+                cycle_time_hours: {
+                    /** @description Median (nearest rank), in hours to two decimals; null when there is nothing to measure */
+                    median: number | null;
+                    /** @description 75th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure */
+                    p75: number | null;
+                    /** @description 90th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure */
+                    p90: number | null;
+                };
+                /** @description Completed tasks by type */
+                by_type: {
+                    /** @description Stories */
+                    story: number;
+                    /** @description Bugs */
+                    bug: number;
+                    /** @description Tasks */
+                    task: number;
+                    /** @description Epics */
+                    epic: number;
+                };
+            }[];
+        };
+        ActivityMetricsResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["ActivityMetrics"];
+        };
+        /** @description Commit and collaboration activity of the scope */
+        ActivityMetrics: {
+            scope: components["schemas"]["MetricScope"];
+            /**
+             * Format: date
+             * @description First day of the window (UTC, inclusive)
+             * @example 2026-01-15
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the window (UTC, inclusive)
+             * @example 2026-01-15
+             */
+            to: string;
+            /** @description The series interval asked for; null without a series */
+            interval: ("day" | "week" | "month") | null;
+            /** @description Commits created in the window in the scope’s repositories */
+            commits: number;
+            /** @description Distinct known authors (platform users) of those commits */
+            active_authors: number;
+            /** @description Interactions in the window by type */
+            interactions_by_type: {
+                /** @description Code reviews */
+                code_review: number;
+                /** @description Communications */
+                communication: number;
+                /** @description Task assignments */
+                task_assignment: number;
+                /** @description Meetings */
+                meeting: number;
+            };
+            /** @description With `interval`: the same figures per bucket; counts add up to the totals, except distinct authors */
+            series?: {
+                /**
+                 * Format: date
+                 * @description First day of the bucket: a UTC day, the Monday of an ISO week, or the first of a month (the first bucket starts at `from`)
+                 * @example 2026-01-15
+                 */
+                start: string;
+                /** @description Commits in the bucket */
+                commits: number;
+                /** @description Distinct authors in the bucket (an author active in two buckets counts in both) */
+                active_authors: number;
+                /** @description Interactions in the window by type */
+                interactions_by_type: {
+                    /** @description Code reviews */
+                    code_review: number;
+                    /** @description Communications */
+                    communication: number;
+                    /** @description Task assignments */
+                    task_assignment: number;
+                    /** @description Meetings */
+                    meeting: number;
+                };
+            }[];
         };
         Error: {
             /** @constant */
@@ -3626,6 +4005,178 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CommitList"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getDoraMetrics: {
+        parameters: {
+            query?: {
+                /** @description The organization whose figures to compute. Exactly one of organization_id and team_id. Example: `org_acme`. */
+                organization_id?: string;
+                /** @description The team whose figures to compute: its tasks, interactions and the repositories its members authored commits in. Exactly one of organization_id and team_id. Example: `team_platform`. */
+                team_id?: string;
+                /** @description First day of the window, YYYY-MM-DD (UTC, inclusive). Default: 27 days before `to`. Example: `2026-01-01`. */
+                from?: string;
+                /** @description Last day of the window, YYYY-MM-DD (UTC, inclusive; today at most matters). Default: today. The window has at most 366 days. Example: `2026-01-28`. */
+                to?: string;
+                /** @description Adds a `series` of the same figures per UTC day, ISO week (from Monday) or calendar month, clipped to the window. Example: `week`. */
+                interval?: "day" | "week" | "month";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DoraMetricsResponse"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getPullRequestMetrics: {
+        parameters: {
+            query?: {
+                /** @description The organization whose figures to compute. Exactly one of organization_id and team_id. Example: `org_acme`. */
+                organization_id?: string;
+                /** @description The team whose figures to compute: its tasks, interactions and the repositories its members authored commits in. Exactly one of organization_id and team_id. Example: `team_platform`. */
+                team_id?: string;
+                /** @description First day of the window, YYYY-MM-DD (UTC, inclusive). Default: 27 days before `to`. Example: `2026-01-01`. */
+                from?: string;
+                /** @description Last day of the window, YYYY-MM-DD (UTC, inclusive; today at most matters). Default: today. The window has at most 366 days. Example: `2026-01-28`. */
+                to?: string;
+                /** @description Adds a `series` of the same figures per UTC day, ISO week (from Monday) or calendar month, clipped to the window. Example: `week`. */
+                interval?: "day" | "week" | "month";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PullRequestMetricsResponse"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getFlowMetrics: {
+        parameters: {
+            query?: {
+                /** @description The organization whose figures to compute. Exactly one of organization_id and team_id. Example: `org_acme`. */
+                organization_id?: string;
+                /** @description The team whose figures to compute: its tasks, interactions and the repositories its members authored commits in. Exactly one of organization_id and team_id. Example: `team_platform`. */
+                team_id?: string;
+                /** @description First day of the window, YYYY-MM-DD (UTC, inclusive). Default: 27 days before `to`. Example: `2026-01-01`. */
+                from?: string;
+                /** @description Last day of the window, YYYY-MM-DD (UTC, inclusive; today at most matters). Default: today. The window has at most 366 days. Example: `2026-01-28`. */
+                to?: string;
+                /** @description Adds a `series` of the same figures per UTC day, ISO week (from Monday) or calendar month, clipped to the window. Example: `week`. */
+                interval?: "day" | "week" | "month";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlowMetricsResponse"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getActivityMetrics: {
+        parameters: {
+            query?: {
+                /** @description The organization whose figures to compute. Exactly one of organization_id and team_id. Example: `org_acme`. */
+                organization_id?: string;
+                /** @description The team whose figures to compute: its tasks, interactions and the repositories its members authored commits in. Exactly one of organization_id and team_id. Example: `team_platform`. */
+                team_id?: string;
+                /** @description First day of the window, YYYY-MM-DD (UTC, inclusive). Default: 27 days before `to`. Example: `2026-01-01`. */
+                from?: string;
+                /** @description Last day of the window, YYYY-MM-DD (UTC, inclusive; today at most matters). Default: today. The window has at most 366 days. Example: `2026-01-28`. */
+                to?: string;
+                /** @description Adds a `series` of the same figures per UTC day, ISO week (from Monday) or calendar month, clipped to the window. Example: `week`. */
+                interval?: "day" | "week" | "month";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityMetricsResponse"];
                 };
             };
             304: components["responses"]["NotModified"];

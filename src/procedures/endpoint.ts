@@ -6,7 +6,7 @@ import type { ItemOf, Resource } from '../resources/resource';
 import { DATE_OPERATORS, intersect, parseDateParam, rangeFor, TimeRange } from '../wire/dates';
 import { fieldsSchema, listQueryShape, parseFields, strictQuery, SortOrder } from '../wire/query';
 
-interface EndpointDoc {
+export interface EndpointDoc {
   /** Path under /v1, e.g. `/users/{user_id}`. */
   path: `/${string}`;
   /** What the operation does, as generated clients name it: `listUsers`, `getUser`, `listUserApps`, … */
@@ -32,7 +32,7 @@ function createdAtRange(input: Record<string, unknown>): TimeRange | undefined {
   return ranges.length ? intersect(ranges) : undefined;
 }
 
-function openapi(doc: EndpointDoc) {
+export function openapi(doc: EndpointDoc) {
   return {
     openapi: {
       method: 'GET' as const,

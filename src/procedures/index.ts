@@ -4,6 +4,7 @@ import { usersRouter } from './users';
 import { teamsRouter } from './teams';
 import { commitsEndpoint, gitRouter } from './git';
 import { dashboardViewsRouter } from './dashboards';
+import { metricsRouter } from './metrics';
 
 export const appRouter = router({
   users: usersRouter,
@@ -12,6 +13,7 @@ export const appRouter = router({
   git: gitRouter,
   dashboardViews: dashboardViewsRouter,
   commits: commitsEndpoint,
+  metrics: metricsRouter,
 });
 
 /** The type in-house TypeScript frontends import for a typed tRPC client. */

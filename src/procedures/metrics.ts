@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { guard } from '../access/guard';
+import { authedProcedure, router } from '../trpc/init';
+import type { AuthedContext } from '../trpc/context';
+import { ActivityMetricsResponse, DoraMetricsResponse, FlowMetricsResponse, PullRequestMetricsResponse } from '../resources/metrics';
+import { computeMetric, MetricKind, organizationScope, teamScope } from '../services/metrics';
+import { DAY_MS, DEFAULT_WINDOW_DAYS, Interval, MAX_WINDOW_DAYS, startOfUtcDay, windowOf } from '../services/metrics/window';
+import { parseDateParam } from '../wire/dates';
+import { idParam, strictQuery } from '../wire/query';
+import { EndpointDoc, openapi } from './endpoint';
+
+const DATE_RULE = 'must be a date, YYYY-MM-DD (a whole UTC day)';
+
+const dateParam = (name: 'from' | 'to', description: string) =>
+  z
+    .string({ error: `${name} ${DATE_RULE}` })
+    .refine((v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && parseDateParam(v)?.kind === 'day', { error: `${name} ${DATE_RULE}` })
+    .meta({ description })
+    .optional();
+
+/** The Metrics API's query (DESIGN §14): one scope, a window of whole UTC days, an optional series interval. */
+export const metricsQuery = strictQuery({
+  organization_id: idParam('organization_id')
+    .meta({ description: 'The organization whose figures to compute. Exactly one of organization_id and team_id. Example: `org_acme`.' })
+    .optional(),
+  team_id: idParam('team_id')
+    .meta({ description: 'The team whose figures to compute: its tasks, interactions and the repositories its members authored commits in. Exactly one of organization_id and team_id. Example: `team_platform`.' })
+    .optional(),
+  from: dateParam('from', `First day of the window, YYYY-MM-DD (UTC, inclusive). Default: ${DEFAULT_WINDOW_DAYS - 1} days before \`to\`. Example: \`2026-01-01\`.`),
+  to: dateParam('to', `Last day of the window, YYYY-MM-DD (UTC, inclusive; today at most matters). Default: today. The window has at most ${MAX_WINDOW_DAYS} days. Example: \`2026-01-28\`.`),
+  interval: z
+    .enum(['day', 'week', 'month'], { error: 'interval must be day, week or month' })
+    .meta({ description: 'Adds a `series` of the same figures per UTC day, ISO week (from Monday) or calendar month, clipped to the window. Example: `week`.' })
+    .optional(),
+}).superRefine((q, ctx) => {
+  if ((q.organization_id === undefined) === (q.team_id === undefined)) {
+    ctx.addIssue({ code: 'custom', message: 'Give exactly one of organization_id and team_id' });
+    return;
+  }
+  const { from, to } = windowDays(q);
+  if (to < from) ctx.addIssue({ code: 'custom', message: `to (${q.to ?? 'today'}) is before from (${q.from})` });
+  else if ((to.getTime() - from.getTime()) / DAY_MS + 1 > MAX_WINDOW_DAYS) {
+    ctx.addIssue({ code: 'custom', message: `The window from ${day(from)} to ${day(to)} has more than ${MAX_WINDOW_DAYS} days; ask for at most ${MAX_WINDOW_DAYS}` });
+  }
+});
+
+type MetricsQuery = z.infer<typeof metricsQuery>;
+
+const day = (d: Date) => d.toISOString().slice(0, 10);
+const dayOf = (value: string) => new Date(`${value}T00:00:00.000Z`);
+
+/** `to` defaults to today (UTC), `from` to the 28 days ending at `to`. */
+function windowDays(q: Pick<MetricsQuery, 'from' | 'to'>, now = new Date()): { from: Date; to: Date } {
+  const to = q.to ? dayOf(q.to) : startOfUtcDay(now);
+  const from = q.from ? dayOf(q.from) : new Date(to.getTime() - (DEFAULT_WINDOW_DAYS - 1) * DAY_MS);
+  return { from, to };
+}
+
+/** The scope addressed: 404 and 403 as for the organization or the team itself. */
+async function scopeOf(ctx: AuthedContext, q: MetricsQuery) {
+  if (q.organization_id !== undefined) {
+    await guard.organizationMetrics(ctx.principal, q.organization_id);
+    return organizationScope(q.organization_id);
+  }
+  return teamScope(await guard.team(ctx.principal, q.team_id!));
+}
+
+const metricProcedure = (doc: Omit<EndpointDoc, 'tag'>) => authedProcedure.meta(openapi({ ...doc, tag: 'Metrics' })).input(metricsQuery);
+
+/** Scope (404/403), window, then the figures. */
+const resolveMetric =
+  <K extends MetricKind>(kind: K) =>
+  async ({ ctx, input }: { ctx: AuthedContext; input: MetricsQuery }) => {
+    const now = new Date();
+    const scope = await scopeOf(ctx, input);
+    const { from, to } = windowDays(input, now);
+    return { status: 'success' as const, data: await computeMetric(kind, scope, windowOf(from, to, input.interval as Interval | undefined), now) };
+  };
+
+const SCOPE_RULES = 'Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).';
+
+export const metricsRouter = router({
+  dora: metricProcedure({
+    path: '/metrics/dora',
+    operationId: 'getDoraMetrics',
+    summary: 'DORA metrics',
+    description: `Deployment frequency, lead time for changes, change failure rate and time to restore, by the Four Keys method, over production deployments. ${SCOPE_RULES}`,
+  })
+    .output(DoraMetricsResponse)
+    .query(resolveMetric('dora')),
+  pullRequests: metricProcedure({
+    path: '/metrics/pull-requests',
+    operationId: 'getPullRequestMetrics',
+    summary: 'Pull request metrics',
+    description: `Pull requests opened, merged and closed, time to merge, and what is open now. ${SCOPE_RULES}`,
+  })
+    .output(PullRequestMetricsResponse)
+    .query(resolveMetric('pullRequests')),
+  flow: metricProcedure({
+    path: '/metrics/flow',
+    operationId: 'getFlowMetrics',
+    summary: 'Flow metrics',
+    description: `Tasks completed, their cycle time and types, and the work in progress now. ${SCOPE_RULES}`,
+  })
+    .output(FlowMetricsResponse)
+    .query(resolveMetric('flow')),
+  activity: metricProcedure({
+    path: '/metrics/activity',
+    operationId: 'getActivityMetrics',
+    summary: 'Activity metrics',
+    description: `Commits, active authors and interactions by type. ${SCOPE_RULES}`,
+  })
+    .output(ActivityMetricsResponse)
+    .query(resolveMetric('activity')),
+});

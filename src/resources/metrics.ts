@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { itemEnvelope } from '../wire/envelopes';
+
+/** The Metrics API's payloads (DESIGN §14), each declared once; README "Metrics" explains every figure. */
+
+const count = (description: string) => z.number().int().min(0).meta({ description });
+const hours = (description: string) => z.number().nullable().meta({ description: `${description}, in hours to two decimals; null when there is nothing to measure` });
+const day = z.iso.date().meta({ description: 'A UTC day, YYYY-MM-DD', example: '2026-01-15' });
+
+export const BAND = z.enum(['elite', 'high', 'medium', 'low']).nullable().meta({ description: 'The DORA performance band of the figure; null when the figure is null' });
+
+export const Percentiles = z
+  .object({ median: hours('Median (nearest rank)'), p75: hours('75th percentile (nearest rank)'), p90: hours('90th percentile (nearest rank)') })
+  .meta({ description: 'Nearest-rank percentiles of a sample of durations: the value at rank ⌈p·n⌉ of the sorted sample' });
+
+const Scope = z
+  .object({
+    organization_id: z.string(),
+    team_id: z.string().nullable().meta({ description: 'The team, for a team scope; null for the whole organization' }),
+  })
+  .meta({ id: 'MetricScope', description: 'What the figures cover: an organization, or one of its teams (the repositories its members authored commits in, its tasks and interactions)' });
+
+const windowShape = {
+  scope: Scope,
+  from: day.meta({ description: 'First day of the window (UTC, inclusive)' }),
+  to: day.meta({ description: 'Last day of the window (UTC, inclusive)' }),
+  interval: z.enum(['day', 'week', 'month']).nullable().meta({ description: 'The series interval asked for; null without a series' }),
+};
+const bucketStart = day.meta({ description: 'First day of the bucket: a UTC day, the Monday of an ISO week, or the first of a month (the first bucket starts at `from`)' });
+
+export const DoraMetrics = z
+  .object({
+    ...windowShape,
+    deployment_frequency: z.object({
+      deployments: count('Successful production deployments that finished in the window'),
+      per_day: z.number().min(0).meta({ description: 'deployments ÷ days in the window, to four decimals' }),
+      band: BAND,
+    }),
+    lead_time_for_changes: z.object({
+      median_hours: hours('Median of (deployment finished − commit created) over the changes shipped'),
+      changes: count('Commits shipped by those deployments: each commit of the repository created after the previous successful production deployment finished, up to this one'),
+      band: BAND,
+    }),
+    change_failure_rate: z.object({
+      rate: z.number().min(0).max(1).nullable().meta({ description: 'failed ÷ deployments, to four decimals; null without deployments' }),
+      failed: count('Production deployments with status failure, or named as the cause of an incident (`root cause: <sha>`)'),
+      deployments: count('Production deployments that finished in the window, successful or failed'),
+      band: BAND,
+    }),
+    time_to_restore: z.object({
+      median_hours: hours('Median of (resolved − opened) over the incidents'),
+      incidents: count('Incidents opened in the window and resolved'),
+      band: BAND,
+    }),
+    series: z
+      .array(
+        z.object({
+          start: bucketStart,
+          deployments: count('Successful production deployments finished in the bucket'),
+          changes: count('Commits those deployments shipped'),
+          median_lead_time_hours: hours('Median lead time of those changes'),
+          finished: count('Production deployments finished in the bucket, successful or failed'),
+          failed: count('Of those, the failed ones'),
+          change_failure_rate: z.number().min(0).max(1).nullable().meta({ description: 'failed ÷ finished; null when none finished' }),
+          incidents: count('Incidents opened in the bucket and resolved'),
+          median_time_to_restore_hours: hours('Median time to restore of those incidents'),
+        }),
+      )
+      .optional()
+      .meta({ description: 'With `interval`: the same figures per bucket; counts add up to the totals' }),
+  })
+  .meta({ id: 'DoraMetrics', description: 'DORA metrics by the Four Keys method, over production deployments of the scope’s repositories' });
+
+export const PullRequestMetrics = z
+  .object({
+    ...windowShape,
+    opened: count('Pull requests opened in the window'),
+    merged: count('Pull requests merged in the window'),
+    closed_unmerged: count('Pull requests closed without merging in the window'),
+    time_to_merge_hours: Percentiles.meta({ description: 'Merged − opened, over the pull requests merged in the window' }),
+    open_now: count('Pull requests open at the time of the request'),
+    open_age_hours: z
+      .object({ median: hours('Median age'), p90: hours('90th percentile age') })
+      .meta({ description: 'Now − opened, over the pull requests open now (nearest rank)' }),
+    series: z
+      .array(
+        z.object({
+          start: bucketStart,
+          opened: count('Opened in the bucket'),
+          merged: count('Merged in the bucket'),
+          closed_unmerged: count('Closed without merging in the bucket'),
+          time_to_merge_hours: Percentiles,
+        }),
+      )
+      .optional()
+      .meta({ description: 'With `interval`: the same figures per bucket (not the "now" ones); counts add up to the totals' }),
+  })
+  .meta({ id: 'PullRequestMetrics', description: 'Pull request throughput and speed over the scope’s repositories' });
+
+const TaskTypes = z
+  .object({ story: count('Stories'), bug: count('Bugs'), task: count('Tasks'), epic: count('Epics') })
+  .meta({ description: 'Completed tasks by type' });
+
+export const FlowMetrics = z
+  .object({
+    ...windowShape,
+    completed: count('Tasks completed (done) in the window'),
+    cycle_time_hours: Percentiles.meta({ description: 'Completed − created, over the tasks completed in the window' }),
+    in_progress_now: count('Tasks active at the time of the request'),
+    by_type: TaskTypes,
+    series: z
+      .array(z.object({ start: bucketStart, completed: count('Completed in the bucket'), cycle_time_hours: Percentiles, by_type: TaskTypes }))
+      .optional()
+      .meta({ description: 'With `interval`: the same figures per bucket (not the "now" one); counts add up to the totals' }),
+  })
+  .meta({ id: 'FlowMetrics', description: 'Flow of the scope’s tasks: throughput, cycle time, work in progress' });
+
+const InteractionTypes = z
+  .object({
+    code_review: count('Code reviews'),
+    communication: count('Communications'),
+    task_assignment: count('Task assignments'),
+    meeting: count('Meetings'),
+  })
+  .meta({ description: 'Interactions in the window by type' });
+
+export const ActivityMetrics = z
+  .object({
+    ...windowShape,
+    commits: count('Commits created in the window in the scope’s repositories'),
+    active_authors: count('Distinct known authors (platform users) of those commits'),
+    interactions_by_type: InteractionTypes,
+    series: z
+      .array(
+        z.object({
+          start: bucketStart,
+          commits: count('Commits in the bucket'),
+          active_authors: count('Distinct authors in the bucket (an author active in two buckets counts in both)'),
+          interactions_by_type: InteractionTypes,
+        }),
+      )
+      .optional()
+      .meta({ description: 'With `interval`: the same figures per bucket; counts add up to the totals, except distinct authors' }),
+  })
+  .meta({ id: 'ActivityMetrics', description: 'Commit and collaboration activity of the scope' });
+
+export const DoraMetricsResponse = itemEnvelope('DoraMetrics', DoraMetrics);
+export const PullRequestMetricsResponse = itemEnvelope('PullRequestMetrics', PullRequestMetrics);
+export const FlowMetricsResponse = itemEnvelope('FlowMetrics', FlowMetrics);
+export const ActivityMetricsResponse = itemEnvelope('ActivityMetrics', ActivityMetrics);
+
+export type DoraMetrics = z.infer<typeof DoraMetrics>;
+export type PullRequestMetrics = z.infer<typeof PullRequestMetrics>;
+export type FlowMetrics = z.infer<typeof FlowMetrics>;
+export type ActivityMetrics = z.infer<typeof ActivityMetrics>;

@@ -1,0 +1,86 @@
+import { BucketOf, emptyDistribution, MetricSql, roundHours } from './sql';
+import { byBucket, countBuckets, distributions, failureRateBand, frequencyBand, leadTimeBand, ratio, restoreBand, round, series, total } from './figures';
+
+/**
+ * DORA by the Four Keys method (DESIGN §14), over the production deployments of the scope's repositories. A
+ * deployment counts where it finished; a change where the deployment that shipped it finished; an incident where
+ * it was opened.
+ */
+const production = (alias: string) => `LOWER(${alias}.environment) = 'production'`;
+
+export async function doraFigures(q: MetricSql) {
+  const [counts, leadTimes, restores] = await Promise.all([
+    q.rows<{ bucket: number; deployments: number; finished: number; failed: number }>(deploymentCounts(q, countBuckets(q))),
+    distributions(q, (bucket) => shippedChanges(q, bucket)),
+    distributions(q, (bucket) => restoredIncidents(q, bucket)),
+  ]);
+  const deployments = total(counts, 'deployments');
+  const finished = total(counts, 'finished');
+  const failed = total(counts, 'failed');
+  const perDay = deployments / q.window.days;
+  const leadTime = roundHours(leadTimes.whole.at[50]);
+  const rate = ratio(failed, finished);
+  const restore = roundHours(restores.whole.at[50]);
+  const buckets = byBucket(counts);
+  return {
+    deployment_frequency: { deployments, per_day: round(perDay, 4), band: frequencyBand(perDay) },
+    lead_time_for_changes: { median_hours: leadTime, changes: leadTimes.whole.n, band: leadTimeBand(leadTime) },
+    change_failure_rate: { rate, failed, deployments: finished, band: failureRateBand(rate) },
+    time_to_restore: { median_hours: restore, incidents: restores.whole.n, band: restoreBand(restore) },
+    series: series(q, (bucket, i) => {
+      const c = buckets.get(i);
+      const lead = leadTimes.byBucket.get(i) ?? emptyDistribution;
+      const restored = restores.byBucket.get(i) ?? emptyDistribution;
+      return {
+        start: bucket.start,
+        deployments: c?.deployments ?? 0,
+        changes: lead.n,
+        median_lead_time_hours: roundHours(lead.at[50]),
+        finished: c?.finished ?? 0,
+        failed: c?.failed ?? 0,
+        change_failure_rate: ratio(c?.failed ?? 0, c?.finished ?? 0),
+        incidents: restored.n,
+        median_time_to_restore_hours: roundHours(restored.at[50]),
+      };
+    }),
+  };
+}
+
+/**
+ * Per bucket: successful deployments (frequency), and successful plus failed ones with how many failed (failure
+ * rate). Failed: status failure, or an incident of the repository names the deployed commit as its cause (a
+ * successful one so blamed still counts in the frequency).
+ */
+function deploymentCounts(q: MetricSql, bucket: BucketOf): string {
+  const blamed = `EXISTS (SELECT 1 FROM incidents i WHERE i.repository_id = d.repository_id AND i.cause_sha IS NOT NULL AND ${q.startsWith('d.sha', 'i.cause_sha')})`;
+  return `SELECT ${bucket('d.finished_at')} AS bucket,
+      SUM(CASE WHEN d.status = 'success' THEN 1 ELSE 0 END) AS deployments,
+      COUNT(*) AS finished,
+      SUM(CASE WHEN d.status = 'failure' OR ${blamed} THEN 1 ELSE 0 END) AS failed
+    FROM deployments d
+    WHERE ${q.scoped('d', 'repository')} AND ${production('d')} AND d.status IN ('success', 'failure') AND ${q.inWindow('d.finished_at')}
+    GROUP BY bucket`;
+}
+
+/**
+ * Lead time of each change a successful deployment in the window shipped: the commits of its repository created
+ * after the previous successful production deployment of that repository finished (all earlier ones for the
+ * first), up to its own finish.
+ */
+function shippedChanges(q: MetricSql, bucket: BucketOf): string {
+  const previous = `(SELECT MAX(p.finished_at) FROM deployments p
+      WHERE p.repository_id = d.repository_id AND ${production('p')} AND p.status = 'success' AND p.finished_at < d.finished_at)`;
+  return `SELECT ${bucket('x.finished_at')} AS bucket, ${q.hours('c.created_at', 'x.finished_at')} AS v
+    FROM (SELECT d.repository_id, d.finished_at, ${previous} AS previous_finished_at
+          FROM deployments d
+          WHERE ${q.scoped('d', 'repository')} AND ${production('d')} AND d.status = 'success' AND ${q.inWindow('d.finished_at')}) AS x
+    JOIN commits c ON c.repository_id = x.repository_id AND c.created_at <= x.finished_at
+      AND (x.previous_finished_at IS NULL OR c.created_at > x.previous_finished_at)`;
+}
+
+/** Time to restore of each incident opened in the window and resolved. */
+function restoredIncidents(q: MetricSql, bucket: BucketOf): string {
+  return `SELECT ${bucket('i.created_at')} AS bucket, ${q.hours('i.created_at', 'i.resolved_at')} AS v
+    FROM incidents i
+    WHERE ${q.scoped('i', 'repository')} AND ${q.inWindow('i.created_at')} AND i.resolved_at IS NOT NULL`;
+}

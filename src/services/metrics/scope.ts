@@ -1,0 +1,45 @@
+import { QueryTypes } from 'sequelize';
+import { Commit, Team } from '../../../db/models';
+import { conditions } from '../../access/conditions';
+
+/**
+ * What a metric covers (DESIGN §14): an organization's repositories, tasks and interactions; or a team's: its
+ * tasks and interactions, and the repositories its members authored commits in.
+ */
+export interface MetricScope {
+  organizationId: string;
+  teamId: string | null;
+  /** A team's repositories; null for an organization (all of them). */
+  repositoryIds: string[] | null;
+}
+
+export const organizationScope = (organizationId: string): MetricScope => ({ organizationId, teamId: null, repositoryIds: null });
+
+/** Read on the commits' (author_id, repository_id) index, one range per member. */
+export async function teamScope(team: Team): Promise<MetricScope> {
+  const rows = await Commit.sequelize!.query<{ repository_id: string }>(
+    `SELECT DISTINCT c.repository_id FROM team_memberships tm JOIN commits c ON c.author_id = tm.user_id
+     WHERE tm.team_id = :team_id AND ${conditions.activeMembershipSql('tm')} AND c.organization_id = :organization_id`,
+    { type: QueryTypes.SELECT, replacements: { team_id: team.id, organization_id: team.organization_id } },
+  );
+  return { organizationId: team.organization_id, teamId: team.id, repositoryIds: rows.map((r) => r.repository_id).sort() };
+}
+
+/** The scope's rows of a table, by what it belongs to: its repository, its team (tasks), or both (interactions). */
+export function scopeCondition(scope: MetricScope, alias: string, by: 'repository' | 'task' | 'interaction'): string {
+  if (by === 'task') {
+    return scope.teamId ? `${alias}.team_id = :scope_team_id` : `${alias}.team_id IN (SELECT id FROM teams WHERE organization_id = :scope_organization_id)`;
+  }
+  const organization = `${alias}.organization_id = :scope_organization_id`;
+  if (by === 'interaction') return scope.teamId ? `${organization} AND ${alias}.team_id = :scope_team_id` : organization;
+  if (!scope.repositoryIds) return organization;
+  return scope.repositoryIds.length ? `${organization} AND ${alias}.repository_id IN (:scope_repository_ids)` : '1 = 0';
+}
+
+export function scopeReplacements(scope: MetricScope): Record<string, unknown> {
+  return {
+    scope_organization_id: scope.organizationId,
+    scope_team_id: scope.teamId,
+    scope_repository_ids: scope.repositoryIds?.length ? scope.repositoryIds : null,
+  };
+}

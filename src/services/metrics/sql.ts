@@ -1,0 +1,118 @@
+import { QueryTypes, Sequelize } from 'sequelize';
+import { day, MetricWindow, weekOffset } from './window';
+import { MetricScope, scopeCondition, scopeReplacements } from './scope';
+
+/**
+ * The few SQL expressions metrics need that MySQL/MariaDB and SQLite spell differently, and the nearest-rank
+ * percentile query both run alike (window functions). Columns and integers are ours; values go in as named
+ * replacements, never into the text.
+ */
+export type BucketOf = (column: string) => string;
+
+/** Percentiles in hundredths: 50, 75, 90. */
+export type Percentile = 50 | 75 | 90;
+
+export interface Distribution {
+  n: number;
+  /** Nearest-rank: the value at rank ⌈p·n/100⌉ of the sorted sample; null for an empty one. */
+  at: Record<Percentile, number | null>;
+}
+
+export class MetricSql {
+  readonly mysql: boolean;
+
+  constructor(
+    private readonly sequelize: Sequelize,
+    readonly scope: MetricScope,
+    readonly window: MetricWindow,
+    readonly now: Date,
+  ) {
+    this.mysql = sequelize.getDialect() === 'mysql';
+  }
+
+  /** The scope's rows of a table aliased `alias` (scope.ts). */
+  scoped(alias: string, by: 'repository' | 'task' | 'interaction'): string {
+    return scopeCondition(this.scope, alias, by);
+  }
+
+  /** Hours from `a` to `b` (timestamp expressions). */
+  hours(a: string, b: string): string {
+    return this.mysql ? `(TIMESTAMPDIFF(MICROSECOND, ${a}, ${b}) / 3600000000)` : `((julianday(${b}) - julianday(${a})) * 24)`;
+  }
+
+  /** `column` starts with the value of `prefix` (an abbreviated sha names the commit it abbreviates). */
+  startsWith(column: string, prefix: string): string {
+    return this.mysql ? `LEFT(${column}, CHAR_LENGTH(${prefix})) = ${prefix}` : `substr(${column}, 1, length(${prefix})) = ${prefix}`;
+  }
+
+  /** Every row in bucket 0: the window's totals. */
+  readonly whole: BucketOf = () => '0';
+
+  /** The index of the series bucket a timestamp column falls in (window.ts `bucketsOf` lists them). */
+  readonly series: BucketOf = (column) => {
+    const days = this.mysql ? `DATEDIFF(${column}, :window_from_day)` : `CAST(julianday(date(${column})) - julianday(:window_from_day) AS INTEGER)`;
+    switch (this.window.interval) {
+      case 'week':
+        return this.mysql ? `((${days} + ${weekOffset(this.window)}) DIV 7)` : `((${days} + ${weekOffset(this.window)}) / 7)`;
+      case 'month': {
+        const [y, m] = [this.window.from.getUTCFullYear(), this.window.from.getUTCMonth() + 1];
+        return this.mysql
+          ? `((YEAR(${column}) - ${y}) * 12 + MONTH(${column}) - ${m})`
+          : `((CAST(strftime('%Y', ${column}) AS INTEGER) - ${y}) * 12 + CAST(strftime('%m', ${column}) AS INTEGER) - ${m})`;
+      }
+      default:
+        return days;
+    }
+  };
+
+  /** `column` within the window: [from, before). */
+  inWindow(column: string): string {
+    return `${column} >= :window_from AND ${column} < :window_before`;
+  }
+
+  /** Rows of a grouped query (`GROUP BY bucket`), numbers as numbers (MySQL sends sums and quotients as text). */
+  async rows<T extends Record<string, number | string | null>>(sql: string): Promise<T[]> {
+    const rows = await this.sequelize.query<Record<string, unknown>>(sql, {
+      type: QueryTypes.SELECT,
+      replacements: { ...this.replacements(), ...scopeReplacements(this.scope) },
+    });
+    return rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === null || typeof v === 'number' || k === 'type' ? v : Number(v)])) as T);
+  }
+
+  /**
+   * Per bucket, the sample's size and nearest-rank percentiles. `sample` selects `bucket` and `v`. The first
+   * rank r with r·100 ≥ p·n is ⌈p·n/100⌉, so MIN over those ranks of the sorted values is the p-th percentile.
+   */
+  async distribution(sample: string): Promise<Map<number, Distribution>> {
+    const rows = await this.rows<{ bucket: number; n: number; p50: number | null; p75: number | null; p90: number | null }>(
+      `SELECT bucket, COUNT(*) AS n,
+         MIN(CASE WHEN rn * 100 >= 50 * cnt THEN v END) AS p50,
+         MIN(CASE WHEN rn * 100 >= 75 * cnt THEN v END) AS p75,
+         MIN(CASE WHEN rn * 100 >= 90 * cnt THEN v END) AS p90
+       FROM (SELECT bucket, v, ROW_NUMBER() OVER (PARTITION BY bucket ORDER BY v) AS rn, COUNT(*) OVER (PARTITION BY bucket) AS cnt
+             FROM (${sample}) AS sample) AS ranked
+       GROUP BY bucket`,
+    );
+    return new Map(rows.map((r) => [Number(r.bucket), { n: r.n, at: { 50: r.p50, 75: r.p75, 90: r.p90 } }]));
+  }
+
+  /** A timestamp as the dialect stores it, for comparisons with stored values. */
+  stamp(date: Date): string {
+    const text = date.toISOString().replace('T', ' ').replace('Z', '');
+    return this.mysql ? text : `${text} +00:00`;
+  }
+
+  private replacements(): Record<string, unknown> {
+    return {
+      window_from: this.stamp(this.window.from),
+      window_before: this.stamp(this.window.before),
+      window_from_day: day(this.window.from),
+      now: this.stamp(this.now),
+    };
+  }
+}
+
+export const emptyDistribution: Distribution = { n: 0, at: { 50: null, 75: null, 90: null } };
+
+/** Hours to two decimals: a sample value, so a median is one of the measured durations. */
+export const roundHours = (hours: number | null): number | null => (hours === null ? null : Math.round(hours * 100) / 100);
