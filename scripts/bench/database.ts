@@ -104,6 +104,8 @@ export interface Fixtures {
   team_id: string;
   id: string;
   repo: string;
+  /** The last day with deployments (YYYY-MM-DD): metrics windows end there, so they hold data. */
+  last_day: string;
 }
 
 export async function findFixtures(db: Connection): Promise<Fixtures> {
@@ -131,5 +133,6 @@ export async function findFixtures(db: Connection): Promise<Fixtures> {
     [gitApp],
   );
   if (!team || !gitApp || !repo) throw new RefusalError(`organization ${org} has no team, git app or repository`);
-  return { user_id: user, organization_id: org, team_id: team, id: gitApp, repo };
+  const lastDay = await scalar<string>(db, "SELECT DATE_FORMAT(MAX(finished_at), '%Y-%m-%d') FROM deployments WHERE organization_id = ?", [org]);
+  return { user_id: user, organization_id: org, team_id: team, id: gitApp, repo, last_day: lastDay ?? new Date().toISOString().slice(0, 10) };
 }

@@ -10,7 +10,7 @@ import { parseOptions, USAGE, UsageError, BenchOptions } from './options';
 import * as database from './database';
 import { difference, measure, probe, Probe, settle } from './load';
 import { freePort, killAllNow, rssMb, run, sampleRss, Server, startServer, stopServer, waitHealthy } from './processes';
-import { deepPage, ListRequest, listRequests, matchesFilters } from './requests';
+import { deepPage, ListRequest, listRequests, matchesFilters, metricRequests } from './requests';
 import { footer, Row, table } from './report';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -126,9 +126,8 @@ async function main(argv: string[]): Promise<number> {
 
   const headers = { authorization: `Bearer ${token.token}` };
   const explicit = opts.paths.length > 0;
-  const requests = (explicit ? opts.paths.map((p) => ({ path: p, base: p })) : await listRequests(servers.api.url, fixtures, log)).filter((r) =>
-    matchesFilters(r, opts.filters),
-  );
+  const measured = explicit ? opts.paths.map((p) => ({ path: p, base: p })) : [...(await listRequests(servers.api.url, fixtures, log)), ...metricRequests(fixtures)];
+  const requests = measured.filter((r) => matchesFilters(r, opts.filters));
   if (requests.length === 0) throw new UsageError(`no list path matches ${opts.filters.map((f) => `"${f}"`).join(' or ')}`);
   const { planned, differences } = await plan(requests, explicit, servers, headers);
   const minutes = (planned.length * 3 * (opts.seconds + 1)) / 60;

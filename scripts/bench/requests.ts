@@ -50,6 +50,26 @@ export async function listRequests(apiUrl: string, fixtures: Fixtures, log: (s: 
   return requests;
 }
 
+const METRICS = ['dora', 'pull-requests', 'flow', 'activity'];
+const DAY_MS = 86_400_000;
+
+/**
+ * The four metrics (DESIGN §14) of the caller's organization and of its largest team, over the 28 days and the
+ * 366 days ending on the data's last day, in the document's prefix. Not lists: measured on the API alone.
+ */
+export function metricRequests(fixtures: Fixtures, prefix = '/v1'): ListRequest[] {
+  const to = fixtures.last_day;
+  const daysBefore = (n: number) => new Date(Date.parse(`${to}T00:00:00Z`) - n * DAY_MS).toISOString().slice(0, 10);
+  return METRICS.flatMap((metric) =>
+    [`organization_id=${fixtures.organization_id}`, `team_id=${fixtures.team_id}`].flatMap((scope) =>
+      [27, 365].map((span) => {
+        const path = `${prefix}/metrics/${metric}?${scope}&from=${daysBefore(span)}&to=${to}`;
+        return { path, base: path };
+      }),
+    ),
+  );
+}
+
 /** The page at about 80 % of a list (capped at 5000), or undefined when that is page 1. */
 export function deepPage(request: ListRequest, total: number, perPage: number): ListRequest | undefined {
   const page = Math.min(5000, Math.floor((0.8 * total) / perPage) + 1);

@@ -70,12 +70,13 @@ function deploymentCounts(q: MetricSql, bucket: BucketOf): string {
 function shippedChanges(q: MetricSql, bucket: BucketOf): string {
   const previous = `(SELECT MAX(p.finished_at) FROM deployments p
       WHERE p.repository_id = d.repository_id AND ${production('p')} AND p.status = 'success' AND p.finished_at < d.finished_at)`;
+  // GROUP BY d.id materialises the deployments (each previous one found once, not once per commit joined).
   return `SELECT ${bucket('x.finished_at')} AS bucket, ${q.hours('c.created_at', 'x.finished_at')} AS v
-    FROM (SELECT d.repository_id, d.finished_at, ${previous} AS previous_finished_at
+    FROM (SELECT d.id, d.repository_id, d.finished_at, COALESCE(${previous}, :epoch) AS previous_finished_at
           FROM deployments d
-          WHERE ${q.scoped('d', 'repository')} AND ${production('d')} AND d.status = 'success' AND ${q.inWindow('d.finished_at')}) AS x
-    JOIN commits c ON c.repository_id = x.repository_id AND c.created_at <= x.finished_at
-      AND (x.previous_finished_at IS NULL OR c.created_at > x.previous_finished_at)`;
+          WHERE ${q.scoped('d', 'repository')} AND ${production('d')} AND d.status = 'success' AND ${q.inWindow('d.finished_at')}
+          GROUP BY d.id, d.repository_id, d.finished_at) AS x
+    JOIN commits c ON c.repository_id = x.repository_id AND c.created_at <= x.finished_at AND c.created_at > x.previous_finished_at`;
 }
 
 /** Time to restore of each incident opened in the window and resolved. */

@@ -33,7 +33,8 @@ export function scopeCondition(scope: MetricScope, alias: string, by: 'repositor
   const organization = `${alias}.organization_id = :scope_organization_id`;
   if (by === 'interaction') return scope.teamId ? `${organization} AND ${alias}.team_id = :scope_team_id` : organization;
   if (!scope.repositoryIds) return organization;
-  return scope.repositoryIds.length ? `${organization} AND ${alias}.repository_id IN (:scope_repository_ids)` : '1 = 0';
+  // The team's repositories are its organization's: the repository alone picks the (repository, …) indexes.
+  return scope.repositoryIds.length ? `${alias}.repository_id IN (:scope_repository_ids)` : '1 = 0';
 }
 
 export function scopeReplacements(scope: MetricScope): Record<string, unknown> {

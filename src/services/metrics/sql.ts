@@ -108,6 +108,8 @@ export class MetricSql {
       window_before: this.stamp(this.window.before),
       window_from_day: day(this.window.from),
       now: this.stamp(this.now),
+      // Before any commit: the lower bound of the first deployment's changes.
+      epoch: this.stamp(new Date(0)),
     };
   }
 }
