@@ -9,7 +9,8 @@ import { Authenticator } from './auth/authenticator';
 import { RateLimiter, rateLimitTiers } from './rateLimit/rateLimiter';
 import { createRedisClient, RedisClient } from './redis';
 import { ListingService } from './services/listing';
-import { CountCache } from './services/countCache';
+import { CountCache, ResultCache } from './services/countCache';
+import { MetricsService } from './services/metrics';
 import { ChangeRunner } from './services/writes/change';
 import { MemberWriter } from './services/writes/members';
 import { TeamWriter } from './services/writes/teams';
@@ -145,7 +146,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     corsOrigins: config.CORS_ORIGINS,
     authenticator,
     limiter,
-    services: { listing },
+    services: { listing, metrics: new MetricsService(new ResultCache(config.COUNT_CACHE_TTL_MS, 1_000)) },
     readiness,
     readinessDetail: () => ({ webhooks: webhooks.status() }),
     lifecycle,

@@ -1,5 +1,6 @@
 import { startTestApp, TestApp, DEMO } from './support/harness';
-import { deliverHistory, insertHistory, Lab } from './support/metricsHistory';
+import { copy, githubExamples } from './support/ingest';
+import { deliverHistory, insertHistory, Lab, sha } from './support/metricsHistory';
 
 /**
  * The Metrics API (DESIGN §14) on the history of test/support/metricsHistory.ts, every figure worked out by hand
@@ -155,6 +156,18 @@ describe('DORA', () => {
       };
       expect(await commitsOf(delivered.organizationId)).toEqual(await commitsOf(lab.organizationId));
     }
+
+    // Figures are kept for a while, but a change through the service shows at once: a failed deployment on March 8.
+    const before = (await metric('dora', { organization_id: delivered.organizationId, ...WEEK }, token2)).body.data.change_failure_rate;
+    expect(before).toEqual({ rate: 0.4, failed: 2, deployments: 5, band: 'low' });
+    const [status] = githubExamples('deployment_status');
+    const failure = copy(status);
+    failure.repository = { ...failure.repository, id: 9001, node_id: 'R_api', name: 'api', full_name: 'lab/api' };
+    failure.deployment = { ...failure.deployment, id: 6000, sha: sha('c6'), environment: 'production', created_at: '2026-03-08T21:00:00Z' };
+    failure.deployment_status = { ...failure.deployment_status, state: 'failure', created_at: '2026-03-08T22:00:00Z', updated_at: '2026-03-08T22:00:00Z' };
+    await delivered.deliver('deployment_status', failure);
+    const after = (await metric('dora', { organization_id: delivered.organizationId, ...WEEK }, token2)).body.data.change_failure_rate;
+    expect(after).toEqual({ rate: 0.5, failed: 3, deployments: 6, band: 'low' });
   });
 });
 

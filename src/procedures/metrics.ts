@@ -3,8 +3,8 @@ import { guard } from '../access/guard';
 import { authedProcedure, router } from '../trpc/init';
 import type { AuthedContext } from '../trpc/context';
 import { ActivityMetricsResponse, DoraMetricsResponse, FlowMetricsResponse, PullRequestMetricsResponse } from '../resources/metrics';
-import { computeMetric, MetricKind, organizationScope, teamScope } from '../services/metrics';
-import { DAY_MS, DEFAULT_WINDOW_DAYS, Interval, MAX_WINDOW_DAYS, startOfUtcDay, windowOf } from '../services/metrics/window';
+import { MetricKind, MetricTarget } from '../services/metrics';
+import { DAY_MS, day, DEFAULT_WINDOW_DAYS, Interval, MAX_WINDOW_DAYS, startOfUtcDay, windowOf } from '../services/metrics/window';
 import { parseDateParam } from '../wire/dates';
 import { idParam, strictQuery } from '../wire/query';
 import { EndpointDoc, openapi } from './endpoint';
@@ -46,7 +46,6 @@ export const metricsQuery = strictQuery({
 
 type MetricsQuery = z.infer<typeof metricsQuery>;
 
-const day = (d: Date) => d.toISOString().slice(0, 10);
 const dayOf = (value: string) => new Date(`${value}T00:00:00.000Z`);
 
 /** `to` defaults to today (UTC), `from` to the 28 days ending at `to`. */
@@ -57,12 +56,13 @@ function windowDays(q: Pick<MetricsQuery, 'from' | 'to'>, now = new Date()): { f
 }
 
 /** The scope addressed: 404 and 403 as for the organization or the team itself. */
-async function scopeOf(ctx: AuthedContext, q: MetricsQuery) {
+async function targetOf(ctx: AuthedContext, q: MetricsQuery): Promise<MetricTarget> {
   if (q.organization_id !== undefined) {
     await guard.organizationMetrics(ctx.principal, q.organization_id);
-    return organizationScope(q.organization_id);
+    return { organizationId: q.organization_id, team: null };
   }
-  return teamScope(await guard.team(ctx.principal, q.team_id!));
+  const team = await guard.team(ctx.principal, q.team_id!);
+  return { organizationId: team.organization_id, team };
 }
 
 const metricProcedure = (doc: Omit<EndpointDoc, 'tag'>) => authedProcedure.meta(openapi({ ...doc, tag: 'Metrics' })).input(metricsQuery);
@@ -72,9 +72,9 @@ const resolveMetric =
   <K extends MetricKind>(kind: K) =>
   async ({ ctx, input }: { ctx: AuthedContext; input: MetricsQuery }) => {
     const now = new Date();
-    const scope = await scopeOf(ctx, input);
+    const target = await targetOf(ctx, input);
     const { from, to } = windowDays(input, now);
-    return { status: 'success' as const, data: await computeMetric(kind, scope, windowOf(from, to, input.interval as Interval | undefined), now) };
+    return { status: 'success' as const, data: await ctx.services.metrics.compute(kind, target, windowOf(from, to, input.interval as Interval | undefined), now) };
   };
 
 const SCOPE_RULES = 'Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).';

@@ -1,6 +1,7 @@
 import type { ApiError } from '../errors';
 import type { Principal } from '../access/principal';
 import type { ListingService } from '../services/listing';
+import type { MetricsService } from '../services/metrics';
 
 /** Per-request context shared by the REST façade and /trpc; built by the request gate. */
 export interface RequestContext {
@@ -9,7 +10,7 @@ export interface RequestContext {
   gateError?: ApiError;
   /** Mistakes in the raw query string that the parsed input cannot show (REST only): empty or repeated parameters. */
   queryProblems: string[];
-  services: { listing: ListingService };
+  services: { listing: ListingService; metrics: MetricsService };
 }
 
 export type AuthedContext = RequestContext & { principal: Principal };

@@ -121,7 +121,7 @@ export async function insertHistory(t: TestApp): Promise<Lab> {
 }
 
 /** The same git history delivered as GitHub sends it: pushes, deployment statuses and labelled issues, signed. */
-export async function deliverHistory(t: TestApp): Promise<Omit<Lab, 'repositories'>> {
+export async function deliverHistory(t: TestApp): Promise<Omit<Lab, 'repositories'> & { deliver: (event: string, payload: unknown) => Promise<void> }> {
   const { lab, gitAppId, secret } = await createLab(t, 'Lab (delivered)');
   const deliver = async (event: string, payload: unknown) => {
     const res = await deliverToGithub(t, gitAppId, secret, { event, payload, id: randomUUID() });
@@ -176,5 +176,5 @@ export async function deliverHistory(t: TestApp): Promise<Omit<Lab, 'repositorie
       await deliver('issues', closed);
     }
   }
-  return lab;
+  return { ...lab, deliver };
 }

@@ -1,19 +1,49 @@
-import { Commit } from '../../../db/models';
+import { Commit, Team } from '../../../db/models';
+import type { ResultCache } from '../countCache';
+import { versionsOf } from '../dataVersions';
 import { activityFigures } from './activity';
 import { doraFigures } from './dora';
 import { flowFigures } from './flow';
 import { pullRequestFigures } from './pullRequests';
-import type { MetricScope } from './scope';
+import { MetricScope, organizationScope, teamScope } from './scope';
 import { MetricSql } from './sql';
 import { day, MetricWindow } from './window';
 
-export { organizationScope, teamScope } from './scope';
-export type { MetricScope } from './scope';
-
 export const METRICS = { dora: doraFigures, pullRequests: pullRequestFigures, flow: flowFigures, activity: activityFigures };
 export type MetricKind = keyof typeof METRICS;
+export type MetricPayload<K extends MetricKind> = Awaited<ReturnType<typeof computeMetric<K>>>;
 
-/** A metric's payload (DESIGN §14): what it covers, its window, and its figures, computed in the database. */
+/** What each metric reads, a team's repositories included: the versions of these key its cached figures. */
+const READS: Record<MetricKind, string[]> = {
+  dora: ['deployments', 'incidents', 'commits', 'team_memberships'],
+  pullRequests: ['pull_requests', 'commits', 'team_memberships'],
+  flow: ['tasks', 'teams'],
+  activity: ['commits', 'interactions', 'team_memberships'],
+};
+
+/** An organization, or one of its teams (already allowed to the caller). */
+export type MetricTarget = { organizationId: string; team: Team | null };
+
+/**
+ * The Metrics API's figures (DESIGN §14). A dashboard asks many times for the same figures: each is computed once
+ * per key (metric, scope, window, the versions of the tables it reads) and kept for the count cache's time to
+ * live, and concurrent requests for it wait for one computation. A change made through the service raises the
+ * versions, so it shows at once; the "now" figures are at most that old.
+ */
+export class MetricsService {
+  constructor(private readonly cache: ResultCache<unknown>) {}
+
+  async compute<K extends MetricKind>(kind: K, target: MetricTarget, window: MetricWindow, now = new Date()): Promise<MetricPayload<K>> {
+    const versions = await versionsOf(READS[kind]);
+    const key = ['metric', kind, target.organizationId, target.team?.id ?? '', day(window.from), window.days, window.interval ?? '', versions].join('|');
+    return (await this.cache.getOrCompute(key, async () => {
+      const scope = target.team ? await teamScope(target.team) : organizationScope(target.organizationId);
+      return computeMetric(kind, scope, window, now);
+    })) as MetricPayload<K>;
+  }
+}
+
+/** A metric's payload: what it covers, its window, and its figures, computed in the database. */
 export async function computeMetric<K extends MetricKind>(kind: K, scope: MetricScope, window: MetricWindow, now = new Date()) {
   const q = new MetricSql(Commit.sequelize!, scope, window, now);
   const figures = (await METRICS[kind](q)) as Awaited<ReturnType<(typeof METRICS)[K]>>;
