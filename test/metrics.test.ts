@@ -275,6 +275,17 @@ describe('bad input: 400 with a message that says what to fix', () => {
     expect(res.body.error.message).toContain(message);
   });
 
+  test('windows far from any data answer with zeros on every metric, never an error', async () => {
+    for (const query of ['from=9999-12-01&to=9999-12-31&interval=week', 'from=1000-01-01&to=1000-01-31&interval=day', 'from=1969-12-01&to=1970-01-31&interval=month']) {
+      for (const path of ['dora', 'pull-requests', 'flow', 'activity']) {
+        const res = await t.get(`/v1/metrics/${path}?organization_id=${lab.organizationId}&${query}`, token);
+        expect({ path, query, status: res.status }).toEqual({ path, query, status: 200 });
+      }
+    }
+    const far = (await metric('dora', { organization_id: lab.organizationId, from: '9999-12-01', to: '9999-12-31' })).body.data;
+    expect(far.deployment_frequency).toEqual({ deployments: 0, per_day: 0, band: 'low' });
+  });
+
   test('a window of exactly 366 days is fine', async () => {
     expect((await metric('dora', { organization_id: DEMO.orgs.acme, from: '2025-01-01', to: '2026-01-01', interval: 'month' })).status).toBe(200);
   });
