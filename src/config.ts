@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseSecretsKey } from './secrets/secretBox';
-import { DEFAULT_RETRY_DELAYS, MAX_RETRIES, parseDelays } from './webhooks/schedule';
+import { DEFAULT_RETRY_DELAYS, MAX_RETRIES, parseDelays } from './services/webhooks/schedule';
 
 const positiveInt = (name: string, fallback: number) =>
   z.coerce

@@ -3,7 +3,9 @@ import request from 'supertest';
 import { OutboxEvent, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../db/models';
 import { createLogger } from '../src/logger';
 import { SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
+import { loadConfig } from '../src/config';
 import { DeliveryQueue } from '../src/services/webhooks/deliveryQueue';
+import { DEFAULT_RETRY_DELAYS, retryDelay } from '../src/services/webhooks/schedule';
 import { EVENT_TYPES } from '../src/services/writes/events';
 import type { MemberInput } from '../src/services/writes/members';
 import { WebhookEndpointWriter } from '../src/services/writes/webhookEndpoints';
@@ -356,6 +358,24 @@ describe('failures and retries', () => {
     expect(res.body.webhooks.delivered).toBeGreaterThan(0);
     expect(res.body.webhooks.failed_attempts).toBeGreaterThan(0);
     expect(res.body.webhooks).toHaveProperty('lag_seconds');
+  });
+});
+
+describe('configuration', () => {
+  test('WEBHOOK_RETRY_DELAYS: durations in ms, s, m, h or d; the default is DESIGN §12\'s; jitter only lengthens', () => {
+    expect(loadConfig({}).WEBHOOK_RETRY_DELAYS).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
+    expect(loadConfig({ WEBHOOK_RETRY_DELAYS: '250ms, 2s,1m,1h,1d' }).WEBHOOK_RETRY_DELAYS).toEqual([250, 2_000, 60_000, 3_600_000, 86_400_000]);
+    for (const bad of ['5 minutes', '5s,,x', '-5s', Array(21).fill('1s').join(',')]) {
+      expect(() => loadConfig({ WEBHOOK_RETRY_DELAYS: bad })).toThrow(/WEBHOOK_RETRY_DELAYS must be comma-separated durations such as 5s,5m,30m,2h/);
+    }
+    expect(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'yes' })).toThrow(/WEBHOOK_ALLOW_PRIVATE must be 1 or 0/);
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '0' })).toThrow(/WEBHOOK_TIMEOUT_MS must be a positive integer/);
+    for (let failures = 1; failures <= 7; failures++) {
+      const base = DEFAULT_RETRY_DELAYS[failures - 1];
+      expect(retryDelay(failures, DEFAULT_RETRY_DELAYS, () => 0)).toBe(base);
+      expect(retryDelay(failures, DEFAULT_RETRY_DELAYS, () => 0.999)).toBeLessThanOrEqual(base * 1.1);
+    }
+    expect(retryDelay(8, DEFAULT_RETRY_DELAYS)).toBeUndefined();
   });
 });
 

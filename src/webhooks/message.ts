@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 
 /**
@@ -31,9 +30,4 @@ export function signedHeaders(eventId: string, body: string, secrets: readonly s
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
     'webhook-signature': secrets.map((secret) => new Webhook(secret).sign(eventId, at, body)).join(' '),
   };
-}
-
-/** A new signing secret in the specification's form: `whsec_` and 32 random bytes in base64. */
-export function newSigningSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`;
 }

@@ -5,7 +5,7 @@ import { selectSql } from '../selectSql';
 import { OutboxEvent, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../../../db/models';
 import { openRotated, SecretBox } from '../../secrets/secretBox';
 import type { ChangeRunner } from '../writes/change';
-import { retryDelay } from '../../webhooks/schedule';
+import { retryDelay } from './schedule';
 
 /** An endpoint failing this long, with no 2xx in between, is disabled (DESIGN §12). */
 export const FAILING_LIMIT_MS = 5 * 24 * 60 * 60 * 1000;

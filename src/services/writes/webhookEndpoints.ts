@@ -1,7 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { Op, Transaction } from 'sequelize';
 import { Organization, WebhookDelivery, WebhookEndpoint } from '../../../db/models';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../secrets/secretBox';
-import { newSigningSecret } from '../../webhooks/message';
 import { pauseDeliveries } from '../webhooks/deliveryQueue';
 import type { ChangeRunner } from './change';
 import { invalid, notFound } from './errors';
@@ -18,6 +18,9 @@ export interface EndpointWithSecret {
 export type EndpointUrlCheck = (url: string) => Promise<void>;
 
 export const MAX_URL_LENGTH = 2048;
+
+/** A new signing secret in the Standard Webhooks form: `whsec_` and 32 random bytes in base64. */
+const newSigningSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 /**
  * Subscriptions to outgoing webhooks (DESIGN §12), made by the `webhooks` CLI: an organization's endpoint URL,
