@@ -1,9 +1,12 @@
-import { FindOptions, Model, ModelStatic } from 'sequelize';
+import { DataTypes, FindOptions, Model, ModelStatic, Sequelize } from 'sequelize';
 
 /** Sequelize's SQL builder (public on the query interface, absent from its typings). */
 interface SelectQueryGenerator {
   selectQuery(table: unknown, options: FindOptions, model: ModelStatic<Model>): string;
+  escape(value: unknown, field: { type: unknown }): string;
 }
+
+const generatorOf = (sequelize: Sequelize) => (sequelize.getQueryInterface() as unknown as { queryGenerator: SelectQueryGenerator }).queryGenerator;
 
 /**
  * The `SELECT` findAll would run, as text to embed in a larger statement (a union, an EXISTS). Values are escaped
@@ -11,6 +14,12 @@ interface SelectQueryGenerator {
  * date drops MySQL's milliseconds).
  */
 export function selectSql(model: ModelStatic<Model>, options: FindOptions): string {
-  const generator = (model.sequelize!.getQueryInterface() as unknown as { queryGenerator: SelectQueryGenerator }).queryGenerator;
-  return generator.selectQuery(model.getTableName(), options, model).replace(/;\s*$/, '');
+  return generatorOf(model.sequelize!).selectQuery(model.getTableName(), options, model).replace(/;\s*$/, '');
+}
+
+/** A timestamp as SQL text, escaped as findAll escapes a value compared with a DATE(3) column (every timestamp here). */
+export function timestampSql(sequelize: Sequelize, date: Date): string {
+  // normalizeDataType (public, absent from the typings) gives the dialect's own DATE, which knows its format.
+  const type = (sequelize as unknown as { normalizeDataType(type: unknown): unknown }).normalizeDataType(DataTypes.DATE(3));
+  return generatorOf(sequelize).escape(date, { type });
 }

@@ -72,7 +72,7 @@ function shippedChanges(q: MetricSql, bucket: BucketOf): string {
       WHERE p.repository_id = d.repository_id AND ${production('p')} AND p.status = 'success' AND p.finished_at < d.finished_at)`;
   // GROUP BY d.id materialises the deployments (each previous one found once, not once per commit joined).
   return `SELECT ${bucket('x.finished_at')} AS bucket, ${q.hours('c.created_at', 'x.finished_at')} AS v
-    FROM (SELECT d.id, d.repository_id, d.finished_at, COALESCE(${previous}, :epoch) AS previous_finished_at
+    FROM (SELECT d.id, d.repository_id, d.finished_at, COALESCE(${previous}, ${q.epochSql}) AS previous_finished_at
           FROM deployments d
           WHERE ${q.scoped('d', 'repository')} AND ${production('d')} AND d.status = 'success' AND ${q.inWindow('d.finished_at')}
           GROUP BY d.id, d.repository_id, d.finished_at) AS x

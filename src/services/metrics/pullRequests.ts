@@ -42,6 +42,6 @@ function mergeTimes(q: MetricSql, bucket: BucketOf): string {
 
 /** Age of each pull request open at the time of the request. */
 function openAges(q: MetricSql): string {
-  return `SELECT 0 AS bucket, ${q.hours('p.created_at', ':now')} AS v FROM pull_requests p
-    WHERE ${q.scoped('p', 'repository')} AND p.state = 'open' AND p.created_at <= :now`;
+  return `SELECT 0 AS bucket, ${q.hours('p.created_at', q.nowSql)} AS v FROM pull_requests p
+    WHERE ${q.scoped('p', 'repository')} AND p.state = 'open' AND p.created_at <= ${q.nowSql}`;
 }

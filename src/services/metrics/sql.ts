@@ -1,6 +1,7 @@
 import { QueryTypes, Sequelize } from 'sequelize';
 import { day, MetricWindow, weekOffset } from './window';
 import { MetricScope, scopeCondition, scopeReplacements } from './scope';
+import { timestampSql } from '../selectSql';
 
 /**
  * The few SQL expressions metrics need that MySQL/MariaDB and SQLite spell differently, and the nearest-rank
@@ -67,7 +68,22 @@ export class MetricSql {
 
   /** `column` within the window: [from, before). */
   inWindow(column: string): string {
-    return `${column} >= :window_from AND ${column} < :window_before`;
+    return `${column} >= ${this.at(this.window.from)} AND ${column} < ${this.at(this.window.before)}`;
+  }
+
+  /** The time of the request, as SQL. */
+  get nowSql(): string {
+    return this.at(this.now);
+  }
+
+  /** Before any commit: the lower bound of the changes a repository's first deployment shipped. */
+  get epochSql(): string {
+    return this.at(new Date(0));
+  }
+
+  /** A timestamp compared with stored ones, escaped as Sequelize escapes it for this dialect. */
+  private at(date: Date): string {
+    return timestampSql(this.sequelize, date);
   }
 
   /** Rows of a grouped query (`GROUP BY bucket`), numbers as numbers (MySQL sends sums and quotients as text). */
@@ -96,21 +112,8 @@ export class MetricSql {
     return new Map(rows.map((r) => [Number(r.bucket), { n: r.n, at: { 50: r.p50, 75: r.p75, 90: r.p90 } }]));
   }
 
-  /** A timestamp as the dialect stores it, for comparisons with stored values. */
-  stamp(date: Date): string {
-    const text = date.toISOString().replace('T', ' ').replace('Z', '');
-    return this.mysql ? text : `${text} +00:00`;
-  }
-
   private replacements(): Record<string, unknown> {
-    return {
-      window_from: this.stamp(this.window.from),
-      window_before: this.stamp(this.window.before),
-      window_from_day: day(this.window.from),
-      now: this.stamp(this.now),
-      // Before any commit: the lower bound of the first deployment's changes.
-      epoch: this.stamp(new Date(0)),
-    };
+    return { window_from_day: day(this.window.from) };
   }
 }
 
