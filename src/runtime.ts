@@ -52,6 +52,12 @@ export interface Writers {
   webhookEndpoints: WebhookEndpointWriter;
 }
 
+/**
+ * A year's daily DORA series is under 100 KB of JSON; expired figures are dropped as new ones come, so this bounds
+ * what one TTL's distinct requests may keep, well inside the heap of 128 MB (package.json nodeFlags).
+ */
+const METRICS_CACHE_ENTRIES = 100;
+
 /** Wires config → stores → services → express app. The process (main.ts) and the tests both start here. */
 export function createRuntime(config: Config, logger: Logger, options: { rateLimitKeyPrefix?: string } = {}): Runtime {
   // With DATABASE_READ_URLS, SELECTs outside transactions read from the replicas (see db/connection.ts).
@@ -146,7 +152,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     corsOrigins: config.CORS_ORIGINS,
     authenticator,
     limiter,
-    services: { listing, metrics: new MetricsService(new ResultCache(config.COUNT_CACHE_TTL_MS, 1_000)) },
+    services: { listing, metrics: new MetricsService(new ResultCache(config.COUNT_CACHE_TTL_MS, METRICS_CACHE_ENTRIES)) },
     readiness,
     readinessDetail: () => ({ webhooks: webhooks.status() }),
     lifecycle,

@@ -1,4 +1,4 @@
-import { CountCache } from '../src/services/countCache';
+import { CountCache, ResultCache } from '../src/services/countCache';
 
 describe('CountCache', () => {
   test('concurrent misses for one key run a single count and share its result', async () => {
@@ -39,5 +39,15 @@ describe('CountCache', () => {
     cache.set('b', 2, 0);
     cache.set('c', 3, 0);
     expect([cache.get('a', 1), cache.get('b', 1), cache.get('c', 1)]).toEqual([undefined, 2, 3]);
+  });
+
+  test('expired entries are dropped when new ones come, not kept until the cache is full', () => {
+    const cache = new ResultCache<string>(1_000, 100);
+    cache.set('a', 'x', 0);
+    cache.set('b', 'y', 500);
+    cache.set('c', 'z', 1_200);
+    // 'a' expired at 1000 and is gone; 'b' (until 1500) stays.
+    expect((cache as unknown as { entries: Map<string, unknown> }).entries.size).toBe(2);
+    expect([cache.get('b', 1_300), cache.get('c', 1_300)]).toEqual(['y', 'z']);
   });
 });

@@ -11,10 +11,16 @@ import { EndpointDoc, openapi } from './endpoint';
 
 const DATE_RULE = 'must be a date, YYYY-MM-DD (a whole UTC day)';
 
+/** A `YYYY-MM-DD` day's start (UTC), or undefined for anything else. */
+function parseDay(value: string): Date | undefined {
+  const parsed = /^\d{4}-\d{2}-\d{2}$/.test(value) ? parseDateParam(value) : undefined;
+  return parsed?.kind === 'day' ? parsed.start : undefined;
+}
+
 const dateParam = (name: 'from' | 'to', description: string) =>
   z
     .string({ error: `${name} ${DATE_RULE}` })
-    .refine((v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && parseDateParam(v)?.kind === 'day', { error: `${name} ${DATE_RULE}` })
+    .refine((v) => parseDay(v) !== undefined, { error: `${name} ${DATE_RULE}` })
     .meta({ description })
     .optional();
 
@@ -37,6 +43,8 @@ export const metricsQuery = strictQuery({
     ctx.addIssue({ code: 'custom', message: 'Give exactly one of organization_id and team_id' });
     return;
   }
+  // zod runs this after a date failed its own check too: that failure is the message.
+  if ([q.from, q.to].some((v) => v !== undefined && parseDay(v) === undefined)) return;
   const { from, to } = windowDays(q);
   if (to < from) ctx.addIssue({ code: 'custom', message: `to (${q.to ?? 'today'}) is before from (${q.from})` });
   else if ((to.getTime() - from.getTime()) / DAY_MS + 1 > MAX_WINDOW_DAYS) {
@@ -46,7 +54,8 @@ export const metricsQuery = strictQuery({
 
 type MetricsQuery = z.infer<typeof metricsQuery>;
 
-const dayOf = (value: string) => new Date(`${value}T00:00:00.000Z`);
+/** The start of a day the schema has checked. */
+const dayOf = (value: string) => parseDay(value)!;
 
 /** `to` defaults to today (UTC), `from` to the 28 days ending at `to`. */
 function windowDays(q: Pick<MetricsQuery, 'from' | 'to'>, now = new Date()): { from: Date; to: Date } {

@@ -37,6 +37,12 @@ export class ResultCache<T> {
 
   set(key: string, value: T, now = Date.now()): void {
     if (this.ttlMs <= 0) return;
+    // Entries expire in the order they were made (one TTL): drop the expired ones at the front, so what the
+    // cache holds is what was asked for within the TTL, not the last maxEntries results ever computed.
+    for (const [k, entry] of this.entries) {
+      if (entry.expires > now) break;
+      this.entries.delete(k);
+    }
     if (this.entries.size >= this.maxEntries) {
       // Maps iterate in insertion order: drop the oldest entry.
       const oldest = this.entries.keys().next().value;
