@@ -33,8 +33,36 @@ export function describeDatabase(opts: DatabaseOptions): string {
 /** The migrator's ledger table (SequelizeStorage in db/migrator.ts). */
 const MIGRATIONS_TABLE = 'schema_migrations';
 
+/**
+ * A statement that carries a NUL character in its text. SQLite reads a statement only up to a NUL, so such a
+ * statement would run cut short ("unrecognized token", or worse, a shorter statement that parses). Values the
+ * query builder binds are unaffected; those it writes into the text (a `where`) are refused before they run, on
+ * both databases alike. Every surface refuses NUL at its edge; this is the net below them.
+ */
+export class NulInStatementError extends Error {
+  constructor() {
+    super('A value holds a NUL character (\\u0000), which no text here may contain');
+    this.name = 'NulInStatementError';
+  }
+}
+
+function refuseNulStatements(sequelize: Sequelize): Sequelize {
+  const query = sequelize.query.bind(sequelize) as (sql: unknown, options?: unknown) => Promise<unknown>;
+  const guarded = (sql: unknown, options?: unknown) => {
+    const text = typeof sql === 'string' ? sql : (sql as { query?: unknown } | null)?.query;
+    if (typeof text === 'string' && text.includes('\u0000')) return Promise.reject(new NulInStatementError());
+    return query(sql, options);
+  };
+  sequelize.query = guarded as Sequelize['query'];
+  return sequelize;
+}
+
 /** One Sequelize instance per process; the same models and queries run on MySQL/MariaDB and SQLite. */
 export function createSequelize(opts: DatabaseOptions): Sequelize {
+  return refuseNulStatements(createConnectionPool(opts));
+}
+
+function createConnectionPool(opts: DatabaseOptions): Sequelize {
   const common: Options = {
     logging: opts.logging ?? false,
     define: { timestamps: false, underscored: true, freezeTableName: true },

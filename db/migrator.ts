@@ -7,6 +7,7 @@ import * as writePath from './migrations/0004-write-path';
 import * as gitActivity from './migrations/0005-git-activity';
 import * as webhooks from './migrations/0006-webhooks';
 import * as metrics from './migrations/0007-metrics';
+import * as scimProfile from './migrations/0008-scim-profile';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -17,6 +18,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0005-git-activity', ...gitActivity },
   { name: '0006-webhooks', ...webhooks },
   { name: '0007-metrics', ...metrics },
+  { name: '0008-scim-profile', ...scimProfile },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

@@ -3,8 +3,10 @@
  *                      [--users 300] [--groups 30] [--concurrency 4]
  *
  * Plays an identity provider's provisioning against a running service, the way Okta and Entra ID do it: an
- * initial sync (per user: look up by userName, create), group pushes with members, updates (deactivations,
- * renames, membership changes), then deprovisioning. After each phase it reads /v1 with an API token and prints
+ * initial sync (per user: look up by userName, create), a second full sync (per user: look up, compare what was
+ * sent with what the service answers, push again where they differ: "pushed again" counts those, and is 0 when
+ * the service keeps attributes as sent),
+ * group pushes with members, updates (deactivations, renames, membership changes), then deprovisioning. After each phase it reads /v1 with an API token and prints
  * one table: requests, time, failures, and what /v1 shows. Users are named scim-sync-<run>-<n>@example.test, so
  * runs never collide; nothing is cleaned up (the deprovisioned ones are removed by the run itself).
  */
@@ -119,21 +121,37 @@ async function main(): Promise<void> {
   const ids: string[] = [];
   const groupIds: string[] = [];
 
+  // As Okta sends a user: name parts and a displayName that is not their join, the work address, the IdP's id.
+  const userBody = (email: string, i: number) => ({
+    schemas: [CORE],
+    userName: email,
+    name: { givenName: 'Sync', familyName: `User ${i + 1}` },
+    displayName: `sync user ${i + 1}`,
+    emails: [{ value: email, type: 'work', primary: true }],
+    externalId: `idp-${run}-${i + 1}`,
+    active: true,
+  });
   await phase(`initial sync: ${o.users} users (lookup, create)`, () =>
     inParallel(emails, async (email, i) => {
       const found = await scim('GET', `/Users?filter=${encodeURIComponent(`userName eq "${email}"`)}`);
       if (found.totalResults !== 0) throw new Error(`${email}: the lookup found ${JSON.stringify(found).slice(0, 200)}`);
-      const created = await scim('POST', '/Users', {
-        schemas: [CORE],
-        userName: email,
-        name: { givenName: 'Sync', familyName: `User ${i + 1}` },
-        emails: [{ value: email, type: 'work', primary: true }],
-        externalId: `idp-${run}-${i + 1}`,
-        active: true,
-      });
+      const created = await scim('POST', '/Users', userBody(email, i));
       ids[i] = created.id as string;
     }),
   );
+  let pushed = 0;
+  await phase(`full sync again: ${o.users} users (lookup, compare, replace where different)`, () =>
+    inParallel(emails, async (email, i) => {
+      const found = await scim('GET', `/Users?filter=${encodeURIComponent(`userName eq "${email}"`)}`);
+      const resource = (found.Resources as Record<string, unknown>[] | undefined)?.[0];
+      const sent = userBody(email, i);
+      if (resource && !differs(sent, resource)) return;
+      pushed++;
+      await scim('PUT', `/Users/${ids[i]}`, sent);
+    }),
+  );
+  rows[rows.length - 1][0] += `: ${pushed} pushed again`;
+  if (pushed > 0) tally.failures.push(`${pushed} of ${o.users} users read back differently from what was sent, and were pushed again`);
   await phase(`push ${o.groups} groups with members`, () =>
     inParallel(
       Array.from({ length: o.groups }, (_, g) => g),
@@ -169,6 +187,16 @@ async function main(): Promise<void> {
   for (const row of rows) process.stdout.write(`| ${row.join(' | ')} |\n`);
   if (tally.failures.length) process.stdout.write(`\nFailures:\n${tally.failures.slice(0, 20).map((f) => `- ${f}`).join('\n')}\n`);
   process.exitCode = tally.failures.length ? 1 : 0;
+}
+
+/** Whether what the service answers differs from what was sent, as an identity provider compares them. */
+function differs(sent: unknown, answer: unknown): boolean {
+  if (Array.isArray(sent)) return !Array.isArray(answer) || sent.length !== answer.length || sent.some((s, i) => differs(s, answer[i]));
+  if (sent && typeof sent === 'object') {
+    if (!answer || typeof answer !== 'object') return true;
+    return Object.entries(sent).some(([k, v]) => k !== 'schemas' && differs(v, (answer as Record<string, unknown>)[k]));
+  }
+  return typeof sent === 'string' && typeof answer === 'string' ? sent.toLowerCase() !== answer.toLowerCase() && sent !== answer : sent !== answer;
 }
 
 main().catch((e: unknown) => {

@@ -1,10 +1,16 @@
-/** The error codes of the spec (§7); every failure a client sees is one of these. */
+/**
+ * The error codes of the spec (§7), and three for requests refused before they are read (a head too slow, a URL or
+ * headers too long: the spec ties VALIDATION_ERROR to 400); every failure a client sees is one of these.
+ */
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  REQUEST_TIMEOUT: 408,
+  URI_TOO_LONG: 414,
   RATE_LIMITED: 429,
+  HEADERS_TOO_LARGE: 431,
   SERVER_ERROR: 500,
 } as const;
 

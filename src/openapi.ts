@@ -10,7 +10,17 @@ const ERROR_RESPONSES: Record<string, { name: string; description: string; examp
   '401': { name: 'Unauthorized', description: 'Missing, invalid, expired or revoked token', example: ['UNAUTHORIZED', 'API token has expired'] },
   '403': { name: 'Forbidden', description: 'Valid token without access to the addressed resource', example: ['FORBIDDEN', 'You do not have permission to access this organization'] },
   '404': { name: 'NotFound', description: 'The addressed resource or route does not exist', example: ['NOT_FOUND', 'User not found'] },
+  '414': {
+    name: 'UriTooLong',
+    description: 'The URL and headers together pass 16 KB and the request line is the long part; refused before the request is read',
+    example: ['URI_TOO_LONG', 'Request URL is too long: the URL and headers together may be at most 16 KB; send fewer or shorter query parameters'],
+  },
   '429': { name: 'RateLimited', description: 'Rate limit exceeded; see Retry-After', example: ['RATE_LIMITED', 'Rate limit of 100 requests exceeded; retry after 42 seconds'] },
+  '431': {
+    name: 'HeadersTooLarge',
+    description: 'The URL and headers together pass 16 KB and the headers are the long part; refused before the request is read',
+    example: ['HEADERS_TOO_LARGE', 'Request headers are too large: the URL and headers together may be at most 16 KB; check the Authorization header and drop unneeded headers'],
+  },
   '500': { name: 'ServerError', description: 'Internal server error (details are never exposed)', example: ['SERVER_ERROR', 'Internal server error'] },
 };
 

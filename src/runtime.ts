@@ -6,6 +6,7 @@ import type { Logger } from './logger';
 import { createSequelize, pingReplicas } from '../db/connection';
 import { initModels } from '../db/models';
 import { Authenticator } from './auth/authenticator';
+import { AccessChangeFeed } from './auth/accessChangeFeed';
 import { RateLimiter, rateLimitTiers } from './rateLimit/rateLimiter';
 import { createRedisClient, RedisClient } from './redis';
 import { ListingService } from './services/listing';
@@ -24,7 +25,10 @@ import { DeliveryWorker } from './webhooks/worker';
 import { checkEndpointUrl } from './webhooks/addressGuard';
 import { appRouter } from './procedures';
 import { createApp } from './http/app';
-import { createHttpServer } from './http/server';
+import { createHttpServer, refuserByPath } from './http/server';
+import { restHeadRefuser } from './http/headRefusals';
+import { scimHeadRefuser } from './scim/headRefusals';
+import { ingestHeadRefuser } from './ingest/headRefusals';
 import { API_VERSION } from './openapi';
 
 export interface Runtime {
@@ -79,11 +83,16 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     cacheTtlMs: 5_000,
     lastUsedIntervalMs: 60_000,
     onBackgroundError: (err) => logger.warn({ err }, 'could not record token use'),
+    onFirstUse: () => accessChanges.start(),
   });
   const listing = new ListingService(new CountCache(config.COUNT_CACHE_TTL_MS));
   const changes = new ChangeRunner(sequelize);
-  // This instance applies an access change at once; the others when their token cache expires (5 s).
+  // This instance applies an access change at once; the others within a second, when their feed reads it.
   changes.onCommitted(({ accessChangedUsers }) => authenticator.forgetUsers(accessChangedUsers));
+  const accessChanges = new AccessChangeFeed(authenticator, {
+    intervalMs: 1_000,
+    onError: (err) => logger.warn({ err }, 'could not read access changes; cached tokens expire within 5 s'),
+  });
   // The key is read when a secret is first sealed or opened: a process that never does needs none.
   const secrets = new SecretBox(() => secretsKeyFor(config));
   const writers: Writers = {
@@ -161,13 +170,18 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
   return {
     app,
     createServer: () =>
-      createHttpServer(app, { keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS, requestTimeoutMs: config.REQUEST_TIMEOUT_MS }),
+      createHttpServer(
+        app,
+        { keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS, requestTimeoutMs: config.REQUEST_TIMEOUT_MS },
+        refuserByPath([['/scim/v2', scimHeadRefuser(scim.limiter)], ['/ingest', ingestHeadRefuser(ingest.limiter)]], restHeadRefuser(limiter)),
+      ),
     lifecycle,
     sequelize,
     redis,
     writers,
     webhooks,
     async close() {
+      await accessChanges.stop();
       await webhooks.stop();
       // QUIT waits for a connection that may never come back (Redis down): only a ready client says goodbye.
       if (redis?.isReady) await redis.quit().catch(() => redis.destroy());

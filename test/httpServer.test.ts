@@ -44,31 +44,63 @@ function exchange(bytes: string): Promise<RawResponse> {
   });
 }
 
-function expectEnvelope(res: RawResponse, status: number, message: RegExp): void {
+function expectEnvelope(res: RawResponse, status: number, code: string, message: RegExp): void {
   expect(res.status).toBe(status);
   expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
   expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.body));
   const body = JSON.parse(res.body);
-  expect(body).toEqual({ status: 'error', error: { code: 'VALIDATION_ERROR', message: expect.stringMatching(message) } });
+  expect(body).toEqual({ status: 'error', error: { code, message: expect.stringMatching(message) } });
+  // The spec: every response carries the rate-limit headers (here those of the client-IP tier).
+  expect(Number(res.headers['x-ratelimit-limit'])).toBeGreaterThan(0);
+  expect(res.headers['x-ratelimit-remaining']).toMatch(/^\d+$/);
+  expect(res.headers['x-ratelimit-reset']).toMatch(/^\d+$/);
 }
 
 describe('requests Node refuses before express', () => {
   const long = 'a'.repeat(20_000);
 
-  test('a URL over 16 KB → 414 in the error envelope', async () => {
-    expectEnvelope(await exchange(`GET /v1/users?fields=${long} HTTP/1.1\r\nHost: x\r\n\r\n`), 414, /^Request URL is too long/);
+  test('a URL over 16 KB → 414 URI_TOO_LONG in the error envelope, with the rate-limit headers', async () => {
+    expectEnvelope(await exchange(`GET /v1/users?fields=${long} HTTP/1.1\r\nHost: x\r\n\r\n`), 414, 'URI_TOO_LONG', /^Request URL is too long/);
   });
 
-  test('a header over 16 KB → 431 in the error envelope', async () => {
-    expectEnvelope(await exchange(`GET /v1/users HTTP/1.1\r\nHost: x\r\nX-Padding: ${long}\r\n\r\n`), 431, /^Request headers are too large/);
+  test('a header over 16 KB → 431 HEADERS_TOO_LARGE in the error envelope', async () => {
+    expectEnvelope(await exchange(`GET /v1/users HTTP/1.1\r\nHost: x\r\nX-Padding: ${long}\r\n\r\n`), 431, 'HEADERS_TOO_LARGE', /^Request headers are too large/);
   });
 
   test('a token over 16 KB → 431 in the error envelope', async () => {
-    expectEnvelope(await exchange(`GET /v1/users HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer plat_${long}\r\n\r\n`), 431, /check the Authorization header/);
+    expectEnvelope(await exchange(`GET /v1/users HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer plat_${long}\r\n\r\n`), 431, 'HEADERS_TOO_LARGE', /check the Authorization header/);
   });
 
-  test('a malformed request → 400 in the error envelope', async () => {
-    expectEnvelope(await exchange('GET /v1/users HTTP/1.1\r\nHost x\r\n\r\n'), 400, /^Malformed HTTP request/);
+  test('a malformed request → 400 VALIDATION_ERROR in the error envelope', async () => {
+    expectEnvelope(await exchange('GET /v1/users HTTP/1.1\r\nHost x\r\n\r\n'), 400, 'VALIDATION_ERROR', /^Malformed HTTP request/);
+  });
+
+  test('each refusal spends a point of the client-IP tier', async () => {
+    const first = await exchange(`GET /v1/users?fields=${long} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const second = await exchange(`GET /v1/users?fields=${long} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(Number(second.headers['x-ratelimit-remaining'])).toBe(Number(first.headers['x-ratelimit-remaining']) - 1);
+  });
+
+  test.each([
+    ['a URL', (path: string) => `GET ${path}?filter=${long} HTTP/1.1\r\nHost: x\r\n\r\n`, 414],
+    ['headers', (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\nX-Padding: ${long}\r\n\r\n`, 431],
+  ])('on /scim/v2, %s over 16 KB is a SCIM error body', async (_what, request, status) => {
+    for (const path of ['/scim/v2/Users', '/SCIM/v2/Groups']) {
+      const res = await exchange(request(path));
+      expect(res.status).toBe(status);
+      expect(res.headers['content-type']).toBe('application/scim+json; charset=utf-8');
+      expect(JSON.parse(res.body)).toEqual({
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+        status: String(status),
+        detail: expect.stringMatching(/URL and headers together may be at most 16 KB/),
+      });
+      expect(res.headers['x-ratelimit-limit']).toMatch(/^\d+$/);
+    }
+  });
+
+  test('on /ingest, a URL over 16 KB is the ingest error envelope', async () => {
+    const res = await exchange(`POST /ingest/github/gapp_x?x=${long} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expectEnvelope(res, 414, 'URI_TOO_LONG', /^Request URL is too long/);
   });
 
   test('a request just under the limit is served as usual', async () => {
@@ -102,6 +134,31 @@ describe('connection timeouts (KEEP_ALIVE_TIMEOUT_MS=1000 here: a head must arri
     expect(await closedAfter('GET /v1/users HTTP/1.1\r\nHo')).toBeLessThan(15_000);
   });
 
+  test('connections trickling a header line every 500 ms, never ending their head, are all closed after the head timeout', async () => {
+    // Half-open sockets, as a hostile client keeps them: only the server closing its side ends them.
+    const trickle = () =>
+      new Promise<{ ms: number; answer: string }>((resolve, reject) => {
+        const started = Date.now();
+        const socket = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true }, () => socket.write('GET /v1/users HTTP/1.1\r\nHost: x\r\n'));
+        const timer = setInterval(() => socket.writable && socket.write(`X-Trickle: ${Date.now()}\r\n`), 500);
+        let answer = '';
+        socket.on('data', (c: Buffer) => (answer += c.toString()));
+        socket.on('error', () => undefined);
+        socket.on('close', () => {
+          clearInterval(timer);
+          resolve({ ms: Date.now() - started, answer });
+        });
+        setTimeout(() => reject(new Error('still open after 15 s')), 15_000).unref();
+      });
+    const results = await Promise.all(Array.from({ length: 20 }, trickle));
+    for (const { ms, answer } of results) {
+      expect(ms).toBeGreaterThanOrEqual(1_900);
+      expect(ms).toBeLessThan(5_000);
+      expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout/);
+      expect(answer).toContain('"code":"REQUEST_TIMEOUT"');
+    }
+  });
+
   test('an idle keep-alive connection stays open past a second, then is closed', async () => {
     const socket = net.connect(port, '127.0.0.1');
     let closedAt = 0;
@@ -126,7 +183,8 @@ describe('timeout settings', () => {
   test('defaults: keep-alive 65 s (longer than a load balancer’s 60 s); head and request timeouts above it', () => {
     const config = loadConfig({});
     expect(config.KEEP_ALIVE_TIMEOUT_MS).toBe(65_000);
-    const defaults = createHttpServer(t.runtime.app, { keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS, requestTimeoutMs: config.REQUEST_TIMEOUT_MS });
+    const refuse = async () => ({ status: 400, headers: {}, body: '' });
+    const defaults = createHttpServer(t.runtime.app, { keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS, requestTimeoutMs: config.REQUEST_TIMEOUT_MS }, refuse);
     expect(defaults.keepAliveTimeout).toBe(65_000);
     expect(defaults.headersTimeout).toBe(66_000);
     expect(defaults.timeout).toBe(66_000);

@@ -272,7 +272,7 @@ describe('refusals: a clear 4xx, nothing written', () => {
   test('an unknown git app is 404; a GitLab app on the GitHub URL is 400; an app without a secret is 401', async () => {
     const unknown = await deliverToGithub(t, 'gapp_nope', 'x', { event: 'ping', payload: { zen: 'hi' } });
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error.message).toMatch(/^Git app not found: gapp_nope/);
+    expect(unknown.body.error.message).toMatch(/^Git app not found: "gapp_nope"/);
     const { gitApp } = await t.runtime.writers.gitApps.create(DEMO.orgs.acme, 'gitlab', 'GitLab acme');
     const wrong = await deliverToGithub(t, gitApp.id, 'x', { event: 'ping', payload: { zen: 'hi' } });
     expect(wrong.status).toBe(400);

@@ -70,7 +70,8 @@ test("Okta's sequence: look up by userName, create, read, replace, deactivate", 
     id,
     externalId: '00ujl29u0le5T6Aj10h7',
     userName: 'test.user@okta.local',
-    name: { formatted: 'Test User', givenName: 'Test', familyName: 'User' },
+    // As Okta sent it: given and family names, no formatted name.
+    name: { givenName: 'Test', familyName: 'User' },
     displayName: 'Test User',
     active: true,
     emails: [{ value: 'test.user@okta.local', type: 'work', primary: true }],
@@ -366,7 +367,10 @@ test('two instances: a suspension through one instance’s SCIM bites on the oth
       status = (await viaB(`/v1/organizations/${DEMO.orgs.acme}`)).status;
     }
     expect(status).toBe(403);
-    expect(Date.now() - started).toBeLessThanOrEqual(5_500);
+    // DESIGN §6 promises 5 s; every instance reads the access changes each second, so it takes about one.
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeLessThanOrEqual(2_500);
+    process.stdout.write(`suspension applied by the other instance after ${elapsed} ms\n`);
   } finally {
     await second.close();
     initModels(t.runtime.sequelize);
@@ -387,6 +391,7 @@ test('no body or query, however malformed, gets a 5xx; every refusal is a SCIM e
       () => '',
       () => 'x'.repeat(300),
       () => '"\\]\u0000',
+      () => 'ada\u0000@acme.test',
       () => [],
       () => [{}],
       () => [{ value: DEMO.users.ada }],
@@ -402,11 +407,11 @@ test('no body or query, however malformed, gets a 5xx; every refusal is a SCIM e
     if (random() < 0.5) out.Operations = [{ op: pick(['add', 'Replace', 'remove', 'x', 5]), path: pick([undefined, 'members', 'active', 'name.givenName', 'members[value eq "x"]', 'a[b', '']), value: values() }];
     return out;
   };
-  const filters = ['userName eq "a', 'userName eq "a" or', 'not ()', 'members[value eq 5]', 'meta.created gt "x"', '((((', 'a'.repeat(2000) + ' pr', 'title co null', 'active eq 1'];
+  const filters = ['userName eq "a\u0000b"', 'name.givenName co "\u0000"', 'userName eq "a', 'userName eq "a" or', 'not ()', 'members[value eq 5]', 'meta.created gt "x"', '((((', 'a'.repeat(2000) + ' pr', 'title co null', 'active eq 1'];
   const okta = scim(acme);
   const statuses = new Map<number, number>();
   for (let i = 0; i < 240; i++) {
-    const target = pick(['/Users', `/Users/${DEMO.users.linus}`, '/Groups', `/Groups/${DEMO.teams.platform}`, '/Users/usr_nope']);
+    const target = pick(['/Users', `/Users/${DEMO.users.linus}`, '/Groups', `/Groups/${DEMO.teams.platform}`, '/Users/usr_nope', '/Users/x%00y', '/Groups/x%00y']);
     const method = pick(['post', 'put', 'patch', 'get'] as const);
     const res =
       method === 'get'

@@ -22,6 +22,9 @@ const ada: MemberInput = {
   title: null,
 };
 
+/** Ada as a PATCH answers her: name parts derived from her name (none were sent), her userName as her one address. */
+const patchedAda: MemberInput = { ...ada, nameParts: { givenName: 'Ada', familyName: 'Lovelace', formatted: 'Ada Lovelace' }, emails: [] };
+
 const patch = (...Operations: unknown[]) => ({ schemas: [PATCH_SCHEMA], Operations });
 
 function scimError(run: () => unknown): ScimError {
@@ -39,6 +42,8 @@ describe('POST and PUT bodies', () => {
     expect(userInputOf(oktaCreateUser('Test.User@okta.local'))).toEqual({
       email: 'Test.User@okta.local',
       name: 'Test User',
+      nameParts: { givenName: 'Test', familyName: 'User', formatted: null },
+      emails: [{ value: 'test.user@okta.local', type: 'work', primary: true }],
       role: 'collaborator',
       active: true,
       externalId: '00ujl29u0le5T6Aj10h7',
@@ -58,6 +63,8 @@ describe('POST and PUT bodies', () => {
     expect(userInputOf(body)).toEqual({
       email: 'Test_User_ab6490ee@testuser.com',
       name: 'givenName familyName',
+      nameParts: { givenName: 'givenName', familyName: 'familyName', formatted: 'givenName familyName' },
+      emails: [{ value: 'Test_User_ab6490ee@testuser.com', type: 'work', primary: true }],
       role: 'admin',
       active: true,
       externalId: '0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef',
@@ -90,11 +97,11 @@ describe('POST and PUT bodies', () => {
 
 describe('PATCH', () => {
   test('Okta deactivates with a path-less value object', () => {
-    expect(patchedUser(ada, patch({ op: 'replace', value: { active: false } }))).toEqual({ ...ada, active: false });
+    expect(patchedUser(ada, patch({ op: 'replace', value: { active: false } }))).toEqual({ ...patchedAda, active: false });
   });
 
   test('Entra ID deactivates with a capitalised op and a string boolean', () => {
-    expect(patchedUser(ada, patch({ op: 'Replace', path: 'active', value: 'False' }))).toEqual({ ...ada, active: false });
+    expect(patchedUser(ada, patch({ op: 'Replace', path: 'active', value: 'False' }))).toEqual({ ...patchedAda, active: false });
   });
 
   test('Entra ID updates userName, the work e-mail and the family name in one request', () => {
@@ -103,7 +110,14 @@ describe('PATCH', () => {
       { op: 'Replace', path: 'emails[type eq "work"].value', value: 'ada.byron@example.com' },
       { op: 'Replace', path: 'name.familyName', value: 'Byron' },
     );
-    expect(patchedUser(ada, body)).toEqual({ ...ada, email: 'ada.byron@example.com', name: 'Ada Byron' });
+    expect(patchedUser(ada, body)).toEqual({
+      ...ada,
+      email: 'ada.byron@example.com',
+      name: 'Ada Byron',
+      nameParts: { givenName: 'Ada', familyName: 'Byron', formatted: 'Ada Byron' },
+      // Her one address was her userName, a work address: the value path selects it.
+      emails: [{ value: 'ada.byron@example.com', type: 'work', primary: true }],
+    });
   });
 
   test('Entra ID path-less values with dotted and schema-qualified names, and an enterprise manager', () => {
@@ -112,7 +126,13 @@ describe('PATCH', () => {
       { op: 'Add', path: `${ENTERPRISE}:manager`, value: 'usr_babbage' },
       { op: 'Replace', value: { [`${CORE}:externalId`]: 'entra-1', [ENTERPRISE]: { department: 'Analytics' } } },
     );
-    expect(patchedUser(ada, body)).toEqual({ ...ada, name: 'Augusta Ada King', title: 'Countess', externalId: 'entra-1' });
+    expect(patchedUser(ada, body)).toEqual({
+      ...patchedAda,
+      name: 'Augusta Ada King',
+      nameParts: { givenName: 'Augusta', familyName: 'Lovelace', formatted: 'Augusta Lovelace' },
+      title: 'Countess',
+      externalId: 'entra-1',
+    });
   });
 
   test('roles: replaced by a value array, by a value path, and removed back to collaborator', () => {
@@ -124,12 +144,46 @@ describe('PATCH', () => {
 
   test('RFC 7644 §3.5.2: add, replace and remove of single-valued attributes', () => {
     const body = patch({ op: 'add', path: 'title', value: 'Tour Guide' }, { op: 'remove', path: 'externalId' }, { op: 'replace', path: 'name', value: { givenName: 'Babs', familyName: 'Jensen' } });
-    expect(patchedUser(ada, body)).toEqual({ ...ada, title: 'Tour Guide', externalId: null, name: 'Babs Jensen' });
+    expect(patchedUser(ada, body)).toEqual({
+      ...patchedAda,
+      title: 'Tour Guide',
+      externalId: null,
+      name: 'Babs Jensen',
+      nameParts: { givenName: 'Babs', familyName: 'Jensen', formatted: 'Babs Jensen' },
+    });
   });
 
   test('attributes we do not keep are accepted and change nothing', () => {
     const body = patch({ op: 'replace', path: 'phoneNumbers[type eq "mobile"].value', value: '+1 555' }, { op: 'add', value: { locale: 'fr-FR', nickName: 'Addie' } });
-    expect(patchedUser(ada, body)).toEqual(ada);
+    expect(patchedUser(ada, body)).toEqual(patchedAda);
+  });
+
+  test('name parts are kept as sent: a displayName stays the name, the parts change alone', () => {
+    const okta = { ...patchedAda, name: 'okta abc', nameParts: { givenName: 'Oktaabc', familyName: 'Scimbar', formatted: null } };
+    expect(patchedUser(okta, patch({ op: 'replace', path: 'name.givenName', value: 'Oktaxyz' }))).toEqual({
+      ...okta,
+      nameParts: { givenName: 'Oktaxyz', familyName: 'Scimbar', formatted: null },
+    });
+    expect(patchedUser(okta, patch({ op: 'replace', path: 'name.formatted', value: 'Dr. Okta' })).nameParts?.formatted).toBe('Dr. Okta');
+    expect(patchedUser(okta, patch({ op: 'remove', path: 'name.familyName' })).nameParts).toEqual({ givenName: 'Oktaabc', familyName: null, formatted: null });
+  });
+
+  test('e-mails: Entra ID replaces the work address beside the userName; add, remove by value path, primary', () => {
+    const withWork = patchedUser(ada, patch({ op: 'Replace', path: 'emails[type eq "work"].value', value: 'ada@contoso.com' }));
+    expect(withWork).toEqual({ ...patchedAda, emails: [{ value: 'ada@contoso.com', type: 'work', primary: true }] });
+    const withHome = patchedUser(withWork, patch({ op: 'add', path: 'emails', value: [{ value: 'ada@home.example', type: 'home' }] }));
+    expect(withHome.emails).toEqual([
+      { value: 'ada@contoso.com', type: 'work', primary: true },
+      { value: 'ada@home.example', type: 'home', primary: false },
+    ]);
+    expect(patchedUser(withHome, patch({ op: 'remove', path: 'emails[type eq "home"]' })).emails).toEqual(withWork.emails);
+    // A filter nothing matches adds an address with what the filter names (as Entra ID expects).
+    expect(patchedUser(withWork, patch({ op: 'replace', path: 'emails[type eq "other"].value', value: 'a@other.example' })).emails).toEqual([
+      { value: 'ada@contoso.com', type: 'work', primary: true },
+      { value: 'a@other.example', type: 'other', primary: false },
+    ]);
+    expect(scimError(() => patchedUser(withWork, patch({ op: 'replace', path: 'emails[type eq "work"].value', value: 'nope' }))).detail).toMatch(/e-mail address/);
+    expect(scimError(() => patchedUser(withWork, patch({ op: 'add', path: 'emails', value: [{ value: 'b@x.example', primary: true }] }))).detail).toMatch(/at most one/);
   });
 
   const mistakes: [string, unknown, string, RegExp][] = [

@@ -266,7 +266,10 @@ test('two instances: a suspension through one is applied by the other within 5 s
       status = (await viaB()).status;
     }
     expect(status).toBe(403);
-    expect(Date.now() - started).toBeLessThanOrEqual(5_500);
+    // DESIGN §6 promises 5 s; every instance reads the access changes each second, so it takes about one.
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeLessThanOrEqual(2_500);
+    process.stdout.write(`suspension applied by the other instance after ${elapsed} ms\n`);
     // The member list B serves is exact at once: it keys its cached totals by the data versions.
     const res = await request(second.app).get(`/v1/organizations/${DEMO.orgs.acme}/members?per_page=1`).set('Authorization', `Bearer ${adaToken}`);
     expect(res.body.meta.total).toBe(await memberTotal(DEMO.orgs.acme));

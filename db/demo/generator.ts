@@ -669,7 +669,12 @@ export async function seedDemo(
   // --- users ----------------------------------------------------------------------------------------
   const rngUser = root.fork('users');
   const emailCounts = new Map<string, number>();
-  const userRows: Row[] = FIXTURE_USERS.map((u) => ({ ...u, created_at: toDate(u.created_at) }));
+  // SCIM name parts as an identity provider would have sent them (db/models/people.ts).
+  const nameParts = (given: string, family: string) => ({ given_name: given, family_name: family, formatted_name: `${given} ${family}` });
+  const userRows: Row[] = FIXTURE_USERS.map((u) => {
+    const [given, ...family] = u.name.split(' ');
+    return { ...u, ...nameParts(given, family.join(' ')), created_at: toDate(u.created_at) };
+  });
   const addMember = (user: GenUser, org: OrgState, joinedMs: number): MemberState => {
     const m: MemberState = { user, org, joinedMs, role: 'collaborator', teams: [] };
     org.members.push(m);
@@ -692,7 +697,7 @@ export async function seedDemo(
           : createdAt(rngUser, org.createdMs + HOUR, END_MS - 60 * DAY_MS);
       previousMs = createdMs;
       const user: GenUser = { id: rngUser.id('usr_'), name: `${first} ${last}`, first, last, createdMs };
-      userRows.push({ id: user.id, name: user.name, email, is_active: !rngUser.chance(0.02), created_at: new Date(createdMs) });
+      userRows.push({ id: user.id, name: user.name, email, ...nameParts(first, last), is_active: !rngUser.chance(0.02), created_at: new Date(createdMs) });
       addMember(user, org, createdMs);
       if (orgs.length > 1 && rngUser.chance(spec.secondOrgShare)) {
         let other = rngUser.pick(orgs);

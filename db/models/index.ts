@@ -1,5 +1,5 @@
 import { Sequelize } from 'sequelize';
-import { initPeople, User, Organization, OrganizationMembership, Team, TeamMembership } from './people';
+import { initPeople, User, UserEmail, Organization, OrganizationMembership, Team, TeamMembership } from './people';
 import { initIntegrations, App, UserApp, GitApp, UserGitApp } from './integrations';
 import { initGit, Repository, Commit, PullRequest, Deployment, Incident } from './git';
 import { initIngest, IngestDelivery } from './ingest';
@@ -8,6 +8,7 @@ import { initTokens, ApiToken, ApiTokenOrganization, ApiTokenTeam, ScimToken } f
 import { initDataVersions, DataVersion } from './dataVersions';
 import { initOutbox, OutboxEvent } from './outbox';
 import { initWebhooks, WebhookEndpoint, WebhookDelivery, WebhookAttempt } from './webhooks';
+import { initAccessChanges, AccessChange } from './accessChanges';
 
 export * from './people';
 export * from './integrations';
@@ -18,6 +19,7 @@ export * from './dataVersions';
 export * from './outbox';
 export * from './ingest';
 export * from './webhooks';
+export * from './accessChanges';
 
 let initialised: Sequelize | undefined;
 
@@ -34,6 +36,7 @@ export function initModels(sequelize: Sequelize): void {
   initOutbox(sequelize);
   initIngest(sequelize);
   initWebhooks(sequelize);
+  initAccessChanges(sequelize);
 
   const noConstraints = { constraints: false };
   OrganizationMembership.belongsTo(User, { as: 'user', foreignKey: 'user_id', ...noConstraints });
@@ -48,6 +51,7 @@ export function initModels(sequelize: Sequelize): void {
 
 export const models = {
   User,
+  UserEmail,
   Organization,
   OrganizationMembership,
   Team,
@@ -75,4 +79,5 @@ export const models = {
   WebhookEndpoint,
   WebhookDelivery,
   WebhookAttempt,
+  AccessChange,
 };

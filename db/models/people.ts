@@ -5,10 +5,28 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
   declare id: string;
   declare name: string;
   declare email: string;
+  /** SCIM name parts as an identity provider sent them (or derived from `name` where none did); null: not sent. */
+  declare given_name: CreationOptional<string | null>;
+  declare family_name: CreationOptional<string | null>;
+  declare formatted_name: CreationOptional<string | null>;
   declare is_active: boolean;
   declare created_at: Date;
   /** Set by writers; null for rows no writer has changed since they were made. */
   declare updated_at: CreationOptional<Date | null>;
+}
+
+/**
+ * A user's e-mail addresses as an identity provider sent them, in its order. A user without rows has one:
+ * `users.email`, a primary work address. Every address is one user's (a unique index), and each identifies
+ * that user as a commit or pull-request author.
+ */
+export class UserEmail extends Model<InferAttributes<UserEmail>, InferCreationAttributes<UserEmail>> {
+  declare user_id: string;
+  declare position: number;
+  /** Lower-cased, as `users.email`. */
+  declare email: string;
+  declare type: string | null;
+  declare is_primary: boolean;
 }
 
 export class Organization extends Model<InferAttributes<Organization>, InferCreationAttributes<Organization>> {
@@ -100,11 +118,24 @@ export function initPeople(sequelize: Sequelize): void {
       id: { ...ID, primaryKey: true },
       name: { ...NAME },
       email: { type: DataTypes.STRING(254), allowNull: false, unique: true },
+      given_name: { type: DataTypes.STRING(200), allowNull: true },
+      family_name: { type: DataTypes.STRING(200), allowNull: true },
+      formatted_name: { type: DataTypes.STRING(200), allowNull: true },
       is_active: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
       created_at: { ...TIMESTAMP },
       updated_at: { ...OPTIONAL_TIMESTAMP },
     },
     { sequelize, tableName: 'users', modelName: 'user' },
+  );
+  UserEmail.init(
+    {
+      user_id: { ...REF, primaryKey: true },
+      position: { type: DataTypes.INTEGER, allowNull: false, primaryKey: true },
+      email: { type: DataTypes.STRING(254), allowNull: false },
+      type: { type: DataTypes.STRING(40), allowNull: true },
+      is_primary: { type: DataTypes.BOOLEAN, allowNull: false },
+    },
+    { sequelize, tableName: 'user_emails', modelName: 'user_email' },
   );
   Organization.init(
     { id: { ...ID, primaryKey: true }, name: { ...NAME }, created_at: { ...TIMESTAMP } },

@@ -36,18 +36,33 @@ export interface AuthenticatorOptions {
   /** last_used_at is written at most once per this interval per token. */
   lastUsedIntervalMs: number;
   onBackgroundError: (err: unknown) => void;
+  /** Called before the first authentication (the runtime starts the access change feed then: the schema exists). */
+  onFirstUse?: () => void;
 }
 
 export class Authenticator {
   private readonly cache = new Map<string, CachedToken>();
   private readonly lastUsed: LastUsedRecorder;
+  /**
+   * A principal loaded while its user's access changed may have been read before the change committed: the
+   * forget count at each user's last forgetting tells a load that it raced one, and it loads again.
+   */
+  private forgets = 0;
+  private readonly forgottenAt = new Map<string, number>();
+  private loadsInFlight = 0;
+  private allForgottenAt = 0;
 
   constructor(private readonly options: AuthenticatorOptions) {
+    this.options = { ...options };
     this.lastUsed = new LastUsedRecorder(ApiToken, options.lastUsedIntervalMs, options.onBackgroundError);
   }
 
   /** Resolves the Authorization header to a principal, or throws 401 with a message saying what to fix. */
   async authenticate(header: string | undefined, now = new Date()): Promise<Principal> {
+    if (this.options.onFirstUse) {
+      this.options.onFirstUse();
+      this.options.onFirstUse = undefined;
+    }
     if (!header) throw unauthorized("Missing Authorization header; send 'Authorization: Bearer <API token>'");
     if (/^bearer\s*$/i.test(header)) throw unauthorized("Authorization header has no token after 'Bearer'");
     const match = /^(\S+)\s+(\S+)\s*$/.exec(header);
@@ -65,7 +80,7 @@ export class Authenticator {
     const hash = hashToken(token);
     let entry = this.cache.get(hash);
     if (!entry || entry.cachedUntil <= now.getTime()) {
-      entry = await this.load(hash, now);
+      entry = await this.loadAfterChanges(hash, now);
       this.remember(hash, entry);
     }
     if (entry.expiresAt && entry.expiresAt.getTime() <= now.getTime()) throw unauthorized('API token has expired');
@@ -73,11 +88,33 @@ export class Authenticator {
     return entry.principal;
   }
 
-  /** Drops the cached principals of these users: this instance applies a change of their access at once. */
+  /** Drops the cached principals of these users: a change of their access applies from the next request on. */
   forgetUsers(userIds: readonly string[]): void {
     if (userIds.length === 0) return;
     const users = new Set(userIds);
+    this.forgets++;
+    if (this.loadsInFlight > 0) for (const id of users) this.forgottenAt.set(id, this.forgets);
     for (const [hash, entry] of this.cache) if (users.has(entry.principal.userId)) this.cache.delete(hash);
+  }
+
+  /** Drops every cached principal (more access changes at once than are worth naming). */
+  forgetAll(): void {
+    this.allForgottenAt = ++this.forgets;
+    this.cache.clear();
+  }
+
+  private async loadAfterChanges(hash: string, now: Date): Promise<CachedToken> {
+    this.loadsInFlight++;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        const startedAt = this.forgets;
+        const entry = await this.load(hash, now);
+        const raced = this.allForgottenAt > startedAt || (this.forgottenAt.get(entry.principal.userId) ?? 0) > startedAt;
+        if (!raced || attempt === 3) return entry;
+      }
+    } finally {
+      if (--this.loadsInFlight === 0) this.forgottenAt.clear();
+    }
   }
 
   private async load(hash: string, now: Date): Promise<CachedToken> {

@@ -6,6 +6,8 @@ import type { Principal } from '../access/principal';
 import type { RequestContext } from '../trpc/context';
 import { toApiError } from '../trpc/errorMapping';
 import { MAX_TRPC_BATCH } from '../wire/limits';
+import { rateLimitMessage, setRateLimitHeaders } from '../rateLimit/headers';
+import { decodedPath, hasControlCharacters } from '../wire/text';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -19,19 +21,8 @@ export interface GateDeps {
   services: RequestContext['services'];
 }
 
-export function setRateLimitHeaders(res: Response, d: RateLimitDecision): void {
-  res.setHeader('X-RateLimit-Limit', String(d.limit));
-  res.setHeader('X-RateLimit-Remaining', String(d.remaining));
-  res.setHeader('X-RateLimit-Reset', String(d.resetEpochSeconds));
-  if (d.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(d.retryAfterSeconds));
-}
-
-function rateLimited(d: RateLimitDecision): ApiError {
-  return new ApiError(
-    'RATE_LIMITED',
-    `Rate limit of ${d.limit} requests exceeded; retry after ${d.retryAfterSeconds} seconds`,
-    d.retryAfterSeconds,
-  );
+export function rateLimited(d: RateLimitDecision): ApiError {
+  return new ApiError('RATE_LIMITED', rateLimitMessage(d), d.retryAfterSeconds);
 }
 
 /** A name an ordinary object cannot hold as its own key (`__proto__`) never reaches the schemas' strict check. */
@@ -45,8 +36,8 @@ function isUnholdableKey(name: string): boolean {
  * Mistakes the parsed input cannot show: empty and repeated parameters (otherwise dropped, or arrays with a
  * vague message) and names the query parser cannot carry as keys (otherwise silently ignored).
  */
-function queryProblems(req: Request): string[] {
-  const params = [...new URL(req.originalUrl, 'http://localhost').searchParams];
+function queryProblems(url: URL): string[] {
+  const params = [...url.searchParams];
   const names = (list: string[]) => [...new Set(list)].map((k) => `'${k}'`).join(', ');
   const unholdable = params.map(([k]) => k).filter(isUnholdableKey);
   const empty = params.filter(([, v]) => v.trim() === '').map(([k]) => k);
@@ -57,6 +48,12 @@ function queryProblems(req: Request): string[] {
   if (empty.length) problems.push(`Query parameter(s) ${names(empty)} must not be empty; give a value or leave them out`);
   if (repeated.length) problems.push(`Query parameter(s) ${names(repeated)} must be given only once`);
   return problems;
+}
+
+/** A URL whose decoded path or parameters hold control characters (a NUL, a line feed): refused before any lookup. */
+function controlCharacterProblems(url: URL): string[] {
+  const texts = [decodedPath(url.pathname) ?? '', ...[...url.searchParams].flat()];
+  return texts.some(hasControlCharacters) ? ['The URL must not contain control characters (%00 to %1F, %7F); remove them from the path and parameters'] : [];
 }
 
 /**
@@ -104,9 +101,10 @@ type Transport = 'rest' | 'trpc';
  */
 export function requestGate(deps: GateDeps, transport: Transport) {
   return async (req: Request, res: Response, next: NextFunction) => {
+    const url = new URL(req.originalUrl, 'http://localhost');
     const context: RequestContext = {
       services: deps.services,
-      queryProblems: transport === 'rest' ? queryProblems(req) : [],
+      queryProblems: [...controlCharacterProblems(url), ...(transport === 'rest' ? queryProblems(url) : [])],
     };
     try {
       let principal: Principal | undefined;

@@ -1,3 +1,4 @@
+import { hasControlCharacters } from '../wire/text';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { verifyWithFallback } from '@octokit/webhooks-methods';
 import type { GitApp } from '../../db/models';
@@ -14,8 +15,9 @@ const PROVIDER_NAMES: Record<IngestProvider, string> = { github: 'GitHub', gitla
  */
 /** The git app the URL names, when it takes this provider's deliveries and has a secret; before any body is read. */
 export async function addressedGitApp(provider: IngestProvider, gitAppId: string, gitApps: GitAppWriter): Promise<GitApp> {
-  const gitApp = await gitApps.find(gitAppId);
-  if (!gitApp) throw new IngestError('NOT_FOUND', `Git app not found: ${gitAppId} (see npm run gitapps -- list)`);
+  // An id with a control character is nobody's, and is not looked up.
+  const gitApp = hasControlCharacters(gitAppId) ? null : await gitApps.find(gitAppId);
+  if (!gitApp) throw new IngestError('NOT_FOUND', `Git app not found: ${JSON.stringify(gitAppId)} (see npm run gitapps -- list)`);
   if (gitApp.provider !== provider) {
     throw new IngestError('VALIDATION_ERROR', `Git app ${gitApp.id} is a ${gitApp.provider} app; this URL takes ${PROVIDER_NAMES[provider]} deliveries`);
   }

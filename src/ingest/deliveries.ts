@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { Activity } from '../services/writes/git/activity';
 import type { IngestProvider } from '../services/writes/gitApps';
+import { containsNul } from '../wire/text';
 import { badRequest } from './errors';
 import { header } from './auth';
 import { GITHUB_EVENTS, githubActivity } from './github';
@@ -38,11 +39,15 @@ function body(req: Request, provider: IngestProvider): unknown {
   } else if (!req.is('application/json')) {
     throw badRequest(`Send the body as application/json (got ${req.headers['content-type'] ?? 'no Content-Type'})`);
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(json);
+    parsed = JSON.parse(json);
   } catch {
     throw badRequest('The body is not valid JSON');
   }
+  // Git refuses NUL in what it stores; a payload that holds one was not written by GitHub or GitLab.
+  if (containsNul(parsed)) throw badRequest('The body holds a NUL character (\\u0000); no field of a delivery may contain one');
+  return parsed;
 }
 
 export function parseGithubDelivery(req: Request): ParsedDelivery {

@@ -1,8 +1,9 @@
 import express, { NextFunction, Request, Response, Router } from 'express';
 import type { Logger } from '../logger';
 import type { RateLimitDecision, RateLimiter } from '../rateLimit/rateLimiter';
-import { setRateLimitHeaders } from '../http/gate';
+import { setRateLimitHeaders } from '../rateLimit/headers';
 import { WriteError } from '../services/writes/errors';
+import { NulInStatementError } from '../../db/connection';
 import type { GitActivityWriter } from '../services/writes/git/writer';
 import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../services/writes/gitApps';
 import { addressedGitApp, authenticateDelivery } from './auth';
@@ -126,7 +127,7 @@ async function limitedFailure(deps: IngestDeps, req: Request, res: Response, fai
   return decision.allowed ? failure : rateLimited(decision);
 }
 
-const rateLimited = (d: RateLimitDecision) =>
+export const rateLimited = (d: RateLimitDecision) =>
   new IngestError('RATE_LIMITED', `Rate limit of ${d.limit} deliveries exceeded; retry after ${d.retryAfterSeconds} seconds`);
 
 const tooLarge = (limit: number) => new IngestError('PAYLOAD_TOO_LARGE', `The body is larger than ${limit} bytes (INGEST_BODY_LIMIT_KB)`);
@@ -135,6 +136,7 @@ const unknownRoute = (req: Request) =>
   new IngestError('NOT_FOUND', `No ingest endpoint ${req.method} ${req.originalUrl.split('?')[0]}; webhooks go to POST /ingest/github/{git_app_id} or /ingest/gitlab/{git_app_id}`);
 
 function fromWriter(err: unknown): IngestError | undefined {
+  if (err instanceof NulInStatementError) return new IngestError('VALIDATION_ERROR', err.message);
   if (!(err instanceof WriteError)) return undefined;
   return new IngestError(err.kind === 'not_found' ? 'NOT_FOUND' : 'VALIDATION_ERROR', err.message);
 }

@@ -1,4 +1,5 @@
 import { WriteError } from '../services/writes/errors';
+import { NulInStatementError } from '../../db/connection';
 
 /** RFC 7644 §3.12 `scimType` values (and DESIGN §11's list). */
 export type ScimType =
@@ -29,6 +30,7 @@ export class ScimError extends Error {
 /** The SCIM surface's one mapping from what went wrong to its error format. */
 export function toScimError(err: unknown): ScimError | undefined {
   if (err instanceof ScimError) return err;
+  if (err instanceof NulInStatementError) return new ScimError(400, 'invalidValue', err.message);
   if (err instanceof WriteError) {
     if (err.kind === 'not_found') return new ScimError(404, undefined, err.message);
     if (err.kind === 'conflict') return new ScimError(409, 'uniqueness', err.message);

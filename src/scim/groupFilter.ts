@@ -1,5 +1,5 @@
 import { literal, Op } from 'sequelize';
-import { TeamMembership } from '../../db/models';
+import { Team, TeamMembership } from '../../db/models';
 import type { FilterSchema } from './filter';
 
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
@@ -18,6 +18,7 @@ function withMember(userId: string | null) {
 export const GROUP_FILTER: FilterSchema = {
   urn: GROUP_SCHEMA,
   complex: ['members'],
+  sequelize: () => Team.sequelize!,
   attributes: {
     id: { column: 'id', type: 'reference', caseExact: true },
     displayname: { column: 'name', type: 'string', caseExact: false },
@@ -26,5 +27,6 @@ export const GROUP_FILTER: FilterSchema = {
     'members.value': { column: 'id', type: 'reference', caseExact: true, condition: withMember },
     'meta.created': { column: 'created_at', type: 'dateTime', caseExact: false },
     'meta.lastmodified': { column: 'updated_at', type: 'dateTime', caseExact: false, fallbackColumn: 'created_at' },
+    'meta.resourcetype': { column: 'id', type: 'string', caseExact: false, constant: 'Group' },
   },
 };

@@ -3,12 +3,13 @@ import type { Logger } from '../logger';
 import type { RateLimiter } from '../rateLimit/rateLimiter';
 import type { MemberWriter } from '../services/writes/members';
 import type { TeamWriter } from '../services/writes/teams';
-import { setRateLimitHeaders } from '../http/gate';
+import { rateLimitMessage, setRateLimitHeaders } from '../rateLimit/headers';
 import type { ScimAuthenticator } from './auth';
 import { resourceTypes, schemas, serviceProviderConfig, listResponse } from './discovery';
 import { ScimError, scimErrorBody, toScimError } from './errors';
 import { sendScim, setCaller } from './respond';
 import { usersRouter } from './users';
+import { containsNul, decodedPath, hasControlCharacters } from '../wire/text';
 import { groupsRouter } from './groups';
 
 export interface ScimDeps {
@@ -43,7 +44,7 @@ export function scimRouter(deps: ScimDeps): Router {
       const decision = await deps.limiter.consume(caller ? `token:${caller.tokenId}` : `ip:${req.ip}`);
       setRateLimitHeaders(res, decision);
       if (!decision.allowed) {
-        throw new ScimError(429, undefined, `Rate limit of ${decision.limit} requests exceeded; retry after ${decision.retryAfterSeconds} seconds`);
+        throw new ScimError(429, undefined, rateLimitMessage(decision));
       }
       if (failure) throw failure;
       setCaller(req, caller!);
@@ -53,6 +54,7 @@ export function scimRouter(deps: ScimDeps): Router {
     }
   });
   router.use(express.json({ type: ['application/scim+json', 'application/json'], limit: deps.bodyLimitBytes }));
+  router.use(refuseControlCharacters);
   router.use((req: Request, _res: Response, next: NextFunction) => {
     const writes = req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH';
     if (writes && !req.is(['application/scim+json', 'application/json'])) {
@@ -96,6 +98,24 @@ export function scimRouter(deps: ScimDeps): Router {
     sendScim(res, answer.status, scimErrorBody(answer));
   });
   return router;
+}
+
+/**
+ * Control characters at the edge: in the path no resource has them (404), in a parameter they are a mistake (400),
+ * and no attribute of a body may hold a NUL (400); attributes refuse the other control characters themselves.
+ */
+function refuseControlCharacters(req: Request, _res: Response, next: NextFunction): void {
+  const url = new URL(req.originalUrl, 'http://localhost');
+  if (hasControlCharacters(decodedPath(url.pathname) ?? '')) {
+    return next(new ScimError(404, undefined, 'No SCIM resource at this path: ids hold no control characters (such as %00)'));
+  }
+  const parameter = [...url.searchParams].find(([name, value]) => hasControlCharacters(name) || hasControlCharacters(value));
+  if (parameter) {
+    const scimType = parameter[0].toLowerCase() === 'filter' ? 'invalidFilter' : 'invalidValue';
+    return next(new ScimError(400, scimType, `Query parameter '${parameter[0]}' must not contain control characters (such as %00)`));
+  }
+  if (containsNul(req.body)) return next(new ScimError(400, 'invalidValue', 'The body holds a NUL character (\\u0000); no attribute may contain one'));
+  next();
 }
 
 /** express.json's own refusals: malformed JSON and bodies over the cap. */

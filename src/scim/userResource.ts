@@ -1,26 +1,29 @@
 import { createHash } from 'node:crypto';
 import { ORGANIZATION_ROLES, OrganizationRole } from '../../db/models';
-import type { Member, MemberInput } from '../services/writes/members';
+import type { EmailAddress, Member, MemberInput, NameParts } from '../services/writes/members';
+import { splitName } from '../services/writes/profile';
 import { ScimError } from './errors';
+import { lowerKeys } from './patchOp';
 import { USER_SCHEMA } from './userFilter';
 
 export const ENTERPRISE_USER_SCHEMA = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 
 /**
- * A SCIM User (RFC 7643 §4.1) as this service keeps it: `userName` is the e-mail, one name (given and family
- * names are its first word and the rest), the organization role as a core `roles` value, the membership's
- * state as `active`. What an identity provider may send and we do not keep is accepted and not stored.
+ * A SCIM User (RFC 7643 §4.1) as this service keeps it: `userName` is the e-mail, the name parts, `displayName`
+ * and `emails` as the identity provider sent them (a user no identity provider named has its name split at the
+ * first space and its e-mail as the one work address), the organization role as a core `roles` value, the
+ * membership's state as `active`. What an identity provider may send and we do not keep is accepted, not stored.
  */
 export interface ScimUser {
   schemas: string[];
   id: string;
   externalId?: string;
   userName: string;
-  name: { formatted: string; givenName: string; familyName: string };
+  name: { formatted?: string; givenName?: string; familyName?: string };
   displayName: string;
   title?: string;
   active: boolean;
-  emails: { value: string; type: 'work'; primary: true }[];
+  emails: { value: string; type?: string; primary: boolean }[];
   roles: { value: OrganizationRole; primary: true }[];
   meta: { resourceType: 'User'; created: string; lastModified: string; location: string; version: string };
 }
@@ -44,10 +47,22 @@ export const IGNORED_CORE = new Set([
 const READ_ONLY = new Set(['id', 'meta', 'groups']);
 const SUPPORTED = new Set(['schemas', 'externalid', 'username', 'name', 'displayname', 'title', 'active', 'emails', 'roles']);
 
-export function splitName(name: string): { givenName: string; familyName: string } {
-  const trimmed = name.trim();
-  const space = trimmed.indexOf(' ');
-  return space < 0 ? { givenName: trimmed, familyName: '' } : { givenName: trimmed.slice(0, space), familyName: trimmed.slice(space + 1).trim() };
+/** The name parts as stored: as sent, or (for rows no writer has named) derived from the name. */
+function namePartsOf(member: Member): ScimUser['name'] {
+  const { user } = member;
+  if (user.given_name === null && user.family_name === null && user.formatted_name === null) {
+    return { formatted: user.name, ...splitName(user.name) };
+  }
+  return {
+    ...(user.formatted_name !== null ? { formatted: user.formatted_name } : {}),
+    ...(user.given_name !== null ? { givenName: user.given_name } : {}),
+    ...(user.family_name !== null ? { familyName: user.family_name } : {}),
+  };
+}
+
+function emailsOf(member: Member): ScimUser['emails'] {
+  if (member.emails.length === 0) return [{ value: member.user.email, type: 'work', primary: true }];
+  return member.emails.map((e) => ({ value: e.email, ...(e.type !== null ? { type: e.type } : {}), primary: Boolean(e.is_primary) }));
 }
 
 export function scimUserOf(member: Member, location: string): ScimUser {
@@ -55,17 +70,22 @@ export function scimUserOf(member: Member, location: string): ScimUser {
   const lastModified = [membership.updated_at, user.updated_at, membership.created_at]
     .filter((d): d is Date => d instanceof Date)
     .reduce((a, b) => (b > a ? b : a));
-  const version = createHash('sha256').update(`${user.email}|${user.name}|${membership.role}|${membership.status}|${membership.external_id}|${membership.title}|${lastModified.toISOString()}`).digest('base64url').slice(0, 16);
+  const name = namePartsOf(member);
+  const emails = emailsOf(member);
+  const version = createHash('sha256')
+    .update(JSON.stringify([user.email, user.name, name, emails, membership.role, membership.status, membership.external_id, membership.title, lastModified.toISOString()]))
+    .digest('base64url')
+    .slice(0, 16);
   return {
     schemas: [USER_SCHEMA],
     id: user.id,
     ...(membership.external_id !== null && membership.external_id !== undefined ? { externalId: membership.external_id } : {}),
     userName: user.email,
-    name: { formatted: user.name, ...splitName(user.name) },
+    name,
     displayName: user.name,
     ...(membership.title ? { title: membership.title } : {}),
     active: membership.status === 'active',
-    emails: [{ value: user.email, type: 'work', primary: true }],
+    emails,
     roles: [{ value: membership.role, primary: true }],
     meta: {
       resourceType: 'User',
@@ -86,8 +106,12 @@ export function booleanOf(value: unknown, attribute: string): boolean {
   throw invalidValue(`'${attribute}' must be true or false, not ${JSON.stringify(value)}`);
 }
 
+// A name, title or id has no use for control characters; a NUL would also end an SQLite statement early.
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
 export function stringOf(value: unknown, attribute: string, options: { max?: number; allowEmpty?: boolean } = {}): string {
   if (typeof value !== 'string') throw invalidValue(`'${attribute}' must be a string, not ${JSON.stringify(value)}`);
+  if (CONTROL.test(value)) throw invalidValue(`'${attribute}' must not contain control characters (such as NUL, tab or line feed)`);
   const trimmed = value.trim();
   if (!options.allowEmpty && trimmed === '') throw invalidValue(`'${attribute}' must not be empty`);
   if (trimmed.length > (options.max ?? 200)) throw invalidValue(`'${attribute}' is longer than ${options.max ?? 200} characters`);
@@ -116,17 +140,47 @@ export function userNameOf(value: unknown): string {
   return userName;
 }
 
+/** The name that name parts give: `formatted`, else given and family names; else the fallback (the e-mail). */
+export function nameFromParts(parts: NameParts, fallback: string): string {
+  if (parts.formatted) return parts.formatted;
+  const joined = [parts.givenName, parts.familyName].filter(Boolean).join(' ');
+  return joined || fallback;
+}
+
 /** The name a body gives: `displayName`, else `name.formatted`, else given and family names; else the e-mail. */
 export function nameOf(body: Record<string, unknown>, fallback: string): string {
-  const name = (body.name ?? {}) as Record<string, unknown>;
-  if (typeof name !== 'object' || Array.isArray(name)) throw invalidValue("'name' must be an object such as {\"givenName\": \"Ada\", \"familyName\": \"Lovelace\"}");
+  const parts = namePartsIn(body);
   if (body.displayName !== undefined && body.displayName !== null) return stringOf(body.displayName, 'displayName');
-  if (name.formatted !== undefined && name.formatted !== null) return stringOf(name.formatted, 'name.formatted');
-  const parts = [name.givenName, name.familyName]
-    .filter((p) => p !== undefined && p !== null)
-    .map((p, i) => stringOf(p, i === 0 ? 'name.givenName' : 'name.familyName', { allowEmpty: true }))
-    .filter(Boolean);
-  return parts.length ? parts.join(' ') : fallback;
+  return nameFromParts(parts, fallback);
+}
+
+/** The name parts a `name` object sends, as sent; those it leaves out are null. */
+export function namePartsIn(body: Record<string, unknown>): NameParts {
+  const name = body.name;
+  if (name === undefined || name === null) return { givenName: null, familyName: null, formatted: null };
+  if (typeof name !== 'object' || Array.isArray(name)) throw invalidValue("'name' must be an object such as {\"givenName\": \"Ada\", \"familyName\": \"Lovelace\"}");
+  const parts = canonicalKeys(name as Record<string, unknown>);
+  const part = (key: 'givenName' | 'familyName' | 'formatted') =>
+    parts[key] === undefined || parts[key] === null ? null : stringOf(parts[key], `name.${key}`, { allowEmpty: true });
+  return { givenName: part('givenName'), familyName: part('familyName'), formatted: part('formatted') };
+}
+
+/** One `emails` value: `{"value": "…", "type": "work", "primary": true}`. */
+export function emailOf(entry: unknown, where: string): EmailAddress {
+  if (!entry || typeof entry !== 'object' || Array.isArray(entry)) throw invalidValue(`${where} must be an object such as {"value": "ada@example.com", "type": "work"}`);
+  const e = lowerKeys(entry as Record<string, unknown>);
+  const value = stringOf(e.value, `${where}.value`, { max: 254 });
+  if (!EMAIL.test(value)) throw invalidValue(`${where}.value must be an e-mail address, not '${value}'`);
+  const type = e.type === undefined || e.type === null || e.type === '' ? null : stringOf(e.type, `${where}.type`, { max: 40 });
+  const primary = e.primary === undefined || e.primary === null ? false : booleanOf(e.primary, `${where}.primary`);
+  return { value, type, primary };
+}
+
+/** An `emails` attribute: an array of addresses (a single object is read as one); null or absent is none. */
+export function emailsIn(value: unknown): EmailAddress[] {
+  if (value === undefined || value === null) return [];
+  const entries = Array.isArray(value) ? value : [value];
+  return entries.map((e, i) => emailOf(e, `emails[${i}]`));
 }
 
 /** Attribute names are case-insensitive (RFC 7643 §2.1): the names this module reads, by their lower case. */
@@ -171,6 +225,8 @@ export function userInputOf(body: unknown): MemberInput {
   return {
     email,
     name: nameOf(b, email),
+    nameParts: namePartsIn(b),
+    emails: emailsIn(b.emails),
     role: roleOf(b.roles),
     active: b.active === undefined || b.active === null ? true : booleanOf(b.active, 'active'),
     externalId: b.externalId === undefined || b.externalId === null ? null : stringOf(b.externalId, 'externalId', { max: 255 }),

@@ -10,12 +10,15 @@ import { USER_FILTER, USER_SCHEMA } from './userFilter';
 import { patchedUser } from './userPatch';
 import { scimUserOf, userInputOf } from './userResource';
 import { callerOf, sendScim } from './respond';
+import { emailsOf } from '../services/writes/profile';
 
 /** What a member is now, as a writer's input: the base a PATCH applies to. */
-function inputOf({ user, membership }: Member): MemberInput {
+function inputOf({ user, membership, emails }: Member): MemberInput {
   return {
     email: user.email,
     name: user.name,
+    nameParts: { givenName: user.given_name, familyName: user.family_name, formatted: user.formatted_name },
+    emails: emails.map((e) => ({ value: e.email, type: e.type, primary: Boolean(e.is_primary) })),
     role: membership.role,
     active: membership.status === 'active',
     externalId: membership.external_id ?? null,
@@ -50,11 +53,12 @@ export function usersRouter(members: MemberWriter, base: string): Router {
         ? Promise.resolve([])
         : OrganizationMembership.findAll({ where, order: [['user_id', 'ASC']], offset: query.startIndex - 1, limit: query.count }),
     ]);
-    const users = page.length ? await User.findAll({ where: { id: { [Op.in]: page.map((m) => m.user_id) } } }) : [];
+    const userIds = page.map((m) => m.user_id);
+    const [users, emails] = page.length ? await Promise.all([User.findAll({ where: { id: { [Op.in]: userIds } } }), emailsOf(userIds)]) : [[], new Map()];
     const byId = new Map(users.map((u) => [u.id, u]));
     const resources = page.flatMap((membership) => {
       const user = byId.get(membership.user_id);
-      return user ? [project(resource({ user, membership }), query, USER_SCHEMA)] : [];
+      return user ? [project(resource({ user, membership, emails: emails.get(user.id) ?? [] }), query, USER_SCHEMA)] : [];
     });
     sendScim(res, 200, listResponse(resources, total, query.startIndex));
   });

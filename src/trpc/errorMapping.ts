@@ -1,12 +1,17 @@
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/unstable-core-do-not-import';
 import { ApiError, ErrorCode, SERVER_ERROR_MESSAGE } from '../errors';
+import { NulInStatementError } from '../../db/connection';
 
 const TRPC_CODE: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
   VALIDATION_ERROR: 'BAD_REQUEST',
   UNAUTHORIZED: 'UNAUTHORIZED',
   FORBIDDEN: 'FORBIDDEN',
   NOT_FOUND: 'NOT_FOUND',
+  // Refused before any procedure runs (src/http/server.ts); tRPC has no code of their own.
+  REQUEST_TIMEOUT: 'TIMEOUT',
+  URI_TOO_LONG: 'BAD_REQUEST',
+  HEADERS_TOO_LARGE: 'BAD_REQUEST',
   RATE_LIMITED: 'TOO_MANY_REQUESTS',
   SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
 };
@@ -32,9 +37,10 @@ export function describeIssues(issues: ZodIssueLike[]): string {
 /** The one mapping from anything thrown to what a client may see. Unknown failures are masked. */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (err instanceof NulInStatementError) return new ApiError('VALIDATION_ERROR', err.message);
   if (isZodError(err)) return new ApiError('VALIDATION_ERROR', describeIssues(err.issues));
   if (err instanceof TRPCError) {
-    if (err.cause instanceof ApiError || isZodError(err.cause)) return toApiError(err.cause);
+    if (err.cause instanceof ApiError || err.cause instanceof NulInStatementError || isZodError(err.cause)) return toApiError(err.cause);
     switch (err.code) {
       case 'NOT_FOUND':
       case 'METHOD_NOT_SUPPORTED':

@@ -1,5 +1,5 @@
 import { Sequelize, Transaction, UniqueConstraintError } from 'sequelize';
-import { OutboxEvent } from '../../../db/models';
+import { AccessChange, OutboxEvent } from '../../../db/models';
 import { recordChange } from '../dataVersions';
 import type { EventType } from './events';
 import { conflict } from './errors';
@@ -17,7 +17,7 @@ export interface Change {
   wrote(...tables: string[]): void;
   /** An event of the change, for the organization's subscribers; written to the outbox in this transaction. */
   emit(organizationId: string, type: EventType, data: unknown): void;
-  /** Users whose access changes (suspension, removal, role): instances forget their cached tokens. */
+  /** Users whose access changes (suspension, removal, role): every instance forgets their cached tokens. */
   accessChanged(userId: string): void;
 }
 
@@ -85,6 +85,8 @@ export class ChangeRunner {
         accessChanged: (userId) => users.add(userId),
       });
       if (tables.size) await recordChange([...tables], transaction);
+      // Every instance reads these and forgets the users' cached tokens (src/auth/accessChangeFeed.ts).
+      if (users.size) await AccessChange.bulkCreate([...users].map((user_id) => ({ user_id, created_at: this.now() })), { transaction });
       if (events.length) {
         await OutboxEvent.bulkCreate(events, { transaction });
         deliveries = await fanOut(events, transaction, this.now());

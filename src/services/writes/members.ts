@@ -1,31 +1,36 @@
 import { Op, Transaction } from 'sequelize';
-import { MembershipStatus, OrganizationMembership, OrganizationRole, Team, TeamMembership, User } from '../../../db/models';
+import { MembershipStatus, OrganizationMembership, OrganizationRole, Team, TeamMembership, User, UserEmail } from '../../../db/models';
 import { toOrganizationMember } from '../../resources/people';
 import type { Change, ChangeRunner } from './change';
 import { conflict, notFound } from './errors';
 import { newId } from './ids';
+import { assertEmailsFree, EmailAddress, emailRows, emailsDiffer, emailsOf, NameParts, namePartColumns, normalizeEmail, replaceEmails } from './profile';
+
+export { normalizeEmail } from './profile';
+export type { EmailAddress, NameParts } from './profile';
 
 /** A member as a writer sees it: the global user and their membership of one organization. */
 export interface Member {
   user: User;
   membership: OrganizationMembership;
+  /** The user's addresses as sent, in order; none means `user.email` alone. */
+  emails: UserEmail[];
 }
 
 export interface MemberInput {
   email: string;
+  /** The one name `/v1` shows (SCIM: `displayName`, else `name.formatted`, else given and family names). */
   name: string;
+  /** The name parts as sent; left out, they are derived from `name`. */
+  nameParts?: NameParts;
+  /** Every address as sent (the primary one is `email`, the key); left out, `email` alone. */
+  emails?: EmailAddress[];
   role: OrganizationRole;
   active: boolean;
   externalId: string | null;
   /** Job title in the organization. */
   title: string | null;
 }
-
-/**
- * E-mail addresses identify users (DESIGN §11: `userName` is the e-mail, case-insensitive, unique). They are
- * stored lower-cased, so equality is the same on every database and collation.
- */
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 const statusOf = (active: boolean): MembershipStatus => (active ? 'active' : 'suspended');
 
@@ -42,7 +47,8 @@ export class MemberWriter {
     const membership = await OrganizationMembership.findOne({ where: { organization_id: organizationId, user_id: userId }, transaction });
     if (!membership) return undefined;
     const user = await User.findByPk(userId, { transaction });
-    return user ? { user, membership } : undefined;
+    if (!user) return undefined;
+    return { user, membership, emails: (await emailsOf([userId], transaction)).get(userId) ?? [] };
   }
 
   /** Adds the user with this e-mail to the organization, creating the user when nobody has the address. */
@@ -54,15 +60,21 @@ export class MemberWriter {
       // No locking read: on MariaDB it would gap-lock and deadlock concurrent provisionings of nearby e-mails. Two
       // creates of one e-mail race to the unique index instead, and the loser's change runs again (change.ts).
       let user = await User.findOne({ where: { email }, transaction });
+      let emails: UserEmail[];
       if (user) {
         const existing = await OrganizationMembership.findOne({ where: { organization_id: organizationId, user_id: user.id }, transaction });
         if (existing) throw conflict(`A member with userName '${email}' already exists in this organization`);
-        if (!(await this.belongsElsewhere(user.id, organizationId, transaction)) && user.name !== input.name) {
-          await user.update({ name: input.name, updated_at: now }, { transaction });
-          change.wrote('users');
+        emails = (await emailsOf([user.id], transaction)).get(user.id) ?? [];
+        if (!(await this.belongsElsewhere(user.id, organizationId, transaction))) {
+          emails = await this.setProfile(change, user, emails, { ...input, email }, now);
         }
       } else {
-        user = await User.create({ id: newId('usr'), name: input.name, email, is_active: true, created_at: now, updated_at: now }, { transaction });
+        const id = newId('usr');
+        const rows = emailRows(id, input.emails);
+        await assertEmailsFree(undefined, [email, ...rows.map((r) => r.email)], transaction);
+        const parts = namePartColumns(input.name, input.nameParts);
+        user = await User.create({ id, name: input.name, email, ...parts, is_active: true, created_at: now, updated_at: now }, { transaction });
+        emails = rows.length ? await UserEmail.bulkCreate(rows, { transaction }) : [];
         change.wrote('users');
       }
       await this.assertExternalIdFree(organizationId, input.externalId, undefined, transaction);
@@ -84,7 +96,7 @@ export class MemberWriter {
       );
       change.wrote('organization_memberships');
       change.accessChanged(user.id);
-      const member = { user, membership };
+      const member = { user, membership, emails };
       change.emit(organizationId, 'user.created', toOrganizationMember(membership));
       if (!input.active) change.emit(organizationId, 'membership.deactivated', toOrganizationMember(membership));
       return member;
@@ -101,24 +113,18 @@ export class MemberWriter {
       const member = await this.find(organizationId, userId, transaction);
       if (!member) throw notFound(`No member ${userId} in this organization`);
       const { user, membership } = member;
+      let { emails } = member;
       const now = this.now();
-      let changed = false;
+      const before = { email: user.email, name: user.name };
 
       if (!(await this.belongsElsewhere(userId, organizationId, transaction))) {
         const email = normalizeEmail(input.email);
-        if (email !== user.email || input.name !== user.name) {
-          if (email !== user.email && (await User.count({ where: { email, id: { [Op.ne]: userId } }, transaction })) > 0) {
-            throw conflict(`Another user already has userName '${email}'`);
-          }
-          await user.update({ email, name: input.name, updated_at: now }, { transaction });
-          // Member lists sort by the user fields their rows carry (db/models/people.ts): keep them equal.
-          const sortFields = { user_email: email, user_name: input.name };
-          await OrganizationMembership.update(sortFields, { where: { user_id: userId }, transaction });
-          await TeamMembership.update(sortFields, { where: { user_id: userId }, transaction });
-          change.wrote('users', 'organization_memberships', 'team_memberships');
-          changed = true;
+        if (email !== user.email && (await User.count({ where: { email, id: { [Op.ne]: userId } }, transaction })) > 0) {
+          throw conflict(`Another user already has userName '${email}'`);
         }
+        emails = await this.setProfile(change, user, emails, { ...input, email }, now);
       }
+      const changed = user.email !== before.email || user.name !== before.name;
 
       const status = statusOf(input.active);
       if (input.externalId !== membership.external_id) await this.assertExternalIdFree(organizationId, input.externalId, userId, transaction);
@@ -136,7 +142,7 @@ export class MemberWriter {
         if (status === 'suspended' && wasStatus !== 'suspended') change.emit(organizationId, 'membership.deactivated', item);
         else change.emit(organizationId, 'user.updated', item);
       }
-      return { user, membership };
+      return { user, membership, emails };
     });
   }
 
@@ -153,6 +159,35 @@ export class MemberWriter {
       change.accessChanged(userId);
       change.emit(organizationId, 'membership.removed', toOrganizationMember(member.membership));
     });
+  }
+
+  /**
+   * Sets the profile (e-mail, name, name parts, addresses) of a user this organization has to itself. A new
+   * e-mail or name is copied to the user's membership rows, which member lists sort by (db/models/people.ts).
+   */
+  private async setProfile(change: Change, user: User, stored: UserEmail[], input: MemberInput, now: Date): Promise<UserEmail[]> {
+    const { transaction } = change;
+    const parts = namePartColumns(input.name, input.nameParts);
+    const profileChanged =
+      input.email !== user.email ||
+      input.name !== user.name ||
+      (Object.keys(parts) as (keyof typeof parts)[]).some((k) => (parts[k] ?? null) !== (user[k] ?? null));
+    const rows = emailRows(user.id, input.emails);
+    const emailsChanged = emailsDiffer(stored, rows);
+    if (!profileChanged && !emailsChanged) return stored;
+    const sortFieldsChanged = input.email !== user.email || input.name !== user.name;
+    await user.update({ email: input.email, name: input.name, ...parts, updated_at: now }, { transaction });
+    change.wrote('users');
+    if (sortFieldsChanged) {
+      const sortFields = { user_email: input.email, user_name: input.name };
+      await OrganizationMembership.update(sortFields, { where: { user_id: user.id }, transaction });
+      await TeamMembership.update(sortFields, { where: { user_id: user.id }, transaction });
+      change.wrote('organization_memberships', 'team_memberships');
+    }
+    if (!emailsChanged) return stored;
+    await assertEmailsFree(user.id, rows.map((r) => r.email), transaction);
+    await replaceEmails(user.id, rows, transaction);
+    return (await emailsOf([user.id], transaction)).get(user.id) ?? [];
   }
 
   /** The user's teams in this organization: from the user's few team memberships, not the organization's teams. */

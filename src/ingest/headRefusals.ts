@@ -1,0 +1,25 @@
+import type { RateLimiter } from '../rateLimit/rateLimiter';
+import { rateLimitHeaders } from '../rateLimit/headers';
+import { HEAD_REFUSAL_MESSAGES, HeadRefusalKind, HeadRefuser } from '../wire/headRefusals';
+import { IngestError, IngestErrorCode } from './errors';
+import { rateLimited } from './router';
+
+const CODES: Record<HeadRefusalKind, IngestErrorCode> = {
+  malformed: 'VALIDATION_ERROR',
+  timeout: 'REQUEST_TIMEOUT',
+  url_too_long: 'URI_TOO_LONG',
+  headers_too_large: 'HEADERS_TOO_LARGE',
+};
+
+/** Refused heads on /ingest: the ingest error envelope, with the rate-limit headers of its client-IP tier. */
+export function ingestHeadRefuser(limiter: RateLimiter): HeadRefuser {
+  return async ({ kind, clientIp }) => {
+    const decision = await limiter.consume(`ip:${clientIp}`).catch(() => undefined);
+    const error = decision && !decision.allowed ? rateLimited(decision) : new IngestError(CODES[kind], HEAD_REFUSAL_MESSAGES[kind]);
+    return {
+      status: error.status,
+      headers: { 'Content-Type': 'application/json; charset=utf-8', ...(decision ? rateLimitHeaders(decision) : {}) },
+      body: JSON.stringify({ status: 'error', error: { code: error.code, message: error.message } }),
+    };
+  };
+}

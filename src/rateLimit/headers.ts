@@ -1,0 +1,21 @@
+import type { Response } from 'express';
+import type { RateLimitDecision } from './rateLimiter';
+
+/** The spec's rate-limit headers (§8: on every response), and Retry-After on a refusal. */
+export function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(d.limit),
+    'X-RateLimit-Remaining': String(d.remaining),
+    'X-RateLimit-Reset': String(d.resetEpochSeconds),
+    ...(d.retryAfterSeconds !== undefined ? { 'Retry-After': String(d.retryAfterSeconds) } : {}),
+  };
+}
+
+export function setRateLimitHeaders(res: Response, d: RateLimitDecision): void {
+  for (const [name, value] of Object.entries(rateLimitHeaders(d))) res.setHeader(name, value);
+}
+
+/** The one wording of a refusal for too many requests, whatever the surface's format around it. */
+export function rateLimitMessage(d: RateLimitDecision): string {
+  return `Rate limit of ${d.limit} requests exceeded; retry after ${d.retryAfterSeconds} seconds`;
+}
