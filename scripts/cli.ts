@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import type { Sequelize } from 'sequelize';
 import { Config, loadConfig } from '../src/config';
-import { WriteError } from '../src/services/writes/errors';
+import { WriteError } from '../src/services/changes/errors';
 import { createSequelize, describeDatabase } from '../db/connection';
 import { initModels } from '../db/models';
 import { migrate } from '../db/migrator';

@@ -10,8 +10,8 @@
 import { GitApp } from '../db/models';
 import type { Config } from '../src/config';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
-import { ChangeRunner } from '../src/services/writes/change';
-import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../src/services/writes/gitApps';
+import { ChangeRunner } from '../src/services/changes/change';
+import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../src/services/git/gitApps';
 import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
 
 const USAGE = `Usage:

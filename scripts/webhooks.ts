@@ -13,12 +13,12 @@ import { Op } from 'sequelize';
 import { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../db/models';
 import type { Config } from '../src/config';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
-import { ChangeRunner } from '../src/services/writes/change';
-import { WriteError } from '../src/services/writes/errors';
-import { EVENT_TYPES } from '../src/services/writes/events';
-import { WebhookEndpointWriter } from '../src/services/writes/webhookEndpoints';
+import { ChangeRunner } from '../src/services/changes/change';
+import { WriteError } from '../src/services/changes/errors';
+import { EVENT_TYPES } from '../src/services/webhooks/events';
+import { WebhookEndpointWriter } from '../src/services/webhooks/endpoints';
 import { subscribedTypes } from '../src/services/webhooks/fanOut';
-import { checkEndpointUrl } from '../src/webhooks/addressGuard';
+import { checkEndpointUrl } from '../src/delivery/addressGuard';
 import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
 
 const USAGE = `Usage:

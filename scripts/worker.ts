@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config';
 import { createLogger } from '../src/logger';
 import { createDeliveryWorker } from '../src/runtime';
 import { SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
-import { ChangeRunner } from '../src/services/writes/change';
+import { ChangeRunner } from '../src/services/changes/change';
 import { openServerDatabase, runCli } from './cli';
 
 async function main(): Promise<number> {

@@ -2,8 +2,8 @@ import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import type { AppRouter } from './procedures';
 import { ErrorEnvelope } from './wire/envelopes';
-import { EVENT_TYPES } from './services/writes/events';
-import { EVENT_CATALOG, messageSchema } from './webhooks/catalog';
+import { EVENT_TYPES } from './services/webhooks/events';
+import { EVENT_CATALOG, messageSchema } from './services/webhooks/catalog';
 
 const ERROR_RESPONSES: Record<string, { name: string; description: string; example: [string, string] }> = {
   '400': { name: 'ValidationError', description: 'Invalid request parameters', example: ['VALIDATION_ERROR', 'per_page must be an integer from 1 to 100'] },

@@ -1,4 +1,4 @@
-import { CountCache, ResultCache } from '../src/services/countCache';
+import { CountCache, ResultCache } from '../src/services/query/countCache';
 
 describe('CountCache', () => {
   test('concurrent misses for one key run a single count and share its result', async () => {

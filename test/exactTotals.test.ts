@@ -3,7 +3,7 @@ import request from 'supertest';
 import { Commit, initModels } from '../db/models';
 import { createRuntime } from '../src/runtime';
 import { createLogger } from '../src/logger';
-import { recordChange } from '../src/services/dataVersions';
+import { recordChange } from '../src/services/query/dataVersions';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 
 /**

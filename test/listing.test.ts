@@ -1,10 +1,10 @@
 import { startTestApp, TestApp, DEMO } from './support/harness';
-import { ListingService, ListSource, PageRequest } from '../src/services/listing';
-import { CountCache } from '../src/services/countCache';
-import { PageAnchors } from '../src/services/pageAnchors';
-import { organizationMembers } from '../src/services/organizationScopes';
-import { userApps, visibleUsers } from '../src/services/userScopes';
-import { commits } from '../src/services/gitScopes';
+import { ListingService, ListSource, PageRequest } from '../src/services/query/listing';
+import { CountCache } from '../src/services/query/countCache';
+import { PageAnchors } from '../src/services/query/pageAnchors';
+import { organizationMembers } from '../src/services/people/organizationScopes';
+import { userApps, visibleUsers } from '../src/services/people/userScopes';
+import { commits } from '../src/services/git/gitScopes';
 import { literal, Op } from 'sequelize';
 import { User } from '../db/models';
 import { toUser } from '../src/resources/people';

@@ -1,7 +1,7 @@
 import { ScimError } from '../src/scim/errors';
 import { patchedUser, PATCH_SCHEMA } from '../src/scim/userPatch';
 import { userInputOf } from '../src/scim/userResource';
-import type { MemberInput } from '../src/services/writes/members';
+import type { MemberInput } from '../src/services/people/members';
 import { entraCreateUser, oktaCreateUser, SCIM } from './support/idpPayloads';
 
 /**

@@ -3,8 +3,8 @@ import request from 'supertest';
 import { initModels, OutboxEvent, OrganizationMembership, TeamMembership, User } from '../db/models';
 import { createRuntime } from '../src/runtime';
 import { createLogger } from '../src/logger';
-import { WriteError } from '../src/services/writes/errors';
-import type { MemberInput } from '../src/services/writes/members';
+import { WriteError } from '../src/services/changes/errors';
+import type { MemberInput } from '../src/services/people/members';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 
 /**

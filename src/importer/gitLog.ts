@@ -1,7 +1,7 @@
 import { spawn, execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { CommitInput, RepositoryRef } from '../services/writes/git/activity';
+import type { CommitInput, RepositoryRef } from '../services/git/activity';
 
 const run = promisify(execFile);
 

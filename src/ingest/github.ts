@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Activity, RepositoryRef } from '../services/writes/git/activity';
+import type { Activity, RepositoryRef } from '../services/git/activity';
 import { badRequest } from './errors';
 import { commitInputs, isIncidentLabel, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, text, time } from './payload';
 import { optionalProviderTime, providerTime } from './times';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CommitInput } from '../services/writes/git/activity';
+import type { CommitInput } from '../services/git/activity';
 import { badRequest } from './errors';
 import { providerTime } from './times';
 

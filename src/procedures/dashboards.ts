@@ -1,6 +1,6 @@
 import { guard } from '../access/guard';
 import { router } from '../trpc/init';
-import * as scopes from '../services/dashboardScopes';
+import * as scopes from '../services/dashboards/dashboardScopes';
 import { DashboardCatalogResource, DashboardViewResource, toDashboardView } from '../resources/activity';
 import { idParam } from '../wire/query';
 import { getEndpoint, listEndpoint } from './endpoint';

@@ -1,7 +1,7 @@
 import { guard } from '../access/guard';
 import { rules } from '../access/rules';
 import { router } from '../trpc/init';
-import * as scopes from '../services/gitScopes';
+import * as scopes from '../services/git/gitScopes';
 import { GitAppResource } from '../resources/integrations';
 import { CommitResource, DeploymentResource, IncidentResource, PullRequestResource, RepositoryResource } from '../resources/git';
 import { idParam } from '../wire/query';

@@ -1,6 +1,6 @@
 import { guard } from '../access/guard';
 import { router } from '../trpc/init';
-import * as scopes from '../services/organizationScopes';
+import * as scopes from '../services/people/organizationScopes';
 import { OrganizationMemberResource, OrganizationResource, TeamResource, toOrganization } from '../resources/people';
 import { AppResource } from '../resources/integrations';
 import { idParam } from '../wire/query';

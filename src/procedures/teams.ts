@@ -1,8 +1,8 @@
 import { guard } from '../access/guard';
 import { notFound } from '../errors';
 import { router } from '../trpc/init';
-import { findInScope } from '../services/listing';
-import * as scopes from '../services/teamScopes';
+import { findInScope } from '../services/query/listing';
+import * as scopes from '../services/people/teamScopes';
 import { TeamMemberResource, TeamResource, toTeam } from '../resources/people';
 import { InteractionResource, TaskResource } from '../resources/activity';
 import { idParam } from '../wire/query';

@@ -1,4 +1,4 @@
-import { WriteError } from '../services/writes/errors';
+import { WriteError } from '../services/changes/errors';
 import { NulInStatementError } from '../../db/connection';
 
 /** RFC 7644 §3.12 `scimType` values (and DESIGN §11's list). */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Team } from '../../db/models';
-import type { MemberChange, TeamInput } from '../services/writes/teams';
+import type { MemberChange, TeamInput } from '../services/people/teams';
 import { ScimError } from './errors';
 import { GROUP_SCHEMA } from './groupFilter';
 import { lowerKeys, patchOperations, pathsOf } from './patchOp';

@@ -1,7 +1,7 @@
 import { Router, Request, Response } from 'express';
 import { Op, WhereOptions } from 'sequelize';
 import { Team, TeamMembership } from '../../db/models';
-import type { TeamWriter } from '../services/writes/teams';
+import type { TeamWriter } from '../services/people/teams';
 import { ScimError } from './errors';
 import { filterToWhere } from './filter';
 import { listResponse } from './discovery';

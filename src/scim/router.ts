@@ -1,8 +1,8 @@
 import express, { NextFunction, Request, Response, Router } from 'express';
 import type { Logger } from '../logger';
 import type { RateLimiter } from '../rateLimit/rateLimiter';
-import type { MemberWriter } from '../services/writes/members';
-import type { TeamWriter } from '../services/writes/teams';
+import type { MemberWriter } from '../services/people/members';
+import type { TeamWriter } from '../services/people/teams';
 import { rateLimitMessage, setRateLimitHeaders } from '../rateLimit/headers';
 import type { ScimAuthenticator } from './auth';
 import { resourceTypes, schemas, serviceProviderConfig, listResponse } from './discovery';

@@ -1,6 +1,6 @@
 import { filter as matcher, Filter } from 'scim2-parse-filter';
-import type { EmailAddress, MemberInput, NameParts } from '../services/writes/members';
-import { namePartColumns } from '../services/writes/profile';
+import type { EmailAddress, MemberInput, NameParts } from '../services/people/members';
+import { namePartColumns } from '../services/people/profile';
 import { ScimError } from './errors';
 import { parseFilter } from './filter';
 import { USER_SCHEMA } from './userFilter';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ORGANIZATION_ROLES, OrganizationRole } from '../../db/models';
-import type { EmailAddress, Member, MemberInput, NameParts } from '../services/writes/members';
-import { splitName } from '../services/writes/profile';
+import type { EmailAddress, Member, MemberInput, NameParts } from '../services/people/members';
+import { splitName } from '../services/people/profile';
 import { ScimError } from './errors';
 import { lowerKeys } from './patchOp';
 import { USER_SCHEMA } from './userFilter';

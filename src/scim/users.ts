@@ -1,7 +1,7 @@
 import { Router, Request, Response } from 'express';
 import { Op, WhereOptions } from 'sequelize';
 import { MEMBERSHIP_STATUSES, OrganizationMembership, User } from '../../db/models';
-import type { Member, MemberInput, MemberWriter } from '../services/writes/members';
+import type { Member, MemberInput, MemberWriter } from '../services/people/members';
 import { ScimError } from './errors';
 import { filterToWhere } from './filter';
 import { listResponse } from './discovery';
@@ -10,7 +10,7 @@ import { USER_FILTER, USER_SCHEMA } from './userFilter';
 import { patchedUser } from './userPatch';
 import { scimUserOf, userInputOf } from './userResource';
 import { callerOf, sendScim } from './respond';
-import { emailsOf } from '../services/writes/profile';
+import { emailsOf } from '../services/people/profile';
 
 /** What a member is now, as a writer's input: the base a PATCH applies to. */
 function inputOf({ user, membership, emails }: Member): MemberInput {

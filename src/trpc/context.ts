@@ -1,6 +1,6 @@
 import type { ApiError } from '../errors';
 import type { Principal } from '../access/principal';
-import type { ListingService } from '../services/listing';
+import type { ListingService } from '../services/query/listing';
 import type { MetricsService } from '../services/metrics';
 
 /** Per-request context shared by the REST façade and /trpc; built by the request gate. */

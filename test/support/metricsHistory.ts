@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Commit, Deployment, Incident, Interaction, Organization, PullRequest, Repository, Task } from '../../db/models';
-import { newId } from '../../src/services/writes/ids';
+import { newId } from '../../src/services/changes/ids';
 import type { TestApp } from './harness';
 import { DEMO } from './harness';
 import { copy, deliverToGithub, githubExamples } from './ingest';

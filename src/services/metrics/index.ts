@@ -1,6 +1,6 @@
 import { Commit, Team } from '../../../db/models';
-import type { ResultCache } from '../countCache';
-import { versionsOf } from '../dataVersions';
+import type { ResultCache } from '../query/countCache';
+import { versionsOf } from '../query/dataVersions';
 import { activityFigures } from './activity';
 import { doraFigures } from './dora';
 import { flowFigures } from './flow';

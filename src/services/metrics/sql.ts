@@ -1,7 +1,7 @@
 import { QueryTypes, Sequelize } from 'sequelize';
 import { day, MetricWindow, weekOffset } from './window';
 import { MetricScope, scopeCondition, scopeReplacements } from './scope';
-import { timestampSql } from '../selectSql';
+import { timestampSql } from '../query/selectSql';
 
 /**
  * The few SQL expressions metrics need that MySQL/MariaDB and SQLite spell differently, and the nearest-rank

@@ -1,6 +1,6 @@
 import { Transaction } from 'sequelize';
 import { OutboxEvent, WebhookDelivery, WebhookEndpoint } from '../../../db/models';
-import { newId } from '../writes/ids';
+import { newId } from '../changes/ids';
 
 export interface EmittedEvent {
   id: string;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { EventType } from '../services/writes/events';
-import { CommitResource, DeploymentResource, IncidentResource, PullRequestResource, RepositoryResource } from '../resources/git';
-import { OrganizationMemberResource, TeamResource } from '../resources/people';
-import { timestamp } from '../wire/envelopes';
+import type { EventType } from './events';
+import { CommitResource, DeploymentResource, IncidentResource, PullRequestResource, RepositoryResource } from '../../resources/git';
+import { OrganizationMemberResource, TeamResource } from '../../resources/people';
+import { timestamp } from '../../wire/envelopes';
 
 /**
  * What each event says and the shape of its `data`: the `/v1` item shapes (DESIGN §12). The OpenAPI document's

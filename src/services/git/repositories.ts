@@ -1,8 +1,8 @@
 import { Op, Transaction } from 'sequelize';
-import { Commit, Deployment, GitApp, Incident, PullRequest, Repository } from '../../../../db/models';
-import { toRepository } from '../../../resources/git';
-import type { Change } from '../change';
-import { newId } from '../ids';
+import { Commit, Deployment, GitApp, Incident, PullRequest, Repository } from '../../../db/models';
+import { toRepository } from '../../resources/git';
+import type { Change } from '../changes/change';
+import { newId } from '../changes/ids';
 import type { RepositoryRef } from './activity';
 import { clip, LIMITS } from './text';
 

@@ -1,8 +1,8 @@
-import { GitApp, PullRequest, Repository } from '../../../../db/models';
-import { toPullRequest } from '../../../resources/git';
-import type { EventType } from '../events';
-import type { Change } from '../change';
-import { newId } from '../ids';
+import { GitApp, PullRequest, Repository } from '../../../db/models';
+import { toPullRequest } from '../../resources/git';
+import type { EventType } from '../webhooks/events';
+import type { Change } from '../changes/change';
+import { newId } from '../changes/ids';
 import type { PullRequestInput, PullRequestState } from './activity';
 import { authorDirectory } from './authors';
 import { clip, LIMITS } from './text';

@@ -11,8 +11,8 @@ import {
   WhereOptions,
 } from 'sequelize';
 
-import type { TimeRange } from '../wire/dates';
-import type { SortOrder } from '../wire/query';
+import type { TimeRange } from '../../wire/dates';
+import type { SortOrder } from '../../wire/query';
 import { CountCache } from './countCache';
 import { selectSql } from './selectSql';
 import { versionsOf } from './dataVersions';
@@ -166,7 +166,7 @@ export class ListingService {
   /**
    * The list's total. A short page tells it without counting (an empty page past the end does not); otherwise
    * the count cache answers, keyed by the versions of the tables the list reads, so a write through the service
-   * makes every instance count again (src/services/dataVersions.ts).
+   * makes every instance count again (src/services/query/dataVersions.ts).
    */
   private async totalOf(
     request: PageRequest,

@@ -1,11 +1,11 @@
 import { Op } from 'sequelize';
-import { App, Organization, OrganizationMembership, Team } from '../../db/models';
-import type { Principal } from '../access/principal';
-import { rules } from '../access/rules';
-import { conditions } from '../access/conditions';
-import { memberColumns, toOrganization, toOrganizationMember, toTeam } from '../resources/people';
-import { toApp } from '../resources/integrations';
-import type { ListSource } from './listing';
+import { App, Organization, OrganizationMembership, Team } from '../../../db/models';
+import type { Principal } from '../../access/principal';
+import { rules } from '../../access/rules';
+import { conditions } from '../../access/conditions';
+import { memberColumns, toOrganization, toOrganizationMember, toTeam } from '../../resources/people';
+import { toApp } from '../../resources/integrations';
+import type { ListSource } from '../query/listing';
 
 export function accessibleOrganizations(p: Principal): ListSource<ReturnType<typeof toOrganization>> {
   const ids = rules.accessibleOrganizationIds(p);

@@ -1,5 +1,5 @@
 import { QueryTypes, Transaction } from 'sequelize';
-import { DataVersion } from '../../db/models';
+import { DataVersion } from '../../../db/models';
 
 /**
  * Keeps list totals exact across instances (DESIGN §10). Every writer calls `recordChange` inside the

@@ -1,10 +1,10 @@
-import { Commit, Deployment, GitApp, Incident, PullRequest, Repository } from '../../db/models';
-import type { Principal } from '../access/principal';
-import { rules } from '../access/rules';
-import { conditions } from '../access/conditions';
-import { toGitApp } from '../resources/integrations';
-import { toCommit, toDeployment, toIncident, toPullRequest, toRepository } from '../resources/git';
-import type { ListSource } from './listing';
+import { Commit, Deployment, GitApp, Incident, PullRequest, Repository } from '../../../db/models';
+import type { Principal } from '../../access/principal';
+import { rules } from '../../access/rules';
+import { conditions } from '../../access/conditions';
+import { toGitApp } from '../../resources/integrations';
+import { toCommit, toDeployment, toIncident, toPullRequest, toRepository } from '../../resources/git';
+import type { ListSource } from '../query/listing';
 
 /** Commits, pull requests, deployments and incidents carry their git app and organization, so each scope below is one index range. */
 export type GitScope = { repositoryId: string } | { gitAppId: string } | { organizationIds: string[] };

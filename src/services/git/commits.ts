@@ -1,7 +1,7 @@
-import { Commit, GitApp, Repository } from '../../../../db/models';
-import { toCommit, toRepository } from '../../../resources/git';
-import type { Change } from '../change';
-import { newId } from '../ids';
+import { Commit, GitApp, Repository } from '../../../db/models';
+import { toCommit, toRepository } from '../../resources/git';
+import type { Change } from '../changes/change';
+import { newId } from '../changes/ids';
 import type { CommitInput } from './activity';
 import { authorDirectory, chunks } from './authors';
 import { clip, LIMITS } from './text';

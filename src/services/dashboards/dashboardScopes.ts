@@ -1,9 +1,9 @@
-import { DashboardCatalogEntry, DashboardView } from '../../db/models';
-import { conditions } from '../access/conditions';
-import type { Principal } from '../access/principal';
-import { rules } from '../access/rules';
-import { toCatalogEntry, toDashboardView } from '../resources/activity';
-import type { ListSource } from './listing';
+import { DashboardCatalogEntry, DashboardView } from '../../../db/models';
+import { conditions } from '../../access/conditions';
+import type { Principal } from '../../access/principal';
+import { rules } from '../../access/rules';
+import { toCatalogEntry, toDashboardView } from '../../resources/activity';
+import type { ListSource } from '../query/listing';
 
 export function visibleDashboardViews(p: Principal): ListSource<ReturnType<typeof toDashboardView>> {
   const scope = rules.dashboardViewScope(p);

@@ -1,12 +1,12 @@
 import { literal, Model, Op, WhereOptions } from 'sequelize';
-import { App, DashboardView, GitApp, Interaction, Organization, OrganizationMembership, Team, TeamMembership, User, UserApp, UserGitApp } from '../../db/models';
-import type { Principal } from '../access/principal';
-import { rules } from '../access/rules';
-import { conditions } from '../access/conditions';
-import { memberColumns, toOrganization, toTeam, toUser } from '../resources/people';
-import { toUserApp, toUserGitApp, userAppColumns, userGitAppColumns } from '../resources/integrations';
-import { toDashboardView, toInteraction } from '../resources/activity';
-import type { ListSource } from './listing';
+import { App, DashboardView, GitApp, Interaction, Organization, OrganizationMembership, Team, TeamMembership, User, UserApp, UserGitApp } from '../../../db/models';
+import type { Principal } from '../../access/principal';
+import { rules } from '../../access/rules';
+import { conditions } from '../../access/conditions';
+import { memberColumns, toOrganization, toTeam, toUser } from '../../resources/people';
+import { toUserApp, toUserGitApp, userAppColumns, userGitAppColumns } from '../../resources/integrations';
+import { toDashboardView, toInteraction } from '../../resources/activity';
+import type { ListSource } from '../query/listing';
 
 type PersonalScope = ReturnType<typeof rules.personalDataScope>;
 const key = (ids: Iterable<string>) => [...ids].sort().join(',');

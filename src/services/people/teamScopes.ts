@@ -1,11 +1,11 @@
 import { Op } from 'sequelize';
-import { Interaction, Task, Team, TeamMembership } from '../../db/models';
-import type { Principal } from '../access/principal';
-import { rules } from '../access/rules';
-import { conditions } from '../access/conditions';
-import { memberColumns, toTeam, toTeamMember } from '../resources/people';
-import { toInteraction, toTask } from '../resources/activity';
-import type { ListSource } from './listing';
+import { Interaction, Task, Team, TeamMembership } from '../../../db/models';
+import type { Principal } from '../../access/principal';
+import { rules } from '../../access/rules';
+import { conditions } from '../../access/conditions';
+import { memberColumns, toTeam, toTeamMember } from '../../resources/people';
+import { toInteraction, toTask } from '../../resources/activity';
+import type { ListSource } from '../query/listing';
 
 /** Teams of the accessible organizations (only the token's teams when it names teams). */
 export function accessibleTeams(p: Principal): ListSource<ReturnType<typeof toTeam>> {

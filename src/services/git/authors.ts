@@ -1,6 +1,6 @@
 import { Op, Transaction } from 'sequelize';
-import { GitApp, MEMBERSHIP_STATUSES, OrganizationMembership, UserEmail, UserGitApp } from '../../../../db/models';
-import { normalizeEmail } from '../members';
+import { GitApp, MEMBERSHIP_STATUSES, OrganizationMembership, UserEmail, UserGitApp } from '../../../db/models';
+import { normalizeEmail } from '../people/members';
 
 /** Finds the organization's member behind an author: by e-mail, else by their user name bound to the git app. */
 export interface AuthorDirectory {

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { Op, Transaction } from 'sequelize';
 import { Organization, WebhookDelivery, WebhookEndpoint } from '../../../db/models';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../secrets/secretBox';
-import { pauseDeliveries } from '../webhooks/deliveryQueue';
-import type { ChangeRunner } from './change';
-import { invalid, notFound } from './errors';
+import { pauseDeliveries } from './deliveryQueue';
+import type { ChangeRunner } from '../changes/change';
+import { invalid, notFound } from '../changes/errors';
 import { EVENT_TYPES, isEventType } from './events';
-import { newId } from './ids';
+import { newId } from '../changes/ids';
 
 export interface EndpointWithSecret {
   endpoint: WebhookEndpoint;

@@ -1,7 +1,7 @@
-import { Deployment, GitApp, Repository } from '../../../../db/models';
-import { toDeployment } from '../../../resources/git';
-import type { Change } from '../change';
-import { newId } from '../ids';
+import { Deployment, GitApp, Repository } from '../../../db/models';
+import { toDeployment } from '../../resources/git';
+import type { Change } from '../changes/change';
+import { newId } from '../changes/ids';
 import type { DeploymentInput } from './activity';
 import type { Applied } from './pullRequests';
 import { clip, LIMITS } from './text';

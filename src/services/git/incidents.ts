@@ -1,7 +1,7 @@
-import { GitApp, Incident, Repository } from '../../../../db/models';
-import { toIncident } from '../../../resources/git';
-import type { Change } from '../change';
-import { newId } from '../ids';
+import { GitApp, Incident, Repository } from '../../../db/models';
+import { toIncident } from '../../resources/git';
+import type { Change } from '../changes/change';
+import { newId } from '../changes/ids';
 import type { IncidentInput } from './activity';
 import { olderThanStored, sameTime, type Applied } from './pullRequests';
 import { clip, LIMITS } from './text';
