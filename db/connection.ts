@@ -2,6 +2,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { Sequelize, Options, FindOptions, ConnectionOptions } from 'sequelize';
 import { createConnection } from 'mysql2/promise';
+import { DomainError } from '../src/errors';
 
 export interface DatabaseOptions {
   /** mysql://user:pass@host:port/db; absent means the embedded SQLite file. */
@@ -39,9 +40,9 @@ const MIGRATIONS_TABLE = 'schema_migrations';
  * query builder binds are unaffected; those it writes into the text (a `where`) are refused before they run, on
  * both databases alike. Every surface refuses NUL at its edge; this is the net below them.
  */
-export class NulInStatementError extends Error {
+export class NulInStatementError extends DomainError {
   constructor() {
-    super('A value holds a NUL character (\\u0000), which no text here may contain');
+    super('invalid', 'A value holds a NUL character (\\u0000), which no text here may contain');
     this.name = 'NulInStatementError';
   }
 }

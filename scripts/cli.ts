@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import type { Sequelize } from 'sequelize';
 import { Config, loadConfig } from '../src/config';
-import { WriteError } from '../src/services/changes/errors';
+import { DomainError } from '../src/errors';
 import { createSequelize, describeDatabase } from '../db/connection';
 import { initModels } from '../db/models';
 import { migrate } from '../db/migrator';
@@ -79,7 +79,7 @@ export function commandOrExit<C extends { kind: string }>(cli: string, usage: st
 
 /**
  * A command-line writer's main (gitapps, webhooks): the command, the server's database, the command run against
- * it; a writer's refusal (WriteError) is its message on stderr and exit code 1.
+ * it; a writer's refusal (DomainError) is its message on stderr and exit code 1.
  */
 export async function runWriterCommand<C extends { kind: 'help' } | { kind: string; json: boolean }>(
   cli: string,
@@ -97,7 +97,7 @@ export async function runWriterCommand<C extends { kind: 'help' } | { kind: stri
     await run(cmd, config, (s) => process.stdout.write(s));
     return 0;
   } catch (e) {
-    if (e instanceof WriteError) {
+    if (e instanceof DomainError) {
       process.stderr.write(`${cli}: ${e.message}\n`);
       return 1;
     }

@@ -14,7 +14,7 @@ import { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../db/models';
 import type { Config } from '../src/config';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { ChangeRunner } from '../src/services/changes/change';
-import { WriteError } from '../src/services/changes/errors';
+import { DomainError } from '../src/errors';
 import { EVENT_TYPES } from '../src/services/webhooks/events';
 import { WebhookEndpointWriter } from '../src/services/webhooks/endpoints';
 import { subscribedTypes } from '../src/services/webhooks/fanOut';
@@ -157,7 +157,7 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
 }
 
 async function recentAttempts(endpointId: string, limit: number, json: boolean): Promise<string> {
-  if (!(await WebhookEndpoint.findByPk(endpointId))) throw new WriteError('not_found', `No webhook endpoint ${endpointId} (see "webhooks list")`);
+  if (!(await WebhookEndpoint.findByPk(endpointId))) throw new DomainError('not_found', `No webhook endpoint ${endpointId} (see "webhooks list")`);
   const attempts = await WebhookAttempt.findAll({ where: { endpoint_id: endpointId }, order: [['attempted_at', 'DESC'], ['id', 'DESC']], limit });
   const deliveries = await WebhookDelivery.findAll({ where: { id: { [Op.in]: [...new Set(attempts.map((a) => a.delivery_id))] } } });
   const byId = new Map(deliveries.map((d) => [d.id, d]));

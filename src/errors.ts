@@ -1,39 +1,41 @@
 /**
- * The error codes of the spec (§7), and three for requests refused before they are read (a head too slow, a URL or
- * headers too long: the spec ties VALIDATION_ERROR to 400); every failure a client sees is one of these.
+ * What went wrong, in the domain's words and without any status: services, access rules and the data layer throw
+ * these; each surface maps a kind to its own status and format in one place (REST and tRPC:
+ * src/trpc/errorMapping.ts; SCIM: src/scim/errors.ts; ingest: src/ingest/errors.ts). The message says what to fix.
  */
-export const ERROR_STATUS = {
-  VALIDATION_ERROR: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  REQUEST_TIMEOUT: 408,
-  URI_TOO_LONG: 414,
-  RATE_LIMITED: 429,
-  HEADERS_TOO_LARGE: 431,
-  SERVER_ERROR: 500,
-} as const;
+export type ErrorKind =
+  | 'invalid'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'unavailable';
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+export interface ErrorDetail {
+  /** Seconds until the client may try again (rate_limited, unavailable). */
+  retryAfterSeconds?: number;
+  /** The input the message is about, where a surface names it (SCIM answers a bad `filter` as `invalidFilter`). */
+  field?: 'filter';
+}
 
-/** A failure meant for the client: services throw it, the transports render it as the error envelope. */
-export class ApiError extends Error {
+export class DomainError extends Error {
   constructor(
-    readonly code: ErrorCode,
+    readonly kind: ErrorKind,
     message: string,
-    /** Seconds until a rate-limited client may retry (429 only). */
-    readonly retryAfterSeconds?: number,
-    /** For a masked server error: what really failed, for the log (never sent). */
-    options?: { cause?: unknown },
+    readonly detail: ErrorDetail = {},
   ) {
-    super(message, options);
-    this.name = 'ApiError';
-  }
-
-  get status(): number {
-    return ERROR_STATUS[this.code];
+    super(message);
+    this.name = 'DomainError';
   }
 }
+
+export const invalid = (message: string, detail?: ErrorDetail) => new DomainError('invalid', message, detail);
+export const notFound = (message: string) => new DomainError('not_found', message);
+export const conflict = (message: string) => new DomainError('conflict', message);
+export const unauthenticated = (message: string) => new DomainError('unauthenticated', message);
 
 /** The kinds of addressable resources, in the words used by 404 and 403 messages. */
 export const RESOURCE_KIND = {
@@ -49,11 +51,9 @@ export const RESOURCE_KIND = {
 
 export type ResourceKind = keyof typeof RESOURCE_KIND;
 
-export const notFound = (kind: ResourceKind) => new ApiError('NOT_FOUND', `${RESOURCE_KIND[kind]} not found`);
+export const resourceNotFound = (kind: ResourceKind) => notFound(`${RESOURCE_KIND[kind]} not found`);
 
 export const forbidden = (kind: ResourceKind) =>
-  new ApiError('FORBIDDEN', `You do not have permission to access this ${RESOURCE_KIND[kind].toLowerCase()}`);
-
-export const invalid = (message: string) => new ApiError('VALIDATION_ERROR', message);
+  new DomainError('forbidden', `You do not have permission to access this ${RESOURCE_KIND[kind].toLowerCase()}`);
 
 export const SERVER_ERROR_MESSAGE = 'Internal server error';

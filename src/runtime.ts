@@ -15,7 +15,8 @@ import { MetricsService } from './services/metrics';
 import { ChangeRunner } from './services/changes/change';
 import { MemberWriter } from './services/people/members';
 import { TeamWriter } from './services/people/teams';
-import { ScimAuthenticator } from './scim/auth';
+import { ScimAuthenticator } from './auth/scimAuthenticator';
+import { Directory } from './services/people/directory';
 import { SecretBox, secretsKeyFor } from './secrets/secretBox';
 import { GitAppWriter } from './services/git/gitApps';
 import { GitActivityWriter } from './services/git/writer';
@@ -134,6 +135,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     ),
     members: writers.members,
     teams: writers.teams,
+    directory: new Directory(),
     base: `${config.PUBLIC_URL ?? `http://localhost:${config.PORT}`}/scim/v2`,
     bodyLimitBytes: config.SCIM_BODY_LIMIT_KB * 1024,
     logger,

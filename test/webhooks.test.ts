@@ -9,7 +9,7 @@ import { DEFAULT_RETRY_DELAYS, retryDelay } from '../src/services/webhooks/sched
 import { EVENT_TYPES } from '../src/services/webhooks/events';
 import type { MemberInput } from '../src/services/people/members';
 import { WebhookEndpointWriter } from '../src/services/webhooks/endpoints';
-import { WriteError } from '../src/services/changes/errors';
+import { DomainError } from '../src/errors';
 import { checkEndpointUrl, forbiddenRange } from '../src/delivery/addressGuard';
 import { EXCERPT_BYTES, postMessage } from '../src/delivery/sender';
 import { DeliveryWorker } from '../src/delivery/worker';
@@ -396,9 +396,9 @@ describe('no request forgery', () => {
 
   test.each(FORBIDDEN)('refused at create: %s', async (url, message) => {
     const err = await strictWriter().create(DEMO.orgs.acme, url, null).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(WriteError);
-    expect((err as WriteError).kind).toBe('invalid');
-    expect((err as WriteError).message).toMatch(message);
+    expect(err).toBeInstanceOf(DomainError);
+    expect((err as DomainError).kind).toBe('invalid');
+    expect((err as DomainError).message).toMatch(message);
   });
 
   test('other schemes, credentials and unknown events are refused at create; nothing is stored', async () => {

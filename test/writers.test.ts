@@ -3,7 +3,7 @@ import request from 'supertest';
 import { initModels, OutboxEvent, OrganizationMembership, TeamMembership, User } from '../db/models';
 import { createRuntime } from '../src/runtime';
 import { createLogger } from '../src/logger';
-import { WriteError } from '../src/services/changes/errors';
+import { DomainError } from '../src/errors';
 import type { MemberInput } from '../src/services/people/members';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 
@@ -53,14 +53,14 @@ async function eventsSince(seq: number) {
 }
 const lastSeq = async () => Number((await OutboxEvent.max('seq')) ?? 0);
 
-async function expectWriteError(promise: Promise<unknown>, kind: WriteError['kind'], message: RegExp) {
+async function expectDomainError(promise: Promise<unknown>, kind: DomainError['kind'], message: RegExp) {
   const err = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(WriteError);
-  expect((err as WriteError).kind).toBe(kind);
-  expect((err as WriteError).message).toMatch(message);
+  expect(err).toBeInstanceOf(DomainError);
+  expect((err as DomainError).kind).toBe(kind);
+  expect((err as DomainError).message).toMatch(message);
 }
 
 describe('members', () => {
@@ -86,7 +86,7 @@ describe('members', () => {
     await members().provision(DEMO.orgs.acme, input({ email }));
     const seq = await lastSeq();
     const before = await memberTotal(DEMO.orgs.acme);
-    await expectWriteError(members().provision(DEMO.orgs.acme, input({ email: email.toUpperCase() })), 'conflict', /already exists/);
+    await expectDomainError(members().provision(DEMO.orgs.acme, input({ email: email.toUpperCase() })), 'conflict', /already exists/);
     expect(await eventsSince(seq)).toEqual([]);
     expect(await memberTotal(DEMO.orgs.acme)).toBe(before);
   });
@@ -94,7 +94,7 @@ describe('members', () => {
   test('an externalId is unique within its organization only', async () => {
     const externalId = `okta-${unique()}`;
     await members().provision(DEMO.orgs.acme, input({ externalId }));
-    await expectWriteError(members().provision(DEMO.orgs.acme, input({ externalId })), 'conflict', /externalId/);
+    await expectDomainError(members().provision(DEMO.orgs.acme, input({ externalId })), 'conflict', /externalId/);
     await members().provision(DEMO.orgs.globex, input({ externalId }));
   });
 
@@ -131,7 +131,7 @@ describe('members', () => {
 
   test('changing the e-mail to one another user has is a conflict', async () => {
     const { user } = await members().provision(DEMO.orgs.acme, input());
-    await expectWriteError(members().update(DEMO.orgs.acme, user.id, input({ email: DEMO.emails.grace })), 'conflict', /already has userName/);
+    await expectDomainError(members().update(DEMO.orgs.acme, user.id, input({ email: DEMO.emails.grace })), 'conflict', /already has userName/);
   });
 
   test('suspending a member: gone from member lists, team lists and visibility, tokens lose the organization, history stays', async () => {
@@ -173,7 +173,7 @@ describe('members', () => {
     expect((await a.get(`/v1/teams/${team.id}/members`, adaToken)).body.meta.total).toBe(0);
     expect(await User.findByPk(user.id)).not.toBeNull();
     expect((await eventsSince(seq)).map((e) => e.type)).toEqual(['membership.removed']);
-    await expectWriteError(members().remove(DEMO.orgs.acme, user.id), 'not_found', /No member/);
+    await expectDomainError(members().remove(DEMO.orgs.acme, user.id), 'not_found', /No member/);
   });
 
   test('concurrent provisionings: nearby e-mails all succeed, and one new e-mail in two organizations makes one user', async () => {
@@ -192,8 +192,8 @@ describe('members', () => {
   });
 
   test('an organization cannot change a member of another organization', async () => {
-    await expectWriteError(members().update(DEMO.orgs.globex, DEMO.users.ada, input()), 'not_found', /No member/);
-    await expectWriteError(members().remove(DEMO.orgs.globex, DEMO.users.ada), 'not_found', /No member/);
+    await expectDomainError(members().update(DEMO.orgs.globex, DEMO.users.ada, input()), 'not_found', /No member/);
+    await expectDomainError(members().remove(DEMO.orgs.globex, DEMO.users.ada), 'not_found', /No member/);
   });
 });
 
@@ -227,7 +227,7 @@ describe('teams', () => {
   test('a stranger as member is refused and the whole change is undone', async () => {
     const seq = await lastSeq();
     const before = (await a.get(`/v1/organizations/${DEMO.orgs.acme}/teams?per_page=1`, adaToken)).body.meta.total;
-    await expectWriteError(
+    await expectDomainError(
       teams().create(DEMO.orgs.acme, { name: 'Half', externalId: null }, [DEMO.users.ada, DEMO.users.outsider]),
       'invalid',
       new RegExp(`Not members of this organization: ${DEMO.users.outsider}`),
@@ -237,8 +237,8 @@ describe('teams', () => {
   });
 
   test("another organization's team is not found", async () => {
-    await expectWriteError(teams().update(DEMO.orgs.globex, DEMO.teams.platform, { name: 'x', externalId: null }), 'not_found', /No team/);
-    await expectWriteError(teams().delete(DEMO.orgs.globex, DEMO.teams.platform), 'not_found', /No team/);
+    await expectDomainError(teams().update(DEMO.orgs.globex, DEMO.teams.platform, { name: 'x', externalId: null }), 'not_found', /No team/);
+    await expectDomainError(teams().delete(DEMO.orgs.globex, DEMO.teams.platform), 'not_found', /No team/);
   });
 
   test('a suspended member joins a team suspended, and shows there once reactivated', async () => {

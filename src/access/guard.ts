@@ -1,4 +1,4 @@
-import { forbidden, notFound } from '../errors';
+import { forbidden, resourceNotFound } from '../errors';
 import { DashboardView, GitApp, Organization, OrganizationMembership, Repository, Team, TeamMembership, User } from '../../db/models';
 import type { Principal } from './principal';
 import { rules } from './rules';
@@ -19,7 +19,7 @@ export const guard = {
       User.findByPk(userId),
       OrganizationMembership.findAll({ where: { user_id: userId, ...conditions.activeMembership }, attributes: ['organization_id'] }),
     ]);
-    if (!user) throw notFound('user');
+    if (!user) throw resourceNotFound('user');
     const organizationIds = memberships.map((m) => m.organization_id);
     if (!rules.canAccessUser(p, userId, organizationIds)) throw forbidden('user');
     return { user, organizationIds };
@@ -27,7 +27,7 @@ export const guard = {
 
   async organization(p: Principal, organizationId: string): Promise<Organization> {
     const organization = await Organization.findByPk(organizationId);
-    if (!organization) throw notFound('organization');
+    if (!organization) throw resourceNotFound('organization');
     if (!rules.canAccessOrganization(p, organizationId)) throw forbidden('organization');
     return organization;
   },
@@ -41,7 +41,7 @@ export const guard = {
 
   async team(p: Principal, teamId: string): Promise<Team> {
     const team = await Team.findByPk(teamId);
-    if (!team) throw notFound('team');
+    if (!team) throw resourceNotFound('team');
     if (!rules.canAccessTeam(p, team)) throw forbidden('team');
     return team;
   },
@@ -55,7 +55,7 @@ export const guard = {
 
   async gitApp(p: Principal, gitAppId: string): Promise<GitApp> {
     const gitApp = await GitApp.findByPk(gitAppId);
-    if (!gitApp) throw notFound('gitApp');
+    if (!gitApp) throw resourceNotFound('gitApp');
     if (!rules.canAccessOrganization(p, gitApp.organization_id)) throw forbidden('gitApp');
     return gitApp;
   },
@@ -64,13 +64,13 @@ export const guard = {
   async repository(p: Principal, gitAppId: string, repositoryId: string): Promise<Repository> {
     await guard.gitApp(p, gitAppId);
     const repository = await Repository.findOne({ where: { id: repositoryId, git_app_id: gitAppId } });
-    if (!repository) throw notFound('repository');
+    if (!repository) throw resourceNotFound('repository');
     return repository;
   },
 
   async dashboardView(p: Principal, viewId: string): Promise<DashboardView> {
     const view = await DashboardView.findByPk(viewId);
-    if (!view) throw notFound('dashboardView');
+    if (!view) throw resourceNotFound('dashboardView');
     if (!rules.canSeeDashboardView(p, view)) throw forbidden('dashboardView');
     return view;
   },

@@ -1,5 +1,5 @@
 import { Op } from 'sequelize';
-import { ApiError } from '../errors';
+import { unauthenticated } from '../errors';
 import { effectiveAccess, Principal } from '../access/principal';
 import { conditions } from '../access/conditions';
 import {
@@ -14,7 +14,7 @@ import {
 import { hashesEqual, hashToken, isWellFormedToken, SCIM_TOKEN_PREFIX } from './tokenFormat';
 import { LastUsedRecorder } from './lastUsed';
 
-const unauthorized = (message: string) => new ApiError('UNAUTHORIZED', message);
+const unauthorized = unauthenticated;
 
 /**
  * Every lookup behind a principal reads the primary (`useMaster`; without read replicas it changes nothing). A

@@ -1,10 +1,9 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError, invalid } from '../errors';
+import { DomainError, invalid } from '../errors';
 import type { Authenticator } from '../auth/authenticator';
 import type { RateLimitDecision, RateLimiter } from '../rateLimit/rateLimiter';
 import type { Principal } from '../access/principal';
 import type { RequestContext } from '../trpc/context';
-import { toApiError } from '../trpc/errorMapping';
 import { MAX_TRPC_BATCH } from '../wire/limits';
 import { rateLimitMessage, setRateLimitHeaders } from '../rateLimit/headers';
 import { decodedPath, hasControlCharacters } from '../wire/text';
@@ -21,8 +20,8 @@ export interface GateDeps {
   services: RequestContext['services'];
 }
 
-export function rateLimited(d: RateLimitDecision): ApiError {
-  return new ApiError('RATE_LIMITED', rateLimitMessage(d), d.retryAfterSeconds);
+export function rateLimited(d: RateLimitDecision): DomainError {
+  return new DomainError('rate_limited', rateLimitMessage(d), { retryAfterSeconds: d.retryAfterSeconds });
 }
 
 /** A name an ordinary object cannot hold as its own key (`__proto__`) never reaches the schemas' strict check. */
@@ -108,11 +107,11 @@ export function requestGate(deps: GateDeps, transport: Transport) {
     };
     try {
       let principal: Principal | undefined;
-      let failure: ApiError | undefined;
+      let failure: unknown;
       try {
         principal = await deps.authenticator.authenticate(req.headers.authorization);
       } catch (err) {
-        failure = toApiError(err);
+        failure = err;
       }
       const calls = transport === 'trpc' ? trpcCalls(req) : 1;
       const oversized = calls > MAX_TRPC_BATCH;

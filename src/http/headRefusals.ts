@@ -1,8 +1,8 @@
-import { ApiError, ErrorCode } from '../errors';
 import type { RateLimiter } from '../rateLimit/rateLimiter';
 import { rateLimitHeaders } from '../rateLimit/headers';
 import { HEAD_REFUSAL_MESSAGES, HeadRefusalKind, HeadRefuser } from '../wire/headRefusals';
 import { errorBody } from './errors';
+import { ErrorCode, restError, toRestError } from '../trpc/errorMapping';
 import { rateLimited } from './gate';
 
 const CODES: Record<HeadRefusalKind, ErrorCode> = {
@@ -19,7 +19,7 @@ const CODES: Record<HeadRefusalKind, ErrorCode> = {
 export function restHeadRefuser(limiter: RateLimiter): HeadRefuser {
   return async ({ kind, clientIp }) => {
     const decision = await limiter.consume(`ip:${clientIp}`).catch(() => undefined);
-    const error = decision && !decision.allowed ? rateLimited(decision) : new ApiError(CODES[kind], HEAD_REFUSAL_MESSAGES[kind]);
+    const error = decision && !decision.allowed ? toRestError(rateLimited(decision)) : restError(CODES[kind], HEAD_REFUSAL_MESSAGES[kind]);
     return {
       status: error.status,
       headers: { 'Content-Type': 'application/json; charset=utf-8', ...(decision ? rateLimitHeaders(decision) : {}) },

@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import type { Logger } from '../logger';
 import type { AppRouter } from '../procedures';
-import { isServerFault, rootCause, toApiError } from '../trpc/errorMapping';
+import { isServerFault, rootCause, toRestError } from '../trpc/errorMapping';
 import { errorBody } from './errors';
 import { linkHeaderFor } from './links';
 
@@ -29,9 +29,9 @@ export function restHandler(router: AppRouter, logger: Logger, basePath: string)
     const end = res.end.bind(res) as (...args: unknown[]) => Response;
     res.end = ((...args: unknown[]) => {
       if (errors.has(req)) {
-        const api = toApiError(errors.get(req));
-        const body = JSON.stringify(errorBody(api));
-        res.statusCode = api.status;
+        const rest = toRestError(errors.get(req));
+        const body = JSON.stringify(errorBody(rest));
+        res.statusCode = rest.status;
         res.setHeader('Content-Type', 'application/json; charset=utf-8');
         res.setHeader('Content-Length', Buffer.byteLength(body));
         return end(body);

@@ -3,7 +3,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { verifyWithFallback } from '@octokit/webhooks-methods';
 import type { GitApp } from '../../db/models';
 import type { GitAppWriter, IngestProvider } from '../services/git/gitApps';
-import { IngestError } from './errors';
+import { DomainError, invalid, notFound, unauthenticated } from '../errors';
 
 const PROVIDER_NAMES: Record<IngestProvider, string> = { github: 'GitHub', gitlab: 'GitLab' };
 
@@ -17,12 +17,12 @@ const PROVIDER_NAMES: Record<IngestProvider, string> = { github: 'GitHub', gitla
 export async function addressedGitApp(provider: IngestProvider, gitAppId: string, gitApps: GitAppWriter): Promise<GitApp> {
   // An id with a control character is nobody's, and is not looked up.
   const gitApp = hasControlCharacters(gitAppId) ? null : await gitApps.find(gitAppId);
-  if (!gitApp) throw new IngestError('NOT_FOUND', `Git app not found: ${JSON.stringify(gitAppId)} (see npm run gitapps -- list)`);
+  if (!gitApp) throw notFound(`Git app not found: ${JSON.stringify(gitAppId)} (see npm run gitapps -- list)`);
   if (gitApp.provider !== provider) {
-    throw new IngestError('VALIDATION_ERROR', `Git app ${gitApp.id} is a ${gitApp.provider} app; this URL takes ${PROVIDER_NAMES[provider]} deliveries`);
+    throw invalid(`Git app ${gitApp.id} is a ${gitApp.provider} app; this URL takes ${PROVIDER_NAMES[provider]} deliveries`);
   }
   if (!gitApp.webhook_secret) {
-    throw new IngestError('UNAUTHORIZED', `Git app ${gitApp.id} has no webhook secret yet: make one with npm run gitapps -- rotate-secret ${gitApp.id}`);
+    throw unauthenticated(`Git app ${gitApp.id} has no webhook secret yet: make one with npm run gitapps -- rotate-secret ${gitApp.id}`);
   }
   return gitApp;
 }
@@ -37,23 +37,23 @@ export async function authenticateDelivery(
   const secrets = gitApps.secretsOf(gitApp);
   if (gitApp.provider === 'github') await checkSignature(header(headers, 'x-hub-signature-256'), body, secrets);
   else checkToken(header(headers, 'x-gitlab-token'), secrets);
-  if (!gitApp.is_active) throw new IngestError('FORBIDDEN', `Git app ${gitApp.id} is inactive; deliveries to it are refused`);
+  if (!gitApp.is_active) throw new DomainError('forbidden', `Git app ${gitApp.id} is inactive; deliveries to it are refused`);
 }
 
 async function checkSignature(signature: string | undefined, body: Buffer, secrets: string[]): Promise<void> {
-  if (!signature) throw new IngestError('UNAUTHORIZED', "Missing X-Hub-Signature-256: set the webhook's secret to the one `npm run gitapps` printed");
+  if (!signature) throw unauthenticated("Missing X-Hub-Signature-256: set the webhook's secret to the one `npm run gitapps` printed");
   // The helper would fall back to SHA-1 for other prefixes; only SHA-256 is accepted here.
   const valid = signature.startsWith('sha256=') && body.length > 0 && (await verifyWithFallback(secrets[0], body.toString('utf8'), signature, secrets.slice(1)));
-  if (!valid) throw new IngestError('UNAUTHORIZED', "X-Hub-Signature-256 does not match the body: the webhook's secret differs from the git app's");
+  if (!valid) throw unauthenticated("X-Hub-Signature-256 does not match the body: the webhook's secret differs from the git app's");
 }
 
 function checkToken(token: string | undefined, secrets: string[]): void {
-  if (!token) throw new IngestError('UNAUTHORIZED', "Missing X-Gitlab-Token: set the webhook's secret token to the one `npm run gitapps` printed");
+  if (!token) throw unauthenticated("Missing X-Gitlab-Token: set the webhook's secret token to the one `npm run gitapps` printed");
   const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
   const given = digest(token);
   // Every secret is compared, so the time taken does not say which one matched.
   const matches = secrets.map((s) => timingSafeEqual(given, digest(s)));
-  if (!matches.includes(true)) throw new IngestError('UNAUTHORIZED', "X-Gitlab-Token does not match the git app's webhook secret");
+  if (!matches.includes(true)) throw unauthenticated("X-Gitlab-Token does not match the git app's webhook secret");
 }
 
 export function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {

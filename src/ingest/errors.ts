@@ -1,10 +1,11 @@
 import type { Response } from 'express';
-import type { ErrorEnvelope } from '../wire/envelopes';
+import { DomainError, ErrorKind, invalid } from '../errors';
+import { errorEnvelope } from '../wire/envelopes';
 
 /**
- * The ingest surface's errors: the spec's error envelope (`{"status":"error","error":{"code","message"}}`), with
- * the codes a webhook sender can meet. GitHub and GitLab show the body in their delivery logs, so every message
- * says what to fix.
+ * The ingest surface's one error mapping: the spec's error envelope (`{"status":"error","error":{"code","message"}}`),
+ * with the codes a webhook sender can meet. GitHub and GitLab show the body in their delivery logs, so every
+ * message says what to fix.
  */
 export const INGEST_ERROR_STATUS = {
   VALIDATION_ERROR: 400,
@@ -23,22 +24,45 @@ export const INGEST_ERROR_STATUS = {
 
 export type IngestErrorCode = keyof typeof INGEST_ERROR_STATUS;
 
-export class IngestError extends Error {
-  constructor(
-    readonly code: IngestErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'IngestError';
-  }
+const CODE_OF: Record<ErrorKind, IngestErrorCode> = {
+  invalid: 'VALIDATION_ERROR',
+  unauthenticated: 'UNAUTHORIZED',
+  forbidden: 'FORBIDDEN',
+  not_found: 'NOT_FOUND',
+  conflict: 'VALIDATION_ERROR',
+  too_large: 'PAYLOAD_TOO_LARGE',
+  unsupported_media_type: 'UNSUPPORTED_MEDIA_TYPE',
+  rate_limited: 'RATE_LIMITED',
+  unavailable: 'SERVICE_UNAVAILABLE',
+};
 
-  get status(): number {
-    return INGEST_ERROR_STATUS[this.code];
-  }
+export interface IngestAnswer {
+  code: IngestErrorCode;
+  status: number;
+  message: string;
 }
 
-export const badRequest = (message: string) => new IngestError('VALIDATION_ERROR', message);
+export const ingestAnswer = (code: IngestErrorCode, message: string): IngestAnswer => ({ code, status: INGEST_ERROR_STATUS[code], message });
 
-export function sendIngestError(res: Response, err: IngestError): void {
-  res.status(err.status).json({ status: 'error', error: { code: err.code, message: err.message } } as ErrorEnvelope);
+export const badRequest = (message: string) => invalid(message);
+
+/** express.raw's own refusals: bodies over the cap, and encodings it cannot read. */
+function fromParser(err: unknown, bodyLimitBytes: number): IngestAnswer | undefined {
+  const type = (err as { type?: unknown } | null)?.type;
+  if (type === 'entity.too.large') return ingestAnswer('PAYLOAD_TOO_LARGE', tooLargeMessage(bodyLimitBytes));
+  if (type === 'encoding.unsupported') return ingestAnswer('UNSUPPORTED_MEDIA_TYPE', 'Send the body uncompressed or gzip/deflate-encoded');
+  if (type === 'request.aborted') return ingestAnswer('VALIDATION_ERROR', 'The request was aborted before its body arrived');
+  return undefined;
+}
+
+export const tooLargeMessage = (limit: number) => `The body is larger than ${limit} bytes (INGEST_BODY_LIMIT_KB)`;
+
+/** What the sender sees for anything thrown; undefined for our own faults (logged, then answered as a 500). */
+export function toIngestAnswer(err: unknown, bodyLimitBytes: number): IngestAnswer | undefined {
+  if (err instanceof DomainError) return ingestAnswer(CODE_OF[err.kind], err.message);
+  return fromParser(err, bodyLimitBytes);
+}
+
+export function sendIngestError(res: Response, answer: IngestAnswer): void {
+  res.status(answer.status).json(errorEnvelope(answer.code, answer.message));
 }

@@ -1,7 +1,8 @@
 import type { RateLimiter } from '../rateLimit/rateLimiter';
 import { rateLimitHeaders } from '../rateLimit/headers';
 import { HEAD_REFUSAL_MESSAGES, HeadRefusalKind, HeadRefuser } from '../wire/headRefusals';
-import { IngestError, IngestErrorCode } from './errors';
+import { ingestAnswer, IngestErrorCode, toIngestAnswer } from './errors';
+import { errorEnvelope } from '../wire/envelopes';
 import { rateLimited } from './router';
 
 const CODES: Record<HeadRefusalKind, IngestErrorCode> = {
@@ -15,11 +16,11 @@ const CODES: Record<HeadRefusalKind, IngestErrorCode> = {
 export function ingestHeadRefuser(limiter: RateLimiter): HeadRefuser {
   return async ({ kind, clientIp }) => {
     const decision = await limiter.consume(`ip:${clientIp}`).catch(() => undefined);
-    const error = decision && !decision.allowed ? rateLimited(decision) : new IngestError(CODES[kind], HEAD_REFUSAL_MESSAGES[kind]);
+    const error = decision && !decision.allowed ? toIngestAnswer(rateLimited(decision), 0)! : ingestAnswer(CODES[kind], HEAD_REFUSAL_MESSAGES[kind]);
     return {
       status: error.status,
       headers: { 'Content-Type': 'application/json; charset=utf-8', ...(decision ? rateLimitHeaders(decision) : {}) },
-      body: JSON.stringify({ status: 'error', error: { code: error.code, message: error.message } }),
+      body: JSON.stringify(errorEnvelope(error.code, error.message)),
     };
   };
 }

@@ -2,14 +2,13 @@ import express, { NextFunction, Request, Response, Router } from 'express';
 import type { Logger } from '../logger';
 import type { RateLimitDecision, RateLimiter } from '../rateLimit/rateLimiter';
 import { setRateLimitHeaders } from '../rateLimit/headers';
-import { WriteError } from '../services/changes/errors';
-import { NulInStatementError } from '../../db/connection';
 import type { GitActivityWriter } from '../services/git/writer';
 import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../services/git/gitApps';
 import { addressedGitApp, authenticateDelivery } from './auth';
 import { BodyBudget } from './bodyBudget';
 import { parseGithubDelivery, parseGitlabDelivery } from './deliveries';
-import { IngestError, sendIngestError } from './errors';
+import { sendIngestError, toIngestAnswer, ingestAnswer, tooLargeMessage } from './errors';
+import { DomainError, invalid, notFound } from '../errors';
 import type { GitApp } from '../../db/models';
 
 export interface IngestDeps {
@@ -49,7 +48,7 @@ export function ingestRouter(deps: IngestDeps): Router {
       const provider = req.params.provider as IngestProvider;
       if (!(INGEST_PROVIDERS as readonly string[]).includes(provider)) return next(unknownRoute(req));
       const [otherHeader, other] = OTHER_PROVIDER_HEADERS[provider];
-      if (req.headers[otherHeader]) return next(new IngestError('VALIDATION_ERROR', `This is a ${other} delivery; send it to /ingest/${other}/${req.params.gitAppId}`));
+      if (req.headers[otherHeader]) return next(invalid(`This is a ${other} delivery; send it to /ingest/${other}/${req.params.gitAppId}`));
       next();
     },
     // Nobody makes the process read a body for a git app that does not exist or cannot verify it.
@@ -75,7 +74,7 @@ export function ingestRouter(deps: IngestDeps): Router {
       if (closed) return release?.();
       if (!release) {
         res.setHeader('Retry-After', String(BODY_WAIT_MS / 1000));
-        return next(new IngestError('SERVICE_UNAVAILABLE', 'Too many large deliveries are being read at once; retry in a few seconds'));
+        return next(new DomainError('unavailable', 'Too many large deliveries are being read at once; retry in a few seconds', { retryAfterSeconds: BODY_WAIT_MS / 1000 }));
       }
       next();
     },
@@ -101,9 +100,9 @@ export function ingestRouter(deps: IngestDeps): Router {
   );
   router.use((req: Request, _res: Response, next: NextFunction) => next(unknownRoute(req)));
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const known = err instanceof IngestError ? err : fromWriter(err) ?? fromParser(err);
+    const known = toIngestAnswer(err, deps.bodyLimitBytes);
     if (!known) deps.logger.error({ err, reqId: req.id }, 'ingest delivery failed');
-    sendIngestError(res, known ?? new IngestError('SERVER_ERROR', 'Internal server error'));
+    sendIngestError(res, known ?? ingestAnswer('SERVER_ERROR', 'Internal server error'));
   });
   return router;
 }
@@ -128,24 +127,9 @@ async function limitedFailure(deps: IngestDeps, req: Request, res: Response, fai
 }
 
 export const rateLimited = (d: RateLimitDecision) =>
-  new IngestError('RATE_LIMITED', `Rate limit of ${d.limit} deliveries exceeded; retry after ${d.retryAfterSeconds} seconds`);
+  new DomainError('rate_limited', `Rate limit of ${d.limit} deliveries exceeded; retry after ${d.retryAfterSeconds} seconds`, { retryAfterSeconds: d.retryAfterSeconds });
 
-const tooLarge = (limit: number) => new IngestError('PAYLOAD_TOO_LARGE', `The body is larger than ${limit} bytes (INGEST_BODY_LIMIT_KB)`);
+const tooLarge = (limit: number) => new DomainError('too_large', tooLargeMessage(limit));
 
 const unknownRoute = (req: Request) =>
-  new IngestError('NOT_FOUND', `No ingest endpoint ${req.method} ${req.originalUrl.split('?')[0]}; webhooks go to POST /ingest/github/{git_app_id} or /ingest/gitlab/{git_app_id}`);
-
-function fromWriter(err: unknown): IngestError | undefined {
-  if (err instanceof NulInStatementError) return new IngestError('VALIDATION_ERROR', err.message);
-  if (!(err instanceof WriteError)) return undefined;
-  return new IngestError(err.kind === 'not_found' ? 'NOT_FOUND' : 'VALIDATION_ERROR', err.message);
-}
-
-/** express.raw's own refusals: bodies over the cap, and encodings it cannot read. */
-function fromParser(err: unknown): IngestError | undefined {
-  const type = (err as { type?: unknown } | null)?.type;
-  if (type === 'entity.too.large') return tooLarge((err as { limit: number }).limit);
-  if (type === 'encoding.unsupported') return new IngestError('UNSUPPORTED_MEDIA_TYPE', 'Send the body uncompressed or gzip/deflate-encoded');
-  if (type === 'request.aborted') return new IngestError('VALIDATION_ERROR', 'The request was aborted before its body arrived');
-  return undefined;
-}
+  notFound(`No ingest endpoint ${req.method} ${req.originalUrl.split('?')[0]}; webhooks go to POST /ingest/github/{git_app_id} or /ingest/gitlab/{git_app_id}`);

@@ -1,5 +1,5 @@
 import { guard } from '../access/guard';
-import { notFound } from '../errors';
+import { resourceNotFound } from '../errors';
 import { router } from '../trpc/init';
 import { findInScope } from '../services/query/listing';
 import * as scopes from '../services/people/teamScopes';
@@ -58,7 +58,7 @@ export const teamsRouter = router({
     load: async (ctx, { team_id, user_id }) => {
       await guard.team(ctx.principal, team_id);
       const member = await findInScope(scopes.teamMembers(team_id), { user_id });
-      if (!member) throw notFound('teamMember');
+      if (!member) throw resourceNotFound('teamMember');
       return member;
     },
   }),

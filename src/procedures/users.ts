@@ -1,5 +1,5 @@
 import { guard } from '../access/guard';
-import { notFound } from '../errors';
+import { resourceNotFound } from '../errors';
 import { Team, TeamMembership } from '../../db/models';
 import { router } from '../trpc/init';
 import { findInScope } from '../services/query/listing';
@@ -61,7 +61,7 @@ export const usersRouter = router({
     load: async (ctx, { user_id, app_id }) => {
       const { scope } = await guard.personalData(ctx.principal, user_id, 'apps');
       const item = await findInScope(scopes.userApps(user_id, scope), { app_id });
-      if (!item) throw notFound('app');
+      if (!item) throw resourceNotFound('app');
       return item;
     },
   }),
@@ -92,7 +92,7 @@ export const usersRouter = router({
     load: async (ctx, { user_id, view_id }) => {
       const { scope } = await guard.personalData(ctx.principal, user_id, 'dashboard_views');
       const item = await findInScope(await scopes.userDashboardViews(ctx.principal, user_id, scope), { id: view_id });
-      if (!item) throw notFound('dashboardView');
+      if (!item) throw resourceNotFound('dashboardView');
       return item;
     },
   }),
@@ -152,7 +152,7 @@ export const usersRouter = router({
       await guard.user(ctx.principal, user_id);
       const team: Team = await guard.team(ctx.principal, team_id);
       const membership = await TeamMembership.findOne({ where: { user_id, team_id } });
-      if (!membership) throw notFound('teamMember');
+      if (!membership) throw resourceNotFound('teamMember');
       return toUserTeam(membership, team);
     },
   }),

@@ -1,5 +1,5 @@
-import { USER_SCHEMA } from './userFilter';
-import { GROUP_SCHEMA } from './groupFilter';
+import { USER_SCHEMA } from '../services/people/scimUserFilter';
+import { GROUP_SCHEMA } from '../services/people/scimGroupFilter';
 
 /** RFC 7644 §4 and RFC 7643 §5–7: what this SCIM service supports, for identity providers that ask. */
 

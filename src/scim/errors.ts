@@ -1,5 +1,4 @@
-import { WriteError } from '../services/changes/errors';
-import { NulInStatementError } from '../../db/connection';
+import { DomainError, ErrorKind } from '../errors';
 
 /** RFC 7644 §3.12 `scimType` values (and DESIGN §11's list). */
 export type ScimType =
@@ -15,7 +14,10 @@ export type ScimType =
 
 export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
-/** A SCIM error response: the status, the `scimType` where RFC 7644 names one, and a detail saying what to fix. */
+/**
+ * A SCIM error response: the status, the `scimType` where RFC 7644 names one, and a detail saying what to fix.
+ * Thrown by this surface's own parsing, where the scimType is the point (a path, a PATCH's mutability).
+ */
 export class ScimError extends Error {
   constructor(
     readonly status: number,
@@ -27,16 +29,38 @@ export class ScimError extends Error {
   }
 }
 
-/** The SCIM surface's one mapping from what went wrong to its error format. */
+const ANSWER_OF: Record<ErrorKind, [status: number, scimType?: ScimType]> = {
+  invalid: [400, 'invalidValue'],
+  unauthenticated: [401],
+  forbidden: [403],
+  not_found: [404],
+  conflict: [409, 'uniqueness'],
+  too_large: [413],
+  unsupported_media_type: [415],
+  rate_limited: [429],
+  unavailable: [503],
+};
+
+/** express.json's own refusals: malformed JSON and bodies over the cap. */
+function fromParser(err: unknown): ScimError | undefined {
+  const type = (err as { type?: unknown } | null)?.type;
+  if (type === 'entity.parse.failed') return new ScimError(400, 'invalidSyntax', 'The body is not valid JSON');
+  if (type === 'entity.too.large') {
+    const limit = (err as { limit?: number }).limit;
+    return new ScimError(413, undefined, `The body is larger than ${limit} bytes (SCIM_BODY_LIMIT_KB)`);
+  }
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new ScimError(415, undefined, 'Send the body as UTF-8 JSON');
+  return undefined;
+}
+
+/** The SCIM surface's one mapping from what went wrong to its error format; undefined for our own faults. */
 export function toScimError(err: unknown): ScimError | undefined {
   if (err instanceof ScimError) return err;
-  if (err instanceof NulInStatementError) return new ScimError(400, 'invalidValue', err.message);
-  if (err instanceof WriteError) {
-    if (err.kind === 'not_found') return new ScimError(404, undefined, err.message);
-    if (err.kind === 'conflict') return new ScimError(409, 'uniqueness', err.message);
-    return new ScimError(400, 'invalidValue', err.message);
+  if (err instanceof DomainError) {
+    const [status, scimType] = err.detail.field === 'filter' ? [400, 'invalidFilter' as const] : ANSWER_OF[err.kind];
+    return new ScimError(status, scimType, err.message);
   }
-  return undefined;
+  return fromParser(err);
 }
 
 export function scimErrorBody(err: ScimError): Record<string, unknown> {

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Team } from '../../db/models';
 import type { MemberChange, TeamInput } from '../services/people/teams';
+import type { GroupMember } from '../services/people/directory';
 import { ScimError } from './errors';
-import { GROUP_SCHEMA } from './groupFilter';
+import { GROUP_SCHEMA } from '../services/people/scimGroupFilter';
 import { lowerKeys, patchOperations, pathsOf } from './patchOp';
 import { stringOf } from './userResource';
 
@@ -14,11 +15,6 @@ export interface ScimGroup {
   displayName: string;
   members?: { value: string; display: string; $ref: string }[];
   meta: { resourceType: 'Group'; created: string; lastModified: string; location: string; version: string };
-}
-
-export interface GroupMember {
-  user_id: string;
-  user_name: string;
 }
 
 export function scimGroupOf(team: Team, members: GroupMember[] | undefined, base: string): ScimGroup {

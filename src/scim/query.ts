@@ -59,7 +59,8 @@ const ALWAYS = new Set(['id', 'schemas']);
  * `attributes` / `excludedAttributes` (RFC 7644 §3.9) on a resource: names are case-insensitive, may be
  * sub-attributes (`name.givenName`) or carry the schema URN; `id` and `schemas` are always returned.
  */
-export function project(resource: Record<string, unknown>, query: Pick<ListQuery, 'attributes' | 'excludedAttributes'>, urn: string): Record<string, unknown> {
+export function project(answer: object, query: Pick<ListQuery, 'attributes' | 'excludedAttributes'>, urn: string): Record<string, unknown> {
+  const resource: Record<string, unknown> = { ...answer };
   const paths = (list: string[]) =>
     list.map((n) => {
       const lower = n.toLowerCase();

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { ScimCaller } from './auth';
+import type { ScimCaller } from '../auth/scimAuthenticator';
 
 export const SCIM_CONTENT_TYPE = 'application/scim+json; charset=utf-8';
 

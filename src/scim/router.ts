@@ -2,15 +2,17 @@ import express, { NextFunction, Request, Response, Router } from 'express';
 import type { Logger } from '../logger';
 import type { RateLimiter } from '../rateLimit/rateLimiter';
 import type { MemberWriter } from '../services/people/members';
+import type { Directory } from '../services/people/directory';
 import type { TeamWriter } from '../services/people/teams';
 import { rateLimitMessage, setRateLimitHeaders } from '../rateLimit/headers';
-import type { ScimAuthenticator } from './auth';
+import type { ScimAuthenticator } from '../auth/scimAuthenticator';
 import { resourceTypes, schemas, serviceProviderConfig, listResponse } from './discovery';
 import { ScimError, scimErrorBody, toScimError } from './errors';
 import { sendScim, setCaller } from './respond';
-import { usersRouter } from './users';
+import { scimUsers } from './users';
+import { scimResourceRouter } from './resourceRouter';
 import { containsNul, decodedPath, hasControlCharacters } from '../wire/text';
-import { groupsRouter } from './groups';
+import { scimGroups } from './groups';
 
 export interface ScimDeps {
   authenticator: ScimAuthenticator;
@@ -18,6 +20,7 @@ export interface ScimDeps {
   limiter: RateLimiter;
   members: MemberWriter;
   teams: TeamWriter;
+  directory: Directory;
   /** `PUBLIC_URL` + `/scim/v2`: the base of every `meta.location`. */
   base: string;
   bodyLimitBytes: number;
@@ -81,8 +84,8 @@ export function scimRouter(deps: ScimDeps): Router {
     if (!found) throw new ScimError(404, undefined, `No schema ${req.params.id}`);
     sendScim(res, 200, found);
   });
-  router.use('/Users', usersRouter(deps.members, deps.base));
-  router.use('/Groups', groupsRouter(deps.teams, deps.base));
+  router.use('/Users', scimResourceRouter(scimUsers(deps.members, deps.directory, deps.base), deps.base));
+  router.use('/Groups', scimResourceRouter(scimGroups(deps.teams, deps.directory, deps.base), deps.base));
   router.all(['/Bulk', '/Me', '/Me/*rest'], () => {
     throw new ScimError(501, undefined, 'Not supported by this service (see ServiceProviderConfig)');
   });
@@ -91,7 +94,7 @@ export function scimRouter(deps: ScimDeps): Router {
   });
 
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const scim = toScimError(err) ?? fromParser(err);
+    const scim = toScimError(err);
     if (!scim) deps.logger.error({ err, reqId: req.id }, 'SCIM request failed');
     const answer = scim ?? new ScimError(500, undefined, 'Internal server error');
     if (answer.status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="scim"');
@@ -118,14 +121,3 @@ function refuseControlCharacters(req: Request, _res: Response, next: NextFunctio
   next();
 }
 
-/** express.json's own refusals: malformed JSON and bodies over the cap. */
-function fromParser(err: unknown): ScimError | undefined {
-  const type = (err as { type?: unknown } | null)?.type;
-  if (type === 'entity.parse.failed') return new ScimError(400, 'invalidSyntax', 'The body is not valid JSON');
-  if (type === 'entity.too.large') {
-    const limit = (err as { limit?: number }).limit;
-    return new ScimError(413, undefined, `The body is larger than ${limit} bytes (SCIM_BODY_LIMIT_KB)`);
-  }
-  if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new ScimError(415, undefined, 'Send the body as UTF-8 JSON');
-  return undefined;
-}

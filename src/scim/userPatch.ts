@@ -3,7 +3,7 @@ import type { EmailAddress, MemberInput, NameParts } from '../services/people/me
 import { namePartColumns } from '../services/people/profile';
 import { ScimError } from './errors';
 import { parseFilter } from './filter';
-import { USER_SCHEMA } from './userFilter';
+import { USER_SCHEMA } from '../services/people/scimUserFilter';
 import { booleanOf, emailOf, emailsIn, ENTERPRISE_USER_SCHEMA, IGNORED_CORE, nameFromParts, roleOf, stringOf, userNameOf } from './userResource';
 import { PatchOpName, patchOperations, pathsOf } from './patchOp';
 

@@ -4,7 +4,7 @@ import type { EmailAddress, Member, MemberInput, NameParts } from '../services/p
 import { splitName } from '../services/people/profile';
 import { ScimError } from './errors';
 import { lowerKeys } from './patchOp';
-import { USER_SCHEMA } from './userFilter';
+import { USER_SCHEMA } from '../services/people/scimUserFilter';
 
 export const ENTERPRISE_USER_SCHEMA = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 

@@ -1,4 +1,3 @@
-import type { ApiError } from '../errors';
 import type { Principal } from '../access/principal';
 import type { ListingService } from '../services/query/listing';
 import type { MetricsService } from '../services/metrics';
@@ -6,8 +5,8 @@ import type { MetricsService } from '../services/metrics';
 /** Per-request context shared by the REST façade and /trpc; built by the request gate. */
 export interface RequestContext {
   principal?: Principal;
-  /** A 401/429 (or masked 500) from the gate, raised by the base procedure so each transport renders it. */
-  gateError?: ApiError;
+  /** A 401/429 (or a failure to authenticate at all) from the gate, raised by the base procedure so each transport renders it. */
+  gateError?: unknown;
   /** Mistakes in the raw query string that the parsed input cannot show (REST only): empty or repeated parameters. */
   queryProblems: string[];
   services: { listing: ListingService; metrics: MetricsService };

@@ -1,7 +1,60 @@
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/unstable-core-do-not-import';
-import { ApiError, ErrorCode, SERVER_ERROR_MESSAGE } from '../errors';
-import { NulInStatementError } from '../../db/connection';
+import { DomainError, ErrorKind, SERVER_ERROR_MESSAGE } from '../errors';
+
+/**
+ * The REST and tRPC surface's one error mapping: from anything thrown (domain errors, input validation, express's
+ * own parsers, tRPC's routing) to the spec's codes (§7) and their statuses. Unknown failures are masked.
+ */
+
+/**
+ * The codes of the spec (§7), and three for requests refused before they are read (a head too slow, a URL or
+ * headers too long: the spec ties VALIDATION_ERROR to 400).
+ */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  REQUEST_TIMEOUT: 408,
+  URI_TOO_LONG: 414,
+  RATE_LIMITED: 429,
+  HEADERS_TOO_LARGE: 431,
+  SERVER_ERROR: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** A failure as the REST envelope and tRPC's `data.code` show it. */
+export interface RestError {
+  code: ErrorCode;
+  status: number;
+  message: string;
+  /** Seconds until a rate-limited client may retry. */
+  retryAfterSeconds?: number;
+  /** For a masked server error: what really failed, for the log (never sent). */
+  cause?: unknown;
+}
+
+export const restError = (code: ErrorCode, message: string, detail: Pick<RestError, 'retryAfterSeconds' | 'cause'> = {}): RestError => ({
+  code,
+  status: ERROR_STATUS[code],
+  message,
+  ...detail,
+});
+
+const CODE_OF: Record<ErrorKind, ErrorCode> = {
+  invalid: 'VALIDATION_ERROR',
+  unauthenticated: 'UNAUTHORIZED',
+  forbidden: 'FORBIDDEN',
+  not_found: 'NOT_FOUND',
+  // No /v1 operation writes or takes a body: these reach REST only as a client's mistake.
+  conflict: 'VALIDATION_ERROR',
+  too_large: 'VALIDATION_ERROR',
+  unsupported_media_type: 'VALIDATION_ERROR',
+  rate_limited: 'RATE_LIMITED',
+  unavailable: 'SERVER_ERROR',
+};
 
 const TRPC_CODE: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
   VALIDATION_ERROR: 'BAD_REQUEST',
@@ -34,30 +87,41 @@ export function describeIssues(issues: ZodIssueLike[]): string {
   return [...new Set(messages)].join('; ');
 }
 
-/** The one mapping from anything thrown to what a client may see. Unknown failures are masked. */
-export function toApiError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
-  if (err instanceof NulInStatementError) return new ApiError('VALIDATION_ERROR', err.message);
-  if (isZodError(err)) return new ApiError('VALIDATION_ERROR', describeIssues(err.issues));
+/** express's own parsers (a malformed URL escape, …) flag a client's mistake with a 4xx status of their own. */
+function isParserRefusal(err: unknown): boolean {
+  const status = (err as { status?: unknown } | null)?.status;
+  return !(err instanceof DomainError) && !(err instanceof TRPCError) && typeof status === 'number' && status >= 400 && status < 500;
+}
+
+const masked = (cause: unknown) => restError('SERVER_ERROR', SERVER_ERROR_MESSAGE, { cause });
+
+/** The one mapping from anything thrown to what a client may see. */
+export function toRestError(err: unknown): RestError {
+  if (err instanceof DomainError) {
+    const code = CODE_OF[err.kind];
+    return code === 'SERVER_ERROR' ? masked(err) : restError(code, err.message, { retryAfterSeconds: err.detail.retryAfterSeconds });
+  }
+  if (isZodError(err)) return restError('VALIDATION_ERROR', describeIssues(err.issues));
+  if (isParserRefusal(err)) return restError('VALIDATION_ERROR', 'Malformed request');
   if (err instanceof TRPCError) {
-    if (err.cause instanceof ApiError || err.cause instanceof NulInStatementError || isZodError(err.cause)) return toApiError(err.cause);
+    if (err.cause instanceof DomainError || isZodError(err.cause)) return toRestError(err.cause);
     switch (err.code) {
       case 'NOT_FOUND':
       case 'METHOD_NOT_SUPPORTED':
-        return new ApiError('NOT_FOUND', 'Route not found');
+        return restError('NOT_FOUND', 'Route not found');
       case 'BAD_REQUEST':
       case 'PARSE_ERROR':
       case 'PAYLOAD_TOO_LARGE':
       case 'UNSUPPORTED_MEDIA_TYPE':
-        return new ApiError('VALIDATION_ERROR', err.message);
+        return restError('VALIDATION_ERROR', err.message);
       default:
-        return new ApiError('SERVER_ERROR', SERVER_ERROR_MESSAGE, undefined, { cause: err });
+        return masked(err);
     }
   }
-  return new ApiError('SERVER_ERROR', SERVER_ERROR_MESSAGE, undefined, { cause: err });
+  return masked(err);
 }
 
-/** What really failed under the layers of wrapping (TRPCError → ApiError → …), for the log. */
+/** What really failed under the layers of wrapping (TRPCError → DomainError → …), for the log. */
 export function rootCause(err: unknown): unknown {
   let current = err;
   for (let depth = 0; depth < 10 && current instanceof Error && current.cause !== undefined; depth++) current = current.cause;
@@ -65,11 +129,11 @@ export function rootCause(err: unknown): unknown {
 }
 
 export function toTRPCError(err: unknown): TRPCError {
-  const api = toApiError(err);
-  return new TRPCError({ code: TRPC_CODE[api.code], message: api.message, cause: api });
+  const rest = toRestError(err);
+  return new TRPCError({ code: TRPC_CODE[rest.code], message: rest.message, cause: err instanceof Error ? err : undefined });
 }
 
 /** True for failures that are ours, not the client's: these are logged with their stack. */
 export function isServerFault(err: unknown): boolean {
-  return toApiError(err).code === 'SERVER_ERROR';
+  return toRestError(err).code === 'SERVER_ERROR';
 }

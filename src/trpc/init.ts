@@ -1,8 +1,8 @@
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import { ApiError, invalid } from '../errors';
+import { DomainError, invalid, unauthenticated } from '../errors';
 import type { AuthedContext, RequestContext } from './context';
-import { toApiError, toTRPCError } from './errorMapping';
+import { toRestError, toTRPCError } from './errorMapping';
 
 const t = initTRPC
   .context<RequestContext>()
@@ -10,8 +10,8 @@ const t = initTRPC
   .create({
     // /trpc errors carry the same code and message as REST in `data.code`; never a stack.
     errorFormatter({ shape, error }) {
-      const api = toApiError(error);
-      return { message: api.message, code: shape.code, data: { code: api.code, httpStatus: api.status, path: shape.data.path } };
+      const rest = toRestError(error);
+      return { message: rest.message, code: shape.code, data: { code: rest.code, httpStatus: rest.status, path: shape.data.path } };
     },
   });
 
@@ -21,7 +21,7 @@ export const createCallerFactory = t.createCallerFactory;
 /** Domain errors thrown anywhere below become tRPC errors with the right code and status. */
 const mapDomainErrors = t.middleware(async ({ next }) => {
   const result = await next();
-  if (!result.ok) throw toTRPCError(result.error.cause instanceof ApiError ? result.error.cause : result.error);
+  if (!result.ok) throw toTRPCError(result.error.cause instanceof DomainError ? result.error.cause : result.error);
   return result;
 });
 
@@ -31,7 +31,7 @@ const mapDomainErrors = t.middleware(async ({ next }) => {
  */
 export const authedProcedure = t.procedure.use(mapDomainErrors).use(({ ctx, next }) => {
   if (ctx.gateError) throw ctx.gateError;
-  if (!ctx.principal) throw new ApiError('UNAUTHORIZED', 'Authentication required');
+  if (!ctx.principal) throw unauthenticated('Authentication required');
   if (ctx.queryProblems.length > 0) throw invalid(ctx.queryProblems.join('; '));
   return next({ ctx: ctx as AuthedContext });
 });

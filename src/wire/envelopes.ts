@@ -40,3 +40,8 @@ export const ErrorEnvelope = z
   })
   .meta({ id: 'Error' });
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
+
+/** The one builder of the error envelope, for every surface that answers in it (REST, ingest). */
+export function errorEnvelope(code: string, message: string): { status: 'error'; error: { code: string; message: string } } {
+  return { status: 'error', error: { code, message } };
+}

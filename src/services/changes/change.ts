@@ -2,7 +2,7 @@ import { Sequelize, Transaction, UniqueConstraintError } from 'sequelize';
 import { AccessChange, OutboxEvent } from '../../../db/models';
 import { recordChange } from '../query/dataVersions';
 import type { EventType } from '../webhooks/events';
-import { conflict } from './errors';
+import { conflict } from '../../errors';
 import { newId } from './ids';
 import { fanOut } from '../webhooks/fanOut';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { GitApp, GitProvider, Organization } from '../../../db/models';
 import { openRotated, PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../secrets/secretBox';
 import type { ChangeRunner } from '../changes/change';
-import { notFound } from '../changes/errors';
+import { notFound } from '../../errors';
 import { newId } from '../changes/ids';
 
 /** Providers whose webhooks this service receives (DESIGN §13). */

@@ -2,7 +2,7 @@ import { Op, Transaction } from 'sequelize';
 import { MembershipStatus, OrganizationMembership, OrganizationRole, Team, TeamMembership, User, UserEmail } from '../../../db/models';
 import { toOrganizationMember } from '../../resources/people';
 import type { Change, ChangeRunner } from '../changes/change';
-import { conflict, notFound } from '../changes/errors';
+import { conflict, notFound } from '../../errors';
 import { newId } from '../changes/ids';
 import { assertEmailsFree, EmailAddress, emailRows, emailsDiffer, emailsOf, NameParts, namePartColumns, normalizeEmail, replaceEmails } from './profile';
 

@@ -1,6 +1,6 @@
 import { Op, Transaction } from 'sequelize';
 import { User, UserEmail } from '../../../db/models';
-import { conflict } from '../changes/errors';
+import { conflict } from '../../errors';
 
 /** SCIM name parts as sent; null where the identity provider sent none. */
 export interface NameParts {

@@ -2,7 +2,7 @@ import { Op, Transaction } from 'sequelize';
 import { OrganizationMembership, Team, TeamMembership } from '../../../db/models';
 import { toTeam } from '../../resources/people';
 import type { Change, ChangeRunner } from '../changes/change';
-import { conflict, invalid, notFound } from '../changes/errors';
+import { conflict, invalid, notFound } from '../../errors';
 import { newId } from '../changes/ids';
 
 export interface TeamInput {

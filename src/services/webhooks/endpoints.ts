@@ -4,7 +4,7 @@ import { Organization, WebhookDelivery, WebhookEndpoint } from '../../../db/mode
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../secrets/secretBox';
 import { pauseDeliveries } from './deliveryQueue';
 import type { ChangeRunner } from '../changes/change';
-import { invalid, notFound } from '../changes/errors';
+import { invalid, notFound } from '../../errors';
 import { EVENT_TYPES, isEventType } from './events';
 import { newId } from '../changes/ids';
 

@@ -1,7 +1,7 @@
 import { ScimToken } from '../../db/models';
-import { LastUsedRecorder } from '../auth/lastUsed';
-import { hashesEqual, hashToken, isWellFormedToken, SCIM_TOKEN_PREFIX } from '../auth/tokenFormat';
-import { ScimError } from './errors';
+import { LastUsedRecorder } from './lastUsed';
+import { hashesEqual, hashToken, isWellFormedToken, SCIM_TOKEN_PREFIX } from './tokenFormat';
+import { unauthenticated } from '../errors';
 
 /** Who is provisioning: one organization's identity provider, through one SCIM token. */
 export interface ScimCaller {
@@ -9,7 +9,7 @@ export interface ScimCaller {
   organizationId: string;
 }
 
-const unauthorized = (detail: string) => new ScimError(401, undefined, detail);
+const unauthorized = unauthenticated;
 
 interface Cached {
   caller: ScimCaller;

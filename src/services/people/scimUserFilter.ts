@@ -1,5 +1,5 @@
-import { OrganizationMembership } from '../../db/models';
-import type { FilterSchema, RelatedTable } from './filter';
+import { OrganizationMembership } from '../../../db/models';
+import type { FilterSchema, RelatedTable } from './scimFilter';
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 

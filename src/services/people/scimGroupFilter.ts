@@ -1,6 +1,6 @@
 import { literal, Op } from 'sequelize';
-import { Team, TeamMembership } from '../../db/models';
-import type { FilterSchema } from './filter';
+import { Team, TeamMembership } from '../../../db/models';
+import type { FilterSchema } from './scimFilter';
 
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 
