@@ -2,7 +2,26 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseSecretsKey } from './secrets/secretBox';
-import { DEFAULT_RETRY_DELAYS, MAX_RETRIES, parseDelays } from './services/webhooks/schedule';
+
+// Outgoing webhooks' retry schedule (DESIGN §12), as WEBHOOK_RETRY_DELAYS gives it.
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+export const MAX_RETRIES = 20;
+/** 5s, 5m, 30m, 2h, 5h, 10h, 10h: about 27.6 hours from the first attempt to the last. */
+export const DEFAULT_RETRY_DELAYS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+
+/** `5s,5m,30m` → milliseconds; undefined for anything else. An empty list means no retries. */
+export function parseDelays(text: string): number[] | undefined {
+  const parts = text.split(',').map((p) => p.trim()).filter(Boolean);
+  if (parts.length > MAX_RETRIES) return undefined;
+  const delays: number[] = [];
+  for (const part of parts) {
+    const match = /^(\d{1,9})(ms|s|m|h|d)$/.exec(part);
+    if (!match) return undefined;
+    delays.push(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]);
+  }
+  return delays;
+}
 
 const positiveInt = (name: string, fallback: number) =>
   z.coerce

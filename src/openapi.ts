@@ -1,7 +1,7 @@
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import type { AppRouter } from './procedures';
-import { ErrorEnvelope } from './wire/envelopes';
+import { ErrorEnvelope, errorEnvelope } from './wire/envelopes';
 import { EVENT_TYPES } from './services/webhooks/events';
 import { EVENT_CATALOG, messageSchema } from './services/webhooks/catalog';
 
@@ -163,7 +163,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Doc {
           content: {
             'application/json': {
               schema: { $ref: '#/components/schemas/Error' },
-              example: { status: 'error', error: { code: example[0], message: example[1] } },
+              example: errorEnvelope(example[0], example[1]),
             },
           },
         },

@@ -1,9 +1,10 @@
 import { guard } from '../access/guard';
 import { resourceNotFound } from '../errors';
-import { Team, TeamMembership } from '../../db/models';
+import type { Team } from '../../db/models';
 import { router } from '../trpc/init';
 import { findInScope } from '../services/query/listing';
 import * as scopes from '../services/people/userScopes';
+import { teamMembership } from '../services/people/teamScopes';
 import { OrganizationResource, TeamResource, toUser, toUserTeam, UserResource, UserTeamResource } from '../resources/people';
 import { UserAppResource, UserGitAppResource } from '../resources/integrations';
 import { DashboardViewResource, InteractionResource } from '../resources/activity';
@@ -151,7 +152,7 @@ export const usersRouter = router({
     load: async (ctx, { user_id, team_id }) => {
       await guard.user(ctx.principal, user_id);
       const team: Team = await guard.team(ctx.principal, team_id);
-      const membership = await TeamMembership.findOne({ where: { user_id, team_id } });
+      const membership = await teamMembership(user_id, team_id);
       if (!membership) throw resourceNotFound('teamMember');
       return toUserTeam(membership, team);
     },

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ORGANIZATION_ROLES, OrganizationRole } from '../../db/models';
-import type { EmailAddress, Member, MemberInput, NameParts } from '../services/people/members';
+import { EmailAddress, isOrganizationRole, Member, MemberInput, NameParts, ORGANIZATION_ROLES, OrganizationRole } from '../services/people/members';
 import { splitName } from '../services/people/profile';
 import { ScimError } from './errors';
 import { lowerKeys } from './patchOp';
@@ -126,10 +125,10 @@ export function roleOf(value: unknown): OrganizationRole {
   const values = entries.map((e) => (typeof e === 'string' ? { value: e } : e)) as { value?: unknown; primary?: unknown }[];
   const chosen = values.find((e) => e && (e.primary === true || e.primary === 'True' || e.primary === 'true')) ?? values[0];
   const role = typeof chosen?.value === 'string' ? chosen.value.trim().toLowerCase() : undefined;
-  if (!role || !(ORGANIZATION_ROLES as readonly string[]).includes(role)) {
+  if (!role || !isOrganizationRole(role)) {
     throw invalidValue(`'roles' values are one of ${ORGANIZATION_ROLES.join(', ')}, not ${JSON.stringify(chosen?.value ?? chosen)}`);
   }
-  return role as OrganizationRole;
+  return role;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;

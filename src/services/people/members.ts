@@ -1,5 +1,5 @@
 import { Op, Transaction } from 'sequelize';
-import { MembershipStatus, OrganizationMembership, OrganizationRole, Team, TeamMembership, User, UserEmail } from '../../../db/models';
+import { MembershipStatus, ORGANIZATION_ROLES, OrganizationMembership, OrganizationRole, Team, TeamMembership, User, UserEmail } from '../../../db/models';
 import { toOrganizationMember } from '../../resources/people';
 import type { Change, ChangeRunner } from '../changes/change';
 import { conflict, notFound } from '../../errors';
@@ -7,6 +7,10 @@ import { newId } from '../changes/ids';
 import { assertEmailsFree, EmailAddress, emailRows, emailsDiffer, emailsOf, NameParts, namePartColumns, normalizeEmail, replaceEmails } from './profile';
 
 export { normalizeEmail } from './profile';
+export { ORGANIZATION_ROLES } from '../../../db/models';
+export type { OrganizationRole } from '../../../db/models';
+
+export const isOrganizationRole = (name: string): name is OrganizationRole => (ORGANIZATION_ROLES as readonly string[]).includes(name);
 export type { EmailAddress, NameParts } from './profile';
 
 /** A member as a writer sees it: the global user and their membership of one organization. */

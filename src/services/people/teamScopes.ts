@@ -42,3 +42,8 @@ export function teamInteractions(teamId: string): ListSource<ReturnType<typeof t
     countKey: `team-interactions|${teamId}`,
   };
 }
+
+/** The user's membership of the team, any state; null when they are no member. */
+export function teamMembership(userId: string, teamId: string): Promise<TeamMembership | null> {
+  return TeamMembership.findOne({ where: { user_id: userId, team_id: teamId } });
+}
