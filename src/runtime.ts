@@ -26,6 +26,8 @@ import { DeliveryWorker } from './delivery/worker';
 import { checkEndpointUrl } from './delivery/addressGuard';
 import { appRouter } from './procedures';
 import { createApp } from './http/app';
+import { scimRouter } from './scim/router';
+import { ingestRouter } from './ingest/router';
 import { createHttpServer, refuserByPath } from './http/server';
 import { restHeadRefuser } from './http/headRefusals';
 import { scimHeadRefuser } from './scim/headRefusals';
@@ -154,8 +156,10 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
   };
 
   const app = createApp({
-    scim,
-    ingest,
+    surfaces: [
+      { path: '/scim/v2', router: scimRouter(scim) },
+      { path: '/ingest', router: ingestRouter(ingest) },
+    ],
     router: appRouter,
     logger,
     version: API_VERSION,

@@ -14,8 +14,6 @@ import { conditionalGet } from './conditional';
 import { errorHandler, notFoundHandler } from './errors';
 import { restHandler } from './rest';
 import { docsRouter } from './docs';
-import { scimRouter, ScimDeps } from '../scim/router';
-import { ingestRouter, IngestDeps } from '../ingest/router';
 
 export interface AppDeps extends GateDeps {
   router: AppRouter;
@@ -29,10 +27,11 @@ export interface AppDeps extends GateDeps {
   /** Figures shown beside the checks, never failing readiness (outgoing webhooks: counts, failures, queue lag). */
   readinessDetail?: () => Record<string, unknown>;
   lifecycle: { draining: boolean };
-  /** The SCIM surface's own dependencies (src/scim). */
-  scim: ScimDeps;
-  /** The git activity surface's own dependencies (src/ingest). */
-  ingest: IngestDeps;
+  /**
+   * The other surfaces, each a transport of its own (its tokens, limits and error format) mounted at its path:
+   * SCIM at /scim/v2 (DESIGN §11), git activity at /ingest (DESIGN §13). The runtime builds them.
+   */
+  surfaces: { path: string; router: express.Router }[];
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -129,10 +128,7 @@ export function createApp(deps: AppDeps): express.Express {
     }),
   );
 
-  // A transport of its own: SCIM tokens, SCIM limits and the SCIM error format (DESIGN §11).
-  app.use('/scim/v2', scimRouter(deps.scim));
-  // GitHub and GitLab webhooks: the git app's secret, per git app limits, the error envelope (DESIGN §13).
-  app.use('/ingest', ingestRouter(deps.ingest));
+  for (const surface of deps.surfaces) app.use(surface.path, surface.router);
 
   // Outside /v1, so not behind the gate: a static page for people; its requests to /v1 are gated as usual.
   app.use('/docs', docsRouter());
