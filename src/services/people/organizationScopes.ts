@@ -1,47 +1,40 @@
 import { Op } from 'sequelize';
 import { App, Organization, OrganizationMembership, Team } from '../../../db/models';
 import type { Principal } from '../../access/principal';
-import { rules } from '../../access/rules';
 import { conditions } from '../../access/conditions';
 import { memberColumns, toOrganization, toOrganizationMember, toTeam } from '../../resources/people';
 import { toApp } from '../../resources/integrations';
 import type { ListSource } from '../query/listing';
 
-export function accessibleOrganizations(p: Principal): ListSource<ReturnType<typeof toOrganization>> {
-  const ids = rules.accessibleOrganizationIds(p);
+export function accessibleOrganizations(p: Principal): ListSource<ReturnType<typeof toOrganization>, Organization> {
   return {
     model: Organization,
     where: conditions.accessibleOrganizations(p, 'id'),
-    toItem: (row) => toOrganization(row as Organization),
-    countKey: `organizations|${[...ids].sort().join(',')}`,
+    toItem: toOrganization,
   };
 }
 
-export function organizationMembers(organizationId: string): ListSource<ReturnType<typeof toOrganizationMember>> {
+export function organizationMembers(organizationId: string): ListSource<ReturnType<typeof toOrganizationMember>, OrganizationMembership> {
   return {
     model: OrganizationMembership,
     where: { organization_id: organizationId, ...conditions.activeMembership },
     columns: memberColumns,
-    toItem: (row) => toOrganizationMember(row as OrganizationMembership),
-    countKey: `org-members|${organizationId}`,
+    toItem: toOrganizationMember,
   };
 }
 
-export function organizationTeams(p: Principal, organizationId: string): ListSource<ReturnType<typeof toTeam>> {
-  const teamFilter = rules.teamFilter(p);
+export function organizationTeams(p: Principal, organizationId: string): ListSource<ReturnType<typeof toTeam>, Team> {
   return {
     model: Team,
     where: { [Op.and]: [{ organization_id: organizationId }, ...conditions.teamScope(p, 'id')] },
-    toItem: (row) => toTeam(row as Team),
-    countKey: `org-teams|${organizationId}|${teamFilter ? [...teamFilter].sort().join(',') : '*'}`,
+    toItem: toTeam,
   };
 }
 
-export function organizationApps(organizationId: string): ListSource<ReturnType<typeof toApp>> {
+export function organizationApps(organizationId: string): ListSource<ReturnType<typeof toApp>, App> {
   return {
     model: App,
     where: { organization_id: organizationId },
-    toItem: (row) => toApp(row as App),
-    countKey: `org-apps|${organizationId}`,
+    toItem: toApp,
   };
 }

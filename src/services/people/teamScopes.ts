@@ -1,45 +1,39 @@
 import { Op } from 'sequelize';
 import { Interaction, Task, Team, TeamMembership } from '../../../db/models';
 import type { Principal } from '../../access/principal';
-import { rules } from '../../access/rules';
 import { conditions } from '../../access/conditions';
 import { memberColumns, toTeam, toTeamMember } from '../../resources/people';
 import { toInteraction, toTask } from '../../resources/activity';
 import type { ListSource } from '../query/listing';
 
 /** Teams of the accessible organizations (only the token's teams when it names teams). */
-export function accessibleTeams(p: Principal): ListSource<ReturnType<typeof toTeam>> {
-  const organizationIds = rules.accessibleOrganizationIds(p);
-  const teamFilter = rules.teamFilter(p);
+export function accessibleTeams(p: Principal): ListSource<ReturnType<typeof toTeam>, Team> {
   return {
     model: Team,
     where: { [Op.and]: [conditions.accessibleOrganizations(p), ...conditions.teamScope(p, 'id')] },
-    toItem: (row) => toTeam(row as Team),
-    countKey: `teams|${[...organizationIds].sort().join(',')}|${teamFilter ? [...teamFilter].sort().join(',') : '*'}`,
+    toItem: toTeam,
   };
 }
 
 /** Everyone in the team (members and managers), or only its managers. */
-export function teamMembers(teamId: string, role?: 'manager'): ListSource<ReturnType<typeof toTeamMember>> {
+export function teamMembers(teamId: string, role?: 'manager'): ListSource<ReturnType<typeof toTeamMember>, TeamMembership> {
   return {
     model: TeamMembership,
     where: { team_id: teamId, ...conditions.activeMembership, ...(role ? { role } : {}) },
     columns: memberColumns,
-    toItem: (row) => toTeamMember(row as TeamMembership),
-    countKey: `team-members|${teamId}|${role ?? '*'}`,
+    toItem: toTeamMember,
   };
 }
 
-export function teamTasks(teamId: string): ListSource<ReturnType<typeof toTask>> {
-  return { model: Task, where: { team_id: teamId }, toItem: (row) => toTask(row as Task), countKey: `team-tasks|${teamId}` };
+export function teamTasks(teamId: string): ListSource<ReturnType<typeof toTask>, Task> {
+  return { model: Task, where: { team_id: teamId }, toItem: toTask };
 }
 
-export function teamInteractions(teamId: string): ListSource<ReturnType<typeof toInteraction>> {
+export function teamInteractions(teamId: string): ListSource<ReturnType<typeof toInteraction>, Interaction> {
   return {
     model: Interaction,
     where: { team_id: teamId },
-    toItem: (row) => toInteraction(row as Interaction),
-    countKey: `team-interactions|${teamId}`,
+    toItem: toInteraction,
   };
 }
 

@@ -1,4 +1,4 @@
-import { literal, Model, Op, WhereOptions } from 'sequelize';
+import { literal, Op, WhereOptions } from 'sequelize';
 import { App, DashboardView, GitApp, Interaction, Organization, OrganizationMembership, Team, TeamMembership, User, UserApp, UserGitApp } from '../../../db/models';
 import type { Principal } from '../../access/principal';
 import { rules } from '../../access/rules';
@@ -9,7 +9,6 @@ import { toDashboardView, toInteraction } from '../../resources/activity';
 import type { ListSource } from '../query/listing';
 
 type PersonalScope = ReturnType<typeof rules.personalDataScope>;
-const key = (ids: Iterable<string>) => [...ids].sort().join(',');
 
 /**
  * Users visible to the caller: themself and everyone in an accessible organization. The caller belongs to every
@@ -17,9 +16,9 @@ const key = (ids: Iterable<string>) => [...ids].sort().join(',');
  * (a token scoped away from all of them) the caller still sees themself. Pages are read on the memberships'
  * (organization, user field, user) indexes.
  */
-export function visibleUsers(p: Principal): ListSource<ReturnType<typeof toUser>> {
+export function visibleUsers(p: Principal): ListSource<ReturnType<typeof toUser>, User> {
   const organizationIds = rules.accessibleOrganizationIds(p);
-  const base = { model: User, toItem: (row: Model) => toUser(row as User), countKey: `users|${p.userId}|${key(organizationIds)}` };
+  const base = { model: User, toItem: toUser };
   if (organizationIds.length === 0) return { ...base, where: { id: p.userId } };
   return {
     ...base,
@@ -33,20 +32,18 @@ export function visibleUsers(p: Principal): ListSource<ReturnType<typeof toUser>
   };
 }
 
-export function userOrganizations(p: Principal, organizationIds: string[]): ListSource<ReturnType<typeof toOrganization>> {
+export function userOrganizations(p: Principal, organizationIds: string[]): ListSource<ReturnType<typeof toOrganization>, Organization> {
   const visible = organizationIds.filter((o) => rules.canAccessOrganization(p, o));
   return {
     model: Organization,
     where: { id: { [Op.in]: visible } },
-    toItem: (row) => toOrganization(row as Organization),
-    countKey: `organizations|${key(visible)}`,
+    toItem: toOrganization,
   };
 }
 
 /** Teams the user belongs to that the caller may access. */
-export function userTeams(p: Principal, userId: string): ListSource<ReturnType<typeof toTeam>> {
+export function userTeams(p: Principal, userId: string): ListSource<ReturnType<typeof toTeam>, Team> {
   const organizationIds = rules.accessibleOrganizationIds(p);
-  const teamFilter = rules.teamFilter(p);
   return {
     model: Team,
     where: {
@@ -58,8 +55,7 @@ export function userTeams(p: Principal, userId: string): ListSource<ReturnType<t
     },
     replacements: { userId },
     alsoReads: [TeamMembership],
-    toItem: (row) => toTeam(row as Team),
-    countKey: `user-teams|${userId}|${key(organizationIds)}|${teamFilter ? key(teamFilter) : '*'}`,
+    toItem: toTeam,
   };
 }
 
@@ -70,7 +66,6 @@ export function userApps(userId: string, scope: PersonalScope): ListSource<Retur
     include: [{ model: App, as: 'app', required: true, where: { organization_id: { [Op.in]: scope.organizationIds } } }],
     columns: userAppColumns,
     toItem: (row) => toUserApp(row as UserApp & { app: App }),
-    countKey: `user-apps|${userId}|${key(scope.organizationIds)}`,
   };
 }
 
@@ -81,7 +76,6 @@ export function userGitApps(userId: string, scope: PersonalScope): ListSource<Re
     include: [{ model: GitApp, as: 'git_app', required: true, where: { organization_id: { [Op.in]: scope.organizationIds } } }],
     columns: userGitAppColumns,
     toItem: (row) => toUserGitApp(row as UserGitApp & { git_app: GitApp }),
-    countKey: `user-git-apps|${userId}|${key(scope.organizationIds)}`,
   };
 }
 
@@ -93,7 +87,7 @@ export async function userDashboardViews(
   p: Principal,
   userId: string,
   scope: PersonalScope,
-): Promise<ListSource<ReturnType<typeof toDashboardView>>> {
+): Promise<ListSource<ReturnType<typeof toDashboardView>, DashboardView>> {
   const memberships = await TeamMembership.findAll({ where: { user_id: userId, ...conditions.activeMembership }, attributes: ['team_id'] });
   const teamFilter = rules.teamFilter(p);
   const teamIds = memberships.map((m) => m.team_id).filter((t) => !teamFilter || teamFilter.includes(t));
@@ -107,13 +101,11 @@ export async function userDashboardViews(
       memberTeamIds: teamIds,
       teamFilter: null,
     }),
-    toItem: (row) => toDashboardView(row as DashboardView),
-    countKey: `user-views|${userId}|${key(scope.organizationIds)}|${key(teamIds)}`,
+    toItem: toDashboardView,
   };
 }
 
-export function userInteractions(p: Principal, userId: string, scope: PersonalScope): ListSource<ReturnType<typeof toInteraction>> {
-  const teamFilter = rules.teamFilter(p);
+export function userInteractions(p: Principal, userId: string, scope: PersonalScope): ListSource<ReturnType<typeof toInteraction>, Interaction> {
   const where: WhereOptions[] = [
     { user_id: userId },
     {
@@ -127,7 +119,6 @@ export function userInteractions(p: Principal, userId: string, scope: PersonalSc
   return {
     model: Interaction,
     where: { [Op.and]: where },
-    toItem: (row) => toInteraction(row as Interaction),
-    countKey: `user-interactions|${userId}|${key(scope.organizationIds)}|${key(scope.managedTeamIds)}|${teamFilter ? key(teamFilter) : '*'}`,
+    toItem: toInteraction,
   };
 }

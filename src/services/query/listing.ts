@@ -18,13 +18,18 @@ import { selectSql } from './selectSql';
 import { versionsOf } from './dataVersions';
 import { anchoredKeys, OrderedRange, PageAnchors } from './pageAnchors';
 import { findPlain } from './plainRows';
+import { scopeKey } from './scopeKey';
 
 /** A public field maps to an own column, or to a column of an included (belongs-to) association. */
 export type ColumnRef = string | readonly [association: string, column: string];
 
-/** What a list endpoint reads: the scope (where/include) and how a row becomes a public item. */
-export interface ListSource<Item> {
-  model: ModelStatic<Model>;
+/**
+ * What a list endpoint reads: the scope (where/include) and how a row of `model` becomes a public item. The count
+ * cache keys a list by these very conditions (scopeKey.ts), so two lists share a total only when they select the
+ * same rows.
+ */
+export interface ListSource<Item, Row extends Model = Model> {
+  model: ModelStatic<Row>;
   where?: WhereOptions;
   include?: Includeable[];
   replacements?: Record<string, unknown>;
@@ -32,9 +37,7 @@ export interface ListSource<Item> {
   columns?: Record<string, ColumnRef>;
   /** Tables the `where` reads through literal subqueries: their changes change the total too. */
   alsoReads?: ModelStatic<Model>[];
-  toItem(row: Model): Item;
-  /** Names the scope for the count cache; two sources with equal keys must select the same rows. */
-  countKey: string;
+  toItem(row: Row): Item;
   /**
    * A scope that is a set of values of an indexed column (e.g. the caller's organizations). With several values
    * an `IN` defeats the (column, sort, id) index and sorts every matching row; a page is then read as the merge
@@ -126,12 +129,12 @@ export class ListingService {
   private listIdentity(source: ListSource<unknown>, request: PageRequest) {
     let versions: Promise<string> | undefined;
     const range = request.createdAt;
-    const scope = `${source.countKey}|${range?.from?.toISOString() ?? ''}|${range?.before?.toISOString() ?? ''}`;
+    const scope = `${scopeKey(source)}|${range?.from?.toISOString() ?? ''}|${range?.before?.toISOString() ?? ''}`;
     const withVersions = async (suffix: string) => `${scope}|${suffix}|${await (versions ??= versionsOf(tablesRead(source)))}`;
     return { countKey: () => withVersions('count'), orderKey: () => withVersions(`${request.sort} ${request.order}`) };
   }
 
-  async fetchPage<Item>(source: ListSource<Item>, request: PageRequest): Promise<Page<Item>> {
+  async fetchPage<Item, Row extends Model>(source: ListSource<Item, Row>, request: PageRequest): Promise<Page<Item>> {
     if (source.keysFrom) return this.fetchKeyedPage(source, source.keysFrom, request);
     const column = (field: string): ColumnRef => source.columns?.[field] ?? field;
     const direction: 'ASC' | 'DESC' = request.order === 'asc' ? 'ASC' : 'DESC';
@@ -187,7 +190,7 @@ export class ListingService {
    * A page of a `keysFrom` list: the page's keys from the key table's (partition, sort, key) index (one range,
    * or the union of one range per partition value, duplicates removed), then the items by key.
    */
-  private async fetchKeyedPage<Item>(source: ListSource<Item>, index: KeyIndex, request: PageRequest): Promise<Page<Item>> {
+  private async fetchKeyedPage<Item, Row extends Model>(source: ListSource<Item, Row>, index: KeyIndex, request: PageRequest): Promise<Page<Item>> {
     const direction = request.order === 'asc' ? 'ASC' : 'DESC';
     const sortColumn = index.columns[request.sort] ?? request.sort;
     const conditions = [...(index.where ? [index.where] : []), ...createdAtConditions(index.columns.created_at, request.createdAt)];
@@ -220,7 +223,7 @@ export class ListingService {
 
     const found = keys.length ? await findPlain(source.model, { where: { id: { [Op.in]: keys } } }) : [];
     const byId = new Map(found.map((row) => [(row as unknown as { id: string }).id, row]));
-    const rows = keys.map((k) => byId.get(k)).filter((row): row is Model => row !== undefined);
+    const rows = keys.map((k) => byId.get(k)).filter((row): row is Row => row !== undefined);
     const total = await this.totalOf(request, rows.length, offset, identity.countKey, () =>
       index.model.count({ where: whole, ...(values.length > 1 ? { distinct: true, col: index.key } : {}) }),
     );
@@ -228,15 +231,15 @@ export class ListingService {
   }
 
   /** Picks how to read the page: a merge of per-partition ranges, a deferred join, or a plain OFFSET query. */
-  private async readPage<Item>(
-    source: ListSource<Item>,
+  private async readPage<Item, Row extends Model>(
+    source: ListSource<Item, Row>,
     { where, order }: { where: WhereOptions; order: Order },
     perPartition: { branches: WhereOptions[]; sortColumn: string } | undefined,
     direction: 'ASC' | 'DESC',
     limit: number,
     offset: number,
     anchored?: { range: OrderedRange; key: () => Promise<string> },
-  ): Promise<Model[]> {
+  ): Promise<Row[]> {
     if (anchored && offset >= this.options.deferredJoinOffset) {
       const { range } = anchored;
       const keys = await anchoredKeys(this.anchors, await anchored.key(), range, limit, offset);
@@ -291,12 +294,12 @@ export class ListingService {
     return keys.map((k) => k.id);
   }
 
-  private async deferredPage<Item>(
-    source: ListSource<Item>,
+  private async deferredPage<Item, Row extends Model>(
+    source: ListSource<Item, Row>,
     query: FindOptions & { order: Order },
     limit: number,
     offset: number,
-  ): Promise<Model[]> {
+  ): Promise<Row[]> {
     const keyColumns = source.model.primaryKeyAttributes;
     const keys = (await source.model.findAll({
       ...query,
@@ -320,7 +323,7 @@ function tablesRead(source: ListSource<unknown>): string[] {
 }
 
 /** Reads one row of a list's scope (a get-one endpoint addressing an item of that list). */
-export async function findInScope<Item>(source: ListSource<Item>, where: WhereOptions): Promise<Item | undefined> {
+export async function findInScope<Item, Row extends Model>(source: ListSource<Item, Row>, where: WhereOptions): Promise<Item | undefined> {
   const [row] = await findPlain(source.model, {
     where: source.where ? { [Op.and]: [source.where, where] } : where,
     include: source.include,
