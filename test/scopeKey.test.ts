@@ -1,6 +1,7 @@
-import { literal, Op } from 'sequelize';
+import { literal, Model, Op, WhereOptions } from 'sequelize';
 import { Commit, Team, User } from '../db/models';
 import { scopeKey } from '../src/services/query/scopeKey';
+import type { ListSource } from '../src/services/query/listing';
 import { startTestApp, TestApp } from './support/harness';
 
 /** The count cache names a list by the conditions its queries run: equal only where the selected rows are. */
@@ -11,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const source = (where: object, extra: object = {}) => ({ model: Team, where, toItem: (row: Team) => row.id, ...extra });
+const source = (where: WhereOptions, extra: Partial<ListSource<string, Model>> = {}): ListSource<string, Model> => ({ model: Team, where, toItem: (row: Model) => String(row.get('id')), ...extra });
 
 test('equal conditions built separately give one key; any difference in value, operator, table or join gives another', () => {
   const a = scopeKey(source({ [Op.and]: [{ organization_id: { [Op.in]: ['org_a', 'org_b'] } }, { id: { [Op.in]: ['t1'] } }] }));

@@ -3,7 +3,7 @@ import { toDeployment } from '../../resources/git';
 import type { Change } from '../changes/change';
 import { newId } from '../changes/ids';
 import type { DeploymentInput } from './activity';
-import type { Applied } from './pullRequests';
+import { Applied, recordIfNewer, sameTime } from './recordIfNewer';
 import { clip, LIMITS } from './text';
 
 /**
@@ -13,7 +13,6 @@ import { clip, LIMITS } from './text';
 export async function recordDeployment(change: Change, gitApp: GitApp, repository: Repository, input: DeploymentInput): Promise<Applied> {
   const { transaction } = change;
   const existing = await Deployment.findOne({ where: { repository_id: repository.id, external_id: input.externalId }, transaction });
-  if (existing && existing.finished_at > input.finishedAt) return 'stale';
   const fields = {
     environment: clip(input.environment, LIMITS.environment),
     status: input.status,
@@ -21,17 +20,19 @@ export async function recordDeployment(change: Change, gitApp: GitApp, repositor
     created_at: input.createdAt,
     finished_at: input.finishedAt,
   };
-  let deployment: Deployment;
-  if (existing) {
-    if (existing.status === fields.status && existing.finished_at.getTime() === fields.finished_at.getTime()) return 'unchanged';
-    deployment = await existing.update(fields, { transaction });
-  } else {
-    deployment = await Deployment.create(
-      { id: newId('dep'), repository_id: repository.id, git_app_id: gitApp.id, organization_id: gitApp.organization_id, external_id: input.externalId, ...fields },
-      { transaction },
-    );
+  const recorded = await recordIfNewer(change, 'deployments', existing, {
+    olderThanStored: (stored) => stored.finished_at > input.finishedAt,
+    visiblyDiffers: (stored) => stored.status !== fields.status || !sameTime(stored.finished_at, fields.finished_at),
+    create: () =>
+      Deployment.create(
+        { id: newId('dep'), repository_id: repository.id, git_app_id: gitApp.id, organization_id: gitApp.organization_id, external_id: input.externalId, ...fields },
+        { transaction },
+      ),
+    update: (stored) => stored.update(fields, { transaction }),
+  });
+  if ('row' in recorded) {
+    const deployment = recorded.row;
+    change.emit(gitApp.organization_id, deployment.status === 'success' ? 'deployment.succeeded' : 'deployment.failed', toDeployment(deployment));
   }
-  change.wrote('deployments');
-  change.emit(gitApp.organization_id, deployment.status === 'success' ? 'deployment.succeeded' : 'deployment.failed', toDeployment(deployment));
-  return existing ? 'updated' : 'created';
+  return recorded.applied;
 }

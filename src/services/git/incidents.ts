@@ -3,7 +3,7 @@ import { toIncident } from '../../resources/git';
 import type { Change } from '../changes/change';
 import { newId } from '../changes/ids';
 import type { IncidentInput } from './activity';
-import { olderThanStored, sameTime, type Applied } from './pullRequests';
+import { Applied, olderThanStored, recordIfNewer, sameTime } from './recordIfNewer';
 import { clip, LIMITS } from './text';
 
 /**
@@ -13,7 +13,6 @@ import { clip, LIMITS } from './text';
 export async function recordIncident(change: Change, gitApp: GitApp, repository: Repository, input: IncidentInput): Promise<Applied> {
   const { transaction } = change;
   const existing = await Incident.findOne({ where: { repository_id: repository.id, external_id: input.externalId }, transaction });
-  if (olderThanStored(existing?.provider_updated_at, input.updatedAt)) return 'stale';
   const fields = {
     title: clip(input.title, LIMITS.title),
     cause_sha: input.causeSha,
@@ -21,23 +20,22 @@ export async function recordIncident(change: Change, gitApp: GitApp, repository:
     resolved_at: input.resolvedAt,
     provider_updated_at: input.updatedAt,
   };
-  const emit = (incident: Incident) =>
-    change.emit(gitApp.organization_id, incident.resolved_at ? 'incident.resolved' : 'incident.opened', toIncident(incident));
-  if (!existing) {
-    const created = await Incident.create(
-      { id: newId('inc'), repository_id: repository.id, git_app_id: gitApp.id, organization_id: gitApp.organization_id, external_id: input.externalId, ...fields },
-      { transaction },
-    );
-    change.wrote('incidents');
-    if (created.resolved_at) change.emit(gitApp.organization_id, 'incident.opened', toIncident({ ...created.get({ plain: true }), resolved_at: null } as Incident));
-    emit(created);
-    return 'created';
-  }
-  const wasResolved = existing.resolved_at !== null;
-  const visibleChange = fields.title !== existing.title || fields.cause_sha !== existing.cause_sha || !sameTime(fields.resolved_at, existing.resolved_at);
-  await existing.update(fields, { transaction });
-  if (!visibleChange) return 'unchanged';
-  change.wrote('incidents');
-  if (wasResolved !== (existing.resolved_at !== null)) emit(existing);
-  return 'updated';
+  const wasResolved = existing ? existing.resolved_at !== null : undefined;
+  const recorded = await recordIfNewer(change, 'incidents', existing, {
+    olderThanStored: (stored) => olderThanStored(stored.provider_updated_at, input.updatedAt),
+    visiblyDiffers: (stored) => fields.title !== stored.title || fields.cause_sha !== stored.cause_sha || !sameTime(fields.resolved_at, stored.resolved_at),
+    create: () =>
+      Incident.create(
+        { id: newId('inc'), repository_id: repository.id, git_app_id: gitApp.id, organization_id: gitApp.organization_id, external_id: input.externalId, ...fields },
+        { transaction },
+      ),
+    update: (stored) => stored.update(fields, { transaction }),
+  });
+  if (!('row' in recorded)) return recorded.applied;
+  const incident = toIncident(recorded.row);
+  const resolved = incident.resolved_at !== null;
+  // A new incident that is already resolved was opened first.
+  if (recorded.applied === 'created' && resolved) change.emit(gitApp.organization_id, 'incident.opened', { ...incident, resolved_at: null });
+  if (recorded.applied === 'created' || wasResolved !== resolved) change.emit(gitApp.organization_id, resolved ? 'incident.resolved' : 'incident.opened', incident);
+  return recorded.applied;
 }
