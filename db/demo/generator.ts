@@ -612,9 +612,17 @@ function slugify(s: string): string {
 
 // ---------------------------------------------------------------------------------------------------
 
+/** What every seeding step shares: where rows go, the root of the random streams, and the scale. */
+interface Seeding {
+  ins: Inserter;
+  root: Random;
+  spec: ScaleSpec;
+}
+
 /**
  * Seeds a migrated, empty database with the demo data of the given scale; returns row counts per table.
- * Does not check that the database is empty (scripts/seed.ts does).
+ * Does not check that the database is empty (scripts/seed.ts does). Each kind of data is one step below, with a
+ * random stream of its own, so a change to one kind leaves the others as they were.
  */
 export async function seedDemo(
   sequelize: Sequelize,
@@ -625,12 +633,25 @@ export async function seedDemo(
   const seed = opts.seed ?? DEFAULT_DEMO_SEED;
   const log = opts.log ?? (() => {});
   const ins = new Inserter(sequelize, opts.chunkSize ?? 2_000, opts.concurrency ?? 4, log);
-  const root = new Random(`demo:${opts.scale}:${seed}`);
+  const s: Seeding = { ins, root: new Random(`demo:${opts.scale}:${seed}`), spec };
 
-  // --- catalog --------------------------------------------------------------------------------------
   await ins.insertAll('dashboard_catalog', DASHBOARD_CATALOG.map((e) => ({ ...e })));
+  const orgs = await seedOrganizations(s);
+  const memberSortFields = await seedUsers(s, orgs);
+  const teams = await seedTeams(s, orgs, memberSortFields);
+  await seedApps(s, orgs);
+  const repos = await seedRepositories(s, await seedGitApps(s, orgs));
+  const deployments = await seedCommits(s, repos);
+  await seedPullRequests(s, repos);
+  await insertDeploymentsAndIncidents(ins, deployments.rng, deployments.deployed);
+  await seedTasks(s, teams);
+  await seedInteractions(s, orgs);
+  await seedDashboardViews(s, orgs);
+  return ins.counts;
+}
 
-  // --- organizations --------------------------------------------------------------------------------
+/** Organizations: the fixtures', then generated ones. */
+async function seedOrganizations({ ins, root, spec }: Seeding): Promise<OrgState[]> {
   const rngOrg = root.fork('organizations');
   const blankSources = (): Record<AppCategory, string[]> => ({ issues: [], chat: [], git: [], calendar: [] });
   const orgs: OrgState[] = FIXTURE_ORGANIZATIONS.map((o) => ({
@@ -659,14 +680,16 @@ export async function seedDemo(
       sources: blankSources(),
     });
   }
-  const acme = orgs[0];
-  const globex = orgs[1];
   await ins.insertAll('organizations', [
     ...FIXTURE_ORGANIZATIONS.map((o) => ({ ...o, created_at: toDate(o.created_at) })),
     ...orgs.slice(2).map((o) => ({ id: o.id, name: o.name, created_at: new Date(o.createdMs) })),
   ]);
+  return orgs;
+}
 
-  // --- users ----------------------------------------------------------------------------------------
+/** Users and which organizations they join; returns each user's fields that membership rows carry. */
+async function seedUsers({ ins, root, spec }: Seeding, orgs: OrgState[]): Promise<(userId: string) => Row> {
+  const [acme, globex] = orgs;
   const rngUser = root.fork('users');
   const emailCounts = new Map<string, number>();
   // SCIM name parts as an identity provider would have sent them (db/models/people.ts).
@@ -714,8 +737,12 @@ export async function seedDemo(
     return { user_name: u.name, user_email: u.email, user_created_at: u.created_at };
   };
   userRows.length = 0;
+  return memberSortFields;
+}
 
-  // --- teams and team memberships -------------------------------------------------------------------
+/** Teams, who is in them and with which role, and the organization roles that follow; their membership rows. */
+async function seedTeams({ ins, root, spec }: Seeding, orgs: OrgState[], memberSortFields: (userId: string) => Row): Promise<TeamState[]> {
+  const [acme, globex] = orgs;
   const rngTeam = root.fork('teams');
   const teams: TeamState[] = [];
   for (const f of FIXTURE_TEAMS) {
@@ -828,8 +855,11 @@ export async function seedDemo(
     }
   }
   await ins.insertAll('team_memberships', teamMembershipRows());
+  return teams;
+}
 
-  // --- apps and user/app bindings -------------------------------------------------------------------
+/** Apps of each organization and the users bound to them. */
+async function seedApps({ ins, root, spec }: Seeding, orgs: OrgState[]): Promise<void> {
   const rngApp = root.fork('apps');
   const appRows: Row[] = FIXTURE_APPS.map((a) => ({ ...a, created_at: toDate(a.created_at) }));
   for (const f of FIXTURE_APPS) {
@@ -875,8 +905,10 @@ export async function seedDemo(
     }
   }
   await ins.insertAll('user_apps', userAppRows());
+}
 
-  // --- git apps, bindings, repositories -------------------------------------------------------------
+/** Git apps and the users bound to them (their authors). */
+async function seedGitApps({ ins, root, spec }: Seeding, orgs: OrgState[]): Promise<{ gitApps: GitAppState[]; rng: Random }> {
   const rngGit = root.fork('git');
   const gitAppRows: Row[] = FIXTURE_GIT_APPS.map((g) => ({ ...g, created_at: toDate(g.created_at) }));
   const gitApps: GitAppState[] = [];
@@ -936,6 +968,11 @@ export async function seedDemo(
   }
   await ins.insertAll('user_git_apps', userGitAppRows());
 
+  return { gitApps, rng: rngGit };
+}
+
+/** Repositories of each git app (more for larger organizations), from the git apps' random stream. */
+async function seedRepositories({ ins, spec }: Seeding, { gitApps, rng: rngGit }: { gitApps: GitAppState[]; rng: Random }): Promise<RepoState[]> {
   const repoRows: Row[] = FIXTURE_REPOSITORIES.map((r) => ({ ...r, created_at: toDate(r.created_at) }));
   const repos: RepoState[] = [];
   for (const f of FIXTURE_REPOSITORIES) {
@@ -980,8 +1017,11 @@ export async function seedDemo(
     }
   }
   await ins.insertAll('repositories', repoRows);
+  return repos;
+}
 
-  // --- commits (streamed repository by repository) --------------------------------------------------
+/** Commits, streamed repository by repository; returns the ones deployed, and the stream that chose them. */
+async function seedCommits({ ins, root, spec }: Seeding, repos: RepoState[]): Promise<{ deployed: DeployedCommit[]; rng: Random }> {
   const rngCommit = root.fork('commits');
   const commitShares = allocate(spec.commits, repos.map(() => 0.15 + rngCommit.float() ** 2));
   // Deployed commits are chosen with a random stream of their own, so the commits are the same as without them.
@@ -1016,8 +1056,11 @@ export async function seedDemo(
       }
     });
   }
+  return { deployed, rng: rngDeploy };
+}
 
-  // --- pull requests --------------------------------------------------------------------------------
+/** Pull requests, streamed repository by repository. */
+async function seedPullRequests({ ins, root, spec }: Seeding, repos: RepoState[]): Promise<void> {
   const rngPr = root.fork('pull_requests');
   const prShares = allocate(spec.pullRequests, repos.map(() => 0.15 + rngPr.float() ** 2));
   {
@@ -1064,10 +1107,10 @@ export async function seedDemo(
       }
     });
   }
+}
 
-  await insertDeploymentsAndIncidents(ins, rngDeploy, deployed);
-
-  // --- tasks (team by team) -------------------------------------------------------------------------
+/** Tasks, team by team (epics first, so children come after their epic). */
+async function seedTasks({ ins, root, spec }: Seeding, teams: TeamState[]): Promise<void> {
   const rngTask = root.fork('tasks');
   const taskShares = allocate(spec.tasks, teams.map((t) => (t.members.length + 2) * (0.5 + rngTask.float())));
   {
@@ -1107,8 +1150,10 @@ export async function seedDemo(
       }
     });
   }
+}
 
-  // --- interactions (membership by membership) ------------------------------------------------------
+/** Interactions, membership by membership. */
+async function seedInteractions({ ins, root, spec }: Seeding, orgs: OrgState[]): Promise<void> {
   const rngInt = root.fork('interactions');
   const memberships: MemberState[] = orgs.flatMap((o) => o.members);
   const intShares = allocate(spec.interactions, memberships.map(() => 0.2 + rngInt.float()));
@@ -1159,8 +1204,10 @@ export async function seedDemo(
       }
     });
   }
+}
 
-  // --- dashboard views ------------------------------------------------------------------------------
+/** Dashboard views: organization, team and private ones. */
+async function seedDashboardViews({ ins, root, spec }: Seeding, orgs: OrgState[]): Promise<void> {
   const rngView = root.fork('dashboard_views');
   const viewRows: Row[] = FIXTURE_DASHBOARD_VIEWS.map((v) => ({ ...v, created_at: toDate(v.created_at) }));
   for (const org of orgs) {
@@ -1219,8 +1266,6 @@ export async function seedDemo(
     }
   }
   await ins.insertAll('dashboard_views', viewRows);
-
-  return ins.counts;
 }
 
 // ---------------------------------------------------------------------------------------------------
