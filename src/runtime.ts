@@ -33,6 +33,7 @@ import { restHeadRefuser } from './http/headRefusals';
 import { scimHeadRefuser } from './scim/headRefusals';
 import { ingestHeadRefuser } from './ingest/headRefusals';
 import { API_VERSION } from './openapi';
+import type { RequestContext } from './trpc/context';
 
 export interface Runtime {
   app: Express;
@@ -44,6 +45,8 @@ export interface Runtime {
   redis?: RedisClient;
   /** The domain services every writing surface calls (DESIGN §10). */
   writers: Writers;
+  /** The read services the procedures call (lists, metrics). */
+  services: RequestContext['services'];
   /** Sends outgoing webhooks; main.ts starts it (tests start it when they need it). close() stops it. */
   webhooks: DeliveryWorker;
   /** Closes the database pool and the Redis connection. */
@@ -155,6 +158,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     logger,
   };
 
+  const services = { listing, metrics: new MetricsService(new ResultCache(config.COUNT_CACHE_TTL_MS, METRICS_CACHE_ENTRIES)) };
   const app = createApp({
     surfaces: [
       { path: '/scim/v2', router: scimRouter(scim) },
@@ -167,7 +171,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     corsOrigins: config.CORS_ORIGINS,
     authenticator,
     limiter,
-    services: { listing, metrics: new MetricsService(new ResultCache(config.COUNT_CACHE_TTL_MS, METRICS_CACHE_ENTRIES)) },
+    services,
     readiness,
     readinessDetail: () => ({ webhooks: webhooks.status() }),
     lifecycle,
@@ -185,6 +189,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     sequelize,
     redis,
     writers,
+    services,
     webhooks,
     async close() {
       await accessChanges.stop();
