@@ -1,7 +1,7 @@
 import express, { NextFunction, Request, Response, Router } from 'express';
 import type { Logger } from '../logger';
 import type { RateLimitDecision, RateLimiter } from '../rateLimit/rateLimiter';
-import { setRateLimitHeaders } from '../rateLimit/headers';
+import { rateLimitMessage, setRateLimitHeaders } from '../rateLimit/headers';
 import type { GitActivityWriter } from '../services/git/writer';
 import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../services/git/gitApps';
 import { addressedGitApp, authenticateDelivery } from './auth';
@@ -127,7 +127,7 @@ async function limitedFailure(deps: IngestDeps, req: Request, res: Response, fai
 }
 
 export const rateLimited = (d: RateLimitDecision) =>
-  new DomainError('rate_limited', `Rate limit of ${d.limit} deliveries exceeded; retry after ${d.retryAfterSeconds} seconds`, { retryAfterSeconds: d.retryAfterSeconds });
+  new DomainError('rate_limited', rateLimitMessage(d, 'deliveries'), { retryAfterSeconds: d.retryAfterSeconds });
 
 const tooLarge = (limit: number) => new DomainError('too_large', tooLargeMessage(limit));
 

@@ -15,7 +15,7 @@ export function setRateLimitHeaders(res: Response, d: RateLimitDecision): void {
   for (const [name, value] of Object.entries(rateLimitHeaders(d))) res.setHeader(name, value);
 }
 
-/** The one wording of a refusal for too many requests, whatever the surface's format around it. */
-export function rateLimitMessage(d: RateLimitDecision): string {
-  return `Rate limit of ${d.limit} requests exceeded; retry after ${d.retryAfterSeconds} seconds`;
+/** The one wording of a refusal for too many requests (or deliveries), whatever the surface's format around it. */
+export function rateLimitMessage(d: RateLimitDecision, what: 'requests' | 'deliveries' = 'requests'): string {
+  return `Rate limit of ${d.limit} ${what} exceeded; retry after ${d.retryAfterSeconds} seconds`;
 }

@@ -1,6 +1,7 @@
 import { col, fn, literal, Op, Sequelize, where, WhereOptions } from 'sequelize';
 import type { Filter } from 'scim2-parse-filter';
 import { invalid } from '../../errors';
+import { whereSql } from '../query/selectSql';
 
 /**
  * SCIM filters (RFC 7644 §3.4.2.2) as `where` conditions, so a filtered list pages in the database like any
@@ -136,18 +137,13 @@ function leaf(f: Exclude<Filter, { op: 'and' | 'or' | 'not' | '[]' }>, schema: F
 function relatedMatch(complex: ComplexAttribute, sub: Filter, schema: FilterSchema): WhereOptions {
   const { table, alias, correlation } = complex.related;
   const sequelize = schema.sequelize();
-  const inner = renderWhere(sequelize, translate(sub, schema, complex.attributes));
+  const inner = whereSql(sequelize, translate(sub, schema, complex.attributes));
   const exists = literal(`EXISTS (SELECT 1 FROM ${table} ${alias} WHERE ${correlation} AND (${inner}))`);
   if (!complex.implicit) return { [Op.and]: [exists] };
   const none = literal(`NOT EXISTS (SELECT 1 FROM ${table} ${alias} WHERE ${correlation})`);
   return { [Op.or]: [exists, { [Op.and]: [none, translate(sub, schema, complex.implicit)] }] };
 }
 
-/** A condition as SQL text, values escaped by Sequelize as in any `where`. */
-function renderWhere(sequelize: Sequelize, condition: WhereOptions): string {
-  const generator = (sequelize.getQueryInterface() as unknown as { queryGenerator: { getWhereConditions(w: WhereOptions): string } }).queryGenerator;
-  return generator.getWhereConditions(condition) || '1 = 1';
-}
 
 const isNull = (a: FilterAttribute) => where(col(a.column), Op.is, null);
 const isNotNull = (a: FilterAttribute) => where(col(a.column), Op.not, null);

@@ -1,9 +1,10 @@
-import { DataTypes, FindOptions, Model, ModelStatic, Sequelize } from 'sequelize';
+import { DataTypes, FindOptions, Model, ModelStatic, Sequelize, WhereOptions } from 'sequelize';
 
 /** Sequelize's SQL builder (public on the query interface, absent from its typings). */
 interface SelectQueryGenerator {
   selectQuery(table: unknown, options: FindOptions, model: ModelStatic<Model>): string;
   escape(value: unknown, field: { type: unknown }): string;
+  getWhereConditions(where: WhereOptions): string;
 }
 
 const generatorOf = (sequelize: Sequelize) => (sequelize.getQueryInterface() as unknown as { queryGenerator: SelectQueryGenerator }).queryGenerator;
@@ -15,6 +16,11 @@ const generatorOf = (sequelize: Sequelize) => (sequelize.getQueryInterface() as 
  */
 export function selectSql(model: ModelStatic<Model>, options: FindOptions): string {
   return generatorOf(model.sequelize!).selectQuery(model.getTableName(), options, model).replace(/;\s*$/, '');
+}
+
+/** A condition as SQL text (for a correlated EXISTS), its values escaped as in any `where`; `1 = 1` for none. */
+export function whereSql(sequelize: Sequelize, where: WhereOptions): string {
+  return generatorOf(sequelize).getWhereConditions(where) || '1 = 1';
 }
 
 /** A timestamp as SQL text, escaped as findAll escapes a value compared with a DATE(3) column (every timestamp here). */
