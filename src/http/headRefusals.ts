@@ -1,9 +1,8 @@
 import type { RateLimiter } from '../rateLimit/rateLimiter';
-import { rateLimitHeaders } from '../rateLimit/headers';
-import { HEAD_REFUSAL_MESSAGES, HeadRefusalKind, HeadRefuser } from '../wire/headRefusals';
+import { HEAD_REFUSAL_MESSAGES, HeadRefusalKind, HeadRefuser, limitedHeadRefuser } from '../wire/headRefusals';
 import { errorBody } from './errors';
-import { ErrorCode, restError, toRestError } from '../trpc/errorMapping';
 import { rateLimited } from './gate';
+import { ErrorCode, restError, toRestError } from '../trpc/errorMapping';
 
 const CODES: Record<HeadRefusalKind, ErrorCode> = {
   malformed: 'VALIDATION_ERROR',
@@ -12,18 +11,10 @@ const CODES: Record<HeadRefusalKind, ErrorCode> = {
   headers_too_large: 'HEADERS_TOO_LARGE',
 };
 
-/**
- * Refused heads on /v1, /trpc and every path of no other surface: the error envelope with a code of its own, and
- * the rate-limit headers of the client-IP tier (the point is spent as for any failed request).
- */
+/** Refused heads on /v1, /trpc and every path of no other surface: the error envelope with a code of its own. */
 export function restHeadRefuser(limiter: RateLimiter): HeadRefuser {
-  return async ({ kind, clientIp }) => {
-    const decision = await limiter.consume(`ip:${clientIp}`).catch(() => undefined);
-    const error = decision && !decision.allowed ? toRestError(rateLimited(decision)) : restError(CODES[kind], HEAD_REFUSAL_MESSAGES[kind]);
-    return {
-      status: error.status,
-      headers: { 'Content-Type': 'application/json; charset=utf-8', ...(decision ? rateLimitHeaders(decision) : {}) },
-      body: JSON.stringify(errorBody(error)),
-    };
-  };
+  return limitedHeadRefuser(limiter, (refused) => {
+    const error = 'overLimit' in refused ? toRestError(rateLimited(refused.overLimit)) : restError(CODES[refused.kind], HEAD_REFUSAL_MESSAGES[refused.kind]);
+    return { status: error.status, contentType: 'application/json; charset=utf-8', body: JSON.stringify(errorBody(error)) };
+  });
 }

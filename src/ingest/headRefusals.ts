@@ -1,8 +1,7 @@
 import type { RateLimiter } from '../rateLimit/rateLimiter';
-import { rateLimitHeaders } from '../rateLimit/headers';
-import { HEAD_REFUSAL_MESSAGES, HeadRefusalKind, HeadRefuser } from '../wire/headRefusals';
-import { ingestAnswer, IngestErrorCode, toIngestAnswer } from './errors';
+import { HEAD_REFUSAL_MESSAGES, HeadRefusalKind, HeadRefuser, limitedHeadRefuser } from '../wire/headRefusals';
 import { errorEnvelope } from '../wire/envelopes';
+import { ingestAnswer, IngestErrorCode, toIngestAnswer } from './errors';
 import { rateLimited } from './router';
 
 const CODES: Record<HeadRefusalKind, IngestErrorCode> = {
@@ -12,15 +11,10 @@ const CODES: Record<HeadRefusalKind, IngestErrorCode> = {
   headers_too_large: 'HEADERS_TOO_LARGE',
 };
 
-/** Refused heads on /ingest: the ingest error envelope, with the rate-limit headers of its client-IP tier. */
+/** Refused heads on /ingest: the ingest error envelope. */
 export function ingestHeadRefuser(limiter: RateLimiter): HeadRefuser {
-  return async ({ kind, clientIp }) => {
-    const decision = await limiter.consume(`ip:${clientIp}`).catch(() => undefined);
-    const error = decision && !decision.allowed ? toIngestAnswer(rateLimited(decision), 0)! : ingestAnswer(CODES[kind], HEAD_REFUSAL_MESSAGES[kind]);
-    return {
-      status: error.status,
-      headers: { 'Content-Type': 'application/json; charset=utf-8', ...(decision ? rateLimitHeaders(decision) : {}) },
-      body: JSON.stringify(errorEnvelope(error.code, error.message)),
-    };
-  };
+  return limitedHeadRefuser(limiter, (refused) => {
+    const error = 'overLimit' in refused ? toIngestAnswer(rateLimited(refused.overLimit), 0)! : ingestAnswer(CODES[refused.kind], HEAD_REFUSAL_MESSAGES[refused.kind]);
+    return { status: error.status, contentType: 'application/json; charset=utf-8', body: JSON.stringify(errorEnvelope(error.code, error.message)) };
+  });
 }

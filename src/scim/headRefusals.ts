@@ -1,21 +1,16 @@
 import type { RateLimiter } from '../rateLimit/rateLimiter';
-import { rateLimitHeaders, rateLimitMessage } from '../rateLimit/headers';
-import { HEAD_REFUSAL_MESSAGES, HEAD_REFUSAL_STATUS, HeadRefuser } from '../wire/headRefusals';
+import { rateLimitMessage } from '../rateLimit/headers';
+import { HEAD_REFUSAL_MESSAGES, HEAD_REFUSAL_STATUS, HeadRefuser, limitedHeadRefuser } from '../wire/headRefusals';
 import { ScimError, scimErrorBody } from './errors';
 import { SCIM_CONTENT_TYPE } from './respond';
 
-/** Refused heads on /scim/v2: a SCIM error body, with the rate-limit headers of the SCIM client-IP tier. */
+/** Refused heads on /scim/v2: a SCIM error body. */
 export function scimHeadRefuser(limiter: RateLimiter): HeadRefuser {
-  return async ({ kind, clientIp }) => {
-    const decision = await limiter.consume(`ip:${clientIp}`).catch(() => undefined);
+  return limitedHeadRefuser(limiter, (refused) => {
     const error =
-      decision && !decision.allowed
-        ? new ScimError(429, undefined, rateLimitMessage(decision))
-        : new ScimError(HEAD_REFUSAL_STATUS[kind], kind === 'malformed' ? 'invalidSyntax' : undefined, HEAD_REFUSAL_MESSAGES[kind]);
-    return {
-      status: error.status,
-      headers: { 'Content-Type': SCIM_CONTENT_TYPE, ...(decision ? rateLimitHeaders(decision) : {}) },
-      body: JSON.stringify(scimErrorBody(error)),
-    };
-  };
+      'overLimit' in refused
+        ? new ScimError(429, undefined, rateLimitMessage(refused.overLimit))
+        : new ScimError(HEAD_REFUSAL_STATUS[refused.kind], refused.kind === 'malformed' ? 'invalidSyntax' : undefined, HEAD_REFUSAL_MESSAGES[refused.kind]);
+    return { status: error.status, contentType: SCIM_CONTENT_TYPE, body: JSON.stringify(scimErrorBody(error)) };
+  });
 }

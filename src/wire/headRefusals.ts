@@ -1,3 +1,6 @@
+import type { RateLimitDecision, RateLimiter } from '../rateLimit/rateLimiter';
+import { rateLimitHeaders } from '../rateLimit/headers';
+
 /**
  * Requests Node refuses before any router sees them: what each surface needs to answer one in its own terms
  * (src/http/server.ts writes the answer; REST, SCIM and ingest each render it).
@@ -36,3 +39,25 @@ export const HEAD_REFUSAL_MESSAGES: Record<HeadRefusalKind, string> = {
 
 export const HEAD_REFUSAL_STATUS: Record<HeadRefusalKind, number> = { malformed: 400, timeout: 408, url_too_long: 414, headers_too_large: 431 };
 
+
+/** A surface's own answer to a refused head, or to a client over its limit. */
+export interface RefusalAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/**
+ * A surface's refuser: the client-IP tier of its limiter is charged (the point is spent as for any failed request)
+ * and its headers sent; the answer, in the surface's format, is the refusal or, over the limit, a 429.
+ */
+export function limitedHeadRefuser(
+  limiter: RateLimiter,
+  answer: (refused: { kind: HeadRefusalKind } | { overLimit: RateLimitDecision }) => RefusalAnswer,
+): HeadRefuser {
+  return async ({ kind, clientIp }) => {
+    const decision = await limiter.consume(`ip:${clientIp}`).catch(() => undefined);
+    const { status, contentType, body } = answer(decision && !decision.allowed ? { overLimit: decision } : { kind });
+    return { status, headers: { 'Content-Type': contentType, ...(decision ? rateLimitHeaders(decision) : {}) }, body };
+  };
+}
