@@ -86,6 +86,16 @@ describe('attributes are kept as sent', () => {
     expect((await scim(okta).get(`/Users/${created.body.id}`)).body.emails).toEqual(created.body.emails);
   });
 
+  test('a userName that is another user’s address is refused too', async () => {
+    const other = `other-${unique()}@acme.test`;
+    await scim(okta).post('/Users', { schemas: [CORE], userName: `owner-${unique()}@acme.test`, emails: [{ value: other, type: 'home' }] });
+    const mover = await scim(okta).post('/Users', { schemas: [CORE], userName: `mover-${unique()}@acme.test` });
+    const res = await scim(okta).patch(`/Users/${mover.body.id}`, { schemas: [PATCH], Operations: [{ op: 'replace', path: 'userName', value: other }] });
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ scimType: 'uniqueness', detail: expect.stringContaining(other) });
+    expect((await scim(okta).post('/Users', { schemas: [CORE], userName: other })).status).toBe(409);
+  });
+
   test('a sync that sends every user twice reads back what it sent, and the second time changes nothing', async () => {
     const run = unique();
     const bodies = [

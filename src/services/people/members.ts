@@ -180,6 +180,9 @@ export class MemberWriter {
     const emailsChanged = emailsDiffer(stored, rows);
     if (!profileChanged && !emailsChanged) return stored;
     const sortFieldsChanged = input.email !== user.email || input.name !== user.name;
+    // A new userName or address must be no one else's, as a userName or as one of their addresses.
+    const added = [...(input.email !== user.email ? [input.email] : []), ...(emailsChanged ? rows.map((r) => r.email) : [])];
+    await assertEmailsFree(user.id, added, transaction);
     await user.update({ email: input.email, name: input.name, ...parts, updated_at: now }, { transaction });
     change.wrote('users');
     if (sortFieldsChanged) {
@@ -189,7 +192,6 @@ export class MemberWriter {
       change.wrote('organization_memberships', 'team_memberships');
     }
     if (!emailsChanged) return stored;
-    await assertEmailsFree(user.id, rows.map((r) => r.email), transaction);
     await replaceEmails(user.id, rows, transaction);
     return (await emailsOf([user.id], transaction)).get(user.id) ?? [];
   }
