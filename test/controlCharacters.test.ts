@@ -119,3 +119,14 @@ test('below the edges, no statement carrying a NUL reaches the database', async 
   else await expect(lookup).resolves.toBeUndefined();
   await expect(t.runtime.sequelize.query("SELECT 1 WHERE 'a' = 'a\u0000'")).rejects.toBeInstanceOf(NulInStatementError);
 });
+
+test('a body of deeply nested or very long arrays is refused or stored, never a 500', async () => {
+  const deep = `{"schemas":["${CORE}"],"userName":"deep@acme.test","x":${'['.repeat(60_000)}${']'.repeat(60_000)}}`;
+  const res = await scim('post', '/Users', deep);
+  expect(res.status).toBeLessThan(500);
+  expect(res.body.schemas).toEqual([ERROR]);
+  const long = JSON.stringify({ schemas: [CORE], userName: 'long@acme.test', x: Array.from({ length: 200_000 }, () => 0) });
+  expect((await scim('post', '/Users', long)).status).toBeLessThan(500);
+  const filter = `${'not ('.repeat(1_500)}userName eq "a"${')'.repeat(1_500)}`;
+  expect((await scim('get', `/Users?filter=${encodeURIComponent(filter)}`)).status).toBeLessThan(500);
+});

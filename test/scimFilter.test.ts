@@ -105,3 +105,16 @@ test.each(mistakes)('invalidFilter: %s', (filter, message) => {
   // As the SCIM surface answers it, whether parsing or translating refused it.
   expect(toScimError(error)).toMatchObject({ status: 400, scimType: 'invalidFilter', detail: expect.stringMatching(message) });
 });
+
+test('filters nested too deep or with too many comparisons are a 400 invalidFilter, not a database error', () => {
+  for (const filter of [`${'not ('.repeat(30)}userName eq "a"${')'.repeat(30)}`, Array.from({ length: 150 }, (_, i) => `userName eq "u${i}"`).join(' or ')]) {
+    let error: unknown;
+    try {
+      parseFilter(filter);
+    } catch (e) {
+      error = e;
+    }
+    expect(toScimError(error)).toMatchObject({ status: 400, scimType: 'invalidFilter', detail: expect.stringMatching(/at most/) });
+  }
+  expect(() => parseFilter(`${'not ('.repeat(10)}userName eq "a"${')'.repeat(10)}`)).not.toThrow();
+});

@@ -6,11 +6,25 @@ export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
 export const hasControlCharacters = (text: string) => CONTROL_CHARACTERS.test(text);
 
-/** Whether any string in a parsed JSON value (keys included) holds a NUL. Text fields may hold line feeds; none a NUL. */
+/**
+ * Whether any string in a parsed JSON value (keys included) holds a NUL. Text fields may hold line feeds; none a NUL.
+ * Walked with a stack of its own: a body of deeply nested arrays must not exhaust the call stack (a 500).
+ */
 export function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v));
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next === 'string') {
+      if (next.includes('\u0000')) return true;
+    } else if (Array.isArray(next)) {
+      for (const item of next) pending.push(item);
+    } else if (next && typeof next === 'object') {
+      for (const [key, child] of Object.entries(next)) {
+        if (key.includes('\u0000')) return true;
+        pending.push(child);
+      }
+    }
+  }
   return false;
 }
 
