@@ -7,11 +7,12 @@ import { newId } from '../changes/ids';
 import { assertEmailsFree, EmailAddress, emailRows, emailsDiffer, emailsOf, NameParts, namePartColumns, normalizeEmail, replaceEmails } from './profile';
 
 export { normalizeEmail } from './profile';
+export type { EmailAddress, NameParts } from './profile';
 export { ORGANIZATION_ROLES } from '../../../db/models';
 export type { OrganizationRole } from '../../../db/models';
 
+/** Whether a name is an organization role (transports check roles without reaching for the models). */
 export const isOrganizationRole = (name: string): name is OrganizationRole => (ORGANIZATION_ROLES as readonly string[]).includes(name);
-export type { EmailAddress, NameParts } from './profile';
 
 /** A member as a writer sees it: the global user and their membership of one organization. */
 export interface Member {
