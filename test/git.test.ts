@@ -39,7 +39,7 @@ const pullRequestItem = (id: string) => {
 let t: TestApp;
 const tokens: Record<string, string> = {};
 
-const { ok, all } = actorClient(() => t, tokens);
+const { ok, all, read } = actorClient(() => t, tokens);
 const { byText } = textOrder(() => t.runtime.sequelize.getDialect());
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -90,7 +90,7 @@ afterAll(async () => t.close());
 
 describe('GET /v1/git/apps', () => {
   test('the git apps of the caller\'s organizations, exactly', async () => {
-    const body = await ok('/v1/git/apps?per_page=100', 'linus');
+    const body = await read('/v1/git/apps?per_page=100', 'linus');
     expectList(body, FIELDS.gitApp);
     expect(body).toEqual(list((await dbGitApps([O.acme])).sort(byCreatedDesc), { per_page: 100 }));
     expect(body.data).toContainEqual({
@@ -102,26 +102,26 @@ describe('GET /v1/git/apps', () => {
       created_at: '2024-01-10T10:00:00.000Z',
     });
     expect(ids(body)).not.toContain(G.globexGitlab);
-    const globex = await ok('/v1/git/apps?per_page=100', 'outsider');
+    const globex = await read('/v1/git/apps?per_page=100', 'outsider');
     expect(globex).toEqual(list((await dbGitApps([O.globex])).sort(byCreatedDesc), { per_page: 100 }));
     expect(globex.data).toContainEqual(gitAppItem(G.globexGitlab));
   });
 
   test('margaret sees both organizations\' git apps; token scopes narrow the list', async () => {
-    const both = await ok('/v1/git/apps?per_page=100', 'margaret');
+    const both = await read('/v1/git/apps?per_page=100', 'margaret');
     expect(both).toEqual(list((await dbGitApps([O.acme, O.globex])).sort(byCreatedDesc), { per_page: 100 }));
-    expect(await ok('/v1/git/apps?per_page=100', 'margaretGlobex')).toEqual(
+    expect(await read('/v1/git/apps?per_page=100', 'margaretGlobex')).toEqual(
       list((await dbGitApps([O.globex])).sort(byCreatedDesc), { per_page: 100 }),
     );
-    expect(await ok('/v1/git/apps?per_page=100', 'adaPlatform')).toEqual(await ok('/v1/git/apps?per_page=100', 'ada'));
+    expect(await read('/v1/git/apps?per_page=100', 'adaPlatform')).toEqual(await read('/v1/git/apps?per_page=100', 'ada'));
   });
 
   test('sort=name; other sorts are 400', async () => {
     const apps = await dbGitApps([O.acme, O.globex]);
-    expect(await ok('/v1/git/apps?sort=name&order=asc&per_page=100', 'margaret')).toEqual(
+    expect(await read('/v1/git/apps?sort=name&order=asc&per_page=100', 'margaret')).toEqual(
       list([...apps].sort(byText('name', 'asc')), { sort: 'name', order: 'asc', per_page: 100 }),
     );
-    expect(await ok('/v1/git/apps?sort=name&fields=id,provider&per_page=100', 'margaret')).toEqual(
+    expect(await read('/v1/git/apps?sort=name&fields=id,provider&per_page=100', 'margaret')).toEqual(
       list([...apps].sort(byText('name', 'desc')).map(({ id, provider }) => ({ id, provider })), { sort: 'name', per_page: 100 }),
     );
     expectError(await t.get('/v1/git/apps?sort=provider', tokens.ada), 400, 'VALIDATION_ERROR', 'sort must be one of: created_at, name');
@@ -130,7 +130,7 @@ describe('GET /v1/git/apps', () => {
 
 describe('GET /v1/git/apps/{id}/repositories', () => {
   test('the repositories of the git app, exactly', async () => {
-    const body = await ok(`/v1/git/apps/${G.acmeGithub}/repositories?per_page=100`, 'linus');
+    const body = await read(`/v1/git/apps/${G.acmeGithub}/repositories?per_page=100`, 'linus');
     expectList(body, FIELDS.repository);
     expect(body).toEqual(list((await dbRepositories(G.acmeGithub)).sort(byCreatedDesc), { per_page: 100 }));
     expect(body.data).toContainEqual({
@@ -144,23 +144,23 @@ describe('GET /v1/git/apps/{id}/repositories', () => {
     });
     expect(body.data).toContainEqual(repositoryItem(R.acmeWeb));
     expect(ids(body)).not.toContain(R.globexCore);
-    expect(await ok(`/v1/git/apps/${G.globexGitlab}/repositories?per_page=100`, 'outsider')).toEqual(
+    expect(await read(`/v1/git/apps/${G.globexGitlab}/repositories?per_page=100`, 'outsider')).toEqual(
       list((await dbRepositories(G.globexGitlab)).sort(byCreatedDesc), { per_page: 100 }),
     );
   });
 
   test('the api/web created_at tie is broken by id in the list\'s direction', async () => {
-    expect(await ok(`/v1/git/apps/${G.acmeGithub}/repositories?created_at[eq]=2024-01-15`, 'ada')).toEqual(
+    expect(await read(`/v1/git/apps/${G.acmeGithub}/repositories?created_at[eq]=2024-01-15`, 'ada')).toEqual(
       list([repositoryItem(R.acmeWeb), repositoryItem(R.acmeApi)]),
     );
-    expect(await ok(`/v1/git/apps/${G.acmeGithub}/repositories?created_at[eq]=2024-01-15&order=asc`, 'ada')).toEqual(
+    expect(await read(`/v1/git/apps/${G.acmeGithub}/repositories?created_at[eq]=2024-01-15&order=asc`, 'ada')).toEqual(
       list([repositoryItem(R.acmeApi), repositoryItem(R.acmeWeb)], { order: 'asc' }),
     );
   });
 
   test('sort=name; other sorts are 400', async () => {
     const repos = await dbRepositories(G.acmeGithub);
-    expect(await ok(`/v1/git/apps/${G.acmeGithub}/repositories?sort=name&order=asc`, 'ada')).toEqual(
+    expect(await read(`/v1/git/apps/${G.acmeGithub}/repositories?sort=name&order=asc`, 'ada')).toEqual(
       list([...repos].sort(byText('name', 'asc')), { sort: 'name', order: 'asc' }),
     );
     expectError(
@@ -183,7 +183,7 @@ describe('GET /v1/git/apps/{id}/repositories/{repo}/commits', () => {
   const apiCommits = [C.acmeApi3, C.acmeApi2, C.acmeApi1];
 
   test('the commits of one repository, exactly, newest first', async () => {
-    const body = await ok(`/v1/git/apps/${G.acmeGithub}/repositories/${R.acmeApi}/commits?per_page=100`, 'linus');
+    const body = await read(`/v1/git/apps/${G.acmeGithub}/repositories/${R.acmeApi}/commits?per_page=100`, 'linus');
     expectList(body, FIELDS.commit);
     const rows = await Commit.findAll({ where: { repository_id: R.acmeApi } });
     expect(body.meta).toEqual({ page: 1, per_page: 100, total: rows.length, total_pages: 1, sort: 'created_at', order: 'desc' });
@@ -203,18 +203,18 @@ describe('GET /v1/git/apps/{id}/repositories/{repo}/commits', () => {
     });
     for (const id of apiCommits) expect(body.data).toContainEqual(commitItem(id));
     expect(ids(body).filter((id: string) => id.startsWith('cmt_acme_api_'))).toEqual(apiCommits);
-    expect(await ok(`/v1/git/apps/${G.acmeGithub}/repositories/${R.acmeWeb}/commits?created_at[eq]=2024-01-16`, 'ada')).toEqual(
+    expect(await read(`/v1/git/apps/${G.acmeGithub}/repositories/${R.acmeWeb}/commits?created_at[eq]=2024-01-16`, 'ada')).toEqual(
       list([commitItem(C.acmeWeb1)]),
     );
-    expect(await ok(`/v1/git/apps/${G.globexGitlab}/repositories/${R.globexCore}/commits?created_at[eq]=2024-02-16`, 'outsider')).toEqual(
+    expect(await read(`/v1/git/apps/${G.globexGitlab}/repositories/${R.globexCore}/commits?created_at[eq]=2024-02-16`, 'outsider')).toEqual(
       list([commitItem(C.globexCore1)]),
     );
   });
 
   test('the api_2/api_3 created_at tie is broken by id in the list\'s direction', async () => {
     const path = `/v1/git/apps/${G.acmeGithub}/repositories/${R.acmeApi}/commits?created_at[eq]=2024-03-20`;
-    expect(await ok(path, 'ada')).toEqual(list([commitItem(C.acmeApi3), commitItem(C.acmeApi2)]));
-    expect(await ok(`${path}&order=asc`, 'ada')).toEqual(list([commitItem(C.acmeApi2), commitItem(C.acmeApi3)], { order: 'asc' }));
+    expect(await read(path, 'ada')).toEqual(list([commitItem(C.acmeApi3), commitItem(C.acmeApi2)]));
+    expect(await read(`${path}&order=asc`, 'ada')).toEqual(list([commitItem(C.acmeApi2), commitItem(C.acmeApi3)], { order: 'asc' }));
   });
 
   test('sort is created_at only', async () => {
@@ -250,7 +250,7 @@ describe('GET /v1/git/apps/{id}/repositories/{repo}/pull-requests', () => {
   const apiPullRequests = [P.acmeApi3, P.acmeApi2, P.acmeApi1];
 
   test('the pull requests of one repository, exactly, newest first', async () => {
-    const body = await ok(`/v1/git/apps/${G.acmeGithub}/repositories/${R.acmeApi}/pull-requests?per_page=100`, 'linus');
+    const body = await read(`/v1/git/apps/${G.acmeGithub}/repositories/${R.acmeApi}/pull-requests?per_page=100`, 'linus');
     expectList(body, FIELDS.pullRequest);
     expect(body).toEqual(list((await dbPullRequests({ repository_id: R.acmeApi })).sort(byCreatedDesc), { per_page: 100 }));
     expect(body.data).toContainEqual({
@@ -266,13 +266,13 @@ describe('GET /v1/git/apps/{id}/repositories/{repo}/pull-requests', () => {
     });
     for (const id of apiPullRequests) expect(body.data).toContainEqual(pullRequestItem(id));
     expect(ids(body).filter((id: string) => id.startsWith('pr_acme_api_'))).toEqual(apiPullRequests);
-    expect(await ok(`/v1/git/apps/${G.globexGitlab}/repositories/${R.globexCore}/pull-requests?created_at[eq]=2024-02-16`, 'hedy')).toEqual(
+    expect(await read(`/v1/git/apps/${G.globexGitlab}/repositories/${R.globexCore}/pull-requests?created_at[eq]=2024-02-16`, 'hedy')).toEqual(
       list([pullRequestItem(P.globexCore1)]),
     );
   });
 
   test('merged_at and closed_at agree with the state', async () => {
-    const fixtures = await ok(`/v1/git/apps/${G.acmeGithub}/repositories/${R.acmeApi}/pull-requests?created_at[gte]=2024-03-19&created_at[lt]=2024-03-22`, 'ada');
+    const fixtures = await read(`/v1/git/apps/${G.acmeGithub}/repositories/${R.acmeApi}/pull-requests?created_at[gte]=2024-03-19&created_at[lt]=2024-03-22`, 'ada');
     expect(fixtures.data.filter((x: Body) => x.id.startsWith('pr_acme_api_'))).toEqual(apiPullRequests.map(pullRequestItem));
     const [closed, open, merged] = apiPullRequests.map((id) => fixtures.data.find((x: Body) => x.id === id));
     expect(open).toMatchObject({ state: 'open', merged_at: null, closed_at: null });
@@ -298,16 +298,16 @@ describe('GET /v1/git/apps/{id}/repositories/{repo}/pull-requests', () => {
 
   test('the pr_2/pr_3 created_at tie is broken by id in the list\'s direction', async () => {
     const path = `/v1/git/apps/${G.acmeGithub}/repositories/${R.acmeApi}/pull-requests?created_at[eq]=2024-03-21`;
-    expect(await ok(path, 'ada')).toEqual(list([pullRequestItem(P.acmeApi3), pullRequestItem(P.acmeApi2)]));
-    expect(await ok(`${path}&order=asc`, 'ada')).toEqual(list([pullRequestItem(P.acmeApi2), pullRequestItem(P.acmeApi3)], { order: 'asc' }));
+    expect(await read(path, 'ada')).toEqual(list([pullRequestItem(P.acmeApi3), pullRequestItem(P.acmeApi2)]));
+    expect(await read(`${path}&order=asc`, 'ada')).toEqual(list([pullRequestItem(P.acmeApi2), pullRequestItem(P.acmeApi3)], { order: 'asc' }));
   });
 
   test('sort=title in both orders; other sorts are 400 naming created_at and title', async () => {
     const prs = await dbPullRequests({ repository_id: R.acmeApi });
-    expect(await ok(`/v1/git/apps/${G.acmeGithub}/repositories/${R.acmeApi}/pull-requests?sort=title&order=asc&per_page=100`, 'ada')).toEqual(
+    expect(await read(`/v1/git/apps/${G.acmeGithub}/repositories/${R.acmeApi}/pull-requests?sort=title&order=asc&per_page=100`, 'ada')).toEqual(
       list([...prs].sort(byText('title', 'asc')), { sort: 'title', order: 'asc', per_page: 100 }),
     );
-    expect(await ok(`/v1/git/apps/${G.acmeGithub}/repositories/${R.acmeApi}/pull-requests?sort=title&per_page=100`, 'ada')).toEqual(
+    expect(await read(`/v1/git/apps/${G.acmeGithub}/repositories/${R.acmeApi}/pull-requests?sort=title&per_page=100`, 'ada')).toEqual(
       list([...prs].sort(byText('title', 'desc')), { sort: 'title', per_page: 100 }),
     );
     for (const sort of ['number', 'state', 'name']) {
@@ -345,7 +345,7 @@ describe('`all` repositories of a git app', () => {
   test('all/commits equals the union of the per-repository commit lists, each once', async () => {
     for (const [gitAppId, who] of [[G.acmeGithub, 'linus'], [G.globexGitlab, 'outsider']] as const) {
       const expected = await union(gitAppId, 'commits', who);
-      const body = await ok(`/v1/git/apps/${gitAppId}/repositories/all/commits?per_page=100`, who);
+      const body = await read(`/v1/git/apps/${gitAppId}/repositories/all/commits?per_page=100`, who);
       expectList(body, FIELDS.commit);
       expect(body).toEqual(list(expected, { per_page: 100 }));
       expect(new Set(ids(body)).size).toBe(body.data.length);
@@ -353,7 +353,7 @@ describe('`all` repositories of a git app', () => {
       // in small pages too
       expect(await all(`/v1/git/apps/${gitAppId}/repositories/all/commits`, who, 7)).toEqual(expected);
     }
-    const acme = await ok(`/v1/git/apps/${G.acmeGithub}/repositories/all/commits?per_page=100`, 'ada');
+    const acme = await read(`/v1/git/apps/${G.acmeGithub}/repositories/all/commits?per_page=100`, 'ada');
     for (const id of [C.acmeApi1, C.acmeApi2, C.acmeApi3, C.acmeWeb1]) expect(acme.data).toContainEqual(commitItem(id));
     expect(ids(acme)).not.toContain(C.globexCore1);
   });
@@ -361,7 +361,7 @@ describe('`all` repositories of a git app', () => {
   test('all/pull-requests equals the union of the per-repository pull request lists, each once', async () => {
     for (const [gitAppId, who] of [[G.acmeGithub, 'grace'], [G.globexGitlab, 'margaret']] as const) {
       const expected = await union(gitAppId, 'pull-requests', who);
-      const body = await ok(`/v1/git/apps/${gitAppId}/repositories/all/pull-requests?per_page=100`, who);
+      const body = await read(`/v1/git/apps/${gitAppId}/repositories/all/pull-requests?per_page=100`, who);
       expectList(body, FIELDS.pullRequest);
       expect(body).toEqual(list(expected, { per_page: 100 }));
       expect(expected).toEqual((await dbPullRequests({ git_app_id: gitAppId })).sort(byCreatedDesc));
@@ -370,17 +370,17 @@ describe('`all` repositories of a git app', () => {
   });
 
   test('sorting, order, ties and filters work on `all` as on one repository', async () => {
-    expect(await ok(`/v1/git/apps/${G.acmeGithub}/repositories/all/commits?created_at[eq]=2024-03-20&order=asc`, 'ada')).toEqual(
+    expect(await read(`/v1/git/apps/${G.acmeGithub}/repositories/all/commits?created_at[eq]=2024-03-20&order=asc`, 'ada')).toEqual(
       list([commitItem(C.acmeApi2), commitItem(C.acmeApi3)], { order: 'asc' }),
     );
-    expect(await ok(`/v1/git/apps/${G.acmeGithub}/repositories/all/pull-requests?created_at[eq]=2024-03-21`, 'ada')).toEqual(
+    expect(await read(`/v1/git/apps/${G.acmeGithub}/repositories/all/pull-requests?created_at[eq]=2024-03-21`, 'ada')).toEqual(
       list([pullRequestItem(P.acmeApi3), pullRequestItem(P.acmeApi2)]),
     );
     const prs = await dbPullRequests({ git_app_id: G.acmeGithub });
-    expect(await ok(`/v1/git/apps/${G.acmeGithub}/repositories/all/pull-requests?sort=title&order=asc&per_page=100`, 'ada')).toEqual(
+    expect(await read(`/v1/git/apps/${G.acmeGithub}/repositories/all/pull-requests?sort=title&order=asc&per_page=100`, 'ada')).toEqual(
       list([...prs].sort(byText('title', 'asc')), { sort: 'title', order: 'asc', per_page: 100 }),
     );
-    const asc = await ok(`/v1/git/apps/${G.acmeGithub}/repositories/all/commits?order=asc&per_page=100`, 'ada');
+    const asc = await read(`/v1/git/apps/${G.acmeGithub}/repositories/all/commits?order=asc&per_page=100`, 'ada');
     expect(asc.data).toEqual([...asc.data].sort(byCreatedAsc));
     expect(asc.meta).toMatchObject({ sort: 'created_at', order: 'asc' });
     expectError(await t.get(`/v1/git/apps/${G.acmeGithub}/repositories/all/commits?sort=title`, tokens.ada), 400, 'VALIDATION_ERROR', 'sort must be one of: created_at');

@@ -28,7 +28,7 @@ const memberItem = (id: string, role: string) => {
 let t: TestApp;
 const tokens: Record<string, string> = {};
 
-const { ok } = actorClient(() => t, tokens);
+const { ok, read } = actorClient(() => t, tokens);
 
 
 beforeAll(async () => {
@@ -42,46 +42,46 @@ afterAll(async () => t.close());
 
 describe('GET /v1/organizations', () => {
   test('lists only the caller\'s organizations, exactly', async () => {
-    const body = await ok('/v1/organizations', 'ada');
+    const body = await read('/v1/organizations', 'ada');
     expectList(body, FIELDS.organization);
     expect(body).toEqual(list([{ id: 'org_acme', name: 'Acme Corp', created_at: '2024-01-01T08:00:00.000Z' }]));
-    expect(await ok('/v1/organizations', 'outsider')).toEqual(
+    expect(await read('/v1/organizations', 'outsider')).toEqual(
       list([{ id: 'org_globex', name: 'Globex', created_at: '2024-02-01T08:00:00.000Z' }]),
     );
-    expect(await ok('/v1/organizations', 'linus')).toEqual(list([orgItem(O.acme)]));
+    expect(await read('/v1/organizations', 'linus')).toEqual(list([orgItem(O.acme)]));
   });
 
   test('margaret, in both, sees both; sort and order apply', async () => {
-    expect(await ok('/v1/organizations', 'margaret')).toEqual(list([orgItem(O.globex), orgItem(O.acme)]));
-    expect(await ok('/v1/organizations?order=asc', 'margaret')).toEqual(list([orgItem(O.acme), orgItem(O.globex)], { order: 'asc' }));
-    expect(await ok('/v1/organizations?sort=name&order=asc', 'margaret')).toEqual(
+    expect(await read('/v1/organizations', 'margaret')).toEqual(list([orgItem(O.globex), orgItem(O.acme)]));
+    expect(await read('/v1/organizations?order=asc', 'margaret')).toEqual(list([orgItem(O.acme), orgItem(O.globex)], { order: 'asc' }));
+    expect(await read('/v1/organizations?sort=name&order=asc', 'margaret')).toEqual(
       list([orgItem(O.acme), orgItem(O.globex)], { sort: 'name', order: 'asc' }),
     );
-    expect(await ok('/v1/organizations?sort=name', 'margaret')).toEqual(
+    expect(await read('/v1/organizations?sort=name', 'margaret')).toEqual(
       list([orgItem(O.globex), orgItem(O.acme)], { sort: 'name' }),
     );
-    expect(await ok('/v1/organizations?per_page=1&page=2&fields=id', 'margaret')).toEqual(
+    expect(await read('/v1/organizations?per_page=1&page=2&fields=id', 'margaret')).toEqual(
       list([{ id: O.acme }], { per_page: 1, page: 2, total: 2, total_pages: 2 }),
     );
   });
 
   test('a token scoped to org_globex sees only Globex', async () => {
-    expect(await ok('/v1/organizations', 'margaretGlobex')).toEqual(list([orgItem(O.globex)]));
-    expect(await ok('/v1/organizations', 'adaAcme')).toEqual(list([orgItem(O.acme)]));
+    expect(await read('/v1/organizations', 'margaretGlobex')).toEqual(list([orgItem(O.globex)]));
+    expect(await read('/v1/organizations', 'adaAcme')).toEqual(list([orgItem(O.acme)]));
   });
 
   test('a token scoped to a team allows that team\'s organization', async () => {
-    expect(await ok('/v1/organizations', 'adaPlatform')).toEqual(list([orgItem(O.acme)]));
+    expect(await read('/v1/organizations', 'adaPlatform')).toEqual(list([orgItem(O.acme)]));
   });
 });
 
 describe('GET /v1/organizations/{organization_id}', () => {
   test('returns the organization, exactly', async () => {
-    expect(await ok(`/v1/organizations/${O.acme}`, 'ada')).toEqual({
+    expect(await read(`/v1/organizations/${O.acme}`, 'ada')).toEqual({
       status: 'success',
       data: { id: 'org_acme', name: 'Acme Corp', created_at: '2024-01-01T08:00:00.000Z' },
     });
-    expect(await ok(`/v1/organizations/${O.globex}`, 'margaret')).toEqual({ status: 'success', data: orgItem(O.globex) });
+    expect(await read(`/v1/organizations/${O.globex}`, 'margaret')).toEqual({ status: 'success', data: orgItem(O.globex) });
   });
 
   test('404 "Organization not found"', async () => {
@@ -93,13 +93,13 @@ describe('GET /v1/organizations/{organization_id}', () => {
     expectError(await t.get(`/v1/organizations/${O.acme}`, tokens.outsider), 403, 'FORBIDDEN', FORBIDDEN_ORG);
     expectError(await t.get(`/v1/organizations/${O.globex}`, tokens.ada), 403, 'FORBIDDEN', FORBIDDEN_ORG);
     expectError(await t.get(`/v1/organizations/${O.acme}`, tokens.margaretGlobex), 403, 'FORBIDDEN', FORBIDDEN_ORG);
-    expect(await ok(`/v1/organizations/${O.acme}`, 'margaret')).toEqual({ status: 'success', data: orgItem(O.acme) });
+    expect(await read(`/v1/organizations/${O.acme}`, 'margaret')).toEqual({ status: 'success', data: orgItem(O.acme) });
   });
 });
 
 describe('GET /v1/organizations/{organization_id}/members', () => {
   test('Acme members with their roles; every item has the member fields', async () => {
-    const body = await ok(`/v1/organizations/${O.acme}/members?per_page=100`, 'linus');
+    const body = await read(`/v1/organizations/${O.acme}/members?per_page=100`, 'linus');
     expectList(body, FIELDS.member);
     const rows = await OrganizationMembership.findAll({ where: { organization_id: O.acme } });
     expect(body.meta).toEqual({ page: 1, per_page: 100, total: rows.length, total_pages: 1, sort: 'created_at', order: 'desc' });
@@ -123,7 +123,7 @@ describe('GET /v1/organizations/{organization_id}/members', () => {
   });
 
   test('the role is per organization: margaret is an Acme collaborator and a Globex admin', async () => {
-    const globex = await ok(`/v1/organizations/${O.globex}/members?per_page=100`, 'outsider');
+    const globex = await read(`/v1/organizations/${O.globex}/members?per_page=100`, 'outsider');
     expectList(globex, FIELDS.member);
     expect(globex.data).toContainEqual(memberItem(U.margaret, 'admin'));
     expect(globex.data).toContainEqual(memberItem(U.outsider, 'collaborator'));
@@ -133,10 +133,10 @@ describe('GET /v1/organizations/{organization_id}/members', () => {
   });
 
   test('the tie of margaret and inactive is broken by id; fixture members on their day, exactly', async () => {
-    expect(await ok(`/v1/organizations/${O.acme}/members?created_at[eq]=2024-04-01`, 'ada')).toEqual(
+    expect(await read(`/v1/organizations/${O.acme}/members?created_at[eq]=2024-04-01`, 'ada')).toEqual(
       list([memberItem(U.margaret, 'collaborator'), memberItem(U.inactive, 'collaborator')]),
     );
-    expect(await ok(`/v1/organizations/${O.acme}/members?created_at[eq]=2024-04-01&order=asc`, 'ada')).toEqual(
+    expect(await read(`/v1/organizations/${O.acme}/members?created_at[eq]=2024-04-01&order=asc`, 'ada')).toEqual(
       list([memberItem(U.inactive, 'collaborator'), memberItem(U.margaret, 'collaborator')], { order: 'asc' }),
     );
   });
@@ -150,7 +150,7 @@ describe('GET /v1/organizations/{organization_id}/members', () => {
 
 describe('GET /v1/organizations/{organization_id}/teams', () => {
   test('all of Acme\'s teams, and only Acme\'s', async () => {
-    const body = await ok(`/v1/organizations/${O.acme}/teams?per_page=100`, 'ada');
+    const body = await read(`/v1/organizations/${O.acme}/teams?per_page=100`, 'ada');
     expectList(body, FIELDS.team);
     const teams = await Team.findAll({ where: { organization_id: O.acme } });
     expect([...ids(body)].sort()).toEqual(teams.map((x) => x.id).sort());
@@ -162,12 +162,12 @@ describe('GET /v1/organizations/{organization_id}/teams', () => {
   });
 
   test('a token scoped to team_platform sees only team_platform', async () => {
-    expect(await ok(`/v1/organizations/${O.acme}/teams`, 'adaPlatform')).toEqual(list([teamItem(DEMO.teams.platform)]));
+    expect(await read(`/v1/organizations/${O.acme}/teams`, 'adaPlatform')).toEqual(list([teamItem(DEMO.teams.platform)]));
     expectError(await t.get(`/v1/organizations/${O.globex}/teams`, tokens.adaPlatform), 403, 'FORBIDDEN', FORBIDDEN_ORG);
   });
 
   test('sort=name', async () => {
-    const body = await ok(`/v1/organizations/${O.acme}/teams?sort=name&order=asc&fields=name`, 'linus');
+    const body = await read(`/v1/organizations/${O.acme}/teams?sort=name&order=asc&fields=name`, 'linus');
     const names = body.data.map((x: Body) => x.name);
     expect(names).toEqual([...names].sort());
     expect(names).toEqual(expect.arrayContaining(['Mobile', 'Platform']));
@@ -181,7 +181,7 @@ describe('GET /v1/organizations/{organization_id}/teams', () => {
 
 describe('GET /v1/organizations/{organization_id}/apps', () => {
   test('the organization\'s apps, with exact fixture items', async () => {
-    const body = await ok(`/v1/organizations/${O.acme}/apps?per_page=100`, 'linus');
+    const body = await read(`/v1/organizations/${O.acme}/apps?per_page=100`, 'linus');
     expectList(body, FIELDS.app);
     const apps = await App.findAll({ where: { organization_id: O.acme } });
     expect([...ids(body)].sort()).toEqual(apps.map((a) => a.id).sort());
@@ -201,19 +201,19 @@ describe('GET /v1/organizations/{organization_id}/apps', () => {
       expect(typeof item.is_active).toBe('boolean');
     }
     // the Jira/Slack tie, by id in the list's direction
-    expect(await ok(`/v1/organizations/${O.acme}/apps?created_at[eq]=2024-01-10`, 'ada')).toEqual(
+    expect(await read(`/v1/organizations/${O.acme}/apps?created_at[eq]=2024-01-10`, 'ada')).toEqual(
       list([appItem(DEMO.apps.acmeSlack), appItem(DEMO.apps.acmeJira)]),
     );
-    expect(await ok(`/v1/organizations/${O.acme}/apps?created_at[eq]=2024-01-10&order=asc`, 'ada')).toEqual(
+    expect(await read(`/v1/organizations/${O.acme}/apps?created_at[eq]=2024-01-10&order=asc`, 'ada')).toEqual(
       list([appItem(DEMO.apps.acmeJira), appItem(DEMO.apps.acmeSlack)], { order: 'asc' }),
     );
   });
 
   test('Globex apps for Globex members', async () => {
-    const body = await ok(`/v1/organizations/${O.globex}/apps?per_page=100`, 'outsider');
+    const body = await read(`/v1/organizations/${O.globex}/apps?per_page=100`, 'outsider');
     expect(body.data).toContainEqual(appItem(DEMO.apps.globexSlack));
     expect(ids(body)).not.toContain(DEMO.apps.acmeSlack);
-    expect(await ok(`/v1/organizations/${O.globex}/apps?per_page=100`, 'margaretGlobex')).toEqual(body);
+    expect(await read(`/v1/organizations/${O.globex}/apps?per_page=100`, 'margaretGlobex')).toEqual(body);
   });
 
   test('404 and 403', async () => {

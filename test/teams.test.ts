@@ -7,7 +7,10 @@ import { find, interactionItem, teamItem } from './support/items';
 import { Interaction, Task, Team, TeamMembership, User } from '../db/models';
 import { FIXTURE_TASKS, FIXTURE_TEAM_MEMBERSHIPS, FIXTURE_USERS } from '../db/demo/fixtures';
 
-/** The seven /v1/teams endpoints: exact shapes (DESIGN §4), sort whitelists, 404/403 messages and access (§5). */
+/**
+ * The seven /v1/teams endpoints: exact shapes (DESIGN §4), sort whitelists, 404/403 messages and access (§5).
+ * What a procedure answers is read through its caller, without HTTP; refusals and the tRPC transport go over the wire.
+ */
 
 const U = DEMO.users;
 const T = DEMO.teams;
@@ -36,7 +39,7 @@ const taskItem = (id: string) => ({ ...find(FIXTURE_TASKS, id) });
 let t: TestApp;
 const tokens: Record<string, string> = {};
 
-const { ok } = actorClient(() => t, tokens);
+const { ok, read } = actorClient(() => t, tokens);
 const { byText } = textOrder(() => t.runtime.sequelize.getDialect());
 
 /** Expected wire items, read from the database (generated rows included). */
@@ -94,7 +97,7 @@ afterAll(async () => t.close());
 
 describe('GET /v1/teams', () => {
   test('ada sees every Acme team and only those, exactly, newest first', async () => {
-    const body = await ok('/v1/teams?per_page=100', 'ada');
+    const body = await read('/v1/teams?per_page=100', 'ada');
     expectList(body, FIELDS.team);
     const expected = (await dbTeams([O.acme])).sort(byCreatedDesc);
     expect(body).toEqual(list(expected, { per_page: 100 }));
@@ -104,33 +107,33 @@ describe('GET /v1/teams', () => {
   });
 
   test('outsider sees Globex teams; margaret sees both organizations\' teams, each once', async () => {
-    expect(await ok('/v1/teams?per_page=100', 'outsider')).toEqual(list((await dbTeams([O.globex])).sort(byCreatedDesc), { per_page: 100 }));
-    const both = await ok('/v1/teams?per_page=100', 'margaret');
+    expect(await read('/v1/teams?per_page=100', 'outsider')).toEqual(list((await dbTeams([O.globex])).sort(byCreatedDesc), { per_page: 100 }));
+    const both = await read('/v1/teams?per_page=100', 'margaret');
     expect(both).toEqual(list((await dbTeams([O.acme, O.globex])).sort(byCreatedDesc), { per_page: 100 }));
     expect(both.data).toContainEqual(teamItem(T.globexCore));
     expect(new Set(ids(both)).size).toBe(both.data.length);
   });
 
   test('token scopes narrow the list', async () => {
-    expect(await ok('/v1/teams', 'adaPlatform')).toEqual(list([teamItem(T.platform)]));
-    expect(await ok('/v1/teams?per_page=100', 'margaretGlobex')).toEqual(
+    expect(await read('/v1/teams', 'adaPlatform')).toEqual(list([teamItem(T.platform)]));
+    expect(await read('/v1/teams?per_page=100', 'margaretGlobex')).toEqual(
       list((await dbTeams([O.globex])).sort(byCreatedDesc), { per_page: 100 }),
     );
   });
 
   test('the Platform/Mobile created_at tie is broken by id in the list\'s direction', async () => {
-    expect(await ok('/v1/teams?created_at[eq]=2024-01-05', 'ada')).toEqual(list([teamItem(T.platform), teamItem(T.mobile)]));
-    expect(await ok('/v1/teams?created_at[eq]=2024-01-05&order=asc', 'ada')).toEqual(
+    expect(await read('/v1/teams?created_at[eq]=2024-01-05', 'ada')).toEqual(list([teamItem(T.platform), teamItem(T.mobile)]));
+    expect(await read('/v1/teams?created_at[eq]=2024-01-05&order=asc', 'ada')).toEqual(
       list([teamItem(T.mobile), teamItem(T.platform)], { order: 'asc' }),
     );
   });
 
   test('sort=name (both orders) and fields; other sorts are 400', async () => {
     const teams = await dbTeams([O.acme, O.globex]);
-    expect(await ok('/v1/teams?sort=name&order=asc&per_page=100', 'margaret')).toEqual(
+    expect(await read('/v1/teams?sort=name&order=asc&per_page=100', 'margaret')).toEqual(
       list([...teams].sort(byText('name', 'asc')), { sort: 'name', order: 'asc', per_page: 100 }),
     );
-    expect(await ok('/v1/teams?sort=name&per_page=100&fields=id,name', 'margaret')).toEqual(
+    expect(await read('/v1/teams?sort=name&per_page=100&fields=id,name', 'margaret')).toEqual(
       list(
         [...teams].sort(byText('name', 'desc')).map(({ id, name }) => ({ id, name })),
         { sort: 'name', per_page: 100 },
@@ -143,13 +146,13 @@ describe('GET /v1/teams', () => {
 
 describe('GET /v1/teams/{team_id}', () => {
   test('returns the team, exactly', async () => {
-    expect(await ok(`/v1/teams/${T.platform}`, 'linus')).toEqual({
+    expect(await read(`/v1/teams/${T.platform}`, 'linus')).toEqual({
       status: 'success',
       data: { id: 'team_platform', organization_id: 'org_acme', name: 'Platform', created_at: '2024-01-05T09:00:00.000Z' },
     });
-    expect(await ok(`/v1/teams/${T.mobile}`, 'grace')).toEqual({ status: 'success', data: teamItem(T.mobile) });
-    expect(await ok(`/v1/teams/${T.globexCore}`, 'outsider')).toEqual({ status: 'success', data: teamItem(T.globexCore) });
-    expect(await ok(`/v1/teams/${T.globexCore}?fields=name,organization_id`, 'margaret')).toEqual({
+    expect(await read(`/v1/teams/${T.mobile}`, 'grace')).toEqual({ status: 'success', data: teamItem(T.mobile) });
+    expect(await read(`/v1/teams/${T.globexCore}`, 'outsider')).toEqual({ status: 'success', data: teamItem(T.globexCore) });
+    expect(await read(`/v1/teams/${T.globexCore}?fields=name,organization_id`, 'margaret')).toEqual({
       status: 'success',
       data: { name: 'Core', organization_id: 'org_globex' },
     });
@@ -168,13 +171,13 @@ describe('GET /v1/teams/{team_id}', () => {
     expectError(await t.get(`/v1/teams/${T.globexCore}`, tokens.ada), 403, 'FORBIDDEN', FORBIDDEN_TEAM);
     expectError(await t.get(`/v1/teams/${T.mobile}`, tokens.adaPlatform), 403, 'FORBIDDEN', FORBIDDEN_TEAM);
     expectError(await t.get(`/v1/teams/${T.platform}`, tokens.margaretGlobex), 403, 'FORBIDDEN', FORBIDDEN_TEAM);
-    expect(await ok(`/v1/teams/${T.platform}`, 'adaPlatform')).toEqual({ status: 'success', data: teamItem(T.platform) });
+    expect(await read(`/v1/teams/${T.platform}`, 'adaPlatform')).toEqual({ status: 'success', data: teamItem(T.platform) });
   });
 });
 
 describe('GET /v1/teams/{team_id}/members', () => {
   test('everyone in Platform, managers included, with their titles, exactly', async () => {
-    const body = await ok(`/v1/teams/${T.platform}/members?per_page=100`, 'linus');
+    const body = await read(`/v1/teams/${T.platform}/members?per_page=100`, 'linus');
     expectList(body, FIELDS.member);
     expect(body).toEqual(list((await dbMembers(T.platform)).sort(byCreatedDesc), { per_page: 100 }));
     expect(body.data).toContainEqual({
@@ -189,7 +192,7 @@ describe('GET /v1/teams/{team_id}/members', () => {
   });
 
   test('Mobile has barbara (manager) and ada; grace is not in it', async () => {
-    const body = await ok(`/v1/teams/${T.mobile}/members?per_page=100`, 'grace');
+    const body = await read(`/v1/teams/${T.mobile}/members?per_page=100`, 'grace');
     expect(body).toEqual(list((await dbMembers(T.mobile)).sort(byCreatedDesc), { per_page: 100 }));
     expect(body.data).toContainEqual(memberItem(T.mobile, U.barbara));
     expect(body.data).toContainEqual(memberItem(T.mobile, U.ada));
@@ -198,20 +201,20 @@ describe('GET /v1/teams/{team_id}/members', () => {
 
   test('created_at is the user\'s; filters apply to it', async () => {
     // grace was created 2024-01-03 and joined Platform 2024-01-05
-    expect(await ok(`/v1/teams/${T.platform}/members?created_at[eq]=2024-01-03`, 'ada')).toEqual(list([memberItem(T.platform, U.grace)]));
-    expect(await ok(`/v1/teams/${T.platform}/members?created_at[eq]=2024-01-05`, 'ada')).toEqual(list([]));
+    expect(await read(`/v1/teams/${T.platform}/members?created_at[eq]=2024-01-03`, 'ada')).toEqual(list([memberItem(T.platform, U.grace)]));
+    expect(await read(`/v1/teams/${T.platform}/members?created_at[eq]=2024-01-05`, 'ada')).toEqual(list([]));
     // fixture days: no generated record lies on 2024-02-02 or 2024-02-03
-    expect(await ok(`/v1/teams/${T.globexCore}/members?created_at[gte]=2024-02-02&created_at[lt]=2024-02-04`, 'hedy')).toEqual(
+    expect(await read(`/v1/teams/${T.globexCore}/members?created_at[gte]=2024-02-02&created_at[lt]=2024-02-04`, 'hedy')).toEqual(
       list([memberItem(T.globexCore, U.hedy), memberItem(T.globexCore, U.outsider)]),
     );
   });
 
   test('sort=name and sort=email; other sorts are 400', async () => {
     const members = await dbMembers(T.platform);
-    expect(await ok(`/v1/teams/${T.platform}/members?sort=name&order=asc&per_page=100`, 'ada')).toEqual(
+    expect(await read(`/v1/teams/${T.platform}/members?sort=name&order=asc&per_page=100`, 'ada')).toEqual(
       list([...members].sort(byText('name', 'asc')), { sort: 'name', order: 'asc', per_page: 100 }),
     );
-    expect(await ok(`/v1/teams/${T.platform}/members?sort=email&per_page=100`, 'ada')).toEqual(
+    expect(await read(`/v1/teams/${T.platform}/members?sort=email&per_page=100`, 'ada')).toEqual(
       list([...members].sort(byText('email', 'desc')), { sort: 'email', per_page: 100 }),
     );
     expectError(
@@ -231,13 +234,13 @@ describe('GET /v1/teams/{team_id}/members', () => {
 
 describe('GET /v1/teams/{team_id}/members/{user_id}', () => {
   test('one member with their title, exactly; a manager is a member too', async () => {
-    expect(await ok(`/v1/teams/${T.platform}/members/${U.linus}`, 'grace')).toEqual({
+    expect(await read(`/v1/teams/${T.platform}/members/${U.linus}`, 'grace')).toEqual({
       status: 'success',
       data: { id: 'usr_linus', name: 'Linus Torvalds', email: 'linus@demo.test', created_at: '2024-03-15T12:00:00.000Z', title: 'Backend Engineer' },
     });
-    expect(await ok(`/v1/teams/${T.platform}/members/${U.grace}`, 'linus')).toEqual({ status: 'success', data: memberItem(T.platform, U.grace) });
-    expect(await ok(`/v1/teams/${T.mobile}/members/${U.ada}`, 'ada')).toEqual({ status: 'success', data: memberItem(T.mobile, U.ada) });
-    expect(await ok(`/v1/teams/${T.globexCore}/members/${U.hedy}?fields=title`, 'outsider')).toEqual({
+    expect(await read(`/v1/teams/${T.platform}/members/${U.grace}`, 'linus')).toEqual({ status: 'success', data: memberItem(T.platform, U.grace) });
+    expect(await read(`/v1/teams/${T.mobile}/members/${U.ada}`, 'ada')).toEqual({ status: 'success', data: memberItem(T.mobile, U.ada) });
+    expect(await read(`/v1/teams/${T.globexCore}/members/${U.hedy}?fields=title`, 'outsider')).toEqual({
       status: 'success',
       data: { title: 'Engineering Manager' },
     });
@@ -262,29 +265,29 @@ describe('GET /v1/teams/{team_id}/members/{user_id}', () => {
 
 describe('GET /v1/teams/{team_id}/managers', () => {
   test('only the managers, exactly', async () => {
-    const body = await ok(`/v1/teams/${T.platform}/managers`, 'linus');
+    const body = await read(`/v1/teams/${T.platform}/managers`, 'linus');
     expectList(body, FIELDS.member);
     expect(body).toEqual(list([memberItem(T.platform, U.grace)]));
-    expect(await ok(`/v1/teams/${T.mobile}/managers`, 'ada')).toEqual(list([memberItem(T.mobile, U.barbara)]));
-    expect(await ok(`/v1/teams/${T.globexCore}/managers`, 'outsider')).toEqual(list([memberItem(T.globexCore, U.hedy)]));
+    expect(await read(`/v1/teams/${T.mobile}/managers`, 'ada')).toEqual(list([memberItem(T.mobile, U.barbara)]));
+    expect(await read(`/v1/teams/${T.globexCore}/managers`, 'outsider')).toEqual(list([memberItem(T.globexCore, U.hedy)]));
   });
 
   test('managers are exactly the role=manager memberships, and a subset of the members list', async () => {
     const acme = await dbTeams([O.acme]);
     for (const team of acme) {
-      const managers = await ok(`/v1/teams/${team.id}/managers?per_page=100`, 'ada');
-      const members = await ok(`/v1/teams/${team.id}/members?per_page=100`, 'ada');
+      const managers = await read(`/v1/teams/${team.id}/managers?per_page=100`, 'ada');
+      const members = await read(`/v1/teams/${team.id}/members?per_page=100`, 'ada');
       expect(managers).toEqual(list((await dbMembers(team.id, 'manager')).sort(byCreatedDesc), { per_page: 100 }));
       expect(managers.meta.total).toBeGreaterThan(0);
       expect(members.meta.total).toBeGreaterThan(managers.meta.total);
       for (const m of managers.data) expect(members.data).toContainEqual(m);
     }
-    const linus = await ok(`/v1/teams/${T.platform}/managers?created_at[eq]=2024-03-15`, 'ada');
+    const linus = await read(`/v1/teams/${T.platform}/managers?created_at[eq]=2024-03-15`, 'ada');
     expect(linus).toEqual(list([]));
   });
 
   test('sort whitelist, 404 and 403', async () => {
-    expect(await ok(`/v1/teams/${T.platform}/managers?sort=email&order=asc`, 'ada')).toEqual(
+    expect(await read(`/v1/teams/${T.platform}/managers?sort=email&order=asc`, 'ada')).toEqual(
       list([memberItem(T.platform, U.grace)], { sort: 'email', order: 'asc' }),
     );
     expectError(await t.get(`/v1/teams/${T.platform}/managers?sort=role`, tokens.ada), 400, 'VALIDATION_ERROR', 'sort must be one of: created_at, name, email');
@@ -297,7 +300,7 @@ describe('GET /v1/teams/{team_id}/tasks', () => {
   const platformFixtures: string[] = [K.platformPaused, K.platformChore, K.platformStory, K.platformBug, K.platformEpic];
 
   test('every Platform task, exactly, newest first; fixture tasks as in the data', async () => {
-    const body = await ok(`/v1/teams/${T.platform}/tasks?per_page=100`, 'linus');
+    const body = await read(`/v1/teams/${T.platform}/tasks?per_page=100`, 'linus');
     expectList(body, FIELDS.task);
     expect(body).toEqual(list((await dbTasks(T.platform)).sort(byCreatedDesc), { per_page: 100 }));
     expect(body.data).toContainEqual({
@@ -318,7 +321,7 @@ describe('GET /v1/teams/{team_id}/tasks', () => {
   });
 
   test('nullable fields: parent_id, story_points, assignee_id and completed_at are null where the data has none', async () => {
-    const body = await ok(`/v1/teams/${T.platform}/tasks?created_at[lte]=2024-03-31&order=asc&per_page=100`, 'grace');
+    const body = await read(`/v1/teams/${T.platform}/tasks?created_at[lte]=2024-03-31&order=asc&per_page=100`, 'grace');
     const expected = (await dbTasks(T.platform)).filter((x) => x.created_at <= '2024-03-31T23:59:59.999Z').sort(byCreatedAsc);
     expect(body).toEqual(list(expected, { order: 'asc', per_page: 100 }));
     const fixtures = body.data.filter((x: Body) => x.id.startsWith('task_platform_'));
@@ -329,7 +332,7 @@ describe('GET /v1/teams/{team_id}/tasks', () => {
     expect(story).toMatchObject({ id: K.platformStory, status: 'done', completed_at: '2024-03-20T15:00:00.000Z' });
     expect(chore).toMatchObject({ id: K.platformChore, assignee_id: null, parent_id: K.platformEpic });
     // across the whole team: completed_at is set exactly for done tasks; parents are epics of the same team
-    const all = await ok(`/v1/teams/${T.platform}/tasks?per_page=100`, 'grace');
+    const all = await read(`/v1/teams/${T.platform}/tasks?per_page=100`, 'grace');
     const epics = all.data.filter((x: Body) => x.type === 'epic').map((x: Body) => x.id);
     for (const task of all.data) {
       expect(task.completed_at === null).toBe(task.status !== 'done');
@@ -342,20 +345,20 @@ describe('GET /v1/teams/{team_id}/tasks', () => {
   });
 
   test('the story/bug created_at tie is broken by id in the list\'s direction', async () => {
-    expect(await ok(`/v1/teams/${T.platform}/tasks?created_at[eq]=2024-03-18`, 'ada')).toEqual(
+    expect(await read(`/v1/teams/${T.platform}/tasks?created_at[eq]=2024-03-18`, 'ada')).toEqual(
       list([taskItem(K.platformStory), taskItem(K.platformBug)]),
     );
-    expect(await ok(`/v1/teams/${T.platform}/tasks?created_at[eq]=2024-03-18&order=asc`, 'ada')).toEqual(
+    expect(await read(`/v1/teams/${T.platform}/tasks?created_at[eq]=2024-03-18&order=asc`, 'ada')).toEqual(
       list([taskItem(K.platformBug), taskItem(K.platformStory)], { order: 'asc' }),
     );
   });
 
   test('sort=title in both orders; other sorts are 400 naming created_at and title', async () => {
     const tasks = await dbTasks(T.platform);
-    expect(await ok(`/v1/teams/${T.platform}/tasks?sort=title&order=asc&per_page=100`, 'ada')).toEqual(
+    expect(await read(`/v1/teams/${T.platform}/tasks?sort=title&order=asc&per_page=100`, 'ada')).toEqual(
       list([...tasks].sort(byText('title', 'asc')), { sort: 'title', order: 'asc', per_page: 100 }),
     );
-    expect(await ok(`/v1/teams/${T.platform}/tasks?sort=title&per_page=100`, 'ada')).toEqual(
+    expect(await read(`/v1/teams/${T.platform}/tasks?sort=title&per_page=100`, 'ada')).toEqual(
       list([...tasks].sort(byText('title', 'desc')), { sort: 'title', per_page: 100 }),
     );
     for (const sort of ['status', 'name', 'story_points']) {
@@ -364,7 +367,7 @@ describe('GET /v1/teams/{team_id}/tasks', () => {
   });
 
   test('Globex Core tasks for Globex members; 404 and 403', async () => {
-    const body = await ok(`/v1/teams/${T.globexCore}/tasks?per_page=100`, 'outsider');
+    const body = await read(`/v1/teams/${T.globexCore}/tasks?per_page=100`, 'outsider');
     expect(body).toEqual(list((await dbTasks(T.globexCore)).sort(byCreatedDesc), { per_page: 100 }));
     expect(body.data).toContainEqual(taskItem(K.coreEpic));
     expect(body.data).toContainEqual(taskItem(K.coreStory));
@@ -379,10 +382,10 @@ describe('GET /v1/teams/{team_id}/interactions', () => {
 
   test('admins of the team\'s organization and managers of the team read them, exactly', async () => {
     const expected = list((await dbInteractions(T.platform)).sort(byCreatedDesc), { per_page: 100 });
-    const byAdmin = await ok(`/v1/teams/${T.platform}/interactions?per_page=100`, 'ada');
+    const byAdmin = await read(`/v1/teams/${T.platform}/interactions?per_page=100`, 'ada');
     expectList(byAdmin, FIELDS.interaction);
     expect(byAdmin).toEqual(expected);
-    expect(await ok(`/v1/teams/${T.platform}/interactions?per_page=100`, 'grace')).toEqual(expected);
+    expect(await read(`/v1/teams/${T.platform}/interactions?per_page=100`, 'grace')).toEqual(expected);
     for (const id of platformFixtures) expect(byAdmin.data).toContainEqual(interactionItem(id));
     expect(byAdmin.data).toContainEqual({
       id: 'int_grace_1',
@@ -414,24 +417,24 @@ describe('GET /v1/teams/{team_id}/interactions', () => {
   test('the other teams: barbara (Mobile manager), hedy (Core manager), margaret (Globex admin)', async () => {
     const mobile = list((await dbInteractions(T.mobile)).sort(byCreatedDesc), { per_page: 100 });
     expect(mobile.data).toContainEqual(interactionItem(I.ada2));
-    expect(await ok(`/v1/teams/${T.mobile}/interactions?per_page=100`, 'barbara')).toEqual(mobile);
-    expect(await ok(`/v1/teams/${T.mobile}/interactions?per_page=100`, 'ada')).toEqual(mobile);
+    expect(await read(`/v1/teams/${T.mobile}/interactions?per_page=100`, 'barbara')).toEqual(mobile);
+    expect(await read(`/v1/teams/${T.mobile}/interactions?per_page=100`, 'ada')).toEqual(mobile);
     const core = list((await dbInteractions(T.globexCore)).sort(byCreatedDesc), { per_page: 100 });
     expect(core.data).toContainEqual(interactionItem(I.outsider1));
-    expect(await ok(`/v1/teams/${T.globexCore}/interactions?per_page=100`, 'hedy')).toEqual(core);
-    expect(await ok(`/v1/teams/${T.globexCore}/interactions?per_page=100`, 'margaret')).toEqual(core);
-    expect(await ok(`/v1/teams/${T.globexCore}/interactions?per_page=100`, 'margaretGlobex')).toEqual(core);
+    expect(await read(`/v1/teams/${T.globexCore}/interactions?per_page=100`, 'hedy')).toEqual(core);
+    expect(await read(`/v1/teams/${T.globexCore}/interactions?per_page=100`, 'margaret')).toEqual(core);
+    expect(await read(`/v1/teams/${T.globexCore}/interactions?per_page=100`, 'margaretGlobex')).toEqual(core);
   });
 
   test('a token narrowed to Platform keeps the admin\'s access to Platform only', async () => {
-    expect(await ok(`/v1/teams/${T.platform}/interactions?per_page=100`, 'adaPlatform')).toEqual(
-      await ok(`/v1/teams/${T.platform}/interactions?per_page=100`, 'ada'),
+    expect(await read(`/v1/teams/${T.platform}/interactions?per_page=100`, 'adaPlatform')).toEqual(
+      await read(`/v1/teams/${T.platform}/interactions?per_page=100`, 'ada'),
     );
     expectError(await t.get(`/v1/teams/${T.mobile}/interactions`, tokens.adaPlatform), 403, 'FORBIDDEN', FORBIDDEN_TEAM);
   });
 
   test('sort is created_at only; order and filters apply', async () => {
-    const body = await ok(`/v1/teams/${T.platform}/interactions?created_at[gte]=2024-03-18&created_at[lte]=2024-03-21&order=asc`, 'grace');
+    const body = await read(`/v1/teams/${T.platform}/interactions?created_at[gte]=2024-03-18&created_at[lte]=2024-03-21&order=asc`, 'grace');
     const expected = (await dbInteractions(T.platform))
       .filter((x) => x.created_at >= '2024-03-18T00:00:00.000Z' && x.created_at < '2024-03-22T00:00:00.000Z')
       .sort(byCreatedAsc);

@@ -67,7 +67,7 @@ const list = (data: unknown[], meta: Partial<Body> = {}) => listEnvelope(data, {
 let t: TestApp;
 const tokens: Record<string, string> = {};
 
-const { ok } = actorClient(() => t, tokens);
+const { ok, read } = actorClient(() => t, tokens);
 
 beforeAll(async () => {
   t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_HOUR: '100000' });
@@ -86,7 +86,7 @@ async function memberIds(organizationIds: string[]): Promise<string[]> {
 
 describe('GET /v1/users', () => {
   test('ada sees exactly the members of Acme, with full user items, newest first', async () => {
-    const body = await ok('/v1/users?per_page=100', 'ada');
+    const body = await read('/v1/users?per_page=100', 'ada');
     expectList(body, FIELDS.user);
     expect([...ids(body)].sort()).toEqual(await memberIds([DEMO.orgs.acme]));
     expect(body.meta).toEqual({ page: 1, per_page: 100, total: body.data.length, total_pages: 1, sort: 'created_at', order: 'desc' });
@@ -97,7 +97,7 @@ describe('GET /v1/users', () => {
   });
 
   test('outsider sees the members of Globex only (margaret included)', async () => {
-    const body = await ok('/v1/users?per_page=100', 'outsider');
+    const body = await read('/v1/users?per_page=100', 'outsider');
     expectList(body, FIELDS.user);
     expect([...ids(body)].sort()).toEqual(await memberIds([DEMO.orgs.globex]));
     expect(body.data).toContainEqual(userItem(U.margaret));
@@ -106,14 +106,14 @@ describe('GET /v1/users', () => {
   });
 
   test('margaret, in both organizations, sees the members of both, each once', async () => {
-    const body = await ok('/v1/users?per_page=100', 'margaret');
+    const body = await read('/v1/users?per_page=100', 'margaret');
     const expected = await memberIds([DEMO.orgs.acme, DEMO.orgs.globex]);
     expect([...ids(body)].sort()).toEqual(expected);
     expect(body.meta.total).toBe(expected.length);
   });
 
   test('a token scoped to Globex narrows the list to Globex members', async () => {
-    const body = await ok('/v1/users?per_page=100', 'margaretGlobex');
+    const body = await read('/v1/users?per_page=100', 'margaretGlobex');
     expect([...ids(body)].sort()).toEqual(await memberIds([DEMO.orgs.globex]));
     expect(ids(body)).not.toContain(U.ada);
   });
@@ -121,12 +121,12 @@ describe('GET /v1/users', () => {
 
 describe('GET /v1/users/{user_id}', () => {
   test('returns the exact user in the get-one envelope', async () => {
-    expect(await ok(`/v1/users/${U.linus}`, 'ada')).toEqual({
+    expect(await read(`/v1/users/${U.linus}`, 'ada')).toEqual({
       status: 'success',
       data: { id: 'usr_linus', name: 'Linus Torvalds', email: 'linus@demo.test', created_at: '2024-03-15T12:00:00.000Z' },
     });
-    expect(await ok(`/v1/users/${U.ada}`, 'ada')).toEqual({ status: 'success', data: userItem(U.ada) });
-    expect(await ok(`/v1/users/${U.ada}`, 'linus')).toEqual({ status: 'success', data: userItem(U.ada) });
+    expect(await read(`/v1/users/${U.ada}`, 'ada')).toEqual({ status: 'success', data: userItem(U.ada) });
+    expect(await read(`/v1/users/${U.ada}`, 'linus')).toEqual({ status: 'success', data: userItem(U.ada) });
   });
 
   test('404 "User not found" for an unknown id', async () => {
@@ -141,14 +141,14 @@ describe('GET /v1/users/{user_id}', () => {
   });
 
   test('margaret, in both organizations, is visible to outsider and to ada', async () => {
-    expect(await ok(`/v1/users/${U.margaret}`, 'outsider')).toEqual({ status: 'success', data: userItem(U.margaret) });
-    expect(await ok(`/v1/users/${U.margaret}`, 'ada')).toEqual({ status: 'success', data: userItem(U.margaret) });
+    expect(await read(`/v1/users/${U.margaret}`, 'outsider')).toEqual({ status: 'success', data: userItem(U.margaret) });
+    expect(await read(`/v1/users/${U.margaret}`, 'ada')).toEqual({ status: 'success', data: userItem(U.margaret) });
   });
 
   test('a token scoped to Globex cannot read an Acme-only user, but still reads its own user', async () => {
     expectError(await t.get(`/v1/users/${U.ada}`, tokens.margaretGlobex), 403, 'FORBIDDEN', FORBIDDEN_USER);
-    expect(await ok(`/v1/users/${U.margaret}`, 'margaretGlobex')).toEqual({ status: 'success', data: userItem(U.margaret) });
-    expect(await ok(`/v1/users/${U.outsider}`, 'margaretGlobex')).toEqual({ status: 'success', data: userItem(U.outsider) });
+    expect(await read(`/v1/users/${U.margaret}`, 'margaretGlobex')).toEqual({ status: 'success', data: userItem(U.margaret) });
+    expect(await read(`/v1/users/${U.outsider}`, 'margaretGlobex')).toEqual({ status: 'success', data: userItem(U.outsider) });
   });
 });
 
@@ -156,7 +156,7 @@ describe('GET /v1/users/{user_id}/apps', () => {
   const linusApps = () => [userAppItem(U.linus, DEMO.apps.acmeSlack), userAppItem(U.linus, DEMO.apps.acmeJira)];
 
   test('ada (Acme admin) reads linus\'s apps, exactly', async () => {
-    const body = await ok(`/v1/users/${U.linus}/apps`, 'ada');
+    const body = await read(`/v1/users/${U.linus}/apps`, 'ada');
     expectList(body, FIELDS.userApp);
     expect(body).toEqual(
       list([
@@ -167,14 +167,14 @@ describe('GET /v1/users/{user_id}/apps', () => {
   });
 
   test('linus reads his own apps', async () => {
-    expect(await ok(`/v1/users/${U.linus}/apps`, 'linus')).toEqual(list(linusApps()));
+    expect(await read(`/v1/users/${U.linus}/apps`, 'linus')).toEqual(list(linusApps()));
   });
 
   test('sort=name asc, and the tie of ada\'s two bindings is broken by app id', async () => {
-    expect(await ok(`/v1/users/${U.linus}/apps?sort=name&order=asc`, 'linus')).toEqual(
+    expect(await read(`/v1/users/${U.linus}/apps?sort=name&order=asc`, 'linus')).toEqual(
       list([userAppItem(U.linus, DEMO.apps.acmeJira), userAppItem(U.linus, DEMO.apps.acmeSlack)], { sort: 'name', order: 'asc' }),
     );
-    expect(await ok(`/v1/users/${U.ada}/apps`, 'ada')).toEqual(
+    expect(await read(`/v1/users/${U.ada}/apps`, 'ada')).toEqual(
       list([userAppItem(U.ada, DEMO.apps.acmeSlack), userAppItem(U.ada, DEMO.apps.acmeJira)]),
     );
   });
@@ -187,12 +187,12 @@ describe('GET /v1/users/{user_id}/apps', () => {
 
   test('an admin reads only the apps of the organizations they administer', async () => {
     // margaret has an Acme and a Globex binding; ada administers Acme only, margaret herself sees both
-    expect(await ok(`/v1/users/${U.margaret}/apps`, 'ada')).toEqual(list([userAppItem(U.margaret, DEMO.apps.acmeSlack)]));
-    expect(await ok(`/v1/users/${U.margaret}/apps`, 'margaret')).toEqual(
+    expect(await read(`/v1/users/${U.margaret}/apps`, 'ada')).toEqual(list([userAppItem(U.margaret, DEMO.apps.acmeSlack)]));
+    expect(await read(`/v1/users/${U.margaret}/apps`, 'margaret')).toEqual(
       list([userAppItem(U.margaret, DEMO.apps.globexSlack), userAppItem(U.margaret, DEMO.apps.acmeSlack)]),
     );
     // margaret is a Globex admin: she reads outsider's apps; outsider (collaborator) cannot read hers
-    expect(await ok(`/v1/users/${U.outsider}/apps`, 'margaret')).toEqual(list([userAppItem(U.outsider, DEMO.apps.globexSlack)]));
+    expect(await read(`/v1/users/${U.outsider}/apps`, 'margaret')).toEqual(list([userAppItem(U.outsider, DEMO.apps.globexSlack)]));
     expectError(await t.get(`/v1/users/${U.margaret}/apps`, tokens.outsider), 403, 'FORBIDDEN', FORBIDDEN_USER);
   });
 
@@ -203,11 +203,11 @@ describe('GET /v1/users/{user_id}/apps', () => {
 
 describe('GET /v1/users/{user_id}/apps/{app_id}', () => {
   test('returns one binding, exactly', async () => {
-    expect(await ok(`/v1/users/${U.linus}/apps/${DEMO.apps.acmeJira}`, 'ada')).toEqual({
+    expect(await read(`/v1/users/${U.linus}/apps/${DEMO.apps.acmeJira}`, 'ada')).toEqual({
       status: 'success',
       data: { id: 'app_acme_jira', provider: 'jira', name: 'Jira', user_id: 'usr_linus', external_user_id: 'acme-linus.torvalds', created_at: '2024-03-16T10:00:00.000Z' },
     });
-    expect(await ok(`/v1/users/${U.linus}/apps/${DEMO.apps.acmeSlack}`, 'linus')).toEqual({
+    expect(await read(`/v1/users/${U.linus}/apps/${DEMO.apps.acmeSlack}`, 'linus')).toEqual({
       status: 'success',
       data: userAppItem(U.linus, DEMO.apps.acmeSlack),
     });
@@ -230,15 +230,15 @@ describe('GET /v1/users/{user_id}/git/apps', () => {
     const expected = list([
       { id: 'gapp_acme_github', provider: 'github', name: 'Acme GitHub', user_id: 'usr_linus', username: 'torvalds', created_at: '2024-03-16T11:00:00.000Z' },
     ]);
-    const body = await ok(`/v1/users/${U.linus}/git/apps`, 'ada');
+    const body = await read(`/v1/users/${U.linus}/git/apps`, 'ada');
     expectList(body, FIELDS.userGitApp);
     expect(body).toEqual(expected);
-    expect(await ok(`/v1/users/${U.linus}/git/apps`, 'linus')).toEqual(expected);
+    expect(await read(`/v1/users/${U.linus}/git/apps`, 'linus')).toEqual(expected);
   });
 
   test('only the administered organizations count; an empty list has total_pages 0', async () => {
-    expect(await ok(`/v1/users/${U.margaret}/git/apps`, 'ada')).toEqual(list([]));
-    expect(await ok(`/v1/users/${U.outsider}/git/apps`, 'margaret')).toEqual(
+    expect(await read(`/v1/users/${U.margaret}/git/apps`, 'ada')).toEqual(list([]));
+    expect(await read(`/v1/users/${U.outsider}/git/apps`, 'margaret')).toEqual(
       list([userGitAppItem(U.outsider, DEMO.gitApps.globexGitlab)]),
     );
   });
@@ -269,7 +269,7 @@ describe('GET /v1/users/{user_id}/dashboard-views', () => {
   }
 
   test('linus\'s own views: Acme\'s, team_platform\'s and his private one, not ada\'s private or Mobile\'s', async () => {
-    const body = await ok(`/v1/users/${U.linus}/dashboard-views?per_page=100`, 'linus');
+    const body = await read(`/v1/users/${U.linus}/dashboard-views?per_page=100`, 'linus');
     expectList(body, FIELDS.dashboardView);
     expect(body.data).toEqual(await expectedViews(U.linus, [DEMO.orgs.acme]));
     for (const v of [DEMO.views.acmeOrg, DEMO.views.platformTeam, DEMO.views.linusPrivate]) expect(body.data).toContainEqual(viewItem(v));
@@ -278,14 +278,14 @@ describe('GET /v1/users/{user_id}/dashboard-views', () => {
   });
 
   test('ada (Acme admin) sees linus\'s private view in his list', async () => {
-    const body = await ok(`/v1/users/${U.linus}/dashboard-views?per_page=100`, 'ada');
+    const body = await read(`/v1/users/${U.linus}/dashboard-views?per_page=100`, 'ada');
     expect(body.data).toEqual(await expectedViews(U.linus, [DEMO.orgs.acme]));
     expect(body.data).toContainEqual(viewItem(DEMO.views.linusPrivate));
     expect(ids(body)).not.toContain(DEMO.views.adaPrivate);
   });
 
   test('ada\'s own views: her private one and Mobile\'s team view, not Platform\'s nor linus\'s private', async () => {
-    const body = await ok(`/v1/users/${U.ada}/dashboard-views?per_page=100`, 'ada');
+    const body = await read(`/v1/users/${U.ada}/dashboard-views?per_page=100`, 'ada');
     expect(body.data).toEqual(await expectedViews(U.ada, [DEMO.orgs.acme]));
     for (const v of [DEMO.views.acmeOrg, DEMO.views.mobileTeam, DEMO.views.adaPrivate]) expect(body.data).toContainEqual(viewItem(v));
     for (const v of [DEMO.views.platformTeam, DEMO.views.linusPrivate]) expect(ids(body)).not.toContain(v);
@@ -296,23 +296,23 @@ describe('GET /v1/users/{user_id}/dashboard-views', () => {
     expectError(await t.get(`/v1/users/${U.linus}/dashboard-views`, tokens.grace), 403, 'FORBIDDEN', FORBIDDEN_USER);
     expectError(await t.get(`/v1/users/${U.ada}/dashboard-views`, tokens.linus), 403, 'FORBIDDEN', FORBIDDEN_USER);
     // Globex: outsider owns a private view; margaret (admin) sees it, hedy (manager) may not look
-    const own = await ok(`/v1/users/${U.outsider}/dashboard-views?per_page=100`, 'outsider');
+    const own = await read(`/v1/users/${U.outsider}/dashboard-views?per_page=100`, 'outsider');
     expect(own.data).toEqual(await expectedViews(U.outsider, [DEMO.orgs.globex]));
     expect(own.data).toContainEqual(viewItem(DEMO.views.outsiderPrivate));
-    const byAdmin = await ok(`/v1/users/${U.outsider}/dashboard-views?per_page=100`, 'margaret');
+    const byAdmin = await read(`/v1/users/${U.outsider}/dashboard-views?per_page=100`, 'margaret');
     expect(byAdmin.data).toEqual(own.data);
     expectError(await t.get(`/v1/users/${U.outsider}/dashboard-views`, tokens.hedy), 403, 'FORBIDDEN', FORBIDDEN_USER);
   });
 
   test('the Globex tie (org view and outsider\'s private view) is broken by id', async () => {
-    const desc = await ok(`/v1/users/${U.outsider}/dashboard-views?created_at[eq]=2024-02-20`, 'outsider');
+    const desc = await read(`/v1/users/${U.outsider}/dashboard-views?created_at[eq]=2024-02-20`, 'outsider');
     expect(desc).toEqual(list([viewItem(DEMO.views.outsiderPrivate), viewItem(DEMO.views.globexOrg)]));
-    const asc = await ok(`/v1/users/${U.outsider}/dashboard-views?created_at[eq]=2024-02-20&order=asc`, 'outsider');
+    const asc = await read(`/v1/users/${U.outsider}/dashboard-views?created_at[eq]=2024-02-20&order=asc`, 'outsider');
     expect(asc).toEqual(list([viewItem(DEMO.views.globexOrg), viewItem(DEMO.views.outsiderPrivate)], { order: 'asc' }));
   });
 
   test('a token narrowed to team_platform hides ada\'s Mobile team view', async () => {
-    const body = await ok(`/v1/users/${U.ada}/dashboard-views?per_page=100`, 'adaPlatform');
+    const body = await read(`/v1/users/${U.ada}/dashboard-views?per_page=100`, 'adaPlatform');
     expect(body.data).toEqual(await expectedViews(U.ada, [DEMO.orgs.acme], [DEMO.teams.platform]));
     expect(ids(body)).not.toContain(DEMO.views.mobileTeam);
     expect(body.data).toContainEqual(viewItem(DEMO.views.adaPrivate));
@@ -325,7 +325,7 @@ describe('GET /v1/users/{user_id}/dashboard-views', () => {
 
 describe('GET /v1/users/{user_id}/dashboard-views/{view_id}', () => {
   test('returns one view of each visibility, exactly', async () => {
-    expect(await ok(`/v1/users/${U.linus}/dashboard-views/${DEMO.views.platformTeam}`, 'linus')).toEqual({
+    expect(await read(`/v1/users/${U.linus}/dashboard-views/${DEMO.views.platformTeam}`, 'linus')).toEqual({
       status: 'success',
       data: {
         id: 'view_platform_team',
@@ -338,11 +338,11 @@ describe('GET /v1/users/{user_id}/dashboard-views/{view_id}', () => {
         created_at: '2024-02-02T12:00:00.000Z',
       },
     });
-    expect(await ok(`/v1/users/${U.linus}/dashboard-views/${DEMO.views.acmeOrg}`, 'linus')).toEqual({
+    expect(await read(`/v1/users/${U.linus}/dashboard-views/${DEMO.views.acmeOrg}`, 'linus')).toEqual({
       status: 'success',
       data: viewItem(DEMO.views.acmeOrg),
     });
-    expect(await ok(`/v1/users/${U.linus}/dashboard-views/${DEMO.views.linusPrivate}`, 'ada')).toEqual({
+    expect(await read(`/v1/users/${U.linus}/dashboard-views/${DEMO.views.linusPrivate}`, 'ada')).toEqual({
       status: 'success',
       data: viewItem(DEMO.views.linusPrivate),
     });
@@ -366,7 +366,7 @@ describe('GET /v1/users/{user_id}/interactions', () => {
   const linusAll = [DEMO.interactions.linus4, DEMO.interactions.linus3, DEMO.interactions.linus2, DEMO.interactions.linus1];
 
   test('ada (admin) and linus read all of linus\'s interactions, exactly, with the tie by id', async () => {
-    const body = await ok(`/v1/users/${U.linus}/interactions`, 'ada');
+    const body = await read(`/v1/users/${U.linus}/interactions`, 'ada');
     expectList(body, FIELDS.interaction);
     expect(body).toEqual(list(linusAll.map(interactionItem)));
     expect(body.data[0]).toEqual({
@@ -378,33 +378,33 @@ describe('GET /v1/users/{user_id}/interactions', () => {
       team_id: null,
       created_at: '2024-03-25T15:00:00.000Z',
     });
-    expect(await ok(`/v1/users/${U.linus}/interactions`, 'linus')).toEqual(list(linusAll.map(interactionItem)));
-    expect(await ok(`/v1/users/${U.linus}/interactions?order=asc`, 'linus')).toEqual(
+    expect(await read(`/v1/users/${U.linus}/interactions`, 'linus')).toEqual(list(linusAll.map(interactionItem)));
+    expect(await read(`/v1/users/${U.linus}/interactions?order=asc`, 'linus')).toEqual(
       list([...linusAll].reverse().map(interactionItem), { order: 'asc' }),
     );
   });
 
   test('grace (manager of Platform) reads only linus\'s Platform interactions', async () => {
-    const body = await ok(`/v1/users/${U.linus}/interactions`, 'grace');
+    const body = await read(`/v1/users/${U.linus}/interactions`, 'grace');
     expect(body).toEqual(list([DEMO.interactions.linus2, DEMO.interactions.linus1].map(interactionItem)));
     for (const item of body.data) expect(item.team_id).toBe(DEMO.teams.platform);
   });
 
   test('a manager reads nothing of a user outside their teams; barbara (Mobile) reads ada\'s Mobile event only', async () => {
     expectError(await t.get(`/v1/users/${U.ada}/interactions`, tokens.grace), 403, 'FORBIDDEN', FORBIDDEN_USER);
-    expect(await ok(`/v1/users/${U.ada}/interactions`, 'barbara')).toEqual(list([interactionItem(DEMO.interactions.ada2)]));
-    expect(await ok(`/v1/users/${U.outsider}/interactions`, 'hedy')).toEqual(list([interactionItem(DEMO.interactions.outsider1)]));
+    expect(await read(`/v1/users/${U.ada}/interactions`, 'barbara')).toEqual(list([interactionItem(DEMO.interactions.ada2)]));
+    expect(await read(`/v1/users/${U.outsider}/interactions`, 'hedy')).toEqual(list([interactionItem(DEMO.interactions.outsider1)]));
     // margaret is in no team: hedy (Globex manager) cannot read her interactions
     expectError(await t.get(`/v1/users/${U.margaret}/interactions`, tokens.hedy), 403, 'FORBIDDEN', FORBIDDEN_USER);
   });
 
   test('linus cannot read ada\'s interactions; an admin reads only their organizations\' events', async () => {
     expectError(await t.get(`/v1/users/${U.ada}/interactions`, tokens.linus), 403, 'FORBIDDEN', FORBIDDEN_USER);
-    expect(await ok(`/v1/users/${U.margaret}/interactions`, 'ada')).toEqual(list([interactionItem(DEMO.interactions.margaretAcme)]));
-    expect(await ok(`/v1/users/${U.margaret}/interactions`, 'margaret')).toEqual(
+    expect(await read(`/v1/users/${U.margaret}/interactions`, 'ada')).toEqual(list([interactionItem(DEMO.interactions.margaretAcme)]));
+    expect(await read(`/v1/users/${U.margaret}/interactions`, 'margaret')).toEqual(
       list([DEMO.interactions.margaretGlobex, DEMO.interactions.margaretAcme].map(interactionItem)),
     );
-    expect(await ok(`/v1/users/${U.margaret}/interactions`, 'margaretGlobex')).toEqual(
+    expect(await read(`/v1/users/${U.margaret}/interactions`, 'margaretGlobex')).toEqual(
       list([interactionItem(DEMO.interactions.margaretGlobex)]),
     );
   });
@@ -425,7 +425,7 @@ describe('GET /v1/users/{user_id}/interactions', () => {
 
 describe('GET /v1/users/{user_id}/organizations', () => {
   test('the user\'s organizations that the caller can access', async () => {
-    const body = await ok(`/v1/users/${U.margaret}/organizations`, 'margaret');
+    const body = await read(`/v1/users/${U.margaret}/organizations`, 'margaret');
     expectList(body, FIELDS.organization);
     expect(body).toEqual(
       list([
@@ -433,10 +433,10 @@ describe('GET /v1/users/{user_id}/organizations', () => {
         { id: 'org_acme', name: 'Acme Corp', created_at: '2024-01-01T08:00:00.000Z' },
       ]),
     );
-    expect(await ok(`/v1/users/${U.margaret}/organizations`, 'ada')).toEqual(list([orgItem(DEMO.orgs.acme)]));
-    expect(await ok(`/v1/users/${U.margaret}/organizations`, 'outsider')).toEqual(list([orgItem(DEMO.orgs.globex)]));
-    expect(await ok(`/v1/users/${U.margaret}/organizations`, 'margaretGlobex')).toEqual(list([orgItem(DEMO.orgs.globex)]));
-    expect(await ok(`/v1/users/${U.linus}/organizations`, 'linus')).toEqual(list([orgItem(DEMO.orgs.acme)]));
+    expect(await read(`/v1/users/${U.margaret}/organizations`, 'ada')).toEqual(list([orgItem(DEMO.orgs.acme)]));
+    expect(await read(`/v1/users/${U.margaret}/organizations`, 'outsider')).toEqual(list([orgItem(DEMO.orgs.globex)]));
+    expect(await read(`/v1/users/${U.margaret}/organizations`, 'margaretGlobex')).toEqual(list([orgItem(DEMO.orgs.globex)]));
+    expect(await read(`/v1/users/${U.linus}/organizations`, 'linus')).toEqual(list([orgItem(DEMO.orgs.acme)]));
   });
 
   test('403 and 404', async () => {
@@ -447,21 +447,21 @@ describe('GET /v1/users/{user_id}/organizations', () => {
 
 describe('GET /v1/users/{user_id}/teams', () => {
   test('the user\'s teams, exactly', async () => {
-    const body = await ok(`/v1/users/${U.linus}/teams`, 'ada');
+    const body = await read(`/v1/users/${U.linus}/teams`, 'ada');
     expectList(body, FIELDS.team);
     expect(body).toEqual(list([{ id: 'team_platform', organization_id: 'org_acme', name: 'Platform', created_at: '2024-01-05T09:00:00.000Z' }]));
-    expect(await ok(`/v1/users/${U.ada}/teams`, 'ada')).toEqual(list([teamItem(DEMO.teams.mobile)]));
-    expect(await ok(`/v1/users/${U.grace}/teams`, 'linus')).toEqual(list([teamItem(DEMO.teams.platform)]));
-    expect(await ok(`/v1/users/${U.outsider}/teams`, 'margaret')).toEqual(list([teamItem(DEMO.teams.globexCore)]));
+    expect(await read(`/v1/users/${U.ada}/teams`, 'ada')).toEqual(list([teamItem(DEMO.teams.mobile)]));
+    expect(await read(`/v1/users/${U.grace}/teams`, 'linus')).toEqual(list([teamItem(DEMO.teams.platform)]));
+    expect(await read(`/v1/users/${U.outsider}/teams`, 'margaret')).toEqual(list([teamItem(DEMO.teams.globexCore)]));
   });
 
   test('a user in no team has an empty list with total_pages 0', async () => {
-    expect(await ok(`/v1/users/${U.margaret}/teams`, 'ada')).toEqual(list([]));
+    expect(await read(`/v1/users/${U.margaret}/teams`, 'ada')).toEqual(list([]));
   });
 
   test('a token narrowed to team_platform hides ada\'s Mobile team', async () => {
-    expect(await ok(`/v1/users/${U.ada}/teams`, 'adaPlatform')).toEqual(list([]));
-    expect(await ok(`/v1/users/${U.linus}/teams`, 'adaPlatform')).toEqual(list([teamItem(DEMO.teams.platform)]));
+    expect(await read(`/v1/users/${U.ada}/teams`, 'adaPlatform')).toEqual(list([]));
+    expect(await read(`/v1/users/${U.linus}/teams`, 'adaPlatform')).toEqual(list([teamItem(DEMO.teams.platform)]));
   });
 
   test('403 and 404', async () => {
@@ -472,7 +472,7 @@ describe('GET /v1/users/{user_id}/teams', () => {
 
 describe('GET /v1/users/{user_id}/teams/{team_id}', () => {
   test('the membership record, exactly, for a member and a manager', async () => {
-    const body = await ok(`/v1/users/${U.linus}/teams/${DEMO.teams.platform}`, 'ada');
+    const body = await read(`/v1/users/${U.linus}/teams/${DEMO.teams.platform}`, 'ada');
     expect(body).toEqual({
       status: 'success',
       data: {
@@ -485,12 +485,12 @@ describe('GET /v1/users/{user_id}/teams/{team_id}', () => {
       },
     });
     expect(Object.keys(body.data).sort()).toEqual(FIELDS.userTeam);
-    expect(await ok(`/v1/users/${U.grace}/teams/${DEMO.teams.platform}`, 'linus')).toEqual({
+    expect(await read(`/v1/users/${U.grace}/teams/${DEMO.teams.platform}`, 'linus')).toEqual({
       status: 'success',
       data: userTeamItem(U.grace, DEMO.teams.platform),
     });
-    expect((await ok(`/v1/users/${U.grace}/teams/${DEMO.teams.platform}`, 'linus')).data.role).toBe('manager');
-    expect(await ok(`/v1/users/${U.outsider}/teams/${DEMO.teams.globexCore}?fields=title,role`, 'outsider')).toEqual({
+    expect((await read(`/v1/users/${U.grace}/teams/${DEMO.teams.platform}`, 'linus')).data.role).toBe('manager');
+    expect(await read(`/v1/users/${U.outsider}/teams/${DEMO.teams.globexCore}?fields=title,role`, 'outsider')).toEqual({
       status: 'success',
       data: { title: 'Software Engineer', role: 'member' },
     });
@@ -508,11 +508,11 @@ describe('GET /v1/users/{user_id}/teams/{team_id}', () => {
     // margaret is visible to ada, Globex Core is not
     expectError(await t.get(`/v1/users/${U.margaret}/teams/${DEMO.teams.globexCore}`, tokens.ada), 403, 'FORBIDDEN', FORBIDDEN_TEAM);
     expectError(await t.get(`/v1/users/${U.ada}/teams/${DEMO.teams.mobile}`, tokens.adaPlatform), 403, 'FORBIDDEN', FORBIDDEN_TEAM);
-    expect(await ok(`/v1/users/${U.ada}/teams/${DEMO.teams.mobile}`, 'ada')).toEqual({
+    expect(await read(`/v1/users/${U.ada}/teams/${DEMO.teams.mobile}`, 'ada')).toEqual({
       status: 'success',
       data: userTeamItem(U.ada, DEMO.teams.mobile),
     });
-    expect(await ok(`/v1/users/${U.linus}/teams/${DEMO.teams.platform}`, 'adaPlatform')).toEqual({
+    expect(await read(`/v1/users/${U.linus}/teams/${DEMO.teams.platform}`, 'adaPlatform')).toEqual({
       status: 'success',
       data: userTeamItem(U.linus, DEMO.teams.platform),
     });

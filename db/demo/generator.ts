@@ -741,9 +741,19 @@ async function seedUsers({ ins, root, spec }: Seeding, orgs: OrgState[]): Promis
 }
 
 /** Teams, who is in them and with which role, and the organization roles that follow; their membership rows. */
+/** Teams, who is in which (with titles and roles), and each member's organization role; written in that order. */
 async function seedTeams({ ins, root, spec }: Seeding, orgs: OrgState[], memberSortFields: (userId: string) => Row): Promise<TeamState[]> {
-  const [acme, globex] = orgs;
   const rngTeam = root.fork('teams');
+  const teams = createTeams(rngTeam, spec, orgs);
+  staffTeams(rngTeam, spec, orgs);
+  assignOrganizationRoles(rngTeam, orgs);
+  await writeTeams(ins, orgs, teams, memberSortFields);
+  return teams;
+}
+
+/** The fixture teams, then each organization's generated ones (names from the list, numbered past its end). */
+function createTeams(rngTeam: Random, spec: ScaleSpec, orgs: OrgState[]): TeamState[] {
+  const [acme, globex] = orgs;
   const teams: TeamState[] = [];
   for (const f of FIXTURE_TEAMS) {
     const org = orgs.find((o) => o.id === f.organization_id)!;
@@ -769,6 +779,11 @@ async function seedTeams({ ins, root, spec }: Seeding, orgs: OrgState[], memberS
       teams.push(t);
     }
   }
+  return teams;
+}
+
+/** A manager per generated team first, then members (some in two teams, some in none); no generated team is left without a manager or a member. */
+function staffTeams(rngTeam: Random, spec: ScaleSpec, orgs: OrgState[]): void {
   const joinTeam = (team: TeamState, member: MemberState, role: 'member' | 'manager') => {
     const joinedMs = createdAt(rngTeam, Math.max(member.joinedMs, team.createdMs), END_MS - 14 * DAY_MS);
     const title = role === 'manager' ? rngTeam.pick(MANAGER_TITLES) : rngTeam.pick(MEMBER_TITLES);
@@ -817,7 +832,10 @@ async function seedTeams({ ins, root, spec }: Seeding, orgs: OrgState[], memberS
       }
     }
   }
-  // Organization roles: team managers are managers; a few admins (at least one per organization).
+}
+
+/** Team managers are organization managers; a few admins (at least one per organization). */
+function assignOrganizationRoles(rngTeam: Random, orgs: OrgState[]): void {
   for (const org of orgs) {
     for (const m of org.members) {
       if (m.teams.some((t) => t.team.members.some((x) => x.member === m && x.role === 'manager'))) m.role = 'manager';
@@ -830,6 +848,9 @@ async function seedTeams({ ins, root, spec }: Seeding, orgs: OrgState[], memberS
     }
   }
 
+}
+
+async function writeTeams(ins: Inserter, orgs: OrgState[], teams: TeamState[], memberSortFields: (userId: string) => Row): Promise<void> {
   const teamRows: Row[] = [
     ...FIXTURE_TEAMS.map((t) => ({ ...t, created_at: toDate(t.created_at) })),
     ...teams.filter((t) => !t.fixture).map((t) => ({ id: t.id, organization_id: t.org.id, name: t.name, created_at: new Date(t.createdMs) })),
@@ -855,7 +876,6 @@ async function seedTeams({ ins, root, spec }: Seeding, orgs: OrgState[], memberS
     }
   }
   await ins.insertAll('team_memberships', teamMembershipRows());
-  return teams;
 }
 
 /** Apps of each organization and the users bound to them. */

@@ -1,5 +1,6 @@
 import type { TestApp } from './harness';
 import type { Body } from './assertions';
+import { readThroughCaller } from './callers';
 
 /**
  * GET helpers acting as one of a test file's callers: `tokens[who]` is the bearer token. `getApp` is read on
@@ -28,5 +29,8 @@ export function actorClient(getApp: () => TestApp, tokens: Record<string, string
     return items;
   }
 
-  return { ok, all };
+  /** What the procedure serving `path` answers `who`, called without HTTP; for tests where the wire adds nothing. */
+  const read = (path: string, who: string): Promise<Body> => readThroughCaller(getApp(), tokens[who], path);
+
+  return { ok, all, read };
 }
