@@ -8,6 +8,7 @@ import * as gitActivity from './migrations/0005-git-activity';
 import * as webhooks from './migrations/0006-webhooks';
 import * as metrics from './migrations/0007-metrics';
 import * as scimProfile from './migrations/0008-scim-profile';
+import * as telemetry from './migrations/0009-telemetry';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -19,6 +20,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0006-webhooks', ...webhooks },
   { name: '0007-metrics', ...metrics },
   { name: '0008-scim-profile', ...scimProfile },
+  { name: '0009-telemetry', ...telemetry },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

@@ -1,5 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
+import { projectRoot } from './projectRoot';
 import { z } from 'zod';
 import { parseSecretsKey } from './secrets/secretBox';
 
@@ -174,9 +174,5 @@ function isOrigin(value: string): boolean {
 
 /** The embedded database lives in data/ at the project root, whether we run from src/ (tsx) or dist/src/. */
 function defaultSqlitePath(): string {
-  let dir = __dirname;
-  while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) {
-    dir = path.dirname(dir);
-  }
-  return path.join(dir, 'data', 'platform.sqlite');
+  return path.join(projectRoot(), 'data', 'platform.sqlite');
 }

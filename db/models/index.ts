@@ -9,6 +9,7 @@ import { initDataVersions, DataVersion } from './dataVersions';
 import { initOutbox, OutboxEvent } from './outbox';
 import { initWebhooks, WebhookEndpoint, WebhookDelivery, WebhookAttempt } from './webhooks';
 import { initAccessChanges, AccessChange } from './accessChanges';
+import { initTelemetry, OtlpToken, TelemetryBatch, TelemetryEvent, TelemetryAccount } from './telemetry';
 
 export * from './people';
 export * from './integrations';
@@ -20,6 +21,7 @@ export * from './outbox';
 export * from './ingest';
 export * from './webhooks';
 export * from './accessChanges';
+export * from './telemetry';
 
 let initialised: Sequelize | undefined;
 
@@ -37,6 +39,7 @@ export function initModels(sequelize: Sequelize): void {
   initIngest(sequelize);
   initWebhooks(sequelize);
   initAccessChanges(sequelize);
+  initTelemetry(sequelize);
 
   const noConstraints = { constraints: false };
   OrganizationMembership.belongsTo(User, { as: 'user', foreignKey: 'user_id', ...noConstraints });
@@ -80,4 +83,8 @@ export const models = {
   WebhookDelivery,
   WebhookAttempt,
   AccessChange,
+  OtlpToken,
+  TelemetryBatch,
+  TelemetryEvent,
+  TelemetryAccount,
 };

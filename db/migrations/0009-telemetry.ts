@@ -1,0 +1,133 @@
+import { DataTypes, QueryInterface } from 'sequelize';
+
+/**
+ * Telemetry ingest over OTLP (DESIGN §15) and the AI usage it feeds (§16):
+ * - `otlp_tokens`: one organization's senders, optionally bound to one user; hashed like the other tokens.
+ * - `telemetry_batches`: each accepted request body, gzip-compressed, kept OTLP_RAW_RETENTION_DAYS for replay;
+ *   its hash makes a retried batch write nothing. A body from which never-stored content was dropped is kept
+ *   as the JSON of what was stored instead (`sanitized`).
+ * - `telemetry_series`: where each cumulative series stood (start and last value), so every instance turns the
+ *   next point into the same delta.
+ * - `telemetry_points`: Sum deltas and Gauge values, unique per series and interval.
+ * - `telemetry_events`: log records, unique per organization and event key; `telemetry_accounts`: an AI
+ *   vendor's account id seen with a member's e-mail, so later records carrying only the account id are theirs.
+ * - `ai_usage_days`: per organization, UTC day, actor (`''` when unattributed), tool and model (`''` when the
+ *   figure has none), the sums §16's ai-usage reads; written in the transaction that stores the points.
+ */
+const MYSQL_ID_TYPE = 'VARCHAR(40) BINARY';
+const MEASURES = [
+  'sessions',
+  'prompts',
+  'api_requests',
+  'active_seconds_user',
+  'active_seconds_cli',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_creation_tokens',
+  'cost_usd',
+  'lines_added',
+  'lines_removed',
+  'commits',
+  'pull_requests',
+  'edits_accepted',
+  'edits_rejected',
+];
+
+export async function up({ context: qi }: { context: QueryInterface }): Promise<void> {
+  const mysql = qi.sequelize.getDialect() === 'mysql';
+  const idType = mysql ? MYSQL_ID_TYPE : DataTypes.STRING(40);
+  const ref = { type: idType, allowNull: false };
+  const optionalRef = { type: idType, allowNull: true };
+  const time = { type: DataTypes.DATE(3), allowNull: false };
+  const key = { type: DataTypes.CHAR(32), allowNull: false };
+  const name = { type: DataTypes.STRING(200), allowNull: false };
+
+  await qi.createTable('otlp_tokens', {
+    id: { ...ref, primaryKey: true },
+    organization_id: ref,
+    user_id: optionalRef,
+    name,
+    token_hash: { type: DataTypes.CHAR(64), allowNull: false, unique: true },
+    preview: { type: DataTypes.STRING(40), allowNull: false },
+    is_active: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
+    last_used_at: { type: DataTypes.DATE(3), allowNull: true },
+    revoked_at: { type: DataTypes.DATE(3), allowNull: true },
+    created_at: time,
+  });
+  await qi.addIndex('otlp_tokens', ['organization_id'], { name: 'otlp_tokens_organization_id' });
+
+  await qi.createTable('telemetry_batches', {
+    id: { type: DataTypes.BIGINT, allowNull: false, primaryKey: true, autoIncrement: true },
+    organization_id: ref,
+    token_id: ref,
+    signal: { type: DataTypes.STRING(10), allowNull: false },
+    body_hash: { type: DataTypes.CHAR(64), allowNull: false },
+    content_type: { type: DataTypes.STRING(40), allowNull: false },
+    sanitized: { type: DataTypes.BOOLEAN, allowNull: false },
+    body_gzip: { type: DataTypes.BLOB('long'), allowNull: false },
+    received_at: time,
+  });
+  await qi.addIndex('telemetry_batches', ['organization_id', 'body_hash'], { name: 'telemetry_batches_organization_id_body_hash', unique: true });
+  await qi.addIndex('telemetry_batches', ['received_at'], { name: 'telemetry_batches_received_at' });
+
+  await qi.createTable('telemetry_series', {
+    organization_id: { ...ref, primaryKey: true },
+    series_key: { ...key, primaryKey: true },
+    start_at: time,
+    last_at: time,
+    last_value: { type: DataTypes.DOUBLE, allowNull: false },
+  });
+
+  await qi.createTable('telemetry_points', {
+    organization_id: { ...ref, primaryKey: true },
+    series_key: { ...key, primaryKey: true },
+    start_at: { ...time, primaryKey: true },
+    end_at: { ...time, primaryKey: true },
+    name,
+    tool: { type: DataTypes.STRING(40), allowNull: false },
+    user_id: optionalRef,
+    value: { type: DataTypes.DOUBLE, allowNull: false },
+    attributes: { type: DataTypes.TEXT, allowNull: false },
+  });
+  await qi.addIndex('telemetry_points', ['organization_id', 'end_at'], { name: 'telemetry_points_organization_id_end_at' });
+
+  await qi.createTable('telemetry_events', {
+    id: { ...ref, primaryKey: true },
+    organization_id: ref,
+    event_key: key,
+    name,
+    source: { type: DataTypes.STRING(100), allowNull: false },
+    user_id: optionalRef,
+    session_id: { type: DataTypes.STRING(100), allowNull: true },
+    attributes: { type: DataTypes.TEXT, allowNull: false },
+    created_at: time,
+  });
+  await qi.addIndex('telemetry_events', ['organization_id', 'event_key'], { name: 'telemetry_events_organization_id_event_key', unique: true });
+  await qi.addIndex('telemetry_events', ['organization_id', 'created_at'], { name: 'telemetry_events_organization_id_created_at' });
+  await qi.addIndex('telemetry_events', ['organization_id', 'name', 'created_at'], { name: 'telemetry_events_organization_id_name_created_at' });
+
+  await qi.createTable('telemetry_accounts', {
+    organization_id: { ...ref, primaryKey: true },
+    account_id: { type: DataTypes.STRING(100), allowNull: false, primaryKey: true },
+    user_id: ref,
+    created_at: time,
+  });
+
+  const measures = Object.fromEntries(MEASURES.map((m) => [m, { type: DataTypes.DOUBLE, allowNull: false, defaultValue: 0 }]));
+  await qi.createTable('ai_usage_days', {
+    organization_id: { ...ref, primaryKey: true },
+    day: { type: DataTypes.DATEONLY, allowNull: false, primaryKey: true },
+    user_key: { type: idType, allowNull: false, primaryKey: true },
+    tool: { type: DataTypes.STRING(40), allowNull: false, primaryKey: true },
+    model: { type: DataTypes.STRING(100), allowNull: false, primaryKey: true },
+    ...measures,
+  });
+  await qi.addIndex('ai_usage_days', ['user_key', 'day'], { name: 'ai_usage_days_user_key_day' });
+}
+
+export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {
+  for (const table of ['ai_usage_days', 'telemetry_accounts', 'telemetry_events', 'telemetry_points', 'telemetry_series', 'telemetry_batches', 'otlp_tokens']) {
+    await qi.dropTable(table);
+  }
+}
