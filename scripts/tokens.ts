@@ -2,19 +2,25 @@
  * npm run tokens -- create --user <id|email> [--name N] [--expires-in 90d|12h|30m|10s | --expires-at ISO]
  *                         [--org ID]... [--team ID]... [--json]
  * npm run tokens -- create-scim --org <id> [--name N] [--json]
+ * npm run tokens -- create-otlp --org <id> [--user <id|email>] [--name N] [--json]
  * npm run tokens -- list [--user <id|email>] [--json]
  * npm run tokens -- revoke <token-id>
+ * npm run tokens -- managed-settings --org <id> --token otlp_…
  *
  * Works on the database the server uses: DATABASE_URL (mysql://...) or the embedded SQLite file (SQLITE_PATH),
  * migrated first. The plain token is printed once by `create` and never again; `list` shows only its preview.
- * Exit codes: 0 done, 1 bad input (unknown user, team, token, past expiry, ...) or failure, 2 usage error.
+ * Exit codes: 0 done, 1 bad input (unknown user, team, token, past expiry, ...) or failure, 2 usage error
+ * (managed-settings: also a --token that is not a live OTLP token of the organization).
  */
-import { loadConfig } from '../src/config';
+import { Config, loadConfig } from '../src/config';
 import { User } from '../db/models';
 import { describeDatabase } from '../db/connection';
 import { commandOrExit, nonEmpty, openServerDatabase, parse, runCli, table, UsageError } from './cli';
 import { parseDateParam } from '../src/wire/dates';
+import { isWellFormedToken, OTLP_TOKEN_PREFIX } from '../src/auth/tokenFormat';
 import {
+  checkOtlpToken,
+  createOtlpToken,
   createScimToken,
   createToken,
   isRevoked,
@@ -30,8 +36,10 @@ const USAGE = `Usage:
                           [--expires-in 90d|12h|30m|10s | --expires-at ISO]
                           [--org ID]... [--team ID]... [--json]
   npm run tokens -- create-scim --org <id> [--name N] [--json]
+  npm run tokens -- create-otlp --org <id> [--user <id|email>] [--name N] [--json]
   npm run tokens -- list [--user <id|email>] [--json]
   npm run tokens -- revoke <token-id>
+  npm run tokens -- managed-settings --org <id> --token otlp_…
 
 create    makes a token for the user and prints it once (only its SHA-256 hash is stored).
             --name        label shown by "list" (default: "API token")
@@ -45,9 +53,21 @@ create-scim
           it once; it is accepted on /scim/v2 only, and API tokens are not accepted there.
             --name        label shown by "list" (default: "SCIM token")
             --json        print {"id","token"} on one line
-list      shows the tokens with preview and status, never the token itself: API tokens (all, or one
-          user's with --user) and SCIM tokens (without --user).
-revoke    deactivates a token (API or SCIM); it stops working within 5 seconds on every instance.
+create-otlp
+          makes an OTLP token with which the organization's AI coding tools and other OpenTelemetry
+          exporters send telemetry to /otlp, and prints it once; accepted on /otlp only.
+            --user        bind it to this active member: everything sent with it is theirs
+                          (default: none; each record's user.email says whose it is)
+            --name        label shown by "list" (default: "OTLP token")
+            --json        print {"id","token"} on one line
+list      shows the tokens with preview and status, never the token itself: API and OTLP tokens (all,
+          or one user's with --user) and SCIM tokens (without --user).
+revoke    deactivates a token (API, SCIM or OTLP); it stops working within 5 seconds on every instance.
+managed-settings
+          prints the Claude Code managed-settings.json that sends an organization's telemetry here with
+          the given OTLP token (endpoint: PUBLIC_URL, default http://localhost:$PORT, + /otlp); it
+          must be an active token of that organization. Only the JSON is printed, so it can be
+          redirected into the file: npm run -s tokens -- managed-settings ... > managed-settings.json
 
 Target: DATABASE_URL (mysql://...) or, when unset, the embedded SQLite file (SQLITE_PATH), which must
 exist already. Each command first prints which database it opened (not with --json), and warns on stderr
@@ -68,12 +88,16 @@ export type Command =
       json: boolean;
     }
   | { kind: 'create-scim'; org: string; name?: string; json: boolean }
+  | { kind: 'create-otlp'; org: string; user?: string; name?: string; json: boolean }
   | { kind: 'list'; user?: string; json: boolean }
-  | { kind: 'revoke'; id: string };
+  | { kind: 'revoke'; id: string }
+  | { kind: 'managed-settings'; org: string; token: string };
+
+const COMMANDS = 'create, create-scim, create-otlp, list, revoke or managed-settings';
 
 export function parseCommand(argv: string[]): Command {
   const [command, ...rest] = argv;
-  if (command === undefined) throw new UsageError('a command is required: create, create-scim, list or revoke');
+  if (command === undefined) throw new UsageError(`a command is required: ${COMMANDS}`);
   if (command === 'help' || command === '--help' || command === '-h') return { kind: 'help' };
   if (rest.includes('--help') || rest.includes('-h')) return { kind: 'help' };
   switch (command) {
@@ -119,6 +143,24 @@ export function parseCommand(argv: string[]): Command {
       if (!org) throw new UsageError('create-scim needs --org <organization id>');
       return { kind: 'create-scim', org, name: nonEmpty('--name', v.name), json: v.json ?? false };
     }
+    case 'create-otlp': {
+      const { values } = parse(rest, { org: { type: 'string' }, user: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } });
+      const v = values as { org?: string; user?: string; name?: string; json?: boolean };
+      const org = nonEmpty('--org', v.org);
+      if (!org) throw new UsageError('create-otlp needs --org <organization id>');
+      return { kind: 'create-otlp', org, user: nonEmpty('--user', v.user), name: nonEmpty('--name', v.name), json: v.json ?? false };
+    }
+    case 'managed-settings': {
+      const { values } = parse(rest, { org: { type: 'string' }, token: { type: 'string' } });
+      const v = values as { org?: string; token?: string };
+      const org = nonEmpty('--org', v.org);
+      if (!org || v.token === undefined) throw new UsageError('managed-settings needs --org <organization id> and --token otlp_…');
+      // Said without echoing the value: a mistaken argument may well be some other live secret.
+      if (!isWellFormedToken(v.token, OTLP_TOKEN_PREFIX)) {
+        throw new UsageError('--token must be an OTLP token as create-otlp prints it (otlp_ and 36 letters and digits)');
+      }
+      return { kind: 'managed-settings', org, token: v.token };
+    }
     case 'list': {
       const { values } = parse(rest, { user: { type: 'string' }, json: { type: 'boolean' } });
       const v = values as { user?: string; json?: boolean };
@@ -130,7 +172,7 @@ export function parseCommand(argv: string[]): Command {
       return { kind: 'revoke', id: nonEmpty('token id', positionals[0])! };
     }
     default:
-      throw new UsageError(`unknown command "${command}"; use create, create-scim, list or revoke`);
+      throw new UsageError(`unknown command "${command}"; use ${COMMANDS}`);
   }
 }
 
@@ -155,7 +197,36 @@ function scopeText(t: Pick<TokenSummary, 'organizations' | 'teams'>): string {
   return parts.length ? parts.join('; ') : 'all';
 }
 
-async function run(cmd: Exclude<Command, { kind: 'help' }>, out: (s: string) => void): Promise<void> {
+/**
+ * Claude Code's managed-settings.json (its `env` block) sending metrics and events to this service's `/otlp`
+ * with `token`. Delta temporality: the points arrive as the deltas that are stored, with no cumulative series to
+ * track between requests.
+ */
+export function managedSettings(config: Pick<Config, 'PUBLIC_URL' | 'PORT'>, token: string): { env: Record<string, string> } {
+  return {
+    env: {
+      CLAUDE_CODE_ENABLE_TELEMETRY: '1',
+      OTEL_METRICS_EXPORTER: 'otlp',
+      OTEL_LOGS_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_EXPORTER_OTLP_ENDPOINT: `${config.PUBLIC_URL ?? `http://localhost:${config.PORT}`}/otlp`,
+      OTEL_EXPORTER_OTLP_HEADERS: `Authorization=Bearer ${token}`,
+      OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: 'delta',
+    },
+  };
+}
+
+/** Commands whose standard output is only JSON, to be parsed or saved: no database line before it. */
+function printsOnlyJson(cmd: Exclude<Command, { kind: 'help' }>): boolean {
+  return cmd.kind === 'managed-settings' || ('json' in cmd && cmd.json);
+}
+
+interface Output {
+  out: (s: string) => void;
+  warn: (s: string) => void;
+}
+
+async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, { out, warn }: Output): Promise<void> {
   switch (cmd.kind) {
     case 'create': {
       const now = new Date();
@@ -188,6 +259,31 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, out: (s: string) => 
           `  ${created.token}\n\n` +
           'Copy it now: it is shown only this once and cannot be recovered (only its SHA-256 hash is stored).\n',
       );
+      return;
+    }
+    case 'create-otlp': {
+      const created = await createOtlpToken({ organizationId: cmd.org, user: cmd.user, name: cmd.name });
+      if (cmd.json) {
+        out(`${JSON.stringify({ id: created.id, token: created.token })}\n`);
+        return;
+      }
+      out(
+        `Created OTLP token ${created.id} for organization ${cmd.org}\n` +
+          `  user:    ${created.user_id ?? "none (each record's user.email says whose it is)"}\n` +
+          '  use:     OTEL_EXPORTER_OTLP_ENDPOINT=<this service>/otlp and OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <the token>";\n' +
+          `           for Claude Code: npm run -s tokens -- managed-settings --org ${cmd.org} --token <the token>\n\n` +
+          `  ${created.token}\n\n` +
+          'Copy it now: it is shown only this once and cannot be recovered (only its SHA-256 hash is stored).\n',
+      );
+      return;
+    }
+    case 'managed-settings': {
+      const check = await checkOtlpToken(cmd.token, cmd.org);
+      if (!check.ok) throw new UsageError(check.refusal);
+      if (check.userId) {
+        warn(`tokens: warning: OTLP token ${check.id} is bound to ${check.userId}: everything sent with these settings is theirs; deploy a token made without --user to every laptop\n`);
+      }
+      out(`${JSON.stringify(managedSettings(config, cmd.token), null, 2)}\n`);
       return;
     }
     case 'list': {
@@ -233,20 +329,24 @@ async function main(argv: string[]): Promise<number> {
   const cmd = commandOrExit('tokens', USAGE, parseCommand, argv);
   if (typeof cmd === 'number') return cmd;
 
-  const json = 'json' in cmd && cmd.json;
   const config = loadConfig();
-  const sequelize = await openServerDatabase('tokens', config, json);
+  const sequelize = await openServerDatabase('tokens', config, printsOnlyJson(cmd));
   if (!sequelize) return 1;
   try {
     if ((await User.count()) === 0) {
       process.stderr.write(`tokens: warning: ${describeDatabase({ url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH })} has no users; is it the database the server uses?\n`);
     }
-    await run(cmd, (s) => process.stdout.write(s));
+    await run(cmd, config, { out: (s) => process.stdout.write(s), warn: (s) => process.stderr.write(s) });
     return 0;
   } catch (e) {
     if (e instanceof TokenInputError) {
       process.stderr.write(`tokens: ${e.message}\n`);
       return 1;
+    }
+    // A refusal only the database can tell (managed-settings' --token) is still a usage error.
+    if (e instanceof UsageError) {
+      process.stderr.write(`tokens: ${e.message}\n\n${USAGE}\n`);
+      return 2;
     }
     throw e;
   } finally {

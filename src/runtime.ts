@@ -32,6 +32,10 @@ import { createHttpServer, refuserByPath } from './http/server';
 import { restHeadRefuser } from './http/headRefusals';
 import { scimHeadRefuser } from './scim/headRefusals';
 import { ingestHeadRefuser } from './ingest/headRefusals';
+import { otlpRouter } from './otlp/router';
+import { otlpHeadRefuser } from './otlp/headRefusals';
+import { OtlpAuthenticator } from './auth/otlpAuthenticator';
+import { TelemetryWriter } from './services/telemetry/writer';
 import { API_VERSION } from './openapi';
 import type { RequestContext } from './trpc/context';
 
@@ -60,6 +64,7 @@ export interface Writers {
   gitApps: GitAppWriter;
   gitActivity: GitActivityWriter;
   webhookEndpoints: WebhookEndpointWriter;
+  telemetry: TelemetryWriter;
 }
 
 /**
@@ -108,6 +113,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     gitApps: new GitAppWriter(changes, secrets),
     gitActivity: new GitActivityWriter(changes),
     webhookEndpoints: new WebhookEndpointWriter(changes, secrets, checkEndpointUrl(config.WEBHOOK_ALLOW_PRIVATE)),
+    telemetry: new TelemetryWriter(changes),
   };
   const webhooks = createDeliveryWorker(config, logger, changes, secrets);
 
@@ -158,11 +164,28 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     logger,
   };
 
+  const otlp = {
+    authenticator: new OtlpAuthenticator({
+      cacheTtlMs: 5_000,
+      lastUsedIntervalMs: 60_000,
+      onBackgroundError: (err) => logger.warn({ err }, 'could not record OTLP token use'),
+    }),
+    telemetry: writers.telemetry,
+    limiter: new RateLimiter(
+      rateLimitTiers(config.OTLP_RATE_LIMIT_PER_MINUTE * 60, config.OTLP_RATE_LIMIT_PER_MINUTE),
+      redis,
+      `${options.rateLimitKeyPrefix ?? 'rl'}:otlp`,
+    ),
+    bodyLimitBytes: config.OTLP_BODY_LIMIT_KB * 1024,
+    logger,
+  };
+
   const services = { listing, metrics: new MetricsService(new ResultCache(config.COUNT_CACHE_TTL_MS, METRICS_CACHE_ENTRIES)) };
   const app = createApp({
     surfaces: [
       { path: '/scim/v2', router: scimRouter(scim) },
       { path: '/ingest', router: ingestRouter(ingest) },
+      { path: '/otlp', router: otlpRouter(otlp) },
     ],
     router: appRouter,
     logger,
@@ -183,7 +206,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
       createHttpServer(
         app,
         { keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS, requestTimeoutMs: config.REQUEST_TIMEOUT_MS },
-        refuserByPath([['/scim/v2', scimHeadRefuser(scim.limiter)], ['/ingest', ingestHeadRefuser(ingest.limiter)]], restHeadRefuser(limiter)),
+        refuserByPath([['/scim/v2', scimHeadRefuser(scim.limiter)], ['/ingest', ingestHeadRefuser(ingest.limiter)], ['/otlp', otlpHeadRefuser(otlp.limiter)]], restHeadRefuser(limiter)),
       ),
     lifecycle,
     sequelize,

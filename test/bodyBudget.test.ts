@@ -1,4 +1,4 @@
-import { BodyBudget } from '../src/ingest/bodyBudget';
+import { BodyBudget } from '../src/wire/bodyBudget';
 
 /** The ingest surface's per-process budget of body bytes (src/ingest/bodyBudget.ts). */
 

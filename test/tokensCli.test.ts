@@ -3,10 +3,10 @@ import { startTestApp, TestApp, DEMO } from './support/harness';
 import { CliRun, runScript } from './support/cli';
 import fs from 'node:fs';
 import os from 'node:os';
-import { ApiToken, ScimToken } from '../db/models';
+import { ApiToken, OtlpToken, ScimToken } from '../db/models';
 import { createSequelize, DatabaseOptions, describeDatabase } from '../db/connection';
 import { migrate } from '../db/migrator';
-import { hashToken, isWellFormedToken, SCIM_TOKEN_PREFIX } from '../src/auth/tokenFormat';
+import { generateToken, hashToken, isWellFormedToken, OTLP_TOKEN_PREFIX, SCIM_TOKEN_PREFIX } from '../src/auth/tokenFormat';
 import { TokenInputError } from '../src/auth/tokenService';
 import { expiryOf, parseCommand, UsageError } from '../scripts/tokens';
 
@@ -135,9 +135,10 @@ describe('tokens create-scim', () => {
       organizations: [DEMO.orgs.globex],
     });
     expect(JSON.stringify(listed)).not.toContain(created.token);
-    // One user's tokens are API tokens only.
+    // One user's tokens never include the organization's SCIM tokens.
     const ada = JSON.parse((await cli('list', '--user', DEMO.emails.ada, '--json')).stdout) as Array<{ kind: string }>;
-    expect(ada.every((i) => i.kind === 'api')).toBe(true);
+    expect(ada.length).toBeGreaterThan(0);
+    expect(ada.some((i) => i.kind === 'scim')).toBe(false);
 
     expect((await cli('revoke', created.id)).stdout).toContain(`Revoked token ${created.id}`);
     expect((await ScimToken.findByPk(created.id))!.is_active).toBe(false);
@@ -155,6 +156,197 @@ describe('tokens create-scim', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("No organization with id 'org_nope'");
     expect((await cli('create-scim')).code).toBe(2);
+  });
+});
+
+async function createOtlpJson(...args: string[]): Promise<{ id: string; token: string }> {
+  const run = await cli('create-otlp', ...args, '--json');
+  expect(run).toMatchObject({ code: 0, stderr: '' });
+  expect(run.stdout.trim().split('\n')).toHaveLength(1);
+  return JSON.parse(run.stdout);
+}
+
+describe('tokens create-otlp', () => {
+  test('--json prints exactly {id, token}; an OTLP token of the organization, bound to no user', async () => {
+    const created = await createOtlpJson('--org', DEMO.orgs.acme);
+    expect(Object.keys(created)).toEqual(['id', 'token']);
+    expect(created.id).toMatch(/^otk_[0-9a-f]{20}$/);
+    expect(isWellFormedToken(created.token, OTLP_TOKEN_PREFIX)).toBe(true);
+    const row = (await OtlpToken.findByPk(created.id))!;
+    expect(row).toMatchObject({
+      organization_id: DEMO.orgs.acme,
+      user_id: null,
+      name: 'OTLP token',
+      token_hash: hashToken(created.token),
+      preview: `${created.token.slice(0, 9)}…${created.token.slice(-4)}`,
+      is_active: true,
+      last_used_at: null,
+      revoked_at: null,
+    });
+    // Not an API token: /v1 does not take it.
+    expect((await t.get('/v1/organizations', created.token)).status).toBe(401);
+  });
+
+  test('--user binds it to an active member, by e-mail or id; --name labels it', async () => {
+    const byEmail = await createOtlpJson('--org', DEMO.orgs.acme, '--user', DEMO.emails.grace, '--name', 'Claude Code (grace)');
+    expect(await OtlpToken.findByPk(byEmail.id)).toMatchObject({ organization_id: DEMO.orgs.acme, user_id: DEMO.users.grace, name: 'Claude Code (grace)' });
+    const byId = await createOtlpJson('--org', DEMO.orgs.globex, '--user', DEMO.users.hedy);
+    expect(await OtlpToken.findByPk(byId.id)).toMatchObject({ organization_id: DEMO.orgs.globex, user_id: DEMO.users.hedy });
+  });
+
+  test('without --json: the token once, its user, and where it goes', async () => {
+    const run = await cli('create-otlp', '--org', DEMO.orgs.acme, '--user', DEMO.emails.linus);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout.startsWith(databaseLine())).toBe(true);
+    const id = /Created OTLP token (otk_[0-9a-f]{20}) for organization org_acme\n/.exec(run.stdout)?.[1];
+    const token = /\b(otlp_[0-9A-Za-z]{36})\b/.exec(run.stdout)?.[1];
+    expect((await OtlpToken.findByPk(id!))!.token_hash).toBe(hashToken(token!));
+    expect(run.stdout).toContain(`user:    ${DEMO.users.linus}\n`);
+    expect(run.stdout).toContain('/otlp');
+    expect(run.stdout).toContain(`managed-settings --org ${DEMO.orgs.acme}`);
+    expect(run.stdout).toMatch(/only (this )?once/i);
+
+    const unbound = await cli('create-otlp', '--org', DEMO.orgs.globex);
+    expect(unbound.stdout).toMatch(/user: +none/);
+  });
+
+  test.each([
+    ['an unknown organization', ['--org', 'org_nope'], "No organization with id 'org_nope'"],
+    ['an unknown user', ['--org', DEMO.orgs.acme, '--user', 'nobody@demo.test'], "No user with e-mail 'nobody@demo.test'"],
+    ['a user of another organization', ['--org', DEMO.orgs.acme, '--user', DEMO.emails.outsider], `User ${DEMO.users.outsider} is not an active member of organization '${DEMO.orgs.acme}'`],
+    ['a user of no organization named', ['--org', DEMO.orgs.globex, '--user', DEMO.users.ada], `User ${DEMO.users.ada} is not an active member of organization '${DEMO.orgs.globex}'`],
+  ])('%s → the reason on stderr, exit 1, nothing created', async (_name, args, message) => {
+    const before = await OtlpToken.count();
+    const run = await cli('create-otlp', ...args);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe(databaseLine());
+    expect(run.stderr).toBe(`tokens: ${message}\n`);
+    expect(await OtlpToken.count()).toBe(before);
+  });
+});
+
+describe('tokens list and revoke with OTLP tokens', () => {
+  test('listed as kind otlp with their organization and user; one user\'s list holds the tokens bound to them', async () => {
+    const unbound = await createOtlpJson('--org', DEMO.orgs.globex, '--name', 'listed otlp');
+    const bound = await createOtlpJson('--org', DEMO.orgs.globex, '--user', DEMO.emails.outsider);
+    const [unboundRow, boundRow] = [(await OtlpToken.findByPk(unbound.id))!, (await OtlpToken.findByPk(bound.id))!];
+
+    const all = await cli('list', '--json');
+    expect(all.code).toBe(0);
+    for (const secret of [unbound.token, bound.token, unboundRow.token_hash, boundRow.token_hash]) expect(all.stdout).not.toContain(secret);
+    const items = JSON.parse(all.stdout) as Array<Record<string, unknown>>;
+    expect(items.find((i) => i.id === unbound.id)).toEqual({
+      id: unbound.id,
+      kind: 'otlp',
+      user_id: null,
+      name: 'listed otlp',
+      preview: unboundRow.preview,
+      status: 'active',
+      expires_at: null,
+      last_used_at: null,
+      created_at: unboundRow.created_at.toISOString(),
+      organizations: [DEMO.orgs.globex],
+      teams: [],
+    });
+    expect(items.find((i) => i.id === bound.id)).toMatchObject({ kind: 'otlp', user_id: DEMO.users.outsider, organizations: [DEMO.orgs.globex] });
+
+    const outsider = JSON.parse((await cli('list', '--user', DEMO.emails.outsider, '--json')).stdout) as Array<{ id: string; user_id: string }>;
+    expect(outsider.map((i) => i.id)).toContain(bound.id);
+    expect(outsider.map((i) => i.id)).not.toContain(unbound.id);
+    expect(outsider.every((i) => i.user_id === DEMO.users.outsider)).toBe(true);
+
+    const text = await cli('list');
+    const line = text.stdout.split('\n').find((l) => l.startsWith(`${bound.id} `))!;
+    expect(line.split(/\s{2,}/)).toEqual([bound.id, 'otlp', DEMO.users.outsider, 'OTLP token', boundRow.preview, 'active', 'never', 'never', boundRow.created_at.toISOString(), `orgs ${DEMO.orgs.globex}`]);
+  });
+
+  test('revoke deactivates it (once); list shows it revoked', async () => {
+    const created = await createOtlpJson('--org', DEMO.orgs.acme);
+    const run = await cli('revoke', created.id);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toBe(`${databaseLine()}Revoked token ${created.id}; it stops working within 5 seconds on every instance.\n`);
+    const row = (await OtlpToken.findByPk(created.id))!;
+    expect(row.is_active).toBe(false);
+    expect(row.revoked_at).toBeInstanceOf(Date);
+
+    expect((await cli('revoke', created.id)).stdout).toContain(`Token ${created.id} was already revoked.`);
+    expect((await OtlpToken.findByPk(created.id))!.revoked_at).toEqual(row.revoked_at);
+    const listed = JSON.parse((await cli('list', '--json')).stdout) as Array<{ id: string; status: string }>;
+    expect(listed.find((i) => i.id === created.id)?.status).toBe('revoked');
+
+    const unknown = await cli('revoke', 'otk_doesnotexist');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("No token with id 'otk_doesnotexist'");
+  });
+});
+
+describe('tokens managed-settings', () => {
+  const settings = (token: string, env: NodeJS.ProcessEnv, ...args: string[]) =>
+    runScript('tokens', appDatabase(), ['managed-settings', '--org', DEMO.orgs.acme, '--token', token, ...args], env);
+  const expected = (endpoint: string, token: string) => ({
+    env: {
+      CLAUDE_CODE_ENABLE_TELEMETRY: '1',
+      OTEL_METRICS_EXPORTER: 'otlp',
+      OTEL_LOGS_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_EXPORTER_OTLP_HEADERS: `Authorization=Bearer ${token}`,
+      OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: 'delta',
+    },
+  });
+
+  test('prints only the JSON of the env block, with the endpoint under PUBLIC_URL', async () => {
+    const { token } = await createOtlpJson('--org', DEMO.orgs.acme);
+    const run = await settings(token, { PUBLIC_URL: 'https://metrics.example.com/' });
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toBe(`${JSON.stringify(expected('https://metrics.example.com/otlp', token), null, 2)}\n`);
+    expect(Object.keys(JSON.parse(run.stdout).env)).toEqual(Object.keys(expected('', token).env));
+  });
+
+  test('without PUBLIC_URL the endpoint is http://localhost:$PORT/otlp', async () => {
+    const { token } = await createOtlpJson('--org', DEMO.orgs.acme);
+    const run = await settings(token, { PUBLIC_URL: '', PORT: '4318' });
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(run.stdout)).toEqual(expected('http://localhost:4318/otlp', token));
+  });
+
+  test('a token bound to a user works, with a warning that everything sent is theirs', async () => {
+    const { id, token } = await createOtlpJson('--org', DEMO.orgs.acme, '--user', DEMO.emails.barbara);
+    const run = await settings(token, { PUBLIC_URL: 'https://metrics.example.com' });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(expected('https://metrics.example.com/otlp', token));
+    expect(run.stderr).toMatch(new RegExp(`^tokens: warning: OTLP token ${id} is bound to ${DEMO.users.barbara}: .*\\n$`));
+  });
+
+  /** Exit 2 with the reason and the usage, nothing on stdout, and never the token in the answer. */
+  async function expectRefused(token: string, message: string, org: string = DEMO.orgs.acme): Promise<void> {
+    const run = await runScript('tokens', appDatabase(), ['managed-settings', '--org', org, '--token', token]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.startsWith(`tokens: ${message}\n\nUsage:`)).toBe(true);
+    expect(run.stderr).not.toContain(token);
+  }
+
+  test('refuses what is not a well-formed OTLP token, before any database lookup', async () => {
+    const wellFormed = generateToken(OTLP_TOKEN_PREFIX);
+    const badChecksum = `${wellFormed.slice(0, -1)}${wellFormed.endsWith('0') ? '1' : '0'}`;
+    const apiToken = (await createJson('--user', DEMO.emails.ada)).token;
+    for (const token of ['otlp_abc', badChecksum, apiToken, generateToken(SCIM_TOKEN_PREFIX)]) {
+      await expectRefused(token, '--token must be an OTLP token as create-otlp prints it (otlp_ and 36 letters and digits)');
+    }
+  });
+
+  test('refuses an unknown token, a revoked one and one of another organization', async () => {
+    await expectRefused(generateToken(OTLP_TOKEN_PREFIX), 'No OTLP token matches --token (create one with create-otlp)');
+
+    const revoked = await createOtlpJson('--org', DEMO.orgs.acme);
+    expect((await cli('revoke', revoked.id)).code).toBe(0);
+    await expectRefused(revoked.token, `--token is OTLP token ${revoked.id}, which has been revoked`);
+
+    const globex = await createOtlpJson('--org', DEMO.orgs.globex);
+    await expectRefused(globex.token, `--token is OTLP token ${globex.id} of another organization, not of '${DEMO.orgs.acme}'`);
+    await expectRefused(globex.token, `--token is OTLP token ${globex.id} of another organization, not of 'org_nope'`, 'org_nope');
   });
 });
 
@@ -260,6 +452,18 @@ describe('errors', () => {
       ['create-scim'],
       ['create-scim', '--org', ''],
       ['create-scim', '--org', 'org_acme', '--user', 'ada@demo.test'],
+      ['create-otlp'],
+      ['create-otlp', '--user', 'ada@demo.test'],
+      ['create-otlp', '--org', ''],
+      ['create-otlp', '--org', 'org_acme', '--user', ''],
+      ['create-otlp', '--org', 'org_acme', '--team', 'team_platform'],
+      ['create-otlp', '--org', 'org_acme', 'extra'],
+      ['managed-settings'],
+      ['managed-settings', '--org', 'org_acme'],
+      ['managed-settings', '--token', generateToken(OTLP_TOKEN_PREFIX)],
+      ['managed-settings', '--org', 'org_acme', '--token', ''],
+      ['managed-settings', '--org', 'org_acme', '--token', 'otlp_x'],
+      ['managed-settings', '--org', 'org_acme', '--token', generateToken(OTLP_TOKEN_PREFIX), '--json'],
     ];
     for (const argv of mistakes) {
       expect(() => parseCommand(argv)).toThrow(UsageError);
@@ -277,6 +481,15 @@ describe('errors', () => {
     expect(parseCommand(['list', '--user', 'usr_ada'])).toEqual({ kind: 'list', user: 'usr_ada', json: false });
     expect(parseCommand(['revoke', 'tok_1'])).toEqual({ kind: 'revoke', id: 'tok_1' });
     expect(parseCommand(['create-scim', '--org', 'org_acme', '--name', 'Entra ID'])).toEqual({ kind: 'create-scim', org: 'org_acme', name: 'Entra ID', json: false });
+    expect(parseCommand(['create-otlp', '--org', 'org_acme', '--user', 'ada@demo.test', '--json'])).toEqual({
+      kind: 'create-otlp',
+      org: 'org_acme',
+      user: 'ada@demo.test',
+      name: undefined,
+      json: true,
+    });
+    const otlp = generateToken(OTLP_TOKEN_PREFIX);
+    expect(parseCommand(['managed-settings', '--org', 'org_acme', '--token', otlp])).toEqual({ kind: 'managed-settings', org: 'org_acme', token: otlp });
     expect(parseCommand(['help'])).toEqual({ kind: 'help' });
   });
 
@@ -317,6 +530,8 @@ describe('errors', () => {
     const run = await cli('--help');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('npm run tokens -- create --user <id|email>');
+    expect(run.stdout).toContain('npm run tokens -- create-otlp --org <id> [--user <id|email>] [--name N] [--json]');
+    expect(run.stdout).toContain('npm run tokens -- managed-settings --org <id> --token otlp_…');
   });
 });
 

@@ -61,7 +61,7 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     id: { type: DataTypes.BIGINT, allowNull: false, primaryKey: true, autoIncrement: true },
     organization_id: ref,
     token_id: ref,
-    signal: { type: DataTypes.STRING(10), allowNull: false },
+    signal_type: { type: DataTypes.STRING(10), allowNull: false },
     body_hash: { type: DataTypes.CHAR(64), allowNull: false },
     content_type: { type: DataTypes.STRING(40), allowNull: false },
     sanitized: { type: DataTypes.BOOLEAN, allowNull: false },

@@ -20,7 +20,7 @@ export class TelemetryBatch extends Model<InferAttributes<TelemetryBatch>, Infer
   declare id: CreationOptional<number>;
   declare organization_id: string;
   declare token_id: string;
-  declare signal: 'metrics' | 'logs' | 'traces';
+  declare signal_type: 'metrics' | 'logs' | 'traces';
   declare body_hash: string;
   declare content_type: string;
   declare sanitized: boolean;
@@ -70,7 +70,7 @@ export function initTelemetry(sequelize: Sequelize): void {
       id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
       organization_id: { ...REF },
       token_id: { ...REF },
-      signal: { type: DataTypes.STRING(10), allowNull: false },
+      signal_type: { type: DataTypes.STRING(10), allowNull: false },
       body_hash: { type: DataTypes.CHAR(64), allowNull: false },
       content_type: { type: DataTypes.STRING(40), allowNull: false },
       sanitized: { type: DataTypes.BOOLEAN, allowNull: false },

@@ -1,7 +1,7 @@
 import { Op } from 'sequelize';
-import type { ApiToken, ScimToken } from '../../db/models';
+import type { ApiToken, OtlpToken, ScimToken } from '../../db/models';
 
-type TokenModel = typeof ApiToken | typeof ScimToken;
+type TokenModel = typeof ApiToken | typeof ScimToken | typeof OtlpToken;
 
 /**
  * Records that a token was used without a write per request: at most one conditional UPDATE of `last_used_at`

@@ -2,19 +2,25 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
- * Token format: a prefix naming the kind (`plat_` for API tokens, `scim_` for SCIM tokens) + 30 base62
+ * Token format: a prefix naming the kind (`plat_` for API tokens, `scim_` for SCIM tokens, `otlp_` for OTLP
+ * senders' tokens) + 30 base62
  * characters of randomness (~178 bits) + 6 base62 characters of a CRC32 checksum of the random part. The
  * checksum lets us reject typos and random garbage without a database lookup, and lets secret scanners
  * recognise leaked tokens by their prefix.
  */
 export const TOKEN_PREFIX = 'plat_';
 export const SCIM_TOKEN_PREFIX = 'scim_';
-export type TokenPrefix = typeof TOKEN_PREFIX | typeof SCIM_TOKEN_PREFIX;
+export const OTLP_TOKEN_PREFIX = 'otlp_';
+export type TokenPrefix = typeof TOKEN_PREFIX | typeof SCIM_TOKEN_PREFIX | typeof OTLP_TOKEN_PREFIX;
 const RANDOM_LENGTH = 30;
 const CHECKSUM_LENGTH = 6;
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const patternFor = (prefix: TokenPrefix) => new RegExp(`^${prefix}[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}$`);
-const PATTERNS = { [TOKEN_PREFIX]: patternFor(TOKEN_PREFIX), [SCIM_TOKEN_PREFIX]: patternFor(SCIM_TOKEN_PREFIX) };
+const PATTERNS = {
+  [TOKEN_PREFIX]: patternFor(TOKEN_PREFIX),
+  [SCIM_TOKEN_PREFIX]: patternFor(SCIM_TOKEN_PREFIX),
+  [OTLP_TOKEN_PREFIX]: patternFor(OTLP_TOKEN_PREFIX),
+};
 
 function base62(value: number, width: number): string {
   let out = '';
@@ -61,6 +67,6 @@ export function hashesEqual(a: string, b: string): boolean {
 
 /** Enough to recognise a token in a list, far too little to use it. */
 export function tokenPreview(token: string): string {
-  // Both prefixes have five characters.
+  // Every prefix has five characters.
   return `${token.slice(0, TOKEN_PREFIX.length + 4)}…${token.slice(-4)}`;
 }

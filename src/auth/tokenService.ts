@@ -1,7 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { Op } from 'sequelize';
-import { ApiToken, ApiTokenOrganization, ApiTokenTeam, Organization, OrganizationMembership, ScimToken, Team, User } from '../../db/models';
-import { generateToken, hashToken, SCIM_TOKEN_PREFIX, tokenPreview } from './tokenFormat';
+import {
+  ApiToken,
+  ApiTokenOrganization,
+  ApiTokenTeam,
+  Organization,
+  OrganizationMembership,
+  OtlpToken,
+  ScimToken,
+  Team,
+  User,
+} from '../../db/models';
+import { generateToken, hashesEqual, hashToken, OTLP_TOKEN_PREFIX, SCIM_TOKEN_PREFIX, tokenPreview } from './tokenFormat';
 import { conditions } from '../access/conditions';
 
 export class TokenInputError extends Error {}
@@ -19,6 +29,12 @@ export interface CreatedToken {
   id: string;
   token: string;
   expires_at: string | null;
+}
+
+async function findOrganization(id: string): Promise<Organization> {
+  const organization = await Organization.findByPk(id);
+  if (!organization) throw new TokenInputError(`No organization with id '${id}'`);
+  return organization;
 }
 
 async function findUser(ref: string): Promise<User> {
@@ -78,8 +94,7 @@ export async function createToken(input: CreateTokenInput, now = new Date()): Pr
  * token it is printed once and stored as its SHA-256 hash. Its id starts with `stok_`, which `revoke` reads.
  */
 export async function createScimToken(input: { organizationId: string; name?: string }, now = new Date()): Promise<{ id: string; token: string }> {
-  const organization = await Organization.findByPk(input.organizationId);
-  if (!organization) throw new TokenInputError(`No organization with id '${input.organizationId}'`);
+  const organization = await findOrganization(input.organizationId);
   const token = generateToken(SCIM_TOKEN_PREFIX);
   const id = `${SCIM_TOKEN_ID_PREFIX}${randomBytes(10).toString('hex')}`;
   await ScimToken.create({
@@ -97,11 +112,76 @@ export async function createScimToken(input: { organizationId: string; name?: st
 }
 
 const SCIM_TOKEN_ID_PREFIX = 'stok_';
+const OTLP_TOKEN_ID_PREFIX = 'otk_';
+
+async function isActiveMember(organizationId: string, userId: string): Promise<boolean> {
+  const where = { organization_id: organizationId, user_id: userId, ...conditions.activeMembership };
+  return (await OrganizationMembership.count({ where })) > 0;
+}
+
+/** The bound user of an OTLP token: only an active member speaks for the organization (suspended ones do not). */
+async function findOtlpUser(ref: string, organizationId: string): Promise<User> {
+  const user = await findUser(ref);
+  if (!(await isActiveMember(organizationId, user.id))) {
+    throw new TokenInputError(`User ${user.id} is not an active member of organization '${organizationId}'`);
+  }
+  return user;
+}
+
+/**
+ * An OTLP token sends one organization's telemetry to `/otlp` only (DESIGN §15); bound to a user, everything it
+ * sends is that member's. Printed once and stored as its SHA-256 hash; its id starts with `otk_`, which `revoke` reads.
+ */
+export async function createOtlpToken(
+  input: { organizationId: string; user?: string; name?: string },
+  now = new Date(),
+): Promise<{ id: string; token: string; user_id: string | null }> {
+  const organization = await findOrganization(input.organizationId);
+  const user = input.user === undefined ? null : await findOtlpUser(input.user, organization.id);
+  const token = generateToken(OTLP_TOKEN_PREFIX);
+  const id = `${OTLP_TOKEN_ID_PREFIX}${randomBytes(10).toString('hex')}`;
+  await OtlpToken.create({
+    id,
+    organization_id: organization.id,
+    user_id: user?.id ?? null,
+    name: input.name ?? 'OTLP token',
+    token_hash: hashToken(token),
+    preview: tokenPreview(token),
+    is_active: true,
+    last_used_at: null,
+    revoked_at: null,
+    created_at: now,
+  });
+  return { id, token, user_id: user?.id ?? null };
+}
+
+export type OtlpTokenCheck = { ok: true; id: string; userId: string | null } | { ok: false; refusal: string };
+
+/**
+ * Whether `token` may go into the organization's managed settings: only a token that `/otlp` would accept for
+ * that organization. Looked up by its hash, so no other token is ever read or shown.
+ */
+export async function checkOtlpToken(token: string, organizationId: string): Promise<OtlpTokenCheck> {
+  const hash = hashToken(token);
+  const row = await OtlpToken.findOne({ where: { token_hash: hash } });
+  if (!row || !hashesEqual(row.token_hash, hash)) return { ok: false, refusal: 'No OTLP token matches --token (create one with create-otlp)' };
+  if (!row.is_active) return { ok: false, refusal: `--token is OTLP token ${row.id}, which has been revoked` };
+  if (row.organization_id !== organizationId) {
+    return { ok: false, refusal: `--token is OTLP token ${row.id} of another organization, not of '${organizationId}'` };
+  }
+  if (row.user_id && !(await isActiveMember(organizationId, row.user_id))) {
+    return { ok: false, refusal: `--token is OTLP token ${row.id}, whose user ${row.user_id} is no longer an active member of '${organizationId}'` };
+  }
+  return { ok: true, id: row.id, userId: row.user_id };
+}
 
 export interface TokenSummary {
   id: string;
-  /** `scim` tokens belong to an organization (listed under `organizations`), not to a user. */
-  kind: 'api' | 'scim';
+  /**
+   * `scim` and `otlp` tokens belong to an organization (listed under `organizations`); an `otlp` token may be
+   * bound to a user too (`user_id`).
+   */
+  kind: 'api' | 'scim' | 'otlp';
   user_id: string | null;
   name: string;
   preview: string;
@@ -113,17 +193,32 @@ export interface TokenSummary {
   teams: string[];
 }
 
-/** API tokens (all, or one user's) and, without a user, SCIM tokens too; oldest first. */
+/**
+ * API tokens and OTLP tokens (all, or those of one user) and, without a user, SCIM tokens too; oldest first.
+ */
 export async function listTokens(userRef?: string, now = new Date()): Promise<TokenSummary[]> {
   const where = userRef ? { user_id: (await findUser(userRef)).id } : {};
   const order: [string, string][] = [['created_at', 'ASC'], ['id', 'ASC']];
-  const [tokens, scimTokens] = await Promise.all([ApiToken.findAll({ where, order }), userRef ? [] : ScimToken.findAll({ order })]);
+  const [apiTokens, scimTokens, otlpTokens] = await Promise.all([
+    listApiTokens(where, order, now),
+    userRef ? [] : ScimToken.findAll({ order }),
+    OtlpToken.findAll({ where, order }),
+  ]);
+  const organizationTokens = [
+    ...scimTokens.map((t) => organizationTokenSummary('scim', t, null)),
+    ...otlpTokens.map((t) => organizationTokenSummary('otlp', t, t.user_id)),
+  ];
+  return [...apiTokens, ...organizationTokens].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+}
+
+async function listApiTokens(where: { user_id?: string }, order: [string, string][], now: Date): Promise<TokenSummary[]> {
+  const tokens = await ApiToken.findAll({ where, order });
   const ids = tokens.map((t) => t.id);
   const [orgs, teams] = await Promise.all([
     ApiTokenOrganization.findAll({ where: { token_id: { [Op.in]: ids } } }),
     ApiTokenTeam.findAll({ where: { token_id: { [Op.in]: ids } } }),
   ]);
-  const apiTokens = tokens.map((t): TokenSummary => ({
+  return tokens.map((t): TokenSummary => ({
     id: t.id,
     kind: 'api',
     user_id: t.user_id,
@@ -136,10 +231,14 @@ export async function listTokens(userRef?: string, now = new Date()): Promise<To
     organizations: orgs.filter((o) => o.token_id === t.id).map((o) => o.organization_id),
     teams: teams.filter((o) => o.token_id === t.id).map((o) => o.team_id),
   }));
-  const scim = scimTokens.map((t): TokenSummary => ({
+}
+
+/** An organization's token (SCIM or OTLP): it has no expiry and no team scope. */
+function organizationTokenSummary(kind: 'scim' | 'otlp', t: ScimToken | OtlpToken, userId: string | null): TokenSummary {
+  return {
     id: t.id,
-    kind: 'scim',
-    user_id: null,
+    kind,
+    user_id: userId,
     name: t.name,
     preview: t.preview,
     status: t.is_active ? 'active' : 'revoked',
@@ -148,22 +247,31 @@ export async function listTokens(userRef?: string, now = new Date()): Promise<To
     created_at: t.created_at.toISOString(),
     organizations: [t.organization_id],
     teams: [],
-  }));
-  return [...apiTokens, ...scim].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+  };
 }
 
-/** Whether the token (API or SCIM) exists and is revoked; undefined when there is no such token. */
+/** The token an id names, of whichever kind its prefix says. */
+function findTokenById(id: string): Promise<ApiToken | ScimToken | OtlpToken | null> {
+  if (id.startsWith(SCIM_TOKEN_ID_PREFIX)) return ScimToken.findByPk(id);
+  if (id.startsWith(OTLP_TOKEN_ID_PREFIX)) return OtlpToken.findByPk(id);
+  return ApiToken.findByPk(id);
+}
+
+/** Whether the token (API, SCIM or OTLP) exists and is revoked; undefined when there is no such token. */
 export async function isRevoked(id: string): Promise<boolean | undefined> {
-  const token = id.startsWith(SCIM_TOKEN_ID_PREFIX) ? await ScimToken.findByPk(id) : await ApiToken.findByPk(id);
+  const token = await findTokenById(id);
   return token ? !token.is_active : undefined;
 }
 
-/** Revocation takes effect on every instance within the authenticator's cache time (5 s). */
+/** Revocation takes effect on every instance within the authenticators' cache time (5 s). */
 export async function revokeToken(id: string, now = new Date()): Promise<void> {
-  const token = id.startsWith(SCIM_TOKEN_ID_PREFIX) ? await ScimToken.findByPk(id) : await ApiToken.findByPk(id);
+  const token = await findTokenById(id);
   if (!token) throw new TokenInputError(`No token with id '${id}'`);
   if (!token.is_active) return;
-  await (token as ApiToken).update({ is_active: false, revoked_at: now });
+  // Assigned then saved: the three kinds' `update` signatures cannot be called through their union.
+  token.is_active = false;
+  token.revoked_at = now;
+  await token.save();
 }
 
 /** `90d`, `12h`, `30m`, `10s` → a future date. */

@@ -5,7 +5,7 @@ import { rateLimitMessage, setRateLimitHeaders } from '../rateLimit/headers';
 import type { GitActivityWriter } from '../services/git/writer';
 import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../services/git/gitApps';
 import { addressedGitApp, authenticateDelivery } from './auth';
-import { BodyBudget } from './bodyBudget';
+import { BodyBudget } from '../wire/bodyBudget';
 import { parseGithubDelivery, parseGitlabDelivery } from './deliveries';
 import { sendIngestError, toIngestAnswer, ingestAnswer, tooLargeMessage } from './errors';
 import { DomainError, invalid, notFound } from '../errors';

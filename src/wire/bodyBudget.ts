@@ -1,5 +1,5 @@
 /**
- * How many request-body bytes the ingest surface holds at once in this process. A delivery reserves its
+ * How many request-body bytes a surface (ingest, OTLP) holds at once in this process. A delivery reserves its
  * Content-Length before its body is read and gives it back when answered; one that would exceed the budget waits
  * its turn (first come, first served) for up to `maxWaitMs`. Parsing a body takes several times its size in memory,
  * so without this a few concurrent maximum-size bodies would exhaust the heap.

@@ -1,0 +1,56 @@
+/**
+ * What a telemetry request carries once its transport has decoded and validated it (DESIGN §15), whatever the
+ * encoding: metric points and log records, each with its resource's attributes beside its own.
+ */
+export type AttributeValue = string | number | boolean | null | AttributeValue[] | { [key: string]: AttributeValue };
+export type Attributes = Record<string, AttributeValue>;
+
+export interface MetricPoint {
+  name: string;
+  /** A Sum is a counter: its delta is what happened in [start, time]. A Gauge is a reading at `time`. */
+  kind: 'sum' | 'gauge';
+  /** A cumulative Sum counts from its start time; each point repeats everything before it. */
+  cumulative: boolean;
+  /** Milliseconds since the epoch (OTLP sends nanoseconds); 0 when the sender gave none. */
+  startMs: number;
+  timeMs: number;
+  value: number;
+  attributes: Attributes;
+  resource: Attributes;
+  /** The instrumentation scope's name, part of a series' identity. */
+  scope: string;
+}
+
+export interface LogRecord {
+  /** When it happened (or, failing that, when the sender observed it), in milliseconds since the epoch. */
+  timeMs: number;
+  /** `eventName` (OTLP 1.5+), when the sender set it. */
+  eventName: string | undefined;
+  body: AttributeValue;
+  attributes: Attributes;
+  resource: Attributes;
+}
+
+export interface MetricsBatch {
+  points: MetricPoint[];
+  /** Points the transport could not take (Histogram, Summary …), each counted with why. */
+  refused: Refusal[];
+}
+
+export interface LogsBatch {
+  records: LogRecord[];
+  refused: Refusal[];
+}
+
+export interface Refusal {
+  count: number;
+  reason: string;
+}
+
+/** The request as received, kept for replay unless it carried content that is never stored. */
+export interface RawBody {
+  signal: 'metrics' | 'logs' | 'traces';
+  /** The decompressed bytes, as the sender encoded them. */
+  bytes: Buffer;
+  contentType: 'application/x-protobuf' | 'application/json';
+}

@@ -1,0 +1,55 @@
+import type { Attributes } from './batch';
+
+/**
+ * What is never stored, whatever the sender enables (DESIGN §15): prompt text, tool input or parameters, API
+ * request and response bodies. Claude Code sends them with OTEL_LOG_USER_PROMPTS / OTEL_LOG_TOOL_DETAILS,
+ * Gemini CLI with `logPrompts`, Codex with `log_user_prompt`; the names below are theirs.
+ */
+const NEVER_STORED = new Set([
+  'prompt',
+  'user_prompt',
+  'tool_input',
+  'tool_parameters',
+  'function_args',
+  'arguments',
+  'request_body',
+  'response_body',
+  'api_request_body',
+  'api_response_body',
+  'request_text',
+  'response_text',
+]);
+
+/** Attributes without what is never stored, and how many were dropped. */
+export function withoutNeverStored(attributes: Attributes): { kept: Attributes; dropped: number } {
+  const kept: Attributes = {};
+  let dropped = 0;
+  for (const [key, value] of Object.entries(attributes)) {
+    if (NEVER_STORED.has(key) || NEVER_STORED.has(key.slice(key.lastIndexOf('.') + 1))) dropped++;
+    else kept[key] = value;
+  }
+  return { kept, dropped };
+}
+
+export const EVENT_ATTRIBUTES_LIMIT_BYTES = 4096;
+
+/**
+ * An event's attributes as stored: at most 4 KB of JSON. Attributes are kept in the order sent until the next
+ * would not fit; `dropped_attributes` then says how many did not.
+ */
+export function storedAttributes(attributes: Attributes): string {
+  const kept: Attributes = {};
+  let size = 2;
+  let dropped = 0;
+  for (const [key, value] of Object.entries(attributes)) {
+    const entry = Buffer.byteLength(JSON.stringify({ [key]: value })) - 1;
+    if (size + entry + 40 > EVENT_ATTRIBUTES_LIMIT_BYTES) {
+      dropped++;
+      continue;
+    }
+    kept[key] = value;
+    size += entry;
+  }
+  if (dropped) kept.dropped_attributes = dropped;
+  return JSON.stringify(kept);
+}
