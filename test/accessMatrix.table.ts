@@ -150,9 +150,9 @@ const toRecord = (cells: Cells): Record<ActorName, Cell> =>
   Object.fromEntries(ACTOR_NAMES.map((a, i) => [a, cells[i]])) as Record<ActorName, Cell>;
 const list = (path: string, kind: ItemKind, cells: Cells): Row => ({ path, shape: 'list', kind, cells: toRecord(cells) });
 const one = (path: string, kind: ItemKind, cells: Cells): Row => ({ path, shape: 'one', kind, cells: toRecord(cells) });
-/** The four metrics (DESIGN §14) of one scope, `organization_id=…` or `team_id=…`, with the same cells. */
+/** The metrics (DESIGN §14, and §16's ai-usage) of one scope, `organization_id=…` or `team_id=…`, with the same cells. */
 const metrics = (scope: string, cells: Cells): Row[] =>
-  ['dora', 'pull-requests', 'flow', 'activity'].map((m) => ({ path: `/v1/metrics/${m}?${scope}`, shape: 'metric', kind: 'metric', cells: toRecord(cells) }));
+  ['dora', 'pull-requests', 'flow', 'activity', 'ai-usage'].map((m) => ({ path: `/v1/metrics/${m}?${scope}`, shape: 'metric', kind: 'metric', cells: toRecord(cells) }));
 const M = FIGURES;
 
 // ---------------------------------------------------------------------------------------------------

@@ -825,6 +825,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics/ai-usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * AI usage metrics
+         * @description How members use AI coding tools (Claude Code, Gemini CLI, Codex): active users and adoption, engagement, sessions, prompts, tokens, cost, lines, commits, pull requests and edit decisions, per tool and per model, from the telemetry the tools send to /otlp. A team's figures are its members' today. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
+         */
+        get: operations["getAiUsageMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "user.created": {
@@ -1901,6 +1921,165 @@ export interface components {
                     meeting: number;
                 };
             }[];
+        };
+        AiUsageMetricsResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["AiUsageMetrics"];
+        };
+        /** @description How the scope’s members use AI coding tools (Claude Code, Gemini CLI, Codex), from the telemetry they send to /otlp */
+        AiUsageMetrics: {
+            scope: components["schemas"]["MetricScope"];
+            /**
+             * Format: date
+             * @description First day of the window (UTC, inclusive)
+             * @example 2026-01-15
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the window (UTC, inclusive)
+             * @example 2026-01-15
+             */
+            to: string;
+            /** @description The series interval asked for; null without a series */
+            interval: ("day" | "week" | "month") | null;
+            /** @description Members with any AI tool activity in the window */
+            active_users: number;
+            /** @description Members of the scope today: the organization’s, or the team’s */
+            members: number;
+            /** @description active_users ÷ members, to four decimals; null without members */
+            adoption_rate: number | null;
+            /** @description Active users by how many days a week they used the tools (active days ÷ the window’s weeks) */
+            engagement: {
+                /** @description Active on fewer than 1 day a week */
+                light: number;
+                /** @description Active on 1 to 3 days a week */
+                moderate: number;
+                /** @description Active on 3 or more days a week */
+                heavy: number;
+            };
+            /** @description Sessions started (CLI sessions, Codex conversations) */
+            sessions: number;
+            /** @description Prompts members sent */
+            prompts: number;
+            /** @description Requests the tools made to their model APIs */
+            api_requests: number;
+            /** @description Active time, in hours to two decimals (Claude Code’s active_time) */
+            active_hours: {
+                /** @description Hours members spent interacting */
+                user: number;
+                /** @description Hours the tools spent working */
+                cli: number;
+            };
+            tokens: components["schemas"]["AiTokens"];
+            /** @description Cost in US dollars as the tools estimate it (list prices, not an invoice), to four decimals */
+            cost_usd: number;
+            /** @description Lines of code the tools changed */
+            lines: {
+                /** @description Lines added */
+                added: number;
+                /** @description Lines removed */
+                removed: number;
+            };
+            /** @description Commits the tools made, as they report them */
+            commits: number;
+            /** @description Pull requests the tools opened, as they report them */
+            pull_requests: number;
+            /** @description Decisions on the tools’ proposed file edits */
+            edit_decisions: {
+                /** @description Edits members accepted */
+                accepted: number;
+                /** @description Edits members rejected */
+                rejected: number;
+                /** @description accepted ÷ (accepted + rejected); null without decisions */
+                acceptance_rate: number | null;
+            };
+            /** @description Per tool, by name */
+            by_tool: {
+                /** @description `claude_code`, `gemini_cli` or `codex` */
+                tool: string;
+                /** @description Members who used it */
+                active_users: number;
+                /** @description Sessions */
+                sessions: number;
+                /** @description Cost in US dollars */
+                cost_usd: number;
+                tokens: components["schemas"]["AiTokens"];
+            }[];
+            /** @description Per model, by name: the figures that have a model (tokens, cost) */
+            by_model: {
+                /** @description The model as the tool names it */
+                model: string;
+                /** @description Cost in US dollars */
+                cost_usd: number;
+                tokens: components["schemas"]["AiTokens"];
+            }[];
+            /** @description For an organization: telemetry that matched none of its members (an e-mail not theirs, no e-mail), counted apart from every figure above; null for a team */
+            unattributed: {
+                /** @description Sessions */
+                sessions: number;
+                /** @description Cost in US dollars */
+                cost_usd: number;
+            } | null;
+            /** @description With `interval`: the same figures per bucket; amounts add up to the totals, active users do not */
+            series?: {
+                /**
+                 * Format: date
+                 * @description First day of the bucket: a UTC day, the Monday of an ISO week, or the first of a month (the first bucket starts at `from`)
+                 * @example 2026-01-15
+                 */
+                start: string;
+                /** @description Members active in the bucket */
+                active_users: number;
+                /** @description Sessions started (CLI sessions, Codex conversations) */
+                sessions: number;
+                /** @description Prompts members sent */
+                prompts: number;
+                /** @description Requests the tools made to their model APIs */
+                api_requests: number;
+                /** @description Active time, in hours to two decimals (Claude Code’s active_time) */
+                active_hours: {
+                    /** @description Hours members spent interacting */
+                    user: number;
+                    /** @description Hours the tools spent working */
+                    cli: number;
+                };
+                tokens: components["schemas"]["AiTokens"];
+                /** @description Cost in US dollars as the tools estimate it (list prices, not an invoice), to four decimals */
+                cost_usd: number;
+                /** @description Lines of code the tools changed */
+                lines: {
+                    /** @description Lines added */
+                    added: number;
+                    /** @description Lines removed */
+                    removed: number;
+                };
+                /** @description Commits the tools made, as they report them */
+                commits: number;
+                /** @description Pull requests the tools opened, as they report them */
+                pull_requests: number;
+                /** @description Decisions on the tools’ proposed file edits */
+                edit_decisions: {
+                    /** @description Edits members accepted */
+                    accepted: number;
+                    /** @description Edits members rejected */
+                    rejected: number;
+                    /** @description accepted ÷ (accepted + rejected); null without decisions */
+                    acceptance_rate: number | null;
+                };
+            }[];
+        };
+        /** @description Tokens the tools reported */
+        AiTokens: {
+            /** @description Input tokens */
+            input: number;
+            /** @description Output tokens (Gemini CLI’s thought tokens included) */
+            output: number;
+            /** @description Tokens read from the prompt cache */
+            cache_read: number;
+            /** @description Tokens written to the prompt cache */
+            cache_creation: number;
         };
         Error: {
             /** @constant */
@@ -4299,6 +4478,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ActivityMetricsResponse"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getAiUsageMetrics: {
+        parameters: {
+            query?: {
+                /** @description The organization whose figures to compute. Exactly one of organization_id and team_id. Example: `org_acme`. */
+                organization_id?: string;
+                /** @description The team whose figures to compute: its tasks, interactions and the repositories its members authored commits in. Exactly one of organization_id and team_id. Example: `team_platform`. */
+                team_id?: string;
+                /** @description First day of the window, YYYY-MM-DD (UTC, inclusive). Default: 27 days before `to`. Example: `2026-01-01`. */
+                from?: string;
+                /** @description Last day of the window, YYYY-MM-DD (UTC, inclusive; today at most matters). Default: today. The window has at most 366 days. Example: `2026-01-28`. */
+                to?: string;
+                /** @description Adds a `series` of the same figures per UTC day, ISO week (from Monday) or calendar month, clipped to the window. Example: `week`. */
+                interval?: "day" | "week" | "month";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiUsageMetricsResponse"];
                 };
             };
             304: components["responses"]["NotModified"];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { guard } from '../access/guard';
 import { authedProcedure, router } from '../trpc/init';
 import type { AuthedContext } from '../trpc/context';
-import { ActivityMetricsResponse, DoraMetricsResponse, FlowMetricsResponse, PullRequestMetricsResponse } from '../resources/metrics';
+import { ActivityMetricsResponse, AiUsageMetricsResponse, DoraMetricsResponse, FlowMetricsResponse, PullRequestMetricsResponse } from '../resources/metrics';
 import { MetricKind, MetricTarget } from '../services/metrics';
 import { DAY_MS, day, DEFAULT_WINDOW_DAYS, Interval, MAX_WINDOW_DAYS, startOfUtcDay, windowOf } from '../services/metrics/window';
 import { parseDateParam } from '../wire/dates';
@@ -121,4 +121,12 @@ export const metricsRouter = router({
   })
     .output(ActivityMetricsResponse)
     .query(resolveMetric('activity')),
+  aiUsage: metricProcedure({
+    path: '/metrics/ai-usage',
+    operationId: 'getAiUsageMetrics',
+    summary: 'AI usage metrics',
+    description: `How members use AI coding tools (Claude Code, Gemini CLI, Codex): active users and adoption, engagement, sessions, prompts, tokens, cost, lines, commits, pull requests and edit decisions, per tool and per model, from the telemetry the tools send to /otlp. A team's figures are its members' today. ${SCOPE_RULES}`,
+  })
+    .output(AiUsageMetricsResponse)
+    .query(resolveMetric('aiUsage')),
 });

@@ -144,10 +144,68 @@ export const ActivityMetrics = z
   })
   .meta({ id: 'ActivityMetrics', description: 'Commit and collaboration activity of the scope' });
 
+const amount = (description: string) => z.number().min(0).meta({ description });
+const Tokens = z
+  .object({
+    input: amount('Input tokens'),
+    output: amount('Output tokens (Gemini CLI’s thought tokens included)'),
+    cache_read: amount('Tokens read from the prompt cache'),
+    cache_creation: amount('Tokens written to the prompt cache'),
+  })
+  .meta({ id: 'AiTokens', description: 'Tokens the tools reported' });
+const aiFigures = {
+  sessions: amount('Sessions started (CLI sessions, Codex conversations)'),
+  prompts: amount('Prompts members sent'),
+  api_requests: amount('Requests the tools made to their model APIs'),
+  active_hours: z
+    .object({ user: amount('Hours members spent interacting'), cli: amount('Hours the tools spent working') })
+    .meta({ description: 'Active time, in hours to two decimals (Claude Code’s active_time)' }),
+  tokens: Tokens,
+  cost_usd: amount('Cost in US dollars as the tools estimate it (list prices, not an invoice), to four decimals'),
+  lines: z.object({ added: amount('Lines added'), removed: amount('Lines removed') }).meta({ description: 'Lines of code the tools changed' }),
+  commits: amount('Commits the tools made, as they report them'),
+  pull_requests: amount('Pull requests the tools opened, as they report them'),
+  edit_decisions: z
+    .object({
+      accepted: amount('Edits members accepted'),
+      rejected: amount('Edits members rejected'),
+      acceptance_rate: z.number().min(0).max(1).nullable().meta({ description: 'accepted ÷ (accepted + rejected); null without decisions' }),
+    })
+    .meta({ description: 'Decisions on the tools’ proposed file edits' }),
+};
+
+export const AiUsageMetrics = z
+  .object({
+    ...windowShape,
+    active_users: count('Members with any AI tool activity in the window'),
+    members: count('Members of the scope today: the organization’s, or the team’s'),
+    adoption_rate: z.number().min(0).nullable().meta({ description: 'active_users ÷ members, to four decimals; null without members' }),
+    engagement: z
+      .object({ light: count('Active on fewer than 1 day a week'), moderate: count('Active on 1 to 3 days a week'), heavy: count('Active on 3 or more days a week') })
+      .meta({ description: 'Active users by how many days a week they used the tools (active days ÷ the window’s weeks)' }),
+    ...aiFigures,
+    by_tool: z
+      .array(z.object({ tool: z.string().meta({ description: '`claude_code`, `gemini_cli` or `codex`' }), active_users: count('Members who used it'), sessions: amount('Sessions'), cost_usd: amount('Cost in US dollars'), tokens: Tokens }))
+      .meta({ description: 'Per tool, by name' }),
+    by_model: z
+      .array(z.object({ model: z.string().meta({ description: 'The model as the tool names it' }), cost_usd: amount('Cost in US dollars'), tokens: Tokens }))
+      .meta({ description: 'Per model, by name: the figures that have a model (tokens, cost)' }),
+    unattributed: z
+      .object({ sessions: amount('Sessions'), cost_usd: amount('Cost in US dollars') })
+      .nullable()
+      .meta({ description: 'For an organization: telemetry that matched none of its members (an e-mail not theirs, no e-mail), counted apart from every figure above; null for a team' }),
+    series: z
+      .array(z.object({ start: bucketStart, active_users: count('Members active in the bucket'), ...aiFigures }))
+      .optional()
+      .meta({ description: 'With `interval`: the same figures per bucket; amounts add up to the totals, active users do not' }),
+  })
+  .meta({ id: 'AiUsageMetrics', description: 'How the scope’s members use AI coding tools (Claude Code, Gemini CLI, Codex), from the telemetry they send to /otlp' });
+
 export const DoraMetricsResponse = itemEnvelope('DoraMetrics', DoraMetrics);
 export const PullRequestMetricsResponse = itemEnvelope('PullRequestMetrics', PullRequestMetrics);
 export const FlowMetricsResponse = itemEnvelope('FlowMetrics', FlowMetrics);
 export const ActivityMetricsResponse = itemEnvelope('ActivityMetrics', ActivityMetrics);
+export const AiUsageMetricsResponse = itemEnvelope('AiUsageMetrics', AiUsageMetrics);
 
 export type DoraMetrics = z.infer<typeof DoraMetrics>;
 export type PullRequestMetrics = z.infer<typeof PullRequestMetrics>;

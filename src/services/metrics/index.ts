@@ -2,6 +2,7 @@ import { Commit, Team } from '../../../db/models';
 import type { ResultCache } from '../query/countCache';
 import { versionsOf } from '../query/dataVersions';
 import { activityFigures } from './activity';
+import { aiUsageFigures } from './aiUsage';
 import { doraFigures } from './dora';
 import { flowFigures } from './flow';
 import { pullRequestFigures } from './pullRequests';
@@ -9,7 +10,7 @@ import { MetricScope, organizationScope, teamScope } from './scope';
 import { MetricSql } from './sql';
 import { day, MetricWindow } from './window';
 
-export const METRICS = { dora: doraFigures, pullRequests: pullRequestFigures, flow: flowFigures, activity: activityFigures };
+export const METRICS = { dora: doraFigures, pullRequests: pullRequestFigures, flow: flowFigures, activity: activityFigures, aiUsage: aiUsageFigures };
 export type MetricKind = keyof typeof METRICS;
 export type MetricPayload<K extends MetricKind> = Awaited<ReturnType<typeof computeMetric<K>>>;
 
@@ -19,6 +20,8 @@ const READS: Record<MetricKind, string[]> = {
   pullRequests: ['pull_requests', 'commits', 'team_memberships'],
   flow: ['tasks', 'teams'],
   activity: ['commits', 'interactions', 'team_memberships'],
+  // Telemetry raises no data version (a shared row every batch would wait on): its figures show within the TTL.
+  aiUsage: ['team_memberships', 'organization_memberships'],
 };
 
 /** An organization, or one of its teams (already allowed to the caller). */

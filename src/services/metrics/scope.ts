@@ -25,8 +25,16 @@ export async function teamScope(team: Team): Promise<MetricScope> {
   return { organizationId: team.organization_id, teamId: team.id, repositoryIds: rows.map((r) => r.repository_id).sort() };
 }
 
-/** The scope's rows of a table, by what it belongs to: its repository, its team (tasks), or both (interactions). */
-export function scopeCondition(scope: MetricScope, alias: string, by: 'repository' | 'task' | 'interaction'): string {
+/**
+ * The scope's rows of a table, by what it belongs to: its repository, its team (tasks), or both (interactions);
+ * or, for rows of one member (`user_key`: AI usage), the organization's, or those of the team's members today.
+ */
+export function scopeCondition(scope: MetricScope, alias: string, by: 'repository' | 'task' | 'interaction' | 'member'): string {
+  if (by === 'member') {
+    const organization = `${alias}.organization_id = :scope_organization_id`;
+    if (!scope.teamId) return organization;
+    return `${organization} AND ${alias}.user_key IN (SELECT tm.user_id FROM team_memberships tm WHERE tm.team_id = :scope_team_id AND ${conditions.activeMembershipSql('tm')})`;
+  }
   if (by === 'task') {
     return scope.teamId ? `${alias}.team_id = :scope_team_id` : `${alias}.team_id IN (SELECT id FROM teams WHERE organization_id = :scope_organization_id)`;
   }

@@ -32,7 +32,7 @@ export class MetricSql {
   }
 
   /** The scope's rows of a table aliased `alias` (scope.ts). */
-  scoped(alias: string, by: 'repository' | 'task' | 'interaction'): string {
+  scoped(alias: string, by: 'repository' | 'task' | 'interaction' | 'member'): string {
     return scopeCondition(this.scope, alias, by);
   }
 
@@ -66,6 +66,11 @@ export class MetricSql {
     }
   };
 
+  /** A day column (`YYYY-MM-DD`) within the window. */
+  inDays(column: string): string {
+    return `${column} >= '${day(this.window.from)}' AND ${column} < '${day(this.window.before)}'`;
+  }
+
   /** `column` within the window: [from, before). */
   inWindow(column: string): string {
     return `${column} >= ${this.at(this.window.from)} AND ${column} < ${this.at(this.window.before)}`;
@@ -86,13 +91,16 @@ export class MetricSql {
     return timestampSql(this.sequelize, date);
   }
 
-  /** Rows of a grouped query (`GROUP BY bucket`), numbers as numbers (MySQL sends sums and quotients as text). */
-  async rows<T extends Record<string, number | string | null>>(sql: string): Promise<T[]> {
+  /**
+   * Rows of a grouped query (`GROUP BY bucket`), numbers as numbers (MySQL sends sums and quotients as text);
+   * `textColumns` stay text.
+   */
+  async rows<T extends Record<string, number | string | null>>(sql: string, textColumns: readonly string[] = ['type']): Promise<T[]> {
     const rows = await this.sequelize.query<Record<string, unknown>>(sql, {
       type: QueryTypes.SELECT,
       replacements: { ...this.replacements(), ...scopeReplacements(this.scope) },
     });
-    return rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === null || typeof v === 'number' || k === 'type' ? v : Number(v)])) as T);
+    return rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === null || typeof v === 'number' || textColumns.includes(k) ? v : Number(v)])) as T);
   }
 
   /**

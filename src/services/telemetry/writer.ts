@@ -28,7 +28,9 @@ const BATCH_MEMORY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Telemetry in (DESIGN §15): each request is one change, holding its points or events, the daily AI usage
- * rollups they add to, and its raw body; a body already received in the last 24 hours writes nothing.
+ * rollups they add to, and its raw body; a body already received in the last 24 hours writes nothing. It raises
+ * no data version: every batch would wait on that one row, and senders export every few seconds per laptop, so
+ * cached figures and list totals of telemetry are instead at most COUNT_CACHE_TTL_MS old.
  */
 export class TelemetryWriter {
   constructor(private readonly changes: ChangeRunner, private readonly now: () => Date = () => new Date()) {}
@@ -79,7 +81,7 @@ export class TelemetryWriter {
       if (!event) refused.push({ count: 1, reason: "a log record without 'event.name', eventName or a string body" });
       return event ? [event] : [];
     });
-    await this.once(sender, raw, dropped > 0, { events: events.map((e) => ({ name: e.name, timeMs: e.record.timeMs, attributes: e.record.attributes })) }, async (sql, now, change) => {
+    await this.once(sender, raw, dropped > 0, { events: events.map((e) => ({ name: e.name, timeMs: e.record.timeMs, attributes: e.record.attributes })) }, async (sql, now) => {
       const fresh = await newEvents(sql, sender.organizationId, events);
       const actorOf = await resolveActors(sql, sender.organizationId, sender.userId ? [] : fresh.map((e) => subjectOf(e.record.attributes, e.record.resource)), now);
       const rollup = new UsageRollup(sender.organizationId);
@@ -100,7 +102,6 @@ export class TelemetryWriter {
         };
       });
       await sql.insert('telemetry_events', ['id', 'organization_id', 'event_key', 'name', 'source', 'user_id', 'session_id', 'attributes', 'created_at'], rows);
-      if (rows.length) change.wrote('telemetry_events');
       await rollup.write(sql);
     });
     return receipt(refused, dropped, 'attribute(s) of log records');
@@ -121,7 +122,7 @@ export class TelemetryWriter {
     raw: RawBody,
     sanitized: boolean,
     stored: unknown,
-    work: (sql: TelemetrySql, now: Date, change: Parameters<Parameters<ChangeRunner['run']>[0]>[0]) => Promise<void>,
+    work: (sql: TelemetrySql, now: Date) => Promise<void>,
   ): Promise<void> {
     const bodyHash = createHash('sha256').update(raw.bytes).digest('hex');
     const kept = sanitized ? Buffer.from(JSON.stringify(stored)) : raw.bytes;
@@ -146,7 +147,7 @@ export class TelemetryWriter {
       };
       if (seen) await sql.run('DELETE FROM telemetry_batches WHERE id = :id', { id: seen.id });
       await sql.insert('telemetry_batches', Object.keys(row), [row]);
-      await work(sql, now, change);
+      await work(sql, now);
     });
   }
 }
