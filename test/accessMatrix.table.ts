@@ -134,6 +134,7 @@ export type ItemKind =
   | 'interaction'
   | 'dashboardView'
   | 'catalogEntry'
+  | 'telemetryEvent'
   | 'metric';
 
 /** ada, grace, linus, outsider, org-scoped, team-scoped */
@@ -351,6 +352,10 @@ export const ROWS: readonly Row[] = [
   list('/v1/organizations/org_acme/apps', 'app',              [APPS_OF_ACME, APPS_OF_ACME, APPS_OF_ACME, F.org,   APPS_OF_ACME, APPS_OF_ACME]),
   list('/v1/organizations/org_globex/apps', 'app',            [F.org,       F.org,       F.org,       APPS_OF_GLOBEX, F.org,    F.org]),
   list('/v1/organizations/org_nope/apps', 'app', all(N.org)),
+  // §15: telemetry events are the organization's personal data: its admins only, and not through a team scope.
+  list('/v1/organizations/org_acme/telemetry/events', 'telemetryEvent', [has([], []), F.org, F.org, F.org, F.org, F.org]),
+  list('/v1/organizations/org_globex/telemetry/events', 'telemetryEvent', all(F.org)),
+  list('/v1/organizations/org_nope/telemetry/events', 'telemetryEvent', all(N.org)),
 
   // ===== Teams ================================================================================================
   // §5 Team T of O: accessible iff O is accessible and the scope, if it names teams, includes T. Members,

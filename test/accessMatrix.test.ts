@@ -144,6 +144,7 @@ function leak(actor: Actor, kind: ItemKind, item: Body): string | null {
       return org(item.organization_id, 'membership') ?? team(item.team_id);
     case 'app':
     case 'gitApp':
+    case 'telemetryEvent':
       return org(item.organization_id, kind);
     case 'userApp':
       return org(owners.appOrganization.get(item.id), 'app binding');
@@ -212,10 +213,10 @@ describe('the table', () => {
     }
   });
 
-  test('covers every documented path (31, the deployment and incident lists of §13, the four `all` forms, the four metrics of §14 and §16’s ai-usage) for every actor, with an Acme and a Globex target', async () => {
+  test('covers every documented path (31, the deployment and incident lists of §13, the four `all` forms, the four metrics of §14, §16’s ai-usage and §15’s telemetry events) for every actor, with an Acme and a Globex target', async () => {
     const doc = (await request(t.runtime.app).get('/v1/openapi.json')).body;
     const templates = Object.keys(doc.paths);
-    expect(templates).toHaveLength(42);
+    expect(templates).toHaveLength(43);
     const segments = (p: string) => p.split('/').filter(Boolean);
     // The most literal template that matches (so `.../all/commits` is not taken for `.../{repo}/commits`).
     const templateOf = (path: string): string | undefined => {

@@ -22,6 +22,7 @@ const LISTS: Record<string, string[]> = {
   '/organizations/{organization_id}/members': ['created_at', 'name', 'email'],
   '/organizations/{organization_id}/teams': ['created_at', 'name'],
   '/organizations/{organization_id}/apps': ['created_at', 'name'],
+  '/organizations/{organization_id}/telemetry/events': ['created_at'],
   '/teams': ['created_at', 'name'],
   '/teams/{team_id}/members': ['created_at', 'name', 'email'],
   '/teams/{team_id}/managers': ['created_at', 'name', 'email'],
@@ -41,6 +42,8 @@ const LISTS: Record<string, string[]> = {
   '/dashboard-views/catalog': ['key', 'name'],
   '/commits': ['created_at'],
 };
+/** Lists with filters of their own, beside the common query. */
+const OWN_FILTERS: Record<string, string[]> = { '/organizations/{organization_id}/telemetry/events': ['name', 'source', 'user_id'] };
 /** Lists whose items have no created_at, hence no created_at filters, and their default order. */
 const WITHOUT_CREATED_AT: Record<string, 'asc'> = { '/dashboard-views/catalog': 'asc' };
 const GET_ONES = [
@@ -95,10 +98,10 @@ test('is served without a token, as JSON, with the /v1 server', () => {
   expect(doc.servers).toEqual([{ url: '/v1' }]);
 });
 
-test('documents the 31 paths of the catalog, the deployment and incident lists of §13, the `all` form of the four repository lists, the four metrics of §14 and §16’s ai-usage, each with GET only', () => {
+test('documents the 31 paths of the catalog, the deployment and incident lists of §13, the `all` form of the four repository lists, the four metrics of §14, §16’s ai-usage and §15’s telemetry events, each with GET only', () => {
   expect(Object.keys(doc.paths).sort()).toEqual([...ALL_PATHS].sort());
-  expect(ALL_PATHS.filter((p) => !p.includes('/repositories/all/') && !/deployments|incidents|metrics/.test(p))).toHaveLength(31);
-  expect(ALL_PATHS).toHaveLength(42);
+  expect(ALL_PATHS.filter((p) => !p.includes('/repositories/all/') && !/deployments|incidents|metrics|telemetry/.test(p))).toHaveLength(31);
+  expect(ALL_PATHS).toHaveLength(43);
   for (const path of ALL_PATHS) expect({ path, methods: Object.keys(doc.paths[path]) }).toEqual({ path, methods: ['get'] });
 });
 
@@ -257,7 +260,7 @@ test('every list path documents page, per_page, sort (its own fields), order, fi
     const params: Json[] = doc.paths[path].get.parameters;
     const query = params.filter((p) => p.in === 'query');
     const byName = Object.fromEntries(query.map((p) => [p.name, p.schema]));
-    const expected = path in WITHOUT_CREATED_AT ? LIST_QUERY.filter((q) => !CREATED_AT.includes(q)) : LIST_QUERY;
+    const expected = [...(path in WITHOUT_CREATED_AT ? LIST_QUERY.filter((q) => !CREATED_AT.includes(q)) : LIST_QUERY), ...(OWN_FILTERS[path] ?? [])];
     expect({ path, query: query.map((p) => p.name).sort() }).toEqual({ path, query: [...expected].sort() });
 
     expect(byName.page).toMatchObject({ type: 'integer', minimum: 1, default: 1 });

@@ -104,8 +104,11 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     created_at: time,
   });
   await qi.addIndex('telemetry_events', ['organization_id', 'event_key'], { name: 'telemetry_events_organization_id_event_key', unique: true });
-  await qi.addIndex('telemetry_events', ['organization_id', 'created_at'], { name: 'telemetry_events_organization_id_created_at' });
-  await qi.addIndex('telemetry_events', ['organization_id', 'name', 'created_at'], { name: 'telemetry_events_organization_id_name_created_at' });
+  // The events list (newest first, id breaking ties), whole or by one name, source or member: a range each.
+  for (const filter of [[], ['name'], ['source'], ['user_id']]) {
+    const fields = ['organization_id', ...filter, 'created_at', 'id'];
+    await qi.addIndex('telemetry_events', fields, { name: `telemetry_events_${fields.join('_')}` });
+  }
 
   await qi.createTable('telemetry_accounts', {
     organization_id: { ...ref, primaryKey: true },

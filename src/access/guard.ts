@@ -39,6 +39,12 @@ export const guard = {
     return organization;
   },
 
+  async organizationTelemetry(p: Principal, organizationId: string): Promise<Organization> {
+    const organization = await guard.organization(p, organizationId);
+    if (!rules.canReadOrganizationTelemetry(p, organizationId)) throw forbidden('organization');
+    return organization;
+  },
+
   async team(p: Principal, teamId: string): Promise<Team> {
     const team = await Team.findByPk(teamId);
     if (!team) throw resourceNotFound('team');

@@ -40,6 +40,11 @@ export const rules = {
     return p.teamScope ? [...p.teamScope] : null;
   },
 
+  /** Telemetry events are personal data of the whole organization: its admins', with a token not narrowed to teams. */
+  canReadOrganizationTelemetry(p: Principal, organizationId: string): boolean {
+    return p.organizations.get(organizationId) === 'admin' && !p.teamScope;
+  },
+
   /** Team interactions: admins of the team's organization and managers of the team. */
   canReadTeamInteractions(p: Principal, team: { id: string; organization_id: string }): boolean {
     return p.organizations.get(team.organization_id) === 'admin' || p.teams.get(team.id)?.role === 'manager';

@@ -325,6 +325,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organizations/{organization_id}/telemetry/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List telemetry events of an organization
+         * @description Events OpenTelemetry exporters sent to /otlp/v1/logs for the organization: custom workflow events and the AI coding tools’ events. Personal data: the organization’s admins only (403 for others, and for tokens narrowed to teams).
+         */
+        get: operations["listOrganizationTelemetryEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/teams": {
         parameters: {
             query?: never;
@@ -1410,6 +1430,35 @@ export interface components {
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp
+             * @example 2026-01-15T10:30:00.000Z
+             */
+            created_at?: string;
+        };
+        TelemetryEventList: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["TelemetryEvent"][];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @description An event an OpenTelemetry exporter sent to /otlp/v1/logs: a custom workflow event, or an AI coding tool’s (Claude Code, Gemini CLI, Codex). Prompt text, tool input and API bodies are never stored. All fields are present unless `fields` selects a subset. */
+        TelemetryEvent: {
+            id?: string;
+            organization_id?: string;
+            /** @description The event’s name: `event.name`, else the record’s eventName, else its body. Example: `claude_code.api_request`, `deploy.approved` */
+            name?: string;
+            /** @description What sent it: `claude_code`, `gemini_cli`, `codex`, or the sender’s `service.name` */
+            source?: string;
+            /** @description The member it was matched to (README "Telemetry"); null when it matched none */
+            user_id?: string | null;
+            /** @description The sender’s session (`session.id`, Codex’s `conversation.id`); null without one */
+            session_id?: string | null;
+            /** @description The record’s attributes as sent, at most 4 KB of JSON (`dropped_attributes` counts those that did not fit) */
+            attributes?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description When it happened, as the sender timed it
              * @example 2026-01-15T10:30:00.000Z
              */
             created_at?: string;
@@ -3131,6 +3180,71 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AppList"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listOrganizationTelemetryEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events of this name. Example: `deploy.approved`. */
+                name?: string;
+                /** @description Only events from this source: `claude_code`, `gemini_cli`, `codex` or a `service.name`. Example: `release-bot`. */
+                source?: string;
+                /** @description Only events matched to this member. Example: `usr_linus`. */
+                user_id?: string;
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
+                page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
+                per_page?: number;
+                /** @description Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`. */
+                sort?: "created_at";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
+                order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, organization_id, name, source, user_id, session_id, attributes, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,organization_id`. */
+                fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
+                "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
+                "created_at[lt]"?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The organization id (an opaque string, at most 64 characters). */
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TelemetryEventList"];
                 };
             };
             304: components["responses"]["NotModified"];

@@ -3,7 +3,10 @@ import { router } from '../trpc/init';
 import * as scopes from '../services/people/organizationScopes';
 import { OrganizationMemberResource, OrganizationResource, TeamResource, toOrganization } from '../resources/people';
 import { AppResource } from '../resources/integrations';
+import { TelemetryEventResource } from '../resources/telemetry';
+import { organizationEvents } from '../services/telemetry/eventScopes';
 import { idParam } from '../wire/query';
+import { z } from 'zod';
 import { getEndpoint, listEndpoint } from './endpoint';
 
 const tag = 'Organizations';
@@ -72,4 +75,27 @@ export const organizationsRouter = router({
       return scopes.organizationApps(organization_id);
     },
   }),
+  telemetryEvents: listEndpoint({
+    path: '/organizations/{organization_id}/telemetry/events',
+    operationId: 'listOrganizationTelemetryEvents',
+    tag,
+    summary: 'List telemetry events of an organization',
+    description:
+      'Events OpenTelemetry exporters sent to /otlp/v1/logs for the organization: custom workflow events and the AI coding tools’ events. Personal data: the organization’s admins only (403 for others, and for tokens narrowed to teams).',
+    resource: TelemetryEventResource,
+    params: {
+      ...organizationParams,
+      name: eventFilter('name', 'Only events of this name. Example: `deploy.approved`.'),
+      source: eventFilter('source', 'Only events from this source: `claude_code`, `gemini_cli`, `codex` or a `service.name`. Example: `release-bot`.'),
+      user_id: idParam('user_id').meta({ description: 'Only events matched to this member. Example: `usr_linus`.' }).optional(),
+    },
+    source: async (ctx, { organization_id, name, source, user_id }) => {
+      await guard.organizationTelemetry(ctx.principal, organization_id);
+      return organizationEvents(organization_id, { name, source, user_id });
+    },
+  }),
 });
+
+function eventFilter(name: string, description: string) {
+  return z.string().min(1, { error: `${name} must not be empty` }).max(200, { error: `${name} must be at most 200 characters` }).meta({ description }).optional();
+}
