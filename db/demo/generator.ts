@@ -1,5 +1,6 @@
 import { DataTypes, Sequelize, Transaction } from 'sequelize';
 import { DAY_MS, Random } from './random';
+import { seedTelemetry, TelemetrySpec } from './telemetry';
 import {
   DASHBOARD_CATALOG,
   DASHBOARD_CATALOG_KEYS,
@@ -105,6 +106,8 @@ interface ScaleSpec {
   privateViewsPerMember: number;
   /** Chance that a generated record reuses the previous created_at in its scope (a tie). */
   tieChance: number;
+  /** Acme's members using AI coding tools (db/demo/telemetry.ts). */
+  telemetry: TelemetrySpec;
 }
 
 const SCALES: Record<DemoScale, ScaleSpec> = {
@@ -131,6 +134,7 @@ const SCALES: Record<DemoScale, ScaleSpec> = {
     teamViewChance: 0.3,
     privateViewsPerMember: 0.1,
     tieChance: 0.15,
+    telemetry: { claudeShare: 0.5, geminiShare: 0.1 },
   },
   demo: {
     extraOrgs: 8,
@@ -155,6 +159,7 @@ const SCALES: Record<DemoScale, ScaleSpec> = {
     teamViewChance: 0.7,
     privateViewsPerMember: 0.05,
     tieChance: 0.03,
+    telemetry: { claudeShare: 0.55, geminiShare: 0.05 },
   },
   large: {
     extraOrgs: 18,
@@ -179,6 +184,7 @@ const SCALES: Record<DemoScale, ScaleSpec> = {
     teamViewChance: 0.5,
     privateViewsPerMember: 0.03,
     tieChance: 0.01,
+    telemetry: { claudeShare: 0.05, geminiShare: 0.005 },
   },
 };
 
@@ -366,7 +372,7 @@ interface RepoState {
 
 type Row = Record<string, unknown>;
 
-const DATE_COLUMNS = ['created_at', 'merged_at', 'closed_at', 'completed_at', 'user_created_at', 'finished_at', 'resolved_at', 'provider_updated_at'];
+const DATE_COLUMNS = ['created_at', 'merged_at', 'closed_at', 'completed_at', 'user_created_at', 'finished_at', 'resolved_at', 'provider_updated_at', 'start_at', 'end_at'];
 
 class Inserter {
   readonly counts: Record<string, number> = {};
@@ -647,6 +653,8 @@ export async function seedDemo(
   await seedTasks(s, teams);
   await seedInteractions(s, orgs);
   await seedDashboardViews(s, orgs);
+  const acme = orgs[0];
+  await seedTelemetry(ins, s.root.fork('telemetry'), spec.telemetry, acme.id, acme.members.map((m) => ({ userId: m.user.id, joinedMs: m.joinedMs })), END_MS);
   return ins.counts;
 }
 
