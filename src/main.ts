@@ -34,6 +34,7 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info({ port, database: embedded ? 'sqlite' : 'mysql', redis: Boolean(config.REDIS_URL) }, 'platform API listening');
   runtime.webhooks.start();
+  runtime.telemetryRetention.start();
   if (demoToken) {
     // Printed once, on stdout, outside the JSON log: the token is never logged.
     process.stdout.write(

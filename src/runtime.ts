@@ -36,6 +36,7 @@ import { otlpRouter } from './otlp/router';
 import { otlpHeadRefuser } from './otlp/headRefusals';
 import { OtlpAuthenticator } from './auth/otlpAuthenticator';
 import { TelemetryWriter } from './services/telemetry/writer';
+import { TelemetryRetention } from './services/telemetry/retention';
 import { API_VERSION } from './openapi';
 import type { RequestContext } from './trpc/context';
 
@@ -53,6 +54,8 @@ export interface Runtime {
   services: RequestContext['services'];
   /** Sends outgoing webhooks; main.ts starts it (tests start it when they need it). close() stops it. */
   webhooks: DeliveryWorker;
+  /** Purges telemetry past its retention once an hour; main.ts starts it. close() stops it. */
+  telemetryRetention: TelemetryRetention;
   /** Closes the database pool and the Redis connection. */
   close(): Promise<void>;
 }
@@ -116,6 +119,11 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     telemetry: new TelemetryWriter(changes),
   };
   const webhooks = createDeliveryWorker(config, logger, changes, secrets);
+  const telemetryRetention = new TelemetryRetention(sequelize, {
+    rawDays: config.OTLP_RAW_RETENTION_DAYS,
+    telemetryDays: config.TELEMETRY_RETENTION_DAYS,
+    onError: (err) => logger.warn({ err }, 'could not purge old telemetry; the next hour tries again'),
+  });
 
   const lifecycle = { draining: false };
   const readiness = async () => {
@@ -214,8 +222,10 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     writers,
     services,
     webhooks,
+    telemetryRetention,
     async close() {
       await accessChanges.stop();
+      await telemetryRetention.stop();
       await webhooks.stop();
       // QUIT waits for a connection that may never come back (Redis down): only a ready client says goodbye.
       if (redis?.isReady) await redis.quit().catch(() => redis.destroy());

@@ -90,7 +90,8 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     value: { type: DataTypes.DOUBLE, allowNull: false },
     attributes: { type: DataTypes.TEXT, allowNull: false },
   });
-  await qi.addIndex('telemetry_points', ['organization_id', 'end_at'], { name: 'telemetry_points_organization_id_end_at' });
+  // Retention deletes by time across organizations (src/services/telemetry/retention.ts).
+  await qi.addIndex('telemetry_points', ['end_at'], { name: 'telemetry_points_end_at' });
 
   await qi.createTable('telemetry_events', {
     id: { ...ref, primaryKey: true },
@@ -109,6 +110,9 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     const fields = ['organization_id', ...filter, 'created_at', 'id'];
     await qi.addIndex('telemetry_events', fields, { name: `telemetry_events_${fields.join('_')}` });
   }
+
+  await qi.addIndex('telemetry_events', ['created_at'], { name: 'telemetry_events_created_at' });
+  await qi.addIndex('telemetry_series', ['last_at'], { name: 'telemetry_series_last_at' });
 
   await qi.createTable('telemetry_accounts', {
     organization_id: { ...ref, primaryKey: true },

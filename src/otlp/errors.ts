@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { DomainError, ErrorKind } from '../errors';
 import { encodeMessage, statusType } from './messages';
 
@@ -59,8 +59,14 @@ export function statusBody(failure: OtlpFailure, protobuf: boolean): { contentTy
   };
 }
 
-export function sendOtlpFailure(res: Response, failure: OtlpFailure, protobuf: boolean): void {
+/**
+ * Protobuf whenever the request declared a protobuf body, whatever was refused about it (its Content-Encoding, its
+ * method, its path): the exporter reads the Status in the encoding it sent, not only once the request got far.
+ */
+const sentProtobuf = (req: Request) => (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase() === 'application/x-protobuf';
+
+export function sendOtlpFailure(req: Request, res: Response, failure: OtlpFailure): void {
   if (failure.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(failure.retryAfterSeconds))));
-  const { contentType, body } = statusBody(failure, protobuf);
+  const { contentType, body } = statusBody(failure, sentProtobuf(req));
   res.status(failure.status).type(contentType).end(body);
 }

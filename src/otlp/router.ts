@@ -45,7 +45,7 @@ export function otlpRouter(deps: OtlpDeps): Router {
     if (!(SIGNALS as readonly string[]).includes(String(req.params.signal))) return next(unknownRoute(req));
     if (req.method === 'POST') return next();
     res.setHeader('Allow', 'POST');
-    sendOtlpFailure(res, methodNotAllowed(`${req.method} is not allowed here; OTLP exporters POST to ${req.baseUrl}/v1/${req.params.signal}`), false);
+    sendOtlpFailure(req, res, methodNotAllowed(`${req.method} is not allowed here; OTLP exporters POST to ${req.baseUrl}/v1/${req.params.signal}`));
   });
   router.post(
     '/v1/:signal',
@@ -106,7 +106,7 @@ export function otlpRouter(deps: OtlpDeps): Router {
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const known = toOtlpFailure(err, deps.bodyLimitBytes);
     if (!known) deps.logger.error({ err, reqId: req.id }, 'OTLP request failed');
-    sendOtlpFailure(res, known ?? serverFault, res.locals.contentType === 'application/x-protobuf');
+    sendOtlpFailure(req, res, known ?? serverFault);
   });
   return router;
 }
