@@ -126,4 +126,13 @@ describe('OtlpAuthenticator', () => {
     await t.runtime.writers.members.remove(DEMO.orgs.acme, DEMO.users.barbara);
     await expectUnauthenticated(auth.authenticate(bearer(created.token)), noLongerMember);
   });
+
+  test('a token whose user is deactivated everywhere is refused, as their API tokens are', async () => {
+    const created = await createOtlpToken({ organizationId: DEMO.orgs.acme, user: DEMO.users.grace });
+    const auth = authenticator();
+    expect((await auth.authenticate(bearer(created.token))).userId).toBe(DEMO.users.grace);
+    await t.runtime.sequelize.query(`UPDATE users SET is_active = false WHERE id = '${DEMO.users.grace}'`);
+    await expectUnauthenticated(auth.authenticate(bearer(created.token)), noLongerMember);
+    await t.runtime.sequelize.query(`UPDATE users SET is_active = true WHERE id = '${DEMO.users.grace}'`);
+  });
 });

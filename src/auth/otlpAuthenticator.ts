@@ -1,4 +1,4 @@
-import { OrganizationMembership, OtlpToken } from '../../db/models';
+import { OrganizationMembership, OtlpToken, User } from '../../db/models';
 import { conditions } from '../access/conditions';
 import { LastUsedRecorder } from './lastUsed';
 import { hashesEqual, hashToken, isWellFormedToken, OTLP_TOKEN_PREFIX, SCIM_TOKEN_PREFIX } from './tokenFormat';
@@ -78,7 +78,9 @@ async function load(hash: string): Promise<OtlpCaller> {
   return { tokenId: row.id, organizationId: row.organization_id, userId: row.user_id };
 }
 
+/** An active membership of an active user: a user deactivated everywhere stops sending, as their API tokens stop. */
 async function isActiveMember(organizationId: string, userId: string): Promise<boolean> {
   const where = { organization_id: organizationId, user_id: userId, ...conditions.activeMembership };
-  return (await OrganizationMembership.count({ where, ...PRIMARY })) > 0;
+  const user = { model: User, as: 'user', where: { is_active: true }, attributes: [] };
+  return (await OrganizationMembership.count({ where, include: [user], ...PRIMARY })) > 0;
 }
