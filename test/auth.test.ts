@@ -3,7 +3,7 @@ import request from 'supertest';
 import { QueryTypes } from 'sequelize';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { createToken, revokeToken, TokenInputError } from '../src/auth/tokenService';
-import { generateToken, isWellFormedToken, TOKEN_PREFIX } from '../src/auth/tokenFormat';
+import { generateToken, isWellFormedToken, OTLP_TOKEN_PREFIX, SCIM_TOKEN_PREFIX, TOKEN_PREFIX } from '../src/auth/tokenFormat';
 import { ApiToken, User } from '../db/models';
 
 /**
@@ -110,6 +110,11 @@ describe('token states', () => {
       expect(isWellFormedToken(bad)).toBe(false);
       expectUnauthorized(await t.get(PATH, bad), MESSAGES.malformed);
     }
+  });
+
+  test('a SCIM or OTLP token on /v1 → 401 naming where it belongs', async () => {
+    expectUnauthorized(await t.get(PATH, generateToken(SCIM_TOKEN_PREFIX)), 'This is a SCIM token, accepted on /scim/v2 only; send an API token (npm run tokens -- create)');
+    expectUnauthorized(await t.get(PATH, generateToken(OTLP_TOKEN_PREFIX)), 'This is an OTLP token, accepted on /otlp only; send an API token (npm run tokens -- create)');
   });
 
   test('an unknown well-formed token → 401 Invalid API token', async () => {

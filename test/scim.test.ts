@@ -4,6 +4,7 @@ import { initModels, OutboxEvent, ScimToken } from '../db/models';
 import { createRuntime } from '../src/runtime';
 import { createLogger } from '../src/logger';
 import { createScimToken, revokeToken } from '../src/auth/tokenService';
+import { generateToken, OTLP_TOKEN_PREFIX } from '../src/auth/tokenFormat';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { entraCreateUser, oktaCreateUser, SCIM } from './support/idpPayloads';
 
@@ -245,6 +246,7 @@ describe('tokens', () => {
     expectScimError(api, 401, undefined, /API tokens are not accepted on \/scim\/v2/);
     expect(api.headers['www-authenticate']).toBe('Bearer realm="scim"');
     expectScimError(await scim('scim_nonsense').get('/Users'), 401, undefined, /Malformed SCIM token/);
+    expectScimError(await scim(generateToken(OTLP_TOKEN_PREFIX)).get('/Users'), 401, undefined, /OTLP tokens are not accepted on \/scim\/v2/);
     // A token's use is recorded (once a minute at most), as for API tokens.
     const used = await createScimToken({ organizationId: DEMO.orgs.acme });
     expect((await scim(used.token).get('/ServiceProviderConfig')).status).toBe(200);

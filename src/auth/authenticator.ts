@@ -11,7 +11,7 @@ import {
   TeamMembership,
   User,
 } from '../../db/models';
-import { hashesEqual, hashToken, isWellFormedToken, SCIM_TOKEN_PREFIX } from './tokenFormat';
+import { hashesEqual, hashToken, isWellFormedToken, OTLP_TOKEN_PREFIX, SCIM_TOKEN_PREFIX } from './tokenFormat';
 import { LastUsedRecorder } from './lastUsed';
 
 const unauthorized = unauthenticated;
@@ -73,6 +73,9 @@ export class Authenticator {
     if (!isWellFormedToken(token)) {
       if (isWellFormedToken(token, SCIM_TOKEN_PREFIX)) {
         throw unauthorized('This is a SCIM token, accepted on /scim/v2 only; send an API token (npm run tokens -- create)');
+      }
+      if (isWellFormedToken(token, OTLP_TOKEN_PREFIX)) {
+        throw unauthorized('This is an OTLP token, accepted on /otlp only; send an API token (npm run tokens -- create)');
       }
       throw unauthorized('Malformed API token');
     }

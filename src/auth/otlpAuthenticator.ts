@@ -1,6 +1,7 @@
 import { OrganizationMembership, OtlpToken, User } from '../../db/models';
 import { conditions } from '../access/conditions';
 import { LastUsedRecorder } from './lastUsed';
+import { TokenCache } from './tokenCache';
 import { hashesEqual, hashToken, isWellFormedToken, OTLP_TOKEN_PREFIX, SCIM_TOKEN_PREFIX } from './tokenFormat';
 import { unauthenticated } from '../errors';
 
@@ -13,40 +14,25 @@ export interface OtlpCaller {
 
 const unauthorized = unauthenticated;
 
-interface Cached {
-  caller: OtlpCaller;
-  until: number;
-}
-
 /**
  * OTLP tokens (DESIGN §15) on `/otlp` only; API and SCIM tokens are refused here, each with a message naming the
  * token to use. A revoked token, or one whose user left the organization, stops working within the cache time
  * (5 s) on every instance, like the other tokens.
  */
 export class OtlpAuthenticator {
-  private readonly cache = new Map<string, Cached>();
+  private readonly cache: TokenCache<OtlpCaller>;
   private readonly lastUsed: LastUsedRecorder;
 
-  constructor(private readonly options: { cacheTtlMs: number; lastUsedIntervalMs: number; onBackgroundError: (err: unknown) => void }) {
+  constructor(options: { cacheTtlMs: number; lastUsedIntervalMs: number; onBackgroundError: (err: unknown) => void }) {
+    this.cache = new TokenCache(options.cacheTtlMs);
     this.lastUsed = new LastUsedRecorder(OtlpToken, options.lastUsedIntervalMs, options.onBackgroundError);
   }
 
   async authenticate(header: string | undefined, now = new Date()): Promise<OtlpCaller> {
-    const token = wellFormedOtlpToken(header);
-    const hash = hashToken(token);
-    let entry = this.cache.get(hash);
-    if (!entry || entry.until <= now.getTime()) {
-      entry = { caller: await load(hash), until: now.getTime() + this.options.cacheTtlMs };
-      this.remember(hash, entry);
-    }
-    this.lastUsed.record(entry.caller.tokenId, now);
-    return entry.caller;
-  }
-
-  private remember(hash: string, entry: Cached): void {
-    if (this.options.cacheTtlMs <= 0) return;
-    if (this.cache.size >= 1_000) this.cache.delete(this.cache.keys().next().value as string);
-    this.cache.set(hash, entry);
+    const hash = hashToken(wellFormedOtlpToken(header));
+    const caller = await this.cache.get(hash, now, () => load(hash));
+    this.lastUsed.record(caller.tokenId, now);
+    return caller;
   }
 }
 

@@ -1,6 +1,7 @@
 import { ScimToken } from '../../db/models';
 import { LastUsedRecorder } from './lastUsed';
-import { hashesEqual, hashToken, isWellFormedToken, SCIM_TOKEN_PREFIX } from './tokenFormat';
+import { TokenCache } from './tokenCache';
+import { hashesEqual, hashToken, isWellFormedToken, OTLP_TOKEN_PREFIX, SCIM_TOKEN_PREFIX } from './tokenFormat';
 import { unauthenticated } from '../errors';
 
 /** Who is provisioning: one organization's identity provider, through one SCIM token. */
@@ -11,20 +12,16 @@ export interface ScimCaller {
 
 const unauthorized = unauthenticated;
 
-interface Cached {
-  caller: ScimCaller;
-  until: number;
-}
-
 /**
  * SCIM tokens (DESIGN §10) on `/scim/v2` only; API tokens are refused here as SCIM tokens are on `/v1`. A
  * revoked token stops working within the cache time (5 s) on every instance, like API tokens.
  */
 export class ScimAuthenticator {
-  private readonly cache = new Map<string, Cached>();
+  private readonly cache: TokenCache<ScimCaller>;
   private readonly lastUsed: LastUsedRecorder;
 
-  constructor(private readonly options: { cacheTtlMs: number; lastUsedIntervalMs: number; onBackgroundError: (err: unknown) => void }) {
+  constructor(options: { cacheTtlMs: number; lastUsedIntervalMs: number; onBackgroundError: (err: unknown) => void }) {
+    this.cache = new TokenCache(options.cacheTtlMs);
     this.lastUsed = new LastUsedRecorder(ScimToken, options.lastUsedIntervalMs, options.onBackgroundError);
   }
 
@@ -34,22 +31,20 @@ export class ScimAuthenticator {
     const token = match[1];
     if (!isWellFormedToken(token, SCIM_TOKEN_PREFIX)) {
       if (isWellFormedToken(token)) throw unauthorized('API tokens are not accepted on /scim/v2; use a SCIM token (npm run tokens -- create-scim)');
+      if (isWellFormedToken(token, OTLP_TOKEN_PREFIX)) throw unauthorized('OTLP tokens are not accepted on /scim/v2; use a SCIM token (npm run tokens -- create-scim)');
       throw unauthorized('Malformed SCIM token');
     }
     const hash = hashToken(token);
-    let entry = this.cache.get(hash);
-    if (!entry || entry.until <= now.getTime()) {
-      // The primary: a revocation must bite within the cache time, which a lagging replica would not promise.
-      const row = await ScimToken.findOne({ where: { token_hash: hash }, useMaster: true });
-      if (!row || !hashesEqual(row.token_hash, hash)) throw unauthorized('Invalid SCIM token');
-      if (!row.is_active) throw unauthorized('This SCIM token has been revoked');
-      entry = { caller: { tokenId: row.id, organizationId: row.organization_id }, until: now.getTime() + this.options.cacheTtlMs };
-      if (this.options.cacheTtlMs > 0) {
-        if (this.cache.size >= 1_000) this.cache.delete(this.cache.keys().next().value as string);
-        this.cache.set(hash, entry);
-      }
-    }
-    this.lastUsed.record(entry.caller.tokenId, now);
-    return entry.caller;
+    const caller = await this.cache.get(hash, now, () => load(hash));
+    this.lastUsed.record(caller.tokenId, now);
+    return caller;
   }
+}
+
+async function load(hash: string): Promise<ScimCaller> {
+  // The primary: a revocation must bite within the cache time, which a lagging replica would not promise.
+  const row = await ScimToken.findOne({ where: { token_hash: hash }, useMaster: true });
+  if (!row || !hashesEqual(row.token_hash, hash)) throw unauthorized('Invalid SCIM token');
+  if (!row.is_active) throw unauthorized('This SCIM token has been revoked');
+  return { tokenId: row.id, organizationId: row.organization_id };
 }
