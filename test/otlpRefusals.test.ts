@@ -378,6 +378,21 @@ describe('accepted in part: 200 with partialSuccess', () => {
     expect(await usage()).toEqual({ ...before, sessions: before.sessions + 1, output_tokens: before.output_tokens + 500 });
   });
 
+  test('values a database column could not sum (1e300, Infinity) are refused by name; the rest is stored', async () => {
+    const now = `${Date.now()}000000`;
+    const point = (value: number | string) => ({ timeUnixNano: now, startTimeUnixNano: now, asDouble: value, attributes: [{ key: 'user.email', value: { stringValue: DEMO.emails.ada } }] });
+    const body = Buffer.from(
+      JSON.stringify({
+        resourceMetrics: [{ scopeMetrics: [{ metrics: [{ name: 'claude_code.cost.usage', sum: { aggregationTemporality: 1, dataPoints: [point(1e300), point('Infinity'), point(0.5)] } }] }] }],
+      }),
+    );
+    const before = await usage();
+    const answer = await post('/otlp/v1/metrics', { body, contentType: JSON_TYPE });
+    expect(answer.status).toBe(200);
+    expect(responseOf('metrics', answer)).toEqual({ partialSuccess: { rejectedDataPoints: '2', errorMessage: expect.stringMatching(/^claude_code\.cost\.usage: 2 point\(s\) without a time, or a value that is not a number of at most 1e15/) } });
+    expect(await usage()).toEqual({ ...before, cost_usd: before.cost_usd + 0.5 });
+  });
+
   test.each(['http/protobuf', 'http/json'] as const)(
     '%s log records with prompt text and tool parameters: dropped, said so, and found in no row of any table',
     async (protocol) => {

@@ -115,6 +115,9 @@ function plainAttributes(list: KeyValueIn[] | undefined): Attributes {
 
 type MetricIn = z.infer<typeof metric>;
 
+/** Larger values are refused: sums of them would leave the range a database DOUBLE column holds. */
+const MAX_VALUE = 1e15;
+
 /** Metric kinds the service does not store, and why, as `partialSuccess` will say. */
 const UNSTORED_KINDS = ['histogram', 'exponentialHistogram', 'summary'] as const;
 
@@ -133,13 +136,13 @@ function pointsOf(m: MetricIn, context: { resource: Attributes; scope: string },
       const raw = p.asDouble ?? p.asInt;
       const value = raw === undefined ? NaN : toNumber(raw);
       const timeMs = toMs(p.timeUnixNano);
-      if (!Number.isFinite(value) || timeMs <= 0) {
+      if (!(Math.abs(value) <= MAX_VALUE) || timeMs <= 0) {
         unusable++;
         continue;
       }
       out.push({ name: m.name, kind: series.kind, cumulative: series.cumulative, startMs: toMs(p.startTimeUnixNano), timeMs, value, attributes: plainAttributes(p.attributes), ...context });
     }
-    if (unusable) refused.push({ count: unusable, reason: `${m.name}: ${unusable} point(s) without a finite value or a time` });
+    if (unusable) refused.push({ count: unusable, reason: `${m.name}: ${unusable} point(s) without a time, or a value that is not a number of at most 1e15` });
   }
   return out;
 }

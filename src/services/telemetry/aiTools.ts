@@ -64,7 +64,8 @@ const fromAttributes =
     if (when && !when(a)) return [];
     return Object.entries(fields).flatMap(([field, measure]) => {
       const n = num(a[field]);
-      return Number.isFinite(n) && n !== 0 ? [{ measure, value: n, model: modelOf(a) }] : [];
+      // Bounded as metric values are (src/otlp/schema.ts): a sum must stay within a DOUBLE column.
+      return Math.abs(n) <= 1e15 && n !== 0 ? [{ measure, value: n, model: modelOf(a) }] : [];
     });
   };
 
