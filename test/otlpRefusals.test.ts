@@ -143,7 +143,7 @@ function expectRefusal(answer: Answer, status: number, code: number, contentType
 
 // ---- What is stored --------------------------------------------------------------------------------------------
 
-const TABLES = ['telemetry_batches', 'telemetry_points', 'telemetry_events', 'telemetry_series', 'telemetry_accounts', 'ai_usage_days'];
+const TABLES = ['telemetry_batches', 'telemetry_points', 'telemetry_events', 'telemetry_series', 'telemetry_accounts', 'ai_usage_days', 'ai_usage_org_days'];
 
 async function select<T extends object>(sql: string, replacements: Record<string, unknown> = {}, runtime: Runtime = t.runtime): Promise<T[]> {
   return runtime.sequelize.query<T>(sql, { replacements, type: QueryTypes.SELECT });

@@ -125,14 +125,25 @@ export async function seedTelemetry(ins: TelemetryInserter, rng: Random, spec: T
   const startMs = endMs - 365 * DAY_MS;
   const users = adopters(rng, spec, members, startMs);
   const points: Row[] = [];
-  const rollup = (day: string, userKey: string, tool: string, model: string, figures: Day): Row => ({
-    organization_id: organizationId,
-    day,
-    user_key: userKey,
-    tool,
-    model,
-    ...Object.fromEntries(MEASURES.map((m) => [m, figures[m] ?? 0])),
-  });
+  // The organization's rollup (a few thousand rows) is summed as the members' rows stream by.
+  const organization = new Map<string, Row>();
+  const rollup = (day: string, userKey: string, tool: string, model: string, figures: Day): Row => {
+    const sums = Object.fromEntries(MEASURES.map((m) => [m, figures[m] ?? 0]));
+    const key = [day, tool, model, userKey !== ''].join('|');
+    const org = organization.get(key) ?? { organization_id: organizationId, day, tool, model, attributed: userKey !== '', ...Object.fromEntries(MEASURES.map((m) => [m, 0])) };
+    for (const m of MEASURES) org[m] = Number(org[m]) + sums[m];
+    organization.set(key, org);
+    if (userKey !== '') for (const t of [tool, '']) activeOn(day, userKey, t);
+    return { organization_id: organizationId, day, user_key: userKey, tool, model, ...sums };
+  };
+  // Which days each member was active, as the writer keeps them (bit d - 1 of a month's `days`: day d).
+  const months = new Map<string, Row>();
+  const activeOn = (day: string, userKey: string, tool: string) => {
+    const key = [userKey, day.slice(0, 7), tool].join('|');
+    const row = months.get(key) ?? { organization_id: organizationId, user_key: userKey, month: day.slice(0, 7), tool, days: 0 };
+    row.days = Number(row.days) | (2 ** (Number(day.slice(8, 10)) - 1));
+    months.set(key, row);
+  };
   // Streamed: at the large scale a year of rollups would not fit in memory at once; the week of points does.
   function* rollups(): Generator<Row> {
     for (let dayMs = startMs; dayMs < endMs; dayMs += DAY_MS) {
@@ -151,6 +162,8 @@ export async function seedTelemetry(ins: TelemetryInserter, rng: Random, spec: T
     }
   }
   await ins.insertAll('ai_usage_days', rollups());
+  await ins.insertAll('ai_usage_org_days', organization.values());
+  await ins.insertAll('ai_active_months', months.values());
   await ins.insertAll('telemetry_points', points);
   await ins.insertAll('telemetry_events', releaseBotEvents(rng, organizationId, endMs));
 }

@@ -12,7 +12,9 @@ import { DataTypes, QueryInterface } from 'sequelize';
  * - `telemetry_events`: log records, unique per organization and event key; `telemetry_accounts`: an AI
  *   vendor's account id seen with a member's e-mail, so later records carrying only the account id are theirs.
  * - `ai_usage_days`: per organization, UTC day, actor (`''` when unattributed), tool and model (`''` when the
- *   figure has none), the sums §16's ai-usage reads; written in the transaction that stores the points.
+ *   figure has none), the sums §16's ai-usage reads; `ai_usage_org_days` the same per organization (members' and
+ *   unattributed apart); `ai_active_months` which days each member was active; all written in the transaction
+ *   that stores the points.
  */
 const MYSQL_ID_TYPE = 'VARCHAR(40) BINARY';
 const MEASURES = [
@@ -130,11 +132,33 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     model: { type: DataTypes.STRING(100), allowNull: false, primaryKey: true },
     ...measures,
   });
-  await qi.addIndex('ai_usage_days', ['user_key', 'day'], { name: 'ai_usage_days_user_key_day' });
+  // Members' active days, read in member order (engagement, active users) or for a team's members.
+  await qi.addIndex('ai_usage_days', ['organization_id', 'user_key', 'day'], { name: 'ai_usage_days_organization_id_user_key_day' });
+
+  // Who was active when, a row per member, month and tool (and tool '' for any tool): bit d - 1 of `days` is set
+  // when the member was active on day d of the month. A year's engagement reads twelve rows a member.
+  await qi.createTable('ai_active_months', {
+    organization_id: { ...ref, primaryKey: true },
+    user_key: { type: idType, allowNull: false, primaryKey: true },
+    month: { type: DataTypes.CHAR(7), allowNull: false, primaryKey: true },
+    tool: { type: DataTypes.STRING(40), allowNull: false, primaryKey: true },
+    days: { type: DataTypes.INTEGER, allowNull: false },
+  });
+
+  // The same sums per organization, day, tool and model, members' and unattributed apart: a year is a few
+  // thousand rows, whatever the number of members.
+  await qi.createTable('ai_usage_org_days', {
+    organization_id: { ...ref, primaryKey: true },
+    day: { type: DataTypes.DATEONLY, allowNull: false, primaryKey: true },
+    tool: { type: DataTypes.STRING(40), allowNull: false, primaryKey: true },
+    model: { type: DataTypes.STRING(100), allowNull: false, primaryKey: true },
+    attributed: { type: DataTypes.BOOLEAN, allowNull: false, primaryKey: true },
+    ...measures,
+  });
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {
-  for (const table of ['ai_usage_days', 'telemetry_accounts', 'telemetry_events', 'telemetry_points', 'telemetry_series', 'telemetry_batches', 'otlp_tokens']) {
+  for (const table of ['ai_active_months', 'ai_usage_org_days', 'ai_usage_days', 'telemetry_accounts', 'telemetry_events', 'telemetry_points', 'telemetry_series', 'telemetry_batches', 'otlp_tokens']) {
     await qi.dropTable(table);
   }
 }

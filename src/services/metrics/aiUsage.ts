@@ -1,31 +1,27 @@
-import { AI_MEASURES, AiMeasure } from '../telemetry/aiTools';
+import { AI_MEASURES, AI_TOOLS, AiMeasure } from '../telemetry/aiTools';
 import { conditions } from '../../access/conditions';
-import { BucketOf, MetricSql } from './sql';
-import { byBucket, countBuckets, ratio, round, series } from './figures';
+import { MetricSql } from './sql';
+import { countBuckets, ratio, round, series } from './figures';
 
 /**
- * AI coding tools' usage (DESIGN §16), read from the daily rollups the telemetry writer keeps (one row per
- * organization, day, member, tool and model): members' figures, and, for an organization, what could not be
- * matched to a member, apart.
+ * AI coding tools' usage (DESIGN §16), read from the rollups the telemetry writer keeps: sums from the
+ * organization's daily rows (a few thousand a year, whatever its size) or, for a team, from its members' daily
+ * rows; who was active, and on how many days, from each member's monthly day bits (twelve rows a year each).
  */
 type Sums = Record<AiMeasure, number>;
-type SumRow = Sums & { bucket: number; active_users: number };
+type SumRow = Sums & { bucket: number; tool: string; model: string; attributed: number };
+type MemberRow = { user_key: string; active_days: number } & Record<(typeof AI_TOOLS)[number], number>;
 
-const sums = AI_MEASURES.map((m) => `SUM(a.${m}) AS ${m}`).join(', ');
-
-/** Active days a week: light < 1, moderate 1 to 3, heavy ≥ 3. */
-function engagement(activeDays: number[], windowDays: number) {
-  const weeks = windowDays / 7;
-  const counts = { light: 0, moderate: 0, heavy: 0 };
-  for (const days of activeDays) {
-    const perWeek = days / weeks;
-    counts[perWeek < 1 ? 'light' : perWeek < 3 ? 'moderate' : 'heavy']++;
-  }
-  return counts;
-}
-
+const sumsSql = AI_MEASURES.map((m) => `SUM(a.${m}) AS ${m}`).join(', ');
 const money = (usd: number) => round(usd, 4);
 const hours = (seconds: number) => round(seconds / 3600, 2);
+const zero = (): Sums => Object.fromEntries(AI_MEASURES.map((m) => [m, 0])) as Sums;
+
+function add(into: Sums, row: Sums): Sums {
+  for (const m of AI_MEASURES) into[m] += Number(row[m] ?? 0);
+  return into;
+}
+const total = (rows: SumRow[]) => rows.reduce((sum, row) => add(sum, row), zero());
 
 function figures(s: Sums) {
   const decisions = s.edits_accepted + s.edits_rejected;
@@ -43,39 +39,75 @@ function figures(s: Sums) {
   };
 }
 
-const zero = (): Sums => Object.fromEntries(AI_MEASURES.map((m) => [m, 0])) as Sums;
-const sumOf = (row: Partial<Sums> | undefined): Sums => ({ ...zero(), ...Object.fromEntries(AI_MEASURES.map((m) => [m, Number(row?.[m] ?? 0)])) });
+/** Active days a week: light < 1, moderate 1 to 3, heavy ≥ 3. */
+function engagement(members: MemberRow[], windowDays: number) {
+  const weeks = windowDays / 7;
+  const counts = { light: 0, moderate: 0, heavy: 0 };
+  for (const m of members) {
+    const perWeek = m.active_days / weeks;
+    counts[perWeek < 1 ? 'light' : perWeek < 3 ? 'moderate' : 'heavy']++;
+  }
+  return counts;
+}
+
+function groupBy(rows: SumRow[], key: (row: SumRow) => string): Map<string, SumRow[]> {
+  const groups = new Map<string, SumRow[]>();
+  for (const row of rows) {
+    const group = groups.get(key(row));
+    if (group) group.push(row);
+    else groups.set(key(row), [row]);
+  }
+  return new Map([...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
 
 export async function aiUsageFigures(q: MetricSql) {
   const members = `${q.scoped('a', 'member')} AND ${q.inDays('a.day')} AND a.user_key <> ''`;
-  const grouped = (bucket: BucketOf) =>
-    q.rows<SumRow>(`SELECT ${bucket('a.day')} AS bucket, COUNT(DISTINCT a.user_key) AS active_users, ${sums} FROM ai_usage_days a WHERE ${members} GROUP BY bucket`);
-  const [buckets, days, tools, models, unattributed, [population]] = await Promise.all([
-    grouped(countBuckets(q)),
-    q.rows<{ user_key: string; active_days: number }>(`SELECT a.user_key, COUNT(DISTINCT a.day) AS active_days FROM ai_usage_days a WHERE ${members} GROUP BY a.user_key`, ['user_key']),
-    q.rows<Sums & { tool: string; active_users: number }>(`SELECT a.tool, COUNT(DISTINCT a.user_key) AS active_users, ${sums} FROM ai_usage_days a WHERE ${members} GROUP BY a.tool ORDER BY a.tool`, ['tool']),
-    q.rows<Sums & { model: string }>(`SELECT a.model, ${sums} FROM ai_usage_days a WHERE ${members} AND a.model <> '' GROUP BY a.model ORDER BY a.model`, ['model']),
-    q.scope.teamId
-      ? undefined
-      : q.rows<Sums>(`SELECT ${sums} FROM ai_usage_days a WHERE ${q.scoped('a', 'member')} AND ${q.inDays('a.day')} AND a.user_key = ''`),
+  const bucket = countBuckets(q)('a.day');
+  const sums = q.scope.teamId
+    ? `SELECT ${bucket} AS bucket, a.tool, a.model, 1 AS attributed, ${sumsSql} FROM ai_usage_days a WHERE ${members} GROUP BY bucket, a.tool, a.model`
+    : `SELECT ${bucket} AS bucket, a.tool, a.model, a.attributed, ${sumsSql} FROM ai_usage_org_days a
+        WHERE a.organization_id = :scope_organization_id AND ${q.inDays('a.day')} GROUP BY bucket, a.tool, a.model, a.attributed`;
+  const months = q.monthsInWindow('a.month');
+  const inWindow = months.windowDays('a.days');
+  const toolFlags = AI_TOOLS.map((tool) => `MAX(CASE WHEN a.tool = '${tool}' AND ${inWindow} <> 0 THEN 1 ELSE 0 END) AS ${tool}`).join(', ');
+  const [rows, active, activeByBucket, [population]] = await Promise.all([
+    q.rows<SumRow>(sums, ['tool', 'model']),
+    // A member's months in member order (the table's key): their days in the window, and the tools they used.
+    q.rows<MemberRow>(
+      `SELECT a.user_key, SUM(CASE WHEN a.tool = '' THEN ${q.popcount(inWindow)} ELSE 0 END) AS active_days, ${toolFlags}
+         FROM ai_active_months a WHERE ${q.scoped('a', 'member')} AND ${months.where} GROUP BY a.user_key
+       HAVING SUM(CASE WHEN a.tool = '' THEN ${q.popcount(inWindow)} ELSE 0 END) > 0`,
+      ['user_key'],
+    ),
+    q.window.interval
+      ? q.rows<{ bucket: number; active_users: number }>(`SELECT ${bucket} AS bucket, COUNT(DISTINCT a.user_key) AS active_users FROM ai_usage_days a WHERE ${members} GROUP BY bucket`)
+      : Promise.resolve([]),
     q.rows<{ members: number }>(membersOfScope(q)),
   ]);
-  const total = sumOf(Object.fromEntries(AI_MEASURES.map((m) => [m, buckets.reduce((n, b) => n + Number(b[m] ?? 0), 0)])));
-  const activeUsers = days.length;
-  const byBucketIndex = byBucket(buckets);
+  const attributed = rows.filter((r) => Number(r.attributed) === 1);
+  const unattributed = total(rows.filter((r) => Number(r.attributed) !== 1));
+  const byTool = groupBy(attributed, (r) => r.tool);
+  const byModel = groupBy(attributed.filter((r) => r.model !== ''), (r) => r.model);
+  const byBucket = groupBy(attributed, (r) => String(r.bucket));
+  const activeIn = new Map(activeByBucket.map((r) => [Number(r.bucket), r.active_users]));
+  const memberCount = population?.members ?? 0;
   return {
-    active_users: activeUsers,
-    members: population?.members ?? 0,
-    adoption_rate: ratio(activeUsers, population?.members ?? 0),
-    engagement: engagement(days.map((d) => d.active_days), q.window.days),
-    ...figures(total),
-    by_tool: tools.map((t) => ({ tool: t.tool, active_users: t.active_users, sessions: Number(t.sessions), cost_usd: money(Number(t.cost_usd)), tokens: figures(sumOf(t)).tokens })),
-    by_model: models.map((m) => ({ model: m.model, cost_usd: money(Number(m.cost_usd)), tokens: figures(sumOf(m)).tokens })),
-    unattributed: unattributed ? { sessions: Number(unattributed[0]?.sessions ?? 0), cost_usd: money(Number(unattributed[0]?.cost_usd ?? 0)) } : null,
-    series: series(q, (bucket, i) => {
-      const row = byBucketIndex.get(i);
-      return { start: bucket.start, active_users: row?.active_users ?? 0, ...figures(sumOf(row)) };
+    active_users: active.length,
+    members: memberCount,
+    adoption_rate: ratio(active.length, memberCount),
+    engagement: engagement(active, q.window.days),
+    ...figures(total(attributed)),
+    by_tool: [...byTool].map(([tool, toolRows]) => {
+      const s = total(toolRows);
+      const activeUsers = (AI_TOOLS as readonly string[]).includes(tool) ? active.filter((m) => Number(m[tool as (typeof AI_TOOLS)[number]]) === 1).length : 0;
+      return { tool, active_users: activeUsers, sessions: s.sessions, cost_usd: money(s.cost_usd), tokens: figures(s).tokens };
     }),
+    by_model: [...byModel].map(([model, modelRows]) => {
+      const s = total(modelRows);
+      return { model, cost_usd: money(s.cost_usd), tokens: figures(s).tokens };
+    }),
+    unattributed: q.scope.teamId ? null : { sessions: unattributed.sessions, cost_usd: money(unattributed.cost_usd) },
+    series: series(q, (b, i) => ({ start: b.start, active_users: activeIn.get(i) ?? 0, ...figures(total(byBucket.get(String(i)) ?? [])) })),
   };
 }
 

@@ -1,5 +1,5 @@
 import { QueryTypes, Sequelize } from 'sequelize';
-import { day, MetricWindow, weekOffset } from './window';
+import { DAY_MS, day, MetricWindow, weekOffset } from './window';
 import { MetricScope, scopeCondition, scopeReplacements } from './scope';
 import { timestampSql } from '../query/selectSql';
 
@@ -65,6 +65,30 @@ export class MetricSql {
         return days;
     }
   };
+
+  /** How many bits of a non-negative 32-bit integer are set (SQLite has no BIT_COUNT: the usual SWAR sum). */
+  popcount(expr: string): string {
+    if (this.mysql) return `BIT_COUNT(${expr})`;
+    const v1 = `(${expr} - ((${expr} >> 1) & 1431655765))`;
+    const v2 = `((${v1} & 858993459) + ((${v1} >> 2) & 858993459))`;
+    const v3 = `((${v2} + (${v2} >> 4)) & 252645135)`;
+    return `(((${v3} * 16843009) & 4294967295) >> 24)`;
+  }
+
+  /**
+   * A month column (`YYYY-MM`) within the window, and a `days` bit set (bit d - 1: day d) cut to the window's days
+   * of its month: the first and last months keep only the window's days.
+   */
+  monthsInWindow(monthColumn: string): { where: string; windowDays: (daysColumn: string) => string } {
+    const first = day(this.window.from);
+    const last = day(new Date(this.window.before.getTime() - DAY_MS));
+    const ALL = 2 ** 31 - 1;
+    const fromBits = ALL - (2 ** (Number(first.slice(8, 10)) - 1) - 1);
+    const toBits = 2 ** Number(last.slice(8, 10)) - 1;
+    const [m1, m2] = [first.slice(0, 7), last.slice(0, 7)];
+    const mask = m1 === m2 ? `${fromBits & toBits}` : `CASE ${monthColumn} WHEN '${m1}' THEN ${fromBits} WHEN '${m2}' THEN ${toBits} ELSE ${ALL} END`;
+    return { where: `${monthColumn} >= '${m1}' AND ${monthColumn} <= '${m2}'`, windowDays: (days) => `(${days} & ${mask})` };
+  }
 
   /** A day column (`YYYY-MM-DD`) within the window. */
   inDays(column: string): string {

@@ -2,39 +2,61 @@ import { AI_MEASURES, AiMeasure, Contribution } from './aiTools';
 import type { TelemetrySql } from './sql';
 
 const KEYS = ['organization_id', 'day', 'user_key', 'tool', 'model'] as const;
+const ORG_KEYS = ['organization_id', 'day', 'tool', 'model', 'attributed'] as const;
+const MONTH_KEYS = ['organization_id', 'user_key', 'month', 'tool'] as const;
+
+/** The bit of a day in its month's `days` (ai_active_months): bit d - 1 for day d. */
+export const dayBit = (day: string) => 2 ** (Number(day.slice(8, 10)) - 1);
 
 /**
- * A request's additions to the daily AI usage rollups (DESIGN §16), summed per (day, actor, tool, model) in the
- * process and added to the stored rows in one statement per 500 keys, in the transaction that stores the points.
+ * A request's additions to the daily AI usage rollups (DESIGN §16), summed in the process per (day, member, tool,
+ * model) and per (day, tool, model, attributed) for the organization, and added to the stored rows in one
+ * statement per 500 keys, in the transaction that stores the points.
  */
 export class UsageRollup {
-  private readonly rows = new Map<string, Record<string, string | number>>();
+  private readonly members = new Map<string, Record<string, string | number | boolean>>();
+  private readonly organization = new Map<string, Record<string, string | number | boolean>>();
+  private readonly months = new Map<string, Record<string, string | number>>();
 
   constructor(private readonly organizationId: string) {}
 
   add(timeMs: number, userId: string | null, tool: string, contributions: Contribution[]): void {
     const day = new Date(timeMs).toISOString().slice(0, 10);
     for (const { measure, value, model } of contributions) {
-      const key = `${day}\u0000${userId ?? ''}\u0000${tool}\u0000${model}`;
-      let row = this.rows.get(key);
-      if (!row) {
-        row = { organization_id: this.organizationId, day, user_key: userId ?? '', tool, model, ...zeros() };
-        this.rows.set(key, row);
-      }
-      row[measure] = Number(row[measure]) + value;
+      if (value === 0) continue;
+      const member = rowFor(this.members, [day, userId ?? '', tool, model], () => ({ organization_id: this.organizationId, day, user_key: userId ?? '', tool, model }));
+      const organization = rowFor(this.organization, [day, tool, model, String(userId !== null)], () => ({ organization_id: this.organizationId, day, tool, model, attributed: userId !== null }));
+      member[measure] = Number(member[measure]) + value;
+      organization[measure] = Number(organization[measure]) + value;
+      if (userId !== null) for (const t of [tool, '']) this.activeOn(day, userId, t);
     }
   }
 
-  get size(): number {
-    return this.rows.size;
+  private activeOn(day: string, userId: string, tool: string): void {
+    const month = day.slice(0, 7);
+    const id = [userId, month, tool].join('\u0000');
+    const row = this.months.get(id) ?? { organization_id: this.organizationId, user_key: userId, month, tool, days: 0 };
+    row.days = Number(row.days) | dayBit(day);
+    this.months.set(id, row);
   }
 
   /** Sorted by key, so concurrent requests lock shared rows in one order. */
   async write(sql: TelemetrySql): Promise<void> {
-    const rows = [...this.rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
-    if (rows.length) await sql.addTo('ai_usage_days', KEYS, AI_MEASURES, rows);
+    if (this.members.size) await sql.addTo('ai_usage_days', KEYS, AI_MEASURES, sortedRows(this.members));
+    if (this.organization.size) await sql.addTo('ai_usage_org_days', ORG_KEYS, AI_MEASURES, sortedRows(this.organization));
+    if (this.months.size) await sql.addTo('ai_active_months', MONTH_KEYS, ['days'], sortedRows(this.months), '|');
   }
 }
+
+function rowFor(rows: Map<string, Record<string, string | number | boolean>>, key: string[], create: () => Record<string, string | boolean>) {
+  const id = key.join('\u0000');
+  let row = rows.get(id);
+  if (!row) rows.set(id, (row = { ...create(), ...zeros() }));
+  return row;
+}
+
+const sortedRows = <Row>(rows: Map<string, Row>) =>
+  [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 
 function zeros(): Record<AiMeasure, number> {
   return Object.fromEntries(AI_MEASURES.map((m) => [m, 0])) as Record<AiMeasure, number>;

@@ -42,11 +42,11 @@ export class TelemetrySql {
     return this.insertRows('INSERT', table, columns, rows, '');
   }
 
-  /** Inserts rows, or adds their `added` columns to the row already under the same key. */
-  addTo(table: string, keys: readonly string[], added: readonly string[], rows: Record<string, unknown>[]): Promise<void> {
+  /** Inserts rows, or combines their `added` columns into the row already under the same key: sums, or bit sets. */
+  addTo(table: string, keys: readonly string[], added: readonly string[], rows: Record<string, unknown>[], combine: '+' | '|' = '+'): Promise<void> {
     const tail = this.mysql
-      ? ` ON DUPLICATE KEY UPDATE ${added.map((c) => `${c} = ${c} + VALUES(${c})`).join(', ')}`
-      : ` ON CONFLICT (${keys.join(', ')}) DO UPDATE SET ${added.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`;
+      ? ` ON DUPLICATE KEY UPDATE ${added.map((c) => `${c} = ${c} ${combine} VALUES(${c})`).join(', ')}`
+      : ` ON CONFLICT (${keys.join(', ')}) DO UPDATE SET ${added.map((c) => `${c} = ${c} ${combine} excluded.${c}`).join(', ')}`;
     return this.insertRows('INSERT', table, [...keys, ...added], rows, tail);
   }
 
