@@ -1,5 +1,6 @@
 /**
  * npm run bench -- [--quick] [--filter TEXT] [--path PATH] [--connections N] [--seconds N] [--floor-count exact|cached]
+ *                   [--migrate] [--any-size] [--api-main FILE]
  *
  * The whole benchmark in one command (README "Benchmark"): data, both servers, the load, one report, and
  * nothing left running afterwards, whatever happens. Speed is measured here, never asserted in tests.
@@ -8,14 +9,19 @@ import path from 'node:path';
 import type { Connection } from 'mysql2/promise';
 import { parseOptions, USAGE, UsageError, BenchOptions } from './options';
 import * as database from './database';
-import { difference, measure, probe, Probe, settle } from './load';
+import { difference, INGEST_TIMEOUT_S, measure, measureBodies, probe, Probe, settle } from './load';
 import { freePort, killAllNow, rssMb, run, sampleRss, Server, startServer, stopServer, waitHealthy } from './processes';
 import { deepPage, ListRequest, listRequests, matchesFilters, metricRequests } from './requests';
-import { footer, Row, table } from './report';
+import { footer, IngestRow, ingestTable, Row, table } from './report';
+import { INGEST_SIGNALS, ingestPath, IngestPlan, ITEM_NAMES, prepareIngest, removeFiles, removeIngested, storedItems } from './otlp/ingest';
+import type { IngestSignal } from './otlp/bodies';
+import { responseType } from '../../src/otlp/messages';
 
 const ROOT = path.resolve(__dirname, '../..');
 const PER_PAGE = 50; // the API's default, which every request uses
 const WARM_UP_SECONDS = 3;
+/** OTLP exporters' default request timeout (OTEL_EXPORTER_OTLP_TIMEOUT). */
+const OTLP_EXPORT_TIMEOUT_MS = 10_000;
 const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
 
 /** Undone in reverse order on success, error and Ctrl-C alike. */
@@ -28,12 +34,8 @@ function cleanUp(): Promise<void> {
   return cleaning;
 }
 
-async function createToken(url: string): Promise<{ id: string; token: string }> {
-  const out = await run(
-    'npm',
-    ['run', '--silent', 'tokens', '--', 'create', '--user', database.CALLER_EMAIL, '--name', 'npm run bench', '--expires-in', '12h', '--json'],
-    { env: { DATABASE_URL: url }, capture: true },
-  );
+async function createToken(url: string, args = ['create', '--user', database.CALLER_EMAIL, '--expires-in', '12h']): Promise<{ id: string; token: string }> {
+  const out = await run('npm', ['run', '--silent', 'tokens', '--', ...args, '--name', 'npm run bench', '--json'], { env: { DATABASE_URL: url }, capture: true });
   const line = out.trim().split('\n').filter((l) => l.startsWith('{')).pop();
   if (!line) throw new Error(`the token CLI printed no JSON:\n${out}`);
   return JSON.parse(line) as { id: string; token: string };
@@ -45,20 +47,27 @@ interface Servers {
   stack: Server;
 }
 
-async function startServers(url: string, userId: string, opts: BenchOptions): Promise<Servers> {
-  const [apiPort, floorPort, stackPort] = [await freePort(), await freePort(), await freePort()];
-  // The API runs as `npm start` runs it: with the heap flags of package.json's `config.nodeFlags`.
+/** The API, as `npm start` runs it: with the heap flags of package.json's `config.nodeFlags`. */
+async function startApi(name: string, url: string, opts: BenchOptions, env: Record<string, string> = {}): Promise<Server> {
   const nodeFlags = (process.env.npm_package_config_nodeFlags ?? '').split(' ').filter(Boolean);
-  const api = startServer('API', process.execPath, [...nodeFlags, opts.apiMain ?? path.join(ROOT, 'dist/src/main.js')], apiPort, {
+  const api = startServer(name, process.execPath, [...nodeFlags, opts.apiMain ?? path.join(ROOT, 'dist/src/main.js')], await freePort(), {
     DATABASE_URL: url,
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    // The benchmark's user would otherwise be limited to 100 requests a minute.
+    // The benchmark's user would otherwise be limited to 100 requests a minute, its OTLP token to 6000.
     RATE_LIMIT_PER_MINUTE: '100000000',
     RATE_LIMIT_PER_HOUR: '100000000',
+    OTLP_RATE_LIMIT_PER_MINUTE: '100000000',
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
+    ...env,
   });
   cleanups.push(() => stopServer(api));
+  return api;
+}
+
+async function startServers(url: string, userId: string, opts: BenchOptions): Promise<Servers> {
+  const [floorPort, stackPort] = [await freePort(), await freePort()];
+  const api = await startApi('API', url, opts);
   const floorEnv = { DATABASE_URL: url, FLOOR_USER_ID: userId, FLOOR_COUNT: opts.floorCount };
   const floor = startServer('floor', process.execPath, [path.join(ROOT, 'dist/scripts/bench/floor/server.js')], floorPort, floorEnv);
   cleanups.push(() => stopServer(floor));
@@ -104,7 +113,7 @@ async function main(argv: string[]): Promise<number> {
   const url = database.requireDatabaseUrl(process.env.DATABASE_URL);
   const db: Connection = await database.connect(url);
   cleanups.push(() => db.end());
-  await database.ensureLargeData(db, url, log);
+  await database.ensureLargeData(db, url, log, opts.anySize);
 
   // Another build brings its own migrations; the check below is for this checkout's.
   const pending = opts.apiMain ? [] : await database.pendingMigrations(url);
@@ -117,7 +126,7 @@ async function main(argv: string[]): Promise<number> {
   log('building (npm run build)');
   await run('npm', ['run', 'build', '--silent']);
   const token = await createToken(url);
-  // The token is the only row the benchmark adds; it is revoked at the end (it also expires in 12 h).
+  // Its tokens are the only rows the benchmark leaves; they are revoked at the end (this one also expires in 12 h).
   cleanups.push(() => run('npm', ['run', '--silent', 'tokens', '--', 'revoke', token.id], { env: { DATABASE_URL: url }, capture: true }));
   const fixtures = await database.findFixtures(db);
   const servers = await startServers(url, fixtures.user_id, opts);
@@ -128,21 +137,49 @@ async function main(argv: string[]): Promise<number> {
   const explicit = opts.paths.length > 0;
   const measured = explicit ? opts.paths.map((p) => ({ path: p, base: p })) : [...(await listRequests(servers.api.url, fixtures, log)), ...metricRequests(fixtures)];
   const requests = measured.filter((r) => matchesFilters(r, opts.filters));
-  if (requests.length === 0) throw new UsageError(`no list path matches ${opts.filters.map((f) => `"${f}"`).join(' or ')}`);
-  const { planned, differences } = await plan(requests, explicit, servers, headers);
-  const minutes = (planned.length * 3 * (opts.seconds + 1)) / 60;
-  log(`${planned.length} requests, ${opts.connections} connections, ${opts.seconds} s each on the three servers: about ${minutes.toFixed(1)} min`);
+  // The ingest rows are POSTs, not paths of the document: named by their path for --filter, never by --path.
+  const signals = explicit ? [] : INGEST_SIGNALS.filter((s) => matchesFilters({ path: ingestPath(s), base: ingestPath(s) }, opts.filters));
+  if (requests.length === 0 && signals.length === 0) throw new UsageError(`no request matches ${opts.filters.map((f) => `"${f}"`).join(' or ')}`);
+  const { planned, differences } = requests.length ? await plan(requests, explicit, servers, headers) : { planned: [], differences: [] };
+  const minutes = (planned.length * 3 * (opts.seconds + 1) + signals.length * (2 * opts.seconds + 60)) / 60;
+  log(
+    `${planned.length} requests${signals.length ? ` and ${signals.length} ingest rows` : ''}, ${opts.connections} connections, ` +
+      `${opts.seconds} s each on the three servers${signals.length ? ' (ingest: the ingest floor and the API)' : ''}: about ${minutes.toFixed(1)} min`,
+  );
 
   // A fresh process runs its first requests unoptimised (V8 compiles hot code after a few thousand calls): without
   // a warm-up the first row measured the JIT, not the server.
-  log(`warming up each server on ${planned[0].request.path} for ${WARM_UP_SECONDS} s`);
-  for (const server of [servers.floor, servers.stack, servers.api]) {
-    await measure(server.url + planned[0].request.path, headers, opts.connections, WARM_UP_SECONDS);
+  if (planned.length) {
+    log(`warming up each server on ${planned[0].request.path} for ${WARM_UP_SECONDS} s`);
+    for (const server of [servers.floor, servers.stack, servers.api]) {
+      await measure(server.url + planned[0].request.path, headers, opts.connections, WARM_UP_SECONDS);
+    }
+  }
+  // Rows measured with the figures cache off run on a second API started so (the first keeps its cache).
+  const cacheOff = planned.find((p) => p.request.cacheOff);
+  let apiCacheOff: Server | undefined;
+  if (cacheOff) {
+    if (process.env.COUNT_CACHE_TTL_MS === '0') apiCacheOff = servers.api;
+    else {
+      apiCacheOff = await startApi('API (cache off)', url, opts, { COUNT_CACHE_TTL_MS: '0' });
+      await waitHealthy(apiCacheOff);
+      log(`API with COUNT_CACHE_TTL_MS=0 (pid ${apiCacheOff.pid}) at ${apiCacheOff.url}; warming it up on ${cacheOff.request.path} for ${WARM_UP_SECONDS} s`);
+      await measure(apiCacheOff.url + cacheOff.request.path, headers, opts.connections, WARM_UP_SECONDS);
+    }
   }
 
   const apiRss = sampleRss(servers.api.pid);
   const floorRss = sampleRss(servers.floor.pid);
   const database_name = new URL(url).pathname.slice(1);
+  const alive = (list: Server[], during: string) => {
+    for (const server of list) {
+      // A server that died mid-run turns every later row into timeouts: stop and say why instead.
+      if (server.child.exitCode !== null || server.child.signalCode !== null) {
+        const how = server.child.signalCode ?? `code ${server.child.exitCode}${server.child.exitCode === 0 ? ', i.e. it was sent SIGTERM or SIGINT from outside' : ''}`;
+        throw new Error(`${server.name} exited (${how}) during ${during}; its last output:\n${server.tail()}`);
+      }
+    }
+  };
   const rows: Row[] = [];
   for (const [i, { request, floorProbe }] of planned.entries()) {
     await settle(db, database_name);
@@ -155,18 +192,23 @@ async function main(argv: string[]): Promise<number> {
     };
     const floor = await floorRun(servers.floor);
     const stack = await floorRun(servers.stack);
-    const api = await measure(servers.api.url + request.path, headers, opts.connections, opts.seconds);
-    for (const server of [servers.floor, servers.stack, servers.api]) {
-      // A server that died mid-run turns every later row into timeouts: stop and say why instead.
-      if (server.child.exitCode !== null || server.child.signalCode !== null) {
-        const how = server.child.signalCode ?? `code ${server.child.exitCode}${server.child.exitCode === 0 ? ', i.e. it was sent SIGTERM or SIGINT from outside' : ''}`;
-        throw new Error(`${server.name} exited (${how}) during ${request.path}; its last output:\n${server.tail()}`);
-      }
-    }
+    const apiServer = request.cacheOff && apiCacheOff ? apiCacheOff : servers.api;
+    const api = await measure(apiServer.url + request.path, headers, opts.connections, opts.seconds);
+    alive([servers.floor, servers.stack, apiServer], request.path);
     rows.push({ path: request.path, floor, stack, floorNote: serves ? undefined : `floor ${floorProbe.status}`, api });
     const rps = (m?: { rps: number }) => (m ? m.rps.toFixed(1) : '-');
     log(`[${i + 1}/${planned.length}] ${request.path}: floor ${rps(floor)}, stack ${rps(stack)}, API ${rps(api)} req/s`);
   }
+  const notes: string[] = [];
+  if (apiCacheOff) {
+    notes.push(
+      `${planned.filter((p) => p.request.cacheOff).map((p) => `\`${p.request.path.split('?')[0]}\``).join(', ')}: measured on an API started with \`COUNT_CACHE_TTL_MS=0\`: ` +
+        'no figures are kept, but requests that arrive while the same figures are being computed still wait for that computation, ' +
+        'as they do in service; its p50 is about the time one computation takes.',
+    );
+    if (apiCacheOff !== servers.api) await stopServer(apiCacheOff);
+  }
+  const ingestRows = signals.length ? await measureIngest({ url, db, database_name, opts, organizationId: fixtures.organization_id, signals, api: servers.api, alive, notes, differences }) : [];
   apiRss.stop();
   floorRss.stop();
   // "Final": once the last run's leftovers are done and the process has had a moment to collect garbage.
@@ -175,8 +217,9 @@ async function main(argv: string[]): Promise<number> {
   const rssFinal = rssMb(servers.api.pid);
 
   const mariadb = String(await database.scalar(db, 'SELECT VERSION()'));
+  const tables = [rows.length ? table(rows) : '', ingestRows.length ? ingestTable(ingestRows) : ''].filter(Boolean).join('\n\n');
   process.stdout.write(
-    `${table(rows)}\n${footer({
+    `${tables}\n${footer({
       connections: opts.connections,
       seconds: opts.seconds,
       floorCount: opts.floorCount,
@@ -185,9 +228,104 @@ async function main(argv: string[]): Promise<number> {
       rss: { start: rssStart, peak: apiRss.peak(), final: rssFinal },
       floorPeakRss: floorRss.peak(),
       differences,
+      notes,
     })}\n`,
   );
   return 0;
+}
+
+interface IngestContext {
+  url: string;
+  db: Connection;
+  database_name: string;
+  opts: BenchOptions;
+  organizationId: string;
+  signals: IngestSignal[];
+  api: Server;
+  alive: (servers: Server[], during: string) => void;
+  notes: string[];
+  differences: string[];
+}
+
+/**
+ * The ingest rows (scripts/bench/otlp/ingest.ts): an OTLP token of the caller's organization, the bodies and
+ * the floor's rows prepared, the ingest floor started; then per signal a check of what the API stores for one
+ * body against what the floor inserts for it, and the floor's load and the API's (each measured once it is warm
+ * and saturated: load.ts measureBodies), with what they wrote deleted after each.
+ */
+async function measureIngest(c: IngestContext): Promise<IngestRow[]> {
+  const { db, opts } = c;
+  const otlpToken = await createToken(c.url, ['create-otlp', '--org', c.organizationId]);
+  cleanups.push(() => run('npm', ['run', '--silent', 'tokens', '--', 'revoke', otlpToken.id], { env: { DATABASE_URL: c.url }, capture: true }));
+  const plan: IngestPlan = await prepareIngest(db, { organizationId: c.organizationId, tokenId: otlpToken.id }, c.signals, { ...opts, warmUpSeconds: WARM_UP_SECONDS }, log);
+  cleanups.push(async () => removeFiles(plan));
+  cleanups.push(() => removeIngested(db, plan));
+  const floor = startServer('ingest floor', process.execPath, [path.join(ROOT, 'dist/scripts/bench/floor/ingest.js')], await freePort(), { DATABASE_URL: c.url, ...plan.floorEnv });
+  cleanups.push(() => stopServer(floor));
+  await waitHealthy(floor, 300_000);
+  removeFiles(plan); // loaded: the floor holds its statements now
+  log(`ingest floor (pid ${floor.pid}) at ${floor.url}`);
+  const headers = { authorization: `Bearer ${otlpToken.token}`, 'content-type': 'application/x-protobuf' };
+  const clean = async () => {
+    await removeIngested(db, plan);
+    await settle(db, c.database_name);
+  };
+  await clean();
+
+  const rows: IngestRow[] = [];
+  for (const s of plan.signals) {
+    const what = ITEM_NAMES[s.signal];
+    // What the API makes of one body, against what the floor inserts for it.
+    const res = await fetch(c.api.url + s.path, { method: 'POST', headers, body: s.bodies[0] });
+    const answer = Buffer.from(await res.arrayBuffer());
+    if (res.status !== 200) c.differences.push(`\`POST ${s.path}\`: API answered ${res.status} ${answer.toString('utf8').slice(0, 200)}`);
+    else {
+      const partial = (responseType(s.signal).toObject(responseType(s.signal).decode(answer)) as { partialSuccess?: unknown }).partialSuccess;
+      if (partial) c.differences.push(`\`POST ${s.path}\`: API answered partialSuccess ${JSON.stringify(partial)}`);
+      const stored = await storedItems(db, plan, s.signal);
+      if (stored.items !== s.first.items || stored.unattributed !== s.first.items - s.first.attributed) {
+        c.differences.push(`\`POST ${s.path}\`: for one body the API stored ${stored.items} ${what} (${stored.unattributed} unattributed), the floor ${s.first.items} (${s.first.items - s.first.attributed})`);
+      }
+    }
+    await clean();
+
+    const load = async (server: Server) => {
+      const measured = await measureBodies(server.url + s.path, headers, s.bodies, opts.connections, opts.seconds, WARM_UP_SECONDS);
+      c.alive([server], `POST ${s.path}`);
+      return measured;
+    };
+    const floorRun = await load(floor);
+    await clean();
+    const apiRun = await load(c.api);
+    const stored = await storedItems(db, plan, s.signal);
+    await clean();
+    rows.push({ path: s.path, items: s.itemsPerBody, itemName: what, bodyKb: s.bodies.reduce((n, b) => n + b.length, 0) / s.bodies.length / 1024, floor: floorRun, api: apiRun });
+    for (const [server, m] of [[floor, floorRun], [c.api, apiRun]] as const) {
+      if (m.exhausted) {
+        c.notes.push(`\`POST ${s.path}\`: the ${server.name} was sent all ${s.bodies.length} prepared bodies ${m.seconds.toFixed(1)} s into its measured window; its rate is over those seconds.`);
+      }
+      const statuses = Object.entries(m.statuses).map(([status, n]) => `${n} × ${status}`);
+      // The last error the server logged says why (the API logs a failed OTLP request with its error's message).
+      const logged = server.tail().split('\n').reverse().map((l) => /"message":"([^"]{1,200})/.exec(l)?.[1] ?? (/^ingest floor: (.{1,200})/.exec(l)?.[1])).find(Boolean);
+      if (statuses.length) c.notes.push(`\`POST ${s.path}\`: the ${server.name}'s non-2xx answers in the window: ${statuses.join(', ')}${logged ? ` (its last logged error: "${logged}")` : ''}.`);
+    }
+    if (apiRun.p99 > OTLP_EXPORT_TIMEOUT_MS) {
+      c.notes.push(
+        `\`POST ${s.path}\`: API p99 above ${OTLP_EXPORT_TIMEOUT_MS / 1000} s, the time an OTLP exporter waits by default (OTEL_EXPORTER_OTLP_TIMEOUT) before it gives up ` +
+          `and sends again: ${opts.connections} senders at once would see timeouts (the benchmark waits up to ${INGEST_TIMEOUT_S} s).`,
+      );
+    }
+    // Every body answered 2xx must have been stored in full: none skipped as seen before.
+    if (stored.items < apiRun.ok * s.itemsPerBody) {
+      c.differences.push(`\`POST ${s.path}\`: the API stored ${stored.items} ${what} for ${apiRun.ok} accepted bodies of ${s.itemsPerBody}`);
+    }
+    log(
+      `${s.path}: ingest floor ${(floorRun.rps * s.itemsPerBody).toFixed(0)}, API ${(apiRun.rps * s.itemsPerBody).toFixed(0)} ${what}/s ` +
+        `(${floorRun.rps.toFixed(1)} and ${apiRun.rps.toFixed(1)} req/s; measured after ${floorRun.warmUp.toFixed(1)} and ${apiRun.warmUp.toFixed(1)} s of load)`,
+    );
+  }
+  await stopServer(floor);
+  return rows;
 }
 
 let interrupted = false;

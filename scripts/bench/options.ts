@@ -6,17 +6,22 @@ export const USAGE = `Usage: DATABASE_URL=mysql://… npm run bench -- [options]
 
 Measures every list path of the API that the demo user ada can reach (page 1 and a deep page, for each sort
 field) against a floor server (bare node:http + mysql2, best known plans), the same answers served through the
-API's fixed stack (express + tRPC + trpc-to-openapi + zod: the stack floor), and the API, and prints one
-Markdown table. Seeds the large demo data into DATABASE_URL first when it has no users.
+API's fixed stack (express + tRPC + trpc-to-openapi + zod: the stack floor), and the API; the metrics (API
+alone; ai-usage with its cache off); and OTLP ingest (/otlp/v1/metrics and /otlp/v1/logs, Claude Code's
+telemetry as the OpenTelemetry SDK encodes it) against an ingest floor that inserts the same rows with mysql2.
+Prints Markdown tables. Seeds the large demo data into DATABASE_URL first when it has no users.
 
   --connections N       concurrent connections per request (default 32)
   --seconds N           load per request and server (default 10)
   --quick               2 s per request: a smoke run
-  --filter TEXT         only requests whose path contains TEXT (repeatable: any of them)
+  --filter TEXT         only requests whose path contains TEXT (repeatable: any of them), e.g. ai-usage,
+                        otlp (both ingest rows), /otlp/v1/logs
   --path PATH           exactly this request, e.g. "/v1/users?sort=name&page=1201" (repeatable)
   --floor-count MODE    exact (default): the floor runs SELECT COUNT(*) on every request;
                         cached: it counts each scope once (the cost of totals with a perfect cache)
   --migrate             let the API apply pending migrations to DATABASE_URL when it starts
+  --any-size            accept a database seeded at another scale (npm run seed -- --scale demo): a smoke
+                        run of the benchmark itself, whose figures say nothing about the large data
   --api-main FILE       run this built API instead of this checkout's dist/src/main.js, e.g. another
                         commit's build in a worktree, to compare two versions on the same data in one sitting
 
@@ -29,6 +34,8 @@ export interface BenchOptions {
   paths: string[];
   floorCount: 'exact' | 'cached';
   migrate: boolean;
+  /** Use whatever data the database holds (a smoke run), not only the large demo data. */
+  anySize: boolean;
   /** The API entry point to run; undefined: this checkout's build. */
   apiMain?: string;
 }
@@ -56,6 +63,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
         path: { type: 'string', multiple: true, default: [] },
         'floor-count': { type: 'string', default: 'exact' },
         migrate: { type: 'boolean', default: false },
+        'any-size': { type: 'boolean', default: false },
         'api-main': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -79,6 +87,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
     paths,
     floorCount,
     migrate: values.migrate,
+    anySize: values['any-size'],
     apiMain,
   };
 }

@@ -1,6 +1,6 @@
 /** The one Markdown report `npm run bench` prints on stdout (progress goes to stderr). */
 import os from 'node:os';
-import type { Measurement } from './load';
+import type { Measurement, PostMeasurement } from './load';
 
 export interface Row {
   path: string;
@@ -39,6 +39,32 @@ export function table(rows: Row[]): string {
   return lines.join('\n');
 }
 
+/** An ingest row: one kind of OTLP body POSTed to the ingest floor and to the API. */
+export interface IngestRow {
+  path: string;
+  /** Points or log records per request, and what they are called. */
+  items: number;
+  itemName: string;
+  bodyKb: number;
+  floor: PostMeasurement;
+  api: PostMeasurement;
+}
+
+export function ingestTable(rows: IngestRow[]): string {
+  const lines = [
+    '| request | per request | floor items/s | API items/s | API req/s | ratio | API p50 ms | API p99 ms | non-2xx |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|',
+  ];
+  const perSecond = (m: PostMeasurement, items: number) => (m.rps === 0 ? `< ${(items / m.seconds).toFixed(0)}` : (m.rps * items).toFixed(0));
+  for (const row of rows) {
+    lines.push(
+      `| \`POST ${row.path}\` | ${row.items} ${row.itemName} (${row.bodyKb.toFixed(0)} KB protobuf) | ${perSecond(row.floor, row.items)} | ` +
+        `${perSecond(row.api, row.items)} | ${rate(row.api)} | ${ratio(row.api, row.floor)} | ${ms(row.api, row.api.p50)} | ${ms(row.api, row.api.p99)} | ${failures(row.api)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
 export interface Context {
   connections: number;
   seconds: number;
@@ -48,6 +74,8 @@ export interface Context {
   rss: { start?: number; peak: number; final?: number };
   floorPeakRss: number;
   differences: string[];
+  /** Said under the table: how the ingest rows ran (bodies run out, rows checked). */
+  notes?: string[];
 }
 
 const mb = (v: number | undefined) => (v === undefined ? '?' : `${v.toFixed(0)} MB`);
@@ -61,6 +89,7 @@ export function footer(c: Context): string {
     `Load: ${c.connections} connections, ${c.seconds} s per request and server; floor totals: ${c.floorCount === 'cached' ? 'counted once per scope' : 'SELECT COUNT(*) per request'}.`,
     `Machine: ${os.availableParallelism()} CPUs (nproc), ${gb} GB memory, Node ${process.version}, MariaDB ${c.mariadb}; database ${c.database}.`,
   ];
+  if (c.notes?.length) lines.push('', ...c.notes);
   if (c.differences.length) {
     lines.push('', 'Floor and API answered differently (probed once before the load):', ...c.differences.map((d) => `- ${d}`));
   }

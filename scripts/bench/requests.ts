@@ -9,6 +9,8 @@ export interface ListRequest {
   path: string;
   /** The path before its deep page was chosen: what --filter matches. */
   base: string;
+  /** Measured on an API started with COUNT_CACHE_TTL_MS=0: no answer is kept (concurrent ones still share one). */
+  cacheOff?: boolean;
 }
 
 interface Param {
@@ -55,12 +57,14 @@ const DAY_MS = 86_400_000;
 
 /**
  * The four metrics (DESIGN §14) of the caller's organization and of its largest team, over the 28 days and the
- * 366 days ending on the data's last day, in the document's prefix. Not lists: measured on the API alone.
+ * 366 days ending on the data's last day, in the document's prefix; and AI usage (§16) of the organization over
+ * the 366 days with the figures cache off, so that it measures reading a year of daily rollups. Not lists:
+ * measured on the API alone.
  */
 export function metricRequests(fixtures: Fixtures, prefix = '/v1'): ListRequest[] {
   const to = fixtures.last_day;
   const daysBefore = (n: number) => new Date(Date.parse(`${to}T00:00:00Z`) - n * DAY_MS).toISOString().slice(0, 10);
-  return METRICS.flatMap((metric) =>
+  const requests: ListRequest[] = METRICS.flatMap((metric) =>
     [`organization_id=${fixtures.organization_id}`, `team_id=${fixtures.team_id}`].flatMap((scope) =>
       [27, 365].map((span) => {
         const path = `${prefix}/metrics/${metric}?${scope}&from=${daysBefore(span)}&to=${to}`;
@@ -68,6 +72,8 @@ export function metricRequests(fixtures: Fixtures, prefix = '/v1'): ListRequest[
       }),
     ),
   );
+  const aiUsage = `${prefix}/metrics/ai-usage?organization_id=${fixtures.organization_id}&from=${daysBefore(365)}&to=${to}`;
+  return [...requests, { path: aiUsage, base: aiUsage, cacheOff: true }];
 }
 
 /** The page at about 80 % of a list (capped at 5000), or undefined when that is page 1. */
