@@ -142,3 +142,17 @@ describe('events from the real exporters', () => {
     }
   });
 });
+
+describe('many senders at once', () => {
+  test('24 laptops exporting at the same moment: every batch is stored, none deadlocks into an error', async () => {
+    const before = await usage();
+    const meters = Array.from({ length: 24 }, (_, i) => {
+      const meter = otelMeter({ baseUrl, token: acmeToken, protocol: 'http/protobuf', gzip: i % 2 === 0, temporality: i % 3 === 0 ? 'cumulative' : 'delta' });
+      recordSession(meter, { ...ADA, 'session.id': `burst-${i}` });
+      return meter;
+    });
+    await Promise.all(meters.map((m) => m.flush()));
+    await Promise.all(meters.map((m) => m.shutdown()));
+    expect(await usage()).toEqual(plus(before, times(SESSION_SUMS, 24)));
+  });
+});

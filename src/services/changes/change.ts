@@ -43,9 +43,14 @@ export class ChangeRunner {
     this.listeners.push(listener);
   }
 
-  run<T>(work: (change: Change) => Promise<T>): Promise<T> {
-    if (this.sequelize.getDialect() !== 'sqlite') return this.withRetries(work);
-    const next = this.queue.then(() => this.withRetries(work));
+  /**
+   * `readCommitted`: for changes that lock rows which may not exist yet, many at once (telemetry's series and
+   * batches): at MariaDB's default isolation such reads lock the gaps too, and concurrent inserts into those gaps
+   * deadlock. SQLite has one writer at a time either way.
+   */
+  run<T>(work: (change: Change) => Promise<T>, options: { readCommitted?: boolean } = {}): Promise<T> {
+    if (this.sequelize.getDialect() !== 'sqlite') return this.withRetries(work, options.readCommitted ?? false);
+    const next = this.queue.then(() => this.withRetries(work, false));
     this.queue = next.catch(() => undefined);
     return next;
   }
@@ -55,10 +60,10 @@ export class ChangeRunner {
    * MariaDB, or a row a concurrent change inserted first (two provisionings of one new e-mail: the second then
    * finds the user and adds its membership). A race lost every time is a conflict.
    */
-  private async withRetries<T>(work: (change: Change) => Promise<T>): Promise<T> {
+  private async withRetries<T>(work: (change: Change) => Promise<T>, readCommitted: boolean): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.runNow(work);
+        return await this.runNow(work, readCommitted);
       } catch (err) {
         const lostRace = isDeadlock(err) || err instanceof UniqueConstraintError;
         if (lostRace && attempt < MAX_ATTEMPTS) {
@@ -71,12 +76,13 @@ export class ChangeRunner {
     }
   }
 
-  private async runNow<T>(work: (change: Change) => Promise<T>): Promise<T> {
+  private async runNow<T>(work: (change: Change) => Promise<T>, readCommitted: boolean): Promise<T> {
     const tables = new Set<string>();
     const users = new Set<string>();
     const events: { id: string; organization_id: string; type: EventType; data: string; created_at: Date }[] = [];
     let deliveries = 0;
-    const result = await this.sequelize.transaction(async (transaction) => {
+    const isolation = readCommitted ? { isolationLevel: Transaction.ISOLATION_LEVELS.READ_COMMITTED } : {};
+    const result = await this.sequelize.transaction(isolation, async (transaction) => {
       const value = await work({
         transaction,
         wrote: (...names) => names.forEach((n) => tables.add(n)),

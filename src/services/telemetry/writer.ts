@@ -130,8 +130,10 @@ export class TelemetryWriter {
     await this.changes.run(async (change) => {
       const sql = new TelemetrySql(change.transaction);
       const now = this.now();
+      // Not a locking read: the unique (organization, hash) index settles two copies sent at once (the loser's
+      // insert fails, and its retry finds the winner's row).
       const [seen] = await sql.select<{ id: number; received_at: Date | string }>(
-        `SELECT id, received_at FROM telemetry_batches WHERE organization_id = :organizationId AND body_hash = :bodyHash${sql.forUpdate}`,
+        'SELECT id, received_at FROM telemetry_batches WHERE organization_id = :organizationId AND body_hash = :bodyHash',
         { organizationId: sender.organizationId, bodyHash },
       );
       if (seen && now.getTime() - new Date(seen.received_at).getTime() < BATCH_MEMORY_MS) return;
@@ -148,7 +150,7 @@ export class TelemetryWriter {
       if (seen) await sql.run('DELETE FROM telemetry_batches WHERE id = :id', { id: seen.id });
       await sql.insert('telemetry_batches', Object.keys(row), [row]);
       await work(sql, now);
-    });
+    }, { readCommitted: true });
   }
 }
 
