@@ -168,7 +168,7 @@ test('0008 derives the name parts of existing users, adds user_emails and access
 test('0009 adds the telemetry tables, unique where a retried batch, point or event must write nothing, and goes down and up again cleanly', async () => {
   const migrator = createMigrator(sequelize);
   const tables = async () => (await sequelize.getQueryInterface().showAllTables()).map(String);
-  const TELEMETRY = ['otlp_tokens', 'telemetry_batches', 'telemetry_series', 'telemetry_points', 'telemetry_events', 'telemetry_accounts', 'ai_usage_days'];
+  const TELEMETRY = ['otlp_tokens', 'telemetry_batches', 'telemetry_series', 'telemetry_points', 'telemetry_events', 'telemetry_accounts', 'ai_usage_days', 'ai_usage_org_days', 'ai_active_months'];
   expect(await tables()).toEqual(expect.arrayContaining(TELEMETRY));
   const unique = async (table: string) =>
     ((await sequelize.getQueryInterface().showIndex(table)) as { name: string; unique: boolean }[]).filter((i) => i.unique).map((i) => i.name);

@@ -17,10 +17,10 @@ import { eventContributions, metricContributions, toolOf } from '../../../src/se
 import { eventOf } from '../../../src/services/telemetry/events';
 import { subjectOf, Subject } from '../../../src/services/telemetry/identity';
 import { asSent, seriesKey } from '../../../src/services/telemetry/points';
-import { storedAttributes, withoutNeverStored } from '../../../src/services/telemetry/privacy';
+import { withoutNeverStored } from '../../../src/services/telemetry/privacy';
 import { UsageRollup } from '../../../src/services/telemetry/rollups';
 import type { TelemetrySql } from '../../../src/services/telemetry/sql';
-import { newId } from '../../../src/services/changes/ids';
+import { EVENT_COLUMNS, eventRow, POINT_COLUMNS, pointRow } from '../../../src/services/telemetry/writer';
 import type { IngestSignal, Member } from './bodies';
 
 /** What one body becomes: its statements, in the writer's order, and what they write. */
@@ -54,6 +54,8 @@ const CHUNK = 500;
 
 /** DATETIME(3) in UTC, as the API's Sequelize (timezone +00:00) writes it. */
 const utc = (ms: number) => new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
+/** The service's own row, its times as MariaDB DATETIME(3) text for mysql2. */
+const forMysql = (row: Record<string, unknown>) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v instanceof Date ? utc(v.getTime()) : v]));
 
 function insert(verb: string, table: string, columns: readonly string[], rows: Record<string, unknown>[], tail = ''): string[] {
   const out: string[] = [];
@@ -135,22 +137,11 @@ async function metricsRows(sender: Sender, members: Map<string, string>, body: B
     if (userId) attributed++;
     const tool = toolOf(s.point.name);
     if (tool) rollup.add(s.endMs, userId, tool, metricContributions(s.point.name, s.value, s.point.attributes));
-    return {
-      organization_id: sender.organizationId,
-      series_key: s.seriesKey,
-      start_at: utc(s.startMs),
-      end_at: utc(s.endMs),
-      name: s.point.name.slice(0, 200),
-      tool: (tool ?? String(s.point.resource['service.name'] ?? 'unknown')).slice(0, 40),
-      user_id: userId,
-      value: s.value,
-      attributes: storedAttributes(s.point.attributes),
-    };
+    return forMysql(pointRow(sender.organizationId, s, userId, tool));
   });
-  const columns = ['organization_id', 'series_key', 'start_at', 'end_at', 'name', 'tool', 'user_id', 'value', 'attributes'];
   const rollups = await rollupStatements(rollup);
   return {
-    statements: [...batchStatement(sender, 'metrics', body, nowMs), ...accounts, ...insert('INSERT', 'telemetry_points', columns, rows), ...rollups.statements],
+    statements: [...batchStatement(sender, 'metrics', body, nowMs), ...accounts, ...insert('INSERT', 'telemetry_points', POINT_COLUMNS, rows), ...rollups.statements],
     items: rows.length,
     attributed,
     rollups: rollups.rows,
@@ -181,22 +172,11 @@ async function logsRows(sender: Sender, members: Map<string, string>, body: Buff
     if (userId) attributed++;
     const tool = toolOf(e.name);
     if (tool) rollup.add(e.record.timeMs, userId, tool, eventContributions(e.name, e.record.attributes));
-    return {
-      id: newId('tev'),
-      organization_id: sender.organizationId,
-      event_key: e.key,
-      name: e.name,
-      source: e.source,
-      user_id: userId,
-      session_id: e.sessionId,
-      attributes: storedAttributes(e.record.attributes),
-      created_at: utc(e.record.timeMs),
-    };
+    return forMysql(eventRow(sender.organizationId, e, userId));
   });
-  const columns = ['id', 'organization_id', 'event_key', 'name', 'source', 'user_id', 'session_id', 'attributes', 'created_at'];
   const rollups = await rollupStatements(rollup);
   return {
-    statements: [...batchStatement(sender, 'logs', body, nowMs), ...accounts, ...insert('INSERT', 'telemetry_events', columns, rows), ...rollups.statements],
+    statements: [...batchStatement(sender, 'logs', body, nowMs), ...accounts, ...insert('INSERT', 'telemetry_events', EVENT_COLUMNS, rows), ...rollups.statements],
     items: rows.length,
     attributed,
     rollups: rollups.rows,

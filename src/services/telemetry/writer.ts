@@ -4,9 +4,9 @@ import type { ChangeRunner } from '../changes/change';
 import { newId } from '../changes/ids';
 import type { LogsBatch, MetricsBatch, RawBody, Refusal } from './batch';
 import { eventContributions, metricContributions, toolOf } from './aiTools';
-import { eventOf, newEvents } from './events';
+import { EventRecord, eventOf, newEvents } from './events';
 import { resolveActors, subjectOf } from './identity';
-import { asSent, cumulativeToDeltas, newPoints, seriesKey } from './points';
+import { asSent, cumulativeToDeltas, newPoints, seriesKey, StoredPoint } from './points';
 import { storedAttributes, withoutNeverStored } from './privacy';
 import { UsageRollup } from './rollups';
 import { TelemetrySql } from './sql';
@@ -53,19 +53,9 @@ export class TelemetryWriter {
         const userId = sender.userId ?? actorOf(subjectOf(s.point.attributes, s.point.resource));
         const tool = toolOf(s.point.name);
         if (tool && s.point.kind === 'sum') rollup.add(s.endMs, userId, tool, metricContributions(s.point.name, s.value, s.point.attributes));
-        return {
-          organization_id: sender.organizationId,
-          series_key: s.seriesKey,
-          start_at: new Date(s.startMs),
-          end_at: new Date(s.endMs),
-          name: s.point.name.slice(0, 200),
-          tool: (tool ?? sourceOf(s.point.resource)).slice(0, 40),
-          user_id: userId,
-          value: s.value,
-          attributes: storedAttributes(s.point.attributes),
-        };
+        return pointRow(sender.organizationId, s, userId, tool);
       });
-      await sql.insert('telemetry_points', ['organization_id', 'series_key', 'start_at', 'end_at', 'name', 'tool', 'user_id', 'value', 'attributes'], rows);
+      await sql.insert('telemetry_points', POINT_COLUMNS, rows);
       await rollup.write(sql);
     });
     return receipt(batch.refused, dropped, 'attribute(s) of points');
@@ -89,19 +79,9 @@ export class TelemetryWriter {
         const userId = sender.userId ?? actorOf(subjectOf(e.record.attributes, e.record.resource));
         const tool = toolOf(e.name);
         if (tool) rollup.add(e.record.timeMs, userId, tool, eventContributions(e.name, e.record.attributes));
-        return {
-          id: newId('tev'),
-          organization_id: sender.organizationId,
-          event_key: e.key,
-          name: e.name,
-          source: e.source,
-          user_id: userId,
-          session_id: e.sessionId,
-          attributes: storedAttributes(e.record.attributes),
-          created_at: new Date(e.record.timeMs),
-        };
+        return eventRow(sender.organizationId, e, userId);
       });
-      await sql.insert('telemetry_events', ['id', 'organization_id', 'event_key', 'name', 'source', 'user_id', 'session_id', 'attributes', 'created_at'], rows);
+      await sql.insert('telemetry_events', EVENT_COLUMNS, rows);
       await rollup.write(sql);
     });
     return receipt(refused, dropped, 'attribute(s) of log records');
@@ -152,6 +132,39 @@ export class TelemetryWriter {
       await work(sql, now);
     }, { readCommitted: true });
   }
+}
+
+export const POINT_COLUMNS = ['organization_id', 'series_key', 'start_at', 'end_at', 'name', 'tool', 'user_id', 'value', 'attributes'] as const;
+export const EVENT_COLUMNS = ['id', 'organization_id', 'event_key', 'name', 'source', 'user_id', 'session_id', 'attributes', 'created_at'] as const;
+
+/** A point as stored (also what the ingest floor of `npm run bench` inserts). */
+export function pointRow(organizationId: string, s: StoredPoint, userId: string | null, tool: string | undefined) {
+  return {
+    organization_id: organizationId,
+    series_key: s.seriesKey,
+    start_at: new Date(s.startMs),
+    end_at: new Date(s.endMs),
+    name: s.point.name.slice(0, 200),
+    tool: (tool ?? sourceOf(s.point.resource)).slice(0, 40),
+    user_id: userId,
+    value: s.value,
+    attributes: storedAttributes(s.point.attributes),
+  };
+}
+
+/** An event as stored (also what the ingest floor inserts). */
+export function eventRow(organizationId: string, e: EventRecord, userId: string | null) {
+  return {
+    id: newId('tev'),
+    organization_id: organizationId,
+    event_key: e.key,
+    name: e.name,
+    source: e.source,
+    user_id: userId,
+    session_id: e.sessionId,
+    attributes: storedAttributes(e.record.attributes),
+    created_at: new Date(e.record.timeMs),
+  };
 }
 
 const sourceOf = (resource: Record<string, unknown>) => (typeof resource['service.name'] === 'string' && resource['service.name'] ? resource['service.name'] : 'unknown');
