@@ -133,6 +133,8 @@ describe('OtlpAuthenticator', () => {
     expect((await auth.authenticate(bearer(created.token))).userId).toBe(DEMO.users.grace);
     await t.runtime.sequelize.query(`UPDATE users SET is_active = false WHERE id = '${DEMO.users.grace}'`);
     await expectUnauthenticated(auth.authenticate(bearer(created.token)), noLongerMember);
+    // One rule for creating and using a bound token: no new token for a deactivated user either.
+    await expect(createOtlpToken({ organizationId: DEMO.orgs.acme, user: DEMO.users.grace })).rejects.toThrow(/is not an active member/);
     await t.runtime.sequelize.query(`UPDATE users SET is_active = true WHERE id = '${DEMO.users.grace}'`);
   });
 });

@@ -1,5 +1,5 @@
-import { OrganizationMembership, OtlpToken, User } from '../../db/models';
-import { conditions } from '../access/conditions';
+import { OtlpToken } from '../../db/models';
+import { isActiveMember } from './tokenService';
 import { LastUsedRecorder } from './lastUsed';
 import { TokenCache } from './tokenCache';
 import { hashesEqual, hashToken, isWellFormedToken, OTLP_TOKEN_PREFIX, SCIM_TOKEN_PREFIX } from './tokenFormat';
@@ -58,15 +58,8 @@ async function load(hash: string): Promise<OtlpCaller> {
   // The lookup is by hash; the comparison keeps any later refactor from comparing secrets naively.
   if (!row || !hashesEqual(row.token_hash, hash)) throw unauthorized('Invalid OTLP token');
   if (!row.is_active) throw unauthorized('This OTLP token has been revoked');
-  if (row.user_id && !(await isActiveMember(row.organization_id, row.user_id))) {
+  if (row.user_id && !(await isActiveMember(row.organization_id, row.user_id, PRIMARY))) {
     throw unauthorized('The user of this OTLP token is no longer a member of its organization');
   }
   return { tokenId: row.id, organizationId: row.organization_id, userId: row.user_id };
-}
-
-/** An active membership of an active user: a user deactivated everywhere stops sending, as their API tokens stop. */
-async function isActiveMember(organizationId: string, userId: string): Promise<boolean> {
-  const where = { organization_id: organizationId, user_id: userId, ...conditions.activeMembership };
-  const user = { model: User, as: 'user', where: { is_active: true }, attributes: [] };
-  return (await OrganizationMembership.count({ where, include: [user], ...PRIMARY })) > 0;
 }

@@ -114,9 +114,15 @@ export async function createScimToken(input: { organizationId: string; name?: st
 const SCIM_TOKEN_ID_PREFIX = 'stok_';
 const OTLP_TOKEN_ID_PREFIX = 'otk_';
 
-async function isActiveMember(organizationId: string, userId: string): Promise<boolean> {
+/**
+ * An active membership of an active user: who may be bound to an OTLP token, at creation and at every use. A user
+ * deactivated everywhere stops sending, as their API tokens stop. `useMaster`: a removal must bite within the
+ * authenticator's cache time, which a lagging replica would not promise.
+ */
+export async function isActiveMember(organizationId: string, userId: string, options: { useMaster?: boolean } = {}): Promise<boolean> {
   const where = { organization_id: organizationId, user_id: userId, ...conditions.activeMembership };
-  return (await OrganizationMembership.count({ where })) > 0;
+  const user = { model: User, as: 'user', where: { is_active: true }, attributes: [] };
+  return (await OrganizationMembership.count({ where, include: [user], useMaster: options.useMaster ?? false })) > 0;
 }
 
 /** The bound user of an OTLP token: only an active member speaks for the organization (suspended ones do not). */
