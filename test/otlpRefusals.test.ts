@@ -430,6 +430,44 @@ describe('accepted in part: 200 with partialSuccess', () => {
     },
   );
 
+  test('text SQL could trip on (quotes, backslashes, emoji; a NUL inside an attribute) is stored exactly as the exporter sent it', async () => {
+    const tricky = `it's \\ "quoted" 🚀 ${randomBytes(4).toString('hex')}`;
+    const [body] = await captured(async (baseUrl) => {
+      const logger = otelLogger({ baseUrl, token: 'unused', protocol: 'http/protobuf' });
+      logger.event(`release.${tricky}`, { ...ADA, 'session.id': tricky, 'event.sequence': 1, note: `${tricky}\u0000` });
+      await logger.flush();
+    });
+    const answer = await post('/otlp/v1/logs', { body, contentType: PROTOBUF });
+    expect(answer.status).toBe(200);
+    const events = await select<{ name: string; session_id: string; attributes: string }>('SELECT name, session_id, attributes FROM telemetry_events WHERE name = :name', { name: `release.${tricky}` });
+    expect(events.map((e) => ({ name: e.name, session: e.session_id, note: JSON.parse(e.attributes).note }))).toEqual([{ name: `release.${tricky}`, session: tricky, note: `${tricky}\u0000` }]);
+  });
+
+  test('a NUL character in an event or metric name (no column may hold one): those records refused by reason, the rest stored', async () => {
+    const session = `nul-${randomBytes(4).toString('hex')}`;
+    const [logs] = await captured(async (baseUrl) => {
+      const logger = otelLogger({ baseUrl, token: 'unused', protocol: 'http/protobuf' });
+      logger.event('release.deployed', { ...ADA, 'session.id': session, 'event.sequence': 1 });
+      logger.event('release.\u0000deployed', { ...ADA, 'session.id': session, 'event.sequence': 2 });
+      await logger.flush();
+    });
+    const logsAnswer = await post('/otlp/v1/logs', { body: logs, contentType: PROTOBUF });
+    expect(responseOf('logs', logsAnswer)).toEqual({ partialSuccess: { rejectedLogRecords: '1', errorMessage: expect.stringMatching(/without NUL characters/) } });
+    expect(await select('SELECT name FROM telemetry_events WHERE session_id = :session', { session })).toEqual([{ name: 'release.deployed' }]);
+
+    const [metrics] = await captured(async (baseUrl) => {
+      const meter = otelMeter({ baseUrl, token: 'unused', protocol: 'http/json' });
+      meter.add('claude_code.session.count', 1, { ...ADA, 'session.id': session });
+      meter.add('claude_code.\u0000session.count', 1, { ...ADA, 'session.id': session });
+      await meter.flush();
+    });
+    const before = await usage();
+    const metricsAnswer = await post('/otlp/v1/metrics', { body: metrics, contentType: JSON_TYPE });
+    expect(responseOf('metrics', metricsAnswer)).toEqual({ partialSuccess: { rejectedDataPoints: expect.anything(), errorMessage: '1 point(s) of a metric whose name holds a NUL character' } });
+    expect(Number(responseOf('metrics', metricsAnswer).partialSuccess?.rejectedDataPoints)).toBe(1);
+    expect(await usage()).toEqual({ ...before, sessions: before.sessions + 1 });
+  });
+
   /** An ExportTraceServiceRequest of `n` spans, encoded from the OTLP .proto (no trace exporter is installed here). */
   function traces(n: number, json: boolean): Buffer {
     const now = BigInt(Date.now()) * 1_000_000n;

@@ -2,6 +2,8 @@ import { QueryTypes } from 'sequelize';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { otelLogger, otelMeter } from './support/otel';
 import { createOtlpToken } from '../src/auth/tokenService';
+import { TelemetrySql } from '../src/services/telemetry/sql';
+import { timestampSql } from '../src/services/query/selectSql';
 
 /** DESIGN §15's retention: raw bodies OTLP_RAW_RETENTION_DAYS, points and events TELEMETRY_RETENTION_DAYS, rollups for good. */
 let t: TestApp;
@@ -47,4 +49,10 @@ test('bodies go after 7 days, points, events and series after 400; the rollups s
   const purged = await t.runtime.telemetryRetention.purge(new Date(now + 401 * DAY));
   expect(purged.telemetry_events).toBeGreaterThanOrEqual(1);
   expect(await counts()).toEqual({ telemetry_batches: 0, telemetry_points: 0, telemetry_events: 0, telemetry_series: 0, ai_usage_days: 1 });
+});
+
+test('the writer spells a time as the query builder does on this database, so its rows compare with every reader’s', async () => {
+  const dates = [new Date(1), new Date('1999-12-31T23:59:59.999Z'), new Date('2026-11-25T06:05:00.120Z'), new Date('2554-07-21T23:34:33.709Z')];
+  const spelled = await t.runtime.sequelize.transaction(async (transaction) => dates.map((d) => new TelemetrySql(transaction).time(d)));
+  expect(spelled).toEqual(dates.map((d) => timestampSql(t.runtime.sequelize, d)));
 });

@@ -129,6 +129,11 @@ function pointsOf(m: MetricIn, context: { resource: Attributes; scope: string },
   const sum = m.sum ? { kind: 'sum' as const, points: m.sum.dataPoints ?? [], cumulative: m.sum.aggregationTemporality === TEMPORALITY.cumulative } : undefined;
   const gauge = m.gauge ? { kind: 'gauge' as const, points: m.gauge.dataPoints ?? [], cumulative: false } : undefined;
   const out: MetricPoint[] = [];
+  if (m.name.includes('\u0000')) {
+    const count = (sum?.points.length ?? 0) + (gauge?.points.length ?? 0);
+    if (count) refused.push({ count, reason: `${count} point(s) of a metric whose name holds a NUL character` });
+    return out;
+  }
   for (const series of [sum, gauge]) {
     if (!series) continue;
     let unusable = 0;

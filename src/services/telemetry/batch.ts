@@ -5,6 +5,12 @@
 export type AttributeValue = string | number | boolean | null | AttributeValue[] | { [key: string]: AttributeValue };
 export type Attributes = Record<string, AttributeValue>;
 
+/**
+ * An attribute as text a column may hold: a string, trimmed, not blank, without a NUL (SQLite reads a statement
+ * only up to one; MariaDB would store it). Attribute values are kept as JSON, where a NUL is escaped.
+ */
+export const columnText = (v: AttributeValue | undefined): string | undefined => (typeof v === 'string' && v.trim() && !v.includes('\u0000') ? v.trim() : undefined);
+
 export interface MetricPoint {
   name: string;
   /** A Sum is a counter: its delta is what happened in [start, time]. A Gauge is a reading at `time`. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AttributeValue, LogRecord } from './batch';
+import { columnText as text, LogRecord } from './batch';
 import type { TelemetrySql } from './sql';
 
 /** A log record as an event: its name, where it came from, its session and the key that makes a resend a no-op. */
@@ -11,19 +11,18 @@ export interface EventRecord {
   key: string;
 }
 
-const text = (v: AttributeValue | undefined) => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 const hash = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32);
 
 /**
  * DESIGN §15: the name is Claude Code's `event.name`, else OTLP's `eventName`, else a string body; a record with
- * none of them is refused. Claude Code's `event.name` is the short name (`user_prompt`) and its body the full one
+ * none of them (as text a column may hold) is refused. Claude Code's `event.name` is the short name (`user_prompt`) and its body the full one
  * (`claude_code.user_prompt`): the full one is kept. The key is (session, `event.sequence`, name) when the sender
  * numbers its events, else the record's own content.
  */
 export function eventOf(record: LogRecord, toolOf: (name: string) => string | undefined): EventRecord | undefined {
   const short = text(record.attributes['event.name']);
   const body = text(record.body);
-  const name = (short && body?.endsWith(`.${short}`) ? body : (short ?? record.eventName ?? body))?.slice(0, 200);
+  const name = (short && body?.endsWith(`.${short}`) ? body : (short ?? text(record.eventName) ?? body))?.slice(0, 200);
   if (!name) return undefined;
   const source = (toolOf(name) ?? text(record.resource['service.name']) ?? 'unknown').slice(0, 100);
   const sessionId = (text(record.attributes['session.id']) ?? text(record.attributes['conversation.id']))?.slice(0, 100) ?? null;

@@ -1,4 +1,4 @@
-import type { AttributeValue, Attributes } from './batch';
+import { Attributes, columnText as text } from './batch';
 import type { TelemetrySql } from './sql';
 import { conditions } from '../../access/conditions';
 
@@ -9,7 +9,6 @@ export interface Subject {
 }
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,253}$/;
-const text = (v: AttributeValue | undefined) => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 
 /**
  * DESIGN §15's order: `user.email` (on the record, else on its resource), else a resource `enduser.id` that is an

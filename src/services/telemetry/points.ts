@@ -11,11 +11,19 @@ export interface StoredPoint {
   value: number;
 }
 
-const sorted = (a: Attributes) => Object.keys(a).sort().map((k) => [k, a[k]]);
+const sorted = (a: Attributes) => JSON.stringify(Object.keys(a).sort().map((k) => [k, a[k]]));
+
+/** A request's points share their resource's attributes (one object each): sorted once per resource. */
+const resourceIdentities = new WeakMap<Attributes, string>();
+function resourceIdentity(resource: Attributes): string {
+  let identity = resourceIdentities.get(resource);
+  if (identity === undefined) resourceIdentities.set(resource, (identity = sorted(resource)));
+  return identity;
+}
 
 /** A series is its metric, scope, resource and point attributes (the OpenTelemetry data model's identity). */
 export function seriesKey(p: MetricPoint): string {
-  const identity = JSON.stringify([p.name, p.kind, p.scope, sorted(p.resource), sorted(p.attributes)]);
+  const identity = `[${JSON.stringify(p.name)},${JSON.stringify(p.kind)},${JSON.stringify(p.scope)},${resourceIdentity(p.resource)},${sorted(p.attributes)}]`;
   return createHash('sha256').update(identity).digest('hex').slice(0, 32);
 }
 

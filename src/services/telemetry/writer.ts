@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { ChangeRunner } from '../changes/change';
 import { newId } from '../changes/ids';
-import type { LogsBatch, MetricsBatch, RawBody, Refusal } from './batch';
+import { Attributes, columnText, LogsBatch, MetricsBatch, RawBody, Refusal } from './batch';
 import { eventContributions, metricContributions, toolOf } from './aiTools';
 import { EventRecord, eventOf, newEvents } from './events';
 import { resolveActors, subjectOf } from './identity';
@@ -68,7 +68,7 @@ export class TelemetryWriter {
       const { kept, dropped: n } = withoutNeverStored(r.attributes);
       dropped += n;
       const event = eventOf({ ...r, attributes: kept }, toolOf);
-      if (!event) refused.push({ count: 1, reason: "a log record without 'event.name', eventName or a string body" });
+      if (!event) refused.push({ count: 1, reason: "a log record without a name: 'event.name', eventName or a string body, without NUL characters" });
       return event ? [event] : [];
     });
     await this.once(sender, raw, dropped > 0, { events: events.map((e) => ({ name: e.name, timeMs: e.record.timeMs, attributes: e.record.attributes })) }, async (sql, now) => {
@@ -167,7 +167,7 @@ export function eventRow(organizationId: string, e: EventRecord, userId: string 
   };
 }
 
-const sourceOf = (resource: Record<string, unknown>) => (typeof resource['service.name'] === 'string' && resource['service.name'] ? resource['service.name'] : 'unknown');
+const sourceOf = (resource: Attributes) => columnText(resource['service.name']) ?? 'unknown';
 
 function receipt(refused: Refusal[], dropped: number, what: string): Receipt {
   const rejected = refused.reduce((n, r) => n + r.count, 0);
