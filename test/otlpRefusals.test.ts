@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Express } from 'express';
 import { QueryTypes } from 'sequelize';
+import protobuf from 'protobufjs';
 import request from 'supertest';
 import { initModels } from '../db/models';
 import { createLogger } from '../src/logger';
@@ -11,6 +12,7 @@ import { createRuntime, Runtime } from '../src/runtime';
 import { createOtlpToken, createScimToken, revokeToken } from '../src/auth/tokenService';
 import { generateToken, OTLP_TOKEN_PREFIX } from '../src/auth/tokenFormat';
 import { requestType, responseType, Signal, statusType } from '../src/otlp/messages';
+import { readRequest } from '../src/otlp/requests';
 import { AI_MEASURES } from '../src/services/telemetry/aiTools';
 import { startTestApp, TestApp, DEMO, SERVICES } from './support/harness';
 import { otelLogger, otelMeter } from './support/otel';
@@ -209,6 +211,20 @@ describe('a body that cannot be read: 400, never retried', () => {
   test('JSON of the wrong shape: the field at fault is named', async () => {
     const answer = await refused(() => post('/otlp/v1/metrics', { body: JSON.stringify({ resourceMetrics: { scopeMetrics: [] } }), contentType: JSON_TYPE }));
     expectRefusal(answer, 400, GRPC.INVALID_ARGUMENT, JSON_TYPE, /^Not a valid ExportMetricsServiceRequest: resourceMetrics /);
+  });
+
+  test("a protobuf attribute nested 50,000 arrays deep (more than this app's body limit, so read directly): protobufjs's depth limit refuses it as invalid", () => {
+    // Written field by field (any encoder would recurse as deep): ExportLogsServiceRequest > ResourceLogs >
+    // ScopeLogs > LogRecord (time 1, attribute 6) > KeyValue (key 1, value 2) > AnyValue (array 5) > ArrayValue (values 1) > …
+    const field = (number: number, bytes: Buffer) => Buffer.concat([Buffer.from(protobuf.Writer.create().uint32((number << 3) | 2).uint32(bytes.length).finish()), bytes]);
+    let value = Buffer.alloc(0);
+    for (let depth = 0; depth < 50_000; depth++) value = field(5, field(1, value));
+    const time = Buffer.from(protobuf.Writer.create().uint32((1 << 3) | 1).fixed64(Date.now() * 1e6).finish());
+    const record = Buffer.concat([time, field(6, Buffer.concat([field(1, Buffer.from('deep')), field(2, value)]))]);
+    const body = field(1, field(2, field(2, record)));
+    expect(() => readRequest('logs', PROTOBUF, body)).toThrow(
+      expect.objectContaining({ kind: 'invalid', message: 'The body is not a protobuf ExportLogsServiceRequest (max depth exceeded)' }),
+    );
   });
 
   test('a body that is not gzip although Content-Encoding says so', async () => {

@@ -10,7 +10,7 @@ import type { Connection } from 'mysql2/promise';
 import { parseOptions, USAGE, UsageError, BenchOptions } from './options';
 import * as database from './database';
 import { difference, INGEST_TIMEOUT_S, measure, measureBodies, probe, Probe, settle } from './load';
-import { freePort, killAllNow, rssMb, run, sampleRss, Server, startServer, stopServer, waitHealthy } from './processes';
+import { cpuMs, databasePid, freePort, killAllNow, rssMb, run, sampleRss, Server, startServer, stopServer, waitHealthy } from './processes';
 import { deepPage, ListRequest, listRequests, matchesFilters, metricRequests } from './requests';
 import { footer, IngestRow, ingestTable, Row, table } from './report';
 import { INGEST_SIGNALS, ingestPath, IngestPlan, ITEM_NAMES, prepareIngest, removeFiles, removeIngested, storedItems } from './otlp/ingest';
@@ -256,6 +256,7 @@ interface IngestContext {
 async function measureIngest(c: IngestContext): Promise<IngestRow[]> {
   const { db, opts } = c;
   const otlpToken = await createToken(c.url, ['create-otlp', '--org', c.organizationId]);
+  const database = databasePid();
   cleanups.push(() => run('npm', ['run', '--silent', 'tokens', '--', 'revoke', otlpToken.id], { env: { DATABASE_URL: c.url }, capture: true }));
   const plan: IngestPlan = await prepareIngest(db, { organizationId: c.organizationId, tokenId: otlpToken.id }, c.signals, { ...opts, warmUpSeconds: WARM_UP_SECONDS }, log);
   cleanups.push(async () => removeFiles(plan));
@@ -289,14 +290,21 @@ async function measureIngest(c: IngestContext): Promise<IngestRow[]> {
     }
     await clean();
 
+    const cpu: string[] = [];
     const load = async (server: Server) => {
+      const pids = [server.pid, database];
+      const before = pids.map(cpuMs);
       const measured = await measureBodies(server.url + s.path, headers, s.bodies, opts.connections, opts.seconds, WARM_UP_SECONDS);
       c.alive([server], `POST ${s.path}`);
+      const [own, db] = pids.map((pid, i) => ((cpuMs(pid) ?? NaN) - (before[i] ?? NaN)) / Math.max(1, measured.ok));
+      cpu.push(`${server.name} ${own.toFixed(0)} ms + database ${db.toFixed(0)} ms`);
       return measured;
     };
     const floorRun = await load(floor);
     await clean();
     const apiRun = await load(c.api);
+    // Where each request's time goes: on 2 cores, whichever process nears 1000 ms per second of load is the limit.
+    log(`${s.path}: CPU per accepted request (warm-up included): ${cpu.join('; ')}`);
     const stored = await storedItems(db, plan, s.signal);
     await clean();
     rows.push({ path: s.path, items: s.itemsPerBody, itemName: what, bodyKb: s.bodies.reduce((n, b) => n + b.length, 0) / s.bodies.length / 1024, floor: floorRun, api: apiRun });

@@ -104,6 +104,33 @@ export function rssMb(pid: number): number | undefined {
   }
 }
 
+/** CPU time a process has used so far (user + system), in ms, from /proc (Linux only; undefined elsewhere). */
+export function cpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in clock ticks.
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/** USER_HZ, 100 on every Linux this runs on (sysconf is not reachable from Node). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** The database server's process on this machine, when there is one (mariadbd or mysqld). */
+export function databasePid(): number | undefined {
+  for (const entry of fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+    try {
+      if (/^(mariadbd|mysqld)$/.test(fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim())) return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}
+
 /** Samples a process's RSS every `everyMs` while a run is under way; keeps the peak. */
 export function sampleRss(pid: number, everyMs = 250) {
   let peak = rssMb(pid) ?? 0;

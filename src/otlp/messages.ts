@@ -36,13 +36,11 @@ export const responseType = (signal: Signal) => root.lookupType(`${COLLECTOR[sig
 export const statusType = root.lookupType('google.rpc.Status');
 
 /**
- * A decoded request as a plain object in the shape of OTLP/JSON (lowerCamelCase names, 64-bit integers as
- * decimal strings, enums as numbers), so both encodings meet one zod schema. Throws on bytes that are not the
- * message (truncated, wrong wire types).
+ * A decoded request: a protobufjs message, whose fields have the OTLP/JSON names (normalise.ts reads both).
+ * Throws on bytes that are not the message (truncated, wrong wire types).
  */
 export function decodeProtobuf(signal: Signal, body: Buffer): unknown {
-  const type = requestType(signal);
-  return type.toObject(type.decode(body), { longs: String, enums: Number, bytes: String, defaults: false });
+  return requestType(signal).decode(body);
 }
 
 /** A response message in the request's encoding: protobuf bytes, or OTLP/JSON. */

@@ -2,16 +2,13 @@
  * The rows the service writes for an OTLP body (src/services/telemetry/writer.ts), worked out once before the
  * load so the ingest floor (floor/ingest.ts) only inserts them: the batch row (the body, gzip-compressed), the
  * points or events, the account ids seen with a member's e-mail (INSERT IGNORE, as the writer does) and the
- * additions to the daily AI usage rollups. Bodies are decoded with the service's own messages.ts and turned into
- * a batch by its own schema.ts (its zod validation skipped: it changes nothing in a body the SDK encoded, and
- * would make preparing hundreds of bodies take minutes); rows are built with the writer's own helpers, for a
- * sender token bound to no user, as the benchmark's is.
+ * additions to the daily AI usage rollups. Bodies are read into a batch by the service's own requests.ts; rows are
+ * built with the writer's own helpers, for a sender token bound to no user, as the benchmark's is.
  */
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { format } from 'mysql2';
-import { decodeProtobuf } from '../../../src/otlp/messages';
-import { toLogsBatch, toMetricsBatch } from '../../../src/otlp/schema';
+import { readRequest } from '../../../src/otlp/requests';
 import type { LogsBatch, MetricsBatch } from '../../../src/services/telemetry/batch';
 import { eventContributions, metricContributions, toolOf } from '../../../src/services/telemetry/aiTools';
 import { eventOf } from '../../../src/services/telemetry/events';
@@ -120,7 +117,9 @@ function batchStatement(sender: Sender, signal: IngestSignal, body: Buffer, nowM
 }
 
 async function metricsRows(sender: Sender, members: Map<string, string>, body: Buffer, nowMs: number): Promise<RowSet> {
-  const batch: MetricsBatch = toMetricsBatch(decodeProtobuf('metrics', body) as Parameters<typeof toMetricsBatch>[0]);
+  const request = readRequest('metrics', 'application/x-protobuf', body);
+  if (request.signal !== 'metrics') throw new Error('not a metrics request');
+  const batch: MetricsBatch = request.batch;
   if (batch.refused.length) throw new Error(`the service would refuse part of a benchmark body: ${batch.refused[0].reason}`);
   const stored = batch.points.map((p) => {
     const { kept, dropped } = withoutNeverStored(p.attributes);
@@ -152,7 +151,9 @@ async function metricsRows(sender: Sender, members: Map<string, string>, body: B
 }
 
 async function logsRows(sender: Sender, members: Map<string, string>, body: Buffer, nowMs: number): Promise<RowSet> {
-  const batch: LogsBatch = toLogsBatch(decodeProtobuf('logs', body) as Parameters<typeof toLogsBatch>[0]);
+  const request = readRequest('logs', 'application/x-protobuf', body);
+  if (request.signal !== 'logs') throw new Error('not a logs request');
+  const batch: LogsBatch = request.batch;
   if (batch.refused.length) throw new Error(`the service would refuse part of a benchmark body: ${batch.refused[0].reason}`);
   const keys = new Set<string>();
   const events = batch.records.map((r) => {

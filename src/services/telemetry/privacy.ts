@@ -20,15 +20,15 @@ const NEVER_STORED = new Set([
   'response_text',
 ]);
 
-/** Attributes without what is never stored, and how many were dropped. */
+const neverStored = (key: string) => NEVER_STORED.has(key) || NEVER_STORED.has(key.slice(key.lastIndexOf('.') + 1));
+
+/** Attributes without what is never stored (the same object when nothing is), and how many were dropped. */
 export function withoutNeverStored(attributes: Attributes): { kept: Attributes; dropped: number } {
+  const keys = Object.keys(attributes);
+  if (!keys.some(neverStored)) return { kept: attributes, dropped: 0 };
   const kept: Attributes = {};
-  let dropped = 0;
-  for (const [key, value] of Object.entries(attributes)) {
-    if (NEVER_STORED.has(key) || NEVER_STORED.has(key.slice(key.lastIndexOf('.') + 1))) dropped++;
-    else kept[key] = value;
-  }
-  return { kept, dropped };
+  for (const key of keys) if (!neverStored(key)) kept[key] = attributes[key];
+  return { kept, dropped: keys.length - Object.keys(kept).length };
 }
 
 export const EVENT_ATTRIBUTES_LIMIT_BYTES = 4096;

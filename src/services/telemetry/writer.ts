@@ -40,7 +40,7 @@ export class TelemetryWriter {
     const points = batch.points.map((p) => {
       const { kept, dropped: n } = withoutNeverStored(p.attributes);
       dropped += n;
-      return { ...p, attributes: kept };
+      return n ? { ...p, attributes: kept } : p;
     });
     await this.once(sender, raw, dropped > 0, { points }, async (sql, now) => {
       const keyed = points.map((point) => ({ point, seriesKey: seriesKey(point) }));
@@ -67,7 +67,7 @@ export class TelemetryWriter {
     const events = batch.records.flatMap((r) => {
       const { kept, dropped: n } = withoutNeverStored(r.attributes);
       dropped += n;
-      const event = eventOf({ ...r, attributes: kept }, toolOf);
+      const event = eventOf(n ? { ...r, attributes: kept } : r, toolOf);
       if (!event) refused.push({ count: 1, reason: "a log record without a name: 'event.name', eventName or a string body, without NUL characters" });
       return event ? [event] : [];
     });
