@@ -9,6 +9,7 @@ import * as webhooks from './migrations/0006-webhooks';
 import * as metrics from './migrations/0007-metrics';
 import * as scimProfile from './migrations/0008-scim-profile';
 import * as telemetry from './migrations/0009-telemetry';
+import * as activeMonthsByTool from './migrations/0010-active-months-by-tool';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -21,6 +22,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0007-metrics', ...metrics },
   { name: '0008-scim-profile', ...scimProfile },
   { name: '0009-telemetry', ...telemetry },
+  { name: '0010-active-months-by-tool', ...activeMonthsByTool },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

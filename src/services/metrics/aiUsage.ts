@@ -1,4 +1,4 @@
-import { AI_MEASURES, AI_TOOLS, AiMeasure } from '../telemetry/aiTools';
+import { AI_MEASURES, AiMeasure } from '../telemetry/aiTools';
 import { conditions } from '../../access/conditions';
 import { MetricSql } from './sql';
 import { countBuckets, ratio, round, series } from './figures';
@@ -10,7 +10,7 @@ import { countBuckets, ratio, round, series } from './figures';
  */
 type Sums = Record<AiMeasure, number>;
 type SumRow = Sums & { bucket: number; tool: string; model: string; attributed: number };
-type MemberRow = { user_key: string; active_days: number } & Record<(typeof AI_TOOLS)[number], number>;
+type MemberRow = { user_key: string; active_days: number };
 
 const sumsSql = AI_MEASURES.map((m) => `SUM(a.${m}) AS ${m}`).join(', ');
 const money = (usd: number) => round(usd, 4);
@@ -68,16 +68,19 @@ export async function aiUsageFigures(q: MetricSql) {
     : `SELECT ${bucket} AS bucket, a.tool, a.model, a.attributed, ${sumsSql} FROM ai_usage_org_days a
         WHERE a.organization_id = :scope_organization_id AND ${q.inDays('a.day')} GROUP BY bucket, a.tool, a.model, a.attributed`;
   const months = q.monthsInWindow('a.month');
-  const inWindow = months.windowDays('a.days');
-  const toolFlags = AI_TOOLS.map((tool) => `MAX(CASE WHEN a.tool = '${tool}' AND ${inWindow} <> 0 THEN 1 ELSE 0 END) AS ${tool}`).join(', ');
-  const [rows, active, activeByBucket, [population]] = await Promise.all([
+  const activeDays = q.popcount(months.windowDays('a.days'));
+  const [rows, active, activeByTool, activeByBucket, [population]] = await Promise.all([
     q.rows<SumRow>(sums, ['tool', 'model']),
-    // A member's months in member order (the table's key): their days in the window, and the tools they used.
+    // Each member's days in the window, from their all-tools months (one range of the table's key, in member order).
     q.rows<MemberRow>(
-      `SELECT a.user_key, SUM(CASE WHEN a.tool = '' THEN ${q.popcount(inWindow)} ELSE 0 END) AS active_days, ${toolFlags}
-         FROM ai_active_months a WHERE ${q.scoped('a', 'member')} AND ${months.where} GROUP BY a.user_key
-       HAVING SUM(CASE WHEN a.tool = '' THEN ${q.popcount(inWindow)} ELSE 0 END) > 0`,
+      `SELECT a.user_key, SUM(${activeDays}) AS active_days FROM ai_active_months a
+        WHERE ${q.scoped('a', 'member')} AND a.tool = '' AND ${months.where} GROUP BY a.user_key HAVING SUM(${activeDays}) > 0`,
       ['user_key'],
+    ),
+    q.rows<{ tool: string; active_users: number }>(
+      `SELECT a.tool, COUNT(DISTINCT a.user_key) AS active_users FROM ai_active_months a
+        WHERE ${q.scoped('a', 'member')} AND a.tool <> '' AND ${months.where} AND ${months.windowDays('a.days')} <> 0 GROUP BY a.tool`,
+      ['tool'],
     ),
     q.window.interval
       ? q.rows<{ bucket: number; active_users: number }>(`SELECT ${bucket} AS bucket, COUNT(DISTINCT a.user_key) AS active_users FROM ai_usage_days a WHERE ${members} GROUP BY bucket`)
@@ -89,6 +92,7 @@ export async function aiUsageFigures(q: MetricSql) {
   const byTool = groupBy(attributed, (r) => r.tool);
   const byModel = groupBy(attributed.filter((r) => r.model !== ''), (r) => r.model);
   const byBucket = groupBy(attributed, (r) => String(r.bucket));
+  const usersOf = new Map(activeByTool.map((r) => [r.tool, r.active_users]));
   const activeIn = new Map(activeByBucket.map((r) => [Number(r.bucket), r.active_users]));
   const memberCount = population?.members ?? 0;
   return {
@@ -99,8 +103,7 @@ export async function aiUsageFigures(q: MetricSql) {
     ...figures(total(attributed)),
     by_tool: [...byTool].map(([tool, toolRows]) => {
       const s = total(toolRows);
-      const activeUsers = (AI_TOOLS as readonly string[]).includes(tool) ? active.filter((m) => Number(m[tool as (typeof AI_TOOLS)[number]]) === 1).length : 0;
-      return { tool, active_users: activeUsers, sessions: s.sessions, cost_usd: money(s.cost_usd), tokens: figures(s).tokens };
+      return { tool, active_users: usersOf.get(tool) ?? 0, sessions: s.sessions, cost_usd: money(s.cost_usd), tokens: figures(s).tokens };
     }),
     by_model: [...byModel].map(([model, modelRows]) => {
       const s = total(modelRows);
