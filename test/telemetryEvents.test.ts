@@ -18,8 +18,10 @@ beforeAll(async () => {
   const baseUrl = await t.listen();
   const token = (await createOtlpToken({ organizationId: DEMO.orgs.acme })).token;
   const bot = otelLogger({ baseUrl, token, protocol: 'http/json', gzip: true, service: { name: 'release-bot', version: '1.4.0' } });
-  bot.emit({ body: 'deploy.approved', attributes: { 'user.email': E.grace, environment: 'production', change: 'CHG-1042' } });
-  bot.emit({ eventName: 'deploy.rolled_back', attributes: { 'user.email': 'nobody@elsewhere.test', environment: 'staging' } });
+  // A millisecond apart at least: two events of one millisecond are in the order of their ids, which are random.
+  const at = Date.now() - 1_000;
+  bot.emit({ body: 'deploy.approved', timestamp: at, attributes: { 'user.email': E.grace, environment: 'production', change: 'CHG-1042' } });
+  bot.emit({ eventName: 'deploy.rolled_back', timestamp: at + 1, attributes: { 'user.email': 'nobody@elsewhere.test', environment: 'staging' } });
   bot.emit({ body: { not: 'a name' }, attributes: { environment: 'nowhere' } });
   await bot.flush();
   await bot.shutdown();
