@@ -10,6 +10,7 @@ import * as metrics from './migrations/0007-metrics';
 import * as scimProfile from './migrations/0008-scim-profile';
 import * as telemetry from './migrations/0009-telemetry';
 import * as activeMonthsByTool from './migrations/0010-active-months-by-tool';
+import * as aiMarkers from './migrations/0011-ai-markers';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -23,6 +24,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0008-scim-profile', ...scimProfile },
   { name: '0009-telemetry', ...telemetry },
   { name: '0010-active-months-by-tool', ...activeMonthsByTool },
+  { name: '0011-ai-markers', ...aiMarkers },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

@@ -13,7 +13,7 @@ import { FIXTURE_DAYS } from '../db/demo/fixtures';
 const C = DEMO.commits;
 const O = DEMO.orgs;
 
-const FIELDS = ['additions', 'author_id', 'author_name', 'created_at', 'deletions', 'id', 'message', 'repository_id', 'sha'];
+const FIELDS = ['additions', 'ai_assisted', 'author_id', 'author_name', 'created_at', 'deletions', 'id', 'message', 'repository_id', 'sha'];
 const DATE_RULE =
   'must be an ISO 8601 date (2026-01-15, meaning that whole UTC day) or date-time with Z or an offset (2026-01-15T10:30:00Z)';
 
@@ -72,6 +72,7 @@ describe('GET /v1/commits', () => {
       author_name: 'Olive Outsider',
       additions: 188,
       deletions: 0,
+      ai_assisted: false,
       created_at: '2024-02-16T10:00:00.000Z',
     });
     expect(everything.ada.map((x) => x.id)).not.toContain(C.globexCore1);

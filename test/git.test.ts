@@ -21,8 +21,8 @@ const O = DEMO.orgs;
 const FIELDS = {
   gitApp: ['created_at', 'id', 'is_active', 'name', 'organization_id', 'provider'],
   repository: ['created_at', 'default_branch', 'full_name', 'git_app_id', 'id', 'is_private', 'name'],
-  commit: ['additions', 'author_id', 'author_name', 'created_at', 'deletions', 'id', 'message', 'repository_id', 'sha'],
-  pullRequest: ['author_id', 'closed_at', 'created_at', 'id', 'merged_at', 'number', 'repository_id', 'state', 'title'],
+  commit: ['additions', 'ai_assisted', 'author_id', 'author_name', 'created_at', 'deletions', 'id', 'message', 'repository_id', 'sha'],
+  pullRequest: ['additions', 'ai_assisted', 'author_id', 'closed_at', 'created_at', 'deletions', 'id', 'merged_at', 'number', 'repository_id', 'state', 'title'],
 };
 const FORBIDDEN_GIT_APP = 'You do not have permission to access this git app';
 
@@ -33,7 +33,8 @@ const repositoryItem = (id: string) => {
 };
 const pullRequestItem = (id: string) => {
   const { git_app_id: _app, organization_id: _org, ...item } = find(FIXTURE_PULL_REQUESTS, id);
-  return item;
+  // The fixtures' pull requests came with no line counts and no AI tool's mark.
+  return { ...item, additions: null, deletions: null, ai_assisted: false };
 };
 
 let t: TestApp;
@@ -72,6 +73,9 @@ async function dbPullRequests(where: { repository_id: string } | { git_app_id: s
     title: p.title,
     state: p.state,
     author_id: p.author_id,
+    additions: p.additions,
+    deletions: p.deletions,
+    ai_assisted: Boolean(p.ai_assisted),
     created_at: iso(p.created_at),
     merged_at: iso(p.merged_at),
     closed_at: iso(p.closed_at),
@@ -199,6 +203,7 @@ describe('GET /v1/git/apps/{id}/repositories/{repo}/commits', () => {
       author_name: 'dependabot[bot]',
       additions: 12,
       deletions: 12,
+      ai_assisted: false,
       created_at: '2024-03-20T14:00:00.000Z',
     });
     for (const id of apiCommits) expect(body.data).toContainEqual(commitItem(id));
@@ -260,6 +265,9 @@ describe('GET /v1/git/apps/{id}/repositories/{repo}/pull-requests', () => {
       title: 'Add health check endpoint',
       state: 'merged',
       author_id: 'usr_linus',
+      additions: null,
+      deletions: null,
+      ai_assisted: false,
       created_at: '2024-03-19T10:00:00.000Z',
       merged_at: '2024-03-20T14:00:00.000Z',
       closed_at: '2024-03-20T14:00:00.000Z',

@@ -47,7 +47,7 @@ beforeAll(async () => {
   execFileSync('git', ['init', '-q', '-b', 'main', clone]);
   git(['remote', 'add', 'origin', 'git@github.com:acme/widgets.git']);
   commit('Ada Lovelace <ada@demo.test>', '2025-01-06T09:00:00Z', 'Initial commit', { 'README.md': 'widgets\n', 'a.txt': 'one\ntwo\nthree\n' });
-  commit('Stranger <stranger@example.com>', '2025-01-07T10:30:00+02:00', 'Fix typo\n\nLonger explanation\nover two lines.', { 'a.txt': 'one\n2\nthree\n' });
+  commit('Stranger <stranger@example.com>', '2025-01-07T10:30:00+02:00', 'Fix typo\n\nLonger explanation\nover two lines.\n\nCo-Authored-By: Claude <noreply@anthropic.com>', { 'a.txt': 'one\n2\nthree\n' });
   commit('Linus Torvalds <Linus@Demo.test>', '2025-01-08T12:00:00Z', 'Add logo', { 'logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3, 0, 255]) });
   commit('Grace Hopper <grace@demo.test>', '2025-01-09T08:15:00Z', 'Remove a.txt, add b.txt', { 'b.txt': 'x\ny\n' });
   fs.rmSync(path.join(clone, 'a.txt'));
@@ -168,6 +168,8 @@ describe('import git', () => {
         author_name: expect.any(String),
         additions: c.additions,
         deletions: c.deletions,
+        // The stranger's commit was written with Claude Code, and says so.
+        ai_assisted: c.email === 'stranger@example.com',
         created_at: c.date,
       })),
     );

@@ -77,6 +77,7 @@ describe('GitHub example payloads', () => {
       author_name: payload.commits[0].author.name,
       additions: 0,
       deletions: 0,
+      ai_assisted: false,
       created_at: new Date(payload.commits[0].timestamp).toISOString(),
     });
     const all = await v1(`/v1/commits?created_at[eq]=${payload.commits[0].timestamp.slice(0, 10)}`);
@@ -129,6 +130,30 @@ describe('GitHub example payloads', () => {
     expect(states).toEqual(['open', 'merged', 'open']);
     const [pr] = (await v1(`/v1/git/apps/${other.id}/repositories/all/pull-requests`)).body.data;
     expect(pr).toMatchObject({ merged_at: null, closed_at: null });
+  });
+
+  test("AI tools' marks: a commit with Claude Code's trailer and footer, a pull request whose description has the footer; its size as GitHub counts it", async () => {
+    const app = await githubApp();
+    const push = copy(githubExamples('push').find((p) => p.commits.length === 1)!);
+    // Claude Code ends the commits it writes so; the footer lies past the 500 characters the message column keeps.
+    push.commits[0].message = `Add a health check\n\n${'Explains why. '.repeat(40)}\n\n🤖 Generated with [Claude Code](https://claude.com/claude-code)\n\nCo-Authored-By: Claude <noreply@anthropic.com>`;
+    await app.deliver({ event: 'push', payload: push });
+    const [commit] = (await v1(`/v1/git/apps/${app.id}/repositories/all/commits`)).body.data;
+    expect(commit).toMatchObject({ sha: push.commits[0].id, ai_assisted: true });
+    expect(commit.message.length).toBeLessThanOrEqual(500);
+
+    const opened = copy(githubExamples('pull_request').find((p) => p.action === 'opened')!);
+    expect({ additions: opened.pull_request.additions, deletions: opened.pull_request.deletions }).toEqual({ additions: expect.any(Number), deletions: expect.any(Number) });
+    await app.deliver({ event: 'pull_request', payload: opened });
+    const pr = () => v1(`/v1/git/apps/${app.id}/repositories/all/pull-requests`).then((r) => r.body.data[0]);
+    expect(await pr()).toMatchObject({ number: opened.pull_request.number, additions: opened.pull_request.additions, deletions: opened.pull_request.deletions, ai_assisted: false });
+    // New commits pushed (GitHub's synchronize example, on this pull request), and the description edited meanwhile.
+    const edited = copy(githubExamples('pull_request').find((p) => p.action === 'synchronize')!);
+    edited.pull_request.number = opened.pull_request.number;
+    edited.pull_request.updated_at = '2030-01-01T00:00:00Z';
+    edited.pull_request.body = 'Adds a health check.\n\n🤖 Generated with [Claude Code](https://claude.ai/code)';
+    await app.deliver({ event: 'pull_request', payload: edited });
+    expect(await pr()).toMatchObject({ ai_assisted: true, additions: edited.pull_request.additions, deletions: edited.pull_request.deletions });
   });
 
   test('deployment statuses: success and failure are deployments; pending and in_progress are not', async () => {

@@ -100,6 +100,17 @@ test('the documented MR, in order, is open and authored by the acting user when 
   await app.deliver({ event: GITLAB_EVENT_HEADERS.mergeRequest, payload: mergeRequestHook });
   const [pr] = (await v1(`/v1/git/apps/${app.id}/repositories/all/pull-requests`)).body.data;
   expect(pr).toMatchObject({ state: 'open', author_id: DEMO.users.linus, merged_at: null, closed_at: null });
+  // GitLab's hook counts no lines; its description carries no AI tool's mark.
+  expect(pr).toMatchObject({ additions: null, deletions: null, ai_assisted: false });
+});
+
+test("an MR whose description ends with Claude Code's footer is AI-assisted", async () => {
+  const app = await gitlabApp();
+  const marked = copy(mergeRequestHook);
+  marked.object_attributes.description = `${marked.object_attributes.description}\n\n🤖 Generated with [Claude Code](https://claude.com/claude-code)`;
+  await app.deliver({ event: GITLAB_EVENT_HEADERS.mergeRequest, payload: marked });
+  const [pr] = (await v1(`/v1/git/apps/${app.id}/repositories/all/pull-requests`)).body.data;
+  expect(pr).toMatchObject({ number: mergeRequestHook.object_attributes.iid, ai_assisted: true });
 });
 
 test('Deployment Hook: success is a deployment at the full sha, timed by status_changed_at; running is not', async () => {

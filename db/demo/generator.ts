@@ -1,6 +1,7 @@
 import { DataTypes, Sequelize, Transaction } from 'sequelize';
 import { DAY_MS, Random } from './random';
 import { seedTelemetry, TelemetrySpec } from './telemetry';
+import { hasAiMarker } from '../../src/services/git/aiMarkers';
 import {
   DASHBOARD_CATALOG,
   DASHBOARD_CATALOG_KEYS,
@@ -1054,10 +1055,13 @@ async function seedCommits({ ins, root, spec }: Seeding, repos: RepoState[]): Pr
   const commitShares = allocate(spec.commits, repos.map(() => 0.15 + rngCommit.float() ** 2));
   // Deployed commits are chosen with a random stream of their own, so the commits are the same as without them.
   const rngDeploy = root.fork('deployments');
+  // AI coding tools' marks too: a share of members' commits, half of what the organization's Claude Code users
+  // make likely, carries Claude Code's trailer.
+  const rngAi = root.fork('commit-ai-markers');
   const deployed: DeployedCommit[] = [];
   {
     await ins.stream('commits', async (w) => {
-      for (const f of FIXTURE_COMMITS) await w.add({ ...f, created_at: toDate(f.created_at) });
+      for (const f of FIXTURE_COMMITS) await w.add({ ...f, ai_assisted: hasAiMarker(f.message), created_at: toDate(f.created_at) });
       for (let ri = 0; ri < repos.length; ri++) {
         const repo = repos[ri];
         const g = repo.gitApp;
@@ -1067,13 +1071,15 @@ async function seedCommits({ ins, root, spec }: Seeding, repos: RepoState[]): Pr
           const additions = rngCommit.durationMs(1, 1500);
           const sha = rngCommit.hex(40);
           if (rngDeploy.chance(spec.deployedCommitShare)) deployed.push({ repo, sha, atMs: times[i] });
+          const message = commitMessage(rngCommit) + (author && rngAi.chance(spec.telemetry.claudeShare / 2) ? CLAUDE_CODE_TRAILER : '');
           await w.add({
             id: rngCommit.id('cmt_'),
             repository_id: repo.id,
             git_app_id: g.id,
             organization_id: g.org.id,
             sha,
-            message: commitMessage(rngCommit),
+            message,
+            ai_assisted: hasAiMarker(message),
             author_id: author ? author.id : null,
             author_name: author ? author.name : rngCommit.chance(0.7) ? rngCommit.pick(BOT_AUTHORS) : rngCommit.pick(EXTERNAL_AUTHORS),
             additions,
@@ -1091,10 +1097,12 @@ async function seedCommits({ ins, root, spec }: Seeding, repos: RepoState[]): Pr
 async function seedPullRequests({ ins, root, spec }: Seeding, repos: RepoState[]): Promise<void> {
   const rngPr = root.fork('pull_requests');
   const prShares = allocate(spec.pullRequests, repos.map(() => 0.15 + rngPr.float() ** 2));
+  // Sizes and AI marks with a stream of their own: the pull requests are otherwise the same as without them.
+  const rngSize = root.fork('pull-request-sizes');
   {
     await ins.stream('pull_requests', async (w) => {
       for (const f of FIXTURE_PULL_REQUESTS) {
-        await w.add({ ...f, created_at: toDate(f.created_at), merged_at: toDate(f.merged_at), closed_at: toDate(f.closed_at) });
+        await w.add({ ...f, additions: null, deletions: null, ai_assisted: false, created_at: toDate(f.created_at), merged_at: toDate(f.merged_at), closed_at: toDate(f.closed_at) });
       }
       for (let ri = 0; ri < repos.length; ri++) {
         const repo = repos[ri];
@@ -1127,6 +1135,8 @@ async function seedPullRequests({ ins, root, spec }: Seeding, repos: RepoState[]
             title: prTitle(rngPr),
             state,
             author_id: author ? author.id : null,
+            ...pullRequestSize(rngSize),
+            ai_assisted: author !== null && rngSize.chance(spec.telemetry.claudeShare / 2),
             created_at: new Date(created),
             merged_at: mergedAt,
             closed_at: closedAt,
@@ -1346,6 +1356,15 @@ function commitMessage(rng: Random): string {
   if (r < 0.1) return `Bump ${rng.pick(['express', 'lodash', 'react', 'typescript', 'eslint', 'jest', 'axios', 'zod'])} from ${rng.int(1, 9)}.${rng.int(0, 20)}.${rng.int(0, 9)} to ${rng.int(1, 9)}.${rng.int(0, 20)}.${rng.int(0, 9)}`;
   const msg = `${rng.pick(VERBS)} ${rng.pick(OBJECTS)}`;
   return rng.chance(0.3) ? `${msg} (#${rng.int(1, 4000)})` : msg;
+}
+
+/** Claude Code's co-author trailer, as it ends the commits it writes. */
+const CLAUDE_CODE_TRAILER = '\n\nCo-Authored-By: Claude Sonnet 4.5 <noreply@anthropic.com>';
+
+/** Most pull requests are small; a few are large. */
+function pullRequestSize(rng: Random): { additions: number; deletions: number } {
+  const additions = Math.round(5 + 2000 * rng.float() ** 3);
+  return { additions, deletions: Math.round(additions * rng.float() * 0.6) };
 }
 
 function prTitle(rng: Random): string {

@@ -29,6 +29,8 @@ export class Commit extends Model<InferAttributes<Commit>, InferCreationAttribut
   declare created_at: Date;
   /** False while additions and deletions are unknown: push payloads carry no line counts; the importer fills them. */
   declare stats_known: CreationOptional<boolean>;
+  /** Its message carries an AI coding tool's mark (src/services/git/aiMarkers.ts). */
+  declare ai_assisted: CreationOptional<boolean>;
 }
 
 export class PullRequest extends Model<InferAttributes<PullRequest>, InferCreationAttributes<PullRequest>> {
@@ -45,6 +47,11 @@ export class PullRequest extends Model<InferAttributes<PullRequest>, InferCreati
   declare closed_at: Date | null;
   /** The provider's time of the state shown: an older delivery arriving late changes nothing. */
   declare provider_updated_at: CreationOptional<Date | null>;
+  /** Its description carries an AI coding tool's mark. */
+  declare ai_assisted: CreationOptional<boolean>;
+  /** Lines, as the provider counts them; null until a delivery says. */
+  declare additions: CreationOptional<number | null>;
+  declare deletions: CreationOptional<number | null>;
 }
 
 export type DeploymentStatus = 'success' | 'failure';
@@ -106,6 +113,7 @@ export function initGit(sequelize: Sequelize): void {
       deletions: { type: DataTypes.INTEGER, allowNull: false },
       created_at: { ...TIMESTAMP },
       stats_known: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
+      ai_assisted: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
     },
     { sequelize, tableName: 'commits', modelName: 'commit' },
   );
@@ -123,6 +131,9 @@ export function initGit(sequelize: Sequelize): void {
       merged_at: { ...OPTIONAL_TIMESTAMP },
       closed_at: { ...OPTIONAL_TIMESTAMP },
       provider_updated_at: { ...OPTIONAL_TIMESTAMP },
+      ai_assisted: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+      additions: { type: DataTypes.INTEGER, allowNull: true },
+      deletions: { type: DataTypes.INTEGER, allowNull: true },
     },
     { sequelize, tableName: 'pull_requests', modelName: 'pull_request' },
   );

@@ -1579,6 +1579,8 @@ export interface components {
             author_name?: string;
             additions?: number;
             deletions?: number;
+            /** @description Its message carries an AI coding tool's mark (a `Co-Authored-By: Claude …` trailer, Claude Code's footer, …) */
+            ai_assisted?: boolean;
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp
@@ -1601,6 +1603,12 @@ export interface components {
             /** @enum {string} */
             state?: "open" | "closed" | "merged";
             author_id?: string | null;
+            /** @description Lines added, as the provider counts them; null until a delivery says */
+            additions?: number | null;
+            /** @description Lines deleted, as the provider counts them; null until a delivery says */
+            deletions?: number | null;
+            /** @description Its description carries an AI coding tool's mark */
+            ai_assisted?: boolean;
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp
@@ -3758,7 +3766,7 @@ export interface operations {
                 sort?: "created_at";
                 /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
-                /** @description Comma-separated fields to return, from: id, repository_id, sha, message, author_id, author_name, additions, deletions, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
+                /** @description Comma-separated fields to return, from: id, repository_id, sha, message, author_id, author_name, additions, deletions, ai_assisted, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
                 fields?: string;
                 /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
@@ -3817,7 +3825,7 @@ export interface operations {
                 sort?: "created_at" | "title";
                 /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
-                /** @description Comma-separated fields to return, from: id, repository_id, number, title, state, author_id, created_at, merged_at, closed_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
+                /** @description Comma-separated fields to return, from: id, repository_id, number, title, state, author_id, additions, deletions, ai_assisted, created_at, merged_at, closed_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
                 fields?: string;
                 /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
@@ -3994,7 +4002,7 @@ export interface operations {
                 sort?: "created_at";
                 /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
-                /** @description Comma-separated fields to return, from: id, repository_id, sha, message, author_id, author_name, additions, deletions, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
+                /** @description Comma-separated fields to return, from: id, repository_id, sha, message, author_id, author_name, additions, deletions, ai_assisted, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
                 fields?: string;
                 /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
@@ -4055,7 +4063,7 @@ export interface operations {
                 sort?: "created_at" | "title";
                 /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
-                /** @description Comma-separated fields to return, from: id, repository_id, number, title, state, author_id, created_at, merged_at, closed_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
+                /** @description Comma-separated fields to return, from: id, repository_id, number, title, state, author_id, additions, deletions, ai_assisted, created_at, merged_at, closed_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
                 fields?: string;
                 /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
@@ -4380,7 +4388,7 @@ export interface operations {
                 sort?: "created_at";
                 /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
-                /** @description Comma-separated fields to return, from: id, repository_id, sha, message, author_id, author_name, additions, deletions, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
+                /** @description Comma-separated fields to return, from: id, repository_id, sha, message, author_id, author_name, additions, deletions, ai_assisted, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
                 fields?: string;
                 /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
@@ -5170,6 +5178,8 @@ export interface operations {
                             author_name: string;
                             additions: number;
                             deletions: number;
+                            /** @description Its message carries an AI coding tool's mark (a `Co-Authored-By: Claude …` trailer, Claude Code's footer, …) */
+                            ai_assisted: boolean;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC timestamp
@@ -5231,6 +5241,12 @@ export interface operations {
                         /** @enum {string} */
                         state: "open" | "closed" | "merged";
                         author_id: string | null;
+                        /** @description Lines added, as the provider counts them; null until a delivery says */
+                        additions: number | null;
+                        /** @description Lines deleted, as the provider counts them; null until a delivery says */
+                        deletions: number | null;
+                        /** @description Its description carries an AI coding tool's mark */
+                        ai_assisted: boolean;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC timestamp
@@ -5293,6 +5309,12 @@ export interface operations {
                         /** @enum {string} */
                         state: "open" | "closed" | "merged";
                         author_id: string | null;
+                        /** @description Lines added, as the provider counts them; null until a delivery says */
+                        additions: number | null;
+                        /** @description Lines deleted, as the provider counts them; null until a delivery says */
+                        deletions: number | null;
+                        /** @description Its description carries an AI coding tool's mark */
+                        ai_assisted: boolean;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC timestamp
@@ -5355,6 +5377,12 @@ export interface operations {
                         /** @enum {string} */
                         state: "open" | "closed" | "merged";
                         author_id: string | null;
+                        /** @description Lines added, as the provider counts them; null until a delivery says */
+                        additions: number | null;
+                        /** @description Lines deleted, as the provider counts them; null until a delivery says */
+                        deletions: number | null;
+                        /** @description Its description carries an AI coding tool's mark */
+                        ai_assisted: boolean;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC timestamp

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Activity, RepositoryRef } from '../services/git/activity';
 import { badRequest } from './errors';
-import { commitInputs, isIncidentLabel, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, text, time } from './payload';
+import { commitInputs, isIncidentLabel, lineCount, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, text, time } from './payload';
 import { optionalProviderTime, providerTime } from './times';
 
 /** GitHub events this service stores (DESIGN §13); any other is acknowledged and ignored. */
@@ -43,6 +43,9 @@ const pullRequest = z.looseObject({
     created_at: time,
     updated_at: time,
     user: z.looseObject({ login: text }).nullish(),
+    body: nullableText,
+    additions: lineCount.nullish(),
+    deletions: lineCount.nullish(),
   }),
 });
 
@@ -101,6 +104,8 @@ export function githubActivity(event: string, payload: unknown): Activity | unde
           title: pr.title,
           state: pr.state === 'open' ? 'open' : merged ? 'merged' : 'closed',
           authorUsername: pr.user?.login ?? null,
+          body: pr.body,
+          size: pr.additions != null && pr.deletions != null ? { additions: pr.additions, deletions: pr.deletions } : null,
           createdAt: providerTime(pr.created_at, 'pull_request.created_at'),
           mergedAt: pr.state === 'open' ? null : mergedAt,
           closedAt: pr.state === 'open' ? null : optionalProviderTime(pr.closed_at, 'pull_request.closed_at') ?? mergedAt,

@@ -43,6 +43,7 @@ const mergeRequest = z.looseObject({
   object_attributes: z.looseObject({
     iid: pullRequestNumber,
     title: text,
+    description: nullableText,
     state: z.enum(['opened', 'closed', 'merged', 'locked']),
     action: text.nullish(),
     created_at: time,
@@ -102,7 +103,7 @@ export function gitlabActivity(kind: (typeof GITLAB_EVENTS)[keyof typeof GITLAB_
       return {
         kind: 'pull_request',
         repository: repositoryRef(p.project),
-        pullRequest: { number: mr.iid, title: mr.title, state, authorUsername: author, createdAt: providerTime(mr.created_at, 'object_attributes.created_at'), mergedAt, closedAt, updatedAt },
+        pullRequest: { number: mr.iid, title: mr.title, state, authorUsername: author, body: mr.description, size: null, createdAt: providerTime(mr.created_at, 'object_attributes.created_at'), mergedAt, closedAt, updatedAt },
       };
     }
     case 'deployment': {

@@ -20,6 +20,8 @@ export const time = z.union([z.string(), z.number()]);
 /** A pull (merge) request's number: the column is a signed 32-bit INT. */
 export const pullRequestNumber = z.number().int().positive().max(2_147_483_647);
 export const nullableTime = time.nullish();
+/** Lines added or deleted: the columns are signed 32-bit INTs. */
+export const lineCount = z.number().int().nonnegative().max(2_147_483_647);
 
 /** `root cause: <sha>` in an incident's description names the commit that caused it (DESIGN §13). */
 export function rootCause(body: string | null | undefined): string | null {

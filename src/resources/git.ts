@@ -27,6 +27,7 @@ export const CommitResource = defineResource('Commit', 'A commit of a repository
   author_name: z.string(),
   additions: z.number().int(),
   deletions: z.number().int(),
+  ai_assisted: z.boolean().meta({ description: "Its message carries an AI coding tool's mark (a `Co-Authored-By: Claude …` trailer, Claude Code's footer, …)" }),
   created_at: timestamp,
 });
 
@@ -40,6 +41,9 @@ export const PullRequestResource = defineResource(
     title: z.string(),
     state: z.enum(['open', 'closed', 'merged']),
     author_id: z.string().nullable(),
+    additions: z.number().int().nullable().meta({ description: 'Lines added, as the provider counts them; null until a delivery says' }),
+    deletions: z.number().int().nullable().meta({ description: 'Lines deleted, as the provider counts them; null until a delivery says' }),
+    ai_assisted: z.boolean().meta({ description: "Its description carries an AI coding tool's mark" }),
     created_at: timestamp,
     merged_at: nullableTimestamp,
     closed_at: nullableTimestamp,
@@ -85,6 +89,7 @@ export const toCommit = (c: Commit) => ({
   author_name: c.author_name,
   additions: c.additions,
   deletions: c.deletions,
+  ai_assisted: Boolean(c.ai_assisted),
   created_at: iso(c.created_at),
 });
 
@@ -95,6 +100,9 @@ export const toPullRequest = (p: PullRequest) => ({
   title: p.title,
   state: p.state,
   author_id: p.author_id,
+  additions: p.additions ?? null,
+  deletions: p.deletions ?? null,
+  ai_assisted: Boolean(p.ai_assisted),
   created_at: iso(p.created_at),
   merged_at: isoOrNull(p.merged_at),
   closed_at: isoOrNull(p.closed_at),

@@ -24,7 +24,7 @@ export const interactionItem = (id: string) => {
 };
 export const commitItem = (id: string) => {
   const { git_app_id: _app, organization_id: _org, ...item } = find(FIXTURE_COMMITS, id);
-  return item;
+  return { ...item, ai_assisted: false };
 };
 
 /** The wire shape of a dashboard view read from the database (generated rows included). */

@@ -33,6 +33,10 @@ export interface PullRequestInput {
   title: string;
   state: PullRequestState;
   authorUsername: string | null;
+  /** Its description, read for an AI tool's mark and not stored; null when the provider sent none. */
+  body: string | null;
+  /** Lines, when the delivery counts them (GitHub's pull_request events; not GitLab's). */
+  size: { additions: number; deletions: number } | null;
   createdAt: Date;
   mergedAt: Date | null;
   closedAt: Date | null;

@@ -5,6 +5,7 @@ import { newId } from '../changes/ids';
 import type { CommitInput } from './activity';
 import { authorDirectory, chunks } from './authors';
 import { clip, LIMITS } from './text';
+import { hasAiMarker } from './aiMarkers';
 
 export interface CommitsRecorded {
   added: number;
@@ -53,6 +54,8 @@ export async function recordCommits(change: Change, gitApp: GitApp, repository: 
     deletions: c.stats?.deletions ?? 0,
     created_at: c.createdAt,
     stats_known: c.stats !== undefined,
+    // The whole message: a trailer may lie past what the column keeps.
+    ai_assisted: hasAiMarker(c.message),
   }));
   for (const batch of chunks(rows)) await Commit.bulkCreate(batch, { transaction });
   change.wrote('commits');

@@ -6,6 +6,7 @@ import { newId } from '../changes/ids';
 import type { PullRequestInput, PullRequestState } from './activity';
 import { authorDirectory } from './authors';
 import { clip, LIMITS } from './text';
+import { hasAiMarker } from './aiMarkers';
 import { Applied, olderThanStored, recordIfNewer, sameTime } from './recordIfNewer';
 
 const EVENT_OF_STATE: Record<PullRequestState, EventType> = {
@@ -29,12 +30,19 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
     merged_at: input.mergedAt,
     closed_at: input.closedAt,
     provider_updated_at: input.updatedAt,
+    ai_assisted: hasAiMarker(input.body),
+    ...(input.size ?? {}),
   };
   const previousState = existing?.state;
   const recorded = await recordIfNewer(change, 'pull_requests', existing, {
     olderThanStored: (stored) => olderThanStored(stored.provider_updated_at, input.updatedAt),
     visiblyDiffers: (stored) =>
-      fields.title !== stored.title || fields.state !== stored.state || !sameTime(fields.merged_at, stored.merged_at) || !sameTime(fields.closed_at, stored.closed_at),
+      fields.title !== stored.title ||
+      fields.state !== stored.state ||
+      !sameTime(fields.merged_at, stored.merged_at) ||
+      !sameTime(fields.closed_at, stored.closed_at) ||
+      fields.ai_assisted !== Boolean(stored.ai_assisted) ||
+      (input.size !== null && (input.size.additions !== stored.additions || input.size.deletions !== stored.deletions)),
     create: async () => {
       const authors = await authorDirectory(gitApp, { emails: [], usernames: [input.authorUsername] }, transaction);
       const ids = { id: newId('pr'), repository_id: repository.id, git_app_id: gitApp.id, organization_id: gitApp.organization_id };
