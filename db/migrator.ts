@@ -11,6 +11,7 @@ import * as scimProfile from './migrations/0008-scim-profile';
 import * as telemetry from './migrations/0009-telemetry';
 import * as activeMonthsByTool from './migrations/0010-active-months-by-tool';
 import * as aiMarkers from './migrations/0011-ai-markers';
+import * as pullRequestActivity from './migrations/0012-pull-request-activity';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -25,6 +26,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0009-telemetry', ...telemetry },
   { name: '0010-active-months-by-tool', ...activeMonthsByTool },
   { name: '0011-ai-markers', ...aiMarkers },
+  { name: '0012-pull-request-activity', ...pullRequestActivity },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

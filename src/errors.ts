@@ -44,6 +44,7 @@ export const RESOURCE_KIND = {
   team: 'Team',
   gitApp: 'Git app',
   repository: 'Repository',
+  pullRequest: 'Pull request',
   app: 'App',
   dashboardView: 'Dashboard view',
   teamMember: 'Team member',

@@ -109,6 +109,7 @@ const N = {
   team: notFound('Team'),
   gitApp: notFound('Git app'),
   repo: notFound('Repository'),
+  pr: notFound('Pull request'),
   app: notFound('App'),
   view: notFound('Dashboard view'),
   member: notFound('Team member'),
@@ -128,6 +129,7 @@ export type ItemKind =
   | 'repository'
   | 'commit'
   | 'pullRequest'
+  | 'pullRequestActivity'
   | 'deployment'
   | 'incident'
   | 'task'
@@ -172,6 +174,8 @@ const ACME_COMMITS = [...ACME_API_COMMITS, 'cmt_acme_web_1'];
 const GLOBEX_COMMITS = ['cmt_globex_core_1'];
 const ACME_PRS = ['pr_acme_api_1', 'pr_acme_api_2', 'pr_acme_api_3'];
 const GLOBEX_PRS = ['pr_globex_core_1'];
+const ACME_PR_ACTIVITY = ['pra_acme_api_1_comment', 'pra_acme_api_1_approval'];
+const GLOBEX_PR_ACTIVITY = ['pra_globex_core_1_approval'];
 const ACME_DEPLOYMENTS = ['dep_acme_api_1', 'dep_acme_api_2', 'dep_acme_api_3'];
 const GLOBEX_DEPLOYMENTS = ['dep_globex_core_1'];
 const ACME_INCIDENTS = ['inc_acme_api_1'];
@@ -205,6 +209,8 @@ const COMMITS_OF_ACME_API = has(ACME_API_COMMITS, ['cmt_acme_web_1', ...GLOBEX_C
 const COMMITS_OF_ACME = has(ACME_COMMITS, GLOBEX_COMMITS);
 const COMMITS_OF_GLOBEX = has(GLOBEX_COMMITS, ACME_COMMITS);
 const PRS_OF_ACME = has(ACME_PRS, GLOBEX_PRS);
+const ACTIVITY_OF_ACME = has(ACME_PR_ACTIVITY, GLOBEX_PR_ACTIVITY);
+const ACTIVITY_OF_GLOBEX = has(GLOBEX_PR_ACTIVITY, ACME_PR_ACTIVITY);
 const PRS_OF_GLOBEX = has(GLOBEX_PRS, ACME_PRS);
 const DEPLOYMENTS_OF_ACME = has(ACME_DEPLOYMENTS, GLOBEX_DEPLOYMENTS);
 const DEPLOYMENTS_OF_GLOBEX = has(GLOBEX_DEPLOYMENTS, ACME_DEPLOYMENTS);
@@ -415,6 +421,14 @@ export const ROWS: readonly Row[] = [
   list('/v1/git/apps/gapp_globex_gitlab/repositories/repo_acme_api/pull-requests', 'pullRequest', [F.gitApp, F.gitApp, F.gitApp, N.repo,    F.gitApp,    F.gitApp]),
   list('/v1/git/apps/gapp_acme_github/repositories/repo_nope/pull-requests', 'pullRequest', [N.repo, N.repo,    N.repo,      F.gitApp,    N.repo,      N.repo]),
   list('/v1/git/apps/gapp_nope/repositories/repo_acme_api/pull-requests', 'pullRequest', all(N.gitApp)),
+
+  // §16 A pull request's activity: as its pull request. One addressed under another repository or git app is not found.
+  list('/v1/git/apps/gapp_acme_github/repositories/repo_acme_api/pull-requests/pr_acme_api_1/activity', 'pullRequestActivity', [ACTIVITY_OF_ACME, ACTIVITY_OF_ACME, ACTIVITY_OF_ACME, F.gitApp, ACTIVITY_OF_ACME, ACTIVITY_OF_ACME]),
+  list('/v1/git/apps/gapp_acme_github/repositories/all/pull-requests/pr_acme_api_1/activity', 'pullRequestActivity', [ACTIVITY_OF_ACME, ACTIVITY_OF_ACME, ACTIVITY_OF_ACME, F.gitApp, ACTIVITY_OF_ACME, ACTIVITY_OF_ACME]),
+  list('/v1/git/apps/gapp_globex_gitlab/repositories/repo_globex_core/pull-requests/pr_globex_core_1/activity', 'pullRequestActivity', [F.gitApp, F.gitApp, F.gitApp, ACTIVITY_OF_GLOBEX, F.gitApp, F.gitApp]),
+  list('/v1/git/apps/gapp_acme_github/repositories/repo_acme_web/pull-requests/pr_acme_api_1/activity', 'pullRequestActivity', [N.pr, N.pr, N.pr, F.gitApp, N.pr, N.pr]),
+  list('/v1/git/apps/gapp_acme_github/repositories/all/pull-requests/pr_globex_core_1/activity', 'pullRequestActivity', [N.pr, N.pr, N.pr, F.gitApp, N.pr, N.pr]),
+  list('/v1/git/apps/gapp_nope/repositories/all/pull-requests/pr_acme_api_1/activity', 'pullRequestActivity', all(N.gitApp)),
 
   // `all` in place of the repository: every repository of the git app.
   list('/v1/git/apps/gapp_acme_github/repositories/all/commits', 'commit',           [COMMITS_OF_ACME, COMMITS_OF_ACME, COMMITS_OF_ACME, F.gitApp, COMMITS_OF_ACME, COMMITS_OF_ACME]),

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { App, DashboardView, GitApp, Interaction, OrganizationMembership, Repository, Team } from '../db/models';
+import { App, DashboardView, GitApp, Interaction, OrganizationMembership, PullRequest, Repository, Team } from '../db/models';
 import { startTestApp, TestApp } from './support/harness';
 import { Body, expectError } from './support/assertions';
 import { ACTOR_NAMES, ACTORS, Actor, ActorName, Cell, ItemKind, Row, ROWS, TARGETS } from './accessMatrix.table';
@@ -19,18 +19,20 @@ interface Owners {
   appOrganization: Map<string, string>;
   gitAppOrganization: Map<string, string>;
   repositoryOrganization: Map<string, string>;
+  pullRequestOrganization: Map<string, string>;
   interactionOrganization: Map<string, string>;
   views: Map<string, DashboardView>;
 }
 let owners: Owners;
 
 async function loadOwners(): Promise<Owners> {
-  const [memberships, teams, apps, gitApps, repositories, interactions, views] = await Promise.all([
+  const [memberships, teams, apps, gitApps, repositories, pullRequests, interactions, views] = await Promise.all([
     OrganizationMembership.findAll({ attributes: ['user_id', 'organization_id'] }),
     Team.findAll({ attributes: ['id', 'organization_id'] }),
     App.findAll({ attributes: ['id', 'organization_id'] }),
     GitApp.findAll({ attributes: ['id', 'organization_id'] }),
     Repository.findAll({ attributes: ['id', 'organization_id'] }),
+    PullRequest.findAll({ attributes: ['id', 'organization_id'] }),
     Interaction.findAll({ attributes: ['id', 'organization_id'] }),
     DashboardView.findAll(),
   ]);
@@ -46,6 +48,7 @@ async function loadOwners(): Promise<Owners> {
     appOrganization: byId(apps),
     gitAppOrganization: byId(gitApps),
     repositoryOrganization: byId(repositories),
+    pullRequestOrganization: byId(pullRequests),
     interactionOrganization: byId(interactions),
     views: new Map(views.map((v) => [v.id, v])),
   };
@@ -157,6 +160,8 @@ function leak(actor: Actor, kind: ItemKind, item: Body): string | null {
     case 'deployment':
     case 'incident':
       return org(owners.repositoryOrganization.get(item.repository_id), kind);
+    case 'pullRequestActivity':
+      return org(owners.pullRequestOrganization.get(item.pull_request_id), 'pull request activity');
     case 'task':
       return org(owners.teamOrganization.get(item.team_id), 'task') ?? team(item.team_id);
     case 'interaction':
@@ -213,10 +218,10 @@ describe('the table', () => {
     }
   });
 
-  test('covers every documented path (31, the deployment and incident lists of §13, the four `all` forms, the four metrics of §14, §16’s ai-usage and §15’s telemetry events) for every actor, with an Acme and a Globex target', async () => {
+  test('covers every documented path (31, the deployment and incident lists of §13, the four `all` forms, the four metrics of §14, §16’s ai-usage and pull request activity and §15’s telemetry events) for every actor, with an Acme and a Globex target', async () => {
     const doc = (await request(t.runtime.app).get('/v1/openapi.json')).body;
     const templates = Object.keys(doc.paths);
-    expect(templates).toHaveLength(43);
+    expect(templates).toHaveLength(44);
     const segments = (p: string) => p.split('/').filter(Boolean);
     // The most literal template that matches (so `.../all/commits` is not taken for `.../{repo}/commits`).
     const templateOf = (path: string): string | undefined => {

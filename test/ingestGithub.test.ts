@@ -9,7 +9,7 @@ import { copy, deliverToGithub, eventsAfter, githubExamples, GithubDelivery, ing
  * signed by GitHub's own helper (@octokit/webhooks-methods), and what `/v1` shows afterwards.
  */
 
-const HANDLED = ['ping', 'push', 'pull_request', 'repository', 'deployment_status', 'issues'];
+const HANDLED = ['ping', 'push', 'pull_request', 'pull_request_review', 'pull_request_review_comment', 'issue_comment', 'repository', 'deployment_status', 'issues'];
 
 let t: TestApp;
 let token: string;
@@ -49,9 +49,11 @@ describe('GitHub example payloads', () => {
         expect(await ingestCounts()).toEqual(before);
       }
     }
-    // Every push (7), pull request (29), repository (13) and finished deployment (3) was stored; the issues (29,
-    // none labelled 'incident') and the in_progress deployment status were acknowledged and ignored.
-    expect(seen).toEqual({ pong: 4, applied: 7 + 29 + 13 + 3, ignored: 29 + 1 });
+    // Every push (7), pull request (29), submitted review (3), created review comment (3), repository (13) and
+    // finished deployment (3) was stored; the issues (29, none labelled 'incident'), the in_progress deployment
+    // status, the dismissed review, the edited and deleted review comments and the issue comments (9, all on
+    // issues) were acknowledged and ignored.
+    expect(seen).toEqual({ pong: 4, applied: 7 + 29 + 3 + 3 + 13 + 3, ignored: 29 + 1 + 1 + 2 + 9 });
   });
 
   test('a push with a commit shows in /v1 at once, with its author matched by e-mail to a member', async () => {

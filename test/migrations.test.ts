@@ -101,7 +101,7 @@ test('0005 keeps existing commits (line counts known) and git apps (no secret ye
     `INSERT INTO commits (id, repository_id, git_app_id, organization_id, sha, message, author_id, author_name, additions, deletions, created_at) ` +
       `VALUES ('cmt_x', 'repo_x', 'gapp_x', 'org_x', '${'a'.repeat(40)}', 'm', NULL, 'A', 3, 1, '${at}')`,
   );
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0005-git-activity', '0006-webhooks', '0007-metrics', '0008-scim-profile', '0009-telemetry', '0010-active-months-by-tool', '0011-ai-markers']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0005-git-activity', '0006-webhooks', '0007-metrics', '0008-scim-profile', '0009-telemetry', '0010-active-months-by-tool', '0011-ai-markers', '0012-pull-request-activity']);
   const [commit] = await sequelize.query<{ stats_known: number | boolean }>('SELECT stats_known FROM commits', { type: QueryTypes.SELECT });
   expect(Boolean(commit.stats_known)).toBe(true);
   const [app] = await sequelize.query<{ webhook_secret: string | null }>('SELECT webhook_secret FROM git_apps', { type: QueryTypes.SELECT });
@@ -122,7 +122,7 @@ test('0006 adds the webhook tables with their queue indexes, and goes down and u
   await migrator.down({ to: '0006-webhooks' });
   const tables = async () => (await sequelize.getQueryInterface().showAllTables()).map(String);
   expect(await tables()).not.toContain('webhook_endpoints');
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0006-webhooks', '0007-metrics', '0008-scim-profile', '0009-telemetry', '0010-active-months-by-tool', '0011-ai-markers']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0006-webhooks', '0007-metrics', '0008-scim-profile', '0009-telemetry', '0010-active-months-by-tool', '0011-ai-markers', '0012-pull-request-activity']);
   expect(await tables()).toEqual(expect.arrayContaining(['webhook_endpoints', 'webhook_deliveries', 'webhook_attempts']));
   const indexes = ((await sequelize.getQueryInterface().showIndex('webhook_deliveries')) as { name: string }[]).map((i) => i.name);
   expect(indexes).toEqual(expect.arrayContaining(['webhook_deliveries_status_next_attempt_at', 'webhook_deliveries_endpoint_id_status_next_attempt_at']));
@@ -137,7 +137,7 @@ test('0007 adds the indexes the metrics read, in place of the plain author index
   await migrator.down({ to: '0007-metrics' });
   expect(await indexes('commits')).toContain('commits_author_id');
   expect(await indexes('tasks')).not.toContain('tasks_team_id_completed_at');
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0007-metrics', '0008-scim-profile', '0009-telemetry', '0010-active-months-by-tool', '0011-ai-markers']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0007-metrics', '0008-scim-profile', '0009-telemetry', '0010-active-months-by-tool', '0011-ai-markers', '0012-pull-request-activity']);
   expect(await indexes('tasks')).toEqual(expect.arrayContaining(['tasks_team_id_completed_at', 'tasks_team_id_status']));
 });
 
@@ -148,7 +148,7 @@ test('0008 derives the name parts of existing users, adds user_emails and access
   await sequelize.query(
     `INSERT INTO users (id, name, email, is_active, created_at) VALUES ('usr_p1', ' Grace  Brewster Hopper ', 'p1@x.test', 1, '${at}'), ('usr_p2', 'Plato', 'p2@x.test', 1, '${at}')`,
   );
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0008-scim-profile', '0009-telemetry', '0010-active-months-by-tool', '0011-ai-markers']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0008-scim-profile', '0009-telemetry', '0010-active-months-by-tool', '0011-ai-markers', '0012-pull-request-activity']);
   const rows = await sequelize.query<{ id: string; given_name: string; family_name: string; formatted_name: string }>(
     "SELECT id, given_name, family_name, formatted_name FROM users WHERE id IN ('usr_p1', 'usr_p2') ORDER BY id",
     { type: QueryTypes.SELECT },
@@ -176,7 +176,7 @@ test('0009 adds the telemetry tables, unique where a retried batch, point or eve
   expect(await unique('telemetry_events')).toContain('telemetry_events_organization_id_event_key');
   await migrator.down({ to: '0009-telemetry' });
   for (const table of TELEMETRY) expect(await tables()).not.toContain(table);
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0009-telemetry', '0010-active-months-by-tool', '0011-ai-markers']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0009-telemetry', '0010-active-months-by-tool', '0011-ai-markers', '0012-pull-request-activity']);
 });
 
 test('0010 keys ai_active_months by tool before member, keeping every row, and goes down and up again with them', async () => {
@@ -194,7 +194,7 @@ test('0010 keys ai_active_months by tool before member, keeping every row, and g
       ? (await sequelize.query<{ Column_name: string }>("SHOW INDEX FROM ai_active_months WHERE Key_name = 'PRIMARY'", { type: QueryTypes.SELECT })).map((r) => r.Column_name)
       : (await sequelize.query<{ name: string; pk: number }>('PRAGMA table_info(ai_active_months)', { type: QueryTypes.SELECT })).filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name);
   expect(await key()).toEqual(['organization_id', 'user_key', 'month', 'tool']);
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0010-active-months-by-tool', '0011-ai-markers']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0010-active-months-by-tool', '0011-ai-markers', '0012-pull-request-activity']);
   expect(await key()).toEqual(['organization_id', 'tool', 'user_key', 'month']);
   expect(await rows()).toEqual(before);
   await expect(sequelize.query("INSERT INTO ai_active_months (organization_id, user_key, month, tool, days) VALUES ('org_x', 'usr_a', '2026-10', '', 1)")).rejects.toThrow();
@@ -215,7 +215,7 @@ test('0011 marks the commits already stored whose messages carry an AI tool’s 
        ${commit('cmt_m1', 'Fix\n\nCo-Authored-By: Claude <noreply@anthropic.com>')}, ${commit('cmt_m2', 'Pair\n\nCo-authored-by: Jane <jane@x.test>')},
        ${commit('cmt_m3', 'Plain')}`,
   );
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0011-ai-markers']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0011-ai-markers', '0012-pull-request-activity']);
   const rows = await sequelize.query<{ id: string; ai_assisted: number | boolean }>("SELECT id, ai_assisted FROM commits WHERE id LIKE 'cmt_m%' ORDER BY id", { type: QueryTypes.SELECT });
   expect(rows.map((r) => [r.id, Boolean(r.ai_assisted)])).toEqual([
     ['cmt_m1', true],

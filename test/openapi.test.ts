@@ -34,6 +34,7 @@ const LISTS: Record<string, string[]> = {
   '/git/apps/{id}/repositories/all/pull-requests': ['created_at', 'title'],
   '/git/apps/{id}/repositories/{repo}/commits': ['created_at'],
   '/git/apps/{id}/repositories/{repo}/pull-requests': ['created_at', 'title'],
+  '/git/apps/{id}/repositories/{repo}/pull-requests/{pr}/activity': ['created_at'],
   '/git/apps/{id}/repositories/all/deployments': ['created_at'],
   '/git/apps/{id}/repositories/all/incidents': ['created_at'],
   '/git/apps/{id}/repositories/{repo}/deployments': ['created_at'],
@@ -98,10 +99,10 @@ test('is served without a token, as JSON, with the /v1 server', () => {
   expect(doc.servers).toEqual([{ url: '/v1' }]);
 });
 
-test('documents the 31 paths of the catalog, the deployment and incident lists of §13, the `all` form of the four repository lists, the four metrics of §14, §16’s ai-usage and §15’s telemetry events, each with GET only', () => {
+test('documents the 31 paths of the catalog, the deployment and incident lists of §13, the `all` form of the four repository lists, the four metrics of §14, §16’s ai-usage and pull request activity and §15’s telemetry events, each with GET only', () => {
   expect(Object.keys(doc.paths).sort()).toEqual([...ALL_PATHS].sort());
-  expect(ALL_PATHS.filter((p) => !p.includes('/repositories/all/') && !/deployments|incidents|metrics|telemetry/.test(p))).toHaveLength(31);
-  expect(ALL_PATHS).toHaveLength(43);
+  expect(ALL_PATHS.filter((p) => !p.includes('/repositories/all/') && !/deployments|incidents|metrics|telemetry|activity/.test(p))).toHaveLength(31);
+  expect(ALL_PATHS).toHaveLength(44);
   for (const path of ALL_PATHS) expect({ path, methods: Object.keys(doc.paths[path]) }).toEqual({ path, methods: ['get'] });
 });
 

@@ -69,6 +69,11 @@ export const DEMO = {
     acmeApi3: 'pr_acme_api_3',
     globexCore1: 'pr_globex_core_1',
   },
+  pullRequestActivity: {
+    acmeApi1Comment: 'pra_acme_api_1_comment',
+    acmeApi1Approval: 'pra_acme_api_1_approval',
+    globexCore1Approval: 'pra_globex_core_1_approval',
+  },
   deployments: {
     acmeApi1: 'dep_acme_api_1',
     acmeApi2: 'dep_acme_api_2',
@@ -191,6 +196,17 @@ export interface PullRequestFixture {
   created_at: string;
   merged_at: string | null;
   closed_at: string | null;
+}
+export interface PullRequestActivityFixture {
+  id: string;
+  pull_request_id: string;
+  repository_id: string;
+  git_app_id: string;
+  organization_id: string;
+  kind: 'comment' | 'approved' | 'changes_requested' | 'commit';
+  actor_id: string | null;
+  external_id: string;
+  created_at: string;
 }
 export interface DeploymentFixture {
   id: string;
@@ -422,6 +438,13 @@ export const FIXTURE_PULL_REQUESTS: readonly PullRequestFixture[] = [
   { id: DEMO.pullRequests.globexCore1, ...globexCore, number: 1, title: 'Bootstrap the service', state: 'merged', author_id: U.outsider, created_at: '2024-02-16T09:00:00.000Z', merged_at: '2024-02-16T15:30:00.000Z', closed_at: '2024-02-16T15:30:00.000Z' },
 ];
 
+/** Review activity, on days that already hold fixtures (the generated data stays as it was). */
+export const FIXTURE_PULL_REQUEST_ACTIVITY: readonly PullRequestActivityFixture[] = [
+  { id: DEMO.pullRequestActivity.acmeApi1Comment, pull_request_id: DEMO.pullRequests.acmeApi1, ...acmeApi, kind: 'comment', actor_id: U.ada, external_id: 'comment:1001', created_at: '2024-03-20T11:00:00.000Z' },
+  { id: DEMO.pullRequestActivity.acmeApi1Approval, pull_request_id: DEMO.pullRequests.acmeApi1, ...acmeApi, kind: 'approved', actor_id: U.grace, external_id: 'review:1002', created_at: '2024-03-20T12:00:00.000Z' },
+  { id: DEMO.pullRequestActivity.globexCore1Approval, pull_request_id: DEMO.pullRequests.globexCore1, ...globexCore, kind: 'approved', actor_id: null, external_id: 'note:2001', created_at: '2024-02-16T12:00:00.000Z' },
+];
+
 /** Acme's api went out twice on 2024-03-21: the first failed, and the release before it caused an incident. */
 export const FIXTURE_DEPLOYMENTS: readonly DeploymentFixture[] = [
   { id: DEMO.deployments.acmeApi1, ...acmeApi, external_id: '1001', environment: 'production', status: 'success', sha: 'a1d4c0de0000000000000000000000000000a002', created_at: '2024-03-20T15:00:00.000Z', finished_at: '2024-03-20T15:12:00.000Z' },
@@ -511,6 +534,7 @@ const ALL_CREATED_AT: readonly string[] = [
   ...FIXTURE_REPOSITORIES,
   ...FIXTURE_COMMITS,
   ...FIXTURE_PULL_REQUESTS,
+  ...FIXTURE_PULL_REQUEST_ACTIVITY,
   ...FIXTURE_DEPLOYMENTS,
   ...FIXTURE_INCIDENTS,
   ...FIXTURE_TASKS,

@@ -13,6 +13,7 @@ import {
   FIXTURE_DASHBOARD_VIEWS,
   FIXTURE_DAYS,
   FIXTURE_DEPLOYMENTS,
+  FIXTURE_PULL_REQUEST_ACTIVITY,
   FIXTURE_GIT_APPS,
   FIXTURE_INCIDENTS,
   FIXTURE_INTERACTIONS,
@@ -1095,6 +1096,9 @@ async function seedCommits({ ins, root, spec }: Seeding, repos: RepoState[]): Pr
 
 /** Pull requests, streamed repository by repository. */
 async function seedPullRequests({ ins, root, spec }: Seeding, repos: RepoState[]): Promise<void> {
+  await ins.stream('pull_request_activities', async (w) => {
+    for (const f of FIXTURE_PULL_REQUEST_ACTIVITY) await w.add({ ...f, created_at: toDate(f.created_at) });
+  });
   const rngPr = root.fork('pull_requests');
   const prShares = allocate(spec.pullRequests, repos.map(() => 0.15 + rngPr.float() ** 2));
   // Sizes and AI marks with a stream of their own: the pull requests are otherwise the same as without them.

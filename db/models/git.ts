@@ -70,6 +70,23 @@ export class Deployment extends Model<InferAttributes<Deployment>, InferCreation
   declare finished_at: Date;
 }
 
+export type PullRequestActivityKind = 'comment' | 'approved' | 'changes_requested' | 'commit';
+
+/** A review, approval, comment or pushed commit on a pull request (DESIGN §16), once per provider id. */
+export class PullRequestActivity extends Model<InferAttributes<PullRequestActivity>, InferCreationAttributes<PullRequestActivity>> {
+  declare id: string;
+  declare pull_request_id: string;
+  declare repository_id: string;
+  declare git_app_id: string;
+  declare organization_id: string;
+  declare kind: PullRequestActivityKind;
+  /** The member who acted, when their provider user name is bound to the git app. */
+  declare actor_id: string | null;
+  /** The provider's id of what happened (`review:…`, `note:…`, `commit:<sha>`), unique per pull request. */
+  declare external_id: string;
+  declare created_at: Date;
+}
+
 export class Incident extends Model<InferAttributes<Incident>, InferCreationAttributes<Incident>> {
   declare id: string;
   declare repository_id: string;
@@ -166,5 +183,19 @@ export function initGit(sequelize: Sequelize): void {
       provider_updated_at: { ...OPTIONAL_TIMESTAMP },
     },
     { sequelize, tableName: 'incidents', modelName: 'incident' },
+  );
+  PullRequestActivity.init(
+    {
+      id: { ...ID, primaryKey: true },
+      pull_request_id: { ...REF },
+      repository_id: { ...REF },
+      git_app_id: { ...REF },
+      organization_id: { ...REF },
+      kind: { type: DataTypes.STRING(32), allowNull: false } as never,
+      actor_id: { ...OPTIONAL_REF },
+      external_id: { type: DataTypes.STRING(120), allowNull: false },
+      created_at: { ...TIMESTAMP },
+    },
+    { sequelize, tableName: 'pull_request_activities', modelName: 'pull_request_activity' },
   );
 }

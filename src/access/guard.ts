@@ -1,5 +1,5 @@
 import { forbidden, resourceNotFound } from '../errors';
-import { DashboardView, GitApp, Organization, OrganizationMembership, Repository, Team, TeamMembership, User } from '../../db/models';
+import { DashboardView, GitApp, Organization, OrganizationMembership, PullRequest, Repository, Team, TeamMembership, User } from '../../db/models';
 import type { Principal } from './principal';
 import { rules } from './rules';
 import { conditions } from './conditions';
@@ -72,6 +72,15 @@ export const guard = {
     const repository = await Repository.findOne({ where: { id: repositoryId, git_app_id: gitAppId } });
     if (!repository) throw resourceNotFound('repository');
     return repository;
+  },
+
+  /** A pull request addressed under its git app and repository (`all`: any repository of the git app). */
+  async pullRequest(p: Principal, gitAppId: string, repositoryId: string, pullRequestId: string): Promise<PullRequest> {
+    await guard.gitApp(p, gitAppId);
+    const where = repositoryId === 'all' ? { id: pullRequestId, git_app_id: gitAppId } : { id: pullRequestId, git_app_id: gitAppId, repository_id: repositoryId };
+    const pullRequest = await PullRequest.findOne({ where, attributes: ['id'] });
+    if (!pullRequest) throw resourceNotFound('pullRequest');
+    return pullRequest;
   },
 
   async dashboardView(p: Principal, viewId: string): Promise<DashboardView> {

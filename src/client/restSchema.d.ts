@@ -645,6 +645,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/git/apps/{id}/repositories/{repo}/pull-requests/{pr}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the activity of a pull request
+         * @description Reviews, approvals, comments and pushed commits on one pull request, as GitHub and GitLab reported them. `all` in place of the repository id finds the pull request in any repository of the git app.
+         */
+        get: operations["listPullRequestActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/git/apps/{id}/repositories/{repo}/deployments": {
         parameters: {
             query?: never;
@@ -1666,6 +1686,30 @@ export interface components {
              */
             created_at?: string;
             resolved_at?: string | null;
+        };
+        PullRequestActivityList: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["PullRequestActivity"][];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @description A review, approval, comment or pushed commit on a pull request, as its provider reported it. All fields are present unless `fields` selects a subset. */
+        PullRequestActivity: {
+            id?: string;
+            pull_request_id?: string;
+            /**
+             * @description comment: a comment or a review with comments only; approved and changes_requested: a review that says so; commit: new commits pushed
+             * @enum {string}
+             */
+            kind?: "comment" | "approved" | "changes_requested" | "commit";
+            /** @description The platform user who acted, when their provider user name is bound to the git app */
+            actor_id?: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             * @example 2026-01-15T10:30:00.000Z
+             */
+            created_at?: string;
         };
         DashboardCatalogEntryList: {
             /** @constant */
@@ -4100,6 +4144,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PullRequestList"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listPullRequestActivity: {
+        parameters: {
+            query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
+                page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
+                per_page?: number;
+                /** @description Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`. */
+                sort?: "created_at";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
+                order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, pull_request_id, kind, actor_id, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,pull_request_id`. */
+                fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
+                "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
+                "created_at[lt]"?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The git app id (an opaque string, at most 64 characters). */
+                id: string;
+                /** @description The repository id (an opaque string, at most 64 characters). */
+                repo: string;
+                /** @description The pull request id (an opaque string, at most 64 characters). */
+                pr: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PullRequestActivityList"];
                 };
             };
             304: components["responses"]["NotModified"];

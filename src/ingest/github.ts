@@ -1,11 +1,21 @@
 import { z } from 'zod';
-import type { Activity, RepositoryRef } from '../services/git/activity';
+import type { Activity, PullRequestInput, RepositoryRef, ReviewActivityKind } from '../services/git/activity';
 import { badRequest } from './errors';
 import { commitInputs, isIncidentLabel, lineCount, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, text, time } from './payload';
 import { optionalProviderTime, providerTime } from './times';
 
 /** GitHub events this service stores (DESIGN §13); any other is acknowledged and ignored. */
-export const GITHUB_EVENTS = ['ping', 'push', 'pull_request', 'repository', 'deployment_status', 'issues'] as const;
+export const GITHUB_EVENTS = [
+  'ping',
+  'push',
+  'pull_request',
+  'pull_request_review',
+  'pull_request_review_comment',
+  'issue_comment',
+  'repository',
+  'deployment_status',
+  'issues',
+] as const;
 
 const repository = z.looseObject({
   id: providerId,
@@ -30,10 +40,7 @@ function repositoryRef(r: z.infer<typeof repository>): RepositoryRef {
 
 const push = z.looseObject({ repository, commits: pushedCommits });
 
-const pullRequest = z.looseObject({
-  action: text,
-  repository,
-  pull_request: z.looseObject({
+const pullRequestFields = z.looseObject({
     number: pullRequestNumber,
     title: text,
     state: z.enum(['open', 'closed']),
@@ -46,8 +53,58 @@ const pullRequest = z.looseObject({
     body: nullableText,
     additions: lineCount.nullish(),
     deletions: lineCount.nullish(),
-  }),
 });
+const login = z.looseObject({ login: text }).nullish();
+const pullRequest = z.looseObject({ action: text, repository, pull_request: pullRequestFields, after: text.nullish(), sender: login });
+
+const review = z.looseObject({
+  action: text,
+  repository,
+  pull_request: pullRequestFields,
+  review: z.looseObject({ id: providerId, state: text, user: login, submitted_at: nullableTime }),
+});
+const reviewComment = z.looseObject({
+  action: text,
+  repository,
+  pull_request: pullRequestFields,
+  comment: z.looseObject({ id: providerId, user: login, created_at: time }),
+});
+const issueComment = z.looseObject({
+  action: text,
+  repository,
+  issue: z.looseObject({
+    number: pullRequestNumber,
+    title: text,
+    body: nullableText,
+    state: z.enum(['open', 'closed']),
+    user: login,
+    created_at: time,
+    updated_at: time,
+    closed_at: nullableTime,
+    pull_request: z.looseObject({ merged_at: nullableTime }).nullish(),
+  }),
+  comment: z.looseObject({ id: providerId, user: login, created_at: time }),
+});
+
+/** GitHub's review states, as its webhooks spell them; a dismissed review is no activity. */
+const REVIEW_KINDS: Record<string, ReviewActivityKind> = { approved: 'approved', changes_requested: 'changes_requested', commented: 'comment' };
+
+function pullRequestInput(pr: z.infer<typeof pullRequestFields>): PullRequestInput {
+  const mergedAt = optionalProviderTime(pr.merged_at, 'pull_request.merged_at');
+  const merged = pr.merged === true || mergedAt !== null;
+  return {
+    number: pr.number,
+    title: pr.title,
+    state: pr.state === 'open' ? 'open' : merged ? 'merged' : 'closed',
+    authorUsername: pr.user?.login ?? null,
+    body: pr.body,
+    size: pr.additions != null && pr.deletions != null ? { additions: pr.additions, deletions: pr.deletions } : null,
+    createdAt: providerTime(pr.created_at, 'pull_request.created_at'),
+    mergedAt: pr.state === 'open' ? null : mergedAt,
+    closedAt: pr.state === 'open' ? null : (optionalProviderTime(pr.closed_at, 'pull_request.closed_at') ?? mergedAt),
+    updatedAt: providerTime(pr.updated_at, 'pull_request.updated_at'),
+  };
+}
 
 const deploymentStatus = z.looseObject({
   repository,
@@ -93,25 +150,51 @@ export function githubActivity(event: string, payload: unknown): Activity | unde
       return { kind: 'repository', action: p.action === 'deleted' ? 'deleted' : p.action === 'created' ? 'created' : 'updated', repository: repositoryRef(p.repository) };
     }
     case 'pull_request': {
-      const { repository: repo, pull_request: pr } = readPayload(pullRequest, payload, 'pull_request');
-      const mergedAt = optionalProviderTime(pr.merged_at, 'pull_request.merged_at');
-      const merged = pr.merged === true || mergedAt !== null;
-      return {
-        kind: 'pull_request',
-        repository: repositoryRef(repo),
-        pullRequest: {
-          number: pr.number,
-          title: pr.title,
-          state: pr.state === 'open' ? 'open' : merged ? 'merged' : 'closed',
-          authorUsername: pr.user?.login ?? null,
-          body: pr.body,
-          size: pr.additions != null && pr.deletions != null ? { additions: pr.additions, deletions: pr.deletions } : null,
-          createdAt: providerTime(pr.created_at, 'pull_request.created_at'),
-          mergedAt: pr.state === 'open' ? null : mergedAt,
-          closedAt: pr.state === 'open' ? null : optionalProviderTime(pr.closed_at, 'pull_request.closed_at') ?? mergedAt,
-          updatedAt: providerTime(pr.updated_at, 'pull_request.updated_at'),
-        },
+      const p = readPayload(pullRequest, payload, 'pull_request');
+      const input = pullRequestInput(p.pull_request);
+      // New commits pushed to the pull request's branch: `after` is the head they end at.
+      if (p.action === 'synchronize' && p.after) {
+        const review = { externalId: `commit:${p.after}`, kind: 'commit' as const, actorUsername: p.sender?.login ?? null, createdAt: input.updatedAt };
+        return { kind: 'review', repository: repositoryRef(p.repository), pullRequest: input, pullRequestCurrent: true, review };
+      }
+      return { kind: 'pull_request', repository: repositoryRef(p.repository), pullRequest: input };
+    }
+    case 'pull_request_review': {
+      const p = readPayload(review, payload, 'pull_request_review');
+      const kind = REVIEW_KINDS[p.review.state.toLowerCase()];
+      if (p.action !== 'submitted' || !kind) return { ignored: `a review ${p.action === 'submitted' ? `in state '${p.review.state}'` : p.action} is no review activity` };
+      const input = pullRequestInput(p.pull_request);
+      const createdAt = optionalProviderTime(p.review.submitted_at, 'review.submitted_at') ?? input.updatedAt;
+      const activity = { externalId: `review:${p.review.id}`, kind, actorUsername: p.review.user?.login ?? null, createdAt };
+      return { kind: 'review', repository: repositoryRef(p.repository), pullRequest: input, pullRequestCurrent: true, review: activity };
+    }
+    case 'pull_request_review_comment': {
+      const p = readPayload(reviewComment, payload, 'pull_request_review_comment');
+      if (p.action !== 'created') return { ignored: `an ${p.action} review comment adds no activity` };
+      // Review comments and issue comments are numbered apart.
+      const activity = { externalId: `review_comment:${p.comment.id}`, kind: 'comment' as const, actorUsername: p.comment.user?.login ?? null, createdAt: providerTime(p.comment.created_at, 'comment.created_at') };
+      return { kind: 'review', repository: repositoryRef(p.repository), pullRequest: pullRequestInput(p.pull_request), pullRequestCurrent: true, review: activity };
+    }
+    case 'issue_comment': {
+      const p = readPayload(issueComment, payload, 'issue_comment');
+      if (!p.issue.pull_request) return { ignored: 'a comment on an issue, not on a pull request' };
+      if (p.action !== 'created') return { ignored: `an ${p.action} comment adds no activity` };
+      const issue = p.issue;
+      const mergedAt = optionalProviderTime(issue.pull_request?.merged_at, 'issue.pull_request.merged_at');
+      const pr: PullRequestInput = {
+        number: issue.number,
+        title: issue.title,
+        state: issue.state === 'open' ? 'open' : mergedAt ? 'merged' : 'closed',
+        authorUsername: issue.user?.login ?? null,
+        body: issue.body,
+        size: null,
+        createdAt: providerTime(issue.created_at, 'issue.created_at'),
+        mergedAt: issue.state === 'open' ? null : mergedAt,
+        closedAt: issue.state === 'open' ? null : (optionalProviderTime(issue.closed_at, 'issue.closed_at') ?? mergedAt),
+        updatedAt: providerTime(issue.updated_at, 'issue.updated_at'),
       };
+      const activity = { externalId: `comment:${p.comment.id}`, kind: 'comment' as const, actorUsername: p.comment.user?.login ?? null, createdAt: providerTime(p.comment.created_at, 'comment.created_at') };
+      return { kind: 'review', repository: repositoryRef(p.repository), pullRequest: pr, pullRequestCurrent: false, review: activity };
     }
     case 'deployment_status': {
       const p = readPayload(deploymentStatus, payload, 'deployment_status');

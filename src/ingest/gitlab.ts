@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Activity, PullRequestState, RepositoryRef } from '../services/git/activity';
+import type { Activity, PullRequestInput, PullRequestState, RepositoryRef, ReviewActivityInput } from '../services/git/activity';
 import { commitInputs, isIncidentLabel, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, text, time } from './payload';
 import { optionalProviderTime, providerTime } from './times';
 
@@ -7,6 +7,7 @@ import { optionalProviderTime, providerTime } from './times';
 export const GITLAB_EVENTS = {
   'Push Hook': 'push',
   'Merge Request Hook': 'merge_request',
+  'Note Hook': 'note',
   'Deployment Hook': 'deployment',
   'Issue Hook': 'issue',
   'Confidential Issue Hook': 'issue',
@@ -37,22 +38,27 @@ function repositoryRef(p: Project): RepositoryRef {
 
 const push = z.looseObject({ project, commits: pushedCommits });
 
+const mergeRequestFields = z.looseObject({
+  iid: pullRequestNumber,
+  title: text,
+  description: nullableText,
+  state: z.enum(['opened', 'closed', 'merged', 'locked']),
+  created_at: time,
+  updated_at: time,
+  merged_at: nullableTime,
+  closed_at: nullableTime,
+});
 const mergeRequest = z.looseObject({
   project,
   user: z.looseObject({ username: text }).nullish(),
-  object_attributes: z.looseObject({
-    iid: pullRequestNumber,
-    title: text,
-    description: nullableText,
-    state: z.enum(['opened', 'closed', 'merged', 'locked']),
-    action: text.nullish(),
-    created_at: time,
-    updated_at: time,
-    merged_at: nullableTime,
-    closed_at: nullableTime,
-  }),
+  object_attributes: mergeRequestFields.extend({ action: text.nullish(), oldrev: text.nullish(), last_commit: z.looseObject({ id: text }).nullish() }),
 });
-
+const note = z.looseObject({
+  project,
+  user: z.looseObject({ username: text }).nullish(),
+  object_attributes: z.looseObject({ id: providerId, noteable_type: text, created_at: time, system: z.boolean().nullish() }),
+  merge_request: mergeRequestFields.nullish(),
+});
 const deployment = z.looseObject({
   project,
   status: text,
@@ -80,6 +86,26 @@ const issue = z.looseObject({
 
 const MR_STATES: Record<string, PullRequestState> = { opened: 'open', locked: 'open', merged: 'merged', closed: 'closed' };
 
+function pullRequestInput(mr: z.infer<typeof mergeRequestFields>, author: string | null, at: string): PullRequestInput {
+  const state = MR_STATES[mr.state];
+  const updatedAt = providerTime(mr.updated_at, `${at}.updated_at`);
+  const mergedAt = state === 'merged' ? (optionalProviderTime(mr.merged_at, `${at}.merged_at`) ?? updatedAt) : null;
+  const closedAt = state === 'open' ? null : (optionalProviderTime(mr.closed_at, `${at}.closed_at`) ?? mergedAt ?? updatedAt);
+  const createdAt = providerTime(mr.created_at, `${at}.created_at`);
+  return { number: mr.iid, title: mr.title, state, authorUsername: author, body: mr.description, size: null, createdAt, mergedAt, closedAt, updatedAt };
+}
+
+/**
+ * What a Merge Request Hook says of review: `approved` (the last approval needed) and `approval` (one of
+ * several) are an approval by the acting user; an `update` with `oldrev` is new commits pushed, up to
+ * `last_commit`. GitLab gives an approval no id of its own: the user and the time name it.
+ */
+function mergeRequestReview(mr: z.infer<typeof mergeRequest>['object_attributes'], actor: string | null, at: Date): ReviewActivityInput | undefined {
+  if (mr.action === 'approved' || mr.action === 'approval') return { externalId: `approval:${actor ?? ''}:${at.toISOString()}`, kind: 'approved', actorUsername: actor, createdAt: at };
+  if (mr.action === 'update' && mr.oldrev && mr.last_commit) return { externalId: `commit:${mr.last_commit.id}`, kind: 'commit', actorUsername: actor, createdAt: at };
+  return undefined;
+}
+
 /** What a GitLab delivery says, as activity (the body's `object_kind` was checked against the header). */
 export function gitlabActivity(kind: (typeof GITLAB_EVENTS)[keyof typeof GITLAB_EVENTS], payload: unknown): Activity | { ignored: string } {
   switch (kind) {
@@ -94,17 +120,21 @@ export function gitlabActivity(kind: (typeof GITLAB_EVENTS)[keyof typeof GITLAB_
     case 'merge_request': {
       const p = readPayload(mergeRequest, payload, 'Merge Request Hook');
       const mr = p.object_attributes;
-      const state = MR_STATES[mr.state];
-      const updatedAt = providerTime(mr.updated_at, 'object_attributes.updated_at');
       // GitLab names the author by numeric id only; on `open` the acting user is the author.
-      const author = mr.action === 'open' ? (p.user?.username ?? null) : null;
-      const mergedAt = state === 'merged' ? (optionalProviderTime(mr.merged_at, 'object_attributes.merged_at') ?? updatedAt) : null;
-      const closedAt = state === 'open' ? null : (optionalProviderTime(mr.closed_at, 'object_attributes.closed_at') ?? mergedAt ?? updatedAt);
-      return {
-        kind: 'pull_request',
-        repository: repositoryRef(p.project),
-        pullRequest: { number: mr.iid, title: mr.title, state, authorUsername: author, body: mr.description, size: null, createdAt: providerTime(mr.created_at, 'object_attributes.created_at'), mergedAt, closedAt, updatedAt },
-      };
+      const pr = pullRequestInput(mr, mr.action === 'open' ? (p.user?.username ?? null) : null, 'object_attributes');
+      const review = mergeRequestReview(mr, p.user?.username ?? null, pr.updatedAt);
+      if (review) return { kind: 'review', repository: repositoryRef(p.project), pullRequest: pr, pullRequestCurrent: true, review };
+      return { kind: 'pull_request', repository: repositoryRef(p.project), pullRequest: pr };
+    }
+    case 'note': {
+      const p = readPayload(note, payload, 'Note Hook');
+      const n = p.object_attributes;
+      if (n.noteable_type !== 'MergeRequest' || !p.merge_request) return { ignored: `a comment on a ${n.noteable_type}, not on a merge request` };
+      if (n.system) return { ignored: "a system note is GitLab's, not a reviewer's" };
+      const review = { externalId: `note:${n.id}`, kind: 'comment' as const, actorUsername: p.user?.username ?? null, createdAt: providerTime(n.created_at, 'object_attributes.created_at') };
+      // The merge request as a note shows it carries no merge time: it only makes one not stored yet.
+      const pr = pullRequestInput(p.merge_request, null, 'merge_request');
+      return { kind: 'review', repository: repositoryRef(p.project), pullRequest: pr, pullRequestCurrent: false, review };
     }
     case 'deployment': {
       const p = readPayload(deployment, payload, 'Deployment Hook');

@@ -3,7 +3,7 @@ import { rules } from '../access/rules';
 import { router } from '../trpc/init';
 import * as scopes from '../services/git/gitScopes';
 import { GitAppResource } from '../resources/integrations';
-import { CommitResource, DeploymentResource, IncidentResource, PullRequestResource, RepositoryResource } from '../resources/git';
+import { CommitResource, DeploymentResource, IncidentResource, PullRequestActivityResource, PullRequestResource, RepositoryResource } from '../resources/git';
 import { idParam } from '../wire/query';
 import { listEndpoint } from './endpoint';
 
@@ -118,6 +118,21 @@ export const gitRouter = router({
     source: async (ctx, { id, repo }) => {
       await guard.repository(ctx.principal, id, repo);
       return scopes.pullRequests({ repositoryId: repo });
+    },
+  }),
+
+  pullRequestActivity: listEndpoint({
+    path: '/git/apps/{id}/repositories/{repo}/pull-requests/{pr}/activity',
+    operationId: 'listPullRequestActivity',
+    tag,
+    summary: 'List the activity of a pull request',
+    description:
+      'Reviews, approvals, comments and pushed commits on one pull request, as GitHub and GitLab reported them. `all` in place of the repository id finds the pull request in any repository of the git app.',
+    resource: PullRequestActivityResource,
+    params: { ...repositoryParams, pr: idParam('pr', 'pull request') },
+    source: async (ctx, { id, repo, pr }) => {
+      await guard.pullRequest(ctx.principal, id, repo, pr);
+      return scopes.pullRequestActivity(pr);
     },
   }),
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Commit, Deployment, Incident, PullRequest, Repository } from '../../db/models';
+import type { Commit, Deployment, Incident, PullRequest, PullRequestActivity, Repository } from '../../db/models';
 import { nullableTimestamp, timestamp } from '../wire/envelopes';
 import { defineResource, iso, isoOrNull } from './resource';
 
@@ -49,6 +49,20 @@ export const PullRequestResource = defineResource(
     closed_at: nullableTimestamp,
   },
   { sort: ['created_at', 'title'] },
+);
+
+export const PullRequestActivityResource = defineResource(
+  'PullRequestActivity',
+  'A review, approval, comment or pushed commit on a pull request, as its provider reported it.',
+  {
+    id: z.string(),
+    pull_request_id: z.string(),
+    kind: z.enum(['comment', 'approved', 'changes_requested', 'commit']).meta({
+      description: 'comment: a comment or a review with comments only; approved and changes_requested: a review that says so; commit: new commits pushed',
+    }),
+    actor_id: z.string().nullable().meta({ description: 'The platform user who acted, when their provider user name is bound to the git app' }),
+    created_at: timestamp,
+  },
 );
 
 export const DeploymentResource = defineResource('Deployment', 'A deployment of a repository to an environment, as its provider reported it.', {
@@ -106,6 +120,14 @@ export const toPullRequest = (p: PullRequest) => ({
   created_at: iso(p.created_at),
   merged_at: isoOrNull(p.merged_at),
   closed_at: isoOrNull(p.closed_at),
+});
+
+export const toPullRequestActivity = (a: PullRequestActivity) => ({
+  id: a.id,
+  pull_request_id: a.pull_request_id,
+  kind: a.kind,
+  actor_id: a.actor_id,
+  created_at: iso(a.created_at),
 });
 
 export const toDeployment = (d: Deployment) => ({

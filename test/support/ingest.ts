@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { sign } from '@octokit/webhooks-methods';
-import { Commit, Deployment, Incident, IngestDelivery, OutboxEvent, PullRequest, Repository } from '../../db/models';
+import { Commit, Deployment, Incident, IngestDelivery, OutboxEvent, PullRequest, PullRequestActivity, Repository } from '../../db/models';
 import type { TestApp } from './harness';
 
 /** GitHub's own example payloads (`@octokit/webhooks-examples`), by event name. */
@@ -68,7 +68,7 @@ export function deliverToGitlab(t: TestApp, gitAppId: string, secret: string, d:
 
 /** Row counts of everything a delivery may write: equal before and after means nothing was written. */
 export async function ingestCounts(): Promise<Record<string, number>> {
-  const models = { Repository, Commit, PullRequest, Deployment, Incident, IngestDelivery, OutboxEvent };
+  const models = { Repository, Commit, PullRequest, PullRequestActivity, Deployment, Incident, IngestDelivery, OutboxEvent };
   const entries = await Promise.all(Object.entries(models).map(async ([name, model]) => [name, await (model as typeof Commit).count()] as const));
   return Object.fromEntries(entries);
 }

@@ -62,12 +62,29 @@ export interface IncidentInput {
   updatedAt: Date;
 }
 
+export type ReviewActivityKind = 'comment' | 'approved' | 'changes_requested' | 'commit';
+
+/** A review, approval, comment or pushed commit on a pull request (DESIGN §16). */
+export interface ReviewActivityInput {
+  /** The provider's id of what happened, unique per pull request: `review:<id>`, `note:<id>`, `commit:<sha>`, … */
+  externalId: string;
+  kind: ReviewActivityKind;
+  actorUsername: string | null;
+  createdAt: Date;
+}
+
 export type RepositoryAction = 'created' | 'updated' | 'deleted';
 
 export type Activity =
   | { kind: 'push'; repository: RepositoryRef; commits: CommitInput[] }
   | { kind: 'repository'; action: RepositoryAction; repository: RepositoryRef }
   | { kind: 'pull_request'; repository: RepositoryRef; pullRequest: PullRequestInput }
+  /**
+   * Activity on a pull request, with the pull request as the delivery shows it: recorded as any pull request
+   * delivery when `pullRequestCurrent`, else (an issue comment's view of it, which cannot tell merged from closed)
+   * only to create one not stored yet.
+   */
+  | { kind: 'review'; repository: RepositoryRef; pullRequest: PullRequestInput; pullRequestCurrent: boolean; review: ReviewActivityInput }
   | { kind: 'deployment'; repository: RepositoryRef; deployment: DeploymentInput }
   | { kind: 'incident'; repository: RepositoryRef; incident: IncidentInput };
 

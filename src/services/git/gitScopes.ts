@@ -1,8 +1,8 @@
-import { Commit, Deployment, GitApp, Incident, PullRequest, Repository } from '../../../db/models';
+import { Commit, Deployment, GitApp, Incident, PullRequest, PullRequestActivity, Repository } from '../../../db/models';
 import type { Principal } from '../../access/principal';
 import { conditions } from '../../access/conditions';
 import { toGitApp } from '../../resources/integrations';
-import { toCommit, toDeployment, toIncident, toPullRequest, toRepository } from '../../resources/git';
+import { toCommit, toDeployment, toIncident, toPullRequest, toPullRequestActivity, toRepository } from '../../resources/git';
 import type { ListSource } from '../query/listing';
 
 /** Commits, pull requests, deployments and incidents carry their git app and organization, so each scope below is one index range. */
@@ -38,6 +38,11 @@ export function commits(scope: GitScope): ListSource<ReturnType<typeof toCommit>
 export function pullRequests(scope: GitScope): ListSource<ReturnType<typeof toPullRequest>, PullRequest> {
   const selection = scopeOf(scope);
   return { model: PullRequest, ...selection, toItem: toPullRequest };
+}
+
+/** A pull request's activity, in one range of its (pull request, created_at, id) index. */
+export function pullRequestActivity(pullRequestId: string): ListSource<ReturnType<typeof toPullRequestActivity>, PullRequestActivity> {
+  return { model: PullRequestActivity, where: { pull_request_id: pullRequestId }, toItem: toPullRequestActivity };
 }
 
 export function deployments(scope: GitScope): ListSource<ReturnType<typeof toDeployment>, Deployment> {

@@ -5,6 +5,7 @@ import { recordCommits } from './commits';
 import { recordDeployment } from './deployments';
 import { recordIncident } from './incidents';
 import { recordPullRequest } from './pullRequests';
+import { recordReview } from './reviews';
 import { deleteRepository, findRepository, resolveRepository } from './repositories';
 
 /** A provider's delivery: which git app it came to, its id (for deduplication) and its event name. */
@@ -66,6 +67,10 @@ export class GitActivityWriter {
       }
       case 'pull_request':
         return { ...outcome, pull_request: await recordPullRequest(change, gitApp, repository, activity.pullRequest) };
+      case 'review': {
+        const recorded = await recordReview(change, gitApp, repository, activity.pullRequest, activity.pullRequestCurrent, activity.review);
+        return { ...outcome, pull_request: recorded.pullRequest, review: recorded.activity };
+      }
       case 'deployment':
         return { ...outcome, deployment: await recordDeployment(change, gitApp, repository, activity.deployment) };
       case 'incident':
