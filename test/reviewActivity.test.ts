@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { UserGitApp } from '../db/models';
+import { PullRequestActivity, UserGitApp } from '../db/models';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { copy, deliverToGithub, deliverToGitlab, githubExamples, ingestCounts } from './support/ingest';
 import { GITLAB_EVENT_HEADERS, mergeRequestHook, noteHook } from './support/gitlabPayloads';
@@ -159,4 +159,17 @@ test('a pull request of another repository, or of another git app, is not found 
   const res = await t.get(`/v1/git/apps/${github.id}/repositories/all/pull-requests/${DEMO.pullRequests.acmeApi1}/activity`, token);
   expect(res.status).toBe(404);
   expect(res.body.error.message).toBe('Pull request not found');
+});
+
+test('a deleted repository takes its pull requests’ activity with it', async () => {
+  const github = await app('github');
+  const review = example('pull_request_review', 'submitted');
+  await github.deliver('pull_request_review', review);
+  expect(await PullRequestActivity.count({ where: { git_app_id: github.id } })).toBe(1);
+  // GitHub's examples have no deletion: its creation example, deleted, of the reviewed repository.
+  const deleted = example('repository', 'created');
+  deleted.action = 'deleted';
+  deleted.repository = review.repository;
+  expect((await github.deliver('repository', deleted)).body.data).toMatchObject({ result: 'applied', repository_deleted: true });
+  expect(await PullRequestActivity.count({ where: { git_app_id: github.id } })).toBe(0);
 });
