@@ -1096,9 +1096,9 @@ async function seedCommits({ ins, root, spec }: Seeding, repos: RepoState[]): Pr
 
 /** Pull requests, streamed repository by repository. */
 async function seedPullRequests({ ins, root, spec }: Seeding, repos: RepoState[]): Promise<void> {
-  await ins.stream('pull_request_activities', async (w) => {
-    for (const f of FIXTURE_PULL_REQUEST_ACTIVITY) await w.add({ ...f, created_at: toDate(f.created_at) });
-  });
+  // Review activity with a stream of its own, written after the pull requests it is on.
+  const rngReview = root.fork('pull-request-reviews');
+  const activity: Row[] = FIXTURE_PULL_REQUEST_ACTIVITY.map((f) => ({ ...f, created_at: toDate(f.created_at) }));
   const rngPr = root.fork('pull_requests');
   const prShares = allocate(spec.pullRequests, repos.map(() => 0.15 + rngPr.float() ** 2));
   // Sizes and AI marks with a stream of their own: the pull requests are otherwise the same as without them.
@@ -1130,8 +1130,9 @@ async function seedPullRequests({ ins, root, spec }: Seeding, repos: RepoState[]
           } else if (state === 'closed') {
             closedAt = new Date(laterMs(rngPr, created, 5 * MINUTE, 60 * DAY_MS));
           }
+          const id = rngPr.id('pr_');
           await w.add({
-            id: rngPr.id('pr_'),
+            id,
             repository_id: repo.id,
             git_app_id: g.id,
             organization_id: g.org.id,
@@ -1145,10 +1146,43 @@ async function seedPullRequests({ ins, root, spec }: Seeding, repos: RepoState[]
             merged_at: mergedAt,
             closed_at: closedAt,
           });
+          activity.push(...reviewsOf(rngReview, { id, repo, authorId: author?.id ?? null, createdMs: created, endMs: closedAt?.getTime() ?? END_MS, merged: state === 'merged' }));
         }
       }
     });
   }
+  await ins.stream('pull_request_activities', async (w) => {
+    for (const row of activity) await w.add(row);
+  });
+}
+
+/**
+ * A pull request's review activity, consistent with it: between its opening and its close, by members of its git
+ * app other than its author. Most merged pull requests were approved first, some after changes were asked for and
+ * new commits pushed; one in eight went in unreviewed; a few reviewers do most of the reviews.
+ */
+function reviewsOf(rng: Random, pr: { id: string; repo: RepoState; authorId: string | null; createdMs: number; endMs: number; merged: boolean }): Row[] {
+  const reviewers = pr.repo.gitApp.authors.filter((a) => a.user.id !== pr.authorId);
+  if (reviewers.length === 0 || (pr.merged && rng.chance(0.12))) return [];
+  const g = pr.repo.gitApp;
+  const rows: Row[] = [];
+  let at = pr.createdMs;
+  const add = (kind: string, actorId: string | null) => {
+    const t = freeMs(laterMs(rng, at, 5 * MINUTE, Math.max(10 * MINUTE, (pr.endMs - at) / 3)));
+    if (t === undefined || t >= pr.endMs) return;
+    at = t;
+    rows.push({ id: rng.id('pra_'), pull_request_id: pr.id, repository_id: pr.repo.id, git_app_id: g.id, organization_id: g.org.id, kind, actor_id: actorId, external_id: `demo:${rows.length}`, created_at: new Date(t) });
+  };
+  // The first reviewers of a repository's list review most: a squared draw favours them.
+  const reviewer = () => reviewers[Math.floor(rng.float() ** 2 * reviewers.length)].user.id;
+  const first = reviewer();
+  for (let i = rng.int(0, 2); i > 0; i--) add('comment', rng.chance(0.8) ? first : reviewer());
+  if (rng.chance(0.3)) {
+    add('changes_requested', first);
+    add('commit', pr.authorId);
+  }
+  if (pr.merged || rng.chance(0.3)) add('approved', first);
+  return rows;
 }
 
 /** Tasks, team by team (epics first, so children come after their epic). */
