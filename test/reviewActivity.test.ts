@@ -173,3 +173,16 @@ test('a deleted repository takes its pull requests’ activity with it', async (
   expect((await github.deliver('repository', deleted)).body.data).toMatchObject({ result: 'applied', repository_deleted: true });
   expect(await PullRequestActivity.count({ where: { git_app_id: github.id } })).toBe(0);
 });
+
+test('an approval by a user with a name longer than the provider ids column holds is stored once, on both databases', async () => {
+  const gitlab = await app('gitlab');
+  const approved = copy(mergeRequestHook);
+  approved.user = { ...approved.user, username: `reviewer-${'x'.repeat(290)}` };
+  approved.object_attributes = { ...approved.object_attributes, action: 'approved', updated_at: '2030-01-02 10:00:00 UTC' };
+  for (let i = 0; i < 2; i++) {
+    const res = await gitlab.deliver(GITLAB_EVENT_HEADERS.mergeRequest, approved);
+    expect({ status: res.status, review: res.body.data.review }).toEqual({ status: 200, review: i === 0 ? 'created' : 'unchanged' });
+  }
+  expect((await gitlab.activity(approved.object_attributes.iid)).items.map((i) => i.kind)).toEqual(['approved']);
+});
+

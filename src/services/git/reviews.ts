@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { GitApp, PullRequest, PullRequestActivity, Repository } from '../../../db/models';
 import type { Change } from '../changes/change';
 import { newId } from '../changes/ids';
@@ -5,6 +6,15 @@ import type { PullRequestInput, ReviewActivityInput } from './activity';
 import { authorDirectory } from './authors';
 import { recordPullRequest } from './pullRequests';
 import type { Applied } from './recordIfNewer';
+
+/** What `external_id` holds (VARCHAR(120)). */
+const EXTERNAL_ID_LENGTH = 120;
+
+/**
+ * A provider's id as stored: itself, or, past what the column holds (a GitLab approval is named by the user's name,
+ * which may be long), its SHA-256, which names it as exactly.
+ */
+const storedExternalId = (id: string) => (id.length <= EXTERNAL_ID_LENGTH ? id : `sha256:${createHash('sha256').update(id).digest('hex')}`);
 
 export interface ReviewRecorded {
   pullRequest: Applied;
@@ -31,7 +41,7 @@ export async function recordReview(
   stored ??= await find();
   if (!stored) throw new Error(`pull request ${pullRequest.number} of ${repository.id} was recorded but is not found`);
 
-  const key = { pull_request_id: stored.id, external_id: input.externalId };
+  const key = { pull_request_id: stored.id, external_id: storedExternalId(input.externalId) };
   if (await PullRequestActivity.findOne({ where: key, attributes: ['id'], transaction })) return { pullRequest: applied, activity: 'unchanged' };
   const authors = await authorDirectory(gitApp, { emails: [], usernames: [input.actorUsername] }, transaction);
   await PullRequestActivity.create(
