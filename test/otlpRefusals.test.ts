@@ -394,6 +394,21 @@ describe('accepted in part: 200 with partialSuccess', () => {
     expect(await usage()).toEqual({ ...before, sessions: before.sessions + 1, output_tokens: before.output_tokens + 500 });
   });
 
+  test.each([PROTOBUF, JSON_TYPE])('a metric without a name (%s): its points refused by reason, the named one stored', async (contentType) => {
+    const now = `${Date.now()}000000`;
+    const point = { timeUnixNano: now, startTimeUnixNano: now, asDouble: 0.25, attributes: [{ key: 'user.email', value: { stringValue: DEMO.emails.ada } }] };
+    const metric = (name: string) => ({ name, sum: { aggregationTemporality: 1, dataPoints: [point] } });
+    const message = { resourceMetrics: [{ scopeMetrics: [{ metrics: [metric(''), metric('claude_code.cost.usage')] }] }] };
+    const type = requestType('metrics');
+    const body = contentType === PROTOBUF ? Buffer.from(type.encode(type.fromObject(message)).finish()) : Buffer.from(JSON.stringify(message));
+    const before = await usage();
+    const answer = await post('/otlp/v1/metrics', { body, contentType });
+    expect(answer.status).toBe(200);
+    const { partialSuccess } = responseOf('metrics', answer);
+    expect({ rejected: Number(partialSuccess?.rejectedDataPoints), message: partialSuccess?.errorMessage }).toEqual({ rejected: 1, message: '1 point(s) of a metric without a name' });
+    expect(await usage()).toEqual({ ...before, cost_usd: before.cost_usd + 0.25 });
+  });
+
   test('values a database column could not sum (1e300, Infinity) are refused by name; the rest is stored', async () => {
     const now = `${Date.now()}000000`;
     const point = (value: number | string) => ({ timeUnixNano: now, startTimeUnixNano: now, asDouble: value, attributes: [{ key: 'user.email', value: { stringValue: DEMO.emails.ada } }] });

@@ -127,9 +127,11 @@ function pointsOf(m: Metric, context: { resource: Attributes; scope: string }, r
   const sum = m.sum ? { kind: 'sum' as const, points: m.sum.dataPoints ?? [], cumulative: m.sum.aggregationTemporality === TEMPORALITY.cumulative } : undefined;
   const gauge = m.gauge ? { kind: 'gauge' as const, points: m.gauge.dataPoints ?? [], cumulative: false } : undefined;
   const out: MetricPoint[] = [];
-  if (m.name.includes('\u0000')) {
+  // An unnamed metric is nobody's series; protobuf cannot tell an empty name from none.
+  const unusable = !m.name ? 'without a name' : m.name.includes('\u0000') ? 'whose name holds a NUL character' : undefined;
+  if (unusable) {
     const count = (sum?.points.length ?? 0) + (gauge?.points.length ?? 0);
-    if (count) refused.push({ count, reason: `${count} point(s) of a metric whose name holds a NUL character` });
+    if (count) refused.push({ count, reason: `${count} point(s) of a metric ${unusable}` });
     return out;
   }
   for (const series of [sum, gauge]) {

@@ -53,7 +53,7 @@ const temporality = z.union([
 ]);
 
 const metric = z.object({
-  name: z.string().min(1, 'a metric needs a name'),
+  name: z.string(),
   sum: z.object({ dataPoints: z.array(numberPoint).optional(), aggregationTemporality: temporality.optional() }).optional(),
   gauge: z.object({ dataPoints: z.array(numberPoint).optional() }).optional(),
   histogram: dataPoints.optional(),
