@@ -12,6 +12,8 @@ import * as telemetry from './migrations/0009-telemetry';
 import * as activeMonthsByTool from './migrations/0010-active-months-by-tool';
 import * as aiMarkers from './migrations/0011-ai-markers';
 import * as pullRequestActivity from './migrations/0012-pull-request-activity';
+import * as costRates from './migrations/0013-cost-rates';
+import * as pullRequestCommits from './migrations/0014-pull-request-commits';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -27,6 +29,8 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0010-active-months-by-tool', ...activeMonthsByTool },
   { name: '0011-ai-markers', ...aiMarkers },
   { name: '0012-pull-request-activity', ...pullRequestActivity },
+  { name: '0013-cost-rates', ...costRates },
+  { name: '0014-pull-request-commits', ...pullRequestCommits },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

@@ -155,8 +155,11 @@ const list = (path: string, kind: ItemKind, cells: Cells): Row => ({ path, shape
 const one = (path: string, kind: ItemKind, cells: Cells): Row => ({ path, shape: 'one', kind, cells: toRecord(cells) });
 /** The metrics (DESIGN §14, and §16's ai-usage) of one scope, `organization_id=…` or `team_id=…`, with the same cells. */
 const metrics = (scope: string, cells: Cells): Row[] =>
-  ['dora', 'pull-requests', 'flow', 'activity', 'ai-usage'].map((m) => ({ path: `/v1/metrics/${m}?${scope}`, shape: 'metric', kind: 'metric', cells: toRecord(cells) }));
+  ['dora', 'pull-requests', 'flow', 'activity', 'ai-usage', 'ai-impact', 'collaboration'].map((m) => ({ path: `/v1/metrics/${m}?${scope}`, shape: 'metric', kind: 'metric', cells: toRecord(cells) }));
 const M = FIGURES;
+/** §16's financial figures, of one scope: for the organization's admins only, after the scope's own 404 and 403. */
+const financial = (scope: string, cells: Cells): Row => ({ path: `/v1/metrics/financial?${scope}`, shape: 'metric', kind: 'metric', cells: toRecord(cells) });
+const $ = { status: 403, code: 'FORBIDDEN', message: "Financial metrics are for the organization's admins" } as const satisfies Cell;
 
 // ---------------------------------------------------------------------------------------------------
 // Fixed ids, grouped
@@ -489,4 +492,12 @@ export const ROWS: readonly Row[] = [
   ...metrics('team_id=team_mobile',          [M,           M,           M,           F.team,      M,           F.team]),
   ...metrics('team_id=team_globex_core',     [F.team,      F.team,      F.team,      M,           F.team,      F.team]),
   ...metrics('team_id=team_nope', all(N.team)),
+  // Money ($): the organization's admins only, whatever the scope.
+  financial('organization_id=org_acme',      [M,           $,           $,           F.org,       $,           F.org]),
+  financial('organization_id=org_globex',    [F.org,       F.org,       F.org,       $,           F.org,       F.org]),
+  financial('organization_id=org_nope', all(N.org)),
+  financial('team_id=team_platform',         [M,           $,           $,           F.team,      $,           M]),
+  financial('team_id=team_mobile',           [M,           $,           $,           F.team,      $,           F.team]),
+  financial('team_id=team_globex_core',      [F.team,      F.team,      F.team,      $,           F.team,      F.team]),
+  financial('team_id=team_nope', all(N.team)),
 ];

@@ -12,6 +12,9 @@ import { SERVICES } from './support/harness';
  * member's user fields onto their membership rows.
  */
 
+/** The migrations after 0012, applied again by each test below that goes down past them: one list to extend. */
+const LATER = ['0013-cost-rates', '0014-pull-request-commits'];
+
 let sequelize: Sequelize;
 let cleanup: () => Promise<void>;
 
@@ -101,7 +104,7 @@ test('0005 keeps existing commits (line counts known) and git apps (no secret ye
     `INSERT INTO commits (id, repository_id, git_app_id, organization_id, sha, message, author_id, author_name, additions, deletions, created_at) ` +
       `VALUES ('cmt_x', 'repo_x', 'gapp_x', 'org_x', '${'a'.repeat(40)}', 'm', NULL, 'A', 3, 1, '${at}')`,
   );
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0005-git-activity', '0006-webhooks', '0007-metrics', '0008-scim-profile', '0009-telemetry', '0010-active-months-by-tool', '0011-ai-markers', '0012-pull-request-activity']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0005-git-activity', '0006-webhooks', '0007-metrics', '0008-scim-profile', '0009-telemetry', '0010-active-months-by-tool', '0011-ai-markers', '0012-pull-request-activity', ...LATER]);
   const [commit] = await sequelize.query<{ stats_known: number | boolean }>('SELECT stats_known FROM commits', { type: QueryTypes.SELECT });
   expect(Boolean(commit.stats_known)).toBe(true);
   const [app] = await sequelize.query<{ webhook_secret: string | null }>('SELECT webhook_secret FROM git_apps', { type: QueryTypes.SELECT });
@@ -122,7 +125,7 @@ test('0006 adds the webhook tables with their queue indexes, and goes down and u
   await migrator.down({ to: '0006-webhooks' });
   const tables = async () => (await sequelize.getQueryInterface().showAllTables()).map(String);
   expect(await tables()).not.toContain('webhook_endpoints');
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0006-webhooks', '0007-metrics', '0008-scim-profile', '0009-telemetry', '0010-active-months-by-tool', '0011-ai-markers', '0012-pull-request-activity']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0006-webhooks', '0007-metrics', '0008-scim-profile', '0009-telemetry', '0010-active-months-by-tool', '0011-ai-markers', '0012-pull-request-activity', ...LATER]);
   expect(await tables()).toEqual(expect.arrayContaining(['webhook_endpoints', 'webhook_deliveries', 'webhook_attempts']));
   const indexes = ((await sequelize.getQueryInterface().showIndex('webhook_deliveries')) as { name: string }[]).map((i) => i.name);
   expect(indexes).toEqual(expect.arrayContaining(['webhook_deliveries_status_next_attempt_at', 'webhook_deliveries_endpoint_id_status_next_attempt_at']));
@@ -137,7 +140,7 @@ test('0007 adds the indexes the metrics read, in place of the plain author index
   await migrator.down({ to: '0007-metrics' });
   expect(await indexes('commits')).toContain('commits_author_id');
   expect(await indexes('tasks')).not.toContain('tasks_team_id_completed_at');
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0007-metrics', '0008-scim-profile', '0009-telemetry', '0010-active-months-by-tool', '0011-ai-markers', '0012-pull-request-activity']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0007-metrics', '0008-scim-profile', '0009-telemetry', '0010-active-months-by-tool', '0011-ai-markers', '0012-pull-request-activity', ...LATER]);
   expect(await indexes('tasks')).toEqual(expect.arrayContaining(['tasks_team_id_completed_at', 'tasks_team_id_status']));
 });
 
@@ -148,7 +151,7 @@ test('0008 derives the name parts of existing users, adds user_emails and access
   await sequelize.query(
     `INSERT INTO users (id, name, email, is_active, created_at) VALUES ('usr_p1', ' Grace  Brewster Hopper ', 'p1@x.test', 1, '${at}'), ('usr_p2', 'Plato', 'p2@x.test', 1, '${at}')`,
   );
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0008-scim-profile', '0009-telemetry', '0010-active-months-by-tool', '0011-ai-markers', '0012-pull-request-activity']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0008-scim-profile', '0009-telemetry', '0010-active-months-by-tool', '0011-ai-markers', '0012-pull-request-activity', ...LATER]);
   const rows = await sequelize.query<{ id: string; given_name: string; family_name: string; formatted_name: string }>(
     "SELECT id, given_name, family_name, formatted_name FROM users WHERE id IN ('usr_p1', 'usr_p2') ORDER BY id",
     { type: QueryTypes.SELECT },
@@ -176,7 +179,7 @@ test('0009 adds the telemetry tables, unique where a retried batch, point or eve
   expect(await unique('telemetry_events')).toContain('telemetry_events_organization_id_event_key');
   await migrator.down({ to: '0009-telemetry' });
   for (const table of TELEMETRY) expect(await tables()).not.toContain(table);
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0009-telemetry', '0010-active-months-by-tool', '0011-ai-markers', '0012-pull-request-activity']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0009-telemetry', '0010-active-months-by-tool', '0011-ai-markers', '0012-pull-request-activity', ...LATER]);
 });
 
 test('0010 keys ai_active_months by tool before member, keeping every row, and goes down and up again with them', async () => {
@@ -194,7 +197,7 @@ test('0010 keys ai_active_months by tool before member, keeping every row, and g
       ? (await sequelize.query<{ Column_name: string }>("SHOW INDEX FROM ai_active_months WHERE Key_name = 'PRIMARY'", { type: QueryTypes.SELECT })).map((r) => r.Column_name)
       : (await sequelize.query<{ name: string; pk: number }>('PRAGMA table_info(ai_active_months)', { type: QueryTypes.SELECT })).filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name);
   expect(await key()).toEqual(['organization_id', 'user_key', 'month', 'tool']);
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0010-active-months-by-tool', '0011-ai-markers', '0012-pull-request-activity']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0010-active-months-by-tool', '0011-ai-markers', '0012-pull-request-activity', ...LATER]);
   expect(await key()).toEqual(['organization_id', 'tool', 'user_key', 'month']);
   expect(await rows()).toEqual(before);
   await expect(sequelize.query("INSERT INTO ai_active_months (organization_id, user_key, month, tool, days) VALUES ('org_x', 'usr_a', '2026-10', '', 1)")).rejects.toThrow();
@@ -215,7 +218,7 @@ test('0011 marks the commits already stored whose messages carry an AI tool’s 
        ${commit('cmt_m1', 'Fix\n\nCo-Authored-By: Claude <noreply@anthropic.com>')}, ${commit('cmt_m2', 'Pair\n\nCo-authored-by: Jane <jane@x.test>')},
        ${commit('cmt_m3', 'Plain')}`,
   );
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0011-ai-markers', '0012-pull-request-activity']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0011-ai-markers', '0012-pull-request-activity', ...LATER]);
   const rows = await sequelize.query<{ id: string; ai_assisted: number | boolean }>("SELECT id, ai_assisted FROM commits WHERE id LIKE 'cmt_m%' ORDER BY id", { type: QueryTypes.SELECT });
   expect(rows.map((r) => [r.id, Boolean(r.ai_assisted)])).toEqual([
     ['cmt_m1', true],
@@ -227,4 +230,50 @@ test('0011 marks the commits already stored whose messages carry an AI tool’s 
   expect(Object.keys(await sequelize.getQueryInterface().describeTable('commits'))).not.toContain('ai_assisted');
   await migrator.up();
   await sequelize.query("DELETE FROM commits WHERE id LIKE 'cmt_m%'");
+});
+
+test('0013 adds cost_rates (gone with their organization) and dates the suspensions already stored, and goes down and up again cleanly', async () => {
+  const migrator = createMigrator(sequelize);
+  await migrator.down({ to: '0013-cost-rates' });
+  // usr_a: suspended, never updated (its created_at); usr_b: suspended at its last update, as is its team membership.
+  const updated = '2025-05-06 07:08:09.123';
+  await sequelize.query("UPDATE organization_memberships SET status = 'suspended', updated_at = NULL WHERE organization_id = 'org_x' AND user_id = 'usr_a'");
+  await sequelize.query(`UPDATE organization_memberships SET status = 'suspended', updated_at = '${updated}' WHERE organization_id = 'org_x' AND user_id = 'usr_b'`);
+  await sequelize.query("UPDATE team_memberships SET status = 'suspended' WHERE team_id = 'team_x' AND user_id = 'usr_b'");
+  await sequelize.query("INSERT INTO organizations (id, name, created_at) VALUES ('org_c', 'C', '2024-02-03 04:05:06.789')");
+  await sequelize.query("INSERT INTO organization_memberships (organization_id, user_id, role, created_at, user_name, user_email, user_created_at) VALUES ('org_c', 'usr_a', 'admin', '2024-02-03 04:05:06.789', 'Ann Lee', 'ann@x.test', '2024-02-03 04:05:06.789')");
+
+  expect((await migrator.up()).map((m) => m.name)).toEqual(LATER);
+  // MySQL answers a Date, SQLite the stored text: both as 'YYYY-MM-DD hh:mm:ss.sss'.
+  const text = (v: unknown) => (v instanceof Date ? v.toISOString().replace('T', ' ').slice(0, 23) : v === null ? null : String(v).slice(0, 23));
+  const suspensions = async (table: string, scope: string) =>
+    (await sequelize.query<{ scope: string; user_id: string; suspended_at: unknown }>(`SELECT ${scope} AS scope, user_id, suspended_at FROM ${table} ORDER BY ${scope}, user_id`, { type: QueryTypes.SELECT })).map(
+      (r) => [r.scope, r.user_id, text(r.suspended_at)],
+    );
+  expect(await suspensions('organization_memberships', 'organization_id')).toEqual([
+    ['org_c', 'usr_a', null],
+    ['org_x', 'usr_a', '2024-02-03 04:05:06.789'],
+    ['org_x', 'usr_b', updated],
+  ]);
+  expect(await suspensions('team_memberships', 'team_id')).toEqual([['team_x', 'usr_b', updated]]);
+
+  const at = '2024-02-03 04:05:06.789';
+  const rate = (org: string, subject: string, subjectId: string) =>
+    `INSERT INTO cost_rates (organization_id, subject, subject_id, amount, currency, created_at, updated_at) VALUES ('${org}', '${subject}', '${subjectId}', 1234.5678, 'EUR', '${at}', '${at}')`;
+  await sequelize.query(rate('org_c', 'organization', ''));
+  await sequelize.query(rate('org_c', 'user', 'usr_a'));
+  await sequelize.query(rate('org_x', 'organization', ''));
+  await expect(sequelize.query(rate('org_c', 'user', 'usr_a'))).rejects.toThrow();
+  await expect(sequelize.query(rate('org_nope', 'organization', ''))).rejects.toThrow();
+  const [{ amount }] = await sequelize.query<{ amount: number | string }>("SELECT amount FROM cost_rates WHERE organization_id = 'org_x'", { type: QueryTypes.SELECT });
+  expect(Number(amount)).toBe(1234.5678);
+  await sequelize.query("DELETE FROM organizations WHERE id = 'org_c'");
+  const left = await sequelize.query<{ organization_id: string }>('SELECT organization_id FROM cost_rates', { type: QueryTypes.SELECT });
+  expect(left.map((r) => r.organization_id)).toEqual(['org_x']);
+
+  await migrator.down({ to: '0013-cost-rates' });
+  expect((await sequelize.getQueryInterface().showAllTables()).map(String)).not.toContain('cost_rates');
+  expect(Object.keys(await sequelize.getQueryInterface().describeTable('team_memberships'))).not.toContain('suspended_at');
+  await migrator.up();
+  await sequelize.query("DELETE FROM organization_memberships WHERE organization_id = 'org_c'");
 });

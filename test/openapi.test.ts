@@ -58,7 +58,7 @@ const GET_ONES = [
   '/dashboard-views/{id}',
 ];
 /** The Metrics API of DESIGN §14. */
-const METRIC_PATHS = ['/metrics/dora', '/metrics/pull-requests', '/metrics/flow', '/metrics/activity', '/metrics/ai-usage'];
+const METRIC_PATHS = ['/metrics/dora', '/metrics/pull-requests', '/metrics/flow', '/metrics/activity', '/metrics/ai-usage', '/metrics/ai-impact', '/metrics/collaboration', '/metrics/financial'];
 const ALL_PATHS = [...Object.keys(LISTS), ...GET_ONES, ...METRIC_PATHS];
 
 // 414 and 431 are answered before a request is read, on every operation alike.
@@ -102,7 +102,7 @@ test('is served without a token, as JSON, with the /v1 server', () => {
 test('documents the 31 paths of the catalog, the deployment and incident lists of §13, the `all` form of the four repository lists, the four metrics of §14, §16’s ai-usage and pull request activity and §15’s telemetry events, each with GET only', () => {
   expect(Object.keys(doc.paths).sort()).toEqual([...ALL_PATHS].sort());
   expect(ALL_PATHS.filter((p) => !p.includes('/repositories/all/') && !/deployments|incidents|metrics|telemetry|activity/.test(p))).toHaveLength(31);
-  expect(ALL_PATHS).toHaveLength(44);
+  expect(ALL_PATHS).toHaveLength(47);
   for (const path of ALL_PATHS) expect({ path, methods: Object.keys(doc.paths[path]) }).toEqual({ path, methods: ['get'] });
 });
 

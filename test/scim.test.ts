@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { initModels, OutboxEvent, ScimToken } from '../db/models';
+import { initModels, OrganizationMembership, OutboxEvent, ScimToken } from '../db/models';
 import { createRuntime } from '../src/runtime';
 import { createLogger } from '../src/logger';
 import { createScimToken, revokeToken } from '../src/auth/tokenService';
@@ -113,6 +113,19 @@ test("Okta's sequence: look up by userName, create, read, replace, deactivate", 
   expect((await t.get(`/v1/organizations/${DEMO.orgs.acme}`, userToken)).status).toBe(403);
   // Still there for the identity provider, as inactive.
   expect((await okta.get('/Users?filter=active%20eq%20false')).body.Resources.map((r: { id: string }) => r.id)).toContain(id);
+});
+
+test('PATCH active=false dates the suspension; active=true clears the date', async () => {
+  const okta = scim(acme);
+  const created = await okta.post('/Users', oktaCreateUser(`dated.${randomBytes(4).toString('hex')}@okta.local`));
+  expect(created.status).toBe(201);
+  const suspendedAt = async () => (await OrganizationMembership.findOne({ where: { organization_id: DEMO.orgs.acme, user_id: created.body.id } }))!.suspended_at;
+  expect(await suspendedAt()).toBeNull();
+  const before = Date.now();
+  expect((await okta.patch(`/Users/${created.body.id}`, { schemas: [PATCH], Operations: [{ op: 'replace', value: { active: false } }] })).status).toBe(200);
+  expect((await suspendedAt())!.getTime()).toBeGreaterThanOrEqual(before);
+  expect((await okta.patch(`/Users/${created.body.id}`, { schemas: [PATCH], Operations: [{ op: 'replace', path: 'active', value: true }] })).status).toBe(200);
+  expect(await suspendedAt()).toBeNull();
 });
 
 test("Entra ID's sequence: create with the enterprise extension, find by externalId, PATCH its dialect, delete", async () => {

@@ -164,6 +164,39 @@ describe('members', () => {
     expect((await eventsSince(seq)).map((e) => e.type)).toEqual(['membership.deactivated', 'user.updated']);
   });
 
+  test('a suspension is dated on the membership and its team memberships, kept through later updates, and cleared on return', async () => {
+    const { user } = await members().provision(DEMO.orgs.acme, input());
+    const team = await teams().create(DEMO.orgs.acme, { name: `Dated ${unique()}`, externalId: null }, [user.id]);
+    const dates = async () => ({
+      organization: (await OrganizationMembership.findOne({ where: { organization_id: DEMO.orgs.acme, user_id: user.id } }))!.suspended_at,
+      team: (await TeamMembership.findOne({ where: { team_id: team.id, user_id: user.id } }))!.suspended_at,
+    });
+    expect(await dates()).toEqual({ organization: null, team: null });
+
+    const before = Date.now();
+    await members().update(DEMO.orgs.acme, user.id, input({ email: user.email, name: user.name, active: false }));
+    const suspended = await dates();
+    expect(suspended.organization!.getTime()).toBeGreaterThanOrEqual(before);
+    expect(suspended.organization!.getTime()).toBeLessThanOrEqual(Date.now());
+    expect(suspended.team).toEqual(suspended.organization);
+
+    // An identity provider sending the suspended member again (a new title) does not move the date.
+    await members().update(DEMO.orgs.acme, user.id, input({ email: user.email, name: user.name, active: false, title: 'Later' }));
+    expect(await dates()).toEqual(suspended);
+    // A team the suspended member joins carries the same date, as it carries the state.
+    const joined = await teams().create(DEMO.orgs.acme, { name: `Joined ${unique()}`, externalId: null }, [user.id]);
+    expect((await TeamMembership.findOne({ where: { team_id: joined.id, user_id: user.id } }))!.suspended_at).toEqual(suspended.organization);
+
+    await members().update(DEMO.orgs.acme, user.id, input({ email: user.email, name: user.name, active: true }));
+    expect(await dates()).toEqual({ organization: null, team: null });
+    expect((await TeamMembership.findOne({ where: { team_id: joined.id, user_id: user.id } }))!.suspended_at).toBeNull();
+  });
+
+  test('a member provisioned inactive is suspended from their provisioning', async () => {
+    const { membership } = await members().provision(DEMO.orgs.acme, input({ active: false }));
+    expect(membership.suspended_at).toEqual(membership.created_at);
+  });
+
   test('removing a member ends the membership and the team memberships, not the user', async () => {
     const { user } = await members().provision(DEMO.orgs.acme, input());
     const team = await teams().create(DEMO.orgs.acme, { name: `Removal ${unique()}`, externalId: null }, [user.id]);

@@ -52,6 +52,9 @@ export class PullRequest extends Model<InferAttributes<PullRequest>, InferCreati
   /** Lines, as the provider counts them; null until a delivery says. */
   declare additions: CreationOptional<number | null>;
   declare deletions: CreationOptional<number | null>;
+  /** Its head commit and, once merged, the commit that landed it, as the provider last named them. */
+  declare head_sha: CreationOptional<string | null>;
+  declare merge_commit_sha: CreationOptional<string | null>;
 }
 
 export type DeploymentStatus = 'success' | 'failure';
@@ -151,6 +154,8 @@ export function initGit(sequelize: Sequelize): void {
       ai_assisted: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       additions: { type: DataTypes.INTEGER, allowNull: true },
       deletions: { type: DataTypes.INTEGER, allowNull: true },
+      head_sha: { type: DataTypes.STRING(40), allowNull: true },
+      merge_commit_sha: { type: DataTypes.STRING(40), allowNull: true },
     },
     { sequelize, tableName: 'pull_requests', modelName: 'pull_request' },
   );

@@ -10,6 +10,7 @@ import { initOutbox, OutboxEvent } from './outbox';
 import { initWebhooks, WebhookEndpoint, WebhookDelivery, WebhookAttempt } from './webhooks';
 import { initAccessChanges, AccessChange } from './accessChanges';
 import { initTelemetry, OtlpToken, TelemetryBatch, TelemetryEvent, TelemetryAccount } from './telemetry';
+import { initCosts, CostRate } from './costs';
 
 export * from './people';
 export * from './integrations';
@@ -22,6 +23,7 @@ export * from './ingest';
 export * from './webhooks';
 export * from './accessChanges';
 export * from './telemetry';
+export * from './costs';
 
 let initialised: Sequelize | undefined;
 
@@ -40,6 +42,7 @@ export function initModels(sequelize: Sequelize): void {
   initWebhooks(sequelize);
   initAccessChanges(sequelize);
   initTelemetry(sequelize);
+  initCosts(sequelize);
 
   const noConstraints = { constraints: false };
   OrganizationMembership.belongsTo(User, { as: 'user', foreignKey: 'user_id', ...noConstraints });
@@ -50,6 +53,8 @@ export function initModels(sequelize: Sequelize): void {
   UserGitApp.belongsTo(GitApp, { as: 'git_app', foreignKey: 'git_app_id', ...noConstraints });
   ApiTokenOrganization.belongsTo(ApiToken, { foreignKey: 'token_id', ...noConstraints });
   ApiTokenTeam.belongsTo(ApiToken, { foreignKey: 'token_id', ...noConstraints });
+  // Only a user rate's subject_id is a user id; a tool's name joins no one.
+  CostRate.belongsTo(User, { as: 'user', foreignKey: 'subject_id', ...noConstraints });
 }
 
 export const models = {
@@ -87,4 +92,5 @@ export const models = {
   TelemetryBatch,
   TelemetryEvent,
   TelemetryAccount,
+  CostRate,
 };

@@ -64,6 +64,8 @@ export class OrganizationMembership extends Model<
   declare user_id: string;
   declare role: OrganizationRole;
   declare status: CreationOptional<MembershipStatus>;
+  /** When the membership was last suspended; null while active. Writers set it with `status`. */
+  declare suspended_at: CreationOptional<Date | null>;
   /** The identity provider's id for this user in this organization (SCIM `externalId`). */
   declare external_id: CreationOptional<string | null>;
   /** The member's job title in this organization (SCIM `title`). */
@@ -96,6 +98,8 @@ export class TeamMembership
   declare title: string;
   declare role: TeamRole;
   declare status: CreationOptional<MembershipStatus>;
+  /** Its member's organization membership's, as `status` is. */
+  declare suspended_at: CreationOptional<Date | null>;
   declare created_at: Date;
   declare user_name: string;
   declare user_email: string;
@@ -147,6 +151,7 @@ export function initPeople(sequelize: Sequelize): void {
       user_id: { ...REF, primaryKey: true },
       role: { ...SHORT } as never,
       status: { ...STATUS } as never,
+      suspended_at: { ...OPTIONAL_TIMESTAMP },
       external_id: { ...EXTERNAL_ID },
       title: { type: DataTypes.STRING(200), allowNull: true },
       created_at: { ...TIMESTAMP },
@@ -173,6 +178,7 @@ export function initPeople(sequelize: Sequelize): void {
       title: { ...NAME },
       role: { ...SHORT } as never,
       status: { ...STATUS } as never,
+      suspended_at: { ...OPTIONAL_TIMESTAMP },
       created_at: { ...TIMESTAMP },
       ...memberSortFields(),
     },

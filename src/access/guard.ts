@@ -1,4 +1,4 @@
-import { forbidden, resourceNotFound } from '../errors';
+import { DomainError, forbidden, resourceNotFound } from '../errors';
 import { DashboardView, GitApp, Organization, OrganizationMembership, PullRequest, Repository, Team, TeamMembership, User } from '../../db/models';
 import type { Principal } from './principal';
 import { rules } from './rules';
@@ -37,6 +37,11 @@ export const guard = {
     const organization = await guard.organization(p, organizationId);
     if (!rules.canReadOrganizationMetrics(p, organizationId)) throw forbidden('organization');
     return organization;
+  },
+
+  /** Money: after the scope's own 404 and 403, for the organization's admins only. */
+  financialMetrics(p: Principal, organizationId: string): void {
+    if (!rules.canReadFinancialMetrics(p, organizationId)) throw new DomainError('forbidden', "Financial metrics are for the organization's admins");
   },
 
   async organizationTelemetry(p: Principal, organizationId: string): Promise<Organization> {

@@ -45,6 +45,16 @@ export const rules = {
     return p.organizations.get(organizationId) === 'admin' && !p.teamScope;
   },
 
+  /** Figures per person (who reviews whom): the organization's admins and, for a team's figures, its managers. */
+  canReadPeopleMetrics(p: Principal, target: { organizationId: string; team: { id: string; organization_id: string } | null }): boolean {
+    return target.team ? this.canReadTeamInteractions(p, target.team) : p.organizations.get(target.organizationId) === 'admin';
+  },
+
+  /** Money: the organization's admins only. */
+  canReadFinancialMetrics(p: Principal, organizationId: string): boolean {
+    return p.organizations.get(organizationId) === 'admin';
+  },
+
   /** Team interactions: admins of the team's organization and managers of the team. */
   canReadTeamInteractions(p: Principal, team: { id: string; organization_id: string }): boolean {
     return p.organizations.get(team.organization_id) === 'admin' || p.teams.get(team.id)?.role === 'manager';

@@ -885,6 +885,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics/ai-impact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * AI impact metrics
+         * @description Whether AI-assisted work ships faster or breaks more: the share of AI-assisted commits and merged pull requests (by an AI tool's mark, or the author's AI tool use that day), their time to merge, pickup time and size against the others, and the change failure rate of deployments that shipped AI-assisted commits against the others. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
+         */
+        get: operations["getAiImpactMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics/collaboration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Collaboration metrics
+         * @description How people review each other's pull requests: pickup, first approval and review-to-merge times, pull requests iterated or merged unreviewed, how evenly reviews are shared, and (for the organization's admins and the team's managers only) review load, who reviews whom and knowledge silos. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
+         */
+        get: operations["getCollaborationMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics/financial": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Financial metrics
+         * @description What engineering costs, for the organization's admins only (403 for everyone else): people cost from the rates set with `npm run costs`, cost per engineer, merged pull request and completed task, the split of time between capitalizable and expensed work, and what AI coding tools cost. A figure that needs a rate nobody set is null, never 0. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
+         */
+        get: operations["getFinancialMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "user.created": {
@@ -2181,6 +2241,387 @@ export interface components {
             cache_read: number;
             /** @description Tokens written to the prompt cache */
             cache_creation: number;
+        };
+        AiImpactMetricsResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["AiImpactMetrics"];
+        };
+        /** @description AI-assisted work against the rest: how much of it there is, how fast it merges, how big it is, and how often it breaks production */
+        AiImpactMetrics: {
+            scope: components["schemas"]["MetricScope"];
+            /**
+             * Format: date
+             * @description First day of the window (UTC, inclusive)
+             * @example 2026-01-15
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the window (UTC, inclusive)
+             * @example 2026-01-15
+             */
+            to: string;
+            /** @description The series interval asked for; null without a series */
+            interval: ("day" | "week" | "month") | null;
+            /** @description A commit is AI-assisted by an AI tool’s mark in its message (a Co-Authored-By trailer, a "Generated with" footer) or when its author used an AI coding tool that UTC day */
+            ai_assisted_commits: {
+                /** @description AI-assisted commits created in the window */
+                count: number;
+                /** @description All commits created in the window */
+                commits: number;
+                /** @description count ÷ commits, to four decimals; null when there is nothing to divide by */
+                share: number | null;
+            };
+            /** @description A pull request is AI-assisted by an AI tool’s mark in its description, or when its head commit, the commit that merged it or a commit pushed to it is */
+            ai_assisted_prs: {
+                /** @description AI-assisted pull requests merged in the window */
+                count: number;
+                /** @description All pull requests merged in the window */
+                merged: number;
+                /** @description count ÷ merged, to four decimals; null when there is nothing to divide by */
+                share: number | null;
+            };
+            /** @description Opened → merged, over the pull requests merged in the window */
+            time_to_merge_hours: {
+                /** @description AI-assisted pull requests */
+                ai: {
+                    /** @description Median (nearest rank), in hours; null when there is nothing to measure */
+                    median: number | null;
+                    /** @description 75th percentile (nearest rank), in hours; null when there is nothing to measure */
+                    p75: number | null;
+                    /** @description Pull requests measured */
+                    n: number;
+                };
+                /** @description The others */
+                other: {
+                    /** @description Median (nearest rank), in hours; null when there is nothing to measure */
+                    median: number | null;
+                    /** @description 75th percentile (nearest rank), in hours; null when there is nothing to measure */
+                    p75: number | null;
+                    /** @description Pull requests measured */
+                    n: number;
+                };
+            };
+            /** @description Opened → first review action by someone other than the author, over those merged in the window that were reviewed */
+            pickup_hours: {
+                /** @description AI-assisted pull requests */
+                ai: {
+                    /** @description Median (nearest rank), in hours; null when there is nothing to measure */
+                    median: number | null;
+                    /** @description 75th percentile (nearest rank), in hours; null when there is nothing to measure */
+                    p75: number | null;
+                    /** @description Pull requests measured */
+                    n: number;
+                };
+                /** @description The others */
+                other: {
+                    /** @description Median (nearest rank), in hours; null when there is nothing to measure */
+                    median: number | null;
+                    /** @description 75th percentile (nearest rank), in hours; null when there is nothing to measure */
+                    p75: number | null;
+                    /** @description Pull requests measured */
+                    n: number;
+                };
+            };
+            /** @description Lines added + deleted, over those merged in the window whose size the provider gave (GitHub does; GitLab’s webhooks do not) */
+            pr_size_lines: {
+                /** @description AI-assisted pull requests */
+                ai: {
+                    /** @description Median (nearest rank), in lines; null when there is nothing to measure */
+                    median: number | null;
+                    /** @description 75th percentile (nearest rank), in lines; null when there is nothing to measure */
+                    p75: number | null;
+                    /** @description Pull requests measured */
+                    n: number;
+                };
+                /** @description The others */
+                other: {
+                    /** @description Median (nearest rank), in lines; null when there is nothing to measure */
+                    median: number | null;
+                    /** @description 75th percentile (nearest rank), in lines; null when there is nothing to measure */
+                    p75: number | null;
+                    /** @description Pull requests measured */
+                    n: number;
+                };
+            };
+            /** @description DORA’s change failure rate, split by what the deployments shipped (the commits created since the previous successful production deployment of the repository) */
+            change_failure_rate: {
+                /** @description Deployments that shipped at least one AI-assisted commit */
+                ai: {
+                    /** @description failed ÷ deployments, to four decimals; null when there is nothing to divide by */
+                    rate: number | null;
+                    /** @description Failed: status failure, or named as the cause of an incident */
+                    failed: number;
+                    /** @description Production deployments finished in the window, successful or failed */
+                    deployments: number;
+                };
+                /** @description Deployments that shipped none */
+                other: {
+                    /** @description failed ÷ deployments, to four decimals; null when there is nothing to divide by */
+                    rate: number | null;
+                    /** @description Failed: status failure, or named as the cause of an incident */
+                    failed: number;
+                    /** @description Production deployments finished in the window, successful or failed */
+                    deployments: number;
+                };
+            };
+            /** @description With `interval`: the same counts and time to merge per bucket; counts add up to the totals */
+            series?: {
+                /**
+                 * Format: date
+                 * @description First day of the bucket: a UTC day, the Monday of an ISO week, or the first of a month (the first bucket starts at `from`)
+                 * @example 2026-01-15
+                 */
+                start: string;
+                /** @description Commits created in the bucket */
+                commits: number;
+                /** @description Of those, AI-assisted */
+                ai_assisted_commits: number;
+                /** @description Pull requests merged in the bucket */
+                merged: number;
+                /** @description Of those, AI-assisted */
+                ai_assisted_prs: number;
+                /** @description Time to merge of those merged in the bucket */
+                time_to_merge_hours: {
+                    /** @description AI-assisted pull requests */
+                    ai: {
+                        /** @description Median (nearest rank), in hours; null when there is nothing to measure */
+                        median: number | null;
+                        /** @description 75th percentile (nearest rank), in hours; null when there is nothing to measure */
+                        p75: number | null;
+                        /** @description Pull requests measured */
+                        n: number;
+                    };
+                    /** @description The others */
+                    other: {
+                        /** @description Median (nearest rank), in hours; null when there is nothing to measure */
+                        median: number | null;
+                        /** @description 75th percentile (nearest rank), in hours; null when there is nothing to measure */
+                        p75: number | null;
+                        /** @description Pull requests measured */
+                        n: number;
+                    };
+                };
+            }[];
+        };
+        CollaborationMetricsResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["CollaborationMetrics"];
+        };
+        /** @description How the scope’s people review each other’s pull requests */
+        CollaborationMetrics: {
+            scope: components["schemas"]["MetricScope"];
+            /**
+             * Format: date
+             * @description First day of the window (UTC, inclusive)
+             * @example 2026-01-15
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the window (UTC, inclusive)
+             * @example 2026-01-15
+             */
+            to: string;
+            /** @description The series interval asked for; null without a series */
+            interval: ("day" | "week" | "month") | null;
+            /** @description Pull requests merged in the window: the sample of the stages below */
+            merged: number;
+            /** @description Review actions (comments, approvals, changes requested) people gave on others’ pull requests in the window */
+            reviews: number;
+            /** @description Opened → the first review action by someone other than the author, before the merge */
+            pickup_hours: components["schemas"]["ReviewStage"];
+            /** @description Opened → the first approval by someone other than the author (self-approvals do not count) */
+            time_to_first_approval_hours: components["schemas"]["ReviewStage"];
+            /** @description First review action by another person → merged */
+            review_to_merge_hours: components["schemas"]["ReviewStage"];
+            /** @description Pull requests that changed during review */
+            iterated_prs: {
+                /** @description Merged pull requests with a commit pushed after opening */
+                count: number;
+                /** @description Pull requests merged in the window */
+                merged: number;
+                /** @description count ÷ merged, to four decimals; null when there is nothing to divide by */
+                share: number | null;
+            };
+            /** @description Pull requests merged unreviewed (a self-approval alone leaves one unreviewed) */
+            unreviewed_merged: {
+                /** @description Merged without any review action by another person before the merge */
+                count: number;
+                /** @description count ÷ merged, to four decimals; null when there is nothing to divide by */
+                share: number | null;
+            };
+            /** @description 0–100, to one decimal: 100 × (1 − Gini coefficient of review actions over reviewers) × reviewers ÷ available reviewers (at most 1). High when many people review evenly; null without reviews */
+            sharing_index: number | null;
+            /** @description People who gave review actions in the window */
+            reviewers: number;
+            /** @description Members of the scope at any time in the window */
+            available_reviewers: number;
+            /** @description Review actions per reviewer, most first. Only for the organization’s admins and, for a team, its managers: null for everyone else */
+            review_load: {
+                /**
+                 * @description The reviewer
+                 * @example user_ada
+                 */
+                user_id: string;
+                /** @description Review actions given */
+                reviews: number;
+                /** @description reviews ÷ all review actions, to four decimals; null when there is nothing to divide by */
+                share: number | null;
+            }[] | null;
+            /** @description Who reviews whom: at most 200 edges, the heaviest first. Only for the organization’s admins and, for a team, its managers: null for everyone else */
+            review_network: {
+                /**
+                 * @description Who reviewed
+                 * @example user_ada
+                 */
+                reviewer_id: string;
+                /**
+                 * @description Whose pull requests
+                 * @example user_ada
+                 */
+                author_id: string;
+                /** @description Review actions */
+                reviews: number;
+            }[] | null;
+            /** @description Authors with at least three pull requests merged in the window, every one reviewed by the same single person. Only for the organization’s admins and, for a team, its managers: null for everyone else */
+            knowledge_silos: {
+                /**
+                 * @description The author
+                 * @example user_ada
+                 */
+                author_id: string;
+                /**
+                 * @description The one person who reviewed them
+                 * @example user_ada
+                 */
+                reviewer_id: string;
+                /** @description Pull requests merged in the window */
+                merged_prs: number;
+            }[] | null;
+            /** @description With `interval`: the same figures per bucket (pull requests where they were merged, review actions where given); counts add up to the totals */
+            series?: {
+                /**
+                 * Format: date
+                 * @description First day of the bucket: a UTC day, the Monday of an ISO week, or the first of a month (the first bucket starts at `from`)
+                 * @example 2026-01-15
+                 */
+                start: string;
+                /** @description Merged in the bucket */
+                merged: number;
+                /** @description Review actions in the bucket */
+                reviews: number;
+                pickup_hours: components["schemas"]["ReviewStage"];
+                time_to_first_approval_hours: components["schemas"]["ReviewStage"];
+                review_to_merge_hours: components["schemas"]["ReviewStage"];
+                /** @description Merged in the bucket with a commit after opening */
+                iterated_prs: number;
+                /** @description Merged in the bucket unreviewed */
+                unreviewed_merged: number;
+            }[];
+        };
+        /** @description A review stage’s duration over the pull requests merged in the window that went through it */
+        ReviewStage: {
+            /** @description Median (nearest rank), in hours to two decimals; null when there is nothing to measure */
+            median: number | null;
+            /** @description 75th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure */
+            p75: number | null;
+            /** @description Pull requests measured */
+            n: number;
+        };
+        FinancialMetricsResponse: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["FinancialMetrics"];
+        };
+        /** @description What the scope’s engineering costs, for the organization’s admins */
+        FinancialMetrics: {
+            scope: components["schemas"]["MetricScope"];
+            /**
+             * Format: date
+             * @description First day of the window (UTC, inclusive)
+             * @example 2026-01-15
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the window (UTC, inclusive)
+             * @example 2026-01-15
+             */
+            to: string;
+            /** @description The series interval asked for; null without a series */
+            interval: ("day" | "week" | "month") | null;
+            /**
+             * @description ISO 4217 code of every amount (USD until the organization sets rates in another)
+             * @example EUR
+             */
+            currency: string;
+            /** @description Members of the scope during the window (until suspended) */
+            members: number;
+            /** @description Member time, in full-time equivalents over the window (member-days ÷ window days) to two decimals */
+            fte: number;
+            /** @description What the window’s people cost; never an individual’s figure */
+            people_cost: {
+                /** @description Σ annual cost × days a member in the window ÷ 365 over the members with a rate (their own, else the organization’s default), in the organization’s currency to two decimals; null when no rate it needs is set (never 0 for “unknown”) */
+                amount: number | null;
+                /** @description Members with a rate */
+                priced_members: number;
+                /** @description All members of the window */
+                members: number;
+            };
+            /** @description people_cost ÷ the full-time equivalents of the members with a rate, in the organization’s currency to two decimals; null when no rate it needs is set (never 0 for “unknown”) */
+            cost_per_engineer: number | null;
+            /** @description people_cost ÷ pull requests merged in the window, in the organization’s currency to two decimals; null when no rate it needs is set (never 0 for “unknown”) */
+            cost_per_merged_pr: number | null;
+            /** @description people_cost ÷ tasks completed in the window, in the organization’s currency to two decimals; null when no rate it needs is set (never 0 for “unknown”) */
+            cost_per_completed_task: number | null;
+            /** @description Each member’s time split by the story points of the tasks they completed in the window (a task without points weighs one point) */
+            allocation: {
+                /** @description Time on stories and epics: building new capability */
+                capitalizable: {
+                    /** @description Time, in full-time equivalents over the window (member-days ÷ window days) to two decimals */
+                    fte: number;
+                    /** @description Its cost, in the organization’s currency to two decimals; null when no rate it needs is set (never 0 for “unknown”) */
+                    cost: number | null;
+                    /** @description Its share of all member time, to four decimals; null without members */
+                    share: number | null;
+                };
+                /** @description Time on bugs and tasks: maintenance and upkeep */
+                expensed: {
+                    /** @description Time, in full-time equivalents over the window (member-days ÷ window days) to two decimals */
+                    fte: number;
+                    /** @description Its cost, in the organization’s currency to two decimals; null when no rate it needs is set (never 0 for “unknown”) */
+                    cost: number | null;
+                    /** @description Its share of all member time, to four decimals; null without members */
+                    share: number | null;
+                };
+                /** @description Time of members who completed no task in the window */
+                unallocated: {
+                    /** @description Time, in full-time equivalents over the window (member-days ÷ window days) to two decimals */
+                    fte: number;
+                    /** @description Its cost, in the organization’s currency to two decimals; null when no rate it needs is set (never 0 for “unknown”) */
+                    cost: number | null;
+                    /** @description Its share of all member time, to four decimals; null without members */
+                    share: number | null;
+                };
+            };
+            /** @description What AI coding tools cost */
+            ai: {
+                /** @description AI tools: seat price × members who used the tool × months of the window for a tool with a seat price; the tools’ own estimates for the others (converted by the USD rate), in the organization’s currency to two decimals; null when no rate it needs is set (never 0 for “unknown”) */
+                spend: number | null;
+                /** @description spend ÷ member full-time equivalents, in the organization’s currency to two decimals; null when no rate it needs is set (never 0 for “unknown”) */
+                spend_per_engineer: number | null;
+                /** @description spend ÷ members who used an AI tool in the window, in the organization’s currency to two decimals; null when no rate it needs is set (never 0 for “unknown”) */
+                spend_per_active_user: number | null;
+                /** @description spend ÷ AI-assisted pull requests merged in the window (as ai-impact counts them), in the organization’s currency to two decimals; null when no rate it needs is set (never 0 for “unknown”) */
+                cost_per_ai_assisted_pr: number | null;
+                /** @description Members who used an AI tool in the window */
+                active_users: number;
+                /** @description What the tools estimated their use cost at list prices, in US dollars, to four decimals (not an invoice) */
+                tool_estimate_usd: number;
+            };
         };
         Error: {
             /** @constant */
@@ -4752,6 +5193,141 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AiUsageMetricsResponse"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getAiImpactMetrics: {
+        parameters: {
+            query?: {
+                /** @description The organization whose figures to compute. Exactly one of organization_id and team_id. Example: `org_acme`. */
+                organization_id?: string;
+                /** @description The team whose figures to compute: its tasks, interactions and the repositories its members authored commits in. Exactly one of organization_id and team_id. Example: `team_platform`. */
+                team_id?: string;
+                /** @description First day of the window, YYYY-MM-DD (UTC, inclusive). Default: 27 days before `to`. Example: `2026-01-01`. */
+                from?: string;
+                /** @description Last day of the window, YYYY-MM-DD (UTC, inclusive; today at most matters). Default: today. The window has at most 366 days. Example: `2026-01-28`. */
+                to?: string;
+                /** @description Adds a `series` of the same figures per UTC day, ISO week (from Monday) or calendar month, clipped to the window. Example: `week`. */
+                interval?: "day" | "week" | "month";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiImpactMetricsResponse"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getCollaborationMetrics: {
+        parameters: {
+            query?: {
+                /** @description The organization whose figures to compute. Exactly one of organization_id and team_id. Example: `org_acme`. */
+                organization_id?: string;
+                /** @description The team whose figures to compute: its tasks, interactions and the repositories its members authored commits in. Exactly one of organization_id and team_id. Example: `team_platform`. */
+                team_id?: string;
+                /** @description First day of the window, YYYY-MM-DD (UTC, inclusive). Default: 27 days before `to`. Example: `2026-01-01`. */
+                from?: string;
+                /** @description Last day of the window, YYYY-MM-DD (UTC, inclusive; today at most matters). Default: today. The window has at most 366 days. Example: `2026-01-28`. */
+                to?: string;
+                /** @description Adds a `series` of the same figures per UTC day, ISO week (from Monday) or calendar month, clipped to the window. Example: `week`. */
+                interval?: "day" | "week" | "month";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollaborationMetricsResponse"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getFinancialMetrics: {
+        parameters: {
+            query?: {
+                /** @description The organization whose figures to compute. Exactly one of organization_id and team_id. Example: `org_acme`. */
+                organization_id?: string;
+                /** @description The team whose figures to compute: its tasks, interactions and the repositories its members authored commits in. Exactly one of organization_id and team_id. Example: `team_platform`. */
+                team_id?: string;
+                /** @description First day of the window, YYYY-MM-DD (UTC, inclusive). Default: 27 days before `to`. Example: `2026-01-01`. */
+                from?: string;
+                /** @description Last day of the window, YYYY-MM-DD (UTC, inclusive; today at most matters). Default: today. The window has at most 366 days. Example: `2026-01-28`. */
+                to?: string;
+                /** @description Adds a `series` of the same figures per UTC day, ISO week (from Monday) or calendar month, clipped to the window. Example: `week`. */
+                interval?: "day" | "week" | "month";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FinancialMetricsResponse"];
                 };
             };
             304: components["responses"]["NotModified"];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Activity, PullRequestInput, RepositoryRef, ReviewActivityKind } from '../services/git/activity';
 import { badRequest } from './errors';
-import { commitInputs, isIncidentLabel, lineCount, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, text, time } from './payload';
+import { commitInputs, commitSha, isIncidentLabel, lineCount, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, text, time } from './payload';
 import { optionalProviderTime, providerTime } from './times';
 
 /** GitHub events this service stores (DESIGN §13); any other is acknowledged and ignored. */
@@ -53,6 +53,8 @@ const pullRequestFields = z.looseObject({
     body: nullableText,
     additions: lineCount.nullish(),
     deletions: lineCount.nullish(),
+    head: z.looseObject({ sha: commitSha }).nullish().catch(null),
+    merge_commit_sha: commitSha,
 });
 const login = z.looseObject({ login: text }).nullish();
 const pullRequest = z.looseObject({ action: text, repository, pull_request: pullRequestFields, after: text.nullish(), sender: login });
@@ -99,6 +101,8 @@ function pullRequestInput(pr: z.infer<typeof pullRequestFields>): PullRequestInp
     authorUsername: pr.user?.login ?? null,
     body: pr.body,
     size: pr.additions != null && pr.deletions != null ? { additions: pr.additions, deletions: pr.deletions } : null,
+    // GitHub's merge_commit_sha of an open pull request is a test merge, not a commit of the repository's history.
+    commits: { head: pr.head?.sha ?? null, merge: merged ? pr.merge_commit_sha : null },
     createdAt: providerTime(pr.created_at, 'pull_request.created_at'),
     mergedAt: pr.state === 'open' ? null : mergedAt,
     closedAt: pr.state === 'open' ? null : (optionalProviderTime(pr.closed_at, 'pull_request.closed_at') ?? mergedAt),
@@ -188,6 +192,7 @@ export function githubActivity(event: string, payload: unknown): Activity | unde
         authorUsername: issue.user?.login ?? null,
         body: issue.body,
         size: null,
+        commits: { head: null, merge: null },
         createdAt: providerTime(issue.created_at, 'issue.created_at'),
         mergedAt: issue.state === 'open' ? null : mergedAt,
         closedAt: issue.state === 'open' ? null : (optionalProviderTime(issue.closed_at, 'issue.closed_at') ?? mergedAt),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Activity, PullRequestInput, PullRequestState, RepositoryRef, ReviewActivityInput } from '../services/git/activity';
-import { commitInputs, isIncidentLabel, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, text, time } from './payload';
+import { commitInputs, commitSha, isIncidentLabel, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, text, time } from './payload';
 import { optionalProviderTime, providerTime } from './times';
 
 /** `X-Gitlab-Event` values this service stores (DESIGN §13), with the `object_kind` their bodies carry. */
@@ -47,11 +47,13 @@ const mergeRequestFields = z.looseObject({
   updated_at: time,
   merged_at: nullableTime,
   closed_at: nullableTime,
+  last_commit: z.looseObject({ id: text }).nullish(),
+  merge_commit_sha: commitSha,
 });
 const mergeRequest = z.looseObject({
   project,
   user: z.looseObject({ username: text }).nullish(),
-  object_attributes: mergeRequestFields.extend({ action: text.nullish(), oldrev: text.nullish(), last_commit: z.looseObject({ id: text }).nullish() }),
+  object_attributes: mergeRequestFields.extend({ action: text.nullish(), oldrev: text.nullish() }),
 });
 const note = z.looseObject({
   project,
@@ -92,7 +94,8 @@ function pullRequestInput(mr: z.infer<typeof mergeRequestFields>, author: string
   const mergedAt = state === 'merged' ? (optionalProviderTime(mr.merged_at, `${at}.merged_at`) ?? updatedAt) : null;
   const closedAt = state === 'open' ? null : (optionalProviderTime(mr.closed_at, `${at}.closed_at`) ?? mergedAt ?? updatedAt);
   const createdAt = providerTime(mr.created_at, `${at}.created_at`);
-  return { number: mr.iid, title: mr.title, state, authorUsername: author, body: mr.description, size: null, createdAt, mergedAt, closedAt, updatedAt };
+  const commits = { head: commitSha.parse(mr.last_commit?.id), merge: state === 'merged' ? mr.merge_commit_sha : null };
+  return { number: mr.iid, title: mr.title, state, authorUsername: author, body: mr.description, size: null, commits, createdAt, mergedAt, closedAt, updatedAt };
 }
 
 /**
@@ -102,7 +105,7 @@ function pullRequestInput(mr: z.infer<typeof mergeRequestFields>, author: string
  */
 function mergeRequestReview(mr: z.infer<typeof mergeRequest>['object_attributes'], actor: string | null, at: Date): ReviewActivityInput | undefined {
   if (mr.action === 'approved' || mr.action === 'approval') return { externalId: `approval:${actor ?? ''}:${at.toISOString()}`, kind: 'approved', actorUsername: actor, createdAt: at };
-  if (mr.action === 'update' && mr.oldrev && mr.last_commit) return { externalId: `commit:${mr.last_commit.id}`, kind: 'commit', actorUsername: actor, createdAt: at };
+  if (mr.action === 'update' && mr.oldrev && mr.last_commit?.id) return { externalId: `commit:${mr.last_commit.id}`, kind: 'commit', actorUsername: actor, createdAt: at };
   return undefined;
 }
 

@@ -20,6 +20,18 @@ export const time = z.union([z.string(), z.number()]);
 /** A pull (merge) request's number: the column is a signed 32-bit INT. */
 export const pullRequestNumber = z.number().int().positive().max(2_147_483_647);
 export const nullableTime = time.nullish();
+/**
+ * A commit a pull request names (its head, the commit that merged it): a full SHA-1, else unknown. Only a figure
+ * reads it, so an odd value (a SHA-256 repository's) is left out rather than refusing the delivery.
+ */
+export const commitSha = z
+  .string()
+  .regex(/^[0-9a-f]{40}$/i)
+  .transform((v) => v.toLowerCase())
+  .nullish()
+  .catch(null)
+  .transform((v) => v ?? null);
+
 /** Lines added or deleted: the columns are signed 32-bit INTs. */
 export const lineCount = z.number().int().nonnegative().max(2_147_483_647);
 

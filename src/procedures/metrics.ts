@@ -3,7 +3,11 @@ import { guard } from '../access/guard';
 import { authedProcedure, router } from '../trpc/init';
 import type { AuthedContext } from '../trpc/context';
 import { ActivityMetricsResponse, AiUsageMetricsResponse, DoraMetricsResponse, FlowMetricsResponse, PullRequestMetricsResponse } from '../resources/metrics';
-import { MetricKind, MetricTarget } from '../services/metrics';
+import { MetricKind, MetricPayload, MetricTarget } from '../services/metrics';
+import { rules } from '../access/rules';
+import { CollaborationMetricsResponse } from '../resources/collaborationMetrics';
+import { AiImpactMetricsResponse } from '../resources/aiImpactMetrics';
+import { FinancialMetricsResponse } from '../resources/financialMetrics';
 import { DAY_MS, day, DEFAULT_WINDOW_DAYS, Interval, MAX_WINDOW_DAYS, startOfUtcDay, windowOf } from '../services/metrics/window';
 import { parseDateParam } from '../wire/dates';
 import { idParam, strictQuery } from '../wire/query';
@@ -76,15 +80,27 @@ async function targetOf(ctx: AuthedContext, q: MetricsQuery): Promise<MetricTarg
 
 const metricProcedure = (doc: Omit<EndpointDoc, 'tag'>) => authedProcedure.meta(openapi({ ...doc, tag: 'Metrics' })).input(metricsQuery);
 
-/** Scope (404/403), window, then the figures. */
+/**
+ * Scope (404/403), what else the metric asks of the caller, window, then the figures, as the caller may see them
+ * (computed once for everyone).
+ */
 const resolveMetric =
-  <K extends MetricKind>(kind: K) =>
+  <K extends MetricKind, T = MetricPayload<K>>(
+    kind: K,
+    { forCaller = (f) => f as T, mayRead = () => undefined }: { forCaller?: (figures: MetricPayload<K>, ctx: AuthedContext, target: MetricTarget) => T; mayRead?: (ctx: AuthedContext, target: MetricTarget) => void } = {},
+  ) =>
   async ({ ctx, input }: { ctx: AuthedContext; input: MetricsQuery }) => {
     const now = new Date();
     const target = await targetOf(ctx, input);
+    mayRead(ctx, target);
     const { from, to } = windowDays(input, now);
-    return { status: 'success' as const, data: await ctx.services.metrics.compute(kind, target, windowOf(from, to, input.interval as Interval | undefined), now) };
+    const figures = await ctx.services.metrics.compute(kind, target, windowOf(from, to, input.interval as Interval | undefined), now);
+    return { status: 'success' as const, data: forCaller(figures, ctx, target) };
   };
+
+/** Who reviews whom is personal: only for those who may read figures per person. */
+const collaborationForCaller = (figures: MetricPayload<'collaboration'>, ctx: AuthedContext, target: MetricTarget) =>
+  rules.canReadPeopleMetrics(ctx.principal, target) ? figures : { ...figures, review_load: null, review_network: null, knowledge_silos: null };
 
 const SCOPE_RULES = 'Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).';
 
@@ -129,4 +145,28 @@ export const metricsRouter = router({
   })
     .output(AiUsageMetricsResponse)
     .query(resolveMetric('aiUsage')),
+  aiImpact: metricProcedure({
+    path: '/metrics/ai-impact',
+    operationId: 'getAiImpactMetrics',
+    summary: 'AI impact metrics',
+    description: `Whether AI-assisted work ships faster or breaks more: the share of AI-assisted commits and merged pull requests (by an AI tool's mark, or the author's AI tool use that day), their time to merge, pickup time and size against the others, and the change failure rate of deployments that shipped AI-assisted commits against the others. ${SCOPE_RULES}`,
+  })
+    .output(AiImpactMetricsResponse)
+    .query(resolveMetric('aiImpact')),
+  collaboration: metricProcedure({
+    path: '/metrics/collaboration',
+    operationId: 'getCollaborationMetrics',
+    summary: 'Collaboration metrics',
+    description: `How people review each other's pull requests: pickup, first approval and review-to-merge times, pull requests iterated or merged unreviewed, how evenly reviews are shared, and (for the organization's admins and the team's managers only) review load, who reviews whom and knowledge silos. ${SCOPE_RULES}`,
+  })
+    .output(CollaborationMetricsResponse)
+    .query(resolveMetric('collaboration', { forCaller: collaborationForCaller })),
+  financial: metricProcedure({
+    path: '/metrics/financial',
+    operationId: 'getFinancialMetrics',
+    summary: 'Financial metrics',
+    description: `What engineering costs, for the organization's admins only (403 for everyone else): people cost from the rates set with \`npm run costs\`, cost per engineer, merged pull request and completed task, the split of time between capitalizable and expensed work, and what AI coding tools cost. A figure that needs a rate nobody set is null, never 0. ${SCOPE_RULES}`,
+  })
+    .output(FinancialMetricsResponse)
+    .query(resolveMetric('financial', { mayRead: (ctx, target) => guard.financialMetrics(ctx.principal, target.organizationId) })),
 });

@@ -3,8 +3,8 @@ import { itemEnvelope } from '../wire/envelopes';
 
 /** The Metrics API's payloads (DESIGN §14), each declared once; README "Metrics" explains every figure. */
 
-const count = (description: string) => z.number().int().min(0).meta({ description });
-const hours = (description: string) => z.number().nullable().meta({ description: `${description}, in hours to two decimals; null when there is nothing to measure` });
+export const count = (description: string) => z.number().int().min(0).meta({ description });
+export const hours = (description: string) => z.number().nullable().meta({ description: `${description}, in hours to two decimals; null when there is nothing to measure` });
 const day = z.iso.date().meta({ description: 'A UTC day, YYYY-MM-DD', example: '2026-01-15' });
 
 export const BAND = z.enum(['elite', 'high', 'medium', 'low']).nullable().meta({ description: 'The DORA performance band of the figure; null when the figure is null' });
@@ -20,13 +20,13 @@ const Scope = z
   })
   .meta({ id: 'MetricScope', description: 'What the figures cover: an organization, or one of its teams (the repositories its members authored commits in, its tasks and interactions)' });
 
-const windowShape = {
+export const windowShape = {
   scope: Scope,
   from: day.meta({ description: 'First day of the window (UTC, inclusive)' }),
   to: day.meta({ description: 'Last day of the window (UTC, inclusive)' }),
   interval: z.enum(['day', 'week', 'month']).nullable().meta({ description: 'The series interval asked for; null without a series' }),
 };
-const bucketStart = day.meta({ description: 'First day of the bucket: a UTC day, the Monday of an ISO week, or the first of a month (the first bucket starts at `from`)' });
+export const bucketStart = day.meta({ description: 'First day of the bucket: a UTC day, the Monday of an ISO week, or the first of a month (the first bucket starts at `from`)' });
 
 export const DoraMetrics = z
   .object({
@@ -144,7 +144,7 @@ export const ActivityMetrics = z
   })
   .meta({ id: 'ActivityMetrics', description: 'Commit and collaboration activity of the scope' });
 
-const amount = (description: string) => z.number().min(0).meta({ description });
+export const amount = (description: string) => z.number().min(0).meta({ description });
 const Tokens = z
   .object({
     input: amount('Input tokens'),

@@ -37,6 +37,8 @@ export interface PullRequestInput {
   body: string | null;
   /** Lines, when the delivery counts them (GitHub's pull_request events; not GitLab's). */
   size: { additions: number; deletions: number } | null;
+  /** Its head commit and the commit that landed it, when the delivery names them (full 40-digit shas). */
+  commits: { head: string | null; merge: string | null };
   createdAt: Date;
   mergedAt: Date | null;
   closedAt: Date | null;

@@ -32,6 +32,9 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
     provider_updated_at: input.updatedAt,
     ai_assisted: hasAiMarker(input.body),
     ...(input.size ?? {}),
+    // A view that does not name them (an issue comment's) keeps the ones stored.
+    ...(input.commits.head ? { head_sha: input.commits.head } : {}),
+    ...(input.commits.merge ? { merge_commit_sha: input.commits.merge } : {}),
   };
   const previousState = existing?.state;
   const recorded = await recordIfNewer(change, 'pull_requests', existing, {
@@ -42,7 +45,10 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
       !sameTime(fields.merged_at, stored.merged_at) ||
       !sameTime(fields.closed_at, stored.closed_at) ||
       fields.ai_assisted !== Boolean(stored.ai_assisted) ||
-      (input.size !== null && (input.size.additions !== stored.additions || input.size.deletions !== stored.deletions)),
+      (input.size !== null && (input.size.additions !== stored.additions || input.size.deletions !== stored.deletions)) ||
+      // Not in the item, but AI impact reads them: a change raises the table's version like any other.
+      (fields.head_sha !== undefined && fields.head_sha !== stored.head_sha) ||
+      (fields.merge_commit_sha !== undefined && fields.merge_commit_sha !== stored.merge_commit_sha),
     create: async () => {
       const authors = await authorDirectory(gitApp, { emails: [], usernames: [input.authorUsername] }, transaction);
       const ids = { id: newId('pr'), repository_id: repository.id, git_app_id: gitApp.id, organization_id: gitApp.organization_id };

@@ -1,5 +1,5 @@
 import { AI_MEASURES, AiMeasure } from '../telemetry/aiTools';
-import { conditions } from '../../access/conditions';
+import { membersNowSql } from './members';
 import { MetricSql } from './sql';
 import { countBuckets, ratio, round, series } from './figures';
 
@@ -85,7 +85,7 @@ export async function aiUsageFigures(q: MetricSql) {
     q.window.interval
       ? q.rows<{ bucket: number; active_users: number }>(`SELECT ${bucket} AS bucket, COUNT(DISTINCT a.user_key) AS active_users FROM ai_usage_days a WHERE ${members} GROUP BY bucket`)
       : Promise.resolve([]),
-    q.rows<{ members: number }>(membersOfScope(q)),
+    q.rows<{ members: number }>(membersNowSql(q)),
   ]);
   const attributed = rows.filter((r) => Number(r.attributed) === 1);
   const unattributed = total(rows.filter((r) => Number(r.attributed) !== 1));
@@ -112,11 +112,4 @@ export async function aiUsageFigures(q: MetricSql) {
     unattributed: q.scope.teamId ? null : { sessions: unattributed.sessions, cost_usd: money(unattributed.cost_usd) },
     series: series(q, (b, i) => ({ start: b.start, active_users: activeIn.get(i) ?? 0, ...figures(total(byBucket.get(String(i)) ?? [])) })),
   };
-}
-
-/** The members an adoption rate is out of: the organization's or the team's, today. */
-function membersOfScope(q: MetricSql): string {
-  return q.scope.teamId
-    ? `SELECT COUNT(*) AS members FROM team_memberships tm WHERE tm.team_id = :scope_team_id AND ${conditions.activeMembershipSql('tm')}`
-    : `SELECT COUNT(*) AS members FROM organization_memberships om WHERE om.organization_id = :scope_organization_id AND ${conditions.activeMembershipSql('om')}`;
 }

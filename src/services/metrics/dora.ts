@@ -6,7 +6,7 @@ import { byBucket, countBuckets, distributions, failureRateBand, frequencyBand, 
  * deployment counts where it finished; a change where the deployment that shipped it finished; an incident where
  * it was opened.
  */
-const production = (alias: string) => `LOWER(${alias}.environment) = 'production'`;
+export const production = (alias: string) => `LOWER(${alias}.environment) = 'production'`;
 
 export async function doraFigures(q: MetricSql) {
   const [counts, leadTimes, restores] = await Promise.all([
@@ -52,7 +52,7 @@ export async function doraFigures(q: MetricSql) {
  * successful one so blamed still counts in the frequency).
  */
 function deploymentCounts(q: MetricSql, bucket: BucketOf): string {
-  const blamed = `EXISTS (SELECT 1 FROM incidents i WHERE i.repository_id = d.repository_id AND i.cause_sha IS NOT NULL AND ${q.startsWith('d.sha', 'i.cause_sha')})`;
+  const blamed = blamedSql(q, 'd');
   return `SELECT ${bucket('d.finished_at')} AS bucket,
       SUM(CASE WHEN d.status = 'success' THEN 1 ELSE 0 END) AS deployments,
       COUNT(*) AS finished,
@@ -62,17 +62,24 @@ function deploymentCounts(q: MetricSql, bucket: BucketOf): string {
     GROUP BY bucket`;
 }
 
+/** An incident of the deployment's repository names its commit as the cause. */
+export const blamedSql = (q: MetricSql, d: string) =>
+  `EXISTS (SELECT 1 FROM incidents i WHERE i.repository_id = ${d}.repository_id AND i.cause_sha IS NOT NULL AND ${q.startsWith(`${d}.sha`, 'i.cause_sha')})`;
+
+/** When the previous successful production deployment of deployment `d`'s repository finished (the epoch for its first). */
+export const previousFinishSql = (q: MetricSql, d: string) =>
+  `COALESCE((SELECT MAX(p.finished_at) FROM deployments p
+      WHERE p.repository_id = ${d}.repository_id AND ${production('p')} AND p.status = 'success' AND p.finished_at < ${d}.finished_at), ${q.epochSql})`;
+
 /**
  * Lead time of each change a successful deployment in the window shipped: the commits of its repository created
  * after the previous successful production deployment of that repository finished (all earlier ones for the
  * first), up to its own finish.
  */
 function shippedChanges(q: MetricSql, bucket: BucketOf): string {
-  const previous = `(SELECT MAX(p.finished_at) FROM deployments p
-      WHERE p.repository_id = d.repository_id AND ${production('p')} AND p.status = 'success' AND p.finished_at < d.finished_at)`;
   // GROUP BY d.id materialises the deployments (each previous one found once, not once per commit joined).
   return `SELECT ${bucket('x.finished_at')} AS bucket, ${q.hours('c.created_at', 'x.finished_at')} AS v
-    FROM (SELECT d.id, d.repository_id, d.finished_at, COALESCE(${previous}, ${q.epochSql}) AS previous_finished_at
+    FROM (SELECT d.id, d.repository_id, d.finished_at, ${previousFinishSql(q, 'd')} AS previous_finished_at
           FROM deployments d
           WHERE ${q.scoped('d', 'repository')} AND ${production('d')} AND d.status = 'success' AND ${q.inWindow('d.finished_at')}
           GROUP BY d.id, d.repository_id, d.finished_at) AS x

@@ -3,6 +3,9 @@ import type { ResultCache } from '../query/countCache';
 import { versionsOf } from '../query/dataVersions';
 import { activityFigures } from './activity';
 import { aiUsageFigures } from './aiUsage';
+import { collaborationFigures } from './collaboration';
+import { aiImpactFigures } from './aiImpact';
+import { financialFigures } from './financial';
 import { doraFigures } from './dora';
 import { flowFigures } from './flow';
 import { pullRequestFigures } from './pullRequests';
@@ -10,7 +13,7 @@ import { MetricScope, organizationScope, teamScope } from './scope';
 import { MetricSql } from './sql';
 import { day, MetricWindow } from './window';
 
-export const METRICS = { dora: doraFigures, pullRequests: pullRequestFigures, flow: flowFigures, activity: activityFigures, aiUsage: aiUsageFigures };
+export const METRICS = { dora: doraFigures, pullRequests: pullRequestFigures, flow: flowFigures, activity: activityFigures, aiUsage: aiUsageFigures, collaboration: collaborationFigures, aiImpact: aiImpactFigures, financial: financialFigures };
 export type MetricKind = keyof typeof METRICS;
 export type MetricPayload<K extends MetricKind> = Awaited<ReturnType<typeof computeMetric<K>>>;
 
@@ -22,6 +25,10 @@ const READS: Record<MetricKind, string[]> = {
   activity: ['commits', 'interactions', 'team_memberships'],
   // Telemetry raises no data version (a shared row every batch would wait on): its figures show within the TTL.
   aiUsage: ['team_memberships', 'organization_memberships'],
+  // And the telemetry's days, which raise no version (see aiUsage).
+  aiImpact: ['commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents', 'team_memberships'],
+  financial: ['cost_rates', 'organization_memberships', 'team_memberships', 'tasks', 'pull_requests', 'pull_request_activities', 'commits'],
+  collaboration: ['pull_requests', 'pull_request_activities', 'commits', 'team_memberships', 'organization_memberships'],
 };
 
 /** An organization, or one of its teams (already allowed to the caller). */

@@ -110,8 +110,13 @@ export class MetricSql {
     return this.at(new Date(0));
   }
 
+  /** A UTC day (`YYYY-MM-DD`, as DATEONLY columns hold it) of a timestamp expression. */
+  dayOf(column: string): string {
+    return this.mysql ? `DATE(${column})` : `date(${column})`;
+  }
+
   /** A timestamp compared with stored ones, escaped as Sequelize escapes it for this dialect. */
-  private at(date: Date): string {
+  at(date: Date): string {
     return timestampSql(this.sequelize, date);
   }
 

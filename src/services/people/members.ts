@@ -38,6 +38,8 @@ export interface MemberInput {
 }
 
 const statusOf = (active: boolean): MembershipStatus => (active ? 'active' : 'suspended');
+/** `suspended_at` of a membership entering this state at `now`. */
+const suspensionTime = (status: MembershipStatus, now: Date): Date | null => (status === 'suspended' ? now : null);
 
 /**
  * Changes to an organization's members (DESIGN §11 semantics): a user is global, one row per e-mail; an
@@ -89,6 +91,7 @@ export class MemberWriter {
           user_id: user.id,
           role: input.role,
           status: statusOf(input.active),
+          suspended_at: suspensionTime(statusOf(input.active), now),
           external_id: input.externalId,
           title: input.title,
           created_at: now,
@@ -139,9 +142,14 @@ export class MemberWriter {
       if (membershipChanged || changed) {
         // The instance gets the user fields the bulk update above gave its row, for the event below.
         const sortFields = { user_email: user.email, user_name: user.name };
-        await membership.update({ role: input.role, status, external_id: input.externalId, title: input.title, updated_at: now, ...sortFields }, { transaction });
+        // A suspension keeps its first time through later updates: costs count the member until then.
+        const suspendedAt = status === wasStatus ? membership.suspended_at : suspensionTime(status, now);
+        await membership.update(
+          { role: input.role, status, suspended_at: suspendedAt, external_id: input.externalId, title: input.title, updated_at: now, ...sortFields },
+          { transaction },
+        );
         change.wrote('organization_memberships');
-        if (status !== wasStatus) await this.setTeamStatus(change, organizationId, userId, status);
+        if (status !== wasStatus) await this.setTeamStatus(change, organizationId, userId, status, suspendedAt);
         if (input.role !== membership.role || status !== wasStatus) change.accessChanged(userId);
         const item = toOrganizationMember(membership);
         if (status === 'suspended' && wasStatus !== 'suspended') change.emit(organizationId, 'membership.deactivated', item);
@@ -220,10 +228,10 @@ export class MemberWriter {
   }
 
   /** A team membership carries its member's organization state (db/models/people.ts). */
-  private async setTeamStatus(change: Change, organizationId: string, userId: string, status: MembershipStatus): Promise<void> {
+  private async setTeamStatus(change: Change, organizationId: string, userId: string, status: MembershipStatus, suspendedAt: Date | null): Promise<void> {
     const teamIds = await this.teamIdsIn(organizationId, userId, change.transaction);
     if (teamIds.length === 0) return;
-    await TeamMembership.update({ status }, { where: { user_id: userId, team_id: { [Op.in]: teamIds } }, transaction: change.transaction });
+    await TeamMembership.update({ status, suspended_at: suspendedAt }, { where: { user_id: userId, team_id: { [Op.in]: teamIds } }, transaction: change.transaction });
     change.wrote('team_memberships');
   }
 }

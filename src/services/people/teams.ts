@@ -106,6 +106,7 @@ export class TeamWriter {
           title: '',
           role: 'member' as const,
           status: m.status,
+          suspended_at: m.suspended_at,
           created_at: now,
           user_name: m.user_name,
           user_email: m.user_email,

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { itemEnvelope } from '../wire/envelopes';
+import { bucketStart, count, windowShape } from './metrics';
+
+/** `GET /v1/metrics/ai-impact` (DESIGN §16); README "Metrics" explains every figure. */
+
+const share = (description: string) => z.number().min(0).max(1).nullable().meta({ description: `${description}, to four decimals; null when there is nothing to divide by` });
+const value = (description: string) => z.number().nullable().meta({ description: `${description}; null when there is nothing to measure` });
+
+const Sample = (unit: string) =>
+  z.object({ median: value(`Median (nearest rank), ${unit}`), p75: value(`75th percentile (nearest rank), ${unit}`), n: count('Pull requests measured') });
+const Compared = (unit: string, description: string) =>
+  z.object({ ai: Sample(unit).meta({ description: 'AI-assisted pull requests' }), other: Sample(unit).meta({ description: 'The others' }) }).meta({ description });
+
+const FailureRate = (description: string) =>
+  z
+    .object({
+      rate: share('failed ÷ deployments'),
+      failed: count('Failed: status failure, or named as the cause of an incident'),
+      deployments: count('Production deployments finished in the window, successful or failed'),
+    })
+    .meta({ description });
+
+export const AiImpactMetrics = z
+  .object({
+    ...windowShape,
+    ai_assisted_commits: z
+      .object({ count: count('AI-assisted commits created in the window'), commits: count('All commits created in the window'), share: share('count ÷ commits') })
+      .meta({ description: 'A commit is AI-assisted by an AI tool’s mark in its message (a Co-Authored-By trailer, a "Generated with" footer) or when its author used an AI coding tool that UTC day' }),
+    ai_assisted_prs: z
+      .object({ count: count('AI-assisted pull requests merged in the window'), merged: count('All pull requests merged in the window'), share: share('count ÷ merged') })
+      .meta({ description: 'A pull request is AI-assisted by an AI tool’s mark in its description, or when its head commit, the commit that merged it or a commit pushed to it is' }),
+    time_to_merge_hours: Compared('in hours', 'Opened → merged, over the pull requests merged in the window'),
+    pickup_hours: Compared('in hours', 'Opened → first review action by someone other than the author, over those merged in the window that were reviewed'),
+    pr_size_lines: Compared('in lines', 'Lines added + deleted, over those merged in the window whose size the provider gave (GitHub does; GitLab’s webhooks do not)'),
+    change_failure_rate: z
+      .object({ ai: FailureRate('Deployments that shipped at least one AI-assisted commit'), other: FailureRate('Deployments that shipped none') })
+      .meta({ description: 'DORA’s change failure rate, split by what the deployments shipped (the commits created since the previous successful production deployment of the repository)' }),
+    series: z
+      .array(
+        z.object({
+          start: bucketStart,
+          commits: count('Commits created in the bucket'),
+          ai_assisted_commits: count('Of those, AI-assisted'),
+          merged: count('Pull requests merged in the bucket'),
+          ai_assisted_prs: count('Of those, AI-assisted'),
+          time_to_merge_hours: Compared('in hours', 'Time to merge of those merged in the bucket'),
+        }),
+      )
+      .optional()
+      .meta({ description: 'With `interval`: the same counts and time to merge per bucket; counts add up to the totals' }),
+  })
+  .meta({ id: 'AiImpactMetrics', description: 'AI-assisted work against the rest: how much of it there is, how fast it merges, how big it is, and how often it breaks production' });
+
+export const AiImpactMetricsResponse = itemEnvelope('AiImpactMetrics', AiImpactMetrics);

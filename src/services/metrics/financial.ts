@@ -1,0 +1,133 @@
+import { DEFAULT_CURRENCY, TOOL_COST_CURRENCY } from '../finance/costInputs';
+import { MetricSql } from './sql';
+import { ratio, round } from './figures';
+import { membersInWindowSql } from './members';
+import { aiPullRequestSql } from './aiImpact';
+
+/**
+ * What the scope's engineering costs (DESIGN §16), from the rates set with `npm run costs` and the activity of the
+ * window. People: each member's annual cost (their own rate, else the organization's default) for the part of
+ * the window they were a member. Allocation: each member's time split by the story points of the tasks they
+ * completed in the window (stories and epics capitalizable, bugs and tasks expensed; a task without points weighs
+ * one); a member who completed none is unallocated. AI: a tool with a seat price costs its price for each member
+ * who used it, per month of the window; a tool without one costs what the tools estimated (in US dollars,
+ * converted by the organization's USD rate when its currency is another). No rate, no figure: null, never 0.
+ */
+const DAYS_A_YEAR = 365;
+const money = (amount: number | null) => (amount === null ? null : round(amount, 2));
+const fte = (days: number, windowDays: number) => round(days / windowDays, 2);
+
+type Rate = { subject: 'organization' | 'user' | 'tool' | 'usd_rate'; subject_id: string; amount: number; currency: string };
+type People = {
+  members: number;
+  priced: number;
+  days: number;
+  priced_days: number;
+  cost: number | null;
+  capitalizable_days: number;
+  expensed_days: number;
+  capitalizable_cost: number | null;
+  expensed_cost: number | null;
+};
+
+export async function financialFigures(q: MetricSql) {
+  const [rates, [people], [pullRequests], [tasks], toolUsers, [activeUsers], toolCosts] = await Promise.all([
+    q.rows<Rate>('SELECT subject, subject_id, amount, currency FROM cost_rates WHERE organization_id = :scope_organization_id', ['subject', 'subject_id', 'currency']),
+    q.rows<People>(peopleSql(q)),
+    q.rows<{ merged: number; ai: number | null }>(
+      `SELECT COUNT(*) AS merged, SUM(CASE WHEN ${aiPullRequestSql(q, 'p')} THEN 1 ELSE 0 END) AS ai FROM pull_requests p
+       WHERE ${q.scoped('p', 'repository')} AND p.merged_at IS NOT NULL AND ${q.inWindow('p.merged_at')}`,
+    ),
+    q.rows<{ completed: number }>(`SELECT COUNT(*) AS completed FROM tasks t WHERE ${completedTasks(q)}`),
+    q.rows<{ tool: string; users: number }>(activeUsersSql(q, 'tool'), ['tool']),
+    q.rows<{ users: number }>(activeUsersSql(q, 'any')),
+    q.rows<{ tool: string; cost_usd: number }>(toolCostsSql(q), ['tool']),
+  ]);
+  const currency = rates[0]?.currency ?? DEFAULT_CURRENCY;
+  const perMember = (amount: number | null, per: number) => (amount === null || per === 0 ? null : money(amount / per));
+  const windowFte = people ? people.days / q.window.days : 0;
+  const pricedFte = people ? people.priced_days / q.window.days : 0;
+  const cost = people && people.priced > 0 ? Number(people.cost) : null;
+  const spend = aiSpend(q, rates, currency, toolUsers, toolCosts);
+  const part = (days: number, partCost: number | null) => ({ fte: fte(days, q.window.days), cost: cost === null ? null : money(partCost ?? 0), share: ratio(days, people?.days ?? 0) });
+  const allocatedDays = (people?.capitalizable_days ?? 0) + (people?.expensed_days ?? 0);
+  return {
+    currency,
+    members: people?.members ?? 0,
+    fte: round(windowFte, 2),
+    people_cost: { amount: money(cost), priced_members: people?.priced ?? 0, members: people?.members ?? 0 },
+    cost_per_engineer: perMember(cost, pricedFte),
+    cost_per_merged_pr: perMember(cost, pullRequests?.merged ?? 0),
+    cost_per_completed_task: perMember(cost, tasks?.completed ?? 0),
+    allocation: {
+      capitalizable: part(people?.capitalizable_days ?? 0, people?.capitalizable_cost ?? 0),
+      expensed: part(people?.expensed_days ?? 0, people?.expensed_cost ?? 0),
+      unallocated: part((people?.days ?? 0) - allocatedDays, cost === null ? null : cost - (people?.capitalizable_cost ?? 0) - (people?.expensed_cost ?? 0)),
+    },
+    ai: {
+      spend: money(spend),
+      spend_per_engineer: perMember(spend, windowFte),
+      spend_per_active_user: perMember(spend, activeUsers?.users ?? 0),
+      cost_per_ai_assisted_pr: perMember(spend, pullRequests?.ai ?? 0),
+      active_users: activeUsers?.users ?? 0,
+      tool_estimate_usd: round(toolCosts.reduce((s, r) => s + r.cost_usd, 0), 4),
+    },
+  };
+}
+
+const completedTasks = (q: MetricSql) => `${q.scoped('t', 'task')} AND t.status = 'done' AND t.completed_at IS NOT NULL AND ${q.inWindow('t.completed_at')}`;
+
+/**
+ * One row: the members, their days in the window, what those days cost, and how they split between capitalizable
+ * and expensed work (by the share of each member's completed story points).
+ */
+function peopleSql(q: MetricSql): string {
+  const points = 'COALESCE(t.story_points, 1)';
+  const annual = 'COALESCE(own.amount, fallback.amount)';
+  const dayCost = `${annual} / ${DAYS_A_YEAR}`;
+  const capitalizable = 'CASE WHEN w.points > 0 THEN m.days * w.capitalizable / w.points ELSE 0 END';
+  const expensed = 'CASE WHEN w.points > 0 THEN m.days * (w.points - w.capitalizable) / w.points ELSE 0 END';
+  return `SELECT COUNT(*) AS members, COUNT(${annual}) AS priced, SUM(m.days) AS days,
+      SUM(CASE WHEN ${annual} IS NULL THEN 0 ELSE m.days END) AS priced_days,
+      SUM(m.days * ${dayCost}) AS cost,
+      SUM(${capitalizable}) AS capitalizable_days, SUM(${expensed}) AS expensed_days,
+      SUM(${capitalizable} * ${dayCost}) AS capitalizable_cost, SUM(${expensed} * ${dayCost}) AS expensed_cost
+    FROM (${membersInWindowSql(q)}) AS m
+    LEFT JOIN cost_rates own ON own.organization_id = :scope_organization_id AND own.subject = 'user' AND own.subject_id = m.user_id
+    LEFT JOIN cost_rates fallback ON fallback.organization_id = :scope_organization_id AND fallback.subject = 'organization' AND fallback.subject_id = ''
+    LEFT JOIN (SELECT t.assignee_id, SUM(${points}) AS points, SUM(CASE WHEN t.type IN ('story', 'epic') THEN ${points} ELSE 0 END) AS capitalizable
+               FROM tasks t WHERE ${completedTasks(q)} GROUP BY t.assignee_id) AS w ON w.assignee_id = m.user_id`;
+}
+
+/** Members who used AI tools in the window: per tool, or with any tool. */
+function activeUsersSql(q: MetricSql, per: 'tool' | 'any'): string {
+  const months = q.monthsInWindow('a.month');
+  const tool = per === 'tool' ? "a.tool <> ''" : "a.tool = ''";
+  return `SELECT ${per === 'tool' ? 'a.tool, ' : ''}COUNT(DISTINCT a.user_key) AS users FROM ai_active_months a
+    WHERE ${q.scoped('a', 'member')} AND ${tool} AND ${months.where} AND ${months.windowDays('a.days')} <> 0${per === 'tool' ? ' GROUP BY a.tool' : ''}`;
+}
+
+/** The tools' own cost estimates in the window, per tool: the organization's (its unattributed use too), or the team's members'. */
+function toolCostsSql(q: MetricSql): string {
+  return q.scope.teamId
+    ? `SELECT a.tool, SUM(a.cost_usd) AS cost_usd FROM ai_usage_days a WHERE ${q.scoped('a', 'member')} AND ${q.inDays('a.day')} AND a.user_key <> '' GROUP BY a.tool`
+    : `SELECT a.tool, SUM(a.cost_usd) AS cost_usd FROM ai_usage_org_days a WHERE a.organization_id = :scope_organization_id AND ${q.inDays('a.day')} GROUP BY a.tool`;
+}
+
+/**
+ * Seats for the tools with a seat price (price × members who used the tool × months of the window), the tools'
+ * estimates for the others. Null when an estimate cannot be put in the organization's currency (no USD rate).
+ */
+function aiSpend(q: MetricSql, rates: Rate[], currency: string, toolUsers: { tool: string; users: number }[], toolCosts: { tool: string; cost_usd: number }[]): number | null {
+  const seat = new Map(rates.filter((r) => r.subject === 'tool').map((r) => [r.subject_id, Number(r.amount)]));
+  const usdRate = currency === TOOL_COST_CURRENCY ? 1 : Number(rates.find((r) => r.subject === 'usd_rate')?.amount ?? NaN);
+  const months = (q.window.days * 12) / DAYS_A_YEAR;
+  let spend = 0;
+  for (const [tool, price] of seat) spend += price * (toolUsers.find((u) => u.tool === tool)?.users ?? 0) * months;
+  const estimated = toolCosts.filter((c) => !seat.has(c.tool) && c.cost_usd > 0).reduce((s, c) => s + c.cost_usd, 0);
+  if (estimated > 0) {
+    if (Number.isNaN(usdRate)) return null;
+    spend += estimated * usdRate;
+  }
+  return spend;
+}

@@ -1,0 +1,147 @@
+import { startTestApp, TestApp, DEMO } from './support/harness';
+import { deliverReviewHistory } from './support/reviewHistory';
+import { sharingIndex } from '../src/services/metrics/collaboration';
+
+/**
+ * `GET /v1/metrics/collaboration` (DESIGN §16) on the week of review in test/support/reviewHistory.ts, delivered
+ * once as GitHub sends it and once as GitLab does: both must give the figures worked out here by hand.
+ *
+ * Merged March 2–8 (hours: pickup = opened → first review by another, approval = opened → first approval by
+ * another, review → merge):
+ *   #1 ada       pickup 2  approval 6  review→merge 6   iterated
+ *   #2 ada       unreviewed (only her own comment)
+ *   #3 ada       pickup 4  approval 4  review→merge 1   (her self-approval does not count)
+ *   #4 grace     pickup 1  approval 5  review→merge 5   iterated (changes requested, then a commit)
+ *   #5 margaret  pickup 8  approval 8  review→merge 2
+ *   #6 ada       unreviewed (self-approved only)
+ *   #7 margaret  pickup 1  approval 2  review→merge 2
+ *   #8 margaret  pickup 1  approval 1  review→merge 1
+ * Review actions by others: Grace 8 (#1 ×2, #3, #5, #7 ×2, #8, #9), Margaret 2 (#4 ×2).
+ */
+let t: TestApp;
+let token: string;
+const labs: Record<'github' | 'gitlab', string> = { github: '', gitlab: '' };
+
+beforeAll(async () => {
+  t = await startTestApp({ INGEST_RATE_LIMIT_PER_MINUTE: '100000', INGEST_RATE_LIMIT_PER_HOUR: '100000' });
+  labs.github = (await deliverReviewHistory(t, 'github')).organizationId;
+  labs.gitlab = (await deliverReviewHistory(t, 'gitlab')).organizationId;
+  token = await t.token();
+});
+afterAll(async () => t.close());
+
+const WEEK = { from: '2026-03-02', to: '2026-03-08' };
+const collaboration = (query: Record<string, string>, as = token) => t.get(`/v1/metrics/collaboration?${new URLSearchParams(query)}`, as);
+
+describe.each(['github', 'gitlab'] as const)('the week of review, delivered by %s', (provider) => {
+  test('every figure by hand', async () => {
+    const res = await collaboration({ organization_id: labs[provider], ...WEEK });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({
+      scope: { organization_id: labs[provider], team_id: null },
+      from: '2026-03-02',
+      to: '2026-03-08',
+      interval: null,
+      merged: 8,
+      reviews: 10,
+      // [1, 1, 1, 2, 4, 8]: ranks ⌈0.5·6⌉ = 3 and ⌈0.75·6⌉ = 5.
+      pickup_hours: { median: 1, p75: 4, n: 6 },
+      // [1, 2, 4, 5, 6, 8]
+      time_to_first_approval_hours: { median: 4, p75: 6, n: 6 },
+      // [1, 1, 2, 2, 5, 6]
+      review_to_merge_hours: { median: 2, p75: 5, n: 6 },
+      iterated_prs: { count: 2, merged: 8, share: 0.25 },
+      unreviewed_merged: { count: 2, share: 0.25 },
+      // Gini of [2, 8] = (−1·2 + 1·8) ÷ (2·10) = 0.3; 100 × 0.7 × 2 reviewers ÷ 3 members = 46.7.
+      sharing_index: 46.7,
+      reviewers: 2,
+      available_reviewers: 3,
+      review_load: [
+        { user_id: DEMO.users.grace, reviews: 8, share: 0.8 },
+        { user_id: DEMO.users.margaret, reviews: 2, share: 0.2 },
+      ],
+      review_network: [
+        { reviewer_id: DEMO.users.grace, author_id: DEMO.users.margaret, reviews: 5 },
+        { reviewer_id: DEMO.users.grace, author_id: DEMO.users.ada, reviews: 3 },
+        { reviewer_id: DEMO.users.margaret, author_id: DEMO.users.grace, reviews: 2 },
+      ],
+      // Ada's #2 and #6 went unreviewed; Grace merged one.
+      knowledge_silos: [{ author_id: DEMO.users.margaret, reviewer_id: DEMO.users.grace, merged_prs: 3 }],
+    });
+  });
+
+  test('a daily series, adding up to the totals', async () => {
+    const data = (await collaboration({ organization_id: labs[provider], ...WEEK, interval: 'day' })).body.data;
+    const stage = (h: number | null) => ({ median: h, p75: h, n: h === null ? 0 : 1 });
+    const day = (start: string, merged: number, reviews: number, [pickup, approval, toMerge]: (number | null)[], iterated = 0, unreviewed = 0) => ({
+      start,
+      merged,
+      reviews,
+      pickup_hours: stage(pickup),
+      time_to_first_approval_hours: stage(approval),
+      review_to_merge_hours: stage(toMerge),
+      iterated_prs: iterated,
+      unreviewed_merged: unreviewed,
+    });
+    expect(data.series).toEqual([
+      day('2026-03-02', 1, 2, [2, 6, 6], 1),
+      day('2026-03-03', 1, 0, [null, null, null], 0, 1),
+      day('2026-03-04', 1, 1, [4, 4, 1]),
+      day('2026-03-05', 1, 2, [1, 5, 5], 1),
+      day('2026-03-06', 1, 1, [8, 8, 2]),
+      // #6 unreviewed and #7.
+      { ...day('2026-03-07', 2, 2, [1, 2, 2], 0, 1) },
+      // #8, and Grace's comment on #9, still open.
+      day('2026-03-08', 1, 2, [1, 1, 1]),
+    ]);
+  });
+});
+
+test('a window with nothing merged and no reviews: counts 0, medians and shares null', async () => {
+  const data = (await collaboration({ organization_id: labs.github, from: '2026-04-01', to: '2026-04-30' })).body.data;
+  expect(data).toMatchObject({
+    merged: 0,
+    reviews: 0,
+    pickup_hours: { median: null, p75: null, n: 0 },
+    iterated_prs: { count: 0, merged: 0, share: null },
+    unreviewed_merged: { count: 0, share: null },
+    sharing_index: null,
+    review_load: [],
+    review_network: [],
+    knowledge_silos: [],
+  });
+});
+
+test('one reviewer only: the Gini coefficient is 0, the index is their share of the people who could review', () => {
+  expect(sharingIndex([{ reviewer_id: 'u1', author_id: 'u2', reviews: 7 }], 4)).toBe(25);
+  expect(sharingIndex([], 4)).toBeNull();
+  // More reviewers than members (outside reviewers): coverage is at most 1.
+  expect(sharingIndex([{ reviewer_id: 'u1', author_id: 'u2', reviews: 1 }, { reviewer_id: 'u3', author_id: 'u2', reviews: 1 }], 1)).toBe(100);
+});
+
+describe('per-person lists: for admins and the team’s managers only', () => {
+  const lists = (data: Record<string, unknown>) => [data.review_load, data.review_network, data.knowledge_silos];
+
+  test('an organization: its admin sees them, a collaborator gets null and every other figure', async () => {
+    const admin = (await collaboration({ organization_id: DEMO.orgs.acme })).body.data;
+    expect(lists(admin).every(Array.isArray)).toBe(true);
+    const linus = await t.token({ user: DEMO.emails.linus });
+    const res = await collaboration({ organization_id: DEMO.orgs.acme }, linus);
+    expect(res.status).toBe(200);
+    expect(lists(res.body.data)).toEqual([null, null, null]);
+    expect(res.body.data).toEqual({ ...admin, review_load: null, review_network: null, knowledge_silos: null });
+  });
+
+  test("a team: its manager sees them; a member, or a manager of another team, does not", async () => {
+    const grace = await t.token({ user: DEMO.emails.grace });
+    expect(lists((await collaboration({ team_id: DEMO.teams.platform }, grace)).body.data).every(Array.isArray)).toBe(true);
+    const linus = await t.token({ user: DEMO.emails.linus });
+    expect(lists((await collaboration({ team_id: DEMO.teams.platform }, linus)).body.data)).toEqual([null, null, null]);
+    expect(lists((await collaboration({ team_id: DEMO.teams.mobile }, grace)).body.data)).toEqual([null, null, null]);
+  });
+
+  test('another organization is 403, as for every metric', async () => {
+    const linus = await t.token({ user: DEMO.emails.linus });
+    expect((await collaboration({ organization_id: DEMO.orgs.globex }, linus)).status).toBe(403);
+  });
+});
