@@ -14,6 +14,7 @@ import * as aiMarkers from './migrations/0011-ai-markers';
 import * as pullRequestActivity from './migrations/0012-pull-request-activity';
 import * as costRates from './migrations/0013-cost-rates';
 import * as pullRequestCommits from './migrations/0014-pull-request-commits';
+import * as authorAiActivity from './migrations/0015-author-ai-activity';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -31,6 +32,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0012-pull-request-activity', ...pullRequestActivity },
   { name: '0013-cost-rates', ...costRates },
   { name: '0014-pull-request-commits', ...pullRequestCommits },
+  { name: '0015-author-ai-activity', ...authorAiActivity },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

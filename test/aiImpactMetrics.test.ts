@@ -117,6 +117,15 @@ test("the change failure rate of deployments that shipped AI-assisted commits ag
   expect(data.ai_assisted_commits).toEqual({ count: 1, commits: 6, share: 0.1667 });
 });
 
+test("the author's AI day counts whichever comes first: telemetry before the push marks the commit as the push stores it", async () => {
+  const lab = await deliverReviewHistory(t, 'github', AI_HISTORY.filter((s) => s.do === 'push'), graceUsedClaudeCode);
+  const data = (await aiImpact({ organization_id: lab.organizationId, ...WEEK }, await t.token())).body.data;
+  // k1 by its trailer, k3 by Grace's day: as when the telemetry came after.
+  expect(data.ai_assisted_commits).toEqual({ count: 2, commits: 5, share: 0.4 });
+  const marked = await Commit.findAll({ where: { organization_id: lab.organizationId }, attributes: ['sha', 'author_ai_active'], order: [['created_at', 'ASC']] });
+  expect(marked.map((c) => c.author_ai_active)).toEqual([false, false, true, false, false]);
+});
+
 test('a team: its repositories only; another organization is 403', async () => {
   const linus = await t.token({ user: DEMO.emails.linus });
   expect((await aiImpact({ organization_id: DEMO.orgs.acme }, linus)).status).toBe(200);

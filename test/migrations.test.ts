@@ -13,7 +13,7 @@ import { SERVICES } from './support/harness';
  */
 
 /** The migrations after 0012, applied again by each test below that goes down past them: one list to extend. */
-const LATER = ['0013-cost-rates', '0014-pull-request-commits'];
+const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity'];
 
 let sequelize: Sequelize;
 let cleanup: () => Promise<void>;
@@ -230,6 +230,32 @@ test('0011 marks the commits already stored whose messages carry an AI tool’s 
   expect(Object.keys(await sequelize.getQueryInterface().describeTable('commits'))).not.toContain('ai_assisted');
   await migrator.up();
   await sequelize.query("DELETE FROM commits WHERE id LIKE 'cmt_m%'");
+});
+
+test("0015 marks the commits already stored whose author used an AI tool that UTC day, and goes down and up again", async () => {
+  const migrator = createMigrator(sequelize);
+  await migrator.down({ to: '0015-author-ai-activity' });
+  const commit = (id: string, author: string | null, at: string) => `('${id}', 'repo_x', 'gapp_x', 'org_x', '${id.padEnd(40, '0')}', 'm', ${author ? `'${author}'` : 'NULL'}, 'A', 1, 0, '${at}')`;
+  await sequelize.query(
+    `INSERT INTO commits (id, repository_id, git_app_id, organization_id, sha, message, author_id, author_name, additions, deletions, created_at) VALUES
+       ${commit('cmt_d1', 'usr_a', '2025-03-05 23:59:59.999')}, ${commit('cmt_d2', 'usr_a', '2025-03-06 00:00:00.000')},
+       ${commit('cmt_d3', 'usr_b', '2025-03-05 10:00:00.000')}, ${commit('cmt_d4', null, '2025-03-05 10:00:00.000')}`,
+  );
+  // usr_a used a tool on March 5 (the last millisecond of it counts, the next day does not); usr_b's row is another organization's.
+  await sequelize.query("INSERT INTO ai_usage_days (organization_id, day, user_key, tool, model, sessions) VALUES ('org_x', '2025-03-05', 'usr_a', 'claude_code', '', 1), ('org_y', '2025-03-05', 'usr_b', 'claude_code', '', 1)");
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0015-author-ai-activity']);
+  const rows = await sequelize.query<{ id: string; author_ai_active: number | boolean }>("SELECT id, author_ai_active FROM commits WHERE id LIKE 'cmt_d%' ORDER BY id", { type: QueryTypes.SELECT });
+  expect(rows.map((r) => [r.id, Boolean(r.author_ai_active)])).toEqual([
+    ['cmt_d1', true],
+    ['cmt_d2', false],
+    ['cmt_d3', false],
+    ['cmt_d4', false],
+  ]);
+  await migrator.down({ to: '0015-author-ai-activity' });
+  expect(Object.keys(await sequelize.getQueryInterface().describeTable('commits'))).not.toContain('author_ai_active');
+  await migrator.up();
+  await sequelize.query("DELETE FROM commits WHERE id LIKE 'cmt_d%'");
+  await sequelize.query("DELETE FROM ai_usage_days WHERE organization_id IN ('org_x', 'org_y')");
 });
 
 test('0013 adds cost_rates (gone with their organization) and dates the suspensions already stored, and goes down and up again cleanly', async () => {

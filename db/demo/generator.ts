@@ -1,6 +1,7 @@
 import { DataTypes, Sequelize, Transaction } from 'sequelize';
 import { DAY_MS, Random } from './random';
 import { seedTelemetry, TelemetrySpec } from './telemetry';
+import { markAllCommits } from '../migrations/0015-author-ai-activity';
 import { hasAiMarker } from '../../src/services/git/aiMarkers';
 import {
   DASHBOARD_CATALOG,
@@ -657,6 +658,8 @@ export async function seedDemo(
   await seedDashboardViews(s, orgs);
   const acme = orgs[0];
   await seedTelemetry(ins, s.root.fork('telemetry'), spec.telemetry, acme.id, acme.members.map((m) => ({ userId: m.user.id, joinedMs: m.joinedMs })), END_MS);
+  // What the commit and telemetry writers would have kept, had the rows come through them.
+  await markAllCommits(sequelize.getQueryInterface());
   return ins.counts;
 }
 

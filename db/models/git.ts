@@ -31,6 +31,8 @@ export class Commit extends Model<InferAttributes<Commit>, InferCreationAttribut
   declare stats_known: CreationOptional<boolean>;
   /** Its message carries an AI coding tool's mark (src/services/git/aiMarkers.ts). */
   declare ai_assisted: CreationOptional<boolean>;
+  /** Its author used an AI coding tool that UTC day (src/services/git/authorAiActivity.ts). */
+  declare author_ai_active: CreationOptional<boolean>;
 }
 
 export class PullRequest extends Model<InferAttributes<PullRequest>, InferCreationAttributes<PullRequest>> {
@@ -134,6 +136,7 @@ export function initGit(sequelize: Sequelize): void {
       created_at: { ...TIMESTAMP },
       stats_known: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
       ai_assisted: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+      author_ai_active: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
     },
     { sequelize, tableName: 'commits', modelName: 'commit' },
   );

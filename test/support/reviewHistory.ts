@@ -75,8 +75,9 @@ interface Opened {
 const EMAILS: Record<Person, string> = { ada: DEMO.emails.ada, grace: DEMO.emails.grace, margaret: DEMO.emails.margaret };
 
 /** The Lab organization, with the history delivered through a new git app of that provider. */
-export async function deliverReviewHistory(t: TestApp, provider: 'github' | 'gitlab', steps: Step[] = REVIEW_HISTORY) {
+export async function deliverReviewHistory(t: TestApp, provider: 'github' | 'gitlab', steps: Step[] = REVIEW_HISTORY, first?: (organizationId: string) => Promise<void>) {
   const { lab, gitAppId, secret } = await createLab(t, `Lab (${provider} reviews)`);
+  await first?.(lab.organizationId);
   const { gitApp, secret: gitlabSecret } = provider === 'gitlab' ? await t.runtime.writers.gitApps.create(lab.organizationId, 'gitlab', 'GitLab Lab') : { gitApp: { id: gitAppId }, secret };
   for (const person of Object.keys(USERS) as Person[]) {
     await UserGitApp.create({ user_id: USERS[person], git_app_id: gitApp.id, username: person, created_at: new Date() });

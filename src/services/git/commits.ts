@@ -6,6 +6,7 @@ import type { CommitInput } from './activity';
 import { authorDirectory, chunks } from './authors';
 import { clip, LIMITS } from './text';
 import { hasAiMarker } from './aiMarkers';
+import { activeAuthorDays, isActiveAuthorDay } from './authorAiActivity';
 
 export interface CommitsRecorded {
   added: number;
@@ -41,14 +42,16 @@ export async function recordCommits(change: Change, gitApp: GitApp, repository: 
     return { added: 0, statsFilled };
   }
   const authors = await authorDirectory(gitApp, { emails: fresh.map((c) => c.authorEmail), usernames: fresh.map((c) => c.authorUsername) }, transaction);
-  const rows = fresh.map((c) => ({
+  const authored = fresh.map((c) => ({ commit: c, authorId: authors.find(c.authorEmail, c.authorUsername), createdAt: c.createdAt }));
+  const activeDays = await activeAuthorDays(transaction, gitApp.organization_id, authored);
+  const rows = authored.map(({ commit: c, authorId }) => ({
     id: newId('cmt'),
     repository_id: repository.id,
     git_app_id: gitApp.id,
     organization_id: gitApp.organization_id,
     sha: c.sha,
     message: clip(c.message, LIMITS.message),
-    author_id: authors.find(c.authorEmail, c.authorUsername),
+    author_id: authorId,
     author_name: clip(c.authorName, LIMITS.name),
     additions: c.stats?.additions ?? 0,
     deletions: c.stats?.deletions ?? 0,
@@ -56,6 +59,7 @@ export async function recordCommits(change: Change, gitApp: GitApp, repository: 
     stats_known: c.stats !== undefined,
     // The whole message: a trailer may lie past what the column keeps.
     ai_assisted: hasAiMarker(c.message),
+    author_ai_active: isActiveAuthorDay(activeDays, authorId, c.createdAt),
   }));
   for (const batch of chunks(rows)) await Commit.bulkCreate(batch, { transaction });
   change.wrote('commits');

@@ -6,19 +6,17 @@ import { firstReviewSql } from './collaboration';
 /**
  * Whether AI-assisted work ships faster or breaks more (DESIGN §16). A commit is AI-assisted by the mark an AI
  * tool left in its message, or when its author used an AI coding tool that UTC day (the telemetry's daily
- * rollup); a pull request by the mark in its description, or when one of its commits is (its head, the commit
+ * rollup, kept on the commit by the writers); a pull request by the mark in its description, or when one of its commits is (its head, the commit
  * that merged it, or one pushed while it was open). Pull request figures are over those merged in the window,
  * where they were merged; the failure rate over production deployments finished in the window, by whether the
  * changes they shipped (as DORA counts them) include an AI-assisted commit.
  */
-export const aiCommitSql = (q: MetricSql, c: string) =>
-  `(${c}.ai_assisted = 1 OR EXISTS (SELECT 1 FROM ai_usage_days u
-      WHERE u.organization_id = ${c}.organization_id AND u.user_key = ${c}.author_id AND u.day = ${q.dayOf(`${c}.created_at`)}))`;
+export const aiCommitSql = (c: string) => `(${c}.ai_assisted = 1 OR ${c}.author_ai_active = 1)`;
 
 export const aiPullRequestSql = (q: MetricSql, p: string) => `(${p}.ai_assisted = 1
-    OR EXISTS (SELECT 1 FROM commits c WHERE c.repository_id = ${p}.repository_id AND c.sha IN (${p}.head_sha, ${p}.merge_commit_sha) AND ${aiCommitSql(q, 'c')})
+    OR EXISTS (SELECT 1 FROM commits c WHERE c.repository_id = ${p}.repository_id AND c.sha IN (${p}.head_sha, ${p}.merge_commit_sha) AND ${aiCommitSql('c')})
     OR EXISTS (SELECT 1 FROM pull_request_activities a JOIN commits c ON c.repository_id = a.repository_id AND c.sha = SUBSTR(a.external_id, 8)
-      WHERE a.pull_request_id = ${p}.id AND a.kind = 'commit' AND ${aiCommitSql(q, 'c')}))`;
+      WHERE a.pull_request_id = ${p}.id AND a.kind = 'commit' AND ${aiCommitSql('c')}))`;
 
 /** Merged pull requests of the window, each with its bucket, whether AI-assisted, and what the figures measure. */
 function mergedPullRequests(q: MetricSql, bucket: BucketOf): string {
@@ -41,7 +39,7 @@ export async function aiImpactFigures(q: MetricSql) {
   const counts = countBuckets(q);
   const [commits, merged, timeToMerge, pickup, size, deployments, mergeSeries] = await Promise.all([
     q.rows<{ bucket: number; commits: number; ai: number }>(
-      `SELECT ${counts('c.created_at')} AS bucket, COUNT(*) AS commits, SUM(CASE WHEN ${aiCommitSql(q, 'c')} THEN 1 ELSE 0 END) AS ai
+      `SELECT ${counts('c.created_at')} AS bucket, COUNT(*) AS commits, SUM(CASE WHEN ${aiCommitSql('c')} THEN 1 ELSE 0 END) AS ai
        FROM commits c WHERE ${q.scoped('c', 'repository')} AND ${q.inWindow('c.created_at')} GROUP BY bucket`,
     ),
     q.rows<{ bucket: number; merged: number; ai: number }>(`SELECT bucket, COUNT(*) AS merged, SUM(ai) AS ai FROM (${mergedPullRequests(q, counts)}) AS m GROUP BY bucket`),
@@ -80,11 +78,15 @@ export async function aiImpactFigures(q: MetricSql) {
  * their own finish), include an AI-assisted one.
  */
 function deploymentsByShippedChanges(q: MetricSql): string {
-  const shippedAi = `EXISTS (SELECT 1 FROM commits c WHERE c.repository_id = d.repository_id
-      AND c.created_at <= d.finished_at AND c.created_at > ${previousFinishSql(q, 'd')} AND ${aiCommitSql(q, 'c')})`;
+  // GROUP BY d.id materialises the deployments first: each previous finish found once, not once per commit.
+  const shippedAi = `EXISTS (SELECT 1 FROM commits c WHERE c.repository_id = x.repository_id
+      AND c.created_at <= x.finished_at AND c.created_at > x.previous_finished_at AND ${aiCommitSql('c')})`;
   return `SELECT ai, COUNT(*) AS deployments, SUM(failed) AS failed FROM (
-      SELECT CASE WHEN ${shippedAi} THEN 1 ELSE 0 END AS ai, CASE WHEN d.status = 'failure' OR ${blamedSql(q, 'd')} THEN 1 ELSE 0 END AS failed
-      FROM deployments d
-      WHERE ${q.scoped('d', 'repository')} AND ${production('d')} AND d.status IN ('success', 'failure') AND ${q.inWindow('d.finished_at')}) AS x
+      SELECT CASE WHEN ${shippedAi} THEN 1 ELSE 0 END AS ai, x.failed FROM (
+        SELECT d.id, d.repository_id, d.finished_at, ${previousFinishSql(q, 'd')} AS previous_finished_at,
+          CASE WHEN d.status = 'failure' OR ${blamedSql(q, 'd')} THEN 1 ELSE 0 END AS failed
+        FROM deployments d
+        WHERE ${q.scoped('d', 'repository')} AND ${production('d')} AND d.status IN ('success', 'failure') AND ${q.inWindow('d.finished_at')}
+        GROUP BY d.id, d.repository_id, d.finished_at, d.sha, d.status) AS x) AS y
     GROUP BY ai`;
 }

@@ -1,5 +1,6 @@
 import { AI_MEASURES, AiMeasure, Contribution } from './aiTools';
 import type { TelemetrySql } from './sql';
+import { AuthorDay, markCommitsOfActiveDays } from '../git/authorAiActivity';
 
 const KEYS = ['organization_id', 'day', 'user_key', 'tool', 'model'] as const;
 const ORG_KEYS = ['organization_id', 'day', 'tool', 'model', 'attributed'] as const;
@@ -40,11 +41,25 @@ export class UsageRollup {
     this.months.set(id, row);
   }
 
-  /** Sorted by key, so concurrent requests lock shared rows in one order. */
+  /**
+   * Sorted by key, so concurrent requests lock shared rows in one order. The members' commits of the days they were
+   * active are marked in the same change (AI impact reads the mark; authorAiActivity.ts).
+   */
   async write(sql: TelemetrySql): Promise<void> {
     if (this.members.size) await sql.addTo('ai_usage_days', KEYS, AI_MEASURES, sortedRows(this.members));
     if (this.organization.size) await sql.addTo('ai_usage_org_days', ORG_KEYS, AI_MEASURES, sortedRows(this.organization));
     if (this.months.size) await sql.addTo('ai_active_months', MONTH_KEYS, ['days'], sortedRows(this.months), '|');
+    await markCommitsOfActiveDays(sql.transaction, this.organizationId, this.activeDays());
+  }
+
+  /** Each member and day this request shows active (the all-tools month rows' day bits). */
+  private activeDays(): AuthorDay[] {
+    return [...this.months.values()].flatMap((row) => {
+      if (row.tool !== '') return [];
+      const days: AuthorDay[] = [];
+      for (let d = 1; d <= 31; d++) if (Number(row.days) & dayBit(`${row.month}-${String(d).padStart(2, '0')}`)) days.push({ userId: String(row.user_key), day: `${row.month}-${String(d).padStart(2, '0')}` });
+      return days;
+    });
   }
 }
 

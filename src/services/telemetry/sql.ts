@@ -10,7 +10,7 @@ export class TelemetrySql {
   readonly mysql: boolean;
   private readonly sequelize: Sequelize;
 
-  constructor(private readonly transaction: Transaction) {
+  constructor(readonly transaction: Transaction) {
     // The connection the models were bound to (db/models initModels), which opened the transaction.
     this.sequelize = TelemetryBatch.sequelize!;
     this.mysql = this.sequelize.getDialect() === 'mysql';

@@ -1,0 +1,49 @@
+import { Op, QueryTypes, Transaction } from 'sequelize';
+import { Commit } from '../../../db/models';
+
+/**
+ * Whether a commit's author used an AI coding tool on the commit's UTC day (DESIGN §16: such a commit is
+ * AI-assisted), kept on the commit (`author_ai_active`) by both writers, whichever comes first: the commit
+ * writer looks up its authors' days, and the telemetry writer marks the commits of the days it makes active. Kept,
+ * not joined at read time: AI impact reads a year of commits, and a lookup per commit cost seconds.
+ */
+export interface AuthorDay {
+  userId: string;
+  /** `YYYY-MM-DD`, UTC */
+  day: string;
+}
+
+const dayOf = (at: Date) => at.toISOString().slice(0, 10);
+const key = (userId: string, day: string) => `${userId}\u0000${day}`;
+
+/** Of these authors and days, the ones with AI tool activity in the organization (the telemetry's daily rollup). */
+export async function activeAuthorDays(transaction: Transaction, organizationId: string, commits: { authorId: string | null; createdAt: Date }[]): Promise<Set<string>> {
+  const authors = [...new Set(commits.flatMap((c) => (c.authorId ? [c.authorId] : [])))];
+  if (authors.length === 0) return new Set();
+  const days = [...new Set(commits.map((c) => dayOf(c.createdAt)))];
+  const rows = await Commit.sequelize!.query<{ user_key: string; day: string | Date }>(
+    'SELECT DISTINCT user_key, day FROM ai_usage_days WHERE organization_id = :organizationId AND user_key IN (:authors) AND day IN (:days)',
+    { replacements: { organizationId, authors, days }, type: QueryTypes.SELECT, transaction },
+  );
+  return new Set(rows.map((r) => key(r.user_key, typeof r.day === 'string' ? r.day.slice(0, 10) : dayOf(r.day))));
+}
+
+export const isActiveAuthorDay = (active: Set<string>, authorId: string | null, createdAt: Date) => authorId !== null && active.has(key(authorId, dayOf(createdAt)));
+
+/** Marks the organization's commits by these authors on these days; how many it marked. */
+export async function markCommitsOfActiveDays(transaction: Transaction, organizationId: string, authorDays: AuthorDay[]): Promise<number> {
+  if (authorDays.length === 0) return 0;
+  const next = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000);
+  const [affected] = await Commit.update(
+    { author_ai_active: true },
+    {
+      where: {
+        organization_id: organizationId,
+        author_ai_active: false,
+        [Op.or]: authorDays.map(({ userId, day }) => ({ author_id: userId, created_at: { [Op.gte]: new Date(`${day}T00:00:00Z`), [Op.lt]: next(day) } })),
+      },
+      transaction,
+    },
+  );
+  return affected;
+}
