@@ -72,6 +72,8 @@ const ConfigSchema = z.object({
     .min(0)
     .default(10_000),
   KEEP_ALIVE_TIMEOUT_MS: positiveInt('KEEP_ALIVE_TIMEOUT_MS', 65_000),
+  /** The longest a metric's query may run on MySQL/MariaDB before the request answers 503 (no connection held for minutes). */
+  METRICS_QUERY_TIMEOUT_MS: positiveInt('METRICS_QUERY_TIMEOUT_MS', 15_000),
   /** Where clients reach this service; the base of SCIM `meta.location` (default http://localhost:$PORT). */
   PUBLIC_URL: z
     .string()

@@ -188,7 +188,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     logger,
   };
 
-  const services = { listing, metrics: new MetricsService(new ResultCache(config.COUNT_CACHE_TTL_MS, METRICS_CACHE_ENTRIES)) };
+  const services = { listing, metrics: new MetricsService(new ResultCache(config.COUNT_CACHE_TTL_MS, METRICS_CACHE_ENTRIES), config.METRICS_QUERY_TIMEOUT_MS) };
   const app = createApp({
     surfaces: [
       { path: '/scim/v2', router: scimRouter(scim) },

@@ -294,3 +294,18 @@ describe('bad input: 400 with a message that says what to fix', () => {
     expect((await metric('dora', { organization_id: DEMO.orgs.acme, from: '2025-01-01', to: '2026-01-01', interval: 'month' })).status).toBe(200);
   });
 });
+
+describe('a figure too slow to compute', () => {
+  const mysql = process.env.DATABASE_URL?.startsWith('mysql');
+  (mysql ? test : test.skip)('a query past METRICS_QUERY_TIMEOUT_MS is stopped by the database and answers 503 with Retry-After and what to do (MySQL/MariaDB)', async () => {
+    const { MetricSql } = await import('../src/services/metrics/sql');
+    const { organizationScope } = await import('../src/services/metrics/scope');
+    const { windowOf } = await import('../src/services/metrics/window');
+    const q = new MetricSql(t.runtime.sequelize, organizationScope(lab.organizationId), windowOf(new Date('2026-03-02'), new Date('2026-03-08')), new Date(), 200);
+    const started = Date.now();
+    await expect(q.rows('SELECT SLEEP(3) AS slept')).rejects.toMatchObject({ kind: 'unavailable', detail: { retryAfterSeconds: 60 }, message: expect.stringContaining('ask for a shorter window') });
+    expect(Date.now() - started).toBeLessThan(2_500);
+    // The same statement under the limit runs as before.
+    expect(await q.rows('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  });
+});

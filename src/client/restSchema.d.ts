@@ -2628,7 +2628,7 @@ export interface components {
             status: "error";
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "SERVER_ERROR";
+                code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "REQUEST_TIMEOUT" | "URI_TOO_LONG" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "SERVER_ERROR" | "SERVICE_UNAVAILABLE";
                 message: string;
             };
         };

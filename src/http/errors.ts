@@ -6,6 +6,7 @@ import { errorEnvelope } from '../wire/envelopes';
 export const errorBody = (err: RestError) => errorEnvelope(err.code, err.message);
 
 export function sendError(res: Response, err: RestError): void {
+  if (err.status === 503 && err.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(err.retryAfterSeconds));
   res.status(err.status).json(errorBody(err));
 }
 

@@ -34,6 +34,7 @@ export function restHandler(router: AppRouter, logger: Logger, basePath: string)
         res.statusCode = rest.status;
         res.setHeader('Content-Type', 'application/json; charset=utf-8');
         res.setHeader('Content-Length', Buffer.byteLength(body));
+        if (rest.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(rest.retryAfterSeconds));
         return end(body);
       }
       return end(...args);

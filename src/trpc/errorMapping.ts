@@ -21,6 +21,7 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   HEADERS_TOO_LARGE: 431,
   SERVER_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -53,7 +54,8 @@ const CODE_OF: Record<ErrorKind, ErrorCode> = {
   too_large: 'VALIDATION_ERROR',
   unsupported_media_type: 'VALIDATION_ERROR',
   rate_limited: 'RATE_LIMITED',
-  unavailable: 'SERVER_ERROR',
+  // A figure too slow to compute (METRICS_QUERY_TIMEOUT_MS): the client is told so, with when to try again.
+  unavailable: 'SERVICE_UNAVAILABLE',
 };
 
 const TRPC_CODE: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
@@ -67,6 +69,7 @@ const TRPC_CODE: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
   HEADERS_TOO_LARGE: 'BAD_REQUEST',
   RATE_LIMITED: 'TOO_MANY_REQUESTS',
   SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+  SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
 };
 
 interface ZodIssueLike {

@@ -34,7 +34,7 @@ export const ErrorEnvelope = z
   .object({
     status: z.literal('error'),
     error: z.object({
-      code: z.enum(['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'REQUEST_TIMEOUT', 'URI_TOO_LONG', 'RATE_LIMITED', 'HEADERS_TOO_LARGE', 'SERVER_ERROR']),
+      code: z.enum(['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'REQUEST_TIMEOUT', 'URI_TOO_LONG', 'RATE_LIMITED', 'HEADERS_TOO_LARGE', 'SERVER_ERROR', 'SERVICE_UNAVAILABLE']),
       message: z.string(),
     }),
   })

@@ -41,21 +41,24 @@ export type MetricTarget = { organizationId: string; team: Team | null };
  * versions, so it shows at once; the "now" figures are at most that old.
  */
 export class MetricsService {
-  constructor(private readonly cache: ResultCache<unknown>) {}
+  constructor(
+    private readonly cache: ResultCache<unknown>,
+    private readonly queryTimeoutMs?: number,
+  ) {}
 
   async compute<K extends MetricKind>(kind: K, target: MetricTarget, window: MetricWindow, now = new Date()): Promise<MetricPayload<K>> {
     const versions = await versionsOf(READS[kind]);
     const key = ['metric', kind, target.organizationId, target.team?.id ?? '', day(window.from), window.days, window.interval ?? '', versions].join('|');
     return (await this.cache.getOrCompute(key, async () => {
       const scope = target.team ? await teamScope(target.team) : organizationScope(target.organizationId);
-      return computeMetric(kind, scope, window, now);
+      return computeMetric(kind, scope, window, now, this.queryTimeoutMs);
     })) as MetricPayload<K>;
   }
 }
 
 /** A metric's payload: what it covers, its window, and its figures, computed in the database. */
-export async function computeMetric<K extends MetricKind>(kind: K, scope: MetricScope, window: MetricWindow, now = new Date()) {
-  const q = new MetricSql(Commit.sequelize!, scope, window, now);
+export async function computeMetric<K extends MetricKind>(kind: K, scope: MetricScope, window: MetricWindow, now = new Date(), queryTimeoutMs?: number) {
+  const q = new MetricSql(Commit.sequelize!, scope, window, now, queryTimeoutMs);
   const figures = (await METRICS[kind](q)) as Awaited<ReturnType<(typeof METRICS)[K]>>;
   return {
     scope: { organization_id: scope.organizationId, team_id: scope.teamId },
