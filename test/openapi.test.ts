@@ -252,7 +252,7 @@ test('the Error schema is the spec\'s envelope, usable where it is referenced', 
   expect(error.properties.error.required).toEqual(expect.arrayContaining(['code', 'message']));
   expect(error.properties.error.properties.message.type).toBe('string');
   expect([...error.properties.error.properties.code.enum].sort()).toEqual(
-    ['FORBIDDEN', 'HEADERS_TOO_LARGE', 'NOT_FOUND', 'RATE_LIMITED', 'REQUEST_TIMEOUT', 'SERVER_ERROR', 'UNAUTHORIZED', 'URI_TOO_LONG', 'VALIDATION_ERROR'],
+    ['FORBIDDEN', 'HEADERS_TOO_LARGE', 'NOT_FOUND', 'RATE_LIMITED', 'REQUEST_TIMEOUT', 'SERVER_ERROR', 'SERVICE_UNAVAILABLE', 'UNAUTHORIZED', 'URI_TOO_LONG', 'VALIDATION_ERROR'],
   );
 });
 

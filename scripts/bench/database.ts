@@ -109,6 +109,8 @@ export interface Fixtures {
   team_id: string;
   id: string;
   repo: string;
+  /** The repository's pull request with the most review activity (its activity list). */
+  pr?: string;
   /** The last day with deployments (YYYY-MM-DD): metrics windows end there, so they hold data. */
   last_day: string;
 }
@@ -138,6 +140,7 @@ export async function findFixtures(db: Connection): Promise<Fixtures> {
     [gitApp],
   );
   if (!team || !gitApp || !repo) throw new RefusalError(`organization ${org} has no team, git app or repository`);
+  const pr = await scalar<string>(db, 'SELECT pull_request_id FROM pull_request_activities WHERE repository_id = ? GROUP BY pull_request_id ORDER BY COUNT(*) DESC, pull_request_id LIMIT 1', [repo]);
   const lastDay = await scalar<string>(db, "SELECT DATE_FORMAT(MAX(finished_at), '%Y-%m-%d') FROM deployments WHERE organization_id = ?", [org]);
-  return { user_id: user, organization_id: org, team_id: team, id: gitApp, repo, last_day: lastDay ?? new Date().toISOString().slice(0, 10) };
+  return { user_id: user, organization_id: org, team_id: team, id: gitApp, repo, pr: pr ?? undefined, last_day: lastDay ?? new Date().toISOString().slice(0, 10) };
 }

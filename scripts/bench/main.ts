@@ -195,14 +195,14 @@ async function main(argv: string[]): Promise<number> {
     const apiServer = request.cacheOff && apiCacheOff ? apiCacheOff : servers.api;
     const api = await measure(apiServer.url + request.path, headers, opts.connections, opts.seconds);
     alive([servers.floor, servers.stack, apiServer], request.path);
-    rows.push({ path: request.path, floor, stack, floorNote: serves ? undefined : `floor ${floorProbe.status}`, api });
+    rows.push({ path: request.cacheOff ? `${request.path} (cache off)` : request.path, floor, stack, floorNote: serves ? undefined : `floor ${floorProbe.status}`, api });
     const rps = (m?: { rps: number }) => (m ? m.rps.toFixed(1) : '-');
     log(`[${i + 1}/${planned.length}] ${request.path}: floor ${rps(floor)}, stack ${rps(stack)}, API ${rps(api)} req/s`);
   }
   const notes: string[] = [];
   if (apiCacheOff) {
     notes.push(
-      `${planned.filter((p) => p.request.cacheOff).map((p) => `\`${p.request.path.split('?')[0]}\``).join(', ')}: measured on an API started with \`COUNT_CACHE_TTL_MS=0\`: ` +
+      'Rows marked (cache off): measured on an API started with `COUNT_CACHE_TTL_MS=0`: ' +
         'no figures are kept, but requests that arrive while the same figures are being computed still wait for that computation, ' +
         'as they do in service; its p50 is about the time one computation takes.',
     );
