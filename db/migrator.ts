@@ -15,6 +15,7 @@ import * as pullRequestActivity from './migrations/0012-pull-request-activity';
 import * as costRates from './migrations/0013-cost-rates';
 import * as pullRequestCommits from './migrations/0014-pull-request-commits';
 import * as authorAiActivity from './migrations/0015-author-ai-activity';
+import * as pullRequestReviewTimes from './migrations/0016-pull-request-review-times';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -33,6 +34,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0013-cost-rates', ...costRates },
   { name: '0014-pull-request-commits', ...pullRequestCommits },
   { name: '0015-author-ai-activity', ...authorAiActivity },
+  { name: '0016-pull-request-review-times', ...pullRequestReviewTimes },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

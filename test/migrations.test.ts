@@ -13,7 +13,7 @@ import { SERVICES } from './support/harness';
  */
 
 /** The migrations after 0012, applied again by each test below that goes down past them: one list to extend. */
-const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity'];
+const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times'];
 
 let sequelize: Sequelize;
 let cleanup: () => Promise<void>;
@@ -243,7 +243,7 @@ test("0015 marks the commits already stored whose author used an AI tool that UT
   );
   // usr_a used a tool on March 5 (the last millisecond of it counts, the next day does not); usr_b's row is another organization's.
   await sequelize.query("INSERT INTO ai_usage_days (organization_id, day, user_key, tool, model, sessions) VALUES ('org_x', '2025-03-05', 'usr_a', 'claude_code', '', 1), ('org_y', '2025-03-05', 'usr_b', 'claude_code', '', 1)");
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0015-author-ai-activity']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0015-author-ai-activity', '0016-pull-request-review-times']);
   const rows = await sequelize.query<{ id: string; author_ai_active: number | boolean }>("SELECT id, author_ai_active FROM commits WHERE id LIKE 'cmt_d%' ORDER BY id", { type: QueryTypes.SELECT });
   expect(rows.map((r) => [r.id, Boolean(r.author_ai_active)])).toEqual([
     ['cmt_d1', true],
@@ -256,6 +256,35 @@ test("0015 marks the commits already stored whose author used an AI tool that UT
   await migrator.up();
   await sequelize.query("DELETE FROM commits WHERE id LIKE 'cmt_d%'");
   await sequelize.query("DELETE FROM ai_usage_days WHERE organization_id IN ('org_x', 'org_y')");
+});
+
+test('0016 dates each pull request’s first review and first approval by someone other than its author from its stored activity', async () => {
+  const migrator = createMigrator(sequelize);
+  await migrator.down({ to: '0016-pull-request-review-times' });
+  const at = (h: number) => `'2025-03-05 ${String(h).padStart(2, '0')}:00:00.000'`;
+  await sequelize.query(
+    `INSERT INTO pull_requests (id, repository_id, git_app_id, organization_id, number, title, state, author_id, created_at) VALUES
+       ('pr_r1', 'repo_x', 'gapp_x', 'org_x', 901, 'r1', 'open', 'usr_a', ${at(8)}), ('pr_r2', 'repo_x', 'gapp_x', 'org_x', 902, 'r2', 'open', 'usr_a', ${at(8)})`,
+  );
+  const activity = (id: string, pr: string, kind: string, actor: string, h: number) => `('${id}', '${pr}', 'repo_x', 'gapp_x', 'org_x', '${kind}', '${actor}', '${id}', ${at(h)})`;
+  await sequelize.query(
+    `INSERT INTO pull_request_activities (id, pull_request_id, repository_id, git_app_id, organization_id, kind, actor_id, external_id, created_at) VALUES
+       ${activity('pra_1', 'pr_r1', 'approved', 'usr_a', 9)}, ${activity('pra_2', 'pr_r1', 'commit', 'usr_b', 10)},
+       ${activity('pra_3', 'pr_r1', 'comment', 'usr_b', 11)}, ${activity('pra_4', 'pr_r1', 'approved', 'usr_b', 12)}`,
+  );
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0016-pull-request-review-times']);
+  const text = (v: unknown) => (v instanceof Date ? v.toISOString().slice(11, 16) : v === null ? null : String(v).slice(11, 16));
+  const rows = await sequelize.query<{ id: string; first_review_at: unknown; first_approval_at: unknown }>("SELECT id, first_review_at, first_approval_at FROM pull_requests WHERE id LIKE 'pr_r%' ORDER BY id", { type: QueryTypes.SELECT });
+  // The author's approval and the pushed commit are no review; pr_r2 has none.
+  expect(rows.map((r) => [r.id, text(r.first_review_at), text(r.first_approval_at)])).toEqual([
+    ['pr_r1', '11:00', '12:00'],
+    ['pr_r2', null, null],
+  ]);
+  await migrator.down({ to: '0016-pull-request-review-times' });
+  expect(Object.keys(await sequelize.getQueryInterface().describeTable('pull_requests'))).not.toContain('first_review_at');
+  await migrator.up();
+  await sequelize.query("DELETE FROM pull_request_activities WHERE id LIKE 'pra_%' AND organization_id = 'org_x'");
+  await sequelize.query("DELETE FROM pull_requests WHERE id LIKE 'pr_r%'");
 });
 
 test('0013 adds cost_rates (gone with their organization) and dates the suspensions already stored, and goes down and up again cleanly', async () => {

@@ -2,6 +2,7 @@ import { DataTypes, Sequelize, Transaction } from 'sequelize';
 import { DAY_MS, Random } from './random';
 import { seedTelemetry, TelemetrySpec } from './telemetry';
 import { markAllCommits } from '../migrations/0015-author-ai-activity';
+import { fillFirstReviews } from '../migrations/0016-pull-request-review-times';
 import { hasAiMarker } from '../../src/services/git/aiMarkers';
 import {
   DASHBOARD_CATALOG,
@@ -660,6 +661,7 @@ export async function seedDemo(
   await seedTelemetry(ins, s.root.fork('telemetry'), spec.telemetry, acme.id, acme.members.map((m) => ({ userId: m.user.id, joinedMs: m.joinedMs })), END_MS);
   // What the commit and telemetry writers would have kept, had the rows come through them.
   await markAllCommits(sequelize.getQueryInterface());
+  await fillFirstReviews(sequelize.getQueryInterface());
   return ins.counts;
 }
 

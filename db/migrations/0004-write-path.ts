@@ -79,7 +79,9 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
  */
 export async function dropColumn(qi: QueryInterface, table: string, column: string): Promise<void> {
   if (qi.sequelize.getDialect() === 'sqlite') await qi.sequelize.query(`ALTER TABLE \`${table}\` DROP COLUMN \`${column}\``);
-  else await qi.removeColumn(table, column);
+  // The table rebuilt (COPY; INPLACE may still drop instantly): MariaDB keeps instantly dropped columns in the row
+  // format, and a table taken down and up a few times then refuses new columns ("Row size too large").
+  else await qi.sequelize.query(`ALTER TABLE \`${table}\` DROP COLUMN \`${column}\`, ALGORITHM=COPY`);
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {

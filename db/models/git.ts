@@ -57,6 +57,9 @@ export class PullRequest extends Model<InferAttributes<PullRequest>, InferCreati
   /** Its head commit and, once merged, the commit that landed it, as the provider last named them. */
   declare head_sha: CreationOptional<string | null>;
   declare merge_commit_sha: CreationOptional<string | null>;
+  /** The first review action, and the first approval, by someone other than its author (kept by the review writer). */
+  declare first_review_at: CreationOptional<Date | null>;
+  declare first_approval_at: CreationOptional<Date | null>;
 }
 
 export type DeploymentStatus = 'success' | 'failure';
@@ -159,6 +162,8 @@ export function initGit(sequelize: Sequelize): void {
       deletions: { type: DataTypes.INTEGER, allowNull: true },
       head_sha: { type: DataTypes.STRING(40), allowNull: true },
       merge_commit_sha: { type: DataTypes.STRING(40), allowNull: true },
+      first_review_at: { ...OPTIONAL_TIMESTAMP },
+      first_approval_at: { ...OPTIONAL_TIMESTAMP },
     },
     { sequelize, tableName: 'pull_requests', modelName: 'pull_request' },
   );

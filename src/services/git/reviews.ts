@@ -6,6 +6,7 @@ import type { PullRequestInput, ReviewActivityInput } from './activity';
 import { authorDirectory } from './authors';
 import { recordPullRequest } from './pullRequests';
 import type { Applied } from './recordIfNewer';
+import { timestampSql } from '../query/selectSql';
 
 /** What `external_id` holds (VARCHAR(120)). */
 const EXTERNAL_ID_LENGTH = 120;
@@ -15,6 +16,18 @@ const EXTERNAL_ID_LENGTH = 120;
  * which may be long), its SHA-256, which names it as exactly.
  */
 const storedExternalId = (id: string) => (id.length <= EXTERNAL_ID_LENGTH ? id : `sha256:${createHash('sha256').update(id).digest('hex')}`);
+
+/**
+ * A review by someone other than the author moves the pull request's first review (and, an approval, its first
+ * approval) earlier when it is earlier: in one statement, so two reviews stored at once keep the earlier.
+ */
+async function keepFirstReview(change: Change, pullRequestId: string, approval: boolean, at: Date): Promise<void> {
+  const sequelize = PullRequest.sequelize!;
+  const earlier = (column: string) => `${column} = CASE WHEN ${column} IS NULL OR ${column} > ${timestampSql(sequelize, at)} THEN ${timestampSql(sequelize, at)} ELSE ${column} END`;
+  const columns = approval ? ['first_review_at', 'first_approval_at'] : ['first_review_at'];
+  await sequelize.query(`UPDATE pull_requests SET ${columns.map(earlier).join(', ')} WHERE id = :id`, { replacements: { id: pullRequestId }, transaction: change.transaction });
+  change.wrote('pull_requests');
+}
 
 export interface ReviewRecorded {
   pullRequest: Applied;
@@ -35,7 +48,7 @@ export async function recordReview(
   input: ReviewActivityInput,
 ): Promise<ReviewRecorded> {
   const { transaction } = change;
-  const find = () => PullRequest.findOne({ where: { repository_id: repository.id, number: pullRequest.number }, attributes: ['id'], transaction });
+  const find = () => PullRequest.findOne({ where: { repository_id: repository.id, number: pullRequest.number }, attributes: ['id', 'author_id'], transaction });
   let stored = current ? null : await find();
   const applied = stored ? 'unchanged' : await recordPullRequest(change, gitApp, repository, pullRequest);
   stored ??= await find();
@@ -44,6 +57,7 @@ export async function recordReview(
   const key = { pull_request_id: stored.id, external_id: storedExternalId(input.externalId) };
   if (await PullRequestActivity.findOne({ where: key, attributes: ['id'], transaction })) return { pullRequest: applied, activity: 'unchanged' };
   const authors = await authorDirectory(gitApp, { emails: [], usernames: [input.actorUsername] }, transaction);
+  const actorId = authors.find(null, input.actorUsername);
   await PullRequestActivity.create(
     {
       id: newId('pra'),
@@ -52,11 +66,14 @@ export async function recordReview(
       git_app_id: gitApp.id,
       organization_id: gitApp.organization_id,
       kind: input.kind,
-      actor_id: authors.find(null, input.actorUsername),
+      actor_id: actorId,
       created_at: input.createdAt,
     },
     { transaction },
   );
   change.wrote('pull_request_activities');
+  if (input.kind !== 'commit' && (actorId === null || stored.author_id === null || actorId !== stored.author_id)) {
+    await keepFirstReview(change, stored.id, input.kind === 'approved', input.createdAt);
+  }
   return { pullRequest: applied, activity: 'created' };
 }

@@ -13,9 +13,14 @@ import { membersInWindowSql } from './members';
 /** Review activity on pull request `p` by someone other than its author (an unknown person counts as another). */
 export const byOther = (a: string, p: string) => `${a}.kind <> 'commit' AND (${a}.actor_id IS NULL OR ${p}.author_id IS NULL OR ${a}.actor_id <> ${p}.author_id)`;
 
-/** When someone other than its author first reviewed (or approved) merged pull request `p`, before the merge. */
-export const firstReviewSql = (p: string, approval = false) => `(SELECT MIN(a.created_at) FROM pull_request_activities a
-    WHERE a.pull_request_id = ${p}.id AND ${byOther('a', p)}${approval ? " AND a.kind = 'approved'" : ''} AND a.created_at <= ${p}.merged_at)`;
+/**
+ * When someone other than its author first reviewed (or approved) merged pull request `p`, before the merge: the
+ * first ever, kept by the review writer, if it came before the merge (else none did).
+ */
+export const firstReviewSql = (p: string, approval = false) => {
+  const column = `${p}.${approval ? 'first_approval_at' : 'first_review_at'}`;
+  return `CASE WHEN ${column} <= ${p}.merged_at THEN ${column} END`;
+};
 
 /** Pull requests merged in the window, with when another person first reviewed and first approved them. */
 function mergedPullRequests(q: MetricSql, bucket: BucketOf): string {
@@ -39,7 +44,7 @@ export const REVIEW_NETWORK_EDGES = 200;
 
 export async function collaborationFigures(q: MetricSql) {
   const counts = countBuckets(q);
-  const [merged, pickup, approval, reviewToMerge, reviewsIn, edges, silos, available] = await Promise.all([
+  const [merged, pickup, approval, reviewToMerge, reviewsIn, edges, silos, [available]] = await Promise.all([
     q.rows<{ bucket: number; merged: number; iterated: number; unreviewed: number }>(
       `SELECT bucket, COUNT(*) AS merged, SUM(iterated) AS iterated, SUM(CASE WHEN reviewed_at IS NULL THEN 1 ELSE 0 END) AS unreviewed
        FROM (${mergedPullRequests(q, counts)}) AS m GROUP BY bucket`,
@@ -58,7 +63,7 @@ export async function collaborationFigures(q: MetricSql) {
       ['reviewer_id', 'author_id'],
     ),
     q.rows<Silo>(knowledgeSilos(q), ['author_id', 'reviewer_id']),
-    q.rows<{ user_id: string }>(membersInWindowSql(q), ['user_id']),
+    q.rows<{ members: number }>(`SELECT COUNT(*) AS members FROM (${membersInWindowSql(q)}) AS m`),
   ]);
   const mergedBy = byBucket(merged);
   const reviewsBy = byBucket(reviewsIn);
@@ -72,9 +77,9 @@ export async function collaborationFigures(q: MetricSql) {
     review_to_merge_hours: medianOf(reviewToMerge.whole),
     iterated_prs: { count: total(merged, 'iterated'), merged: mergedCount, share: ratio(total(merged, 'iterated'), mergedCount) },
     unreviewed_merged: { count: unreviewed, share: ratio(unreviewed, mergedCount) },
-    sharing_index: sharingIndex(edges, available.length),
+    sharing_index: sharingIndex(edges, available?.members ?? 0),
     reviewers: new Set(edges.map((e) => e.reviewer_id)).size,
-    available_reviewers: available.length,
+    available_reviewers: available?.members ?? 0,
     review_load: reviewLoad(edges),
     review_network: reviewNetwork(edges),
     knowledge_silos: silos.map((s) => ({ author_id: s.author_id, reviewer_id: s.reviewer_id, merged_prs: s.merged })),
