@@ -19,14 +19,15 @@ const storedExternalId = (id: string) => (id.length <= EXTERNAL_ID_LENGTH ? id :
 
 /**
  * A review by someone other than the author moves the pull request's first review (and, an approval, its first
- * approval) earlier when it is earlier: in one statement, so two reviews stored at once keep the earlier.
+ * approval) earlier when it is earlier: in one statement, so two reviews stored at once keep the earlier. The
+ * pull request item shows neither: the figures that read them also read the activity table, whose version this
+ * change raises, so the pull request lists' totals are left alone.
  */
 async function keepFirstReview(change: Change, pullRequestId: string, approval: boolean, at: Date): Promise<void> {
   const sequelize = PullRequest.sequelize!;
   const earlier = (column: string) => `${column} = CASE WHEN ${column} IS NULL OR ${column} > ${timestampSql(sequelize, at)} THEN ${timestampSql(sequelize, at)} ELSE ${column} END`;
   const columns = approval ? ['first_review_at', 'first_approval_at'] : ['first_review_at'];
   await sequelize.query(`UPDATE pull_requests SET ${columns.map(earlier).join(', ')} WHERE id = :id`, { replacements: { id: pullRequestId }, transaction: change.transaction });
-  change.wrote('pull_requests');
 }
 
 export interface ReviewRecorded {
