@@ -16,6 +16,7 @@ import * as costRates from './migrations/0013-cost-rates';
 import * as pullRequestCommits from './migrations/0014-pull-request-commits';
 import * as authorAiActivity from './migrations/0015-author-ai-activity';
 import * as pullRequestReviewTimes from './migrations/0016-pull-request-review-times';
+import * as pullRequestAiCommits from './migrations/0017-pull-request-ai-commits';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -35,6 +36,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0014-pull-request-commits', ...pullRequestCommits },
   { name: '0015-author-ai-activity', ...authorAiActivity },
   { name: '0016-pull-request-review-times', ...pullRequestReviewTimes },
+  { name: '0017-pull-request-ai-commits', ...pullRequestAiCommits },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

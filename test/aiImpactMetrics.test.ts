@@ -126,6 +126,39 @@ test("the author's AI day counts whichever comes first: telemetry before the pus
   expect(marked.map((c) => c.author_ai_active)).toEqual([false, false, true, false, false]);
 });
 
+/**
+ * Whichever comes first, a pull request or the AI-assisted commit it carries: #1's head, #3's pushed commit and #4's
+ * merge commit arrive after it; #2's pushed commit before. #5 carries plain commits only.
+ */
+const LATE_COMMITS: Step[] = [
+  { do: 'open', pr: 1, by: 'ada', at: '2026-03-02T09:00:00Z', head: 'k1' },
+  { do: 'push', key: 'k1', by: 'ada', at: '2026-03-02T08:00:00Z', message: 'Add a cache\n\nCo-Authored-By: Claude <noreply@anthropic.com>' },
+  { do: 'merge', pr: 1, by: 'ada', at: '2026-03-02T17:00:00Z' },
+  { do: 'push', key: 'k2', by: 'ada', at: '2026-03-03T08:00:00Z', message: 'Start the reader' },
+  { do: 'open', pr: 2, by: 'ada', at: '2026-03-03T09:00:00Z', head: 'k2' },
+  { do: 'push', key: 'k3', by: 'ada', at: '2026-03-03T10:00:00Z', message: 'Finish the reader\n\nCo-Authored-By: Claude <noreply@anthropic.com>' },
+  { do: 'commit', pr: 2, by: 'ada', at: '2026-03-03T10:05:00Z', key: 'k3' },
+  { do: 'merge', pr: 2, by: 'ada', at: '2026-03-03T12:00:00Z' },
+  { do: 'push', key: 'k4', by: 'grace', at: '2026-03-04T08:00:00Z', message: 'Start the writer' },
+  { do: 'open', pr: 3, by: 'grace', at: '2026-03-04T09:00:00Z', head: 'k4' },
+  { do: 'commit', pr: 3, by: 'grace', at: '2026-03-04T10:05:00Z', key: 'k5' },
+  { do: 'push', key: 'k5', by: 'grace', at: '2026-03-04T10:00:00Z', message: 'Finish the writer\n\nCo-Authored-By: Claude <noreply@anthropic.com>' },
+  { do: 'merge', pr: 3, by: 'grace', at: '2026-03-04T12:00:00Z' },
+  { do: 'push', key: 'k6', by: 'margaret', at: '2026-03-05T08:00:00Z', message: 'Tidy up' },
+  { do: 'open', pr: 4, by: 'margaret', at: '2026-03-05T09:00:00Z', head: 'k6' },
+  { do: 'merge', pr: 4, by: 'margaret', at: '2026-03-05T12:00:00Z', mergeCommit: 'k7' },
+  { do: 'push', key: 'k7', by: 'margaret', at: '2026-03-05T12:00:00Z', message: 'Merge the tidy-up\n\nCo-Authored-By: Claude <noreply@anthropic.com>' },
+  { do: 'push', key: 'k8', by: 'margaret', at: '2026-03-06T08:00:00Z', message: 'A plain change' },
+  { do: 'open', pr: 5, by: 'margaret', at: '2026-03-06T09:00:00Z', head: 'k8' },
+  { do: 'merge', pr: 5, by: 'margaret', at: '2026-03-06T12:00:00Z' },
+];
+
+test.each(['github', 'gitlab'] as const)('a pull request is AI-assisted whichever arrives first, it or its AI-assisted commit (%s)', async (provider) => {
+  const lab = await deliverReviewHistory(t, provider, LATE_COMMITS);
+  const data = (await aiImpact({ organization_id: lab.organizationId, ...WEEK }, await t.token())).body.data;
+  expect(data.ai_assisted_prs).toEqual({ count: 4, merged: 5, share: 0.8 });
+});
+
 test('a team: its repositories only; another organization is 403', async () => {
   const linus = await t.token({ user: DEMO.emails.linus });
   expect((await aiImpact({ organization_id: DEMO.orgs.acme }, linus)).status).toBe(200);

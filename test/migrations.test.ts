@@ -13,7 +13,7 @@ import { SERVICES } from './support/harness';
  */
 
 /** The migrations after 0012, applied again by each test below that goes down past them: one list to extend. */
-const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times'];
+const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits'];
 
 let sequelize: Sequelize;
 let cleanup: () => Promise<void>;
@@ -243,7 +243,7 @@ test("0015 marks the commits already stored whose author used an AI tool that UT
   );
   // usr_a used a tool on March 5 (the last millisecond of it counts, the next day does not); usr_b's row is another organization's.
   await sequelize.query("INSERT INTO ai_usage_days (organization_id, day, user_key, tool, model, sessions) VALUES ('org_x', '2025-03-05', 'usr_a', 'claude_code', '', 1), ('org_y', '2025-03-05', 'usr_b', 'claude_code', '', 1)");
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0015-author-ai-activity', '0016-pull-request-review-times']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(LATER.slice(LATER.indexOf('0015-author-ai-activity')));
   const rows = await sequelize.query<{ id: string; author_ai_active: number | boolean }>("SELECT id, author_ai_active FROM commits WHERE id LIKE 'cmt_d%' ORDER BY id", { type: QueryTypes.SELECT });
   expect(rows.map((r) => [r.id, Boolean(r.author_ai_active)])).toEqual([
     ['cmt_d1', true],
@@ -272,7 +272,7 @@ test('0016 dates each pull request’s first review and first approval by someon
        ${activity('pra_1', 'pr_r1', 'approved', 'usr_a', 9)}, ${activity('pra_2', 'pr_r1', 'commit', 'usr_b', 10)},
        ${activity('pra_3', 'pr_r1', 'comment', 'usr_b', 11)}, ${activity('pra_4', 'pr_r1', 'approved', 'usr_b', 12)}`,
   );
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0016-pull-request-review-times']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(LATER.slice(LATER.indexOf('0016-pull-request-review-times')));
   const text = (v: unknown) => (v instanceof Date ? v.toISOString().slice(11, 16) : v === null ? null : String(v).slice(11, 16));
   const rows = await sequelize.query<{ id: string; first_review_at: unknown; first_approval_at: unknown }>("SELECT id, first_review_at, first_approval_at FROM pull_requests WHERE id LIKE 'pr_r%' ORDER BY id", { type: QueryTypes.SELECT });
   // The author's approval and the pushed commit are no review; pr_r2 has none.
@@ -285,6 +285,47 @@ test('0016 dates each pull request’s first review and first approval by someon
   await migrator.up();
   await sequelize.query("DELETE FROM pull_request_activities WHERE id LIKE 'pra_%' AND organization_id = 'org_x'");
   await sequelize.query("DELETE FROM pull_requests WHERE id LIKE 'pr_r%'");
+});
+
+test('0017 marks the pull requests already stored that carry an AI-assisted commit (head, merge or pushed), and goes down and up again', async () => {
+  const migrator = createMigrator(sequelize);
+  await migrator.down({ to: '0017-pull-request-ai-commits' });
+  const sha = (n: number) => String(n).padStart(40, 'a');
+  const commit = (id: string, n: number, marked: boolean, active: boolean) =>
+    `('${id}', 'repo_x', 'gapp_x', 'org_x', '${sha(n)}', 'm', NULL, 'A', 1, 0, '2025-03-05 10:00:00.000', ${marked ? 1 : 0}, ${active ? 1 : 0})`;
+  await sequelize.query(
+    `INSERT INTO commits (id, repository_id, git_app_id, organization_id, sha, message, author_id, author_name, additions, deletions, created_at, ai_assisted, author_ai_active) VALUES
+       ${commit('cmt_p1', 1, true, false)}, ${commit('cmt_p2', 2, false, true)}, ${commit('cmt_p3', 3, false, false)}, ${commit('cmt_p4', 4, true, false)}`,
+  );
+  const pr = (id: string, n: number, head: number | null, merge: number | null) =>
+    `('${id}', 'repo_x', 'gapp_x', 'org_x', ${n}, '${id}', 'open', '2025-03-05 08:00:00.000', ${head ? `'${sha(head)}'` : 'NULL'}, ${merge ? `'${sha(merge)}'` : 'NULL'})`;
+  // pr_a1: AI head; pr_a2: AI merge commit; pr_a3: a plain head, an AI commit pushed; pr_a4: plain only; pr_a5: an AI commit of another repository's sha space.
+  await sequelize.query(
+    `INSERT INTO pull_requests (id, repository_id, git_app_id, organization_id, number, title, state, created_at, head_sha, merge_commit_sha) VALUES
+       ${pr('pr_a1', 911, 1, null)}, ${pr('pr_a2', 912, 3, 2)}, ${pr('pr_a3', 913, 3, null)}, ${pr('pr_a4', 914, 3, 3)}, ${pr('pr_a5', 915, null, null)}`,
+  );
+  await sequelize.query(
+    `INSERT INTO pull_request_activities (id, pull_request_id, repository_id, git_app_id, organization_id, kind, actor_id, external_id, created_at) VALUES
+       ('pra_a1', 'pr_a3', 'repo_x', 'gapp_x', 'org_x', 'commit', NULL, 'commit:${sha(4)}', '2025-03-05 09:00:00.000'),
+       ('pra_a2', 'pr_a4', 'repo_x', 'gapp_x', 'org_x', 'comment', NULL, 'commit:${sha(4)}', '2025-03-05 09:00:00.000'),
+       ('pra_a3', 'pr_a5', 'repo_x', 'gapp_x', 'org_x', 'commit', NULL, 'commit:${sha(9)}', '2025-03-05 09:00:00.000')`,
+  );
+  expect((await migrator.up()).map((m) => m.name)).toEqual(LATER.slice(LATER.indexOf('0017-pull-request-ai-commits')));
+  const rows = await sequelize.query<{ id: string; has_ai_commit: number | boolean }>("SELECT id, has_ai_commit FROM pull_requests WHERE id LIKE 'pr_a%' ORDER BY id", { type: QueryTypes.SELECT });
+  // pr_a4's activity is a comment whose id happens to look like a commit's: no pushed commit.
+  expect(rows.map((r) => [r.id, Boolean(r.has_ai_commit)])).toEqual([
+    ['pr_a1', true],
+    ['pr_a2', true],
+    ['pr_a3', true],
+    ['pr_a4', false],
+    ['pr_a5', false],
+  ]);
+  await migrator.down({ to: '0017-pull-request-ai-commits' });
+  expect(Object.keys(await sequelize.getQueryInterface().describeTable('pull_requests'))).not.toContain('has_ai_commit');
+  await migrator.up();
+  await sequelize.query("DELETE FROM pull_request_activities WHERE id LIKE 'pra_a%'");
+  await sequelize.query("DELETE FROM pull_requests WHERE id LIKE 'pr_a%'");
+  await sequelize.query("DELETE FROM commits WHERE id LIKE 'cmt_p%'");
 });
 
 test('0013 adds cost_rates (gone with their organization) and dates the suspensions already stored, and goes down and up again cleanly', async () => {

@@ -3,6 +3,7 @@ import { DAY_MS, Random } from './random';
 import { seedTelemetry, TelemetrySpec } from './telemetry';
 import { markAllCommits } from '../migrations/0015-author-ai-activity';
 import { fillFirstReviews } from '../migrations/0016-pull-request-review-times';
+import { markAiPullRequests } from '../migrations/0017-pull-request-ai-commits';
 import { hasAiMarker } from '../../src/services/git/aiMarkers';
 import {
   DASHBOARD_CATALOG,
@@ -662,6 +663,7 @@ export async function seedDemo(
   // What the commit and telemetry writers would have kept, had the rows come through them.
   await markAllCommits(sequelize.getQueryInterface());
   await fillFirstReviews(sequelize.getQueryInterface());
+  await markAiPullRequests(sequelize.getQueryInterface());
   return ins.counts;
 }
 

@@ -60,6 +60,8 @@ export class PullRequest extends Model<InferAttributes<PullRequest>, InferCreati
   /** The first review action, and the first approval, by someone other than its author (kept by the review writer). */
   declare first_review_at: CreationOptional<Date | null>;
   declare first_approval_at: CreationOptional<Date | null>;
+  /** One of its commits is AI-assisted (kept by the writers: src/services/git/pullRequestAi.ts). */
+  declare has_ai_commit: CreationOptional<boolean>;
 }
 
 export type DeploymentStatus = 'success' | 'failure';
@@ -164,6 +166,7 @@ export function initGit(sequelize: Sequelize): void {
       merge_commit_sha: { type: DataTypes.STRING(40), allowNull: true },
       first_review_at: { ...OPTIONAL_TIMESTAMP },
       first_approval_at: { ...OPTIONAL_TIMESTAMP },
+      has_ai_commit: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
     },
     { sequelize, tableName: 'pull_requests', modelName: 'pull_request' },
   );

@@ -1,5 +1,7 @@
 import { Op, QueryTypes, Transaction } from 'sequelize';
 import { Commit } from '../../../db/models';
+import { chunks } from './authors';
+import { refreshPullRequestsOfCommits } from './pullRequestAi';
 
 /**
  * Whether a commit's author used an AI coding tool on the commit's UTC day (DESIGN §16: such a commit is
@@ -30,20 +32,26 @@ export async function activeAuthorDays(transaction: Transaction, organizationId:
 
 export const isActiveAuthorDay = (active: Set<string>, authorId: string | null, createdAt: Date) => authorId !== null && active.has(key(authorId, dayOf(createdAt)));
 
-/** Marks the organization's commits by these authors on these days; how many it marked. */
+/**
+ * Marks the organization's commits by these authors on these days, and the pull requests that carry them
+ * (pullRequestAi.ts); how many commits it marked.
+ */
 export async function markCommitsOfActiveDays(transaction: Transaction, organizationId: string, authorDays: AuthorDay[]): Promise<number> {
   if (authorDays.length === 0) return 0;
   const next = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000);
-  const [affected] = await Commit.update(
-    { author_ai_active: true },
-    {
-      where: {
-        organization_id: organizationId,
-        author_ai_active: false,
-        [Op.or]: authorDays.map(({ userId, day }) => ({ author_id: userId, created_at: { [Op.gte]: new Date(`${day}T00:00:00Z`), [Op.lt]: next(day) } })),
-      },
-      transaction,
+  const marked = await Commit.findAll({
+    attributes: ['id', 'repository_id', 'sha'],
+    where: {
+      organization_id: organizationId,
+      author_ai_active: false,
+      [Op.or]: authorDays.map(({ userId, day }) => ({ author_id: userId, created_at: { [Op.gte]: new Date(`${day}T00:00:00Z`), [Op.lt]: next(day) } })),
     },
-  );
-  return affected;
+    transaction,
+  });
+  if (marked.length === 0) return 0;
+  for (const ids of chunks(marked.map((c) => c.id))) await Commit.update({ author_ai_active: true }, { where: { id: ids }, transaction });
+  const byRepository = new Map<string, string[]>();
+  for (const c of marked) byRepository.set(c.repository_id, [...(byRepository.get(c.repository_id) ?? []), c.sha]);
+  for (const [repositoryId, shas] of byRepository) for (const batch of chunks(shas)) await refreshPullRequestsOfCommits(transaction, repositoryId, batch);
+  return marked.length;
 }

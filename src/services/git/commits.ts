@@ -7,6 +7,7 @@ import { authorDirectory, chunks } from './authors';
 import { clip, LIMITS } from './text';
 import { hasAiMarker } from './aiMarkers';
 import { activeAuthorDays, isActiveAuthorDay } from './authorAiActivity';
+import { refreshPullRequestsOfCommits } from './pullRequestAi';
 
 export interface CommitsRecorded {
   added: number;
@@ -62,6 +63,8 @@ export async function recordCommits(change: Change, gitApp: GitApp, repository: 
     author_ai_active: isActiveAuthorDay(activeDays, authorId, c.createdAt),
   }));
   for (const batch of chunks(rows)) await Commit.bulkCreate(batch, { transaction });
+  const aiShas = rows.filter((r) => r.ai_assisted || r.author_ai_active).map((r) => r.sha);
+  for (const shas of chunks(aiShas)) await refreshPullRequestsOfCommits(transaction, repository.id, shas);
   change.wrote('commits');
   change.emit(gitApp.organization_id, 'commit.created', {
     repository: toRepository(repository),

@@ -7,6 +7,7 @@ import type { PullRequestInput, PullRequestState } from './activity';
 import { authorDirectory } from './authors';
 import { clip, LIMITS } from './text';
 import { hasAiMarker } from './aiMarkers';
+import { refreshPullRequestAi } from './pullRequestAi';
 import { Applied, olderThanStored, recordIfNewer, sameTime } from './recordIfNewer';
 
 const EVENT_OF_STATE: Record<PullRequestState, EventType> = {
@@ -58,6 +59,7 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
   });
   if ('row' in recorded) {
     const { row } = recorded;
+    if (input.commits.head || input.commits.merge) await refreshPullRequestAi(transaction, row.id);
     const emit = (type: EventType) => change.emit(gitApp.organization_id, type, toPullRequest(row));
     if (recorded.applied === 'created') emit('pull_request.opened');
     if (row.state !== (previousState ?? 'open')) emit(EVENT_OF_STATE[row.state]);

@@ -5,6 +5,7 @@ import { newId } from '../changes/ids';
 import type { PullRequestInput, ReviewActivityInput } from './activity';
 import { authorDirectory } from './authors';
 import { recordPullRequest } from './pullRequests';
+import { refreshPullRequestAi } from './pullRequestAi';
 import type { Applied } from './recordIfNewer';
 import { timestampSql } from '../query/selectSql';
 
@@ -73,6 +74,7 @@ export async function recordReview(
     { transaction },
   );
   change.wrote('pull_request_activities');
+  if (input.kind === 'commit') await refreshPullRequestAi(transaction, stored.id);
   if (input.kind !== 'commit' && (actorId === null || stored.author_id === null || actorId !== stored.author_id)) {
     await keepFirstReview(change, stored.id, input.kind === 'approved', input.createdAt);
   }

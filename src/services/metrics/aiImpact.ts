@@ -2,6 +2,7 @@ import { BucketOf, Distribution, emptyDistribution, MetricSql, roundHours } from
 import { byBucket, countBuckets, ratio, series, total } from './figures';
 import { blamedSql, previousFinishSql, production } from './dora';
 import { firstReviewSql } from './collaboration';
+import { aiCommitSql } from '../git/pullRequestAi';
 
 /**
  * Whether AI-assisted work ships faster or breaks more (DESIGN §16). A commit is AI-assisted by the mark an AI
@@ -11,16 +12,12 @@ import { firstReviewSql } from './collaboration';
  * where they were merged; the failure rate over production deployments finished in the window, by whether the
  * changes they shipped (as DORA counts them) include an AI-assisted commit.
  */
-export const aiCommitSql = (c: string) => `(${c}.ai_assisted = 1 OR ${c}.author_ai_active = 1)`;
-
-export const aiPullRequestSql = (q: MetricSql, p: string) => `(${p}.ai_assisted = 1
-    OR EXISTS (SELECT 1 FROM commits c WHERE c.repository_id = ${p}.repository_id AND c.sha IN (${p}.head_sha, ${p}.merge_commit_sha) AND ${aiCommitSql('c')})
-    OR EXISTS (SELECT 1 FROM pull_request_activities a JOIN commits c ON c.repository_id = a.repository_id AND c.sha = SUBSTR(a.external_id, 8)
-      WHERE a.pull_request_id = ${p}.id AND a.kind = 'commit' AND ${aiCommitSql('c')}))`;
+/** Its description's mark, or one of its commits (kept on the pull request by the writers: pullRequestAi.ts). */
+export const aiPullRequestSql = (p: string) => `(${p}.ai_assisted = 1 OR ${p}.has_ai_commit = 1)`;
 
 /** Merged pull requests of the window, each with its bucket, whether AI-assisted, and what the figures measure. */
 function mergedPullRequests(q: MetricSql, bucket: BucketOf): string {
-  return `SELECT ${bucket('p.merged_at')} AS bucket, CASE WHEN ${aiPullRequestSql(q, 'p')} THEN 1 ELSE 0 END AS ai,
+  return `SELECT ${bucket('p.merged_at')} AS bucket, CASE WHEN ${aiPullRequestSql('p')} THEN 1 ELSE 0 END AS ai,
       p.created_at, p.merged_at, ${firstReviewSql('p')} AS reviewed_at, p.additions + p.deletions AS size
     FROM pull_requests p WHERE ${q.scoped('p', 'repository')} AND p.merged_at IS NOT NULL AND ${q.inWindow('p.merged_at')}`;
 }

@@ -35,7 +35,7 @@ export async function financialFigures(q: MetricSql) {
     q.rows<Rate>('SELECT subject, subject_id, amount, currency FROM cost_rates WHERE organization_id = :scope_organization_id', ['subject', 'subject_id', 'currency']),
     q.rows<People>(peopleSql(q)),
     q.rows<{ merged: number; ai: number | null }>(
-      `SELECT COUNT(*) AS merged, SUM(CASE WHEN ${aiPullRequestSql(q, 'p')} THEN 1 ELSE 0 END) AS ai FROM pull_requests p
+      `SELECT COUNT(*) AS merged, SUM(CASE WHEN ${aiPullRequestSql('p')} THEN 1 ELSE 0 END) AS ai FROM pull_requests p
        WHERE ${q.scoped('p', 'repository')} AND p.merged_at IS NOT NULL AND ${q.inWindow('p.merged_at')}`,
     ),
     q.rows<{ completed: number }>(`SELECT COUNT(*) AS completed FROM tasks t WHERE ${completedTasks(q)}`),
