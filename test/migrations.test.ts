@@ -13,7 +13,7 @@ import { SERVICES } from './support/harness';
  */
 
 /** The migrations after 0012, applied again by each test below that goes down past them: one list to extend. */
-const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits'];
+const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories'];
 
 let sequelize: Sequelize;
 let cleanup: () => Promise<void>;
@@ -326,6 +326,27 @@ test('0017 marks the pull requests already stored that carry an AI-assisted comm
   await sequelize.query("DELETE FROM pull_request_activities WHERE id LIKE 'pra_a%'");
   await sequelize.query("DELETE FROM pull_requests WHERE id LIKE 'pr_a%'");
   await sequelize.query("DELETE FROM commits WHERE id LIKE 'cmt_p%'");
+});
+
+test('0018 lists each author of the commits already stored once per repository, and goes down and up again', async () => {
+  const migrator = createMigrator(sequelize);
+  await migrator.down({ to: '0018-author-repositories' });
+  const commit = (id: string, repo: string, author: string | null) => `('${id}', '${repo}', 'gapp_x', 'org_x', '${id.padEnd(40, '0')}', 'm', ${author ? `'${author}'` : 'NULL'}, 'A', 1, 0, '2025-03-05 10:00:00.000')`;
+  await sequelize.query(
+    `INSERT INTO commits (id, repository_id, git_app_id, organization_id, sha, message, author_id, author_name, additions, deletions, created_at) VALUES
+       ${commit('cmt_w1', 'repo_w1', 'usr_a')}, ${commit('cmt_w2', 'repo_w1', 'usr_a')}, ${commit('cmt_w3', 'repo_w2', 'usr_a')}, ${commit('cmt_w4', 'repo_w2', 'usr_b')}, ${commit('cmt_w5', 'repo_w2', null)}`,
+  );
+  expect((await migrator.up()).map((m) => m.name)).toEqual(LATER.slice(LATER.indexOf('0018-author-repositories')));
+  const rows = await sequelize.query<{ user_id: string; repository_id: string }>("SELECT user_id, repository_id, organization_id FROM author_repositories WHERE repository_id LIKE 'repo_w%' ORDER BY repository_id, user_id", { type: QueryTypes.SELECT });
+  expect(rows).toEqual([
+    { user_id: 'usr_a', repository_id: 'repo_w1', organization_id: 'org_x' },
+    { user_id: 'usr_a', repository_id: 'repo_w2', organization_id: 'org_x' },
+    { user_id: 'usr_b', repository_id: 'repo_w2', organization_id: 'org_x' },
+  ]);
+  await migrator.down({ to: '0018-author-repositories' });
+  expect(await sequelize.getQueryInterface().showAllTables()).not.toContain('author_repositories');
+  await migrator.up();
+  await sequelize.query("DELETE FROM commits WHERE id LIKE 'cmt_w%'");
 });
 
 test('0013 adds cost_rates (gone with their organization) and dates the suspensions already stored, and goes down and up again cleanly', async () => {

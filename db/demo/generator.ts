@@ -4,6 +4,7 @@ import { seedTelemetry, TelemetrySpec } from './telemetry';
 import { markAllCommits } from '../migrations/0015-author-ai-activity';
 import { fillFirstReviews } from '../migrations/0016-pull-request-review-times';
 import { markAiPullRequests } from '../migrations/0017-pull-request-ai-commits';
+import { fillAuthorRepositories } from '../migrations/0018-author-repositories';
 import { hasAiMarker } from '../../src/services/git/aiMarkers';
 import {
   DASHBOARD_CATALOG,
@@ -664,6 +665,7 @@ export async function seedDemo(
   await markAllCommits(sequelize.getQueryInterface());
   await fillFirstReviews(sequelize.getQueryInterface());
   await markAiPullRequests(sequelize.getQueryInterface());
+  await fillAuthorRepositories(sequelize.getQueryInterface());
   return ins.counts;
 }
 

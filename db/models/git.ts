@@ -97,6 +97,17 @@ export class PullRequestActivity extends Model<InferAttributes<PullRequestActivi
   declare created_at: Date;
 }
 
+/**
+ * Each member who authored commits in a repository, once (DESIGN §14: a team's repositories are those its members
+ * authored commits in), kept by the commit writer and gone with the repository: a team's scope is read from these
+ * few rows, not from a million commits.
+ */
+export class AuthorRepository extends Model<InferAttributes<AuthorRepository>, InferCreationAttributes<AuthorRepository>> {
+  declare user_id: string;
+  declare repository_id: string;
+  declare organization_id: string;
+}
+
 export class Incident extends Model<InferAttributes<Incident>, InferCreationAttributes<Incident>> {
   declare id: string;
   declare repository_id: string;
@@ -213,5 +224,9 @@ export function initGit(sequelize: Sequelize): void {
       created_at: { ...TIMESTAMP },
     },
     { sequelize, tableName: 'pull_request_activities', modelName: 'pull_request_activity' },
+  );
+  AuthorRepository.init(
+    { user_id: { ...REF, primaryKey: true }, repository_id: { ...REF, primaryKey: true }, organization_id: { ...REF } },
+    { sequelize, tableName: 'author_repositories', modelName: 'author_repository' },
   );
 }

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { Commit, Deployment, Incident, Interaction, Organization, PullRequest, Repository, Task } from '../../db/models';
+import { AuthorRepository, Commit, Deployment, Incident, Interaction, Organization, PullRequest, Repository, Task } from '../../db/models';
 import { newId } from '../../src/services/changes/ids';
 import type { TestApp } from './harness';
 import { DEMO } from './harness';
@@ -101,6 +101,8 @@ export async function insertHistory(t: TestApp): Promise<Lab> {
   for (const c of COMMITS) {
     const author = authorOf(c.repo);
     await Commit.create({ id: newId('cmt'), repository_id: repositories[c.repo], ...placement, sha: sha(c.key), message: c.key, author_id: author.id, author_name: author.name, additions: 1, deletions: 0, created_at: new Date(c.at) });
+    // As the commit writer keeps it (a team's repositories are read from it).
+    await AuthorRepository.bulkCreate([{ user_id: author.id, repository_id: repositories[c.repo], organization_id: lab.organizationId }], { ignoreDuplicates: true });
   }
   for (const d of DEPLOYMENTS) {
     await Deployment.create({ id: newId('dep'), repository_id: repositories[d.repo], ...placement, external_id: d.key, environment: d.environment, status: d.status, sha: sha(d.commit), created_at: new Date(new Date(d.finished).getTime() - 600_000), finished_at: new Date(d.finished) });

@@ -1,4 +1,5 @@
-import { Commit, GitApp, Repository } from '../../../db/models';
+import { AuthorRepository, Commit, GitApp, Repository } from '../../../db/models';
+import type { Transaction } from 'sequelize';
 import { toCommit, toRepository } from '../../resources/git';
 import type { Change } from '../changes/change';
 import { newId } from '../changes/ids';
@@ -63,6 +64,7 @@ export async function recordCommits(change: Change, gitApp: GitApp, repository: 
     author_ai_active: isActiveAuthorDay(activeDays, authorId, c.createdAt),
   }));
   for (const batch of chunks(rows)) await Commit.bulkCreate(batch, { transaction });
+  await recordAuthors(transaction, repository, rows);
   const aiShas = rows.filter((r) => r.ai_assisted || r.author_ai_active).map((r) => r.sha);
   for (const shas of chunks(aiShas)) await refreshPullRequestsOfCommits(transaction, repository.id, shas);
   change.wrote('commits');
@@ -71,4 +73,11 @@ export async function recordCommits(change: Change, gitApp: GitApp, repository: 
     commits: rows.map((r) => toCommit(r as Commit)),
   });
   return { added: rows.length, statsFilled };
+}
+
+/** The repository's authors among these commits, each once (a team's repositories are read from them: scope.ts). */
+async function recordAuthors(transaction: Transaction, repository: Repository, commits: { author_id: string | null }[]): Promise<void> {
+  const authors = [...new Set(commits.flatMap((c) => (c.author_id ? [c.author_id] : [])))].sort();
+  const rows = authors.map((user_id) => ({ user_id, repository_id: repository.id, organization_id: repository.organization_id }));
+  for (const batch of chunks(rows)) await AuthorRepository.bulkCreate(batch, { ignoreDuplicates: true, transaction });
 }

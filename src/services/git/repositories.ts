@@ -1,5 +1,5 @@
 import { Op, Transaction } from 'sequelize';
-import { Commit, Deployment, GitApp, Incident, PullRequest, PullRequestActivity, Repository } from '../../../db/models';
+import { AuthorRepository, Commit, Deployment, GitApp, Incident, PullRequest, PullRequestActivity, Repository } from '../../../db/models';
 import { toRepository } from '../../resources/git';
 import type { Change } from '../changes/change';
 import { newId } from '../changes/ids';
@@ -61,7 +61,7 @@ export async function findRepository(gitApp: GitApp, ref: RepositoryRef, transac
 export async function deleteRepository(change: Change, repository: Repository): Promise<void> {
   const { transaction } = change;
   const where = { repository_id: repository.id };
-  for (const model of [Commit, PullRequest, PullRequestActivity, Deployment, Incident] as (typeof Commit)[]) await model.destroy({ where, transaction });
+  for (const model of [Commit, AuthorRepository, PullRequest, PullRequestActivity, Deployment, Incident] as (typeof Commit)[]) await model.destroy({ where, transaction });
   await repository.destroy({ transaction });
   change.wrote('repositories', 'commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents');
 }

@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import { Commit, Team } from '../../../db/models';
+import { AuthorRepository, Team } from '../../../db/models';
 import { conditions } from '../../access/conditions';
 
 /**
@@ -15,11 +15,11 @@ export interface MetricScope {
 
 export const organizationScope = (organizationId: string): MetricScope => ({ organizationId, teamId: null, repositoryIds: null });
 
-/** Read on the commits' (author_id, repository_id) index, one range per member. */
+/** The repositories its active members authored commits in (kept by the commit writer: author_repositories). */
 export async function teamScope(team: Team): Promise<MetricScope> {
-  const rows = await Commit.sequelize!.query<{ repository_id: string }>(
-    `SELECT DISTINCT c.repository_id FROM team_memberships tm JOIN commits c ON c.author_id = tm.user_id
-     WHERE tm.team_id = :team_id AND ${conditions.activeMembershipSql('tm')} AND c.organization_id = :organization_id`,
+  const rows = await AuthorRepository.sequelize!.query<{ repository_id: string }>(
+    `SELECT DISTINCT ar.repository_id FROM team_memberships tm JOIN author_repositories ar ON ar.user_id = tm.user_id
+     WHERE tm.team_id = :team_id AND ${conditions.activeMembershipSql('tm')} AND ar.organization_id = :organization_id`,
     { type: QueryTypes.SELECT, replacements: { team_id: team.id, organization_id: team.organization_id } },
   );
   return { organizationId: team.organization_id, teamId: team.id, repositoryIds: rows.map((r) => r.repository_id).sort() };
