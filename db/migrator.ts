@@ -18,6 +18,7 @@ import * as authorAiActivity from './migrations/0015-author-ai-activity';
 import * as pullRequestReviewTimes from './migrations/0016-pull-request-review-times';
 import * as pullRequestAiCommits from './migrations/0017-pull-request-ai-commits';
 import * as authorRepositories from './migrations/0018-author-repositories';
+import * as shippedChanges from './migrations/0019-shipped-changes';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -39,6 +40,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0016-pull-request-review-times', ...pullRequestReviewTimes },
   { name: '0017-pull-request-ai-commits', ...pullRequestAiCommits },
   { name: '0018-author-repositories', ...authorRepositories },
+  { name: '0019-shipped-changes', ...shippedChanges },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

@@ -5,6 +5,7 @@ import { markAllCommits } from '../migrations/0015-author-ai-activity';
 import { fillFirstReviews } from '../migrations/0016-pull-request-review-times';
 import { markAiPullRequests } from '../migrations/0017-pull-request-ai-commits';
 import { fillAuthorRepositories } from '../migrations/0018-author-repositories';
+import { markShippedChanges } from '../migrations/0019-shipped-changes';
 import { hasAiMarker } from '../../src/services/git/aiMarkers';
 import {
   DASHBOARD_CATALOG,
@@ -666,6 +667,7 @@ export async function seedDemo(
   await fillFirstReviews(sequelize.getQueryInterface());
   await markAiPullRequests(sequelize.getQueryInterface());
   await fillAuthorRepositories(sequelize.getQueryInterface());
+  await markShippedChanges(sequelize.getQueryInterface());
   return ins.counts;
 }
 

@@ -78,6 +78,10 @@ export class Deployment extends Model<InferAttributes<Deployment>, InferCreation
   declare sha: string;
   declare created_at: Date;
   declare finished_at: Date;
+  /** Production: the changes it shipped (or would have) include an AI-assisted commit; kept by the writers (shippedChanges.ts). */
+  declare shipped_ai: CreationOptional<boolean>;
+  /** An incident of its repository names its commit as the cause; kept by the writers (shippedChanges.ts). */
+  declare blamed: CreationOptional<boolean>;
 }
 
 export type PullRequestActivityKind = 'comment' | 'approved' | 'changes_requested' | 'commit';
@@ -197,6 +201,8 @@ export function initGit(sequelize: Sequelize): void {
       sha: { type: DataTypes.STRING(40), allowNull: false },
       created_at: { ...TIMESTAMP },
       finished_at: { ...TIMESTAMP },
+      shipped_ai: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+      blamed: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
     },
     { sequelize, tableName: 'deployments', modelName: 'deployment' },
   );

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { refreshShippedChanges } from '../../src/services/git/shippedChanges';
 import { AuthorRepository, Commit, Deployment, Incident, Interaction, Organization, PullRequest, Repository, Task } from '../../db/models';
 import { newId } from '../../src/services/changes/ids';
 import type { TestApp } from './harness';
@@ -110,6 +111,8 @@ export async function insertHistory(t: TestApp): Promise<Lab> {
   for (const i of INCIDENTS) {
     await Incident.create({ id: newId('inc'), repository_id: repositories[i.repo], ...placement, external_id: i.key, title: i.key, cause_sha: i.cause ? sha(i.cause).slice(0, 7) : null, created_at: new Date(i.opened), resolved_at: i.resolved ? new Date(i.resolved) : null });
   }
+  // What the deployment and incident writers keep on the deployments.
+  for (const id of Object.values(repositories)) await refreshShippedChanges(null, id, null);
   for (const p of PULL_REQUESTS) {
     await PullRequest.create({ id: newId('pr'), repository_id: repositories.api, ...placement, number: p.number, title: `PR ${p.number}`, state: p.state, author_id: DEMO.users.ada, created_at: new Date(p.opened), merged_at: p.merged ? new Date(p.merged) : null, closed_at: p.closed ? new Date(p.closed) : null });
   }

@@ -2,6 +2,7 @@ import { Op, QueryTypes, Transaction } from 'sequelize';
 import { Commit } from '../../../db/models';
 import { chunks } from './authors';
 import { refreshPullRequestsOfCommits } from './pullRequestAi';
+import { earliest, refreshShippedChanges } from './shippedChanges';
 
 /**
  * Whether a commit's author used an AI coding tool on the commit's UTC day (DESIGN §16: such a commit is
@@ -33,14 +34,14 @@ export async function activeAuthorDays(transaction: Transaction, organizationId:
 export const isActiveAuthorDay = (active: Set<string>, authorId: string | null, createdAt: Date) => authorId !== null && active.has(key(authorId, dayOf(createdAt)));
 
 /**
- * Marks the organization's commits by these authors on these days, and the pull requests that carry them
- * (pullRequestAi.ts); how many commits it marked.
+ * Marks the organization's commits by these authors on these days, the pull requests that carry them
+ * (pullRequestAi.ts) and the deployments that shipped them (shippedChanges.ts); how many commits it marked.
  */
 export async function markCommitsOfActiveDays(transaction: Transaction, organizationId: string, authorDays: AuthorDay[]): Promise<number> {
   if (authorDays.length === 0) return 0;
   const next = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000);
   const marked = await Commit.findAll({
-    attributes: ['id', 'repository_id', 'sha'],
+    attributes: ['id', 'repository_id', 'sha', 'created_at'],
     where: {
       organization_id: organizationId,
       author_ai_active: false,
@@ -50,8 +51,11 @@ export async function markCommitsOfActiveDays(transaction: Transaction, organiza
   });
   if (marked.length === 0) return 0;
   for (const ids of chunks(marked.map((c) => c.id))) await Commit.update({ author_ai_active: true }, { where: { id: ids }, transaction });
-  const byRepository = new Map<string, string[]>();
-  for (const c of marked) byRepository.set(c.repository_id, [...(byRepository.get(c.repository_id) ?? []), c.sha]);
-  for (const [repositoryId, shas] of byRepository) for (const batch of chunks(shas)) await refreshPullRequestsOfCommits(transaction, repositoryId, batch);
+  const byRepository = new Map<string, Commit[]>();
+  for (const c of marked) byRepository.set(c.repository_id, [...(byRepository.get(c.repository_id) ?? []), c]);
+  for (const [repositoryId, commits] of byRepository) {
+    for (const batch of chunks(commits.map((c) => c.sha))) await refreshPullRequestsOfCommits(transaction, repositoryId, batch);
+    await refreshShippedChanges(transaction, repositoryId, earliest(commits.map((c) => c.created_at)));
+  }
   return marked.length;
 }

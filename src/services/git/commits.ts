@@ -9,6 +9,7 @@ import { clip, LIMITS } from './text';
 import { hasAiMarker } from './aiMarkers';
 import { activeAuthorDays, isActiveAuthorDay } from './authorAiActivity';
 import { refreshPullRequestsOfCommits } from './pullRequestAi';
+import { earliest, refreshShippedChanges } from './shippedChanges';
 
 export interface CommitsRecorded {
   added: number;
@@ -65,8 +66,9 @@ export async function recordCommits(change: Change, gitApp: GitApp, repository: 
   }));
   for (const batch of chunks(rows)) await Commit.bulkCreate(batch, { transaction });
   await recordAuthors(transaction, repository, rows);
-  const aiShas = rows.filter((r) => r.ai_assisted || r.author_ai_active).map((r) => r.sha);
-  for (const shas of chunks(aiShas)) await refreshPullRequestsOfCommits(transaction, repository.id, shas);
+  const ai = rows.filter((r) => r.ai_assisted || r.author_ai_active);
+  for (const shas of chunks(ai.map((r) => r.sha))) await refreshPullRequestsOfCommits(transaction, repository.id, shas);
+  if (ai.length) await refreshShippedChanges(transaction, repository.id, earliest(ai.map((r) => r.created_at)));
   change.wrote('commits');
   change.emit(gitApp.organization_id, 'commit.created', {
     repository: toRepository(repository),

@@ -5,6 +5,7 @@ import { newId } from '../changes/ids';
 import type { DeploymentInput } from './activity';
 import { Applied, recordIfNewer, sameTime } from './recordIfNewer';
 import { clip, LIMITS } from './text';
+import { refreshShippedChanges } from './shippedChanges';
 
 /**
  * One deployment per repository and provider deployment id, in its latest finished state: a status that finished
@@ -20,6 +21,7 @@ export async function recordDeployment(change: Change, gitApp: GitApp, repositor
     created_at: input.createdAt,
     finished_at: input.finishedAt,
   };
+  const previousFinish = existing?.finished_at;
   const recorded = await recordIfNewer(change, 'deployments', existing, {
     olderThanStored: (stored) => stored.finished_at > input.finishedAt,
     visiblyDiffers: (stored) => stored.status !== fields.status || !sameTime(stored.finished_at, fields.finished_at),
@@ -32,6 +34,9 @@ export async function recordDeployment(change: Change, gitApp: GitApp, repositor
   });
   if ('row' in recorded) {
     const deployment = recorded.row;
+    // Later deployments' previous one may have moved too: from the earlier of its old and new finish on.
+    const since = previousFinish && previousFinish < deployment.finished_at ? previousFinish : deployment.finished_at;
+    await refreshShippedChanges(transaction, repository.id, since);
     change.emit(gitApp.organization_id, deployment.status === 'success' ? 'deployment.succeeded' : 'deployment.failed', toDeployment(deployment));
   }
   return recorded.applied;

@@ -5,6 +5,7 @@ import { newId } from '../changes/ids';
 import type { IncidentInput } from './activity';
 import { Applied, olderThanStored, recordIfNewer, sameTime } from './recordIfNewer';
 import { clip, LIMITS } from './text';
+import { refreshShippedChanges } from './shippedChanges';
 
 /**
  * One incident per repository and provider issue id. As for pull requests, an older state than the one stored
@@ -32,6 +33,7 @@ export async function recordIncident(change: Change, gitApp: GitApp, repository:
     update: (stored) => stored.update(fields, { transaction }),
   });
   if (!('row' in recorded)) return recorded.applied;
+  await refreshShippedChanges(transaction, repository.id, null);
   const incident = toIncident(recorded.row);
   const resolved = incident.resolved_at !== null;
   // A new incident that is already resolved was opened first.

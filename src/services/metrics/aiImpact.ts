@@ -1,6 +1,6 @@
 import { BucketOf, Distribution, emptyDistribution, MetricSql, roundHours } from './sql';
 import { byBucket, countBuckets, ratio, series, total } from './figures';
-import { blamedSql, previousFinishSql, production } from './dora';
+import { blamedSql, production } from './dora';
 import { firstReviewSql } from './collaboration';
 import { aiCommitSql } from '../git/pullRequestAi';
 
@@ -71,19 +71,11 @@ export async function aiImpactFigures(q: MetricSql) {
 
 /**
  * Production deployments finished in the window, successful or failed (as DORA's failure rate counts them), by
- * whether the commits they shipped, or would have (created after the previous successful one finished, up to
- * their own finish), include an AI-assisted one.
+ * whether the commits they shipped, or would have, include an AI-assisted one (kept on each: git/shippedChanges.ts).
  */
 function deploymentsByShippedChanges(q: MetricSql): string {
-  // GROUP BY d.id materialises the deployments first: each previous finish found once, not once per commit.
-  const shippedAi = `EXISTS (SELECT 1 FROM commits c WHERE c.repository_id = x.repository_id
-      AND c.created_at <= x.finished_at AND c.created_at > x.previous_finished_at AND ${aiCommitSql('c')})`;
-  return `SELECT ai, COUNT(*) AS deployments, SUM(failed) AS failed FROM (
-      SELECT CASE WHEN ${shippedAi} THEN 1 ELSE 0 END AS ai, x.failed FROM (
-        SELECT d.id, d.repository_id, d.finished_at, ${previousFinishSql(q, 'd')} AS previous_finished_at,
-          CASE WHEN d.status = 'failure' OR ${blamedSql(q, 'd')} THEN 1 ELSE 0 END AS failed
-        FROM deployments d
-        WHERE ${q.scoped('d', 'repository')} AND ${production('d')} AND d.status IN ('success', 'failure') AND ${q.inWindow('d.finished_at')}
-        GROUP BY d.id, d.repository_id, d.finished_at, d.sha, d.status) AS x) AS y
-    GROUP BY ai`;
+  return `SELECT d.shipped_ai AS ai, COUNT(*) AS deployments, SUM(CASE WHEN d.status = 'failure' OR ${blamedSql('d')} THEN 1 ELSE 0 END) AS failed
+    FROM deployments d
+    WHERE ${q.scoped('d', 'repository')} AND ${production('d')} AND d.status IN ('success', 'failure') AND ${q.inWindow('d.finished_at')}
+    GROUP BY d.shipped_ai`;
 }

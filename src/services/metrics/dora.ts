@@ -52,7 +52,7 @@ export async function doraFigures(q: MetricSql) {
  * successful one so blamed still counts in the frequency).
  */
 function deploymentCounts(q: MetricSql, bucket: BucketOf): string {
-  const blamed = blamedSql(q, 'd');
+  const blamed = blamedSql('d');
   return `SELECT ${bucket('d.finished_at')} AS bucket,
       SUM(CASE WHEN d.status = 'success' THEN 1 ELSE 0 END) AS deployments,
       COUNT(*) AS finished,
@@ -62,9 +62,8 @@ function deploymentCounts(q: MetricSql, bucket: BucketOf): string {
     GROUP BY bucket`;
 }
 
-/** An incident of the deployment's repository names its commit as the cause. */
-export const blamedSql = (q: MetricSql, d: string) =>
-  `EXISTS (SELECT 1 FROM incidents i WHERE i.repository_id = ${d}.repository_id AND i.cause_sha IS NOT NULL AND ${q.startsWith(`${d}.sha`, 'i.cause_sha')})`;
+/** An incident of the deployment's repository names its commit as the cause (kept on it: git/shippedChanges.ts). */
+export const blamedSql = (d: string) => `${d}.blamed = 1`;
 
 /** When the previous successful production deployment of deployment `d`'s repository finished (the epoch for its first). */
 export const previousFinishSql = (q: MetricSql, d: string) =>

@@ -1,0 +1,130 @@
+import { QueryTypes } from 'sequelize';
+import { Deployment, GitApp } from '../db/models';
+import { Random } from '../db/demo/random';
+import type { Activity, RepositoryRef } from '../src/services/git/activity';
+import { startTestApp, TestApp, DEMO } from './support/harness';
+import { createLab, sha } from './support/metricsHistory';
+
+/**
+ * What each production deployment shipped, kept on it by the writers (shippedChanges.ts), against what the figures
+ * computed at read time before (the oracle below: its changes are the commits after the previous successful
+ * production deployment's finish up to its own; blamed when an incident's cause names its commit). The same
+ * deliveries arrive in many orders, late ones included: a deployment between two stored ones, an AI-assisted commit
+ * after the deployment that shipped it, a status that changed, an incident naming its cause later.
+ */
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ INGEST_RATE_LIMIT_PER_MINUTE: '100000', INGEST_RATE_LIMIT_PER_HOUR: '100000' });
+});
+afterAll(async () => t.close());
+
+const HOUR = 3_600_000;
+const START = Date.parse('2026-03-02T00:00:00Z');
+const at = (hours: number) => new Date(START + hours * HOUR);
+
+function deliveriesOf(random: Random, repository: RepositoryRef): Activity[] {
+  const commits = Array.from({ length: 24 }, (_, i) => ({
+    sha: sha(`oracle ${repository.name} ${i}`),
+    message: random.float() < 0.25 ? `Change ${i}\n\nCo-Authored-By: Claude <noreply@anthropic.com>` : `Change ${i}`,
+    authorName: 'Ada Lovelace',
+    authorEmail: DEMO.emails.ada,
+    authorUsername: null,
+    createdAt: at(i * 3 + random.float()),
+  }));
+  const activity: Activity[] = commits.map((c) => ({ kind: 'push', repository, commits: [c] }));
+  for (let i = 0; i < 10; i++) {
+    const finishedAt = at(6 + i * 7 + random.float() * 3);
+    const deployment = {
+      externalId: `d${i}`,
+      environment: random.float() < 0.2 ? 'staging' : 'Production',
+      status: random.float() < 0.3 ? ('failure' as const) : ('success' as const),
+      sha: commits[Math.min(commits.length - 1, Math.floor((i * 7) / 3))].sha,
+      createdAt: new Date(finishedAt.getTime() - 600_000),
+      finishedAt,
+    };
+    activity.push({ kind: 'deployment', repository, deployment });
+    // A re-run that finished later, with the other outcome: soon, or after the next deployment.
+    if (random.float() < 0.3) {
+      const rerun = { ...deployment, status: deployment.status === 'success' ? ('failure' as const) : ('success' as const), finishedAt: new Date(finishedAt.getTime() + (random.chance(0.5) ? 1 : 10) * HOUR) };
+      activity.push({ kind: 'deployment', repository, deployment: rerun });
+    }
+  }
+  for (let i = 0; i < 3; i++) {
+    const cause = commits[Math.floor(random.float() * commits.length)].sha.slice(0, 7 + i);
+    const incident = { externalId: `i${i}`, title: `Incident ${i}`, causeSha: i === 2 ? null : cause, createdAt: at(20 + i * 15), resolvedAt: null, updatedAt: at(20 + i * 15) };
+    activity.push({ kind: 'incident', repository, incident });
+    // Its cause named later.
+    if (i === 2) activity.push({ kind: 'incident', repository, incident: { ...incident, causeSha: cause, updatedAt: at(80) } });
+  }
+  return activity;
+}
+
+/** The read-time computation the stored flags replace. */
+async function oracle(repositoryId: string) {
+  const mysql = Deployment.sequelize!.getDialect() === 'mysql';
+  const startsWith = mysql ? 'LEFT(d.sha, CHAR_LENGTH(i.cause_sha)) = i.cause_sha' : 'substr(d.sha, 1, length(i.cause_sha)) = i.cause_sha';
+  return Deployment.sequelize!.query<{ id: string; shipped_ai: number; blamed: number }>(
+    `SELECT x.id,
+       CASE WHEN EXISTS (SELECT 1 FROM commits c WHERE c.repository_id = x.repository_id AND c.created_at <= x.finished_at AND c.created_at > x.previous_finished_at
+         AND (c.ai_assisted = 1 OR c.author_ai_active = 1)) THEN 1 ELSE 0 END AS shipped_ai,
+       CASE WHEN EXISTS (SELECT 1 FROM incidents i JOIN deployments d ON d.id = x.id WHERE i.repository_id = x.repository_id AND i.cause_sha IS NOT NULL AND ${startsWith}) THEN 1 ELSE 0 END AS blamed
+     FROM (SELECT d.id, d.repository_id, d.finished_at,
+             COALESCE((SELECT MAX(p.finished_at) FROM deployments p WHERE p.repository_id = d.repository_id AND LOWER(p.environment) = 'production'
+               AND p.status = 'success' AND p.finished_at < d.finished_at), '1970-01-01') AS previous_finished_at
+           FROM deployments d WHERE d.repository_id = :repositoryId AND LOWER(d.environment) = 'production') AS x
+     ORDER BY x.id`,
+    { type: QueryTypes.SELECT, replacements: { repositoryId } },
+  );
+}
+
+async function deliver(seed: string, activities: (repository: RepositoryRef) => Activity[]) {
+  const { gitAppId } = await createLab(t, `Oracle ${seed}`);
+  const gitApp = (await GitApp.findByPk(gitAppId))!;
+  const repository: RepositoryRef = { providerId: `oracle-${seed}`, name: 'api', fullName: 'oracle/api', defaultBranch: 'main', isPrivate: false, createdAt: at(0) };
+  return Promise.all([]).then(async () => {
+    for (const [i, activity] of activities(repository).entries()) await t.runtime.writers.gitActivity.receive({ gitApp, id: `oracle-${seed}-${i}`, event: activity.kind }, activity);
+    return Deployment.findAll({ where: { git_app_id: gitAppId }, order: [['finished_at', 'ASC']] });
+  });
+}
+
+test("a deployment re-run past the next one: the next one's previous success moves back, and it ships the earlier AI-assisted commit", async () => {
+  const commit = (key: string, hours: number, ai: boolean) => ({
+    sha: sha(key), message: ai ? 'Add a cache\n\nCo-Authored-By: Claude <noreply@anthropic.com>' : 'Fix a typo', authorName: 'Ada', authorEmail: DEMO.emails.ada, authorUsername: null, createdAt: at(hours),
+  });
+  const deployment = (id: string, key: string, hours: number, status: 'success' | 'failure') => ({ externalId: id, environment: 'production', status, sha: sha(key), createdAt: at(hours - 0.1), finishedAt: at(hours) });
+  const stored = await deliver('rerun', (repository) => [
+    { kind: 'push', repository, commits: [commit('r1', 1, true)] },
+    { kind: 'deployment', repository, deployment: deployment('A', 'r1', 2, 'success') },
+    { kind: 'push', repository, commits: [commit('r2', 3, false)] },
+    { kind: 'deployment', repository, deployment: deployment('B', 'r2', 4, 'success') },
+    { kind: 'deployment', repository, deployment: deployment('A', 'r1', 5, 'failure') },
+  ]);
+  // B (4 h) is now the first success: it shipped r1 and r2; A, failed at 5 h, would have shipped nothing new.
+  expect(stored.map((d) => [d.external_id, d.status, Boolean(d.shipped_ai)])).toEqual([
+    ['B', 'success', true],
+    ['A', 'failure', false],
+  ]);
+});
+
+test.each([1, 2, 3, 4, 5, 6])('the flags kept by the writers equal the read-time computation, deliveries in order %i', async (seed) => {
+  const { gitAppId } = await createLab(t, `Oracle ${seed}`);
+  const gitApp = (await GitApp.findByPk(gitAppId))!;
+  const repository: RepositoryRef = { providerId: `oracle-${seed}`, name: 'api', fullName: 'oracle/api', defaultBranch: 'main', isPrivate: false, createdAt: at(0) };
+  const random = new Random(`shipped changes ${seed}`);
+  const deliveries = random.shuffle(deliveriesOf(random, repository));
+  const flags = async (repositoryId: string) => {
+    const stored = await Deployment.findAll({ where: { repository_id: repositoryId }, order: [['id', 'ASC']] });
+    return stored.filter((d) => d.environment.toLowerCase() === 'production').map((d) => [d.id, Number(d.shipped_ai), Number(d.blamed)]);
+  };
+  let expected: Awaited<ReturnType<typeof oracle>> = [];
+  // Exact after every write, not only at the end.
+  for (const [i, activity] of deliveries.entries()) {
+    const outcome = await t.runtime.writers.gitActivity.receive({ gitApp, id: `oracle-${seed}-${i}`, event: activity.kind }, activity);
+    expect(outcome.result).toBe('applied');
+    const repositoryId = outcome.repository_id!;
+    expected = await oracle(repositoryId);
+    expect([i, activity.kind, await flags(repositoryId)]).toEqual([i, activity.kind, expected.map((o) => [o.id, Number(o.shipped_ai), Number(o.blamed)])]);
+  }
+  // The history is worth checking: some deployments shipped AI-assisted changes and some did not.
+  expect(new Set(expected.map((o) => Number(o.shipped_ai))).size).toBe(2);
+});
