@@ -19,6 +19,7 @@ import * as pullRequestReviewTimes from './migrations/0016-pull-request-review-t
 import * as pullRequestAiCommits from './migrations/0017-pull-request-ai-commits';
 import * as authorRepositories from './migrations/0018-author-repositories';
 import * as shippedChanges from './migrations/0019-shipped-changes';
+import * as commitDays from './migrations/0020-commit-days';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -41,6 +42,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0017-pull-request-ai-commits', ...pullRequestAiCommits },
   { name: '0018-author-repositories', ...authorRepositories },
   { name: '0019-shipped-changes', ...shippedChanges },
+  { name: '0020-commit-days', ...commitDays },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

@@ -1,5 +1,6 @@
 import { Commit } from '../db/models';
 import { refreshShippedChanges } from '../src/services/git/shippedChanges';
+import { addToCommitDays } from '../src/services/git/commitDays';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { deliverReviewHistory, Step } from './support/reviewHistory';
 import { insertHistory, sha } from './support/metricsHistory';
@@ -110,8 +111,13 @@ describe.each(['github', 'gitlab'] as const)('the week, delivered by %s', (provi
 
 test("the change failure rate of deployments that shipped AI-assisted commits against the others (DORA's week of test/metrics.test.ts)", async () => {
   const lab = await insertHistory(t);
-  await Commit.update({ ai_assisted: true }, { where: { organization_id: lab.organizationId, sha: [sha('c1'), sha('c5')] } });
+  // Marked after the fact, with what the writers keep beside the commits.
+  const marked = await Commit.findAll({ where: { organization_id: lab.organizationId, sha: [sha('c1'), sha('c5')] } });
+  await Commit.update({ ai_assisted: true }, { where: { id: marked.map((c) => c.id) } });
   for (const id of Object.values(lab.repositories)) await refreshShippedChanges(null, id, null);
+  await Commit.sequelize!.transaction(async (transaction) => {
+    for (const c of marked) await addToCommitDays(transaction, { id: c.repository_id, organization_id: c.organization_id }, [{ createdAt: c.created_at, commits: 0, ai: true }]);
+  });
   const data = (await aiImpact({ organization_id: lab.organizationId, ...WEEK }, await t.token())).body.data;
   // D1 shipped c1 (and c2), D5 shipped c5 and was blamed by I1; D2 (failed, with c3), D3 and D7 shipped none marked.
   expect(data.change_failure_rate).toEqual({ ai: { rate: 0.5, failed: 1, deployments: 2 }, other: { rate: 0.3333, failed: 1, deployments: 3 } });

@@ -13,7 +13,7 @@ import { SERVICES } from './support/harness';
  */
 
 /** The migrations after 0012, applied again by each test below that goes down past them: one list to extend. */
-const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories', '0019-shipped-changes'];
+const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories', '0019-shipped-changes', '0020-commit-days'];
 
 let sequelize: Sequelize;
 let cleanup: () => Promise<void>;
@@ -347,6 +347,34 @@ test('0018 lists each author of the commits already stored once per repository, 
   expect(await sequelize.getQueryInterface().showAllTables()).not.toContain('author_repositories');
   await migrator.up();
   await sequelize.query("DELETE FROM commits WHERE id LIKE 'cmt_w%'");
+});
+
+test('0020 counts the commits already stored per repository and organization and UTC day, the AI-assisted apart, and goes down and up again', async () => {
+  const migrator = createMigrator(sequelize);
+  await migrator.down({ to: '0020-commit-days' });
+  const commit = (id: string, repo: string, at: string, marked: boolean, active: boolean) =>
+    `('${id}', '${repo}', 'gapp_x', 'org_z', '${id.padEnd(40, '0')}', 'm', NULL, 'A', 1, 0, '${at}', ${marked ? 1 : 0}, ${active ? 1 : 0})`;
+  await sequelize.query(
+    `INSERT INTO commits (id, repository_id, git_app_id, organization_id, sha, message, author_id, author_name, additions, deletions, created_at, ai_assisted, author_ai_active) VALUES
+       ${commit('cmt_y1', 'repo_y1', '2025-03-05 23:59:59.999', true, true)}, ${commit('cmt_y2', 'repo_y1', '2025-03-06 00:00:00.000', false, false)},
+       ${commit('cmt_y3', 'repo_y2', '2025-03-05 10:00:00.000', false, true)}, ${commit('cmt_y4', 'repo_y2', '2025-03-05 11:00:00.000', false, false)}`,
+  );
+  expect((await migrator.up()).map((m) => m.name)).toEqual(LATER.slice(LATER.indexOf('0020-commit-days')));
+  const rows = await sequelize.query<{ scope_id: string; day: unknown; commits: number; ai_commits: number }>(
+    "SELECT scope_id, day, commits, ai_commits FROM commit_days WHERE scope_id IN ('repo_y1', 'repo_y2', 'org_z') ORDER BY scope_id, day",
+    { type: QueryTypes.SELECT },
+  );
+  expect(rows.map((r) => [r.scope_id, String(r.day instanceof Date ? r.day.toISOString() : r.day).slice(0, 10), Number(r.commits), Number(r.ai_commits)])).toEqual([
+    ['org_z', '2025-03-05', 3, 2],
+    ['org_z', '2025-03-06', 1, 0],
+    ['repo_y1', '2025-03-05', 1, 1],
+    ['repo_y1', '2025-03-06', 1, 0],
+    ['repo_y2', '2025-03-05', 2, 1],
+  ]);
+  await migrator.down({ to: '0020-commit-days' });
+  expect(await sequelize.getQueryInterface().showAllTables()).not.toContain('commit_days');
+  await migrator.up();
+  await sequelize.query("DELETE FROM commits WHERE id LIKE 'cmt_y%'");
 });
 
 test('0013 adds cost_rates (gone with their organization) and dates the suspensions already stored, and goes down and up again cleanly', async () => {

@@ -6,6 +6,7 @@ import { fillFirstReviews } from '../migrations/0016-pull-request-review-times';
 import { markAiPullRequests } from '../migrations/0017-pull-request-ai-commits';
 import { fillAuthorRepositories } from '../migrations/0018-author-repositories';
 import { markShippedChanges } from '../migrations/0019-shipped-changes';
+import { fillCommitDays } from '../migrations/0020-commit-days';
 import { hasAiMarker } from '../../src/services/git/aiMarkers';
 import {
   DASHBOARD_CATALOG,
@@ -668,6 +669,7 @@ export async function seedDemo(
   await markAiPullRequests(sequelize.getQueryInterface());
   await fillAuthorRepositories(sequelize.getQueryInterface());
   await markShippedChanges(sequelize.getQueryInterface());
+  await fillCommitDays(sequelize.getQueryInterface());
   return ins.counts;
 }
 

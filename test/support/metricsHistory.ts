@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { refreshShippedChanges } from '../../src/services/git/shippedChanges';
+import { addToCommitDays } from '../../src/services/git/commitDays';
 import { AuthorRepository, Commit, Deployment, Incident, Interaction, Organization, PullRequest, Repository, Task } from '../../db/models';
 import { newId } from '../../src/services/changes/ids';
 import type { TestApp } from './harness';
@@ -111,8 +112,14 @@ export async function insertHistory(t: TestApp): Promise<Lab> {
   for (const i of INCIDENTS) {
     await Incident.create({ id: newId('inc'), repository_id: repositories[i.repo], ...placement, external_id: i.key, title: i.key, cause_sha: i.cause ? sha(i.cause).slice(0, 7) : null, created_at: new Date(i.opened), resolved_at: i.resolved ? new Date(i.resolved) : null });
   }
-  // What the deployment and incident writers keep on the deployments.
+  // What the commit, deployment and incident writers keep beside the rows.
   for (const id of Object.values(repositories)) await refreshShippedChanges(null, id, null);
+  await Commit.sequelize!.transaction(async (transaction) => {
+    for (const repo of ['api', 'web'] as const) {
+      const days = COMMITS.filter((c) => c.repo === repo).map((c) => ({ createdAt: new Date(c.at), commits: 1 as const, ai: false }));
+      await addToCommitDays(transaction, { id: repositories[repo], organization_id: lab.organizationId }, days);
+    }
+  });
   for (const p of PULL_REQUESTS) {
     await PullRequest.create({ id: newId('pr'), repository_id: repositories.api, ...placement, number: p.number, title: `PR ${p.number}`, state: p.state, author_id: DEMO.users.ada, created_at: new Date(p.opened), merged_at: p.merged ? new Date(p.merged) : null, closed_at: p.closed ? new Date(p.closed) : null });
   }

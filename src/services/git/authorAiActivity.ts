@@ -3,6 +3,7 @@ import { Commit } from '../../../db/models';
 import { chunks } from './authors';
 import { refreshPullRequestsOfCommits } from './pullRequestAi';
 import { earliest, refreshShippedChanges } from './shippedChanges';
+import { addToCommitDays } from './commitDays';
 
 /**
  * Whether a commit's author used an AI coding tool on the commit's UTC day (DESIGN §16: such a commit is
@@ -35,13 +36,13 @@ export const isActiveAuthorDay = (active: Set<string>, authorId: string | null, 
 
 /**
  * Marks the organization's commits by these authors on these days, the pull requests that carry them
- * (pullRequestAi.ts) and the deployments that shipped them (shippedChanges.ts); how many commits it marked.
+ * (pullRequestAi.ts) the deployments that shipped them (shippedChanges.ts) and the daily counts (commitDays.ts); how many commits it marked.
  */
 export async function markCommitsOfActiveDays(transaction: Transaction, organizationId: string, authorDays: AuthorDay[]): Promise<number> {
   if (authorDays.length === 0) return 0;
   const next = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000);
   const marked = await Commit.findAll({
-    attributes: ['id', 'repository_id', 'sha', 'created_at'],
+    attributes: ['id', 'repository_id', 'sha', 'created_at', 'ai_assisted'],
     where: {
       organization_id: organizationId,
       author_ai_active: false,
@@ -56,6 +57,9 @@ export async function markCommitsOfActiveDays(transaction: Transaction, organiza
   for (const [repositoryId, commits] of byRepository) {
     for (const batch of chunks(commits.map((c) => c.sha))) await refreshPullRequestsOfCommits(transaction, repositoryId, batch);
     await refreshShippedChanges(transaction, repositoryId, earliest(commits.map((c) => c.created_at)));
+    // A commit already AI-assisted by its mark was counted so when it was added.
+    const madeAi = commits.filter((c) => !c.ai_assisted).map((c) => ({ createdAt: c.created_at, commits: 0 as const, ai: true }));
+    await addToCommitDays(transaction, { id: repositoryId, organization_id: organizationId }, madeAi);
   }
   return marked.length;
 }

@@ -10,6 +10,7 @@ import { hasAiMarker } from './aiMarkers';
 import { activeAuthorDays, isActiveAuthorDay } from './authorAiActivity';
 import { refreshPullRequestsOfCommits } from './pullRequestAi';
 import { earliest, refreshShippedChanges } from './shippedChanges';
+import { addToCommitDays } from './commitDays';
 
 export interface CommitsRecorded {
   added: number;
@@ -66,6 +67,7 @@ export async function recordCommits(change: Change, gitApp: GitApp, repository: 
   }));
   for (const batch of chunks(rows)) await Commit.bulkCreate(batch, { transaction });
   await recordAuthors(transaction, repository, rows);
+  await addToCommitDays(transaction, repository, rows.map((r) => ({ createdAt: r.created_at, commits: 1, ai: r.ai_assisted || r.author_ai_active })));
   const ai = rows.filter((r) => r.ai_assisted || r.author_ai_active);
   for (const shas of chunks(ai.map((r) => r.sha))) await refreshPullRequestsOfCommits(transaction, repository.id, shas);
   if (ai.length) await refreshShippedChanges(transaction, repository.id, earliest(ai.map((r) => r.created_at)));

@@ -3,6 +3,7 @@ import { AuthorRepository, Commit, Deployment, GitApp, Incident, PullRequest, Pu
 import { toRepository } from '../../resources/git';
 import type { Change } from '../changes/change';
 import { newId } from '../changes/ids';
+import { removeCommitDays } from './commitDays';
 import type { RepositoryRef } from './activity';
 import { clip, LIMITS } from './text';
 
@@ -61,6 +62,7 @@ export async function findRepository(gitApp: GitApp, ref: RepositoryRef, transac
 export async function deleteRepository(change: Change, repository: Repository): Promise<void> {
   const { transaction } = change;
   const where = { repository_id: repository.id };
+  await removeCommitDays(transaction, repository);
   for (const model of [Commit, AuthorRepository, PullRequest, PullRequestActivity, Deployment, Incident] as (typeof Commit)[]) await model.destroy({ where, transaction });
   await repository.destroy({ transaction });
   change.wrote('repositories', 'commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents');

@@ -2,7 +2,6 @@ import { BucketOf, Distribution, emptyDistribution, MetricSql, roundHours } from
 import { byBucket, countBuckets, ratio, series, total } from './figures';
 import { blamedSql, production } from './dora';
 import { firstReviewSql } from './collaboration';
-import { aiCommitSql } from '../git/pullRequestAi';
 
 /**
  * Whether AI-assisted work ships faster or breaks more (DESIGN §16). A commit is AI-assisted by the mark an AI
@@ -36,8 +35,9 @@ export async function aiImpactFigures(q: MetricSql) {
   const counts = countBuckets(q);
   const [commits, merged, timeToMerge, pickup, size, deployments, mergeSeries] = await Promise.all([
     q.rows<{ bucket: number; commits: number; ai: number }>(
-      `SELECT ${counts('c.created_at')} AS bucket, COUNT(*) AS commits, SUM(CASE WHEN ${aiCommitSql('c')} THEN 1 ELSE 0 END) AS ai
-       FROM commits c WHERE ${q.scoped('c', 'repository')} AND ${q.inWindow('c.created_at')} GROUP BY bucket`,
+      // The daily counts kept by the writers (git/commitDays.ts).
+      `SELECT ${counts('cd.day')} AS bucket, SUM(cd.commits) AS commits, SUM(cd.ai_commits) AS ai
+       FROM commit_days cd WHERE ${q.scoped('cd', 'rollup')} AND ${q.inDays('cd.day')} GROUP BY bucket`,
     ),
     q.rows<{ bucket: number; merged: number; ai: number }>(`SELECT bucket, COUNT(*) AS merged, SUM(ai) AS ai FROM (${mergedPullRequests(q, counts)}) AS m GROUP BY bucket`),
     split(q, q.whole, q.hours('m.created_at', 'm.merged_at')),

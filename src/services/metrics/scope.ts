@@ -29,7 +29,7 @@ export async function teamScope(team: Team): Promise<MetricScope> {
  * The scope's rows of a table, by what it belongs to: its repository, its team (tasks), or both (interactions);
  * or, for rows of one member (`user_key`: AI usage), the organization's, or those of the team's members today.
  */
-export function scopeCondition(scope: MetricScope, alias: string, by: 'repository' | 'task' | 'interaction' | 'member'): string {
+export function scopeCondition(scope: MetricScope, alias: string, by: 'repository' | 'task' | 'interaction' | 'member' | 'rollup'): string {
   if (by === 'member') {
     const organization = `${alias}.organization_id = :scope_organization_id`;
     if (!scope.memberIds) return organization;
@@ -38,6 +38,8 @@ export function scopeCondition(scope: MetricScope, alias: string, by: 'repositor
     // organization's whole year (3 s for the large data's year, against 5 ms).
     return scope.memberIds.length ? `${organization} AND ${alias}.user_key IN (:scope_member_ids)` : '1 = 0';
   }
+  // A rollup kept per repository and per organization under one key (`scope_id`: commit_days).
+  if (by === 'rollup') return scope.repositoryIds ? (scope.repositoryIds.length ? `${alias}.scope_id IN (:scope_repository_ids)` : '1 = 0') : `${alias}.scope_id = :scope_organization_id`;
   if (by === 'task') {
     return scope.teamId ? `${alias}.team_id = :scope_team_id` : `${alias}.team_id IN (SELECT id FROM teams WHERE organization_id = :scope_organization_id)`;
   }

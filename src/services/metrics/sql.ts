@@ -34,7 +34,7 @@ export class MetricSql {
   }
 
   /** The scope's rows of a table aliased `alias` (scope.ts). */
-  scoped(alias: string, by: 'repository' | 'task' | 'interaction' | 'member'): string {
+  scoped(alias: string, by: 'repository' | 'task' | 'interaction' | 'member' | 'rollup'): string {
     return scopeCondition(this.scope, alias, by);
   }
 

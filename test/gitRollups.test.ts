@@ -6,7 +6,8 @@ import { startTestApp, TestApp, DEMO } from './support/harness';
 import { createLab, sha } from './support/metricsHistory';
 
 /**
- * What each production deployment shipped, kept on it by the writers (shippedChanges.ts), against what the figures
+ * What the git writers keep beside the rows, against what the figures computed from the rows before: the daily
+ * commit counts (commitDays.ts), and what each production deployment shipped (shippedChanges.ts), against what the figures
  * computed at read time before (the oracle below: its changes are the commits after the previous successful
  * production deployment's finish up to its own; blamed when an incident's cause names its commit). The same
  * deliveries arrive in many orders, late ones included: a deployment between two stored ones, an AI-assisted commit
@@ -57,6 +58,29 @@ function deliveriesOf(random: Random, repository: RepositoryRef): Activity[] {
     if (i === 2) activity.push({ kind: 'incident', repository, incident: { ...incident, causeSha: cause, updatedAt: at(80) } });
   }
   return activity;
+}
+
+const day = (d: unknown) => (d instanceof Date ? d.toISOString() : String(d)).slice(0, 10);
+
+/** The daily counts kept: the repository's rows, then the organization's. */
+async function commitDays(repositoryId: string, organizationId: string) {
+  const rows = await Deployment.sequelize!.query<{ scope_id: string; day: unknown; commits: number; ai_commits: number }>(
+    'SELECT scope_id, day, commits, ai_commits FROM commit_days WHERE scope_id IN (:ids) ORDER BY scope_id <> :repositoryId, day',
+    { type: QueryTypes.SELECT, replacements: { ids: [repositoryId, organizationId], repositoryId } },
+  );
+  return rows.map((r) => [r.scope_id === repositoryId ? 'repository' : 'organization', day(r.day), Number(r.commits), Number(r.ai_commits)]);
+}
+
+/** The same counted from the commits (the lab's organization has this one repository). */
+async function commitDaysOracle(repositoryId: string, organizationId: string) {
+  const dayOf = Deployment.sequelize!.getDialect() === 'mysql' ? 'DATE(created_at)' : 'date(created_at)';
+  const count = (column: string, id: string) =>
+    Deployment.sequelize!.query<{ day: unknown; commits: number; ai_commits: number }>(
+      `SELECT ${dayOf} AS day, COUNT(*) AS commits, SUM(CASE WHEN ai_assisted = 1 OR author_ai_active = 1 THEN 1 ELSE 0 END) AS ai_commits FROM commits WHERE ${column} = :id GROUP BY ${dayOf} ORDER BY day`,
+      { type: QueryTypes.SELECT, replacements: { id } },
+    );
+  const rows = async (scope: string, column: string, id: string) => (await count(column, id)).map((r) => [scope, day(r.day), Number(r.commits), Number(r.ai_commits)]);
+  return [...(await rows('repository', 'repository_id', repositoryId)), ...(await rows('organization', 'organization_id', organizationId))];
 }
 
 /** The read-time computation the stored flags replace. */
@@ -124,7 +148,13 @@ test.each([1, 2, 3, 4, 5, 6])('the flags kept by the writers equal the read-time
     const repositoryId = outcome.repository_id!;
     expected = await oracle(repositoryId);
     expect([i, activity.kind, await flags(repositoryId)]).toEqual([i, activity.kind, expected.map((o) => [o.id, Number(o.shipped_ai), Number(o.blamed)])]);
+    expect([i, activity.kind, await commitDays(repositoryId, gitApp.organization_id)]).toEqual([i, activity.kind, await commitDaysOracle(repositoryId, gitApp.organization_id)]);
   }
+  // Gone with its repository, from the organization's days too.
+  const deleted = await t.runtime.writers.gitActivity.receive({ gitApp, id: `oracle-${seed}-deleted`, event: 'repository' }, { kind: 'repository', action: 'deleted', repository });
+  expect(deleted).toMatchObject({ result: 'applied', repository_deleted: true });
+  const left = await commitDays(deleted.repository_id!, gitApp.organization_id);
+  expect(left.filter(([scope, , commits, ai]) => scope !== 'organization' || commits !== 0 || ai !== 0)).toEqual([]);
   // The history is worth checking: some deployments shipped AI-assisted changes and some did not.
   expect(new Set(expected.map((o) => Number(o.shipped_ai))).size).toBe(2);
 });
