@@ -20,6 +20,7 @@ import * as pullRequestAiCommits from './migrations/0017-pull-request-ai-commits
 import * as authorRepositories from './migrations/0018-author-repositories';
 import * as shippedChanges from './migrations/0019-shipped-changes';
 import * as commitDays from './migrations/0020-commit-days';
+import * as leadTimes from './migrations/0021-lead-times';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -43,6 +44,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0018-author-repositories', ...authorRepositories },
   { name: '0019-shipped-changes', ...shippedChanges },
   { name: '0020-commit-days', ...commitDays },
+  { name: '0021-lead-times', ...leadTimes },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

@@ -4,6 +4,7 @@ import { Random } from '../db/demo/random';
 import type { Activity, RepositoryRef } from '../src/services/git/activity';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { createLab, sha } from './support/metricsHistory';
+import { BAND_STARTS, bandOf, bandSql } from '../src/services/git/leadTimeBands';
 
 /**
  * What the git writers keep beside the rows, against what the figures computed from the rows before: the daily
@@ -83,6 +84,52 @@ async function commitDaysOracle(repositoryId: string, organizationId: string) {
   return [...(await rows('repository', 'repository_id', repositoryId)), ...(await rows('organization', 'organization_id', organizationId))];
 }
 
+/** The changes kept as shipped: which deployment shipped which commit, with its lead time and band. */
+async function shippedChanges(repositoryId: string) {
+  const rows = await Deployment.sequelize!.query<{ deployment_id: string; commit_id: string; lead_ms: number; band: number }>(
+    'SELECT deployment_id, commit_id, lead_ms, band FROM shipped_changes WHERE repository_id = :repositoryId ORDER BY deployment_id, commit_id',
+    { type: QueryTypes.SELECT, replacements: { repositoryId } },
+  );
+  return rows.map((r) => [r.deployment_id, r.commit_id, Number(r.lead_ms), Number(r.band)]);
+}
+
+/** What DORA read at request time before: each successful production deployment's commits, from the previous one's finish. */
+async function shippedChangesOracle(repositoryId: string) {
+  const mysql = Deployment.sequelize!.getDialect() === 'mysql';
+  const leadMs = mysql ? 'TIMESTAMPDIFF(MICROSECOND, c.created_at, x.finished_at) DIV 1000' : 'CAST(ROUND((julianday(x.finished_at) - julianday(c.created_at)) * 86400000) AS INTEGER)';
+  const rows = await Deployment.sequelize!.query<{ deployment_id: string; commit_id: string; lead_ms: number }>(
+    `SELECT x.id AS deployment_id, c.id AS commit_id, ${leadMs} AS lead_ms
+     FROM (SELECT d.id, d.repository_id, d.finished_at,
+             COALESCE((SELECT MAX(p.finished_at) FROM deployments p WHERE p.repository_id = d.repository_id AND LOWER(p.environment) = 'production'
+               AND p.status = 'success' AND p.finished_at < d.finished_at), '1970-01-01') AS previous_finished_at
+           FROM deployments d WHERE d.repository_id = :repositoryId AND LOWER(d.environment) = 'production' AND d.status = 'success') AS x
+     JOIN commits c ON c.repository_id = x.repository_id AND c.created_at <= x.finished_at AND c.created_at > x.previous_finished_at
+     ORDER BY x.id, c.id`,
+    { type: QueryTypes.SELECT, replacements: { repositoryId } },
+  );
+  return rows.map((r) => [r.deployment_id, r.commit_id, Number(r.lead_ms), bandOf(Number(r.lead_ms))]);
+}
+
+/** The daily band counts kept, of the repository, then of the organization (zeros left by moves dropped). */
+async function leadTimeDays(repositoryId: string, organizationId: string) {
+  const rows = await Deployment.sequelize!.query<{ scope_id: string; day: unknown; band: number; changes: number }>(
+    'SELECT scope_id, day, band, changes FROM lead_time_days WHERE scope_id IN (:ids) AND changes <> 0 ORDER BY scope_id <> :repositoryId, day, band',
+    { type: QueryTypes.SELECT, replacements: { ids: [repositoryId, organizationId], repositoryId } },
+  );
+  return rows.map((r) => [r.scope_id === repositoryId ? 'repository' : 'organization', day(r.day), Number(r.band), Number(r.changes)]);
+}
+
+/** The same counted from the shipped changes (the lab's organization has this one repository). */
+async function leadTimeDaysOracle(repositoryId: string) {
+  const dayOf = Deployment.sequelize!.getDialect() === 'mysql' ? 'DATE(finished_at)' : 'date(finished_at)';
+  const rows = await Deployment.sequelize!.query<{ day: unknown; band: number; changes: number }>(
+    `SELECT ${dayOf} AS day, band, COUNT(*) AS changes FROM shipped_changes WHERE repository_id = :repositoryId GROUP BY ${dayOf}, band ORDER BY day, band`,
+    { type: QueryTypes.SELECT, replacements: { repositoryId } },
+  );
+  const counted = rows.map((r) => [day(r.day), Number(r.band), Number(r.changes)]);
+  return [...counted.map((r) => ['repository', ...r]), ...counted.map((r) => ['organization', ...r])];
+}
+
 /** The read-time computation the stored flags replace. */
 async function oracle(repositoryId: string) {
   const mysql = Deployment.sequelize!.getDialect() === 'mysql';
@@ -149,12 +196,25 @@ test.each([1, 2, 3, 4, 5, 6])('the flags kept by the writers equal the read-time
     expected = await oracle(repositoryId);
     expect([i, activity.kind, await flags(repositoryId)]).toEqual([i, activity.kind, expected.map((o) => [o.id, Number(o.shipped_ai), Number(o.blamed)])]);
     expect([i, activity.kind, await commitDays(repositoryId, gitApp.organization_id)]).toEqual([i, activity.kind, await commitDaysOracle(repositoryId, gitApp.organization_id)]);
+    expect([i, activity.kind, await shippedChanges(repositoryId)]).toEqual([i, activity.kind, await shippedChangesOracle(repositoryId)]);
+    expect([i, activity.kind, await leadTimeDays(repositoryId, gitApp.organization_id)]).toEqual([i, activity.kind, await leadTimeDaysOracle(repositoryId)]);
   }
   // Gone with its repository, from the organization's days too.
   const deleted = await t.runtime.writers.gitActivity.receive({ gitApp, id: `oracle-${seed}-deleted`, event: 'repository' }, { kind: 'repository', action: 'deleted', repository });
   expect(deleted).toMatchObject({ result: 'applied', repository_deleted: true });
   const left = await commitDays(deleted.repository_id!, gitApp.organization_id);
   expect(left.filter(([scope, , commits, ai]) => scope !== 'organization' || commits !== 0 || ai !== 0)).toEqual([]);
+  expect(await shippedChanges(deleted.repository_id!)).toEqual([]);
+  expect((await leadTimeDays(deleted.repository_id!, gitApp.organization_id)).filter(([, , , changes]) => changes !== 0)).toEqual([]);
   // The history is worth checking: some deployments shipped AI-assisted changes and some did not.
   expect(new Set(expected.map((o) => Number(o.shipped_ai))).size).toBe(2);
+});
+
+test('a lead time falls in the same band in the writer and in SQL (the backfill), at every band bound', async () => {
+  const values = [0, 1, 59_999, ...BAND_STARTS.flatMap((start) => [start - 1, start, start + 1])];
+  const sql = values.map((v) => `SELECT ${v} AS v, ${bandSql(String(v))} AS band`).join(' UNION ALL ');
+  const rows = await Deployment.sequelize!.query<{ v: number; band: number }>(sql, { type: QueryTypes.SELECT });
+  expect(rows.map((r) => [Number(r.v), Number(r.band)])).toEqual(values.map((v) => [v, bandOf(v)]));
+  // Ordered as the values: a percentile's band is found by walking bands in order.
+  expect(values.map(bandOf)).toEqual([...values.map(bandOf)].sort((a, b) => a - b));
 });

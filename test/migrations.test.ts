@@ -4,6 +4,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { QueryTypes, Sequelize } from 'sequelize';
 import { createSequelize } from '../db/connection';
+import { bandOf } from '../src/services/git/leadTimeBands';
 import { createMigrator } from '../db/migrator';
 import { SERVICES } from './support/harness';
 
@@ -13,7 +14,7 @@ import { SERVICES } from './support/harness';
  */
 
 /** The migrations after 0012, applied again by each test below that goes down past them: one list to extend. */
-const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories', '0019-shipped-changes', '0020-commit-days'];
+const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories', '0019-shipped-changes', '0020-commit-days', '0021-lead-times'];
 
 let sequelize: Sequelize;
 let cleanup: () => Promise<void>;
@@ -375,6 +376,45 @@ test('0020 counts the commits already stored per repository and organization and
   expect(await sequelize.getQueryInterface().showAllTables()).not.toContain('commit_days');
   await migrator.up();
   await sequelize.query("DELETE FROM commits WHERE id LIKE 'cmt_y%'");
+});
+
+test('0021 keeps the lead time of each change the successful production deployments already stored shipped, with its band and daily counts, and goes down and up again', async () => {
+  const migrator = createMigrator(sequelize);
+  await migrator.down({ to: '0021-lead-times' });
+  const at = (minutes: number) => new Date(Date.parse('2025-03-05T10:00:00Z') + minutes * 60_000).toISOString().replace('T', ' ').slice(0, 23);
+  const commit = (id: string, minutes: number) => `('${id}', 'repo_v', 'gapp_x', 'org_v', '${id.padEnd(40, '0')}', 'm', NULL, 'A', 1, 0, '${at(minutes)}')`;
+  await sequelize.query(
+    `INSERT INTO commits (id, repository_id, git_app_id, organization_id, sha, message, author_id, author_name, additions, deletions, created_at) VALUES
+       ${commit('cmt_v1', 0)}, ${commit('cmt_v2', 30)}, ${commit('cmt_v3', 90)}`,
+  );
+  const deployment = (id: string, environment: string, status: string, minutes: number) => `('${id}', 'repo_v', 'gapp_x', 'org_v', '${id}', '${environment}', '${status}', '${'a'.repeat(40)}', '${at(minutes - 1)}', '${at(minutes)}')`;
+  // dep_v1 ships v1 and v2; dep_v2 failed; dep_v3 ships v3; dep_v4 is staging.
+  await sequelize.query(
+    `INSERT INTO deployments (id, repository_id, git_app_id, organization_id, external_id, environment, status, sha, created_at, finished_at) VALUES
+       ${deployment('dep_v1', 'Production', 'success', 60)}, ${deployment('dep_v2', 'production', 'failure', 100)},
+       ${deployment('dep_v3', 'production', 'success', 120)}, ${deployment('dep_v4', 'staging', 'success', 130)}`,
+  );
+  expect((await migrator.up()).map((m) => m.name)).toEqual(LATER.slice(LATER.indexOf('0021-lead-times')));
+  const changes = await sequelize.query<{ deployment_id: string; commit_id: string; lead_ms: number; band: number }>(
+    "SELECT deployment_id, commit_id, lead_ms, band FROM shipped_changes WHERE repository_id = 'repo_v' ORDER BY commit_id",
+    { type: QueryTypes.SELECT },
+  );
+  expect(changes.map((c) => [c.deployment_id, c.commit_id, Number(c.lead_ms), Number(c.band)])).toEqual([
+    ['dep_v1', 'cmt_v1', 3_600_000, bandOf(3_600_000)],
+    ['dep_v1', 'cmt_v2', 1_800_000, bandOf(1_800_000)],
+    ['dep_v3', 'cmt_v3', 1_800_000, bandOf(1_800_000)],
+  ]);
+  const days = await sequelize.query<{ scope_id: string; band: number; changes: number }>(
+    "SELECT scope_id, band, changes FROM lead_time_days WHERE scope_id IN ('repo_v', 'org_v') ORDER BY scope_id, band",
+    { type: QueryTypes.SELECT },
+  );
+  const counts = [[bandOf(1_800_000), 2], [bandOf(3_600_000), 1]];
+  expect(days.map((d) => [d.scope_id, Number(d.band), Number(d.changes)])).toEqual([...counts.map(([b, n]) => ['org_v', b, n]), ...counts.map(([b, n]) => ['repo_v', b, n])]);
+  await migrator.down({ to: '0021-lead-times' });
+  expect(await sequelize.getQueryInterface().showAllTables()).not.toContain('shipped_changes');
+  await migrator.up();
+  await sequelize.query("DELETE FROM deployments WHERE id LIKE 'dep_v%'");
+  await sequelize.query("DELETE FROM commits WHERE id LIKE 'cmt_v%'");
 });
 
 test('0013 adds cost_rates (gone with their organization) and dates the suspensions already stored, and goes down and up again cleanly', async () => {

@@ -7,6 +7,7 @@ import { markAiPullRequests } from '../migrations/0017-pull-request-ai-commits';
 import { fillAuthorRepositories } from '../migrations/0018-author-repositories';
 import { markShippedChanges } from '../migrations/0019-shipped-changes';
 import { fillCommitDays } from '../migrations/0020-commit-days';
+import { fillLeadTimes } from '../migrations/0021-lead-times';
 import { hasAiMarker } from '../../src/services/git/aiMarkers';
 import {
   DASHBOARD_CATALOG,
@@ -670,6 +671,7 @@ export async function seedDemo(
   await fillAuthorRepositories(sequelize.getQueryInterface());
   await markShippedChanges(sequelize.getQueryInterface());
   await fillCommitDays(sequelize.getQueryInterface());
+  await fillLeadTimes(sequelize.getQueryInterface());
   return ins.counts;
 }
 

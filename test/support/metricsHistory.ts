@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { refreshShippedChanges } from '../../src/services/git/shippedChanges';
 import { addToCommitDays } from '../../src/services/git/commitDays';
+import { refreshLeadTimes } from '../../src/services/git/leadTimes';
 import { AuthorRepository, Commit, Deployment, Incident, Interaction, Organization, PullRequest, Repository, Task } from '../../db/models';
 import { newId } from '../../src/services/changes/ids';
 import type { TestApp } from './harness';
@@ -118,6 +119,7 @@ export async function insertHistory(t: TestApp): Promise<Lab> {
     for (const repo of ['api', 'web'] as const) {
       const days = COMMITS.filter((c) => c.repo === repo).map((c) => ({ createdAt: new Date(c.at), commits: 1 as const, ai: false }));
       await addToCommitDays(transaction, { id: repositories[repo], organization_id: lab.organizationId }, days);
+      await refreshLeadTimes(transaction, { id: repositories[repo], organization_id: lab.organizationId }, null);
     }
   });
   for (const p of PULL_REQUESTS) {

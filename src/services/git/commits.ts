@@ -11,6 +11,7 @@ import { activeAuthorDays, isActiveAuthorDay } from './authorAiActivity';
 import { refreshPullRequestsOfCommits } from './pullRequestAi';
 import { earliest, refreshShippedChanges } from './shippedChanges';
 import { addToCommitDays } from './commitDays';
+import { refreshLeadTimes } from './leadTimes';
 
 export interface CommitsRecorded {
   added: number;
@@ -71,6 +72,7 @@ export async function recordCommits(change: Change, gitApp: GitApp, repository: 
   const ai = rows.filter((r) => r.ai_assisted || r.author_ai_active);
   for (const shas of chunks(ai.map((r) => r.sha))) await refreshPullRequestsOfCommits(transaction, repository.id, shas);
   if (ai.length) await refreshShippedChanges(transaction, repository.id, earliest(ai.map((r) => r.created_at)));
+  await refreshLeadTimes(transaction, repository, earliest(rows.map((r) => r.created_at)));
   change.wrote('commits');
   change.emit(gitApp.organization_id, 'commit.created', {
     repository: toRepository(repository),

@@ -6,6 +6,7 @@ import type { DeploymentInput } from './activity';
 import { Applied, recordIfNewer, sameTime } from './recordIfNewer';
 import { clip, LIMITS } from './text';
 import { refreshShippedChanges } from './shippedChanges';
+import { refreshLeadTimes } from './leadTimes';
 
 /**
  * One deployment per repository and provider deployment id, in its latest finished state: a status that finished
@@ -37,6 +38,7 @@ export async function recordDeployment(change: Change, gitApp: GitApp, repositor
     // Later deployments' previous one may have moved too: from the earlier of its old and new finish on.
     const since = previousFinish && previousFinish < deployment.finished_at ? previousFinish : deployment.finished_at;
     await refreshShippedChanges(transaction, repository.id, since);
+    await refreshLeadTimes(transaction, repository, since);
     change.emit(gitApp.organization_id, deployment.status === 'success' ? 'deployment.succeeded' : 'deployment.failed', toDeployment(deployment));
   }
   return recorded.applied;

@@ -4,6 +4,7 @@ import { toRepository } from '../../resources/git';
 import type { Change } from '../changes/change';
 import { newId } from '../changes/ids';
 import { removeCommitDays } from './commitDays';
+import { removeLeadTimes } from './leadTimes';
 import type { RepositoryRef } from './activity';
 import { clip, LIMITS } from './text';
 
@@ -63,6 +64,7 @@ export async function deleteRepository(change: Change, repository: Repository): 
   const { transaction } = change;
   const where = { repository_id: repository.id };
   await removeCommitDays(transaction, repository);
+  await removeLeadTimes(transaction, repository);
   for (const model of [Commit, AuthorRepository, PullRequest, PullRequestActivity, Deployment, Incident] as (typeof Commit)[]) await model.destroy({ where, transaction });
   await repository.destroy({ transaction });
   change.wrote('repositories', 'commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents');

@@ -1,4 +1,5 @@
 import { BucketOf, emptyDistribution, MetricSql, roundHours } from './sql';
+import { leadTimeMedians } from './leadTime';
 import { byBucket, countBuckets, distributions, failureRateBand, frequencyBand, leadTimeBand, ratio, restoreBand, round, series, total } from './figures';
 
 /**
@@ -11,7 +12,7 @@ export const production = (alias: string) => `LOWER(${alias}.environment) = 'pro
 export async function doraFigures(q: MetricSql) {
   const [counts, leadTimes, restores] = await Promise.all([
     q.rows<{ bucket: number; deployments: number; finished: number; failed: number }>(deploymentCounts(q, countBuckets(q))),
-    distributions(q, (bucket) => shippedChanges(q, bucket)),
+    leadTimeMedians(q),
     distributions(q, (bucket) => restoredIncidents(q, bucket)),
   ]);
   const deployments = total(counts, 'deployments');
@@ -64,26 +65,6 @@ function deploymentCounts(q: MetricSql, bucket: BucketOf): string {
 
 /** An incident of the deployment's repository names its commit as the cause (kept on it: git/shippedChanges.ts). */
 export const blamedSql = (d: string) => `${d}.blamed = 1`;
-
-/** When the previous successful production deployment of deployment `d`'s repository finished (the epoch for its first). */
-export const previousFinishSql = (q: MetricSql, d: string) =>
-  `COALESCE((SELECT MAX(p.finished_at) FROM deployments p
-      WHERE p.repository_id = ${d}.repository_id AND ${production('p')} AND p.status = 'success' AND p.finished_at < ${d}.finished_at), ${q.epochSql})`;
-
-/**
- * Lead time of each change a successful deployment in the window shipped: the commits of its repository created
- * after the previous successful production deployment of that repository finished (all earlier ones for the
- * first), up to its own finish.
- */
-function shippedChanges(q: MetricSql, bucket: BucketOf): string {
-  // GROUP BY d.id materialises the deployments (each previous one found once, not once per commit joined).
-  return `SELECT ${bucket('x.finished_at')} AS bucket, ${q.hours('c.created_at', 'x.finished_at')} AS v
-    FROM (SELECT d.id, d.repository_id, d.finished_at, ${previousFinishSql(q, 'd')} AS previous_finished_at
-          FROM deployments d
-          WHERE ${q.scoped('d', 'repository')} AND ${production('d')} AND d.status = 'success' AND ${q.inWindow('d.finished_at')}
-          GROUP BY d.id, d.repository_id, d.finished_at) AS x
-    JOIN commits c ON c.repository_id = x.repository_id AND c.created_at <= x.finished_at AND c.created_at > x.previous_finished_at`;
-}
 
 /** Time to restore of each incident opened in the window and resolved. */
 function restoredIncidents(q: MetricSql, bucket: BucketOf): string {
