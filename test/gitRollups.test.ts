@@ -218,3 +218,23 @@ test('a lead time falls in the same band in the writer and in SQL (the backfill)
   // Ordered as the values: a percentile's band is found by walking bands in order.
   expect(values.map(bandOf)).toEqual([...values.map(bandOf)].sort((a, b) => a - b));
 });
+
+test('concurrent deliveries to one repository keep the rollups exact (pushes and deployments racing)', async () => {
+  const { gitAppId } = await createLab(t, 'Oracle race');
+  const gitApp = (await GitApp.findByPk(gitAppId))!;
+  const repository: RepositoryRef = { providerId: 'oracle-race', name: 'api', fullName: 'oracle/api', defaultBranch: 'main', isPrivate: false, createdAt: at(0) };
+  const deliver = (id: string, activity: Activity) => t.runtime.writers.gitActivity.receive({ gitApp, id, event: activity.kind }, activity);
+  await deliver('race-first', { kind: 'push', repository, commits: [{ sha: sha('race 0'), message: 'Start', authorName: 'Ada', authorEmail: DEMO.emails.ada, authorUsername: null, createdAt: at(0) }] });
+  for (let round = 1; round <= 8; round++) {
+    const commit = { sha: sha(`race ${round}`), message: round % 2 ? 'Cache\n\nCo-Authored-By: Claude <noreply@anthropic.com>' : 'Plain', authorName: 'Ada', authorEmail: DEMO.emails.ada, authorUsername: null, createdAt: at(round * 10 - 5) };
+    const deployment = { externalId: `race-${round}`, environment: 'production', status: 'success' as const, sha: commit.sha, createdAt: at(round * 10 - 1), finishedAt: at(round * 10) };
+    // The commit a deployment ships arrives at the same moment as the deployment.
+    await Promise.all([deliver(`race-push-${round}`, { kind: 'push', repository, commits: [commit] }), deliver(`race-deploy-${round}`, { kind: 'deployment', repository, deployment })]);
+  }
+  const repositoryId = (await Deployment.findOne({ where: { git_app_id: gitAppId }, attributes: ['repository_id'] }))!.repository_id;
+  expect(await shippedChanges(repositoryId)).toEqual(await shippedChangesOracle(repositoryId));
+  expect(await leadTimeDays(repositoryId, gitApp.organization_id)).toEqual(await leadTimeDaysOracle(repositoryId));
+  expect(await commitDays(repositoryId, gitApp.organization_id)).toEqual(await commitDaysOracle(repositoryId, gitApp.organization_id));
+  const flags = (await Deployment.findAll({ where: { repository_id: repositoryId }, order: [['id', 'ASC']] })).map((d) => [d.id, Number(d.shipped_ai), Number(d.blamed)]);
+  expect(flags).toEqual((await oracle(repositoryId)).map((o) => [o.id, Number(o.shipped_ai), Number(o.blamed)]));
+});

@@ -43,6 +43,9 @@ export async function markCommitsOfActiveDays(transaction: Transaction, organiza
   const next = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000);
   const marked = await Commit.findAll({
     attributes: ['id', 'repository_id', 'sha', 'created_at', 'ai_assisted'],
+    // Two telemetry requests marking one day at once: the second waits and finds the commits marked, so a commit
+    // is counted AI-assisted once in commit_days.
+    lock: true,
     where: {
       organization_id: organizationId,
       author_ai_active: false,

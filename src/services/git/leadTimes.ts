@@ -3,6 +3,7 @@ import { Deployment } from '../../../db/models';
 import { TelemetrySql } from '../telemetry/sql';
 import { timestampSql } from '../query/selectSql';
 import { bandOf } from './leadTimeBands';
+import { lockRepositoryRollups } from './repositoryLock';
 
 /**
  * The lead time of every change a successful production deployment shipped (DESIGN §14: the commits of its
@@ -22,14 +23,15 @@ type Change = { deployment_id: string; commit_id: string; repository_id: string;
 
 const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 /** A stored time as read by a raw query: a Date (MySQL), or SQLite's text, `YYYY-MM-DD HH:MM:SS.SSS +00:00`. */
-const timeOf = (value: Date | string) => (value instanceof Date ? value : new Date(`${value.slice(0, 10)}T${value.slice(11, 23)}Z`));
+export const timeOf = (value: Date | string): Date => (value instanceof Date ? value : new Date(`${value.slice(0, 10)}T${value.slice(11, 23)}Z`));
 
 /** Recomputes the changes shipped by the repository's deployments that finished at or after `since` (all without). */
 export async function refreshLeadTimes(transaction: Transaction, repository: Repository, since: Date | null): Promise<void> {
   const sequelize = Deployment.sequelize!;
   const sql = new TelemetrySql(transaction);
   const from = since ? ` AND finished_at >= ${timestampSql(sequelize, since)}` : '';
-  const select = <T extends object>(text: string, replacements: Record<string, unknown>) => sequelize.query<T>(text, { type: QueryTypes.SELECT, replacements, transaction });
+  const locking = await lockRepositoryRollups(transaction, repository.id);
+  const select = <T extends object>(text: string, replacements: Record<string, unknown>) => sequelize.query<T>(text + locking, { type: QueryTypes.SELECT, replacements, transaction });
 
   const stale = await select<{ finished_at: Date | string; band: number }>(`SELECT finished_at, band FROM shipped_changes WHERE repository_id = :id${from}`, { id: repository.id });
   if (stale.length) await sequelize.query(`DELETE FROM shipped_changes WHERE repository_id = :id${from}`, { replacements: { id: repository.id }, transaction });

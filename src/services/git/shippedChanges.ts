@@ -2,6 +2,8 @@ import { QueryTypes, Transaction } from 'sequelize';
 import { Deployment } from '../../../db/models';
 import { aiCommitSql } from './pullRequestAi';
 import { timestampSql } from '../query/selectSql';
+import { lockRepositoryRollups } from './repositoryLock';
+import { timeOf } from './leadTimes';
 
 /**
  * What each production deployment shipped, kept on it (DESIGN §16: "shipped changes per deployment") so that AI
@@ -30,11 +32,21 @@ const shippedAiSql = (repository: string) => `SELECT DISTINCT d.id FROM commits 
 /** Recomputes both for the repository's deployments that finished at or after `since` (all of them without). */
 export async function refreshShippedChanges(transaction: Transaction | null, repositoryId: string, since: Date | null): Promise<void> {
   const sequelize = Deployment.sequelize!;
+  const locking = transaction ? await lockRepositoryRollups(transaction, repositoryId) : '';
   const startsWith = sequelize.getDialect() === 'mysql' ? 'LEFT(d.sha, CHAR_LENGTH(i.cause_sha)) = i.cause_sha' : 'substr(d.sha, 1, length(i.cause_sha)) = i.cause_sha';
   const from = since ? `d.finished_at >= ${timestampSql(sequelize, since)}` : '1 = 1';
   const select = async (sql: string) =>
-    (await sequelize.query<{ id: string }>(sql, { type: QueryTypes.SELECT, replacements: { repositoryId }, transaction })).map((r) => r.id);
-  const ai = await select(`${shippedAiSql('c.repository_id = :repositoryId')} AND ${from}`);
+    (await sequelize.query<{ id: string }>(sql + locking, { type: QueryTypes.SELECT, replacements: { repositoryId }, transaction })).map((r) => r.id);
+  // Only commits after the last success before `since` can be among the changes of the deployments since then: a
+  // delivery reads its own stretch of the repository's commits, not all of them.
+  const [floor] = since
+    ? await sequelize.query<{ at: Date | string | null }>(
+        `SELECT MAX(d.finished_at) AS at FROM deployments d WHERE d.repository_id = :repositoryId AND LOWER(d.environment) = 'production' AND d.status = 'success' AND d.finished_at < ${timestampSql(sequelize, since)}${locking}`,
+        { type: QueryTypes.SELECT, replacements: { repositoryId }, transaction },
+      )
+    : [];
+  const after = floor?.at ? ` AND c.created_at > ${timestampSql(sequelize, timeOf(floor.at))}` : '';
+  const ai = await select(`${shippedAiSql('c.repository_id = :repositoryId')}${after} AND ${from}`);
   const blamed = await select(`SELECT DISTINCT d.id FROM incidents i JOIN deployments d ON d.repository_id = i.repository_id AND ${startsWith}
     WHERE i.repository_id = :repositoryId AND i.cause_sha IS NOT NULL AND ${from}`);
   // Both columns in one statement; an id list that is never empty keeps IN valid.
