@@ -21,6 +21,8 @@ import * as authorRepositories from './migrations/0018-author-repositories';
 import * as shippedChanges from './migrations/0019-shipped-changes';
 import * as commitDays from './migrations/0020-commit-days';
 import * as leadTimes from './migrations/0021-lead-times';
+import * as pullRequestSamples from './migrations/0022-pull-request-samples';
+import * as peerReviews from './migrations/0023-peer-reviews';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -45,6 +47,8 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0019-shipped-changes', ...shippedChanges },
   { name: '0020-commit-days', ...commitDays },
   { name: '0021-lead-times', ...leadTimes },
+  { name: '0022-pull-request-samples', ...pullRequestSamples },
+  { name: '0023-peer-reviews', ...peerReviews },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

@@ -1,4 +1,5 @@
 import { OrganizationMembership, PullRequest, Repository, Task } from '../db/models';
+import { refreshPullRequestSamples } from '../src/services/git/pullRequestSamples';
 import { newId } from '../src/services/changes/ids';
 import { CostRates } from '../src/services/finance/costRates';
 import { startTestApp, TestApp, DEMO } from './support/harness';
@@ -54,7 +55,9 @@ async function history() {
   const repository = newId('repo');
   await Repository.create({ id: repository, git_app_id: gitAppId, organization_id: org, name: 'api', full_name: 'lab/api', default_branch: 'main', is_private: false, created_at: new Date('2026-01-01T00:00:00Z') });
   for (const [number, ai] of [[1, true], [2, false]] as const) {
-    await PullRequest.create({ id: newId('pr'), repository_id: repository, git_app_id: gitAppId, organization_id: org, number, title: `PR ${number}`, state: 'merged', author_id: DEMO.users.ada, ai_assisted: ai, created_at: new Date('2026-03-02T09:00:00Z'), merged_at: new Date('2026-03-03T09:00:00Z'), closed_at: new Date('2026-03-03T09:00:00Z') });
+    const pullRequest = await PullRequest.create({ id: newId('pr'), repository_id: repository, git_app_id: gitAppId, organization_id: org, number, title: `PR ${number}`, state: 'merged', author_id: DEMO.users.ada, ai_assisted: ai, created_at: new Date('2026-03-02T09:00:00Z'), merged_at: new Date('2026-03-03T09:00:00Z'), closed_at: new Date('2026-03-03T09:00:00Z') });
+    // What the pull request writer keeps beside it.
+    await PullRequest.sequelize!.transaction((transaction) => refreshPullRequestSamples(transaction, [pullRequest.id]));
   }
 
   const claude = (email: string, at: string) => [

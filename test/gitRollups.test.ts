@@ -4,7 +4,7 @@ import { Random } from '../db/demo/random';
 import type { Activity, RepositoryRef } from '../src/services/git/activity';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { createLab, sha } from './support/metricsHistory';
-import { BAND_STARTS, bandOf, bandSql } from '../src/services/git/leadTimeBands';
+import { durationBands, sizeBands } from '../src/services/git/bands';
 
 /**
  * What the git writers keep beside the rows, against what the figures computed from the rows before: the daily
@@ -107,7 +107,7 @@ async function shippedChangesOracle(repositoryId: string) {
      ORDER BY x.id, c.id`,
     { type: QueryTypes.SELECT, replacements: { repositoryId } },
   );
-  return rows.map((r) => [r.deployment_id, r.commit_id, Number(r.lead_ms), bandOf(Number(r.lead_ms))]);
+  return rows.map((r) => [r.deployment_id, r.commit_id, Number(r.lead_ms), durationBands.of(Number(r.lead_ms))]);
 }
 
 /** The daily band counts kept, of the repository, then of the organization (zeros left by moves dropped). */
@@ -210,13 +210,16 @@ test.each([1, 2, 3, 4, 5, 6])('the flags kept by the writers equal the read-time
   expect(new Set(expected.map((o) => Number(o.shipped_ai))).size).toBe(2);
 });
 
-test('a lead time falls in the same band in the writer and in SQL (the backfill), at every band bound', async () => {
-  const values = [0, 1, 59_999, ...BAND_STARTS.flatMap((start) => [start - 1, start, start + 1])];
-  const sql = values.map((v) => `SELECT ${v} AS v, ${bandSql(String(v))} AS band`).join(' UNION ALL ');
+test.each([
+  ['a lead time', durationBands],
+  ['a size', sizeBands],
+])('%s falls in the same band in the writer and in SQL (the backfill), at every band bound', async (_, bands) => {
+  const values = [0, 1, 59_999, ...bands.starts.flatMap((start) => [start - 1, start, start + 1])].sort((a, b) => a - b);
+  const sql = values.map((v) => `SELECT ${v} AS v, ${bands.sql(String(v))} AS band`).join(' UNION ALL ');
   const rows = await Deployment.sequelize!.query<{ v: number; band: number }>(sql, { type: QueryTypes.SELECT });
-  expect(rows.map((r) => [Number(r.v), Number(r.band)])).toEqual(values.map((v) => [v, bandOf(v)]));
+  expect(rows.map((r) => [Number(r.v), Number(r.band)])).toEqual(values.map((v) => [v, bands.of(v)]));
   // Ordered as the values: a percentile's band is found by walking bands in order.
-  expect(values.map(bandOf)).toEqual([...values.map(bandOf)].sort((a, b) => a - b));
+  expect(values.map((v) => bands.of(v))).toEqual([...values.map((v) => bands.of(v))].sort((a, b) => a - b));
 });
 
 test('concurrent deliveries to one repository keep the rollups exact (pushes and deployments racing)', async () => {

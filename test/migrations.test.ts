@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { QueryTypes, Sequelize } from 'sequelize';
 import { createSequelize } from '../db/connection';
-import { bandOf } from '../src/services/git/leadTimeBands';
+import { durationBands, sizeBands } from '../src/services/git/bands';
 import { createMigrator } from '../db/migrator';
 import { SERVICES } from './support/harness';
 
@@ -14,7 +14,7 @@ import { SERVICES } from './support/harness';
  */
 
 /** The migrations after 0012, applied again by each test below that goes down past them: one list to extend. */
-const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories', '0019-shipped-changes', '0020-commit-days', '0021-lead-times'];
+const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories', '0019-shipped-changes', '0020-commit-days', '0021-lead-times', '0022-pull-request-samples', '0023-peer-reviews'];
 
 let sequelize: Sequelize;
 let cleanup: () => Promise<void>;
@@ -400,21 +400,76 @@ test('0021 keeps the lead time of each change the successful production deployme
     { type: QueryTypes.SELECT },
   );
   expect(changes.map((c) => [c.deployment_id, c.commit_id, Number(c.lead_ms), Number(c.band)])).toEqual([
-    ['dep_v1', 'cmt_v1', 3_600_000, bandOf(3_600_000)],
-    ['dep_v1', 'cmt_v2', 1_800_000, bandOf(1_800_000)],
-    ['dep_v3', 'cmt_v3', 1_800_000, bandOf(1_800_000)],
+    ['dep_v1', 'cmt_v1', 3_600_000, durationBands.of(3_600_000)],
+    ['dep_v1', 'cmt_v2', 1_800_000, durationBands.of(1_800_000)],
+    ['dep_v3', 'cmt_v3', 1_800_000, durationBands.of(1_800_000)],
   ]);
   const days = await sequelize.query<{ scope_id: string; band: number; changes: number }>(
     "SELECT scope_id, band, changes FROM lead_time_days WHERE scope_id IN ('repo_v', 'org_v') ORDER BY scope_id, band",
     { type: QueryTypes.SELECT },
   );
-  const counts = [[bandOf(1_800_000), 2], [bandOf(3_600_000), 1]];
+  const counts = [[durationBands.of(1_800_000), 2], [durationBands.of(3_600_000), 1]];
   expect(days.map((d) => [d.scope_id, Number(d.band), Number(d.changes)])).toEqual([...counts.map(([b, n]) => ['org_v', b, n]), ...counts.map(([b, n]) => ['repo_v', b, n])]);
   await migrator.down({ to: '0021-lead-times' });
   expect(await sequelize.getQueryInterface().showAllTables()).not.toContain('shipped_changes');
   await migrator.up();
   await sequelize.query("DELETE FROM deployments WHERE id LIKE 'dep_v%'");
   await sequelize.query("DELETE FROM commits WHERE id LIKE 'cmt_v%'");
+});
+
+test('0022 and 0023 keep what is measured on each merged pull request already stored, who alone reviewed it, and which activity is a peer review, and go down and up again', async () => {
+  const migrator = createMigrator(sequelize);
+  await migrator.down({ to: '0022-pull-request-samples' });
+  const at = (hours: number) => new Date(Date.parse('2025-04-01T10:00:00Z') + hours * 3_600_000).toISOString().replace('T', ' ').slice(0, 23);
+  // pr_s1: Ann's, merged at 10 h, reviewed by Bo at 2 h and approved by him at 4 h, a commit pushed at 1 h, 120 lines, AI-marked.
+  // pr_s2: Bo's, merged at 3 h, only his own approval (no review), size unknown. pr_s3: open.
+  await sequelize.query(
+    `INSERT INTO pull_requests (id, repository_id, git_app_id, organization_id, number, title, state, author_id, created_at, merged_at, additions, deletions, ai_assisted) VALUES
+       ('pr_s1', 'repo_s', 'gapp_x', 'org_s', 1, 'a', 'merged', 'usr_a', '${at(0)}', '${at(10)}', 100, 20, 1),
+       ('pr_s2', 'repo_s', 'gapp_x', 'org_s', 2, 'b', 'merged', 'usr_b', '${at(0)}', '${at(3)}', NULL, NULL, 0),
+       ('pr_s3', 'repo_s', 'gapp_x', 'org_s', 3, 'c', 'open', 'usr_a', '${at(0)}', NULL, 5, 5, 0)`,
+  );
+  const activity = (id: string, pr: string, kind: string, actor: string, hours: number) => `('${id}', '${pr}', 'repo_s', 'gapp_x', 'org_s', '${kind}', '${actor}', '${id}', '${at(hours)}')`;
+  await sequelize.query(
+    `INSERT INTO pull_request_activities (id, pull_request_id, repository_id, git_app_id, organization_id, kind, actor_id, external_id, created_at) VALUES
+       ${activity('pra_s1', 'pr_s1', 'comment', 'usr_b', 2)}, ${activity('pra_s2', 'pr_s1', 'approved', 'usr_b', 4)}, ${activity('pra_s3', 'pr_s1', 'commit', 'usr_a', 1)},
+       ${activity('pra_s4', 'pr_s2', 'approved', 'usr_b', 1)}`,
+  );
+  await sequelize.query(`UPDATE pull_requests SET first_review_at = '${at(2)}', first_approval_at = '${at(4)}' WHERE id = 'pr_s1'`);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(LATER.slice(LATER.indexOf('0022-pull-request-samples')));
+  const reviewers = await sequelize.query<{ id: string; iterated: unknown; sole_reviewer_id: string | null }>("SELECT id, iterated, sole_reviewer_id FROM pull_requests WHERE repository_id = 'repo_s' ORDER BY id", { type: QueryTypes.SELECT });
+  expect(reviewers.map((r) => [r.id, Number(r.iterated), r.sole_reviewer_id])).toEqual([['pr_s1', 1, 'usr_b'], ['pr_s2', 0, null], ['pr_s3', 0, null]]);
+  const samples = await sequelize.query<{ pull_request_id: string; measure: number; ai: unknown; band: number; value: unknown }>(
+    "SELECT pull_request_id, measure, ai, band, value FROM pull_request_samples WHERE repository_id = 'repo_s' ORDER BY pull_request_id, measure",
+    { type: QueryTypes.SELECT },
+  );
+  const hours = (h: number) => [durationBands.of(h * 3_600_000), h * 3_600_000];
+  expect(samples.map((r) => [r.pull_request_id, Number(r.measure), Number(r.ai), Number(r.band), Number(r.value)])).toEqual([
+    ['pr_s1', 0, 1, ...hours(10)],
+    ['pr_s1', 1, 1, ...hours(2)],
+    ['pr_s1', 2, 1, ...hours(4)],
+    ['pr_s1', 3, 1, ...hours(8)],
+    ['pr_s1', 4, 1, sizeBands.of(120), 120],
+    ['pr_s1', 5, 1, sizeBands.of(0), 0],
+    ['pr_s2', 0, 0, ...hours(3)],
+  ]);
+  const days = await sequelize.query<{ scope_id: string; measure: number; pull_requests: number }>(
+    "SELECT scope_id, measure, SUM(pull_requests) AS pull_requests FROM pull_request_days WHERE scope_id IN ('repo_s', 'org_s') GROUP BY scope_id, measure ORDER BY scope_id, measure",
+    { type: QueryTypes.SELECT },
+  );
+  const counts = [[0, 2], [1, 1], [2, 1], [3, 1], [4, 1], [5, 1]];
+  expect(days.map((d) => [d.scope_id, Number(d.measure), Number(d.pull_requests)])).toEqual([...counts.map(([m, n]) => ['org_s', m, n]), ...counts.map(([m, n]) => ['repo_s', m, n])]);
+  const peer = await sequelize.query<{ id: string; pull_request_author_id: string; peer_review: unknown }>(
+    "SELECT id, pull_request_author_id, peer_review FROM pull_request_activities WHERE repository_id = 'repo_s' ORDER BY id",
+    { type: QueryTypes.SELECT },
+  );
+  // Bo's approval of his own pull request is no peer review; a pushed commit none either.
+  expect(peer.map((a) => [a.id, a.pull_request_author_id, Number(a.peer_review)])).toEqual([['pra_s1', 'usr_a', 1], ['pra_s2', 'usr_a', 1], ['pra_s3', 'usr_a', 0], ['pra_s4', 'usr_b', 0]]);
+  await migrator.down({ to: '0022-pull-request-samples' });
+  expect(await sequelize.getQueryInterface().showAllTables()).not.toContain('pull_request_samples');
+  await migrator.up();
+  await sequelize.query("DELETE FROM pull_request_activities WHERE id LIKE 'pra_s%'");
+  await sequelize.query("DELETE FROM pull_requests WHERE id LIKE 'pr_s%'");
 });
 
 test('0013 adds cost_rates (gone with their organization) and dates the suspensions already stored, and goes down and up again cleanly', async () => {

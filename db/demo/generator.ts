@@ -8,6 +8,8 @@ import { fillAuthorRepositories } from '../migrations/0018-author-repositories';
 import { markShippedChanges } from '../migrations/0019-shipped-changes';
 import { fillCommitDays } from '../migrations/0020-commit-days';
 import { fillLeadTimes } from '../migrations/0021-lead-times';
+import { fillPullRequestReviewers, fillPullRequestSamples } from '../migrations/0022-pull-request-samples';
+import { fillPeerReviews } from '../migrations/0023-peer-reviews';
 import { hasAiMarker } from '../../src/services/git/aiMarkers';
 import {
   DASHBOARD_CATALOG,
@@ -672,6 +674,9 @@ export async function seedDemo(
   await markShippedChanges(sequelize.getQueryInterface());
   await fillCommitDays(sequelize.getQueryInterface());
   await fillLeadTimes(sequelize.getQueryInterface());
+  await fillPullRequestReviewers(sequelize.getQueryInterface());
+  await fillPullRequestSamples(sequelize.getQueryInterface());
+  await fillPeerReviews(sequelize.getQueryInterface());
   return ins.counts;
 }
 

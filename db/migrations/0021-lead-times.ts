@@ -1,5 +1,5 @@
 import { DataTypes, QueryInterface } from 'sequelize';
-import { bandSql } from '../../src/services/git/leadTimeBands';
+import { durationBands } from '../../src/services/git/bands';
 
 /**
  * The lead time of each change a successful production deployment shipped, and their daily counts per band (DESIGN
@@ -45,7 +45,7 @@ export async function fillLeadTimes(qi: QueryInterface): Promise<void> {
   const success = (d: string) => `LOWER(${d}.environment) = 'production' AND ${d}.status = 'success'`;
   await qi.sequelize.query(
     `INSERT INTO shipped_changes (deployment_id, commit_id, repository_id, organization_id, finished_at, band, lead_ms)
-     SELECT x.id, c.id, x.repository_id, x.organization_id, x.finished_at, ${bandSql(leadMs)}, ${leadMs}
+     SELECT x.id, c.id, x.repository_id, x.organization_id, x.finished_at, ${durationBands.sql(leadMs)}, ${leadMs}
      FROM (SELECT d.id, d.repository_id, d.organization_id, d.finished_at,
              COALESCE((SELECT MAX(p.finished_at) FROM deployments p WHERE p.repository_id = d.repository_id AND ${success('p')} AND p.finished_at < d.finished_at), ${epoch}) AS previous_finished_at
            FROM deployments d WHERE ${success('d')} GROUP BY d.id, d.repository_id, d.organization_id, d.finished_at) AS x

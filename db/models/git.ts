@@ -62,6 +62,9 @@ export class PullRequest extends Model<InferAttributes<PullRequest>, InferCreati
   declare first_approval_at: CreationOptional<Date | null>;
   /** One of its commits is AI-assisted (kept by the writers: src/services/git/pullRequestAi.ts). */
   declare has_ai_commit: CreationOptional<boolean>;
+  /** A commit was pushed after it opened; the one other person who reviewed it, if one did (pullRequestReviewers.ts). */
+  declare iterated: CreationOptional<boolean>;
+  declare sole_reviewer_id: CreationOptional<string | null>;
 }
 
 export type DeploymentStatus = 'success' | 'failure';
@@ -96,6 +99,9 @@ export class PullRequestActivity extends Model<InferAttributes<PullRequestActivi
   declare kind: PullRequestActivityKind;
   /** The member who acted, when their provider user name is bound to the git app. */
   declare actor_id: string | null;
+  /** Its pull request's author, and whether this is a review action by someone else (kept by the review writer). */
+  declare pull_request_author_id: CreationOptional<string | null>;
+  declare peer_review: CreationOptional<boolean>;
   /** The provider's id of what happened (`review:…`, `note:…`, `commit:<sha>`), unique per pull request. */
   declare external_id: string;
   declare created_at: Date;
@@ -182,6 +188,8 @@ export function initGit(sequelize: Sequelize): void {
       first_review_at: { ...OPTIONAL_TIMESTAMP },
       first_approval_at: { ...OPTIONAL_TIMESTAMP },
       has_ai_commit: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+      iterated: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+      sole_reviewer_id: { ...OPTIONAL_REF },
     },
     { sequelize, tableName: 'pull_requests', modelName: 'pull_request' },
   );
@@ -226,6 +234,8 @@ export function initGit(sequelize: Sequelize): void {
       organization_id: { ...REF },
       kind: { type: DataTypes.STRING(32), allowNull: false } as never,
       actor_id: { ...OPTIONAL_REF },
+      pull_request_author_id: { ...OPTIONAL_REF },
+      peer_review: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       external_id: { type: DataTypes.STRING(120), allowNull: false },
       created_at: { ...TIMESTAMP },
     },

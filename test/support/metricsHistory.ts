@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { refreshShippedChanges } from '../../src/services/git/shippedChanges';
 import { addToCommitDays } from '../../src/services/git/commitDays';
 import { refreshLeadTimes } from '../../src/services/git/leadTimes';
+import { refreshPullRequestSamples } from '../../src/services/git/pullRequestSamples';
 import { AuthorRepository, Commit, Deployment, Incident, Interaction, Organization, PullRequest, Repository, Task } from '../../db/models';
 import { newId } from '../../src/services/changes/ids';
 import type { TestApp } from './harness';
@@ -122,9 +123,12 @@ export async function insertHistory(t: TestApp): Promise<Lab> {
       await refreshLeadTimes(transaction, { id: repositories[repo], organization_id: lab.organizationId }, null);
     }
   });
+  const pullRequests: PullRequest[] = [];
   for (const p of PULL_REQUESTS) {
-    await PullRequest.create({ id: newId('pr'), repository_id: repositories.api, ...placement, number: p.number, title: `PR ${p.number}`, state: p.state, author_id: DEMO.users.ada, created_at: new Date(p.opened), merged_at: p.merged ? new Date(p.merged) : null, closed_at: p.closed ? new Date(p.closed) : null });
+    pullRequests.push(await PullRequest.create({ id: newId('pr'), repository_id: repositories.api, ...placement, number: p.number, title: `PR ${p.number}`, state: p.state, author_id: DEMO.users.ada, created_at: new Date(p.opened), merged_at: p.merged ? new Date(p.merged) : null, closed_at: p.closed ? new Date(p.closed) : null }));
   }
+  // What the pull request writer keeps beside them.
+  await PullRequest.sequelize!.transaction((transaction) => refreshPullRequestSamples(transaction, pullRequests.map((p) => p.id)));
   for (const k of TASKS) {
     await Task.create({ id: newId('task'), team_id: lab.core, title: k.type, type: k.type, status: k.status, assignee_id: DEMO.users.ada, parent_id: null, story_points: null, created_at: new Date(k.created), completed_at: k.completed ? new Date(k.completed) : null });
   }

@@ -2,7 +2,7 @@ import { QueryTypes, Transaction } from 'sequelize';
 import { Deployment } from '../../../db/models';
 import { TelemetrySql } from '../telemetry/sql';
 import { timestampSql } from '../query/selectSql';
-import { bandOf } from './leadTimeBands';
+import { durationBands } from './bands';
 import { lockRepositoryRollups } from './repositoryLock';
 
 /**
@@ -56,7 +56,7 @@ export async function refreshLeadTimes(transaction: Transaction, repository: Rep
       const first = affected.find((d) => d.finishedAt >= createdAt)!.finishedAt.getTime();
       const leadMs = first - createdAt.getTime();
       for (const shipper of affected.filter((d) => d.finishedAt.getTime() === first)) {
-        changes.push({ deployment_id: shipper.id, commit_id: commit.id, repository_id: repository.id, organization_id: repository.organization_id, finished_at: shipper.finishedAt, band: bandOf(leadMs), lead_ms: leadMs });
+        changes.push({ deployment_id: shipper.id, commit_id: commit.id, repository_id: repository.id, organization_id: repository.organization_id, finished_at: shipper.finishedAt, band: durationBands.of(leadMs), lead_ms: leadMs });
       }
     }
   }

@@ -1,5 +1,6 @@
 import { QueryTypes, Transaction } from 'sequelize';
 import { PullRequest } from '../../../db/models';
+import { refreshPullRequestSamples } from './pullRequestSamples';
 
 /**
  * Whether one of a pull request's commits is AI-assisted (DESIGN §16: its head, the commit that merged it, or one
@@ -27,7 +28,10 @@ export async function refreshAiCommits(transaction: Transaction | null, where = 
 
 export const refreshPullRequestAi = (transaction: Transaction, pullRequestId: string) => refreshAiCommits(transaction, 'p.id = :id', { id: pullRequestId });
 
-/** The repository's pull requests that carry one of these commits (become AI-assisted), found on their indexes first. */
+/**
+ * The repository's pull requests that carry one of these commits (become AI-assisted), found on their indexes first,
+ * and what is measured on them split by it.
+ */
 export async function refreshPullRequestsOfCommits(transaction: Transaction, repositoryId: string, shas: string[]): Promise<void> {
   if (shas.length === 0) return;
   const rows = await PullRequest.sequelize!.query<{ id: string }>(
@@ -36,5 +40,8 @@ export async function refreshPullRequestsOfCommits(transaction: Transaction, rep
      UNION SELECT pull_request_id AS id FROM pull_request_activities WHERE repository_id = :repositoryId AND external_id IN (:activityIds) AND kind = 'commit'`,
     { replacements: { repositoryId, shas, activityIds: shas.map((sha) => COMMIT_ACTIVITY_PREFIX + sha) }, transaction, type: QueryTypes.SELECT },
   );
-  if (rows.length) await refreshAiCommits(transaction, 'p.id IN (:ids)', { ids: rows.map((r) => r.id) });
+  if (rows.length === 0) return;
+  const ids = rows.map((r) => r.id);
+  await refreshAiCommits(transaction, 'p.id IN (:ids)', { ids });
+  await refreshPullRequestSamples(transaction, ids);
 }

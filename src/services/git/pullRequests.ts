@@ -8,6 +8,8 @@ import { authorDirectory } from './authors';
 import { clip, LIMITS } from './text';
 import { hasAiMarker } from './aiMarkers';
 import { refreshPullRequestAi } from './pullRequestAi';
+import { refreshPullRequestReviewers } from './pullRequestReviewers';
+import { refreshPullRequestSamples } from './pullRequestSamples';
 import { Applied, olderThanStored, recordIfNewer, sameTime } from './recordIfNewer';
 
 const EVENT_OF_STATE: Record<PullRequestState, EventType> = {
@@ -60,6 +62,9 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
   if ('row' in recorded) {
     const { row } = recorded;
     if (input.commits.head || input.commits.merge) await refreshPullRequestAi(transaction, row.id);
+    // Its opening may have moved (iteration counts commits after it); its measures follow the row.
+    if (recorded.applied === 'updated') await refreshPullRequestReviewers(transaction, row.id);
+    await refreshPullRequestSamples(transaction, [row.id]);
     const emit = (type: EventType) => change.emit(gitApp.organization_id, type, toPullRequest(row));
     if (recorded.applied === 'created') emit('pull_request.opened');
     if (row.state !== (previousState ?? 'open')) emit(EVENT_OF_STATE[row.state]);

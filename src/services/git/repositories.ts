@@ -5,6 +5,7 @@ import type { Change } from '../changes/change';
 import { newId } from '../changes/ids';
 import { removeCommitDays } from './commitDays';
 import { removeLeadTimes } from './leadTimes';
+import { removePullRequestSamples } from './pullRequestSamples';
 import type { RepositoryRef } from './activity';
 import { clip, LIMITS } from './text';
 
@@ -65,6 +66,7 @@ export async function deleteRepository(change: Change, repository: Repository): 
   const where = { repository_id: repository.id };
   await removeCommitDays(transaction, repository);
   await removeLeadTimes(transaction, repository);
+  await removePullRequestSamples(transaction, repository);
   for (const model of [Commit, AuthorRepository, PullRequest, PullRequestActivity, Deployment, Incident] as (typeof Commit)[]) await model.destroy({ where, transaction });
   await repository.destroy({ transaction });
   change.wrote('repositories', 'commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents');

@@ -6,6 +6,8 @@ import type { PullRequestInput, ReviewActivityInput } from './activity';
 import { authorDirectory } from './authors';
 import { recordPullRequest } from './pullRequests';
 import { refreshPullRequestAi } from './pullRequestAi';
+import { refreshPullRequestReviewers } from './pullRequestReviewers';
+import { refreshPullRequestSamples } from './pullRequestSamples';
 import type { Applied } from './recordIfNewer';
 import { timestampSql } from '../query/selectSql';
 
@@ -60,6 +62,7 @@ export async function recordReview(
   if (await PullRequestActivity.findOne({ where: key, attributes: ['id'], transaction })) return { pullRequest: applied, activity: 'unchanged' };
   const authors = await authorDirectory(gitApp, { emails: [], usernames: [input.actorUsername] }, transaction);
   const actorId = authors.find(null, input.actorUsername);
+  const peerReview = input.kind !== 'commit' && (actorId === null || stored.author_id === null || actorId !== stored.author_id);
   await PullRequestActivity.create(
     {
       id: newId('pra'),
@@ -69,14 +72,18 @@ export async function recordReview(
       organization_id: gitApp.organization_id,
       kind: input.kind,
       actor_id: actorId,
+      pull_request_author_id: stored.author_id,
+      peer_review: peerReview,
       created_at: input.createdAt,
     },
     { transaction },
   );
   change.wrote('pull_request_activities');
+  await refreshPullRequestReviewers(transaction, stored.id);
   if (input.kind === 'commit') await refreshPullRequestAi(transaction, stored.id);
-  if (input.kind !== 'commit' && (actorId === null || stored.author_id === null || actorId !== stored.author_id)) {
+  if (peerReview) {
     await keepFirstReview(change, stored.id, input.kind === 'approved', input.createdAt);
   }
+  await refreshPullRequestSamples(transaction, [stored.id]);
   return { pullRequest: applied, activity: 'created' };
 }

@@ -1,7 +1,7 @@
-import { BucketOf, Distribution, emptyDistribution, MetricSql, roundHours } from './sql';
+import { Distribution, emptyDistribution, MetricSql, roundHours } from './sql';
+import { MergedCounts, mergedCountsSql, measureDistributions } from './mergedPullRequests';
 import { byBucket, countBuckets, ratio, series, total } from './figures';
 import { blamedSql, production } from './dora';
-import { firstReviewSql } from './collaboration';
 
 /**
  * Whether AI-assisted work ships faster or breaks more (DESIGN §16). A commit is AI-assisted by the mark an AI
@@ -11,40 +11,27 @@ import { firstReviewSql } from './collaboration';
  * where they were merged; the failure rate over production deployments finished in the window, by whether the
  * changes they shipped (as DORA counts them) include an AI-assisted commit.
  */
-/** Its description's mark, or one of its commits (kept on the pull request by the writers: pullRequestAi.ts). */
-export const aiPullRequestSql = (p: string) => `(${p}.ai_assisted = 1 OR ${p}.has_ai_commit = 1)`;
-
-/** Merged pull requests of the window, each with its bucket, whether AI-assisted, and what the figures measure. */
-function mergedPullRequests(q: MetricSql, bucket: BucketOf): string {
-  return `SELECT ${bucket('p.merged_at')} AS bucket, CASE WHEN ${aiPullRequestSql('p')} THEN 1 ELSE 0 END AS ai,
-      p.created_at, p.merged_at, ${firstReviewSql('p')} AS reviewed_at, p.additions + p.deletions AS size
-    FROM pull_requests p WHERE ${q.scoped('p', 'repository')} AND p.merged_at IS NOT NULL AND ${q.inWindow('p.merged_at')}`;
-}
-
-/** A measure's distribution per bucket and group: sample bucket 2·b + 1 holds bucket b's AI-assisted ones, 2·b the others. */
-function split(q: MetricSql, bucket: BucketOf, value: string): Promise<Map<number, Distribution>> {
-  return q.distribution(`SELECT m.bucket * 2 + m.ai AS bucket, ${value} AS v FROM (${mergedPullRequests(q, bucket)}) AS m WHERE ${value} IS NOT NULL`);
-}
-
 const stage = (d: Distribution = emptyDistribution) => ({ median: roundHours(d.at[50]), p75: roundHours(d.at[75]), n: d.n });
-const compared = (groups: Map<number, Distribution>, bucket = 0) => ({ ai: stage(groups.get(bucket * 2 + 1)), other: stage(groups.get(bucket * 2)) });
+type Split = Awaited<ReturnType<typeof measureDistributions<'merge' | 'pickup' | 'size'>>>;
+/** The AI-assisted and the others apart, for the window (bucket undefined) or one bucket of its series. */
+const compared = (split: Split, measure: 'merge' | 'pickup' | 'size', bucket?: number) => {
+  const of = (d: ReturnType<Split['ai']>) => stage(bucket === undefined ? d?.whole : d?.byBucket.get(bucket));
+  return { ai: of(split.ai(measure)), other: of(split.other(measure)) };
+};
 
 type Deployments = { ai: number; deployments: number; failed: number };
 
 export async function aiImpactFigures(q: MetricSql) {
   const counts = countBuckets(q);
-  const [commits, merged, timeToMerge, pickup, size, deployments, mergeSeries] = await Promise.all([
+  const [commits, merged, split, deployments] = await Promise.all([
     q.rows<{ bucket: number; commits: number; ai: number }>(
       // The daily counts kept by the writers (git/commitDays.ts).
       `SELECT ${counts('cd.day')} AS bucket, SUM(cd.commits) AS commits, SUM(cd.ai_commits) AS ai
        FROM commit_days cd WHERE ${q.scoped('cd', 'rollup')} AND ${q.inDays('cd.day')} GROUP BY bucket`,
     ),
-    q.rows<{ bucket: number; merged: number; ai: number }>(`SELECT bucket, COUNT(*) AS merged, SUM(ai) AS ai FROM (${mergedPullRequests(q, counts)}) AS m GROUP BY bucket`),
-    split(q, q.whole, q.hours('m.created_at', 'm.merged_at')),
-    split(q, q.whole, q.hours('m.created_at', 'm.reviewed_at')),
-    split(q, q.whole, 'm.size'),
+    q.rows<MergedCounts>(mergedCountsSql(q, counts)),
+    measureDistributions(q, ['merge', 'pickup', 'size'], [50, 75], true),
     q.rows<Deployments>(deploymentsByShippedChanges(q)),
-    q.window.interval ? split(q, q.series, q.hours('m.created_at', 'm.merged_at')) : undefined,
   ]);
   const failureRate = (ai: 0 | 1) => {
     const row = deployments.find((r) => Number(r.ai) === ai);
@@ -54,9 +41,9 @@ export async function aiImpactFigures(q: MetricSql) {
   return {
     ai_assisted_commits: { count: total(commits, 'ai'), commits: total(commits, 'commits'), share: ratio(total(commits, 'ai'), total(commits, 'commits')) },
     ai_assisted_prs: { count: total(merged, 'ai'), merged: total(merged, 'merged'), share: ratio(total(merged, 'ai'), total(merged, 'merged')) },
-    time_to_merge_hours: compared(timeToMerge),
-    pickup_hours: compared(pickup),
-    pr_size_lines: compared(size),
+    time_to_merge_hours: compared(split, 'merge'),
+    pickup_hours: compared(split, 'pickup'),
+    pr_size_lines: compared(split, 'size'),
     change_failure_rate: { ai: failureRate(1), other: failureRate(0) },
     series: series(q, (bucket, i) => ({
       start: bucket.start,
@@ -64,7 +51,7 @@ export async function aiImpactFigures(q: MetricSql) {
       ai_assisted_commits: commitsBy.get(i)?.ai ?? 0,
       merged: mergedBy.get(i)?.merged ?? 0,
       ai_assisted_prs: mergedBy.get(i)?.ai ?? 0,
-      time_to_merge_hours: compared(mergeSeries ?? new Map(), i),
+      time_to_merge_hours: compared(split, 'merge', i),
     })),
   };
 }

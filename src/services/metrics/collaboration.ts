@@ -1,5 +1,6 @@
-import { BucketOf, Distribution, emptyDistribution, MetricSql, roundHours } from './sql';
-import { byBucket, countBuckets, distributions, ratio, round, series, total } from './figures';
+import { Distribution, emptyDistribution, MetricSql, roundHours } from './sql';
+import { byBucket, countBuckets, ratio, round, series, total } from './figures';
+import { MergedCounts, mergedCountsSql, measureDistributions } from './mergedPullRequests';
 import { membersInWindowSql } from './members';
 
 /**
@@ -9,30 +10,6 @@ import { membersInWindowSql } from './members';
  * load, network and the sharing index count review actions (comments, approvals, changes requested) given in
  * the window.
  */
-
-/** Review activity on pull request `p` by someone other than its author (an unknown person counts as another). */
-export const byOther = (a: string, p: string) => `${a}.kind <> 'commit' AND (${a}.actor_id IS NULL OR ${p}.author_id IS NULL OR ${a}.actor_id <> ${p}.author_id)`;
-
-/**
- * When someone other than its author first reviewed (or approved) merged pull request `p`, before the merge: the
- * first ever, kept by the review writer, if it came before the merge (else none did).
- */
-export const firstReviewSql = (p: string, approval = false) => {
-  const column = `${p}.${approval ? 'first_approval_at' : 'first_review_at'}`;
-  return `CASE WHEN ${column} <= ${p}.merged_at THEN ${column} END`;
-};
-
-/** Pull requests merged in the window, with when another person first reviewed and first approved them. */
-function mergedPullRequests(q: MetricSql, bucket: BucketOf): string {
-  return `SELECT ${bucket('p.merged_at')} AS bucket, p.created_at, p.merged_at,
-      ${firstReviewSql('p')} AS reviewed_at, ${firstReviewSql('p', true)} AS approved_at,
-      CASE WHEN EXISTS (SELECT 1 FROM pull_request_activities a WHERE a.pull_request_id = p.id AND a.kind = 'commit' AND a.created_at > p.created_at) THEN 1 ELSE 0 END AS iterated
-    FROM pull_requests p
-    WHERE ${q.scoped('p', 'repository')} AND p.merged_at IS NOT NULL AND ${q.inWindow('p.merged_at')}`;
-}
-
-const stage = (q: MetricSql, from: string, to: string) => (bucket: BucketOf) =>
-  `SELECT bucket, ${q.hours(from, to)} AS v FROM (${mergedPullRequests(q, bucket)}) AS m WHERE ${from} IS NOT NULL AND ${to} IS NOT NULL`;
 
 /** A median and its sample: how many pull requests it stands on. */
 const medianOf = (d: Distribution = emptyDistribution) => ({ median: roundHours(d.at[50]), p75: roundHours(d.at[75]), n: d.n });
@@ -44,22 +21,17 @@ export const REVIEW_NETWORK_EDGES = 200;
 
 export async function collaborationFigures(q: MetricSql) {
   const counts = countBuckets(q);
-  const [merged, pickup, approval, reviewToMerge, reviewsIn, edges, silos, [available]] = await Promise.all([
-    q.rows<{ bucket: number; merged: number; iterated: number; unreviewed: number }>(
-      `SELECT bucket, COUNT(*) AS merged, SUM(iterated) AS iterated, SUM(CASE WHEN reviewed_at IS NULL THEN 1 ELSE 0 END) AS unreviewed
-       FROM (${mergedPullRequests(q, counts)}) AS m GROUP BY bucket`,
-    ),
-    distributions(q, stage(q, 'm.created_at', 'm.reviewed_at')),
-    distributions(q, stage(q, 'm.created_at', 'm.approved_at')),
-    distributions(q, stage(q, 'm.reviewed_at', 'm.merged_at')),
+  const [merged, stages, reviewsIn, edges, silos, [available]] = await Promise.all([
+    q.rows<MergedCounts>(mergedCountsSql(q, counts)),
+    measureDistributions(q, ['pickup', 'approval', 'reviewToMerge'], [50, 75]),
     q.rows<{ bucket: number; reviews: number }>(
-      `SELECT ${counts('a.created_at')} AS bucket, COUNT(*) AS reviews FROM pull_request_activities a JOIN pull_requests p ON p.id = a.pull_request_id
-       WHERE ${q.scoped('a', 'repository')} AND ${byOther('a', 'p')} AND ${q.inWindow('a.created_at')} GROUP BY bucket`,
+      `SELECT ${counts('a.created_at')} AS bucket, COUNT(*) AS reviews FROM pull_request_activities a
+       WHERE ${q.scoped('a', 'repository')} AND a.peer_review = 1 AND ${q.inWindow('a.created_at')} GROUP BY bucket`,
     ),
     q.rows<Edge>(
-      `SELECT a.actor_id AS reviewer_id, p.author_id, COUNT(*) AS reviews FROM pull_request_activities a JOIN pull_requests p ON p.id = a.pull_request_id
-       WHERE ${q.scoped('a', 'repository')} AND ${byOther('a', 'p')} AND a.actor_id IS NOT NULL AND ${q.inWindow('a.created_at')}
-       GROUP BY a.actor_id, p.author_id`,
+      `SELECT a.actor_id AS reviewer_id, a.pull_request_author_id AS author_id, COUNT(*) AS reviews FROM pull_request_activities a
+       WHERE ${q.scoped('a', 'repository')} AND a.peer_review = 1 AND ${q.inWindow('a.created_at')} AND a.actor_id IS NOT NULL
+       GROUP BY a.actor_id, a.pull_request_author_id`,
       ['reviewer_id', 'author_id'],
     ),
     q.rows<Silo>(knowledgeSilos(q), ['author_id', 'reviewer_id']),
@@ -68,13 +40,14 @@ export async function collaborationFigures(q: MetricSql) {
   const mergedBy = byBucket(merged);
   const reviewsBy = byBucket(reviewsIn);
   const mergedCount = total(merged, 'merged');
-  const unreviewed = total(merged, 'unreviewed');
+  const unreviewed = mergedCount - total(merged, 'reviewed');
+  const [pickup, approval, reviewToMerge] = [stages.all('pickup'), stages.all('approval'), stages.all('reviewToMerge')];
   return {
     merged: mergedCount,
     reviews: total(reviewsIn, 'reviews'),
-    pickup_hours: medianOf(pickup.whole),
-    time_to_first_approval_hours: medianOf(approval.whole),
-    review_to_merge_hours: medianOf(reviewToMerge.whole),
+    pickup_hours: medianOf(pickup?.whole),
+    time_to_first_approval_hours: medianOf(approval?.whole),
+    review_to_merge_hours: medianOf(reviewToMerge?.whole),
     iterated_prs: { count: total(merged, 'iterated'), merged: mergedCount, share: ratio(total(merged, 'iterated'), mergedCount) },
     unreviewed_merged: { count: unreviewed, share: ratio(unreviewed, mergedCount) },
     sharing_index: sharingIndex(edges, available?.members ?? 0),
@@ -89,11 +62,11 @@ export async function collaborationFigures(q: MetricSql) {
         start: bucket.start,
         merged: m?.merged ?? 0,
         reviews: reviewsBy.get(i)?.reviews ?? 0,
-        pickup_hours: medianOf(pickup.byBucket.get(i)),
-        time_to_first_approval_hours: medianOf(approval.byBucket.get(i)),
-        review_to_merge_hours: medianOf(reviewToMerge.byBucket.get(i)),
+        pickup_hours: medianOf(pickup?.byBucket.get(i)),
+        time_to_first_approval_hours: medianOf(approval?.byBucket.get(i)),
+        review_to_merge_hours: medianOf(reviewToMerge?.byBucket.get(i)),
         iterated_prs: m?.iterated ?? 0,
-        unreviewed_merged: m?.unreviewed ?? 0,
+        unreviewed_merged: (m?.merged ?? 0) - (m?.reviewed ?? 0),
       };
     }),
   };
@@ -133,12 +106,15 @@ export function sharingIndex(edges: Edge[], available: number): number | null {
   return round(100 * (1 - gini) * Math.min(1, n / available), 1);
 }
 
-/** Authors with at least three pull requests merged in the window, every one of them reviewed by the same one other person. */
+/**
+ * Authors with at least three pull requests merged in the window, every one of them reviewed by the same one other
+ * person (kept on each: git/pullRequestReviewers.ts).
+ */
 function knowledgeSilos(q: MetricSql): string {
-  return `SELECT p.author_id, MIN(a.actor_id) AS reviewer_id, COUNT(DISTINCT p.id) AS merged
-    FROM pull_requests p LEFT JOIN pull_request_activities a ON a.pull_request_id = p.id AND ${byOther('a', 'p')} AND a.actor_id IS NOT NULL
-    WHERE ${q.scoped('p', 'repository')} AND p.author_id IS NOT NULL AND p.merged_at IS NOT NULL AND ${q.inWindow('p.merged_at')}
+  return `SELECT p.author_id, MIN(p.sole_reviewer_id) AS reviewer_id, COUNT(*) AS merged
+    FROM pull_requests p
+    WHERE ${q.scoped('p', 'repository')} AND p.merged_at IS NOT NULL AND ${q.inWindow('p.merged_at')} AND p.author_id IS NOT NULL
     GROUP BY p.author_id
-    HAVING COUNT(DISTINCT p.id) >= 3 AND COUNT(DISTINCT a.actor_id) = 1 AND COUNT(DISTINCT a.pull_request_id) = COUNT(DISTINCT p.id)
+    HAVING COUNT(*) >= 3 AND COUNT(p.sole_reviewer_id) = COUNT(*) AND MIN(p.sole_reviewer_id) = MAX(p.sole_reviewer_id)
     ORDER BY p.author_id`;
 }

@@ -2,7 +2,7 @@ import { DEFAULT_CURRENCY, TOOL_COST_CURRENCY } from '../finance/costInputs';
 import { MetricSql } from './sql';
 import { ratio, round } from './figures';
 import { membersInWindowSql } from './members';
-import { aiPullRequestSql } from './aiImpact';
+import { MergedCounts, mergedCountsSql } from './mergedPullRequests';
 
 /**
  * What the scope's engineering costs (DESIGN §16), from the rates set with `npm run costs` and the activity of the
@@ -34,10 +34,7 @@ export async function financialFigures(q: MetricSql) {
   const [rates, [people], [pullRequests], [tasks], toolUsers, [activeUsers], toolCosts] = await Promise.all([
     q.rows<Rate>('SELECT subject, subject_id, amount, currency FROM cost_rates WHERE organization_id = :scope_organization_id', ['subject', 'subject_id', 'currency']),
     q.rows<People>(peopleSql(q)),
-    q.rows<{ merged: number; ai: number | null }>(
-      `SELECT COUNT(*) AS merged, SUM(CASE WHEN ${aiPullRequestSql('p')} THEN 1 ELSE 0 END) AS ai FROM pull_requests p
-       WHERE ${q.scoped('p', 'repository')} AND p.merged_at IS NOT NULL AND ${q.inWindow('p.merged_at')}`,
-    ),
+    q.rows<MergedCounts>(mergedCountsSql(q, q.whole)),
     q.rows<{ completed: number }>(`SELECT COUNT(*) AS completed FROM tasks t WHERE ${completedTasks(q)}`),
     q.rows<{ tool: string; users: number }>(activeUsersSql(q, 'tool'), ['tool']),
     q.rows<{ users: number }>(activeUsersSql(q, 'any')),
