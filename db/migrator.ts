@@ -23,6 +23,7 @@ import * as commitDays from './migrations/0020-commit-days';
 import * as leadTimes from './migrations/0021-lead-times';
 import * as pullRequestSamples from './migrations/0022-pull-request-samples';
 import * as peerReviews from './migrations/0023-peer-reviews';
+import * as activityRollups from './migrations/0024-activity-rollups';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -49,6 +50,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0021-lead-times', ...leadTimes },
   { name: '0022-pull-request-samples', ...pullRequestSamples },
   { name: '0023-peer-reviews', ...peerReviews },
+  { name: '0024-activity-rollups', ...activityRollups },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

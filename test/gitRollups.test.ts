@@ -84,6 +84,24 @@ async function commitDaysOracle(repositoryId: string, organizationId: string) {
   return [...(await rows('repository', 'repository_id', repositoryId)), ...(await rows('organization', 'organization_id', organizationId))];
 }
 
+/** Each author's days in the organization and their previous days (authorDays.ts), as kept and as the commits give them. */
+async function authorDays(organizationId: string) {
+  const rows = await Deployment.sequelize!.query<{ user_id: string; day: unknown; previous_day: unknown }>(
+    'SELECT user_id, day, previous_day FROM author_days WHERE organization_id = :organizationId ORDER BY user_id, day',
+    { type: QueryTypes.SELECT, replacements: { organizationId } },
+  );
+  return rows.map((r) => [r.user_id, day(r.day), r.previous_day === null ? null : day(r.previous_day)]);
+}
+
+async function authorDaysOracle(organizationId: string) {
+  const dayOf = Deployment.sequelize!.getDialect() === 'mysql' ? 'DATE(created_at)' : 'date(created_at)';
+  const rows = await Deployment.sequelize!.query<{ user_id: string; day: unknown }>(
+    `SELECT DISTINCT author_id AS user_id, ${dayOf} AS day FROM commits WHERE organization_id = :organizationId AND author_id IS NOT NULL ORDER BY user_id, day`,
+    { type: QueryTypes.SELECT, replacements: { organizationId } },
+  );
+  return rows.map((r, i) => [r.user_id, day(r.day), i > 0 && rows[i - 1].user_id === r.user_id ? day(rows[i - 1].day) : null]);
+}
+
 /** The changes kept as shipped: which deployment shipped which commit, with its lead time and band. */
 async function shippedChanges(repositoryId: string) {
   const rows = await Deployment.sequelize!.query<{ deployment_id: string; commit_id: string; lead_ms: number; band: number }>(
@@ -196,6 +214,7 @@ test.each([1, 2, 3, 4, 5, 6])('the flags kept by the writers equal the read-time
     expected = await oracle(repositoryId);
     expect([i, activity.kind, await flags(repositoryId)]).toEqual([i, activity.kind, expected.map((o) => [o.id, Number(o.shipped_ai), Number(o.blamed)])]);
     expect([i, activity.kind, await commitDays(repositoryId, gitApp.organization_id)]).toEqual([i, activity.kind, await commitDaysOracle(repositoryId, gitApp.organization_id)]);
+    expect([i, activity.kind, await authorDays(gitApp.organization_id)]).toEqual([i, activity.kind, await authorDaysOracle(gitApp.organization_id)]);
     expect([i, activity.kind, await shippedChanges(repositoryId)]).toEqual([i, activity.kind, await shippedChangesOracle(repositoryId)]);
     expect([i, activity.kind, await leadTimeDays(repositoryId, gitApp.organization_id)]).toEqual([i, activity.kind, await leadTimeDaysOracle(repositoryId)]);
   }
@@ -204,6 +223,7 @@ test.each([1, 2, 3, 4, 5, 6])('the flags kept by the writers equal the read-time
   expect(deleted).toMatchObject({ result: 'applied', repository_deleted: true });
   const left = await commitDays(deleted.repository_id!, gitApp.organization_id);
   expect(left.filter(([scope, , commits, ai]) => scope !== 'organization' || commits !== 0 || ai !== 0)).toEqual([]);
+  expect(await authorDays(gitApp.organization_id)).toEqual([]);
   expect(await shippedChanges(deleted.repository_id!)).toEqual([]);
   expect((await leadTimeDays(deleted.repository_id!, gitApp.organization_id)).filter(([, , , changes]) => changes !== 0)).toEqual([]);
   // The history is worth checking: some deployments shipped AI-assisted changes and some did not.
@@ -222,6 +242,35 @@ test.each([
   expect(values.map((v) => bands.of(v))).toEqual([...values.map((v) => bands.of(v))].sort((a, b) => a - b));
 });
 
+test("an author's days across two repositories: a day between two others, and a repository leaving, keep each previous day", async () => {
+  const { lab, gitAppId } = await createLab(t, 'Author days');
+  const gitApp = (await GitApp.findByPk(gitAppId))!;
+  const repository = (name: string): RepositoryRef => ({ providerId: `author-days-${name}`, name, fullName: `lab/${name}`, defaultBranch: 'main', isPrivate: false, createdAt: at(0) });
+  const push = (id: string, name: string, days: number[], email = DEMO.emails.ada) =>
+    t.runtime.writers.gitActivity.receive({ gitApp, id, event: 'push' }, {
+      kind: 'push',
+      repository: repository(name),
+      commits: days.map((d) => ({ sha: sha(`author days ${name} ${d} ${email}`), message: 'm', authorName: 'A', authorEmail: email, authorUsername: null, createdAt: at(d * 24 + 1) })),
+    });
+  await push('p1', 'api', [0, 4, 9]);
+  await push('p2', 'web', [2, 4, 12], DEMO.emails.ada);
+  await push('p3', 'web', [1], DEMO.emails.grace);
+  // A late commit on a day between two stored ones, and one on a day already stored.
+  await push('p4', 'api', [6, 2]);
+  expect(await authorDays(lab.organizationId)).toEqual(await authorDaysOracle(lab.organizationId));
+  expect((await authorDays(lab.organizationId)).filter(([user]) => user === DEMO.users.ada).map(([, d, p]) => [d, p])).toEqual([
+    ['2026-03-02', null],
+    ['2026-03-04', '2026-03-02'],
+    ['2026-03-06', '2026-03-04'],
+    ['2026-03-08', '2026-03-06'],
+    ['2026-03-11', '2026-03-08'],
+    ['2026-03-14', '2026-03-11'],
+  ]);
+  await t.runtime.writers.gitActivity.receive({ gitApp, id: 'web-deleted', event: 'repository' }, { kind: 'repository', action: 'deleted', repository: repository('web') });
+  expect(await authorDays(lab.organizationId)).toEqual(await authorDaysOracle(lab.organizationId));
+  expect((await authorDays(lab.organizationId)).map(([user, d]) => [user, d])).toEqual(['2026-03-02', '2026-03-04', '2026-03-06', '2026-03-08', '2026-03-11'].map((d) => [DEMO.users.ada, d]));
+});
+
 test('concurrent deliveries to one repository keep the rollups exact (pushes and deployments racing)', async () => {
   const { gitAppId } = await createLab(t, 'Oracle race');
   const gitApp = (await GitApp.findByPk(gitAppId))!;
@@ -238,6 +287,7 @@ test('concurrent deliveries to one repository keep the rollups exact (pushes and
   expect(await shippedChanges(repositoryId)).toEqual(await shippedChangesOracle(repositoryId));
   expect(await leadTimeDays(repositoryId, gitApp.organization_id)).toEqual(await leadTimeDaysOracle(repositoryId));
   expect(await commitDays(repositoryId, gitApp.organization_id)).toEqual(await commitDaysOracle(repositoryId, gitApp.organization_id));
+  expect(await authorDays(gitApp.organization_id)).toEqual(await authorDaysOracle(gitApp.organization_id));
   const flags = (await Deployment.findAll({ where: { repository_id: repositoryId }, order: [['id', 'ASC']] })).map((d) => [d.id, Number(d.shipped_ai), Number(d.blamed)]);
   expect(flags).toEqual((await oracle(repositoryId)).map((o) => [o.id, Number(o.shipped_ai), Number(o.blamed)]));
 });

@@ -7,6 +7,7 @@ import { markAiPullRequests } from '../migrations/0017-pull-request-ai-commits';
 import { fillAuthorRepositories } from '../migrations/0018-author-repositories';
 import { markShippedChanges } from '../migrations/0019-shipped-changes';
 import { fillCommitDays } from '../migrations/0020-commit-days';
+import { fillAuthorDays, fillInteractionDays } from '../migrations/0024-activity-rollups';
 import { fillLeadTimes } from '../migrations/0021-lead-times';
 import { fillPullRequestReviewers, fillPullRequestSamples } from '../migrations/0022-pull-request-samples';
 import { fillPeerReviews } from '../migrations/0023-peer-reviews';
@@ -677,6 +678,8 @@ export async function seedDemo(
   await fillPullRequestReviewers(sequelize.getQueryInterface());
   await fillPullRequestSamples(sequelize.getQueryInterface());
   await fillPeerReviews(sequelize.getQueryInterface());
+  await fillAuthorDays(sequelize.getQueryInterface());
+  await fillInteractionDays(sequelize.getQueryInterface());
   return ins.counts;
 }
 

@@ -1,6 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { refreshShippedChanges } from '../../src/services/git/shippedChanges';
 import { addToCommitDays } from '../../src/services/git/commitDays';
+import { addToAuthorDays } from '../../src/services/git/authorDays';
+import { recountInteractionDays } from '../../src/services/activity/interactionDays';
 import { refreshLeadTimes } from '../../src/services/git/leadTimes';
 import { refreshPullRequestSamples } from '../../src/services/git/pullRequestSamples';
 import { AuthorRepository, Commit, Deployment, Incident, Interaction, Organization, PullRequest, Repository, Task } from '../../db/models';
@@ -120,6 +122,7 @@ export async function insertHistory(t: TestApp): Promise<Lab> {
     for (const repo of ['api', 'web'] as const) {
       const days = COMMITS.filter((c) => c.repo === repo).map((c) => ({ createdAt: new Date(c.at), commits: 1 as const, ai: false }));
       await addToCommitDays(transaction, { id: repositories[repo], organization_id: lab.organizationId }, days);
+      await addToAuthorDays(transaction, { organization_id: lab.organizationId }, COMMITS.filter((c) => c.repo === repo).map((c) => ({ author_id: authorOf(repo).id, created_at: new Date(c.at) })));
       await refreshLeadTimes(transaction, { id: repositories[repo], organization_id: lab.organizationId }, null);
     }
   });
@@ -135,6 +138,8 @@ export async function insertHistory(t: TestApp): Promise<Lab> {
   for (const i of INTERACTIONS) {
     await Interaction.create({ id: newId('int'), organization_id: lab.organizationId, type: i.type, source: 'slack', user_id: DEMO.users.ada, counterpart_id: DEMO.users.grace, team_id: i.team ? lab.core : null, created_at: new Date(i.at) });
   }
+  // What whoever stores interactions keeps beside them.
+  await Interaction.sequelize!.transaction((transaction) => recountInteractionDays(transaction, lab.organizationId));
   return { ...lab, repositories };
 }
 

@@ -11,6 +11,7 @@ import { activeAuthorDays, isActiveAuthorDay } from './authorAiActivity';
 import { refreshPullRequestsOfCommits } from './pullRequestAi';
 import { earliest, refreshShippedChanges } from './shippedChanges';
 import { addToCommitDays } from './commitDays';
+import { addToAuthorDays } from './authorDays';
 import { refreshLeadTimes } from './leadTimes';
 
 export interface CommitsRecorded {
@@ -69,6 +70,7 @@ export async function recordCommits(change: Change, gitApp: GitApp, repository: 
   for (const batch of chunks(rows)) await Commit.bulkCreate(batch, { transaction });
   await recordAuthors(transaction, repository, rows);
   await addToCommitDays(transaction, repository, rows.map((r) => ({ createdAt: r.created_at, commits: 1, ai: r.ai_assisted || r.author_ai_active })));
+  await addToAuthorDays(transaction, repository, rows);
   const ai = rows.filter((r) => r.ai_assisted || r.author_ai_active);
   for (const shas of chunks(ai.map((r) => r.sha))) await refreshPullRequestsOfCommits(transaction, repository.id, shas);
   if (ai.length) await refreshShippedChanges(transaction, repository.id, earliest(ai.map((r) => r.created_at)));

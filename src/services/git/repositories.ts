@@ -4,6 +4,7 @@ import { toRepository } from '../../resources/git';
 import type { Change } from '../changes/change';
 import { newId } from '../changes/ids';
 import { removeCommitDays } from './commitDays';
+import { authorsOf, recountAuthorDays } from './authorDays';
 import { removeLeadTimes } from './leadTimes';
 import { removePullRequestSamples } from './pullRequestSamples';
 import type { RepositoryRef } from './activity';
@@ -67,7 +68,10 @@ export async function deleteRepository(change: Change, repository: Repository): 
   await removeCommitDays(transaction, repository);
   await removeLeadTimes(transaction, repository);
   await removePullRequestSamples(transaction, repository);
+  const authors = await authorsOf(transaction, repository.id);
   for (const model of [Commit, AuthorRepository, PullRequest, PullRequestActivity, Deployment, Incident] as (typeof Commit)[]) await model.destroy({ where, transaction });
+  // Read again from the commits left: after them.
+  await recountAuthorDays(transaction, repository.organization_id, authors);
   await repository.destroy({ transaction });
   change.wrote('repositories', 'commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents');
 }

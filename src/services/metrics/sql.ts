@@ -1,6 +1,6 @@
 import { QueryTypes, Sequelize } from 'sequelize';
 import { DAY_MS, day, MetricWindow, weekOffset } from './window';
-import { MetricScope, scopeCondition, scopeReplacements } from './scope';
+import { MetricScope, scopeCondition, ScopedBy, scopeReplacements } from './scope';
 import { timestampSql } from '../query/selectSql';
 import { DomainError } from '../../errors';
 
@@ -34,7 +34,7 @@ export class MetricSql {
   }
 
   /** The scope's rows of a table aliased `alias` (scope.ts). */
-  scoped(alias: string, by: 'repository' | 'task' | 'interaction' | 'member' | 'rollup'): string {
+  scoped(alias: string, by: ScopedBy): string {
     return scopeCondition(this.scope, alias, by);
   }
 

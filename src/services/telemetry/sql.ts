@@ -69,6 +69,14 @@ export class TelemetrySql {
     return this.insertRows('INSERT', table, [...keys, ...added], rows, tail);
   }
 
+  /** Inserts rows, or sets their `set` columns on the row already under the same key. */
+  upsert(table: string, keys: readonly string[], set: readonly string[], rows: SqlRow[]): Promise<void> {
+    const tail = this.mysql
+      ? ` ON DUPLICATE KEY UPDATE ${set.map((c) => `${c} = VALUES(${c})`).join(', ')}`
+      : ` ON CONFLICT (${keys.join(', ')}) DO UPDATE SET ${set.map((c) => `${c} = excluded.${c}`).join(', ')}`;
+    return this.insertRows('INSERT', table, [...keys, ...set], rows, tail);
+  }
+
   /**
    * Multi-row statements of at most 500 rows: few round trips, packets well under max_allowed_packet. Values are
    * written as literals: thousands of named replacements cost more to substitute than the database takes to
