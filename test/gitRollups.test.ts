@@ -246,7 +246,7 @@ test("an author's days across two repositories: a day between two others, and a 
   const { lab, gitAppId } = await createLab(t, 'Author days');
   const gitApp = (await GitApp.findByPk(gitAppId))!;
   const repository = (name: string): RepositoryRef => ({ providerId: `author-days-${name}`, name, fullName: `lab/${name}`, defaultBranch: 'main', isPrivate: false, createdAt: at(0) });
-  const push = (id: string, name: string, days: number[], email = DEMO.emails.ada) =>
+  const push = (id: string, name: string, days: number[], email: string = DEMO.emails.ada) =>
     t.runtime.writers.gitActivity.receive({ gitApp, id, event: 'push' }, {
       kind: 'push',
       repository: repository(name),

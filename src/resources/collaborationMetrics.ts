@@ -38,7 +38,7 @@ export const CollaborationMetrics = z
     available_reviewers: count('Members of the scope at any time in the window'),
     review_load: people(
       z.object({ user_id: userId('The reviewer'), reviews: count('Review actions given'), share: share('reviews ÷ all review actions') }),
-      'Review actions per reviewer, most first',
+      'Review actions per reviewer: at most 200 reviewers, the busiest first (`reviewers` counts them all)',
     ),
     review_network: people(
       z.object({ reviewer_id: userId('Who reviewed'), author_id: userId('Whose pull requests'), reviews: count('Review actions') }),

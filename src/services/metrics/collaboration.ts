@@ -1,7 +1,7 @@
 import { Distribution, emptyDistribution, MetricSql, roundHours } from './sql';
 import { byBucket, countBuckets, ratio, round, series, total } from './figures';
 import { MergedCounts, mergedCountsSql, measureDistributions } from './mergedPullRequests';
-import { membersInWindowSql } from './members';
+import { membersInWindowCountSql } from './members';
 
 /**
  * How the scope's people review each other's work (DESIGN §16), from pull-request activity. The review stages are
@@ -14,28 +14,37 @@ import { membersInWindowSql } from './members';
 /** A median and its sample: how many pull requests it stands on. */
 const medianOf = (d: Distribution = emptyDistribution) => ({ median: roundHours(d.at[50]), p75: roundHours(d.at[75]), n: d.n });
 
-type Edge = { reviewer_id: string; author_id: string | null; reviews: number };
+type Edge = { reviewer_id: string; author_id: string; reviews: number };
+type Load = { user_id: string; reviews: number };
 type Silo = { author_id: string; reviewer_id: string; merged: number };
+/** Over every reviewer: how many, their review actions, and Σ (2i − n − 1)·cᵢ over their counts in ascending order (the Gini numerator). */
+type Spread = { reviewers: number; reviews: number | null; gini_sum: number | null };
 
+/** The longest per-person lists: a year of a large organization has thousands of reviewers (700 KB of JSON). */
 export const REVIEW_NETWORK_EDGES = 200;
+export const REVIEW_LOAD_REVIEWERS = 200;
 
 export async function collaborationFigures(q: MetricSql) {
   const counts = countBuckets(q);
-  const [merged, stages, reviewsIn, edges, silos, [available]] = await Promise.all([
+  const peerReviews = `${q.scoped('a', 'repository')} AND a.peer_review = 1 AND ${q.inWindow('a.created_at')}`;
+  const perReviewer = `SELECT a.actor_id, COUNT(*) AS reviews FROM pull_request_activities a WHERE ${peerReviews} AND a.actor_id IS NOT NULL GROUP BY a.actor_id`;
+  const [merged, stages, reviewsIn, [spread], load, edges, silos, [available]] = await Promise.all([
     q.rows<MergedCounts>(mergedCountsSql(q, counts)),
     measureDistributions(q, ['pickup', 'approval', 'reviewToMerge'], [50, 75]),
-    q.rows<{ bucket: number; reviews: number }>(
-      `SELECT ${counts('a.created_at')} AS bucket, COUNT(*) AS reviews FROM pull_request_activities a
-       WHERE ${q.scoped('a', 'repository')} AND a.peer_review = 1 AND ${q.inWindow('a.created_at')} GROUP BY bucket`,
+    q.rows<{ bucket: number; reviews: number }>(`SELECT ${counts('a.created_at')} AS bucket, COUNT(*) AS reviews FROM pull_request_activities a WHERE ${peerReviews} GROUP BY bucket`),
+    q.rows<Spread>(
+      `SELECT COUNT(*) AS reviewers, SUM(r.reviews) AS reviews, SUM((2 * r.rn - r.n - 1) * r.reviews) AS gini_sum
+       FROM (SELECT reviews, ROW_NUMBER() OVER (ORDER BY reviews) AS rn, COUNT(*) OVER () AS n FROM (${perReviewer}) AS p) AS r`,
     ),
+    q.rows<Load>(`SELECT p.actor_id AS user_id, p.reviews FROM (${perReviewer}) AS p ORDER BY p.reviews DESC, p.actor_id LIMIT ${REVIEW_LOAD_REVIEWERS}`, ['user_id']),
     q.rows<Edge>(
       `SELECT a.actor_id AS reviewer_id, a.pull_request_author_id AS author_id, COUNT(*) AS reviews FROM pull_request_activities a
-       WHERE ${q.scoped('a', 'repository')} AND a.peer_review = 1 AND ${q.inWindow('a.created_at')} AND a.actor_id IS NOT NULL
-       GROUP BY a.actor_id, a.pull_request_author_id`,
+       WHERE ${peerReviews} AND a.actor_id IS NOT NULL AND a.pull_request_author_id IS NOT NULL
+       GROUP BY a.actor_id, a.pull_request_author_id ORDER BY reviews DESC, reviewer_id, author_id LIMIT ${REVIEW_NETWORK_EDGES}`,
       ['reviewer_id', 'author_id'],
     ),
     q.rows<Silo>(knowledgeSilos(q), ['author_id', 'reviewer_id']),
-    q.rows<{ members: number }>(`SELECT COUNT(*) AS members FROM (${membersInWindowSql(q)}) AS m`),
+    q.rows<{ members: number }>(membersInWindowCountSql(q)),
   ]);
   const mergedBy = byBucket(merged);
   const reviewsBy = byBucket(reviewsIn);
@@ -50,11 +59,11 @@ export async function collaborationFigures(q: MetricSql) {
     review_to_merge_hours: medianOf(reviewToMerge?.whole),
     iterated_prs: { count: total(merged, 'iterated'), merged: mergedCount, share: ratio(total(merged, 'iterated'), mergedCount) },
     unreviewed_merged: { count: unreviewed, share: ratio(unreviewed, mergedCount) },
-    sharing_index: sharingIndex(edges, available?.members ?? 0),
-    reviewers: new Set(edges.map((e) => e.reviewer_id)).size,
+    sharing_index: sharingIndex(spread, available?.members ?? 0),
+    reviewers: spread?.reviewers ?? 0,
     available_reviewers: available?.members ?? 0,
-    review_load: reviewLoad(edges),
-    review_network: reviewNetwork(edges),
+    review_load: load.map((l) => ({ user_id: l.user_id, reviews: l.reviews, share: ratio(l.reviews, Number(spread?.reviews ?? 0)) })),
+    review_network: edges,
     knowledge_silos: silos.map((s) => ({ author_id: s.author_id, reviewer_id: s.reviewer_id, merged_prs: s.merged })),
     series: series(q, (bucket, i) => {
       const m = mergedBy.get(i);
@@ -72,37 +81,14 @@ export async function collaborationFigures(q: MetricSql) {
   };
 }
 
-/** Review actions per reviewer, most first. */
-function reviewsPerReviewer(edges: Edge[]): Map<string, number> {
-  const per = new Map<string, number>();
-  for (const e of edges) per.set(e.reviewer_id, (per.get(e.reviewer_id) ?? 0) + e.reviews);
-  return new Map([...per].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1)));
-}
-
-function reviewLoad(edges: Edge[]) {
-  const per = reviewsPerReviewer(edges);
-  const all = [...per.values()].reduce((s, n) => s + n, 0);
-  return [...per].map(([user_id, reviews]) => ({ user_id, reviews, share: ratio(reviews, all) }));
-}
-
-function reviewNetwork(edges: Edge[]) {
-  return edges
-    .filter((e): e is Edge & { author_id: string } => e.author_id !== null)
-    .sort((a, b) => b.reviews - a.reviews || (a.reviewer_id < b.reviewer_id ? -1 : a.reviewer_id > b.reviewer_id ? 1 : a.author_id < b.author_id ? -1 : 1))
-    .slice(0, REVIEW_NETWORK_EDGES)
-    .map((e) => ({ reviewer_id: e.reviewer_id, author_id: e.author_id, reviews: e.reviews }));
-}
-
 /**
  * 0–100: how evenly review work is spread (1 − the Gini coefficient of review actions over the reviewers) times
  * how many of the people who could review did (reviewers ÷ members in the window, at most 1). Null without reviews.
  */
-export function sharingIndex(edges: Edge[], available: number): number | null {
-  const counts = [...reviewsPerReviewer(edges).values()].sort((a, b) => a - b);
-  const n = counts.length;
-  const sum = counts.reduce((s, c) => s + c, 0);
+export function sharingIndex(spread: Spread | undefined, available: number): number | null {
+  const [n, sum] = [Number(spread?.reviewers ?? 0), Number(spread?.reviews ?? 0)];
   if (n === 0 || sum === 0 || available === 0) return null;
-  const gini = counts.reduce((s, c, i) => s + (2 * (i + 1) - n - 1) * c, 0) / (n * sum);
+  const gini = Number(spread!.gini_sum) / (n * sum);
   return round(100 * (1 - gini) * Math.min(1, n / available), 1);
 }
 

@@ -26,3 +26,9 @@ export function membersInWindowSql(q: MetricSql): string {
   return `SELECT m.user_id, ${q.hours(from, end)} / 24 AS days FROM ${table} m
     WHERE ${owner} AND (${active} OR m.suspended_at > ${from})`;
 }
+
+/** How many members the scope had during the window: the active ones, and those suspended after it began. */
+export function membersInWindowCountSql(q: MetricSql): string {
+  const { table, owner } = membershipTable(q);
+  return `SELECT COUNT(*) AS members FROM ${table} m WHERE ${owner} AND (${conditions.activeMembershipSql('m')} OR m.suspended_at > ${q.at(q.window.from)})`;
+}
