@@ -24,6 +24,7 @@ import * as leadTimes from './migrations/0021-lead-times';
 import * as pullRequestSamples from './migrations/0022-pull-request-samples';
 import * as peerReviews from './migrations/0023-peer-reviews';
 import * as activityRollups from './migrations/0024-activity-rollups';
+import * as completedTasksIndex from './migrations/0025-completed-tasks-index';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -51,6 +52,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0022-pull-request-samples', ...pullRequestSamples },
   { name: '0023-peer-reviews', ...peerReviews },
   { name: '0024-activity-rollups', ...activityRollups },
+  { name: '0025-completed-tasks-index', ...completedTasksIndex },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {
