@@ -2459,7 +2459,7 @@ export interface components {
             reviewers: number;
             /** @description Members of the scope at any time in the window */
             available_reviewers: number;
-            /** @description Review actions per reviewer, most first. Only for the organization’s admins and, for a team, its managers: null for everyone else */
+            /** @description Review actions per reviewer: at most 200 reviewers, the busiest first (`reviewers` counts them all). Only for the organization’s admins and, for a team, its managers: null for everyone else */
             review_load: {
                 /**
                  * @description The reviewer
