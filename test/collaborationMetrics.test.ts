@@ -1,6 +1,9 @@
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { deliverReviewHistory } from './support/reviewHistory';
-import { sharingIndex } from '../src/services/metrics/collaboration';
+import { REVIEW_LOAD_REVIEWERS, REVIEW_NETWORK_EDGES, sharingIndex } from '../src/services/metrics/collaboration';
+import { PullRequest, PullRequestActivity, Repository } from '../db/models';
+import { newId } from '../src/services/changes/ids';
+import { createLab } from './support/metricsHistory';
 
 /**
  * `GET /v1/metrics/collaboration` (DESIGN §16) on the week of review in test/support/reviewHistory.ts, delivered
@@ -117,6 +120,30 @@ test('one reviewer only: the Gini coefficient is 0, the index is their share of 
   expect(sharingIndex({ reviewers: 0, reviews: null, gini_sum: null }, 4)).toBeNull();
   // More reviewers than members (outside reviewers): coverage is at most 1.
   expect(sharingIndex({ reviewers: 2, reviews: 2, gini_sum: 0 }, 1)).toBe(100);
+});
+
+test('more reviewers than the lists hold: the busiest 200 are listed, every one is counted, shares and the index over all', async () => {
+  const { lab, gitAppId } = await createLab(t, 'Many reviewers');
+  const placement = { git_app_id: gitAppId, organization_id: lab.organizationId };
+  const repository = await Repository.create({ id: newId('repo'), ...placement, name: 'api', full_name: 'lab/api', default_branch: 'main', is_private: false, created_at: new Date('2026-03-01T00:00:00Z') });
+  const pr = await PullRequest.create({ id: newId('pr'), repository_id: repository.id, ...placement, number: 1, title: 'PR', state: 'open', author_id: DEMO.users.ada, created_at: new Date('2026-03-02T00:00:00Z'), merged_at: null, closed_at: null });
+  // 201 reviewers of ada's pull request, as the review writer keeps them; the first gave two review actions.
+  const reviewers = Array.from({ length: REVIEW_LOAD_REVIEWERS + 1 }, (_, i) => `usr_reviewer${String(i).padStart(3, '0')}`);
+  const review = (actor: string, n: number) => ({
+    id: newId('pra'), pull_request_id: pr.id, repository_id: repository.id, ...placement, kind: 'comment' as const, actor_id: actor,
+    external_id: `${actor}-${n}`, created_at: new Date('2026-03-03T00:00:00Z'), pull_request_author_id: DEMO.users.ada, peer_review: true,
+  });
+  await PullRequestActivity.bulkCreate([review(reviewers[0], 2), ...reviewers.map((r) => review(r, 1))]);
+  const res = await collaboration({ organization_id: lab.organizationId, ...WEEK });
+  expect(res.status).toBe(200);
+  const data = res.body.data;
+  expect([data.reviews, data.reviewers, data.review_load.length, data.review_network.length]).toEqual([202, 201, REVIEW_LOAD_REVIEWERS, REVIEW_NETWORK_EDGES]);
+  expect(data.review_load[0]).toEqual({ user_id: reviewers[0], reviews: 2, share: 0.0099 });
+  // Then the ones, by id: the last reviewer is left out.
+  expect(data.review_load.slice(1).map((l: { user_id: string }) => l.user_id)).toEqual(reviewers.slice(1, REVIEW_LOAD_REVIEWERS));
+  expect(data.review_network[0]).toEqual({ reviewer_id: reviewers[0], author_id: DEMO.users.ada, reviews: 2 });
+  // Gini of 200 ones and a two: Σ(2i − n − 1)·cᵢ = 200 (only the two, last, weighs more) ÷ (201 · 202); coverage 1 (3 members).
+  expect(data.sharing_index).toBe(Math.round(1000 * (1 - 200 / (201 * 202))) / 10);
 });
 
 describe('per-person lists: for admins and the team’s managers only', () => {

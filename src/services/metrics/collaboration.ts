@@ -15,10 +15,11 @@ import { membersInWindowCountSql } from './members';
 const medianOf = (d: Distribution = emptyDistribution) => ({ median: roundHours(d.at[50]), p75: roundHours(d.at[75]), n: d.n });
 
 type Edge = { reviewer_id: string; author_id: string; reviews: number };
-type Load = { user_id: string; reviews: number };
 type Silo = { author_id: string; reviewer_id: string; merged: number };
 /** Over every reviewer: how many, their review actions, and Σ (2i − n − 1)·cᵢ over their counts in ascending order (the Gini numerator). */
 type Spread = { reviewers: number; reviews: number | null; gini_sum: number | null };
+/** One of the busiest reviewers, with the spread over all of them. */
+type Load = Spread & { user_id: string; given: number };
 
 /** The longest per-person lists: a year of a large organization has thousands of reviewers (700 KB of JSON). */
 export const REVIEW_NETWORK_EDGES = 200;
@@ -27,16 +28,11 @@ export const REVIEW_LOAD_REVIEWERS = 200;
 export async function collaborationFigures(q: MetricSql) {
   const counts = countBuckets(q);
   const peerReviews = `${q.scoped('a', 'repository')} AND a.peer_review = 1 AND ${q.inWindow('a.created_at')}`;
-  const perReviewer = `SELECT a.actor_id, COUNT(*) AS reviews FROM pull_request_activities a WHERE ${peerReviews} AND a.actor_id IS NOT NULL GROUP BY a.actor_id`;
-  const [merged, stages, reviewsIn, [spread], load, edges, silos, [available]] = await Promise.all([
+  const [merged, stages, reviewsIn, load, edges, silos, [available]] = await Promise.all([
     q.rows<MergedCounts>(mergedCountsSql(q, counts)),
     measureDistributions(q, ['pickup', 'approval', 'reviewToMerge'], [50, 75]),
     q.rows<{ bucket: number; reviews: number }>(`SELECT ${counts('a.created_at')} AS bucket, COUNT(*) AS reviews FROM pull_request_activities a WHERE ${peerReviews} GROUP BY bucket`),
-    q.rows<Spread>(
-      `SELECT COUNT(*) AS reviewers, SUM(r.reviews) AS reviews, SUM((2 * r.rn - r.n - 1) * r.reviews) AS gini_sum
-       FROM (SELECT reviews, ROW_NUMBER() OVER (ORDER BY reviews) AS rn, COUNT(*) OVER () AS n FROM (${perReviewer}) AS p) AS r`,
-    ),
-    q.rows<Load>(`SELECT p.actor_id AS user_id, p.reviews FROM (${perReviewer}) AS p ORDER BY p.reviews DESC, p.actor_id LIMIT ${REVIEW_LOAD_REVIEWERS}`, ['user_id']),
+    q.rows<Load>(busiestReviewers(peerReviews), ['user_id']),
     q.rows<Edge>(
       `SELECT a.actor_id AS reviewer_id, a.pull_request_author_id AS author_id, COUNT(*) AS reviews FROM pull_request_activities a
        WHERE ${peerReviews} AND a.actor_id IS NOT NULL AND a.pull_request_author_id IS NOT NULL
@@ -46,6 +42,7 @@ export async function collaborationFigures(q: MetricSql) {
     q.rows<Silo>(knowledgeSilos(q), ['author_id', 'reviewer_id']),
     q.rows<{ members: number }>(membersInWindowCountSql(q)),
   ]);
+  const spread: Spread | undefined = load[0];
   const mergedBy = byBucket(merged);
   const reviewsBy = byBucket(reviewsIn);
   const mergedCount = total(merged, 'merged');
@@ -62,7 +59,7 @@ export async function collaborationFigures(q: MetricSql) {
     sharing_index: sharingIndex(spread, available?.members ?? 0),
     reviewers: spread?.reviewers ?? 0,
     available_reviewers: available?.members ?? 0,
-    review_load: load.map((l) => ({ user_id: l.user_id, reviews: l.reviews, share: ratio(l.reviews, Number(spread?.reviews ?? 0)) })),
+    review_load: load.map((l) => ({ user_id: l.user_id, reviews: l.given, share: ratio(l.given, Number(spread?.reviews ?? 0)) })),
     review_network: edges,
     knowledge_silos: silos.map((s) => ({ author_id: s.author_id, reviewer_id: s.reviewer_id, merged_prs: s.merged })),
     series: series(q, (bucket, i) => {
@@ -79,6 +76,17 @@ export async function collaborationFigures(q: MetricSql) {
       };
     }),
   };
+}
+
+/**
+ * The busiest reviewers, most first, each row also carrying the spread over every reviewer (window sums, taken
+ * before the limit): one read of the review actions for the list and the sharing index.
+ */
+function busiestReviewers(peerReviews: string): string {
+  return `SELECT r.actor_id AS user_id, r.reviews AS given, r.n AS reviewers, SUM(r.reviews) OVER () AS reviews, SUM((2 * r.rn - r.n - 1) * r.reviews) OVER () AS gini_sum
+    FROM (SELECT p.actor_id, p.reviews, ROW_NUMBER() OVER (ORDER BY p.reviews) AS rn, COUNT(*) OVER () AS n
+          FROM (SELECT a.actor_id, COUNT(*) AS reviews FROM pull_request_activities a WHERE ${peerReviews} AND a.actor_id IS NOT NULL GROUP BY a.actor_id) AS p) AS r
+    ORDER BY r.reviews DESC, r.actor_id LIMIT ${REVIEW_LOAD_REVIEWERS}`;
 }
 
 /**

@@ -23,12 +23,14 @@ export function membersInWindowSql(q: MetricSql): string {
   const before = q.at(q.window.before);
   const active = conditions.activeMembershipSql('m');
   const end = `CASE WHEN NOT (${active}) AND m.suspended_at < ${before} THEN m.suspended_at ELSE ${before} END`;
-  return `SELECT m.user_id, ${q.hours(from, end)} / 24 AS days FROM ${table} m
-    WHERE ${owner} AND (${active} OR m.suspended_at > ${from})`;
+  return `SELECT m.user_id, ${q.hours(from, end)} / 24 AS days FROM ${table} m WHERE ${owner} AND ${memberDuringWindow(q)}`;
 }
 
-/** How many members the scope had during the window: the active ones, and those suspended after it began. */
+/** How many members the scope had during the window, without each one's days. */
 export function membersInWindowCountSql(q: MetricSql): string {
   const { table, owner } = membershipTable(q);
-  return `SELECT COUNT(*) AS members FROM ${table} m WHERE ${owner} AND (${conditions.activeMembershipSql('m')} OR m.suspended_at > ${q.at(q.window.from)})`;
+  return `SELECT COUNT(*) AS members FROM ${table} m WHERE ${owner} AND ${memberDuringWindow(q)}`;
 }
+
+/** Active, or suspended after the window began. */
+const memberDuringWindow = (q: MetricSql) => `(${conditions.activeMembershipSql('m')} OR m.suspended_at > ${q.at(q.window.from)})`;

@@ -25,10 +25,10 @@ export async function teamScope(team: Team): Promise<MetricScope> {
   return { organizationId: team.organization_id, teamId: team.id, repositoryIds: rows.map((r) => r.repository_id).sort(), memberIds: members };
 }
 
-export type ScopedBy = 'repository' | 'task' | 'interaction' | 'member' | 'rollup' | 'team_rollup';
+export type ScopedBy = 'repository' | 'task' | 'member' | 'rollup' | 'team_rollup';
 
 /**
- * The scope's rows of a table, by what it belongs to: its repository, its team (tasks), or both (interactions);
+ * The scope's rows of a table, by what it belongs to: its repository, or its team (tasks);
  * or, for rows of one member (`user_key`: AI usage), the organization's, or those of the team's members today.
  */
 export function scopeCondition(scope: MetricScope, alias: string, by: ScopedBy): string {
@@ -40,15 +40,14 @@ export function scopeCondition(scope: MetricScope, alias: string, by: ScopedBy):
     // organization's whole year (3 s for the large data's year, against 5 ms).
     return scope.memberIds.length ? `${organization} AND ${alias}.user_key IN (:scope_member_ids)` : '1 = 0';
   }
-  // A rollup kept per repository and per organization under one key (`scope_id`: commit_days).
   // A rollup kept per team and per organization under one key (`scope_id`: interaction_days).
   if (by === 'team_rollup') return scope.teamId ? `${alias}.scope_id = :scope_team_id` : `${alias}.scope_id = :scope_organization_id`;
+  // A rollup kept per repository and per organization under one key (`scope_id`: commit_days).
   if (by === 'rollup') return scope.repositoryIds ? (scope.repositoryIds.length ? `${alias}.scope_id IN (:scope_repository_ids)` : '1 = 0') : `${alias}.scope_id = :scope_organization_id`;
   if (by === 'task') {
     return scope.teamId ? `${alias}.team_id = :scope_team_id` : `${alias}.team_id IN (SELECT id FROM teams WHERE organization_id = :scope_organization_id)`;
   }
   const organization = `${alias}.organization_id = :scope_organization_id`;
-  if (by === 'interaction') return scope.teamId ? `${organization} AND ${alias}.team_id = :scope_team_id` : organization;
   if (!scope.repositoryIds) return organization;
   // The team's repositories are its organization's: the repository alone picks the (repository, …) indexes.
   return scope.repositoryIds.length ? `${alias}.repository_id IN (:scope_repository_ids)` : '1 = 0';
