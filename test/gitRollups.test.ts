@@ -271,6 +271,24 @@ test("an author's days across two repositories: a day between two others, and a 
   expect((await authorDays(lab.organizationId)).map(([user, d]) => [user, d])).toEqual(['2026-03-02', '2026-03-04', '2026-03-06', '2026-03-08', '2026-03-11'].map((d) => [DEMO.users.ada, d]));
 });
 
+test("pushes of one author to two repositories at once keep each day's previous day (the author's first days included)", async () => {
+  const { lab, gitAppId } = await createLab(t, 'Author days race');
+  const gitApp = (await GitApp.findByPk(gitAppId))!;
+  const push = (id: string, name: string, day: number) =>
+    t.runtime.writers.gitActivity.receive({ gitApp, id, event: 'push' }, {
+      kind: 'push',
+      repository: { providerId: `author-days-race-${name}`, name, fullName: `race/${name}`, defaultBranch: 'main', isPrivate: false, createdAt: at(0) },
+      commits: [{ sha: sha(`author days race ${name} ${day}`), message: 'm', authorName: 'Grace', authorEmail: DEMO.emails.grace, authorUsername: null, createdAt: at(day * 24 + 1) }],
+    });
+  // Rounds of two pushes at once, the later day sometimes first; the first round stores grace's first days.
+  for (const [a, b] of [[3, 1], [2, 5], [4, 0], [7, 6]]) {
+    const outcomes = await Promise.all([push(`race-api-${a}`, 'api', a), push(`race-web-${b}`, 'web', b)]);
+    expect(outcomes.map((o) => o.result)).toEqual(['applied', 'applied']);
+  }
+  expect(await authorDays(lab.organizationId)).toEqual(await authorDaysOracle(lab.organizationId));
+  expect((await authorDays(lab.organizationId)).length).toBe(8);
+});
+
 test('concurrent deliveries to one repository keep the rollups exact (pushes and deployments racing)', async () => {
   const { gitAppId } = await createLab(t, 'Oracle race');
   const gitApp = (await GitApp.findByPk(gitAppId))!;

@@ -472,6 +472,58 @@ test('0022 and 0023 keep what is measured on each merged pull request already st
   await sequelize.query("DELETE FROM pull_requests WHERE id LIKE 'pr_s%'");
 });
 
+test('0024 keeps the days each member committed on with their previous day, and the interactions per organization, team, day and type already stored; 0025 indexes completed tasks; both go down and up again', async () => {
+  const migrator = createMigrator(sequelize);
+  await migrator.down({ to: '0024-activity-rollups' });
+  const commit = (id: string, author: string | null, at: string) =>
+    `('${id}', 'repo_u${id.slice(-1) === '9' ? 2 : 1}', 'gapp_x', 'org_u', '${id.padEnd(40, '0')}', 'm', ${author ? `'${author}'` : 'NULL'}, 'A', 1, 0, '${at}')`;
+  await sequelize.query(
+    `INSERT INTO commits (id, repository_id, git_app_id, organization_id, sha, message, author_id, author_name, additions, deletions, created_at) VALUES
+       ${commit('cmt_u1', 'usr_a', '2025-03-05 23:59:59.999')}, ${commit('cmt_u2', 'usr_a', '2025-03-05 08:00:00.000')},
+       ${commit('cmt_u3', 'usr_a', '2025-03-09 00:00:00.000')}, ${commit('cmt_u9', 'usr_a', '2025-03-07 10:00:00.000')},
+       ${commit('cmt_u4', 'usr_b', '2025-03-06 10:00:00.000')}, ${commit('cmt_u5', null, '2025-03-06 11:00:00.000')}`,
+  );
+  const interaction = (id: string, team: string | null, type: string, at: string) => `('${id}', 'org_u', '${type}', 'slack', 'usr_a', NULL, ${team ? `'${team}'` : 'NULL'}, '${at}')`;
+  await sequelize.query(
+    `INSERT INTO interactions (id, organization_id, type, source, user_id, counterpart_id, team_id, created_at) VALUES
+       ${interaction('int_u1', 'team_u', 'meeting', '2025-03-05 09:00:00.000')}, ${interaction('int_u2', null, 'meeting', '2025-03-05 23:59:59.999')},
+       ${interaction('int_u3', 'team_u', 'code_review', '2025-03-06 00:00:00.000')}`,
+  );
+  expect((await migrator.up()).map((m) => m.name)).toEqual(LATER.slice(LATER.indexOf('0024-activity-rollups')));
+  const day = (d: unknown) => (d === null ? null : (d instanceof Date ? d.toISOString() : String(d)).slice(0, 10));
+  const authorDays = await sequelize.query<{ user_id: string; day: unknown; previous_day: unknown }>(
+    "SELECT user_id, day, previous_day FROM author_days WHERE organization_id = 'org_u' ORDER BY user_id, day",
+    { type: QueryTypes.SELECT },
+  );
+  // Commits of another repository count for the organization too; one without a known author for nobody.
+  expect(authorDays.map((r) => [r.user_id, day(r.day), day(r.previous_day)])).toEqual([
+    ['usr_a', '2025-03-05', null],
+    ['usr_a', '2025-03-07', '2025-03-05'],
+    ['usr_a', '2025-03-09', '2025-03-07'],
+    ['usr_b', '2025-03-06', null],
+  ]);
+  const interactionDays = await sequelize.query<{ scope_id: string; day: unknown; type: string; interactions: number }>(
+    "SELECT scope_id, day, type, interactions FROM interaction_days WHERE scope_id IN ('org_u', 'team_u') ORDER BY scope_id, day, type",
+    { type: QueryTypes.SELECT },
+  );
+  expect(interactionDays.map((r) => [r.scope_id, day(r.day), r.type, Number(r.interactions)])).toEqual([
+    ['org_u', '2025-03-05', 'meeting', 2],
+    ['org_u', '2025-03-06', 'code_review', 1],
+    ['team_u', '2025-03-05', 'meeting', 1],
+    ['team_u', '2025-03-06', 'code_review', 1],
+  ]);
+  const taskIndexes = async () => ((await sequelize.getQueryInterface().showIndex('tasks')) as { name: string }[]).map((i) => i.name);
+  expect(await taskIndexes()).toContain('tasks_team_id_completed');
+  await migrator.down({ to: '0024-activity-rollups' });
+  expect(await taskIndexes()).not.toContain('tasks_team_id_completed');
+  const tables = (await sequelize.getQueryInterface().showAllTables()).map(String);
+  expect(tables).not.toContain('author_days');
+  expect(tables).not.toContain('interaction_days');
+  await migrator.up();
+  await sequelize.query("DELETE FROM interactions WHERE id LIKE 'int_u%'");
+  await sequelize.query("DELETE FROM commits WHERE id LIKE 'cmt_u%'");
+});
+
 test('0013 adds cost_rates (gone with their organization) and dates the suspensions already stored, and goes down and up again cleanly', async () => {
   const migrator = createMigrator(sequelize);
   await migrator.down({ to: '0013-cost-rates' });
