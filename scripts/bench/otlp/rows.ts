@@ -76,8 +76,10 @@ function actors(sender: Sender, members: Map<string, string>, subjects: Subject[
 }
 
 /**
- * The rollup statements of a request: `UsageRollup.write` itself is run against a stand-in for its SQL that
- * writes down what it is asked to add (tables, rows and their order), as TelemetrySql.addTo would on MariaDB.
+ * The rollup statements of a request: `UsageRollup.addRollups` itself is run against a stand-in for its SQL that
+ * writes down what it is asked to add (tables, rows and their order), as TelemetrySql.addTo would on MariaDB. The
+ * floor leaves out what the writer does after them, marking the commits of the days a request makes active
+ * (git/authorAiActivity.ts, reads of the commits and the rollups they move): the API's figures include that work.
  */
 async function rollupStatements(rollup: UsageRollup): Promise<{ statements: string[]; rows: number; tables: RollupTable[] }> {
   const out = { statements: [] as string[], rows: 0, tables: [] as RollupTable[] };
@@ -95,10 +97,10 @@ async function rollupStatements(rollup: UsageRollup): Promise<{ statements: stri
   const sql = new Proxy(recorder, {
     get: (target, name) => {
       if (name in target) return target[name as keyof typeof target];
-      throw new Error(`UsageRollup.write uses TelemetrySql.${String(name)}, which the benchmark's ingest floor (scripts/bench/otlp/rows.ts) does not know yet`);
+      throw new Error(`UsageRollup.addRollups uses TelemetrySql.${String(name)}, which the benchmark's ingest floor (scripts/bench/otlp/rows.ts) does not know yet`);
     },
   });
-  await rollup.write(sql as unknown as TelemetrySql);
+  await rollup.addRollups(sql as unknown as TelemetrySql);
   return out;
 }
 

@@ -46,10 +46,15 @@ export class UsageRollup {
    * active are marked in the same change (AI impact reads the mark; authorAiActivity.ts).
    */
   async write(sql: TelemetrySql): Promise<void> {
+    await this.addRollups(sql);
+    await markCommitsOfActiveDays(sql.transaction, this.organizationId, this.activeDays());
+  }
+
+  /** The rollup rows alone: what the benchmark's ingest floor writes too (scripts/bench/otlp/rows.ts). */
+  async addRollups(sql: TelemetrySql): Promise<void> {
     if (this.members.size) await sql.addTo('ai_usage_days', KEYS, AI_MEASURES, sortedRows(this.members));
     if (this.organization.size) await sql.addTo('ai_usage_org_days', ORG_KEYS, AI_MEASURES, sortedRows(this.organization));
     if (this.months.size) await sql.addTo('ai_active_months', MONTH_KEYS, ['days'], sortedRows(this.months), '|');
-    await markCommitsOfActiveDays(sql.transaction, this.organizationId, this.activeDays());
   }
 
   /** Each member and day this request shows active (the all-tools month rows' day bits). */
