@@ -25,6 +25,7 @@ import * as pullRequestSamples from './migrations/0022-pull-request-samples';
 import * as peerReviews from './migrations/0023-peer-reviews';
 import * as activityRollups from './migrations/0024-activity-rollups';
 import * as completedTasksIndex from './migrations/0025-completed-tasks-index';
+import * as taskOrganizations from './migrations/0026-task-organizations';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -53,6 +54,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0023-peer-reviews', ...peerReviews },
   { name: '0024-activity-rollups', ...activityRollups },
   { name: '0025-completed-tasks-index', ...completedTasksIndex },
+  { name: '0026-task-organizations', ...taskOrganizations },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

@@ -44,7 +44,7 @@ async function history() {
   await rates.set(org, { subject: 'usd_rate' }, { amount: 0.9 });
 
   const task = (assignee: string, type: 'story' | 'bug' | 'task' | 'epic', points: number | null, completed: string) =>
-    Task.create({ id: newId('task'), team_id: lab.core, title: type, type, status: 'done', assignee_id: assignee, parent_id: null, story_points: points, created_at: new Date('2026-02-20T00:00:00Z'), completed_at: new Date(completed) });
+    Task.create({ id: newId('task'), team_id: lab.core, organization_id: lab.organizationId, title: type, type, status: 'done', assignee_id: assignee, parent_id: null, story_points: points, created_at: new Date('2026-02-20T00:00:00Z'), completed_at: new Date(completed) });
   await task(DEMO.users.ada, 'story', 6, '2026-03-10T00:00:00Z');
   await task(DEMO.users.ada, 'bug', 2, '2026-04-10T00:00:00Z');
   await task(DEMO.users.grace, 'task', null, '2026-04-20T00:00:00Z');
@@ -126,6 +126,31 @@ test('no cost set: every money figure null, never 0; the tools’ estimate is sp
     cost_per_completed_task: null,
     allocation: { capitalizable: { fte: 0, cost: null, share: 0 }, unallocated: { fte: 3, cost: null, share: 1 } },
     ai: { spend: 1.25, spend_per_active_user: 1.25, cost_per_ai_assisted_pr: null, active_users: 1, tool_estimate_usd: 1.25 },
+  });
+});
+
+test('rates of their own and no default: only those members are priced, and their days alone carry the cost', async () => {
+  // 73 days; Grace 146,000 a year (29,200 for the window), Ada and Margaret unpriced. Grace completed a story,
+  // Ada a bug, Margaret nothing: each third of the member-days is capitalizable, expensed and unallocated.
+  const { lab: own } = await createLab(t, 'Lab (own rates only)');
+  await rates.set(own.organizationId, { subject: 'user', user: DEMO.emails.grace }, { amount: 146_000, currency: 'EUR' });
+  const task = (assignee: string, type: 'story' | 'bug', points: number) =>
+    Task.create({ id: newId('task'), team_id: own.core, organization_id: own.organizationId, title: type, type, status: 'done', assignee_id: assignee, parent_id: null, story_points: points, created_at: new Date('2026-02-20T00:00:00Z'), completed_at: new Date('2026-04-01T00:00:00Z') });
+  await task(DEMO.users.grace, 'story', 2);
+  await task(DEMO.users.ada, 'bug', 1);
+  const data = (await financial({ organization_id: own.organizationId, ...WINDOW }, await t.token({ user: DEMO.emails.ada }))).body.data;
+  expect(data).toMatchObject({
+    currency: 'EUR',
+    members: 3,
+    fte: 3,
+    people_cost: { amount: 29_200, priced_members: 1, members: 3 },
+    cost_per_engineer: 29_200,
+    cost_per_completed_task: 14_600,
+    allocation: {
+      capitalizable: { fte: 1, cost: 29_200, share: 0.3333 },
+      expensed: { fte: 1, cost: 0, share: 0.3333 },
+      unallocated: { fte: 1, cost: 0, share: 0.3333 },
+    },
   });
 });
 

@@ -14,7 +14,7 @@ import { SERVICES } from './support/harness';
  */
 
 /** The migrations after 0012, applied again by each test below that goes down past them: one list to extend. */
-const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories', '0019-shipped-changes', '0020-commit-days', '0021-lead-times', '0022-pull-request-samples', '0023-peer-reviews', '0024-activity-rollups', '0025-completed-tasks-index'];
+const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories', '0019-shipped-changes', '0020-commit-days', '0021-lead-times', '0022-pull-request-samples', '0023-peer-reviews', '0024-activity-rollups', '0025-completed-tasks-index', '0026-task-organizations'];
 
 let sequelize: Sequelize;
 let cleanup: () => Promise<void>;
@@ -522,6 +522,32 @@ test('0024 keeps the days each member committed on with their previous day, and 
   await migrator.up();
   await sequelize.query("DELETE FROM interactions WHERE id LIKE 'int_u%'");
   await sequelize.query("DELETE FROM commits WHERE id LIKE 'cmt_u%'");
+});
+
+test('0026 names each task already stored with its team’s organization and indexes them by organization, and goes down and up again', async () => {
+  const migrator = createMigrator(sequelize);
+  await migrator.down({ to: '0026-task-organizations' });
+  await sequelize.query("INSERT INTO organizations (id, name, created_at) VALUES ('org_t', 'T', '2025-01-01 00:00:00.000')");
+  await sequelize.query("INSERT INTO teams (id, organization_id, name, created_at) VALUES ('team_t', 'org_t', 'T', '2025-01-01 00:00:00.000')");
+  const task = (id: string, team: string) => `('${id}', '${team}', 't', 'story', 'done', NULL, NULL, 3, '2025-02-01 00:00:00.000', '2025-02-02 00:00:00.000')`;
+  await sequelize.query(
+    `INSERT INTO tasks (id, team_id, title, type, status, assignee_id, parent_id, story_points, created_at, completed_at) VALUES ${task('task_t1', 'team_t')}, ${task('task_t2', 'team_x')}`,
+  );
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0026-task-organizations']);
+  const organizations = await sequelize.query<{ id: string; organization_id: string }>("SELECT id, organization_id FROM tasks WHERE id IN ('task_t1', 'task_t2') ORDER BY id", { type: QueryTypes.SELECT });
+  expect(organizations).toEqual([
+    { id: 'task_t1', organization_id: 'org_t' },
+    { id: 'task_t2', organization_id: 'org_x' },
+  ]);
+  const taskIndexes = async () => ((await sequelize.getQueryInterface().showIndex('tasks')) as { name: string }[]).map((i) => i.name);
+  expect(await taskIndexes()).toContain('tasks_organization_id_completed');
+  await migrator.down({ to: '0026-task-organizations' });
+  expect(await taskIndexes()).not.toContain('tasks_organization_id_completed');
+  expect(Object.keys(await sequelize.getQueryInterface().describeTable('tasks'))).not.toContain('organization_id');
+  await migrator.up();
+  await sequelize.query("DELETE FROM tasks WHERE id IN ('task_t1', 'task_t2')");
+  await sequelize.query("DELETE FROM teams WHERE id = 'team_t'");
+  await sequelize.query("DELETE FROM organizations WHERE id = 'org_t'");
 });
 
 test('0013 adds cost_rates (gone with their organization) and dates the suspensions already stored, and goes down and up again cleanly', async () => {

@@ -34,7 +34,11 @@ const memberItem = (teamId: string, userId: string) => {
   const u = find(FIXTURE_USERS, userId);
   return { id: u.id, name: u.name, email: u.email, created_at: u.created_at, title: m.title };
 };
-const taskItem = (id: string) => ({ ...find(FIXTURE_TASKS, id) });
+/** As the API shows a task: its organization is internal (the team's). */
+const taskItem = (id: string) => {
+  const { organization_id: _internal, ...item } = find(FIXTURE_TASKS, id);
+  return item;
+};
 
 let t: TestApp;
 const tokens: Record<string, string> = {};

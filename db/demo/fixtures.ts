@@ -234,6 +234,7 @@ export interface IncidentFixture {
 export interface TaskFixture {
   id: string;
   team_id: string;
+  organization_id: string;
   title: string;
   type: 'story' | 'bug' | 'task' | 'epic';
   status: 'backlog' | 'active' | 'paused' | 'done';
@@ -463,14 +464,14 @@ export const FIXTURE_INCIDENTS: readonly IncidentFixture[] = [
 // Work
 
 export const FIXTURE_TASKS: readonly TaskFixture[] = [
-  { id: DEMO.tasks.platformEpic, team_id: T.platform, title: 'Platform reliability', type: 'epic', status: 'active', assignee_id: U.grace, parent_id: null, story_points: null, created_at: '2024-02-01T09:00:00.000Z', completed_at: null },
+  { id: DEMO.tasks.platformEpic, team_id: T.platform, organization_id: O.acme, title: 'Platform reliability', type: 'epic', status: 'active', assignee_id: U.grace, parent_id: null, story_points: null, created_at: '2024-02-01T09:00:00.000Z', completed_at: null },
   // story and bug share created_at on purpose (tie; tasks of team_platform).
-  { id: DEMO.tasks.platformStory, team_id: T.platform, title: 'Health checks for every service', type: 'story', status: 'done', assignee_id: U.linus, parent_id: DEMO.tasks.platformEpic, story_points: 5, created_at: '2024-03-18T09:00:00.000Z', completed_at: '2024-03-20T15:00:00.000Z' },
-  { id: DEMO.tasks.platformBug, team_id: T.platform, title: 'Pager fires twice for one incident', type: 'bug', status: 'active', assignee_id: U.linus, parent_id: null, story_points: 2, created_at: '2024-03-18T09:00:00.000Z', completed_at: null },
-  { id: DEMO.tasks.platformChore, team_id: T.platform, title: 'Rotate CI credentials', type: 'task', status: 'backlog', assignee_id: null, parent_id: DEMO.tasks.platformEpic, story_points: 1, created_at: '2024-03-19T09:00:00.000Z', completed_at: null },
-  { id: DEMO.tasks.platformPaused, team_id: T.platform, title: 'Migrate the build cache', type: 'story', status: 'paused', assignee_id: U.grace, parent_id: DEMO.tasks.platformEpic, story_points: 8, created_at: '2024-03-22T09:00:00.000Z', completed_at: null },
-  { id: DEMO.tasks.coreEpic, team_id: T.globexCore, title: 'Core service launch', type: 'epic', status: 'active', assignee_id: U.hedy, parent_id: null, story_points: null, created_at: '2024-02-15T11:00:00.000Z', completed_at: null },
-  { id: DEMO.tasks.coreStory, team_id: T.globexCore, title: 'Bootstrap the service', type: 'story', status: 'done', assignee_id: U.outsider, parent_id: DEMO.tasks.coreEpic, story_points: 3, created_at: '2024-02-16T08:00:00.000Z', completed_at: '2024-02-16T16:00:00.000Z' },
+  { id: DEMO.tasks.platformStory, team_id: T.platform, organization_id: O.acme, title: 'Health checks for every service', type: 'story', status: 'done', assignee_id: U.linus, parent_id: DEMO.tasks.platformEpic, story_points: 5, created_at: '2024-03-18T09:00:00.000Z', completed_at: '2024-03-20T15:00:00.000Z' },
+  { id: DEMO.tasks.platformBug, team_id: T.platform, organization_id: O.acme, title: 'Pager fires twice for one incident', type: 'bug', status: 'active', assignee_id: U.linus, parent_id: null, story_points: 2, created_at: '2024-03-18T09:00:00.000Z', completed_at: null },
+  { id: DEMO.tasks.platformChore, team_id: T.platform, organization_id: O.acme, title: 'Rotate CI credentials', type: 'task', status: 'backlog', assignee_id: null, parent_id: DEMO.tasks.platformEpic, story_points: 1, created_at: '2024-03-19T09:00:00.000Z', completed_at: null },
+  { id: DEMO.tasks.platformPaused, team_id: T.platform, organization_id: O.acme, title: 'Migrate the build cache', type: 'story', status: 'paused', assignee_id: U.grace, parent_id: DEMO.tasks.platformEpic, story_points: 8, created_at: '2024-03-22T09:00:00.000Z', completed_at: null },
+  { id: DEMO.tasks.coreEpic, team_id: T.globexCore, organization_id: O.globex, title: 'Core service launch', type: 'epic', status: 'active', assignee_id: U.hedy, parent_id: null, story_points: null, created_at: '2024-02-15T11:00:00.000Z', completed_at: null },
+  { id: DEMO.tasks.coreStory, team_id: T.globexCore, organization_id: O.globex, title: 'Bootstrap the service', type: 'story', status: 'done', assignee_id: U.outsider, parent_id: DEMO.tasks.coreEpic, story_points: 3, created_at: '2024-02-16T08:00:00.000Z', completed_at: '2024-02-16T16:00:00.000Z' },
 ];
 
 /**

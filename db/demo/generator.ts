@@ -1236,6 +1236,7 @@ async function seedTasks({ ins, root, spec }: Seeding, teams: TeamState[]): Prom
           await w.add({
             id,
             team_id: team.id,
+            organization_id: team.org.id,
             title: taskTitle(rngTask, type),
             type,
             status,

@@ -1,9 +1,11 @@
 import { DataTypes, Model, Sequelize, InferAttributes, InferCreationAttributes } from 'sequelize';
 import { ID, NAME, OPTIONAL_REF, OPTIONAL_TIMESTAMP, REF, SHORT, TIMESTAMP } from './types';
 
+/** organization_id is internal: its team's, so that an organization's tasks are one index range. */
 export class Task extends Model<InferAttributes<Task>, InferCreationAttributes<Task>> {
   declare id: string;
   declare team_id: string;
+  declare organization_id: string;
   declare title: string;
   declare type: 'story' | 'bug' | 'task' | 'epic';
   declare status: 'backlog' | 'active' | 'paused' | 'done';
@@ -52,6 +54,7 @@ export function initWork(sequelize: Sequelize): void {
     {
       id: { ...ID, primaryKey: true },
       team_id: { ...REF },
+      organization_id: { ...REF },
       title: { type: DataTypes.STRING(300), allowNull: false },
       type: { ...SHORT } as never,
       status: { ...SHORT } as never,

@@ -133,7 +133,7 @@ export async function insertHistory(t: TestApp): Promise<Lab> {
   // What the pull request writer keeps beside them.
   await PullRequest.sequelize!.transaction((transaction) => refreshPullRequestSamples(transaction, pullRequests.map((p) => p.id)));
   for (const k of TASKS) {
-    await Task.create({ id: newId('task'), team_id: lab.core, title: k.type, type: k.type, status: k.status, assignee_id: DEMO.users.ada, parent_id: null, story_points: null, created_at: new Date(k.created), completed_at: k.completed ? new Date(k.completed) : null });
+    await Task.create({ id: newId('task'), team_id: lab.core, organization_id: lab.organizationId, title: k.type, type: k.type, status: k.status, assignee_id: DEMO.users.ada, parent_id: null, story_points: null, created_at: new Date(k.created), completed_at: k.completed ? new Date(k.completed) : null });
   }
   for (const i of INTERACTIONS) {
     await Interaction.create({ id: newId('int'), organization_id: lab.organizationId, type: i.type, source: 'slack', user_id: DEMO.users.ada, counterpart_id: DEMO.users.grace, team_id: i.team ? lab.core : null, created_at: new Date(i.at) });

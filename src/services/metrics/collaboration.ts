@@ -1,7 +1,7 @@
 import { Distribution, emptyDistribution, MetricSql, roundHours } from './sql';
 import { byBucket, countBuckets, ratio, round, series, total } from './figures';
 import { MergedCounts, mergedCountsSql, measureDistributions } from './mergedPullRequests';
-import { membersInWindowCountSql } from './members';
+import { membersInWindowSql } from './members';
 
 /**
  * How the scope's people review each other's work (DESIGN §16), from pull-request activity. The review stages are
@@ -40,7 +40,7 @@ export async function collaborationFigures(q: MetricSql) {
       ['reviewer_id', 'author_id'],
     ),
     q.rows<Silo>(knowledgeSilos(q), ['author_id', 'reviewer_id']),
-    q.rows<{ members: number }>(membersInWindowCountSql(q)),
+    q.rows<{ members: number; days: number }>(membersInWindowSql(q)),
   ]);
   const spread: Spread | undefined = load[0];
   const mergedBy = byBucket(merged);

@@ -1,7 +1,7 @@
 import { DEFAULT_CURRENCY, TOOL_COST_CURRENCY } from '../finance/costInputs';
 import { MetricSql } from './sql';
 import { ratio, round } from './figures';
-import { membersInWindowSql } from './members';
+import { memberDays, memberDuringWindow, membersInWindowSql, membershipTable } from './members';
 import { MergedCounts, mergedCountsSql } from './mergedPullRequests';
 
 /**
@@ -18,22 +18,18 @@ const money = (amount: number | null) => (amount === null ? null : round(amount,
 const fte = (days: number, windowDays: number) => round(days / windowDays, 2);
 
 type Rate = { subject: 'organization' | 'user' | 'tool' | 'usd_rate'; subject_id: string; amount: number; currency: string };
-type People = {
-  members: number;
-  priced: number;
-  days: number;
-  priced_days: number;
-  cost: number | null;
-  capitalizable_days: number;
-  expensed_days: number;
-  capitalizable_cost: number | null;
-  expensed_cost: number | null;
-};
+/** The scope's members during the window and their days; of those, the members with a rate of their own. */
+type Members = { members: number; days: number };
+type OwnRates = { members: number; days: number | null; cost: number | null };
+/** Member-days split by the story points each member completed, and (priced members only) what they cost. */
+type Allocation = { capitalizable_days: number | null; expensed_days: number | null; capitalizable_cost: number | null; expensed_cost: number | null };
 
 export async function financialFigures(q: MetricSql) {
-  const [rates, [people], [pullRequests], [tasks], toolUsers, [activeUsers], toolCosts] = await Promise.all([
+  const [rates, [members], [own], [split], [pullRequests], [tasks], toolUsers, [activeUsers], toolCosts] = await Promise.all([
     q.rows<Rate>('SELECT subject, subject_id, amount, currency FROM cost_rates WHERE organization_id = :scope_organization_id', ['subject', 'subject_id', 'currency']),
-    q.rows<People>(peopleSql(q)),
+    q.rows<Members>(membersInWindowSql(q)),
+    q.rows<OwnRates>(ownRatesSql(q)),
+    q.rows<Allocation>(allocationSql(q)),
     q.rows<MergedCounts>(mergedCountsSql(q, q.whole)),
     q.rows<{ completed: number }>(`SELECT COUNT(*) AS completed FROM tasks t WHERE ${completedTasks(q)}`),
     q.rows<{ tool: string; users: number }>(activeUsersSql(q, 'tool'), ['tool']),
@@ -41,25 +37,26 @@ export async function financialFigures(q: MetricSql) {
     q.rows<{ tool: string; cost_usd: number }>(toolCostsSql(q), ['tool']),
   ]);
   const currency = rates[0]?.currency ?? DEFAULT_CURRENCY;
+  const people = peopleCost(rates, members, own);
   const perMember = (amount: number | null, per: number) => (amount === null || per === 0 ? null : money(amount / per));
-  const windowFte = people ? people.days / q.window.days : 0;
-  const pricedFte = people ? people.priced_days / q.window.days : 0;
-  const cost = people && people.priced > 0 ? Number(people.cost) : null;
+  const windowFte = members.days / q.window.days;
+  const cost = people.cost;
   const spend = aiSpend(q, rates, currency, toolUsers, toolCosts);
-  const part = (days: number, partCost: number | null) => ({ fte: fte(days, q.window.days), cost: cost === null ? null : money(partCost ?? 0), share: ratio(days, people?.days ?? 0) });
-  const allocatedDays = (people?.capitalizable_days ?? 0) + (people?.expensed_days ?? 0);
+  const [capitalizableDays, expensedDays] = [Number(split?.capitalizable_days ?? 0), Number(split?.expensed_days ?? 0)];
+  const [capitalizableCost, expensedCost] = [Number(split?.capitalizable_cost ?? 0), Number(split?.expensed_cost ?? 0)];
+  const part = (days: number, partCost: number | null) => ({ fte: fte(days, q.window.days), cost: cost === null ? null : money(partCost ?? 0), share: ratio(days, members.days) });
   return {
     currency,
-    members: people?.members ?? 0,
+    members: members.members,
     fte: round(windowFte, 2),
-    people_cost: { amount: money(cost), priced_members: people?.priced ?? 0, members: people?.members ?? 0 },
-    cost_per_engineer: perMember(cost, pricedFte),
+    people_cost: { amount: money(cost), priced_members: people.priced, members: members.members },
+    cost_per_engineer: perMember(cost, people.pricedDays / q.window.days),
     cost_per_merged_pr: perMember(cost, pullRequests?.merged ?? 0),
     cost_per_completed_task: perMember(cost, tasks?.completed ?? 0),
     allocation: {
-      capitalizable: part(people?.capitalizable_days ?? 0, people?.capitalizable_cost ?? 0),
-      expensed: part(people?.expensed_days ?? 0, people?.expensed_cost ?? 0),
-      unallocated: part((people?.days ?? 0) - allocatedDays, cost === null ? null : cost - (people?.capitalizable_cost ?? 0) - (people?.expensed_cost ?? 0)),
+      capitalizable: part(capitalizableDays, capitalizableCost),
+      expensed: part(expensedDays, expensedCost),
+      unallocated: part(members.days - capitalizableDays - expensedDays, cost === null ? null : cost - capitalizableCost - expensedCost),
     },
     ai: {
       spend: money(spend),
@@ -75,25 +72,50 @@ export async function financialFigures(q: MetricSql) {
 const completedTasks = (q: MetricSql) => `${q.scoped('t', 'task')} AND t.status = 'done' AND t.completed_at IS NOT NULL AND ${q.inWindow('t.completed_at')}`;
 
 /**
- * One row: the members, their days in the window, what those days cost, and how they split between capitalizable
- * and expensed work (by the share of each member's completed story points).
+ * The people cost: every member-day at the member's own rate, else the organization's default. With a default,
+ * every member is priced: the default over all their days, corrected for the few with a rate of their own.
  */
-function peopleSql(q: MetricSql): string {
+function peopleCost(rates: Rate[], members: Members, own: OwnRates) {
+  const fallback = rates.find((r) => r.subject === 'organization');
+  const [ownDays, ownCost] = [Number(own.days ?? 0), Number(own.cost ?? 0)];
+  if (!fallback) return { priced: own.members, pricedDays: ownDays, cost: own.members > 0 ? ownCost / DAYS_A_YEAR : null };
+  const priced = members.members;
+  return { priced, pricedDays: members.days, cost: priced > 0 ? (Number(fallback.amount) * (members.days - ownDays) + ownCost) / DAYS_A_YEAR : null };
+}
+
+/** One row: the members during the window who have a rate of their own, their days, and Σ days × annual rate. */
+function ownRatesSql(q: MetricSql): string {
+  const { table, owner } = membershipTable(q);
+  const days = memberDays(q);
+  return `SELECT COUNT(*) AS members, SUM(${days}) AS days, SUM(${days} * own.amount) AS cost
+    FROM cost_rates own JOIN ${table} m ON ${owner} AND m.user_id = own.subject_id AND ${memberDuringWindow(q)}
+    WHERE own.organization_id = :scope_organization_id AND own.subject = 'user'`;
+}
+
+/**
+ * One row: each member's days split by the share of their story points completed in the window that were
+ * capitalizable, summed, and what those days cost. The completed tasks are read once, in assignee order, each
+ * assignee's sums taken over their partition (cheaper than grouping into a temporary table), and each assignee
+ * who was a member looked up once.
+ */
+function allocationSql(q: MetricSql): string {
   const points = 'COALESCE(t.story_points, 1)';
-  const annual = 'COALESCE(own.amount, fallback.amount)';
-  const dayCost = `${annual} / ${DAYS_A_YEAR}`;
-  const capitalizable = 'CASE WHEN w.points > 0 THEN m.days * w.capitalizable / w.points ELSE 0 END';
-  const expensed = 'CASE WHEN w.points > 0 THEN m.days * (w.points - w.capitalizable) / w.points ELSE 0 END';
-  return `SELECT COUNT(*) AS members, COUNT(${annual}) AS priced, SUM(m.days) AS days,
-      SUM(CASE WHEN ${annual} IS NULL THEN 0 ELSE m.days END) AS priced_days,
-      SUM(m.days * ${dayCost}) AS cost,
-      SUM(${capitalizable}) AS capitalizable_days, SUM(${expensed}) AS expensed_days,
+  const byAssignee = 'OVER (PARTITION BY t.assignee_id)';
+  const dayCost = `COALESCE(own.amount, fallback.amount) / ${DAYS_A_YEAR}`;
+  const days = memberDays(q);
+  const capitalizable = `${days} * w.capitalizable / w.points`;
+  const expensed = `${days} * (w.points - w.capitalizable) / w.points`;
+  const { table, owner } = membershipTable(q);
+  return `SELECT SUM(${capitalizable}) AS capitalizable_days, SUM(${expensed}) AS expensed_days,
       SUM(${capitalizable} * ${dayCost}) AS capitalizable_cost, SUM(${expensed} * ${dayCost}) AS expensed_cost
-    FROM (${membersInWindowSql(q)}) AS m
-    LEFT JOIN cost_rates own ON own.organization_id = :scope_organization_id AND own.subject = 'user' AND own.subject_id = m.user_id
-    LEFT JOIN cost_rates fallback ON fallback.organization_id = :scope_organization_id AND fallback.subject = 'organization' AND fallback.subject_id = ''
-    LEFT JOIN (SELECT t.assignee_id, SUM(${points}) AS points, SUM(CASE WHEN t.type IN ('story', 'epic') THEN ${points} ELSE 0 END) AS capitalizable
-               FROM tasks t WHERE ${completedTasks(q)} GROUP BY t.assignee_id) AS w ON w.assignee_id = m.user_id`;
+    FROM (SELECT x.assignee_id, x.points, x.capitalizable
+          FROM (SELECT t.assignee_id, SUM(${points}) ${byAssignee} AS points,
+                  SUM(CASE WHEN t.type IN ('story', 'epic') THEN ${points} ELSE 0 END) ${byAssignee} AS capitalizable, ROW_NUMBER() ${byAssignee} AS rn
+                FROM tasks t WHERE ${completedTasks(q)} AND t.assignee_id IS NOT NULL) AS x
+          WHERE x.rn = 1 AND x.points > 0) AS w
+    ${q.joinInOrder} ${table} m ON ${owner} AND m.user_id = w.assignee_id AND ${memberDuringWindow(q)}
+    LEFT JOIN cost_rates own ON own.organization_id = :scope_organization_id AND own.subject = 'user' AND own.subject_id = w.assignee_id
+    LEFT JOIN cost_rates fallback ON fallback.organization_id = :scope_organization_id AND fallback.subject = 'organization' AND fallback.subject_id = ''`;
 }
 
 /** Members who used AI tools in the window: per tool, or with any tool. */

@@ -8,7 +8,7 @@ import { MetricSql } from './sql';
  * the person joined (a membership is created when the organization's identity provider or an operator first
  * names them, often long after they started), so a member is taken to have been there all along.
  */
-const membershipTable = (q: MetricSql) =>
+export const membershipTable = (q: MetricSql) =>
   q.scope.teamId ? { table: 'team_memberships', owner: 'm.team_id = :scope_team_id' } : { table: 'organization_memberships', owner: 'm.organization_id = :scope_organization_id' };
 
 export function membersNowSql(q: MetricSql): string {
@@ -16,21 +16,24 @@ export function membersNowSql(q: MetricSql): string {
   return `SELECT COUNT(*) AS members FROM ${table} m WHERE ${owner} AND ${conditions.activeMembershipSql('m')}`;
 }
 
-/** Each member of the scope during the window, with the part of the window they were a member, in days. */
+/**
+ * One row: how many members the scope had during the window, and their days in it. An active member was there all
+ * window, so they are counted from the (scope, status) index alone; only the few who left are read for their days.
+ */
 export function membersInWindowSql(q: MetricSql): string {
   const { table, owner } = membershipTable(q);
-  const from = q.at(q.window.from);
-  const before = q.at(q.window.before);
   const active = conditions.activeMembershipSql('m');
-  const end = `CASE WHEN NOT (${active}) AND m.suspended_at < ${before} THEN m.suspended_at ELSE ${before} END`;
-  return `SELECT m.user_id, ${q.hours(from, end)} / 24 AS days FROM ${table} m WHERE ${owner} AND ${memberDuringWindow(q)}`;
+  return `SELECT a.members + s.members AS members, a.members * ${q.window.days} + COALESCE(s.days, 0) AS days
+    FROM (SELECT COUNT(*) AS members FROM ${table} m WHERE ${owner} AND ${active}) AS a
+    CROSS JOIN (SELECT COUNT(*) AS members, SUM(${memberDays(q)}) AS days FROM ${table} m WHERE ${owner} AND NOT (${active}) AND m.suspended_at > ${q.at(q.window.from)}) AS s`;
 }
 
-/** How many members the scope had during the window, without each one's days. */
-export function membersInWindowCountSql(q: MetricSql): string {
-  const { table, owner } = membershipTable(q);
-  return `SELECT COUNT(*) AS members FROM ${table} m WHERE ${owner} AND ${memberDuringWindow(q)}`;
-}
+/** Membership `m` during the window: active, or suspended after the window began. */
+export const memberDuringWindow = (q: MetricSql) => `(${conditions.activeMembershipSql('m')} OR m.suspended_at > ${q.at(q.window.from)})`;
 
-/** Active, or suspended after the window began. */
-const memberDuringWindow = (q: MetricSql) => `(${conditions.activeMembershipSql('m')} OR m.suspended_at > ${q.at(q.window.from)})`;
+/** The part of the window membership `m` (one during the window) was a member, in days. */
+export function memberDays(q: MetricSql): string {
+  const before = q.at(q.window.before);
+  const end = `CASE WHEN NOT (${conditions.activeMembershipSql('m')}) AND m.suspended_at < ${before} THEN m.suspended_at ELSE ${before} END`;
+  return `${q.hours(q.at(q.window.from), end)} / 24`;
+}

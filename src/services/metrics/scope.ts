@@ -28,7 +28,8 @@ export async function teamScope(team: Team): Promise<MetricScope> {
 export type ScopedBy = 'repository' | 'task' | 'member' | 'rollup' | 'team_rollup';
 
 /**
- * The scope's rows of a table, by what it belongs to: its repository, or its team (tasks);
+ * The scope's rows of a table, by what it belongs to: its repository, or its team (tasks: the team's, or the
+ * organization's);
  * or, for rows of one member (`user_key`: AI usage), the organization's, or those of the team's members today.
  */
 export function scopeCondition(scope: MetricScope, alias: string, by: ScopedBy): string {
@@ -44,9 +45,7 @@ export function scopeCondition(scope: MetricScope, alias: string, by: ScopedBy):
   if (by === 'team_rollup') return scope.teamId ? `${alias}.scope_id = :scope_team_id` : `${alias}.scope_id = :scope_organization_id`;
   // A rollup kept per repository and per organization under one key (`scope_id`: commit_days).
   if (by === 'rollup') return scope.repositoryIds ? (scope.repositoryIds.length ? `${alias}.scope_id IN (:scope_repository_ids)` : '1 = 0') : `${alias}.scope_id = :scope_organization_id`;
-  if (by === 'task') {
-    return scope.teamId ? `${alias}.team_id = :scope_team_id` : `${alias}.team_id IN (SELECT id FROM teams WHERE organization_id = :scope_organization_id)`;
-  }
+  if (by === 'task') return scope.teamId ? `${alias}.team_id = :scope_team_id` : `${alias}.organization_id = :scope_organization_id`;
   const organization = `${alias}.organization_id = :scope_organization_id`;
   if (!scope.repositoryIds) return organization;
   // The team's repositories are its organization's: the repository alone picks the (repository, …) indexes.

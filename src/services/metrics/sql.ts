@@ -48,6 +48,14 @@ export class MetricSql {
     return this.mysql ? `LEFT(${column}, CHAR_LENGTH(${prefix})) = ${prefix}` : `substr(${column}, 1, length(${prefix})) = ${prefix}`;
   }
 
+  /**
+   * A join that reads its left side first (MariaDB's STRAIGHT_JOIN, SQLite's CROSS JOIN), where the planner would
+   * otherwise start from the larger table because it cannot estimate a derived one.
+   */
+  get joinInOrder(): string {
+    return this.mysql ? 'STRAIGHT_JOIN' : 'CROSS JOIN';
+  }
+
   /** Every row in bucket 0: the window's totals. */
   readonly whole: BucketOf = () => '0';
 
