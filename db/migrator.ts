@@ -26,6 +26,8 @@ import * as peerReviews from './migrations/0023-peer-reviews';
 import * as activityRollups from './migrations/0024-activity-rollups';
 import * as completedTasksIndex from './migrations/0025-completed-tasks-index';
 import * as taskOrganizations from './migrations/0026-task-organizations';
+import * as pullRequestStates from './migrations/0027-pull-request-states';
+import * as pullRequestMonths from './migrations/0028-pull-request-months';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -55,6 +57,8 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0024-activity-rollups', ...activityRollups },
   { name: '0025-completed-tasks-index', ...completedTasksIndex },
   { name: '0026-task-organizations', ...taskOrganizations },
+  { name: '0027-pull-request-states', ...pullRequestStates },
+  { name: '0028-pull-request-months', ...pullRequestMonths },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

@@ -14,7 +14,7 @@ import { SERVICES } from './support/harness';
  */
 
 /** The migrations after 0012, applied again by each test below that goes down past them: one list to extend. */
-const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories', '0019-shipped-changes', '0020-commit-days', '0021-lead-times', '0022-pull-request-samples', '0023-peer-reviews', '0024-activity-rollups', '0025-completed-tasks-index', '0026-task-organizations'];
+const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories', '0019-shipped-changes', '0020-commit-days', '0021-lead-times', '0022-pull-request-samples', '0023-peer-reviews', '0024-activity-rollups', '0025-completed-tasks-index', '0026-task-organizations', '0027-pull-request-states', '0028-pull-request-months'];
 
 let sequelize: Sequelize;
 let cleanup: () => Promise<void>;
@@ -417,7 +417,7 @@ test('0021 keeps the lead time of each change the successful production deployme
   await sequelize.query("DELETE FROM commits WHERE id LIKE 'cmt_v%'");
 });
 
-test('0022 and 0023 keep what is measured on each merged pull request already stored, who alone reviewed it, and which activity is a peer review, and go down and up again', async () => {
+test('0022, 0023 and 0028 keep what is measured on each merged pull request already stored (by day and by month), who alone reviewed it, and which activity is a peer review, and go down and up again', async () => {
   const migrator = createMigrator(sequelize);
   await migrator.down({ to: '0022-pull-request-samples' });
   const at = (hours: number) => new Date(Date.parse('2025-04-01T10:00:00Z') + hours * 3_600_000).toISOString().replace('T', ' ').slice(0, 23);
@@ -459,6 +459,12 @@ test('0022 and 0023 keep what is measured on each merged pull request already st
   );
   const counts = [[0, 2], [1, 1], [2, 1], [3, 1], [4, 1], [5, 1]];
   expect(days.map((d) => [d.scope_id, Number(d.measure), Number(d.pull_requests)])).toEqual([...counts.map(([m, n]) => ['org_s', m, n]), ...counts.map(([m, n]) => ['repo_s', m, n])]);
+  // 0028: the same per month (all in April 2025).
+  const months = await sequelize.query<{ scope_id: string; month: string; measure: number; pull_requests: number }>(
+    "SELECT scope_id, month, measure, SUM(pull_requests) AS pull_requests FROM pull_request_months WHERE scope_id IN ('repo_s', 'org_s') GROUP BY scope_id, month, measure ORDER BY scope_id, measure",
+    { type: QueryTypes.SELECT },
+  );
+  expect(months.map((d) => [d.scope_id, d.month, Number(d.measure), Number(d.pull_requests)])).toEqual([...counts.map(([m, n]) => ['org_s', '2025-04', m, n]), ...counts.map(([m, n]) => ['repo_s', '2025-04', m, n])]);
   const peer = await sequelize.query<{ id: string; pull_request_author_id: string; peer_review: unknown }>(
     "SELECT id, pull_request_author_id, peer_review FROM pull_request_activities WHERE repository_id = 'repo_s' ORDER BY id",
     { type: QueryTypes.SELECT },
@@ -524,7 +530,7 @@ test('0024 keeps the days each member committed on with their previous day, and 
   await sequelize.query("DELETE FROM commits WHERE id LIKE 'cmt_u%'");
 });
 
-test('0026 names each task already stored with its team’s organization and indexes them by organization, and goes down and up again', async () => {
+test('0026 names each task already stored with its team’s organization and indexes them by organization; 0027 indexes pull requests by state and time; both go down and up again', async () => {
   const migrator = createMigrator(sequelize);
   await migrator.down({ to: '0026-task-organizations' });
   await sequelize.query("INSERT INTO organizations (id, name, created_at) VALUES ('org_t', 'T', '2025-01-01 00:00:00.000')");
@@ -533,7 +539,7 @@ test('0026 names each task already stored with its team’s organization and ind
   await sequelize.query(
     `INSERT INTO tasks (id, team_id, title, type, status, assignee_id, parent_id, story_points, created_at, completed_at) VALUES ${task('task_t1', 'team_t')}, ${task('task_t2', 'team_x')}`,
   );
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0026-task-organizations']);
+  expect((await migrator.up({ to: '0026-task-organizations' })).map((m) => m.name)).toEqual(['0026-task-organizations']);
   const organizations = await sequelize.query<{ id: string; organization_id: string }>("SELECT id, organization_id FROM tasks WHERE id IN ('task_t1', 'task_t2') ORDER BY id", { type: QueryTypes.SELECT });
   expect(organizations).toEqual([
     { id: 'task_t1', organization_id: 'org_t' },
@@ -544,6 +550,16 @@ test('0026 names each task already stored with its team’s organization and ind
   await migrator.down({ to: '0026-task-organizations' });
   expect(await taskIndexes()).not.toContain('tasks_organization_id_completed');
   expect(Object.keys(await sequelize.getQueryInterface().describeTable('tasks'))).not.toContain('organization_id');
+  const pullRequestIndexes = async () => ((await sequelize.getQueryInterface().showIndex('pull_requests')) as { name: string }[]).map((i) => i.name).sort();
+  const before = await pullRequestIndexes();
+  expect(before).toContain('pull_requests_organization_id_state');
+  expect((await migrator.up({ to: '0027-pull-request-states' })).map((m) => m.name)).toEqual(['0026-task-organizations', '0027-pull-request-states']);
+  // 0027: by state then time, per organization and per repository; the (organization, state) index is the first's prefix.
+  const states = ['organization_id_state_created_at', 'organization_id_state_closed_at_merged_at', 'repository_id_state_created_at', 'repository_id_state_closed_at_merged_at'].map((n) => `pull_requests_${n}`);
+  expect(await pullRequestIndexes()).toEqual(expect.arrayContaining(states));
+  expect(await pullRequestIndexes()).not.toContain('pull_requests_organization_id_state');
+  await migrator.down({ to: '0027-pull-request-states' });
+  expect(await pullRequestIndexes()).toEqual(before);
   await migrator.up();
   await sequelize.query("DELETE FROM tasks WHERE id IN ('task_t1', 'task_t2')");
   await sequelize.query("DELETE FROM teams WHERE id = 'team_t'");

@@ -22,7 +22,8 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 const HOUR = 3_600_000;
-const START = Date.parse('2026-03-02T00:00:00Z');
+// Near a month's end: merges fall in two months, so the monthly counts are tested across their boundary.
+const START = Date.parse('2026-03-31T00:00:00Z');
 const at = (hours: number) => new Date(START + hours * HOUR);
 const PEOPLE = { ada: DEMO.users.ada, grace: DEMO.users.grace, margaret: DEMO.users.margaret } as const;
 type Person = keyof typeof PEOPLE;
@@ -149,6 +150,32 @@ async function days(repositoryId: string, organizationId: string) {
   return rows.map((r) => [r.scope_id === repositoryId ? 'repository' : 'organization', String(r.day instanceof Date ? r.day.toISOString() : r.day).slice(0, 10), Number(r.measure), Number(r.ai), Number(r.band), Number(r.pull_requests)]);
 }
 
+/** The monthly counts kept, in the same order. */
+async function months(repositoryId: string, organizationId: string) {
+  const rows = await query<{ scope_id: string; month: string; measure: number; ai: unknown; band: number; pull_requests: number }>(
+    'SELECT scope_id, month, measure, ai, band, pull_requests FROM pull_request_months WHERE scope_id IN (:ids) AND pull_requests <> 0 ORDER BY scope_id <> :repositoryId, month, measure, ai, band',
+    { ids: [repositoryId, organizationId], repositoryId },
+  );
+  return rows.map((r) => [r.scope_id === repositoryId ? 'repository' : 'organization', r.month, Number(r.measure), Number(r.ai), Number(r.band), Number(r.pull_requests)]);
+}
+
+/** The daily counts summed per month. */
+function monthsOf(dailyRows: (string | number)[][]) {
+  const sums = new Map<string, (string | number)[]>();
+  for (const [scope, day, measure, ai, band, n] of dailyRows) {
+    const key = [scope, String(day).slice(0, 7), measure, ai, band].join('|');
+    const row = sums.get(key) ?? [scope, String(day).slice(0, 7), measure, ai, band, 0];
+    row[5] = Number(row[5]) + Number(n);
+    sums.set(key, row);
+  }
+  const order = (r: (string | number)[]) => [r[0] === 'repository' ? 0 : 1, r[1], r[2], r[3], r[4]];
+  return [...sums.values()].sort((a, b) => {
+    const [x, y] = [order(a), order(b)];
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
+    return 0;
+  });
+}
+
 /** The same counted from the samples (the lab's organization has this one repository). */
 function daysOracle(samples: unknown[][]) {
   const counts = new Map<string, number>();
@@ -182,6 +209,7 @@ test.each([1, 2, 3, 4, 5, 6])('what the writers keep for merged pull requests eq
     last = await oracle(repositoryId);
     expect([i, activity.kind, await kept(repositoryId)]).toEqual([i, activity.kind, last]);
     expect([i, activity.kind, await days(repositoryId, gitApp.organization_id)]).toEqual([i, activity.kind, daysOracle(last.samples)]);
+    expect([i, activity.kind, await months(repositoryId, gitApp.organization_id)]).toEqual([i, activity.kind, monthsOf(daysOracle(last.samples))]);
   }
   // The history is worth checking: merged pull requests, reviewed or not, AI-assisted or not, iterated or not.
   const measures = new Set(last.samples.map((s) => s[1]));
@@ -190,8 +218,21 @@ test.each([1, 2, 3, 4, 5, 6])('what the writers keep for merged pull requests eq
   expect(last.reviewers.some((r) => r[2] !== null)).toBe(true);
   expect(new Set(last.peerReviews.map((r) => r[2])).size).toBe(2);
 
+  // Windows read by whole months and edge days count what the samples hold: across the month boundary, a whole
+  // month alone, a month and an edge day, one day; as totals and as a monthly series.
+  const token = await t.token({ user: DEMO.emails.ada });
+  const mergedIn = (from: string, to: string) => last.samples.filter((s) => s[1] === 0 && String(s[2]).slice(0, 10) >= from && String(s[2]).slice(0, 10) <= to).length;
+  for (const [from, to] of [['2026-03-01', '2026-04-30'], ['2026-04-01', '2026-04-30'], ['2026-03-31', '2026-04-30'], ['2026-03-15', '2026-04-01'], ['2026-04-02', '2026-04-02']]) {
+    for (const metric of ['pull-requests', 'collaboration']) {
+      const res = await t.get(`/v1/metrics/${metric}?organization_id=${gitApp.organization_id}&from=${from}&to=${to}&interval=month`, token);
+      expect([metric, from, to, res.body.data.merged]).toEqual([metric, from, to, mergedIn(from, to)]);
+      expect(res.body.data.series.reduce((sum: number, b: { merged: number }) => sum + b.merged, 0)).toBe(mergedIn(from, to));
+    }
+  }
+
   // A deleted repository leaves nothing behind, in its organization's counts either.
   await t.runtime.writers.gitActivity.receive({ gitApp, id: `reviews-${seed}-deleted`, event: 'repository' }, { kind: 'repository', action: 'deleted', repository });
   expect(await query('SELECT pull_request_id FROM pull_request_samples WHERE repository_id = :repositoryId', { repositoryId })).toEqual([]);
   expect(await days(repositoryId, gitApp.organization_id)).toEqual([]);
+  expect(await months(repositoryId, gitApp.organization_id)).toEqual([]);
 });

@@ -11,6 +11,7 @@ import { fillAuthorDays, fillInteractionDays } from '../migrations/0024-activity
 import { fillLeadTimes } from '../migrations/0021-lead-times';
 import { fillPullRequestReviewers, fillPullRequestSamples } from '../migrations/0022-pull-request-samples';
 import { fillPeerReviews } from '../migrations/0023-peer-reviews';
+import { fillPullRequestMonths } from '../migrations/0028-pull-request-months';
 import { hasAiMarker } from '../../src/services/git/aiMarkers';
 import {
   DASHBOARD_CATALOG,
@@ -677,6 +678,7 @@ export async function seedDemo(
   await fillLeadTimes(sequelize.getQueryInterface());
   await fillPullRequestReviewers(sequelize.getQueryInterface());
   await fillPullRequestSamples(sequelize.getQueryInterface());
+  await fillPullRequestMonths(sequelize.getQueryInterface());
   await fillPeerReviews(sequelize.getQueryInterface());
   await fillAuthorDays(sequelize.getQueryInterface());
   await fillInteractionDays(sequelize.getQueryInterface());

@@ -8,7 +8,8 @@ import { isAiPullRequest, MEASURES, Measure, MergedPullRequest } from './pullReq
  * Each merged pull request's measures (pullRequestMeasures.ts), kept by the writers of what they are measured on:
  * the pull request writer (opened, merged, size, AI mark), the review writer (first review and approval, iteration)
  * and the AI writers (an AI-assisted commit): `pull_request_samples` holds each value with its band, and
- * `pull_request_days` the daily counts per repository and organization, measure, AI-assisted or not, and band.
+ * `pull_request_days` the daily counts per repository and organization, measure, AI-assisted or not, and band,
+ * and `pull_request_months` their monthly sums.
  * Recomputed from the pull request's row, so any order of deliveries ends in the same rows.
  */
 type Stored = { pull_request_id: string; measure: number; merged_at: Date | string; ai: number | boolean; band: number; value: number | string };
@@ -73,19 +74,30 @@ export async function refreshPullRequestSamples(transaction: Transaction, pullRe
 
 type Move = { repository_id: string; organization_id: string; day: string; measure: number; ai: boolean; band: number; by: number };
 
-/** The daily counts moved by what left and what came, per repository and organization, in key order (one lock order). */
+/**
+ * The daily and monthly counts moved by what left and what came, per repository and organization, each table in
+ * key order (one lock order).
+ */
 async function moveDays(sql: TelemetrySql, moves: Move[]): Promise<void> {
-  const rows = new Map<string, { scope_id: string; day: string; measure: number; ai: boolean; band: number; pull_requests: number }>();
-  for (const move of moves) {
-    for (const scopeId of [move.repository_id, move.organization_id]) {
-      const key = [scopeId, move.day, String(move.measure).padStart(3, '0'), move.ai ? 1 : 0, String(move.band).padStart(3, '0')].join('\u0000');
-      const row = rows.get(key) ?? { scope_id: scopeId, day: move.day, measure: move.measure, ai: move.ai, band: move.band, pull_requests: 0 };
-      row.pull_requests += move.by;
-      rows.set(key, row);
+  const periods = [
+    { table: 'pull_request_days', column: 'day', of: (day: string) => day },
+    { table: 'pull_request_months', column: 'month', of: (day: string) => day.slice(0, 7) },
+  ];
+  for (const period of periods) {
+    const rows = new Map<string, { scope_id: string; at: string; measure: number; ai: boolean; band: number; pull_requests: number }>();
+    for (const move of moves) {
+      for (const scopeId of [move.repository_id, move.organization_id]) {
+        const at = period.of(move.day);
+        const key = [scopeId, at, String(move.measure).padStart(3, '0'), move.ai ? 1 : 0, String(move.band).padStart(3, '0')].join('\u0000');
+        const row = rows.get(key) ?? { scope_id: scopeId, at, measure: move.measure, ai: move.ai, band: move.band, pull_requests: 0 };
+        row.pull_requests += move.by;
+        rows.set(key, row);
+      }
     }
+    const moved = [...rows.entries()].filter(([, r]) => r.pull_requests !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const values = moved.map(([, { at, ...r }]) => ({ ...r, [period.column]: at }));
+    if (values.length) await sql.addTo(period.table, ['scope_id', period.column, 'measure', 'ai', 'band'], ['pull_requests'], values);
   }
-  const moved = [...rows.entries()].filter(([, r]) => r.pull_requests !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
-  if (moved.length) await sql.addTo('pull_request_days', ['scope_id', 'day', 'measure', 'ai', 'band'], ['pull_requests'], moved);
 }
 
 /** Before a repository's pull requests are deleted: their samples leave the organization's days, and its own rows go. */
@@ -98,4 +110,5 @@ export async function removePullRequestSamples(transaction: Transaction, reposit
     stale.map((s) => ({ repository_id: repository.id, organization_id: repository.organization_id, day: dayOf(timeOf(s.merged_at)), measure: Number(s.measure), ai: Boolean(Number(s.ai)), band: Number(s.band), by: -1 })),
   );
   await sql.run('DELETE FROM pull_request_days WHERE scope_id = :id', { id: repository.id });
+  await sql.run('DELETE FROM pull_request_months WHERE scope_id = :id', { id: repository.id });
 }

@@ -25,15 +25,14 @@ type OwnRates = { members: number; days: number | null; cost: number | null };
 type Allocation = { capitalizable_days: number | null; expensed_days: number | null; capitalizable_cost: number | null; expensed_cost: number | null };
 
 export async function financialFigures(q: MetricSql) {
-  const [rates, [members], [own], [split], [pullRequests], [tasks], toolUsers, [activeUsers], toolCosts] = await Promise.all([
+  const [rates, [members], [own], [split], [pullRequests], [tasks], activeUsers, toolCosts] = await Promise.all([
     q.rows<Rate>('SELECT subject, subject_id, amount, currency FROM cost_rates WHERE organization_id = :scope_organization_id', ['subject', 'subject_id', 'currency']),
     q.rows<Members>(membersInWindowSql(q)),
     q.rows<OwnRates>(ownRatesSql(q)),
     q.rows<Allocation>(allocationSql(q)),
     q.rows<MergedCounts>(mergedCountsSql(q, q.whole)),
     q.rows<{ completed: number }>(`SELECT COUNT(*) AS completed FROM tasks t WHERE ${completedTasks(q)}`),
-    q.rows<{ tool: string; users: number }>(activeUsersSql(q, 'tool'), ['tool']),
-    q.rows<{ users: number }>(activeUsersSql(q, 'any')),
+    q.rows<{ tool: string; users: number }>(activeUsersSql(q), ['tool']),
     q.rows<{ tool: string; cost_usd: number }>(toolCostsSql(q), ['tool']),
   ]);
   const currency = rates[0]?.currency ?? DEFAULT_CURRENCY;
@@ -41,7 +40,9 @@ export async function financialFigures(q: MetricSql) {
   const perMember = (amount: number | null, per: number) => (amount === null || per === 0 ? null : money(amount / per));
   const windowFte = members.days / q.window.days;
   const cost = people.cost;
-  const spend = aiSpend(q, rates, currency, toolUsers, toolCosts);
+  // The all-tools rows ('') count each member once, whatever tools they used.
+  const anyTool = activeUsers.find((r) => r.tool === '')?.users ?? 0;
+  const spend = aiSpend(q, rates, currency, activeUsers, toolCosts);
   const [capitalizableDays, expensedDays] = [Number(split?.capitalizable_days ?? 0), Number(split?.expensed_days ?? 0)];
   const [capitalizableCost, expensedCost] = [Number(split?.capitalizable_cost ?? 0), Number(split?.expensed_cost ?? 0)];
   const part = (days: number, partCost: number | null) => ({ fte: fte(days, q.window.days), cost: cost === null ? null : money(partCost ?? 0), share: ratio(days, members.days) });
@@ -61,9 +62,9 @@ export async function financialFigures(q: MetricSql) {
     ai: {
       spend: money(spend),
       spend_per_engineer: perMember(spend, windowFte),
-      spend_per_active_user: perMember(spend, activeUsers?.users ?? 0),
+      spend_per_active_user: perMember(spend, anyTool),
       cost_per_ai_assisted_pr: perMember(spend, pullRequests?.ai ?? 0),
-      active_users: activeUsers?.users ?? 0,
+      active_users: anyTool,
       tool_estimate_usd: round(toolCosts.reduce((s, r) => s + r.cost_usd, 0), 4),
     },
   };
@@ -118,12 +119,11 @@ function allocationSql(q: MetricSql): string {
     LEFT JOIN cost_rates fallback ON fallback.organization_id = :scope_organization_id AND fallback.subject = 'organization' AND fallback.subject_id = ''`;
 }
 
-/** Members who used AI tools in the window: per tool, or with any tool. */
-function activeUsersSql(q: MetricSql, per: 'tool' | 'any'): string {
+/** Members who used AI tools in the window, per tool, and with any tool (tool ''), in one read of their months. */
+function activeUsersSql(q: MetricSql): string {
   const months = q.monthsInWindow('a.month');
-  const tool = per === 'tool' ? "a.tool <> ''" : "a.tool = ''";
-  return `SELECT ${per === 'tool' ? 'a.tool, ' : ''}COUNT(DISTINCT a.user_key) AS users FROM ai_active_months a
-    WHERE ${q.scoped('a', 'member')} AND ${tool} AND ${months.where} AND ${months.windowDays('a.days')} <> 0${per === 'tool' ? ' GROUP BY a.tool' : ''}`;
+  return `SELECT a.tool, COUNT(DISTINCT a.user_key) AS users FROM ai_active_months a
+    WHERE ${q.scoped('a', 'member')} AND ${months.where} AND ${months.windowDays('a.days')} <> 0 GROUP BY a.tool`;
 }
 
 /** The tools' own cost estimates in the window, per tool: the organization's (its unattributed use too), or the team's members'. */

@@ -11,11 +11,14 @@ export type MergedCounts = { bucket: number; merged: number; ai: number; reviewe
 /** Per bucket: merged, AI-assisted, reviewed before the merge (they have a pickup time), iterated. */
 export function mergedCountsSql(q: MetricSql, bucket: BucketOf): string {
   const count = (measure: MeasureName, extra = '') => `SUM(CASE WHEN pd.measure = ${MEASURES[measure].id}${extra} THEN pd.pull_requests ELSE 0 END)`;
+  const rows = mergedDays(q, [MEASURES.merge.id, MEASURES.pickup.id, MEASURES.iterated.id]);
   return `SELECT ${bucket('pd.day')} AS bucket, ${count('merge')} AS merged, ${count('merge', ' AND pd.ai = 1')} AS ai, ${count('pickup')} AS reviewed, ${count('iterated')} AS iterated
-    FROM pull_request_days pd
-    WHERE ${q.scoped('pd', 'rollup')} AND ${q.inDays('pd.day')} AND pd.measure IN (${MEASURES.merge.id}, ${MEASURES.pickup.id}, ${MEASURES.iterated.id})
-    GROUP BY bucket`;
+    FROM (${rows}) AS pd GROUP BY bucket`;
 }
+
+/** The scope's counts of merged pull requests per day (a month's at its first day), measure, AI-assisted or not, and band. */
+const mergedDays = (q: MetricSql, measures: number[]) =>
+  q.daysAndMonths({ daily: 'pull_request_days', monthly: 'pull_request_months' }, ['measure', 'ai', 'band', 'pull_requests'], (a) => `${q.scoped(a, 'rollup')} AND ${a}.measure IN (${measures.join(', ')})`);
 
 const HOUR_MS = 3_600_000;
 
@@ -29,9 +32,7 @@ export async function measureDistributions<M extends MeasureName>(q: MetricSql, 
     q,
     {
       counts: (bucket) => `SELECT ${bucket('pd.day')} AS bucket, ${byAi ? 'pd.measure * 2 + pd.ai' : 'pd.measure * 2'} AS grp, pd.band, SUM(pd.pull_requests) AS n
-        FROM pull_request_days pd
-        WHERE ${q.scoped('pd', 'rollup')} AND ${q.inDays('pd.day')} AND pd.measure IN (${names.map((n) => MEASURES[n].id).join(', ')})
-        GROUP BY bucket, grp, pd.band`,
+        FROM (${mergedDays(q, names.map((n) => MEASURES[n].id))}) AS pd GROUP BY bucket, grp, pd.band`,
       values: (grp, band, from, before) => `SELECT ps.value AS v FROM pull_request_samples ps
         WHERE ${q.scoped('ps', 'repository')} AND ps.measure = ${Math.floor(grp / 2)} AND ps.ai ${byAi ? `= ${grp % 2}` : 'IN (0, 1)'} AND ps.band = ${band}
           AND ps.merged_at >= ${q.at(from)} AND ps.merged_at < ${q.at(before)}

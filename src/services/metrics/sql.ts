@@ -100,6 +100,26 @@ export class MetricSql {
     return { where: `${monthColumn} >= '${m1}' AND ${monthColumn} <= '${m2}'`, windowDays: (days) => `(${days} & ${mask})` };
   }
 
+  /**
+   * The rows of a daily rollup in the window, as a derived table with its `day` and `columns`: the window's whole
+   * months read from the rollup's monthly sums (`month`: `YYYY-MM`, each row dated its first day) and only the days
+   * at its edges from the daily rows, so a year is about a dozen months and a few dozen days. A daily or weekly
+   * series, whose buckets are days, reads the days alone. `where` picks the scope's rows of either table by alias.
+   */
+  daysAndMonths(tables: { daily: string; monthly: string }, columns: readonly string[], where: (alias: string) => string): string {
+    const of = (alias: string) => columns.map((c) => `${alias}.${c}`).join(', ');
+    const days = (from: Date, before: Date) => `d.day >= '${day(from)}' AND d.day < '${day(before)}'`;
+    const whole = wholeMonths(this.window);
+    if (!whole || this.window.interval === 'day' || this.window.interval === 'week') {
+      return `SELECT d.day AS day, ${of('d')} FROM ${tables.daily} d WHERE ${where('d')} AND ${days(this.window.from, this.window.before)}`;
+    }
+    const firstDay = this.mysql ? "CAST(CONCAT(m.month, '-01') AS DATE)" : "m.month || '-01'";
+    return `SELECT d.day AS day, ${of('d')} FROM ${tables.daily} d
+        WHERE ${where('d')} AND (${days(this.window.from, whole.from)} OR ${days(whole.before, this.window.before)})
+      UNION ALL
+      SELECT ${firstDay} AS day, ${of('m')} FROM ${tables.monthly} m WHERE ${where('m')} AND m.month >= '${whole.first}' AND m.month <= '${whole.last}'`;
+  }
+
   /** A day column (`YYYY-MM-DD`) within the window. */
   inDays(column: string): string {
     return `${column} >= '${day(this.window.from)}' AND ${column} < '${day(this.window.before)}'`;
@@ -174,6 +194,15 @@ export class MetricSql {
   private replacements(): Record<string, unknown> {
     return { window_from_day: day(this.window.from) };
   }
+}
+
+/** The calendar months wholly inside the window: [from, before) as dates, first and last as `YYYY-MM`; none: undefined. */
+function wholeMonths(window: MetricWindow): { from: Date; before: Date; first: string; last: string } | undefined {
+  const { from, before } = window;
+  const start = from.getUTCDate() === 1 ? from : new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1));
+  const end = new Date(Date.UTC(before.getUTCFullYear(), before.getUTCMonth(), 1));
+  if (start >= end) return undefined;
+  return { from: start, before: end, first: day(start).slice(0, 7), last: day(new Date(end.getTime() - DAY_MS)).slice(0, 7) };
 }
 
 /** Asked once per connection pool: MariaDB and MySQL limit a statement's time in different words. */
