@@ -1,6 +1,6 @@
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { deliverReviewHistory } from './support/reviewHistory';
-import { REVIEW_LOAD_REVIEWERS, REVIEW_NETWORK_EDGES, sharingIndex } from '../src/services/metrics/collaboration';
+import { REVIEW_LOAD_REVIEWERS, REVIEW_NETWORK_EDGES, reviewLoad, sharingIndex } from '../src/services/metrics/collaboration';
 import { PullRequest, PullRequestActivity, Repository } from '../db/models';
 import { newId } from '../src/services/changes/ids';
 import { createLab } from './support/metricsHistory';
@@ -116,12 +116,22 @@ test('a window with nothing merged and no reviews: counts 0, medians and shares 
 });
 
 test('one reviewer only: the Gini coefficient is 0, the index is their share of the people who could review', () => {
-  expect(sharingIndex({ reviewers: 1, reviews: 7, gini_sum: 0 }, 4)).toBe(25);
-  expect(sharingIndex({ reviewers: 0, reviews: null, gini_sum: null }, 4)).toBeNull();
+  expect(sharingIndex(reviewLoad([{ user_id: 'usr_a', given: 7 }]).spread, 4)).toBe(25);
+  expect(sharingIndex(reviewLoad([]).spread, 4)).toBeNull();
   // More reviewers than members (outside reviewers): coverage is at most 1.
   expect(sharingIndex({ reviewers: 2, reviews: 2, gini_sum: 0 }, 1)).toBe(100);
 });
 
+test('review load by hand: counts 1 and 3 (Σ (2i − n − 1)·cᵢ = −1 + 3 = 2, Gini 2 ÷ (2 × 4) = ¼), and an unknown reviewer in the total only', () => {
+  const load = reviewLoad([
+    { user_id: 'usr_b', given: 3 },
+    { user_id: null, given: 5 },
+    { user_id: 'usr_a', given: 1 },
+  ]);
+  expect(load).toEqual({ spread: { reviewers: 2, reviews: 4, gini_sum: 2 }, busiest: [{ user_id: 'usr_b', given: 3 }, { user_id: 'usr_a', given: 1 }], reviews: 9 });
+  // (1 − ¼) × min(1, 2 ÷ 3) × 100
+  expect(sharingIndex(load.spread, 3)).toBe(50);
+});
 test('more reviewers than the lists hold: the busiest 200 are listed, every one is counted, shares and the index over all', async () => {
   const { lab, gitAppId } = await createLab(t, 'Many reviewers');
   const placement = { git_app_id: gitAppId, organization_id: lab.organizationId };

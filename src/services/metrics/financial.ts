@@ -25,14 +25,16 @@ type OwnRates = { members: number; days: number | null; cost: number | null };
 type Allocation = { capitalizable_days: number | null; expensed_days: number | null; capitalizable_cost: number | null; expensed_cost: number | null };
 
 export async function financialFigures(q: MetricSql) {
+  const ratesRead = q.rows<Rate>('SELECT subject, subject_id, amount, currency FROM cost_rates WHERE organization_id = :scope_organization_id', ['subject', 'subject_id', 'currency']);
   const [rates, [members], [own], [split], [pullRequests], [tasks], activeUsers, toolCosts] = await Promise.all([
-    q.rows<Rate>('SELECT subject, subject_id, amount, currency FROM cost_rates WHERE organization_id = :scope_organization_id', ['subject', 'subject_id', 'currency']),
+    ratesRead,
     q.rows<Members>(membersInWindowSql(q)),
     q.rows<OwnRates>(ownRatesSql(q)),
     q.rows<Allocation>(allocationSql(q)),
     q.rows<MergedCounts>(mergedCountsSql(q, q.whole)),
     q.rows<{ completed: number }>(`SELECT COUNT(*) AS completed FROM tasks t WHERE ${completedTasks(q)}`),
-    q.rows<{ tool: string; users: number }>(activeUsersSql(q), ['tool']),
+    // Only the tools with a seat price are counted apart: the rates say which.
+    ratesRead.then((r) => q.rows<{ tool: string; users: number }>(activeUsersSql(q), ['tool'], { tools: ['', ...r.filter((rate) => rate.subject === 'tool').map((rate) => rate.subject_id)] })),
     q.rows<{ tool: string; cost_usd: number }>(toolCostsSql(q), ['tool']),
   ]);
   const currency = rates[0]?.currency ?? DEFAULT_CURRENCY;
@@ -119,11 +121,11 @@ function allocationSql(q: MetricSql): string {
     LEFT JOIN cost_rates fallback ON fallback.organization_id = :scope_organization_id AND fallback.subject = 'organization' AND fallback.subject_id = ''`;
 }
 
-/** Members who used AI tools in the window, per tool, and with any tool (tool ''), in one read of their months. */
+/** Members who used AI tools in the window: with any tool (tool ''), and per tool of `:tools`, in one read of their months. */
 function activeUsersSql(q: MetricSql): string {
   const months = q.monthsInWindow('a.month');
   return `SELECT a.tool, COUNT(DISTINCT a.user_key) AS users FROM ai_active_months a
-    WHERE ${q.scoped('a', 'member')} AND ${months.where} AND ${months.windowDays('a.days')} <> 0 GROUP BY a.tool`;
+    WHERE ${q.scoped('a', 'member')} AND a.tool IN (:tools) AND ${months.where} AND ${months.windowDays('a.days')} <> 0 GROUP BY a.tool`;
 }
 
 /** The tools' own cost estimates in the window, per tool: the organization's (its unattributed use too), or the team's members'. */

@@ -31,9 +31,9 @@ export function membersInWindowSql(q: MetricSql): string {
 /** Membership `m` during the window: active, or suspended after the window began. */
 export const memberDuringWindow = (q: MetricSql) => `(${conditions.activeMembershipSql('m')} OR m.suspended_at > ${q.at(q.window.from)})`;
 
-/** The part of the window membership `m` (one during the window) was a member, in days. */
+/** The part of the window membership `m` (one during the window) was a member, in days: all of it while active (a fraction, never integer division). */
 export function memberDays(q: MetricSql): string {
   const before = q.at(q.window.before);
-  const end = `CASE WHEN NOT (${conditions.activeMembershipSql('m')}) AND m.suspended_at < ${before} THEN m.suspended_at ELSE ${before} END`;
-  return `${q.hours(q.at(q.window.from), end)} / 24`;
+  const end = `CASE WHEN m.suspended_at < ${before} THEN m.suspended_at ELSE ${before} END`;
+  return `CASE WHEN ${conditions.activeMembershipSql('m')} THEN ${q.window.days}.0 ELSE ${q.hours(q.at(q.window.from), end)} / 24 END`;
 }

@@ -152,11 +152,11 @@ export class MetricSql {
 
   /**
    * Rows of a grouped query (`GROUP BY bucket`), numbers as numbers (MySQL sends sums and quotients as text);
-   * `textColumns` stay text.
+   * `textColumns` stay text. `values`: named replacements of the query's own, beside the scope's.
    */
-  async rows<T extends Record<string, number | string | null>>(sql: string, textColumns: readonly string[] = ['type']): Promise<T[]> {
+  async rows<T extends Record<string, number | string | null>>(sql: string, textColumns: readonly string[] = ['type'], values: Record<string, unknown> = {}): Promise<T[]> {
     const rows = await this.sequelize
-      .query<Record<string, unknown>>(await this.timeLimited(sql), { type: QueryTypes.SELECT, replacements: { ...this.replacements(), ...scopeReplacements(this.scope) } })
+      .query<Record<string, unknown>>(await this.timeLimited(sql), { type: QueryTypes.SELECT, replacements: { ...values, ...this.replacements(), ...scopeReplacements(this.scope) } })
       .catch((e: unknown) => {
         throw timedOut(e) ? tooSlow(this.timeoutMs!) : e;
       });
