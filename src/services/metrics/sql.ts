@@ -160,7 +160,15 @@ export class MetricSql {
       .catch((e: unknown) => {
         throw timedOut(e) ? tooSlow(this.timeoutMs!) : e;
       });
-    return rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === null || typeof v === 'number' || textColumns.includes(k) ? v : Number(v)])) as T);
+    // In place, column by column: a reviewer's counts are thousands of rows, converted on the thread that answers.
+    const numeric = rows.length ? Object.keys(rows[0]).filter((k) => !textColumns.includes(k)) : [];
+    for (const row of rows) {
+      for (const k of numeric) {
+        const v = row[k];
+        if (v !== null && typeof v !== 'number') row[k] = Number(v);
+      }
+    }
+    return rows as T[];
   }
 
   /**
