@@ -154,6 +154,33 @@ test('rates of their own and no default: only those members are priced, and thei
   });
 });
 
+test('a member who left mid-window with completed work: their days there are split by their points; one who left before counts nowhere', async () => {
+  // 73 days at 73,000 a year (200 a day). Ada, Grace and Margaret all window; Linus until April 6 (36 days), who
+  // completed a story of 3 points and a bug of 1 (27 days capitalizable, 9 expensed); Hedy, suspended before the
+  // window, completed a story in it: not a member then, so her task is completed work but nobody's time.
+  const { lab: left } = await createLab(t, 'Lab (left mid-window)');
+  await member(left.organizationId, DEMO.emails.linus, 'Linus', '2026-04-06T00:00:00Z');
+  await member(left.organizationId, DEMO.emails.hedy, 'Hedy', '2026-02-01T00:00:00Z');
+  await rates.set(left.organizationId, { subject: 'organization' }, { amount: 73_000, currency: 'EUR' });
+  const task = (assignee: string, type: 'story' | 'bug', points: number, completed: string) =>
+    Task.create({ id: newId('task'), team_id: left.core, organization_id: left.organizationId, title: type, type, status: 'done', assignee_id: assignee, parent_id: null, story_points: points, created_at: new Date('2026-02-20T00:00:00Z'), completed_at: new Date(completed) });
+  await task(DEMO.users.linus, 'story', 3, '2026-03-20T00:00:00Z');
+  await task(DEMO.users.linus, 'bug', 1, '2026-04-01T00:00:00Z');
+  await task(DEMO.users.hedy, 'story', 5, '2026-03-05T00:00:00Z');
+  const data = (await financial({ organization_id: left.organizationId, ...WINDOW }, await t.token({ user: DEMO.emails.ada }))).body.data;
+  expect(data).toMatchObject({
+    members: 4,
+    fte: 3.49,
+    people_cost: { amount: 51_000, priced_members: 4, members: 4 },
+    cost_per_completed_task: 17_000,
+    allocation: {
+      capitalizable: { fte: 0.37, cost: 5_400, share: 0.1059 },
+      expensed: { fte: 0.12, cost: 1_800, share: 0.0353 },
+      unallocated: { fte: 3, cost: 43_800, share: 0.8588 },
+    },
+  });
+});
+
 test('an estimate in USD that cannot be converted: spend is null until the USD rate is set', async () => {
   const { lab: euro } = await createLab(t, 'Lab (no USD rate)');
   await rates.set(euro.organizationId, { subject: 'organization' }, { amount: 73_000, currency: 'EUR' });
