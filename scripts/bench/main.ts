@@ -34,8 +34,18 @@ function cleanUp(): Promise<void> {
   return cleaning;
 }
 
-async function createToken(url: string, args = ['create', '--user', database.CALLER_EMAIL, '--expires-in', '12h']): Promise<{ id: string; token: string }> {
-  const out = await run('npm', ['run', '--silent', 'tokens', '--', ...args, '--name', 'npm run bench', '--json'], { env: { DATABASE_URL: url }, capture: true });
+/**
+ * The token CLI of the checkout whose API is measured: it migrates the database to its own schema first, so this
+ * checkout's would bring its newer migrations under another build's API (`--api-main`), and measure that build on
+ * a schema it never had.
+ */
+function tokens(url: string, opts: BenchOptions, args: string[]): Promise<string> {
+  const checkout = opts.apiMain ? path.resolve(path.dirname(opts.apiMain), '../..') : ROOT;
+  return run('npm', ['run', '--silent', 'tokens', '--', ...args], { env: { DATABASE_URL: url }, capture: true, cwd: checkout });
+}
+
+async function createToken(url: string, opts: BenchOptions, args = ['create', '--user', database.CALLER_EMAIL, '--expires-in', '12h']): Promise<{ id: string; token: string }> {
+  const out = await tokens(url, opts, [...args, '--name', 'npm run bench', '--json']);
   const line = out.trim().split('\n').filter((l) => l.startsWith('{')).pop();
   if (!line) throw new Error(`the token CLI printed no JSON:\n${out}`);
   return JSON.parse(line) as { id: string; token: string };
@@ -125,9 +135,9 @@ async function main(argv: string[]): Promise<number> {
   }
   log('building (npm run build)');
   await run('npm', ['run', 'build', '--silent']);
-  const token = await createToken(url);
+  const token = await createToken(url, opts);
   // Its tokens are the only rows the benchmark leaves; they are revoked at the end (this one also expires in 12 h).
-  cleanups.push(() => run('npm', ['run', '--silent', 'tokens', '--', 'revoke', token.id], { env: { DATABASE_URL: url }, capture: true }));
+  cleanups.push(() => tokens(url, opts, ['revoke', token.id]));
   const fixtures = await database.findFixtures(db);
   const servers = await startServers(url, fixtures.user_id, opts);
   const rssStart = rssMb(servers.api.pid);
@@ -255,9 +265,9 @@ interface IngestContext {
  */
 async function measureIngest(c: IngestContext): Promise<IngestRow[]> {
   const { db, opts } = c;
-  const otlpToken = await createToken(c.url, ['create-otlp', '--org', c.organizationId]);
+  const otlpToken = await createToken(c.url, opts, ['create-otlp', '--org', c.organizationId]);
   const database = databasePid();
-  cleanups.push(() => run('npm', ['run', '--silent', 'tokens', '--', 'revoke', otlpToken.id], { env: { DATABASE_URL: c.url }, capture: true }));
+  cleanups.push(() => tokens(c.url, opts, ['revoke', otlpToken.id]));
   const plan: IngestPlan = await prepareIngest(db, { organizationId: c.organizationId, tokenId: otlpToken.id }, c.signals, { ...opts, warmUpSeconds: WARM_UP_SECONDS }, log);
   cleanups.push(async () => removeFiles(plan));
   cleanups.push(() => removeIngested(db, plan));

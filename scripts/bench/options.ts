@@ -23,7 +23,9 @@ Prints Markdown tables. Seeds the large demo data into DATABASE_URL first when i
   --any-size            accept a database seeded at another scale (npm run seed -- --scale demo): a smoke
                         run of the benchmark itself, whose figures say nothing about the large data
   --api-main FILE       run this built API instead of this checkout's dist/src/main.js, e.g. another
-                        commit's build in a worktree, to compare two versions on the same data in one sitting
+                        commit's build in a worktree, to compare two versions on the same data in one sitting;
+                        FILE is <checkout>/dist/src/main.js, and that checkout's token CLI (which migrates the
+                        database to its own schema) makes the benchmark's tokens
 
 Environment: DATABASE_URL (required, a MariaDB/MySQL database), REDIS_URL (default redis://127.0.0.1:6379).`;
 

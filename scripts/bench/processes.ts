@@ -4,12 +4,13 @@ import fs from 'node:fs';
 import net from 'node:net';
 
 /**
- * Runs a command to completion. Its output goes to our stderr (progress), or is returned when `capture` is set,
- * so stdout stays the report alone.
+ * Runs a command to completion (in `cwd`, else here). Its output goes to our stderr (progress), or is returned when
+ * `capture` is set, so stdout stays the report alone.
  */
-export function run(cmd: string, args: string[], opts: { env?: Record<string, string>; capture?: boolean } = {}): Promise<string> {
+export function run(cmd: string, args: string[], opts: { env?: Record<string, string>; capture?: boolean; cwd?: string } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, {
+      cwd: opts.cwd,
       env: { ...process.env, ...opts.env },
       stdio: ['ignore', opts.capture ? 'pipe' : 2, opts.capture ? 'pipe' : 2],
     });
