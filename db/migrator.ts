@@ -28,6 +28,7 @@ import * as completedTasksIndex from './migrations/0025-completed-tasks-index';
 import * as taskOrganizations from './migrations/0026-task-organizations';
 import * as pullRequestStates from './migrations/0027-pull-request-states';
 import * as pullRequestMonths from './migrations/0028-pull-request-months';
+import * as settingsSignIn from './migrations/0029-settings-sign-in';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -59,6 +60,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0026-task-organizations', ...taskOrganizations },
   { name: '0027-pull-request-states', ...pullRequestStates },
   { name: '0028-pull-request-months', ...pullRequestMonths },
+  { name: '0029-settings-sign-in', ...settingsSignIn },
 ];
 
 export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {

@@ -8,7 +8,8 @@
  * Exit codes: 0 done, 1 bad input (unknown organization or git app) or failure, 2 usage error.
  */
 import { GitApp } from '../db/models';
-import type { Config } from '../src/config';
+import { EVENTS_TO_TICK, gitAppView, listGitApps } from '../src/services/git/gitAppViews';
+import { Config, publicBase } from '../src/config';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { ChangeRunner } from '../src/services/changes/change';
 import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../src/services/git/gitApps';
@@ -67,23 +68,13 @@ export function parseCommand(argv: string[]): Command {
   }
 }
 
-export function webhookUrl(config: Pick<Config, 'PUBLIC_URL' | 'PORT'>, gitApp: Pick<GitApp, 'id' | 'provider'>): string | null {
-  if (!(INGEST_PROVIDERS as readonly string[]).includes(gitApp.provider)) return null;
-  return `${config.PUBLIC_URL ?? `http://localhost:${config.PORT}`}/ingest/${gitApp.provider}/${gitApp.id}`;
-}
-
-const EVENTS_TO_TICK: Record<IngestProvider, string> = {
-  github: 'Content type application/json; events: Pushes, Pull requests, Repositories, Deployment statuses, Issues',
-  gitlab: 'Triggers: Push events (all branches), Merge request events, Deployment events, Issues events',
-};
-
 async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out: (s: string) => void): Promise<void> {
-  const writer = new GitAppWriter(new ChangeRunner(GitApp.sequelize!), new SecretBox(() => secretsKeyFor(config)));
+  const writer = new GitAppWriter(ChangeRunner.for(GitApp.sequelize!), new SecretBox(() => secretsKeyFor(config)));
   switch (cmd.kind) {
     case 'create':
     case 'rotate-secret': {
       const { gitApp, secret } = cmd.kind === 'create' ? await writer.create(cmd.org, cmd.provider, cmd.name) : await writer.rotateSecret(cmd.id);
-      const url = webhookUrl(config, gitApp);
+      const url = gitAppView(publicBase(config), gitApp).webhook_url;
       if (cmd.json) {
         out(`${JSON.stringify({ id: gitApp.id, webhook_url: url, secret })}\n`);
         return;
@@ -100,17 +91,7 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
       return;
     }
     case 'list': {
-      const apps = await GitApp.findAll({ where: cmd.org ? { organization_id: cmd.org } : {}, order: [['created_at', 'ASC'], ['id', 'ASC']] });
-      const rows = apps.map((g) => ({
-        id: g.id,
-        organization_id: g.organization_id,
-        provider: g.provider,
-        name: g.name,
-        is_active: Boolean(g.is_active),
-        has_secret: g.webhook_secret !== null,
-        webhook_url: webhookUrl(config, g),
-        created_at: g.created_at.toISOString(),
-      }));
+      const rows = await listGitApps(publicBase(config), cmd.org);
       if (cmd.json) {
         out(`${JSON.stringify(rows)}\n`);
         return;

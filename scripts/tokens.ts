@@ -12,7 +12,8 @@
  * Exit codes: 0 done, 1 bad input (unknown user, team, token, past expiry, ...) or failure, 2 usage error
  * (managed-settings: also a --token that is not a live OTLP token of the organization).
  */
-import { Config, loadConfig } from '../src/config';
+import { Config, loadConfig, publicBase } from '../src/config';
+import { managedSettings } from '../src/services/telemetry/managedSettings';
 import { User } from '../db/models';
 import { describeDatabase } from '../db/connection';
 import { commandOrExit, nonEmpty, openServerDatabase, parse, runCli, table, UsageError } from './cli';
@@ -197,25 +198,6 @@ function scopeText(t: Pick<TokenSummary, 'organizations' | 'teams'>): string {
   return parts.length ? parts.join('; ') : 'all';
 }
 
-/**
- * Claude Code's managed-settings.json (its `env` block) sending metrics and events to this service's `/otlp`
- * with `token`. Delta temporality: the points arrive as the deltas that are stored, with no cumulative series to
- * track between requests.
- */
-export function managedSettings(config: Pick<Config, 'PUBLIC_URL' | 'PORT'>, token: string): { env: Record<string, string> } {
-  return {
-    env: {
-      CLAUDE_CODE_ENABLE_TELEMETRY: '1',
-      OTEL_METRICS_EXPORTER: 'otlp',
-      OTEL_LOGS_EXPORTER: 'otlp',
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
-      OTEL_EXPORTER_OTLP_ENDPOINT: `${config.PUBLIC_URL ?? `http://localhost:${config.PORT}`}/otlp`,
-      OTEL_EXPORTER_OTLP_HEADERS: `Authorization=Bearer ${token}`,
-      OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: 'delta',
-    },
-  };
-}
-
 /** Commands whose standard output is only JSON, to be parsed or saved: no database line before it. */
 function printsOnlyJson(cmd: Exclude<Command, { kind: 'help' }>): boolean {
   return cmd.kind === 'managed-settings' || ('json' in cmd && cmd.json);
@@ -283,7 +265,7 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, { ou
       if (check.userId) {
         warn(`tokens: warning: OTLP token ${check.id} is bound to ${check.userId}: everything sent with these settings is theirs; deploy a token made without --user to every laptop\n`);
       }
-      out(`${JSON.stringify(managedSettings(config, cmd.token), null, 2)}\n`);
+      out(`${JSON.stringify(managedSettings(publicBase(config), cmd.token), null, 2)}\n`);
       return;
     }
     case 'list': {

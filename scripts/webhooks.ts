@@ -9,12 +9,11 @@
  * it is stored sealed with SECRETS_KEY (on the embedded default, data/secrets.key).
  * Exit codes: 0 done, 1 refused (unknown id, unknown event, forbidden URL) or failure, 2 usage error.
  */
-import { Op } from 'sequelize';
-import { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../db/models';
+import { WebhookEndpoint } from '../db/models';
+import { endpointView, listEndpoints, recentAttempts } from '../src/services/webhooks/endpointViews';
 import type { Config } from '../src/config';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { ChangeRunner } from '../src/services/changes/change';
-import { DomainError } from '../src/errors';
 import { EVENT_TYPES } from '../src/services/webhooks/events';
 import { WebhookEndpointWriter } from '../src/services/webhooks/endpoints';
 import { subscribedTypes } from '../src/services/webhooks/fanOut';
@@ -98,21 +97,9 @@ export function parseCommand(argv: string[]): Command {
   }
 }
 
-function endpointRow(e: WebhookEndpoint) {
-  return {
-    id: e.id,
-    organization_id: e.organization_id,
-    url: e.url,
-    events: subscribedTypes(e),
-    is_active: Boolean(e.is_active),
-    disabled_reason: e.disabled_reason ?? null,
-    created_at: e.created_at.toISOString(),
-  };
-}
-
 async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out: (s: string) => void): Promise<void> {
   const writer = new WebhookEndpointWriter(
-    new ChangeRunner(WebhookEndpoint.sequelize!),
+    ChangeRunner.for(WebhookEndpoint.sequelize!),
     new SecretBox(() => secretsKeyFor(config)),
     checkEndpointUrl(config.WEBHOOK_ALLOW_PRIVATE),
   );
@@ -133,7 +120,7 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
       return;
     }
     case 'list': {
-      const rows = (await WebhookEndpoint.findAll({ where: cmd.org ? { organization_id: cmd.org } : {}, order: [['created_at', 'ASC'], ['id', 'ASC']] })).map(endpointRow);
+      const rows = await listEndpoints(cmd.org);
       if (cmd.json || rows.length === 0) return print(cmd.json, rows, 'No webhook endpoints.\n');
       const header = ['ID', 'ORGANIZATION', 'URL', 'EVENTS', 'ACTIVE', 'CREATED'];
       const cells = rows.map((r) => [r.id, r.organization_id, r.url, r.events?.join(',') ?? 'all', r.is_active ? 'yes' : `no: ${r.disabled_reason}`, r.created_at]);
@@ -141,41 +128,23 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
     }
     case 'disable': {
       const endpoint = await writer.disable(cmd.id);
-      return print(cmd.json, endpointRow(endpoint), `Disabled ${endpoint.id}; pending deliveries wait until "webhooks enable ${endpoint.id}".\n`);
+      return print(cmd.json, endpointView(endpoint), `Disabled ${endpoint.id}; pending deliveries wait until "webhooks enable ${endpoint.id}".\n`);
     }
     case 'enable': {
       const { endpoint, resumed } = await writer.enable(cmd.id);
-      return print(cmd.json, { ...endpointRow(endpoint), resumed }, `Enabled ${endpoint.id}; ${resumed} waiting deliver${resumed === 1 ? 'y goes' : 'ies go'} out now.\n`);
+      return print(cmd.json, { ...endpointView(endpoint), resumed }, `Enabled ${endpoint.id}; ${resumed} waiting deliver${resumed === 1 ? 'y goes' : 'ies go'} out now.\n`);
     }
     case 'replay': {
       const delivery = await writer.replay(cmd.id);
       return print(cmd.json, { id: delivery.id, replay_of: delivery.replay_of, event_id: delivery.event_id }, `Queued ${delivery.id}: event ${delivery.event_id} (${delivery.event_type}) goes to ${delivery.endpoint_id} again.\n`);
     }
     case 'deliveries':
-      return out(await recentAttempts(cmd.id, cmd.limit, cmd.json));
+      return out(await attemptsTable(cmd.id, cmd.limit, cmd.json));
   }
 }
 
-async function recentAttempts(endpointId: string, limit: number, json: boolean): Promise<string> {
-  if (!(await WebhookEndpoint.findByPk(endpointId))) throw new DomainError('not_found', `No webhook endpoint ${endpointId} (see "webhooks list")`);
-  const attempts = await WebhookAttempt.findAll({ where: { endpoint_id: endpointId }, order: [['attempted_at', 'DESC'], ['id', 'DESC']], limit });
-  const deliveries = await WebhookDelivery.findAll({ where: { id: { [Op.in]: [...new Set(attempts.map((a) => a.delivery_id))] } } });
-  const byId = new Map(deliveries.map((d) => [d.id, d]));
-  const rows = attempts.map((a) => {
-    const d = byId.get(a.delivery_id);
-    return {
-      attempted_at: a.attempted_at.toISOString(),
-      delivery_id: a.delivery_id,
-      event_type: d?.event_type ?? null,
-      event_id: d?.event_id ?? null,
-      status_code: a.status_code,
-      error: a.error,
-      duration_ms: a.duration_ms,
-      response_excerpt: a.response_excerpt,
-      delivery_status: d?.status ?? null,
-      next_attempt_at: d?.next_attempt_at?.toISOString() ?? null,
-    };
-  });
+async function attemptsTable(endpointId: string, limit: number, json: boolean): Promise<string> {
+  const rows = await recentAttempts(endpointId, limit);
   if (json) return `${JSON.stringify(rows)}\n`;
   if (rows.length === 0) return 'No attempts yet.\n';
   const header = ['ATTEMPTED', 'DELIVERY', 'EVENT', 'RESULT', 'MS', 'DELIVERY STATUS', 'ANSWER'];

@@ -182,3 +182,8 @@ function isOrigin(value: string): boolean {
 function defaultSqlitePath(): string {
   return path.join(projectRoot(), 'data', 'platform.sqlite');
 }
+
+/** Where clients reach the service: PUBLIC_URL, else this machine's port. */
+export function publicBase(config: Pick<Config, 'PUBLIC_URL' | 'PORT'>): string {
+  return config.PUBLIC_URL ?? `http://localhost:${config.PORT}`;
+}

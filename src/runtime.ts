@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Sequelize } from 'sequelize';
 import type { Express } from 'express';
-import type { Config } from './config';
+import { Config, publicBase } from './config';
 import type { Logger } from './logger';
 import { createSequelize, pingReplicas } from '../db/connection';
 import { initModels } from '../db/models';
@@ -100,7 +100,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     onFirstUse: () => accessChanges.start(),
   });
   const listing = new ListingService(new CountCache(config.COUNT_CACHE_TTL_MS));
-  const changes = new ChangeRunner(sequelize);
+  const changes = ChangeRunner.for(sequelize);
   // This instance applies an access change at once; the others within a second, when their feed reads it.
   changes.onCommitted(({ accessChangedUsers }) => authenticator.forgetUsers(accessChangedUsers));
   const accessChanges = new AccessChangeFeed(authenticator, {
@@ -155,7 +155,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     members: writers.members,
     teams: writers.teams,
     directory: new Directory(),
-    base: `${config.PUBLIC_URL ?? `http://localhost:${config.PORT}`}/scim/v2`,
+    base: `${publicBase(config)}/scim/v2`,
     bodyLimitBytes: config.SCIM_BODY_LIMIT_KB * 1024,
     logger,
   };

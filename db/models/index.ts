@@ -11,6 +11,7 @@ import { initWebhooks, WebhookEndpoint, WebhookDelivery, WebhookAttempt } from '
 import { initAccessChanges, AccessChange } from './accessChanges';
 import { initTelemetry, OtlpToken, TelemetryBatch, TelemetryEvent, TelemetryAccount } from './telemetry';
 import { initCosts, CostRate } from './costs';
+import { initSettings, AuthSession, LoginLink, AuditEntry } from './settings';
 
 export * from './people';
 export * from './integrations';
@@ -24,6 +25,7 @@ export * from './webhooks';
 export * from './accessChanges';
 export * from './telemetry';
 export * from './costs';
+export * from './settings';
 
 let initialised: Sequelize | undefined;
 
@@ -43,6 +45,7 @@ export function initModels(sequelize: Sequelize): void {
   initAccessChanges(sequelize);
   initTelemetry(sequelize);
   initCosts(sequelize);
+  initSettings(sequelize);
 
   const noConstraints = { constraints: false };
   OrganizationMembership.belongsTo(User, { as: 'user', foreignKey: 'user_id', ...noConstraints });
@@ -93,4 +96,7 @@ export const models = {
   TelemetryEvent,
   TelemetryAccount,
   CostRate,
+  AuthSession,
+  LoginLink,
+  AuditEntry,
 };

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Op } from 'sequelize';
+import { Op, Transaction } from 'sequelize';
 import {
   ApiToken,
   ApiTokenOrganization,
@@ -13,6 +13,8 @@ import {
 } from '../../db/models';
 import { generateToken, hashesEqual, hashToken, OTLP_TOKEN_PREFIX, SCIM_TOKEN_PREFIX, tokenPreview } from './tokenFormat';
 import { conditions } from '../access/conditions';
+import { ChangeRunner } from '../services/changes/change';
+import { Actor, OPERATOR } from '../services/audit/actor';
 
 export class TokenInputError extends Error {}
 
@@ -23,6 +25,8 @@ export interface CreateTokenInput {
   expiresAt?: Date | null;
   organizationIds?: string[];
   teamIds?: string[];
+  /** Who asks, for the audit log: an operator (the CLI) unless a signed-in user (settings). */
+  actor?: Actor;
 }
 
 export interface CreatedToken {
@@ -42,6 +46,9 @@ async function findUser(ref: string): Promise<User> {
   if (!user) throw new TokenInputError(`No user with ${ref.includes('@') ? 'e-mail' : 'id'} '${ref}'`);
   return user;
 }
+
+/** Every token change goes through the database's one change runner, with its audit entries (DESIGN §10). */
+const changesOf = () => ChangeRunner.for(ApiToken.sequelize!);
 
 /** Creates a token; the plain value is returned once and only its SHA-256 hash is stored. */
 export async function createToken(input: CreateTokenInput, now = new Date()): Promise<CreatedToken> {
@@ -64,8 +71,8 @@ export async function createToken(input: CreateTokenInput, now = new Date()): Pr
 
   const token = generateToken();
   const id = `tok_${randomBytes(10).toString('hex')}`;
-  const sequelize = ApiToken.sequelize!;
-  await sequelize.transaction(async (transaction) => {
+  const reach = organizationIds.length || teamIds.length ? [...new Set([...organizationIds, ...teams.map((t) => t.organization_id)])] : [...userOrgs];
+  await changesOf().run(async ({ transaction, audit }) => {
     await ApiToken.create(
       {
         id,
@@ -85,6 +92,8 @@ export async function createToken(input: CreateTokenInput, now = new Date()): Pr
       await ApiTokenOrganization.bulkCreate(organizationIds.map((organization_id) => ({ token_id: id, organization_id })), { transaction });
     }
     if (teamIds.length) await ApiTokenTeam.bulkCreate(teamIds.map((team_id) => ({ token_id: id, team_id })), { transaction });
+    const details = { user_id: user.id, name: input.name ?? 'API token', expires_at: input.expiresAt?.toISOString() ?? null, organizations: organizationIds, teams: teamIds };
+    for (const organizationId of reach) audit({ organizationId, actor: input.actor ?? OPERATOR, action: 'api_token.created', target: { type: 'api_token', id }, details });
   });
   return { id, token, expires_at: input.expiresAt ? input.expiresAt.toISOString() : null };
 }
@@ -93,20 +102,20 @@ export async function createToken(input: CreateTokenInput, now = new Date()): Pr
  * A SCIM token acts for one organization's identity provider on `/scim/v2` only (DESIGN §10); like an API
  * token it is printed once and stored as its SHA-256 hash. Its id starts with `stok_`, which `revoke` reads.
  */
-export async function createScimToken(input: { organizationId: string; name?: string }, now = new Date()): Promise<{ id: string; token: string }> {
+export async function createScimToken(
+  input: { organizationId: string; name?: string; actor?: Actor },
+  now = new Date(),
+): Promise<{ id: string; token: string }> {
   const organization = await findOrganization(input.organizationId);
   const token = generateToken(SCIM_TOKEN_PREFIX);
   const id = `${SCIM_TOKEN_ID_PREFIX}${randomBytes(10).toString('hex')}`;
-  await ScimToken.create({
-    id,
-    organization_id: organization.id,
-    name: input.name ?? 'SCIM token',
-    token_hash: hashToken(token),
-    preview: tokenPreview(token),
-    is_active: true,
-    last_used_at: null,
-    revoked_at: null,
-    created_at: now,
+  const name = input.name ?? 'SCIM token';
+  await changesOf().run(async ({ transaction, audit }) => {
+    await ScimToken.create(
+      { id, organization_id: organization.id, name, token_hash: hashToken(token), preview: tokenPreview(token), is_active: true, last_used_at: null, revoked_at: null, created_at: now },
+      { transaction },
+    );
+    audit({ organizationId: organization.id, actor: input.actor ?? OPERATOR, action: 'scim_token.created', target: { type: 'scim_token', id }, details: { name } });
   });
   return { id, token };
 }
@@ -139,24 +148,31 @@ async function findOtlpUser(ref: string, organizationId: string): Promise<User> 
  * sends is that member's. Printed once and stored as its SHA-256 hash; its id starts with `otk_`, which `revoke` reads.
  */
 export async function createOtlpToken(
-  input: { organizationId: string; user?: string; name?: string },
+  input: { organizationId: string; user?: string; name?: string; actor?: Actor },
   now = new Date(),
 ): Promise<{ id: string; token: string; user_id: string | null }> {
   const organization = await findOrganization(input.organizationId);
   const user = input.user === undefined ? null : await findOtlpUser(input.user, organization.id);
   const token = generateToken(OTLP_TOKEN_PREFIX);
   const id = `${OTLP_TOKEN_ID_PREFIX}${randomBytes(10).toString('hex')}`;
-  await OtlpToken.create({
-    id,
-    organization_id: organization.id,
-    user_id: user?.id ?? null,
-    name: input.name ?? 'OTLP token',
-    token_hash: hashToken(token),
-    preview: tokenPreview(token),
-    is_active: true,
-    last_used_at: null,
-    revoked_at: null,
-    created_at: now,
+  const name = input.name ?? 'OTLP token';
+  await changesOf().run(async ({ transaction, audit }) => {
+    await OtlpToken.create(
+      {
+        id,
+        organization_id: organization.id,
+        user_id: user?.id ?? null,
+        name,
+        token_hash: hashToken(token),
+        preview: tokenPreview(token),
+        is_active: true,
+        last_used_at: null,
+        revoked_at: null,
+        created_at: now,
+      },
+      { transaction },
+    );
+    audit({ organizationId: organization.id, actor: input.actor ?? OPERATOR, action: 'otlp_token.created', target: { type: 'otlp_token', id }, details: { name, user_id: user?.id ?? null } });
   });
   return { id, token, user_id: user?.id ?? null };
 }
@@ -218,11 +234,14 @@ export async function listTokens(userRef?: string, now = new Date()): Promise<To
 }
 
 async function listApiTokens(where: { user_id?: string }, order: [string, string][], now: Date): Promise<TokenSummary[]> {
-  const tokens = await ApiToken.findAll({ where, order });
+  return apiTokenSummaries(await ApiToken.findAll({ where, order }), now);
+}
+
+async function apiTokenSummaries(tokens: ApiToken[], now: Date, transaction?: Transaction): Promise<TokenSummary[]> {
   const ids = tokens.map((t) => t.id);
   const [orgs, teams] = await Promise.all([
-    ApiTokenOrganization.findAll({ where: { token_id: { [Op.in]: ids } } }),
-    ApiTokenTeam.findAll({ where: { token_id: { [Op.in]: ids } } }),
+    ApiTokenOrganization.findAll({ where: { token_id: { [Op.in]: ids } }, transaction }),
+    ApiTokenTeam.findAll({ where: { token_id: { [Op.in]: ids } }, transaction }),
   ]);
   return tokens.map((t): TokenSummary => ({
     id: t.id,
@@ -237,6 +256,14 @@ async function listApiTokens(where: { user_id?: string }, order: [string, string
     organizations: orgs.filter((o) => o.token_id === t.id).map((o) => o.organization_id),
     teams: teams.filter((o) => o.token_id === t.id).map((o) => o.team_id),
   }));
+}
+
+/** One organization's SCIM or OTLP tokens (settings), oldest first. */
+export async function listOrganizationTokens(organizationId: string, kind: 'scim' | 'otlp'): Promise<TokenSummary[]> {
+  const order: [string, string][] = [['created_at', 'ASC'], ['id', 'ASC']];
+  const where = { organization_id: organizationId };
+  if (kind === 'scim') return (await ScimToken.findAll({ where, order })).map((t) => organizationTokenSummary('scim', t, null));
+  return (await OtlpToken.findAll({ where, order })).map((t) => organizationTokenSummary('otlp', t, t.user_id));
 }
 
 /** An organization's token (SCIM or OTLP): it has no expiry and no team scope. */
@@ -256,11 +283,21 @@ function organizationTokenSummary(kind: 'scim' | 'otlp', t: ScimToken | OtlpToke
   };
 }
 
+export type TokenKind = TokenSummary['kind'];
+
+/** The kind of token an id names, by its prefix. */
+export function tokenKindOf(id: string): TokenKind {
+  if (id.startsWith(SCIM_TOKEN_ID_PREFIX)) return 'scim';
+  if (id.startsWith(OTLP_TOKEN_ID_PREFIX)) return 'otlp';
+  return 'api';
+}
+
 /** The token an id names, of whichever kind its prefix says. */
-function findTokenById(id: string): Promise<ApiToken | ScimToken | OtlpToken | null> {
-  if (id.startsWith(SCIM_TOKEN_ID_PREFIX)) return ScimToken.findByPk(id);
-  if (id.startsWith(OTLP_TOKEN_ID_PREFIX)) return OtlpToken.findByPk(id);
-  return ApiToken.findByPk(id);
+function findTokenById(id: string, options: { transaction?: Transaction } = {}): Promise<ApiToken | ScimToken | OtlpToken | null> {
+  const kind = tokenKindOf(id);
+  if (kind === 'scim') return ScimToken.findByPk(id, options);
+  if (kind === 'otlp') return OtlpToken.findByPk(id, options);
+  return ApiToken.findByPk(id, options);
 }
 
 /** Whether the token (API, SCIM or OTLP) exists and is revoked; undefined when there is no such token. */
@@ -269,15 +306,57 @@ export async function isRevoked(id: string): Promise<boolean | undefined> {
   return token ? !token.is_active : undefined;
 }
 
+export interface RevokeOptions {
+  now?: Date;
+  actor?: Actor;
+  /**
+   * Where the caller may revoke (settings): a user their own API tokens, an admin an organization's SCIM or OTLP
+   * tokens. Any other token is "not found", so an id of someone else's token tells nothing. The CLI has no bound.
+   */
+  within?: { userId: string } | { organizationId: string; kind: 'scim' | 'otlp' };
+}
+
 /** Revocation takes effect on every instance within the authenticators' cache time (5 s). */
-export async function revokeToken(id: string, now = new Date()): Promise<void> {
-  const token = await findTokenById(id);
-  if (!token) throw new TokenInputError(`No token with id '${id}'`);
-  if (!token.is_active) return;
-  // Assigned then saved: the three kinds' `update` signatures cannot be called through their union.
-  token.is_active = false;
-  token.revoked_at = now;
-  await token.save();
+export async function revokeToken(id: string, options: RevokeOptions = {}): Promise<TokenSummary> {
+  const now = options.now ?? new Date();
+  return changesOf().run(async ({ transaction, audit }) => {
+    const token = await findTokenById(id, { transaction });
+    if (!token || !isWithin(token, options.within)) throw new TokenInputError(`No token with id '${id}'`);
+    const kind = tokenKindOf(id);
+    if (token.is_active) {
+      // Assigned then saved: the three kinds' `update` signatures cannot be called through their union.
+      token.is_active = false;
+      token.revoked_at = now;
+      await token.save({ transaction });
+      const organizations = token instanceof ApiToken ? await apiTokenReach(token, transaction) : [token.organization_id];
+      for (const organizationId of organizations) {
+        audit({ organizationId, actor: options.actor ?? OPERATOR, action: `${kind}_token.revoked`, target: { type: `${kind}_token`, id }, details: { name: token.name } });
+      }
+    }
+    if (token instanceof ApiToken) return (await apiTokenSummaries([token], now, transaction))[0];
+    return organizationTokenSummary(kind === 'scim' ? 'scim' : 'otlp', token, token instanceof OtlpToken ? token.user_id : null);
+  });
+}
+
+function isWithin(token: ApiToken | ScimToken | OtlpToken, within: RevokeOptions['within']): boolean {
+  if (!within) return true;
+  if ('userId' in within) return token instanceof ApiToken && token.user_id === within.userId;
+  const ofKind = within.kind === 'scim' ? token instanceof ScimToken : token instanceof OtlpToken;
+  return ofKind && !(token instanceof ApiToken) && token.organization_id === within.organizationId;
+}
+
+/** The organizations an API token acts in: those its scope names, else all of its user's. Their admins see its changes. */
+async function apiTokenReach(token: ApiToken, transaction: Transaction): Promise<string[]> {
+  const [orgs, teams] = await Promise.all([
+    ApiTokenOrganization.findAll({ where: { token_id: token.id }, transaction }),
+    ApiTokenTeam.findAll({ where: { token_id: token.id }, transaction }),
+  ]);
+  if (orgs.length || teams.length) {
+    const teamOrgs = teams.length ? await Team.findAll({ where: { id: { [Op.in]: teams.map((t) => t.team_id) } }, attributes: ['organization_id'], transaction }) : [];
+    return [...new Set([...orgs.map((o) => o.organization_id), ...teamOrgs.map((t) => t.organization_id)])];
+  }
+  const memberships = await OrganizationMembership.findAll({ where: { user_id: token.user_id, ...conditions.activeMembership }, attributes: ['organization_id'], transaction });
+  return memberships.map((m) => m.organization_id);
 }
 
 /** `90d`, `12h`, `30m`, `10s` → a future date. */

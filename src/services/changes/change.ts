@@ -1,5 +1,6 @@
 import { Sequelize, Transaction, UniqueConstraintError } from 'sequelize';
-import { AccessChange, OutboxEvent } from '../../../db/models';
+import { AccessChange, AuditEntry, OutboxEvent } from '../../../db/models';
+import type { AuditRecord } from '../audit/actor';
 import { recordChange } from '../query/dataVersions';
 import type { EventType } from '../webhooks/events';
 import { conflict } from '../../errors';
@@ -19,6 +20,8 @@ export interface Change {
   emit(organizationId: string, type: EventType, data: unknown): void;
   /** Users whose access changes (suspension, removal, role): every instance forgets their cached tokens. */
   accessChanged(userId: string): void;
+  /** A change to an organization's credentials or webhooks, for its admins' audit log (DESIGN §17). */
+  audit(record: AuditRecord): void;
 }
 
 /** What a committed change tells the rest of the process (e.g. the authenticator's token cache). */
@@ -32,6 +35,18 @@ export interface Committed {
 const MAX_ATTEMPTS = 5;
 
 export class ChangeRunner {
+  private static readonly runners = new WeakMap<Sequelize, ChangeRunner>();
+
+  /**
+   * The one runner of a database: the API, a CLI and a test that write through the same Sequelize share its SQLite
+   * queue and its listeners.
+   */
+  static for(sequelize: Sequelize): ChangeRunner {
+    let runner = ChangeRunner.runners.get(sequelize);
+    if (!runner) ChangeRunner.runners.set(sequelize, (runner = new ChangeRunner(sequelize)));
+    return runner;
+  }
+
   private readonly listeners: ((committed: Committed) => void)[] = [];
   /** SQLite has one writer at a time; queueing here spares each change a busy error and a retry. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -80,6 +95,7 @@ export class ChangeRunner {
     const tables = new Set<string>();
     const users = new Set<string>();
     const events: { id: string; organization_id: string; type: EventType; data: string; created_at: Date }[] = [];
+    const audits: AuditRecord[] = [];
     let deliveries = 0;
     const isolation = readCommitted ? { isolationLevel: Transaction.ISOLATION_LEVELS.READ_COMMITTED } : {};
     const result = await this.sequelize.transaction(isolation, async (transaction) => {
@@ -89,7 +105,12 @@ export class ChangeRunner {
         emit: (organizationId, type, data) =>
           events.push({ id: newId('evt'), organization_id: organizationId, type, data: JSON.stringify(data), created_at: this.now() }),
         accessChanged: (userId) => users.add(userId),
+        audit: (record) => {
+          audits.push(record);
+          tables.add(AuditEntry.tableName);
+        },
       });
+      if (audits.length) await AuditEntry.bulkCreate(audits.map((a) => auditRow(a, this.now())), { transaction });
       if (tables.size) await recordChange([...tables], transaction);
       // Every instance reads these and forgets the users' cached tokens (src/auth/accessChangeFeed.ts).
       if (users.size) await AccessChange.bulkCreate([...users].map((user_id) => ({ user_id, created_at: this.now() })), { transaction });
@@ -103,6 +124,20 @@ export class ChangeRunner {
     for (const listener of this.listeners) listener(committed);
     return result;
   }
+}
+
+function auditRow(record: AuditRecord, now: Date) {
+  return {
+    id: newId('aud'),
+    organization_id: record.organizationId,
+    actor_type: record.actor.type,
+    actor_user_id: record.actor.type === 'user' ? record.actor.userId : null,
+    action: record.action,
+    target_type: record.target.type,
+    target_id: record.target.id,
+    details: JSON.stringify(record.details ?? {}),
+    created_at: now,
+  };
 }
 
 function isDeadlock(err: unknown): boolean {

@@ -1,3 +1,4 @@
+import { ChangeAuthority, isWithinAuthority, OPERATOR } from '../audit/actor';
 import { randomBytes } from 'node:crypto';
 import { GitApp, GitProvider, Organization } from '../../../db/models';
 import { openRotated, PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../secrets/secretBox';
@@ -29,7 +30,7 @@ export class GitAppWriter {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  create(organizationId: string, provider: IngestProvider, name: string): Promise<GitAppWithSecret> {
+  create(organizationId: string, provider: IngestProvider, name: string, by: ChangeAuthority = {}): Promise<GitAppWithSecret> {
     return this.changes.run(async (change) => {
       const { transaction } = change;
       if (!(await Organization.findByPk(organizationId, { transaction }))) throw notFound(`No organization ${organizationId}`);
@@ -47,15 +48,16 @@ export class GitAppWriter {
         { transaction },
       );
       change.wrote('git_apps');
+      change.audit({ organizationId, actor: by.actor ?? OPERATOR, action: 'git_app.created', target: { type: 'git_app', id: gitApp.id }, details: { provider, name } });
       return { gitApp, secret };
     });
   }
 
   /** A new secret; the previous one keeps verifying for PREVIOUS_SECRET_GRACE_MS. */
-  rotateSecret(gitAppId: string): Promise<GitAppWithSecret> {
-    return this.changes.run(async ({ transaction }) => {
+  rotateSecret(gitAppId: string, by: ChangeAuthority = {}): Promise<GitAppWithSecret> {
+    return this.changes.run(async ({ transaction, audit }) => {
       const gitApp = await GitApp.findByPk(gitAppId, { transaction });
-      if (!gitApp) throw notFound(`No git app ${gitAppId}`);
+      if (!gitApp || !isWithinAuthority(by, gitApp.organization_id)) throw notFound(`No git app ${gitAppId}`);
       const secret = newSecret();
       await gitApp.update(
         {
@@ -65,6 +67,7 @@ export class GitAppWriter {
         },
         { transaction },
       );
+      audit({ organizationId: gitApp.organization_id, actor: by.actor ?? OPERATOR, action: 'git_app.secret_rotated', target: { type: 'git_app', id: gitApp.id } });
       return { gitApp, secret };
     });
   }
