@@ -7,8 +7,10 @@ module.exports = {
     // The OTLP exporters load http with `import('http')`, which jest's module sandbox cannot run; compiled to
     // CommonJS it becomes a require. Only that package is transformed.
     'otlp-exporter-base/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+    // openid-client and what it loads are ES modules only; Node requires them as they are, jest's sandbox cannot.
+    '/node_modules/(openid-client|oauth4webapi|jose)/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!@opentelemetry/otlp-exporter-base/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@opentelemetry/otlp-exporter-base|openid-client|oauth4webapi|jose)/)'],
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   // Every response a test causes under /v1 is checked against the OpenAPI document.
   setupFilesAfterEnv: ['<rootDir>/test/support/setupWireContract.ts'],

@@ -6,6 +6,7 @@
  * npm run tokens -- list [--user <id|email>] [--json]
  * npm run tokens -- revoke <token-id>
  * npm run tokens -- managed-settings --org <id> --token otlp_…
+ * npm run tokens -- login-link --user <id|email>
  *
  * Works on the database the server uses: DATABASE_URL (mysql://...) or the embedded SQLite file (SQLITE_PATH),
  * migrated first. The plain token is printed once by `create` and never again; `list` shows only its preview.
@@ -19,8 +20,10 @@ import { describeDatabase } from '../db/connection';
 import { commandOrExit, nonEmpty, openServerDatabase, parse, runCli, table, UsageError } from './cli';
 import { parseDateParam } from '../src/wire/dates';
 import { isWellFormedToken, OTLP_TOKEN_PREFIX } from '../src/auth/tokenFormat';
+import { createLoginLink, findSignInUser } from '../src/auth/signIn';
 import {
   checkOtlpToken,
+  findUser,
   createOtlpToken,
   createScimToken,
   createToken,
@@ -41,6 +44,7 @@ const USAGE = `Usage:
   npm run tokens -- list [--user <id|email>] [--json]
   npm run tokens -- revoke <token-id>
   npm run tokens -- managed-settings --org <id> --token otlp_…
+  npm run tokens -- login-link --user <id|email>
 
 create    makes a token for the user and prints it once (only its SHA-256 hash is stored).
             --name        label shown by "list" (default: "API token")
@@ -69,6 +73,9 @@ managed-settings
           the given OTLP token (endpoint: PUBLIC_URL, default http://localhost:$PORT, + /otlp); it
           must be an active token of that organization. Only the JSON is printed, so it can be
           redirected into the file: npm run -s tokens -- managed-settings ... > managed-settings.json
+login-link
+          prints a link that signs the user in to the settings page (PUBLIC_URL + /auth/link) once,
+          within 10 minutes: for trying the settings without an identity provider (OIDC_ISSUER).
 
 Target: DATABASE_URL (mysql://...) or, when unset, the embedded SQLite file (SQLITE_PATH), which must
 exist already. Each command first prints which database it opened (not with --json), and warns on stderr
@@ -92,9 +99,10 @@ export type Command =
   | { kind: 'create-otlp'; org: string; user?: string; name?: string; json: boolean }
   | { kind: 'list'; user?: string; json: boolean }
   | { kind: 'revoke'; id: string }
-  | { kind: 'managed-settings'; org: string; token: string };
+  | { kind: 'managed-settings'; org: string; token: string }
+  | { kind: 'login-link'; user: string };
 
-const COMMANDS = 'create, create-scim, create-otlp, list, revoke or managed-settings';
+const COMMANDS = 'create, create-scim, create-otlp, list, revoke, managed-settings or login-link';
 
 export function parseCommand(argv: string[]): Command {
   const [command, ...rest] = argv;
@@ -161,6 +169,12 @@ export function parseCommand(argv: string[]): Command {
         throw new UsageError('--token must be an OTLP token as create-otlp prints it (otlp_ and 36 letters and digits)');
       }
       return { kind: 'managed-settings', org, token: v.token };
+    }
+    case 'login-link': {
+      const { values } = parse(rest, { user: { type: 'string' } });
+      const user = nonEmpty('--user', (values as { user?: string }).user);
+      if (!user) throw new UsageError('login-link needs --user <id|email>');
+      return { kind: 'login-link', user };
     }
     case 'list': {
       const { values } = parse(rest, { user: { type: 'string' }, json: { type: 'boolean' } });
@@ -266,6 +280,19 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, { ou
         warn(`tokens: warning: OTLP token ${check.id} is bound to ${check.userId}: everything sent with these settings is theirs; deploy a token made without --user to every laptop\n`);
       }
       out(`${JSON.stringify(managedSettings(publicBase(config), cmd.token), null, 2)}\n`);
+      return;
+    }
+    case 'login-link': {
+      const user = await findUser(cmd.user);
+      const candidate = await findSignInUser(user.email);
+      if (!candidate.ok) throw new TokenInputError(candidate.refusal);
+      const link = await createLoginLink(user.id);
+      // The token rides in the fragment, which browsers never send: it stays out of every access log.
+      out(
+        `Sign-in link for ${user.email}, valid once until ${link.expiresAt.toISOString()}:\n\n` +
+          `  ${publicBase(config)}/auth/link#${link.token}\n\n` +
+          'Open it in a browser; it signs in to the settings page once and cannot be used again.\n',
+      );
       return;
     }
     case 'list': {

@@ -128,7 +128,27 @@ const ConfigSchema = z.object({
       ),
     )
     .default([]),
+  // Sign-in to the settings (DESIGN §17): all three, or none (then only `npm run tokens -- login-link` signs in).
+  OIDC_ISSUER: z
+    .string()
+    .refine((u) => isHttpUrl(u) && (u.startsWith('https://') || isLoopbackUrl(u)), 'OIDC_ISSUER must be the https:// issuer URL of your identity provider (e.g. https://example.okta.com or https://login.microsoftonline.com/<tenant id>/v2.0)')
+    .optional(),
+  OIDC_CLIENT_ID: z.string().optional(),
+  // Never echoed in a message: it is a secret.
+  OIDC_CLIENT_SECRET: z.string().optional(),
+  OIDC_SCOPES: z
+    .string()
+    .refine((s) => s.split(' ').includes('openid') && s.split(' ').includes('email'), 'OIDC_SCOPES must include openid and email (default: openid email profile)')
+    .default('openid email profile'),
 }).superRefine((config, ctx) => {
+  const oidc = [config.OIDC_ISSUER, config.OIDC_CLIENT_ID, config.OIDC_CLIENT_SECRET];
+  if (oidc.some((v) => v !== undefined) && oidc.some((v) => v === undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['OIDC_ISSUER'],
+      message: 'OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET go together: set all three to sign in with your identity provider, or none',
+    });
+  }
   if (config.DATABASE_READ_URLS.length > 0 && !config.DATABASE_URL) {
     ctx.addIssue({
       code: 'custom',
@@ -167,6 +187,11 @@ function isHttpUrl(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Plain http is for an identity provider on this machine (a test's). */
+function isLoopbackUrl(value: string): boolean {
+  return ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(value).hostname);
 }
 
 function isOrigin(value: string): boolean {

@@ -39,6 +39,12 @@ import { TelemetryWriter } from './services/telemetry/writer';
 import { TelemetryRetention } from './services/telemetry/retention';
 import { API_VERSION } from './openapi';
 import type { RequestContext } from './trpc/context';
+import { Sessions, SESSION_DEFAULTS } from './auth/sessions';
+import { SessionAuthenticator } from './auth/sessionAuthenticator';
+import { DatabaseAuthStore, RedisAuthStore } from './auth/sessionStore';
+import { OidcSignIn } from './auth/oidc';
+import { authRoutes } from './settings/authRoutes';
+import { settingsPageRoutes } from './settings/pageRoutes';
 
 export interface Runtime {
   app: Express;
@@ -54,6 +60,8 @@ export interface Runtime {
   services: RequestContext['services'];
   /** Sends outgoing webhooks; main.ts starts it (tests start it when they need it). close() stops it. */
   webhooks: DeliveryWorker;
+  /** Browser sessions of the settings (DESIGN §17). */
+  signIn: SignIn;
   /** Purges telemetry past its retention once an hour; main.ts starts it. close() stops it. */
   telemetryRetention: TelemetryRetention;
   /** Closes the database pool and the Redis connection. */
@@ -101,9 +109,16 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
   });
   const listing = new ListingService(new CountCache(config.COUNT_CACHE_TTL_MS));
   const changes = ChangeRunner.for(sequelize);
+  const signIn = createSignIn(config, redis, options.rateLimitKeyPrefix ?? 'rl');
+  const onAccessChanged = async (userIds: readonly string[]) => {
+    authenticator.forgetUsers(userIds);
+    // The store is every instance's: ended here, a session is ended everywhere. Should this fail, each request of
+    // the session still checks the user's state.
+    await signIn.authenticator.endIfBarred(userIds).catch((err) => logger.warn({ err }, 'could not end the sessions of deactivated or suspended users'));
+  };
   // This instance applies an access change at once; the others within a second, when their feed reads it.
-  changes.onCommitted(({ accessChangedUsers }) => authenticator.forgetUsers(accessChangedUsers));
-  const accessChanges = new AccessChangeFeed(authenticator, {
+  changes.onCommitted(({ accessChangedUsers }) => onAccessChanged(accessChangedUsers));
+  const accessChanges = new AccessChangeFeed({ forgetUsers: onAccessChanged, forgetAll: () => authenticator.forgetAll() }, {
     intervalMs: 1_000,
     onError: (err) => logger.warn({ err }, 'could not read access changes; cached tokens expire within 5 s'),
   });
@@ -188,12 +203,22 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     logger,
   };
 
-  const services = { listing, metrics: new MetricsService(new ResultCache(config.COUNT_CACHE_TTL_MS, METRICS_CACHE_ENTRIES), config.METRICS_QUERY_TIMEOUT_MS) };
+  const services = {
+    listing,
+    metrics: new MetricsService(new ResultCache(config.COUNT_CACHE_TTL_MS, METRICS_CACHE_ENTRIES), config.METRICS_QUERY_TIMEOUT_MS),
+    settings: { webhookEndpoints: writers.webhookEndpoints, gitApps: writers.gitApps, publicBase: publicBase(config) },
+  };
+  const publicOrigin = new URL(publicBase(config)).origin;
   const app = createApp({
     surfaces: [
       { path: '/scim/v2', router: scimRouter(scim) },
       { path: '/ingest', router: ingestRouter(ingest) },
       { path: '/otlp', router: otlpRouter(otlp) },
+      {
+        path: '/auth',
+        router: authRoutes({ sessions: signIn.sessions, oidc: signIn.oidc, limiter, publicOrigin, secureCookies: publicOrigin.startsWith('https:'), logger }),
+      },
+      { path: '/settings', router: settingsPageRoutes() },
     ],
     router: appRouter,
     logger,
@@ -201,6 +226,8 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     trustProxy: config.TRUST_PROXY,
     corsOrigins: config.CORS_ORIGINS,
     authenticator,
+    sessions: signIn.authenticator,
+    publicOrigin,
     limiter,
     services,
     readiness,
@@ -222,6 +249,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     writers,
     services,
     webhooks,
+    signIn,
     telemetryRetention,
     async close() {
       await accessChanges.stop();
@@ -233,6 +261,30 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
       await sequelize.close();
     },
   };
+}
+
+export interface SignIn {
+  sessions: Sessions;
+  authenticator: SessionAuthenticator;
+  /** Undefined without OIDC_ISSUER: one-time links only. */
+  oidc?: OidcSignIn;
+}
+
+/** Sessions in Redis when it is configured (every instance sees one at once), else in the database. */
+function createSignIn(config: Config, redis: RedisClient | undefined, keyPrefix: string): SignIn {
+  const store = redis ? new RedisAuthStore(redis, keyPrefix) : new DatabaseAuthStore();
+  const sessions = new Sessions(store, SESSION_DEFAULTS);
+  const oidc =
+    config.OIDC_ISSUER && config.OIDC_CLIENT_ID && config.OIDC_CLIENT_SECRET
+      ? new OidcSignIn({
+          issuer: config.OIDC_ISSUER,
+          clientId: config.OIDC_CLIENT_ID,
+          clientSecret: config.OIDC_CLIENT_SECRET,
+          redirectUri: `${publicBase(config)}/auth/callback`,
+          scopes: config.OIDC_SCOPES,
+        })
+      : undefined;
+  return { sessions, authenticator: new SessionAuthenticator(sessions), oidc };
 }
 
 /** The outgoing webhook worker of a process (an API instance or `npm run worker`), woken by this process's own changes. */

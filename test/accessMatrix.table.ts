@@ -137,6 +137,7 @@ export type ItemKind =
   | 'dashboardView'
   | 'catalogEntry'
   | 'telemetryEvent'
+  | 'auditEntry'
   | 'metric';
 
 /** ada, grace, linus, outsider, org-scoped, team-scoped */
@@ -365,6 +366,10 @@ export const ROWS: readonly Row[] = [
   list('/v1/organizations/org_acme/telemetry/events', 'telemetryEvent', [has([], []), F.org, F.org, F.org, F.org, F.org]),
   list('/v1/organizations/org_globex/telemetry/events', 'telemetryEvent', all(F.org)),
   list('/v1/organizations/org_nope/telemetry/events', 'telemetryEvent', all(N.org)),
+  // §17: the audit log, like telemetry events, is the admins' alone, and not through a token narrowed to teams.
+  list('/v1/organizations/org_acme/audit-log', 'auditEntry', [has([], []), F.org, F.org, F.org, F.org, F.org]),
+  list('/v1/organizations/org_globex/audit-log', 'auditEntry', all(F.org)),
+  list('/v1/organizations/org_nope/audit-log', 'auditEntry', all(N.org)),
 
   // ===== Teams ================================================================================================
   // §5 Team T of O: accessible iff O is accessible and the scope, if it names teams, includes T. Members,

@@ -148,6 +148,7 @@ function leak(actor: Actor, kind: ItemKind, item: Body): string | null {
     case 'app':
     case 'gitApp':
     case 'telemetryEvent':
+    case 'auditEntry':
       return org(item.organization_id, kind);
     case 'userApp':
       return org(owners.appOrganization.get(item.id), 'app binding');
@@ -218,10 +219,10 @@ describe('the table', () => {
     }
   });
 
-  test('covers every documented path (31, the deployment and incident lists of §13, the four `all` forms, the four metrics of §14, §16’s ai-usage, ai-impact, collaboration, financial and pull request activity and §15’s telemetry events) for every actor, with an Acme and a Globex target', async () => {
+  test('covers every documented path (31, the deployment and incident lists of §13, the four `all` forms, the four metrics of §14, §16’s ai-usage, ai-impact, collaboration, financial and pull request activity and §15’s telemetry events and §17’s audit log) for every actor, with an Acme and a Globex target', async () => {
     const doc = (await request(t.runtime.app).get('/v1/openapi.json')).body;
     const templates = Object.keys(doc.paths);
-    expect(templates).toHaveLength(47);
+    expect(templates).toHaveLength(48);
     const segments = (p: string) => p.split('/').filter(Boolean);
     // The most literal template that matches (so `.../all/commits` is not taken for `.../{repo}/commits`).
     const templateOf = (path: string): string | undefined => {

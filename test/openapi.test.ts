@@ -23,6 +23,7 @@ const LISTS: Record<string, string[]> = {
   '/organizations/{organization_id}/teams': ['created_at', 'name'],
   '/organizations/{organization_id}/apps': ['created_at', 'name'],
   '/organizations/{organization_id}/telemetry/events': ['created_at'],
+  '/organizations/{organization_id}/audit-log': ['created_at'],
   '/teams': ['created_at', 'name'],
   '/teams/{team_id}/members': ['created_at', 'name', 'email'],
   '/teams/{team_id}/managers': ['created_at', 'name', 'email'],
@@ -44,7 +45,10 @@ const LISTS: Record<string, string[]> = {
   '/commits': ['created_at'],
 };
 /** Lists with filters of their own, beside the common query. */
-const OWN_FILTERS: Record<string, string[]> = { '/organizations/{organization_id}/telemetry/events': ['name', 'source', 'user_id'] };
+const OWN_FILTERS: Record<string, string[]> = {
+  '/organizations/{organization_id}/telemetry/events': ['name', 'source', 'user_id'],
+  '/organizations/{organization_id}/audit-log': ['action', 'actor_user_id'],
+};
 /** Lists whose items have no created_at, hence no created_at filters, and their default order. */
 const WITHOUT_CREATED_AT: Record<string, 'asc'> = { '/dashboard-views/catalog': 'asc' };
 const GET_ONES = [
@@ -99,10 +103,10 @@ test('is served without a token, as JSON, with the /v1 server', () => {
   expect(doc.servers).toEqual([{ url: '/v1' }]);
 });
 
-test('documents the 31 paths of the catalog, the deployment and incident lists of §13, the `all` form of the four repository lists, the four metrics of §14, §16’s ai-usage and pull request activity and §15’s telemetry events, each with GET only', () => {
+test('documents the 31 paths of the catalog, the deployment and incident lists of §13, the `all` form of the four repository lists, the four metrics of §14, §16’s ai-usage and pull request activity, §15’s telemetry events and §17’s audit log, each with GET only', () => {
   expect(Object.keys(doc.paths).sort()).toEqual([...ALL_PATHS].sort());
-  expect(ALL_PATHS.filter((p) => !p.includes('/repositories/all/') && !/deployments|incidents|metrics|telemetry|activity/.test(p))).toHaveLength(31);
-  expect(ALL_PATHS).toHaveLength(47);
+  expect(ALL_PATHS.filter((p) => !p.includes('/repositories/all/') && !/deployments|incidents|metrics|telemetry|activity|audit-log/.test(p))).toHaveLength(31);
+  expect(ALL_PATHS).toHaveLength(48);
   for (const path of ALL_PATHS) expect({ path, methods: Object.keys(doc.paths[path]) }).toEqual({ path, methods: ['get'] });
 });
 

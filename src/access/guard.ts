@@ -39,6 +39,13 @@ export const guard = {
     return organization;
   },
 
+  /** Settings and audit log of an organization: 404 when it does not exist, 403 for anyone but its admins. */
+  async organizationAdministration(p: Principal, organizationId: string): Promise<Organization> {
+    const organization = await guard.organization(p, organizationId);
+    if (!rules.canAdministerOrganization(p, organizationId)) throw forbidden('organization');
+    return organization;
+  },
+
   /** Money: after the scope's own 404 and 403, for the organization's admins only. */
   financialMetrics(p: Principal, organizationId: string): void {
     if (!rules.canReadFinancialMetrics(p, organizationId)) throw new DomainError('forbidden', "Financial metrics are for the organization's admins");

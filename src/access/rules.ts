@@ -50,6 +50,11 @@ export const rules = {
     return target.team ? this.canReadTeamInteractions(p, target.team) : p.organizations.get(target.organizationId) === 'admin';
   },
 
+  /** An organization's credentials, webhooks and audit log (DESIGN §17): its admins, with a token not narrowed to teams. */
+  canAdministerOrganization(p: Principal, organizationId: string): boolean {
+    return p.organizations.get(organizationId) === 'admin' && !p.teamScope;
+  },
+
   /** Money: the organization's admins only. */
   canReadFinancialMetrics(p: Principal, organizationId: string): boolean {
     return p.organizations.get(organizationId) === 'admin';

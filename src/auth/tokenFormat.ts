@@ -11,7 +11,9 @@ import { crc32 } from 'node:zlib';
 export const TOKEN_PREFIX = 'plat_';
 export const SCIM_TOKEN_PREFIX = 'scim_';
 export const OTLP_TOKEN_PREFIX = 'otlp_';
-export type TokenPrefix = typeof TOKEN_PREFIX | typeof SCIM_TOKEN_PREFIX | typeof OTLP_TOKEN_PREFIX;
+/** A one-time sign-in link's token (`npm run tokens -- login-link`). */
+export const LOGIN_LINK_PREFIX = 'login_';
+export type TokenPrefix = typeof TOKEN_PREFIX | typeof SCIM_TOKEN_PREFIX | typeof OTLP_TOKEN_PREFIX | typeof LOGIN_LINK_PREFIX;
 const RANDOM_LENGTH = 30;
 const CHECKSUM_LENGTH = 6;
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -20,6 +22,7 @@ const PATTERNS = {
   [TOKEN_PREFIX]: patternFor(TOKEN_PREFIX),
   [SCIM_TOKEN_PREFIX]: patternFor(SCIM_TOKEN_PREFIX),
   [OTLP_TOKEN_PREFIX]: patternFor(OTLP_TOKEN_PREFIX),
+  [LOGIN_LINK_PREFIX]: patternFor(LOGIN_LINK_PREFIX),
 };
 
 function base62(value: number, width: number): string {

@@ -13,10 +13,17 @@ import {
 } from '../../db/models';
 import { generateToken, hashesEqual, hashToken, OTLP_TOKEN_PREFIX, SCIM_TOKEN_PREFIX, tokenPreview } from './tokenFormat';
 import { conditions } from '../access/conditions';
+import { DomainError, ErrorKind } from '../errors';
 import { ChangeRunner } from '../services/changes/change';
 import { Actor, OPERATOR } from '../services/audit/actor';
 
-export class TokenInputError extends Error {}
+/** A token request that cannot be done as asked; `kind` is how a surface answers it (the CLI: exit code 1). */
+export class TokenInputError extends DomainError {
+  constructor(message: string, kind: ErrorKind = 'invalid') {
+    super(kind, message);
+    this.name = 'TokenInputError';
+  }
+}
 
 export interface CreateTokenInput {
   /** User id or e-mail. */
@@ -41,7 +48,8 @@ async function findOrganization(id: string): Promise<Organization> {
   return organization;
 }
 
-async function findUser(ref: string): Promise<User> {
+/** A user by id or e-mail, or a refusal naming what was not found. */
+export async function findUser(ref: string): Promise<User> {
   const user = await User.findOne({ where: ref.includes('@') ? { email: ref } : { id: ref } });
   if (!user) throw new TokenInputError(`No user with ${ref.includes('@') ? 'e-mail' : 'id'} '${ref}'`);
   return user;
@@ -321,7 +329,7 @@ export async function revokeToken(id: string, options: RevokeOptions = {}): Prom
   const now = options.now ?? new Date();
   return changesOf().run(async ({ transaction, audit }) => {
     const token = await findTokenById(id, { transaction });
-    if (!token || !isWithin(token, options.within)) throw new TokenInputError(`No token with id '${id}'`);
+    if (!token || !isWithin(token, options.within)) throw new TokenInputError(`No token with id '${id}'`, 'not_found');
     const kind = tokenKindOf(id);
     if (token.is_active) {
       // Assigned then saved: the three kinds' `update` signatures cannot be called through their union.

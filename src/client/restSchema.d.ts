@@ -345,6 +345,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organizations/{organization_id}/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the audit log of an organization
+         * @description Every change to the organization’s credentials and webhooks (API tokens that can act in it, SCIM and OTLP tokens, webhook endpoints and replays, git apps), made in the settings or with the CLIs, newest first. The organization’s admins only (403 for others, and for tokens narrowed to teams).
+         */
+        get: operations["listOrganizationAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/teams": {
         parameters: {
             query?: never;
@@ -1539,6 +1559,46 @@ export interface components {
             /**
              * Format: date-time
              * @description When it happened, as the sender timed it
+             * @example 2026-01-15T10:30:00.000Z
+             */
+            created_at?: string;
+        };
+        AuditEntryList: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["AuditEntry"][];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @description A change to the organization’s credentials or webhooks: who made it (a signed-in user in the settings, or an operator with the CLIs), what it changed, when. Never a secret or a token’s value. All fields are present unless `fields` selects a subset. */
+        AuditEntry: {
+            id?: string;
+            organization_id?: string;
+            /**
+             * @description `user`: a signed-in user in the settings; `operator`: someone with shell access, through the CLIs
+             * @enum {string}
+             */
+            actor_type?: "user" | "operator";
+            /** @description The signed-in user who made the change; null for an operator */
+            actor_user_id?: string | null;
+            /**
+             * @description What happened. Example: `webhook_endpoint.created`
+             * @enum {string}
+             */
+            action?: "api_token.created" | "api_token.revoked" | "scim_token.created" | "scim_token.revoked" | "otlp_token.created" | "otlp_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.events_updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "git_app.created" | "git_app.secret_rotated";
+            /**
+             * @description What kind of thing changed
+             * @enum {string}
+             */
+            target_type?: "api_token" | "scim_token" | "otlp_token" | "webhook_endpoint" | "webhook_delivery" | "git_app";
+            /** @description The id of what changed. Example: `whep_…`, `tok_…` */
+            target_id?: string;
+            /** @description What changed, such as a name, URL, events or scope */
+            details?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description When the change was committed
              * @example 2026-01-15T10:30:00.000Z
              */
             created_at?: string;
@@ -3738,6 +3798,69 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TelemetryEventList"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listOrganizationAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Only entries of this action. Example: `api_token.created`. */
+                action?: "api_token.created" | "api_token.revoked" | "scim_token.created" | "scim_token.revoked" | "otlp_token.created" | "otlp_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.events_updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "git_app.created" | "git_app.secret_rotated";
+                /** @description Only changes this signed-in user made. Example: `usr_ada`. */
+                actor_user_id?: string;
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
+                page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
+                per_page?: number;
+                /** @description Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`. */
+                sort?: "created_at";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
+                order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, organization_id, actor_type, actor_user_id, action, target_type, target_id, details, created_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,organization_id`. */
+                fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
+                "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
+                "created_at[lt]"?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The organization id (an opaque string, at most 64 characters). */
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntryList"];
                 };
             };
             304: components["responses"]["NotModified"];

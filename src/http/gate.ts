@@ -1,8 +1,9 @@
 import type { NextFunction, Request, Response } from 'express';
-import { DomainError, invalid } from '../errors';
+import { DomainError, invalid, unauthenticated } from '../errors';
 import type { Authenticator } from '../auth/authenticator';
+import type { SessionAuthenticator } from '../auth/sessionAuthenticator';
+import { CSRF_HEADER, crossSiteRefusal, readCookie, SESSION_COOKIE } from '../auth/sessionCookies';
 import type { RateLimitDecision, RateLimiter } from '../rateLimit/rateLimiter';
-import type { Principal } from '../access/principal';
 import type { RequestContext } from '../trpc/context';
 import { MAX_TRPC_BATCH } from '../wire/limits';
 import { rateLimitMessage, setRateLimitHeaders } from '../rateLimit/headers';
@@ -16,6 +17,10 @@ declare module 'express-serve-static-core' {
 
 export interface GateDeps {
   authenticator: Authenticator;
+  /** Signed-in browsers, for `settings.*` calls only. */
+  sessions: SessionAuthenticator;
+  /** The origin of PUBLIC_URL: where the settings page is served from. */
+  publicOrigin: string;
   limiter: RateLimiter;
   services: RequestContext['services'];
 }
@@ -56,18 +61,27 @@ function controlCharacterProblems(url: URL): string[] {
 }
 
 /**
- * How many calls a /trpc request makes: `/trpc/a,b,c?batch=1` is three. Read exactly as tRPC reads it (the
- * first `batch` value, the last path segment decoded), so `?batch=1&batch=1` or `%2C` cannot hide calls.
+ * The procedures a /trpc request calls: `/trpc/a,b,c?batch=1` is three. Read exactly as tRPC reads it (the first
+ * `batch` value, the last path segment decoded), so `?batch=1&batch=1` or `%2C` cannot hide calls.
  */
-function trpcCalls(req: Request): number {
+function trpcCallNames(req: Request): string[] {
   const url = new URL(req.originalUrl, 'http://localhost');
-  if (url.searchParams.get('batch') !== '1') return 1;
   const segment = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
+  let decoded = segment;
   try {
-    return decodeURIComponent(segment).split(',').length;
+    decoded = decodeURIComponent(segment);
   } catch {
-    return segment.split(',').length; // a malformed escape: tRPC refuses the request anyway
+    // a malformed escape: tRPC refuses the request anyway
   }
+  return url.searchParams.get('batch') === '1' ? decoded.split(',') : [decoded];
+}
+
+const SETTINGS_PREFIX = 'settings.';
+
+/** Which credentials a /trpc request's calls take: all `settings.*` a session, none an API token; both is a mistake. */
+function credentialsFor(names: string[]): 'session' | 'token' | 'mixed' {
+  const settings = names.filter((n) => n.startsWith(SETTINGS_PREFIX)).length;
+  return settings === 0 ? 'token' : settings === names.length ? 'session' : 'mixed';
 }
 
 interface Charge {
@@ -106,29 +120,66 @@ export function requestGate(deps: GateDeps, transport: Transport) {
       queryProblems: [...controlCharacterProblems(url), ...(transport === 'rest' ? queryProblems(url) : [])],
     };
     try {
-      let principal: Principal | undefined;
-      let failure: unknown;
-      try {
-        principal = await deps.authenticator.authenticate(req.headers.authorization);
-      } catch (err) {
-        failure = err;
-      }
-      const calls = transport === 'trpc' ? trpcCalls(req) : 1;
+      const names = transport === 'trpc' ? trpcCallNames(req) : ['rest'];
+      const credentials = credentialsFor(names);
+      const caller =
+        credentials === 'mixed'
+          ? { failure: invalid('A /trpc batch cannot mix settings.* calls (signed-in session) with other calls (API token); send them separately') }
+          : credentials === 'session'
+            ? await settingsCaller(deps, req, context)
+            : await tokenCaller(deps, req, context);
+      const calls = names.length;
       const oversized = calls > MAX_TRPC_BATCH;
-      const key = principal ? `user:${principal.userId}` : `ip:${req.ip}`;
+      const key = caller.userId ? `user:${caller.userId}` : `ip:${req.ip}`;
       const decision = await deps.limiter.consume(key, oversized ? 1 : calls);
       setRateLimitHeaders(res, decision);
       charges.set(res, { key, decision });
-      context.principal = principal;
       context.gateError = !decision.allowed
         ? rateLimited(decision)
-        : (failure ?? (oversized ? invalid(`A /trpc batch may hold at most ${MAX_TRPC_BATCH} calls; this one has ${calls}. Split it into smaller batches`) : undefined));
+        : (caller.failure ?? (oversized ? invalid(`A /trpc batch may hold at most ${MAX_TRPC_BATCH} calls; this one has ${calls}. Split it into smaller batches`) : undefined));
       req.apiContext = context;
       next();
     } catch (err) {
       next(err);
     }
   };
+}
+
+interface Caller {
+  userId?: string;
+  /** Why the caller is not authenticated (a 401, or a batch no credentials can serve). */
+  failure?: unknown;
+}
+
+/** An API client: the bearer token's principal. A session cookie never authorizes these calls. */
+async function tokenCaller(deps: GateDeps, req: Request, context: RequestContext): Promise<Caller> {
+  try {
+    context.principal = await deps.authenticator.authenticate(req.headers.authorization);
+    return { userId: context.principal.userId };
+  } catch (failure) {
+    return { failure };
+  }
+}
+
+/** A signed-in browser on `settings.*`: its session, and whether it may change anything (same origin, CSRF token). */
+async function settingsCaller(deps: GateDeps, req: Request, context: RequestContext): Promise<Caller> {
+  if (req.headers.authorization !== undefined) {
+    return { failure: unauthenticated('settings.* takes the signed-in session of the settings page (sign in at /auth/login), not an API token; leave the Authorization header out') };
+  }
+  try {
+    const { session, principal } = await deps.sessions.authenticate(readCookie(req.headers.cookie, SESSION_COOKIE));
+    const header = req.headers[CSRF_HEADER];
+    const mutationRefusal = crossSiteRefusal(
+      { origin: req.headers.origin, ownOrigin: `${req.protocol}://${req.get('host')}`, csrfToken: typeof header === 'string' ? header : undefined },
+      deps.publicOrigin,
+      session.csrfToken,
+    );
+    context.settings = { session, principal, mutationRefusal };
+    return { userId: session.userId };
+  } catch (failure) {
+    if (failure instanceof DomainError) return { failure };
+    throw failure;
+  }
 }
 
 /**

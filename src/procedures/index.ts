@@ -5,6 +5,7 @@ import { teamsRouter } from './teams';
 import { commitsEndpoint, gitRouter } from './git';
 import { dashboardViewsRouter } from './dashboards';
 import { metricsRouter } from './metrics';
+import { settingsRouter } from './settings';
 
 export const appRouter = router({
   users: usersRouter,
@@ -14,6 +15,7 @@ export const appRouter = router({
   dashboardViews: dashboardViewsRouter,
   commits: commitsEndpoint,
   metrics: metricsRouter,
+  settings: settingsRouter,
 });
 
 /** The type in-house TypeScript frontends import for a typed tRPC client. */

@@ -5,6 +5,9 @@ import { OrganizationMemberResource, OrganizationResource, TeamResource, toOrgan
 import { AppResource } from '../resources/integrations';
 import { TelemetryEventResource } from '../resources/telemetry';
 import { organizationEvents } from '../services/telemetry/eventScopes';
+import { AuditEntryResource } from '../resources/audit';
+import { organizationAuditLog } from '../services/audit/auditLog';
+import { AUDIT_ACTIONS } from '../services/audit/actor';
 import { idParam } from '../wire/query';
 import { z } from 'zod';
 import { getEndpoint, listEndpoint } from './endpoint';
@@ -92,6 +95,25 @@ export const organizationsRouter = router({
     source: async (ctx, { organization_id, name, source, user_id }) => {
       await guard.organizationTelemetry(ctx.principal, organization_id);
       return organizationEvents(organization_id, { name, source, user_id });
+    },
+  }),
+
+  auditLog: listEndpoint({
+    path: '/organizations/{organization_id}/audit-log',
+    operationId: 'listOrganizationAuditLog',
+    tag,
+    summary: 'List the audit log of an organization',
+    description:
+      'Every change to the organization’s credentials and webhooks (API tokens that can act in it, SCIM and OTLP tokens, webhook endpoints and replays, git apps), made in the settings or with the CLIs, newest first. The organization’s admins only (403 for others, and for tokens narrowed to teams).',
+    resource: AuditEntryResource,
+    params: {
+      ...organizationParams,
+      action: z.enum(AUDIT_ACTIONS, { error: `action must be one of ${AUDIT_ACTIONS.join(', ')}` }).meta({ description: 'Only entries of this action. Example: `api_token.created`.' }).optional(),
+      actor_user_id: idParam('actor_user_id').meta({ description: 'Only changes this signed-in user made. Example: `usr_ada`.' }).optional(),
+    },
+    source: async (ctx, { organization_id, action, actor_user_id }) => {
+      await guard.organizationAdministration(ctx.principal, organization_id);
+      return organizationAuditLog(organization_id, { action, actor_user_id });
     },
   }),
 });

@@ -1,7 +1,7 @@
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { DomainError, invalid, unauthenticated } from '../errors';
-import type { AuthedContext, RequestContext } from './context';
+import type { AuthedContext, RequestContext, SettingsContext } from './context';
 import { toRestError, toTRPCError } from './errorMapping';
 
 const t = initTRPC
@@ -34,4 +34,16 @@ export const authedProcedure = t.procedure.use(mapDomainErrors).use(({ ctx, next
   if (!ctx.principal) throw unauthenticated('Authentication required');
   if (ctx.queryProblems.length > 0) throw invalid(ctx.queryProblems.join('; '));
   return next({ ctx: ctx as AuthedContext });
+});
+
+/**
+ * The base of `settings.*` (DESIGN §17): the signed-in session only. The gate has authenticated the session cookie
+ * and refused any API token; a mutation runs only when it came from a page of this service with the session's
+ * CSRF token.
+ */
+export const settingsProcedure = t.procedure.use(mapDomainErrors).use(({ ctx, type, next }) => {
+  if (ctx.gateError) throw ctx.gateError;
+  if (!ctx.settings) throw unauthenticated('Not signed in. Sign in again at /auth/login');
+  if (type === 'mutation' && ctx.settings.mutationRefusal) throw new DomainError('forbidden', ctx.settings.mutationRefusal);
+  return next({ ctx: ctx as SettingsContext });
 });

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import path from 'node:path';
 
 export interface TestAccount {
@@ -43,19 +42,19 @@ export async function startOidcProvider(options: {
   const config = { clientId, clientSecret, redirectUris: options.redirectUris, accounts: options.accounts };
 
   // stdin stays an open pipe only so that the child notices (end of input) when this process goes away.
-  const child = spawn(process.execPath, [path.join(__dirname, 'oidcProvider.mjs')], {
+  const child = spawn(process.execPath, [path.join(__dirname, 'oidcProviderServer.mjs')], {
     env: { ...process.env, OIDC_TEST_CONFIG: JSON.stringify(config) },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = once(child, 'exit');
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const issuer = await new Promise<string>((resolve, reject) => {
     let stdout = '';
     const settle = (error?: string): void => {
       clearTimeout(timer);
-      child.off('exit', onExit);
+      child.off('close', onExit);
       if (error === undefined) return;
       child.kill('SIGKILL');
       reject(new Error(`oidc-provider test server ${error}\n--- stdout:\n${stdout}\n--- stderr:\n${stderr}`));
@@ -63,7 +62,8 @@ export async function startOidcProvider(options: {
     const onExit = (code: number | null, signal: string | null): void =>
       settle(`exited before it was ready (code ${code}, signal ${signal})`);
     const timer = setTimeout(() => settle(`was not ready within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
-    child.on('exit', onExit);
+    // 'close' rather than 'exit': it comes after stderr is drained, so the error below has all of it.
+    child.on('close', onExit);
     child.once('error', (error) => settle(`could not be spawned: ${error.message}`));
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;

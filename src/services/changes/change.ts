@@ -47,14 +47,18 @@ export class ChangeRunner {
     return runner;
   }
 
-  private readonly listeners: ((committed: Committed) => void)[] = [];
+  private readonly listeners: ((committed: Committed) => void | Promise<void>)[] = [];
   /** SQLite has one writer at a time; queueing here spares each change a busy error and a retry. */
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly sequelize: Sequelize, private readonly now: () => Date = () => new Date()) {}
 
-  /** Called after every committed change on this instance (other instances notice within their caches' TTL). */
-  onCommitted(listener: (committed: Committed) => void): void {
+  /**
+   * Called after every committed change on this instance (other instances notice within their caches' TTL). A
+   * listener's promise is awaited before the change's caller hears back (ending the sessions of a suspended member
+   * happens before the suspension is answered); it must not reject.
+   */
+  onCommitted(listener: (committed: Committed) => void | Promise<void>): void {
     this.listeners.push(listener);
   }
 
@@ -121,7 +125,7 @@ export class ChangeRunner {
       return value;
     });
     const committed = { tables: [...tables], accessChangedUsers: [...users], deliveries };
-    for (const listener of this.listeners) listener(committed);
+    await Promise.all(this.listeners.map((listener) => listener(committed)));
     return result;
   }
 }

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { router, settingsProcedure } from '../../trpc/init';
+import { idParam } from '../../wire/query';
+import { INGEST_PROVIDERS } from '../../services/git/gitApps';
+import { EVENTS_TO_TICK, gitAppView, listGitApps } from '../../services/git/gitAppViews';
+import { label, organizationInput } from './inputs';
+import { asAdmin } from './administration';
+
+/** An organization's GitHub and GitLab connections (DESIGN §13), for its admins: the same writer as `npm run gitapps`. */
+export const gitAppsRouter = router({
+  list: settingsProcedure.input(z.strictObject(organizationInput)).query(async ({ ctx, input }) => {
+    await asAdmin(ctx, input.organization_id);
+    return listGitApps(ctx.services.settings.publicBase, input.organization_id);
+  }),
+
+  create: settingsProcedure
+    .input(z.strictObject({ ...organizationInput, provider: z.enum(INGEST_PROVIDERS, { error: `provider must be ${INGEST_PROVIDERS.join(' or ')}` }), name: label('git app') }))
+    .mutation(async ({ ctx, input }) => {
+      const by = await asAdmin(ctx, input.organization_id);
+      const { gitApp, secret } = await ctx.services.settings.gitApps.create(input.organization_id, input.provider, input.name, by);
+      return { git_app: gitAppView(ctx.services.settings.publicBase, gitApp), secret, provider_settings: EVENTS_TO_TICK[input.provider] };
+    }),
+
+  rotateSecret: settingsProcedure.input(z.strictObject({ ...organizationInput, git_app_id: idParam('git_app_id') })).mutation(async ({ ctx, input }) => {
+    const by = await asAdmin(ctx, input.organization_id);
+    const { gitApp, secret } = await ctx.services.settings.gitApps.rotateSecret(input.git_app_id, by);
+    return { git_app: gitAppView(ctx.services.settings.publicBase, gitApp), secret };
+  }),
+});

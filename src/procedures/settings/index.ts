@@ -1,0 +1,19 @@
+import { router } from '../../trpc/init';
+import { sessionProcedure } from './session';
+import { apiTokensRouter } from './apiTokens';
+import { webhooksRouter } from './webhooks';
+import { gitAppsRouter } from './gitApps';
+import { otlpTokensRouter, scimTokensRouter } from './organizationTokens';
+
+/**
+ * `settings.*` (DESIGN §17): what a signed-in person manages in the product's settings. Session only; not part of
+ * the REST API or its OpenAPI document.
+ */
+export const settingsRouter = router({
+  session: sessionProcedure,
+  apiTokens: apiTokensRouter,
+  webhooks: webhooksRouter,
+  gitApps: gitAppsRouter,
+  scimTokens: scimTokensRouter,
+  otlpTokens: otlpTokensRouter,
+});

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import type { AuditEntry } from '../../db/models';
+import { timestamp } from '../wire/envelopes';
+import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from '../services/audit/actor';
+import { defineResource, iso } from './resource';
+
+/** One change to an organization's credentials or webhooks (DESIGN §17), as its admins read it. */
+export const AuditEntryResource = defineResource(
+  'AuditEntry',
+  'A change to the organization’s credentials or webhooks: who made it (a signed-in user in the settings, or an operator with the CLIs), what it changed, when. Never a secret or a token’s value.',
+  {
+    id: z.string(),
+    organization_id: z.string(),
+    actor_type: z.enum(['user', 'operator']).meta({ description: '`user`: a signed-in user in the settings; `operator`: someone with shell access, through the CLIs' }),
+    actor_user_id: z.string().nullable().meta({ description: 'The signed-in user who made the change; null for an operator' }),
+    action: z.enum(AUDIT_ACTIONS).meta({ description: 'What happened. Example: `webhook_endpoint.created`' }),
+    target_type: z.enum(AUDIT_TARGET_TYPES).meta({ description: 'What kind of thing changed' }),
+    target_id: z.string().meta({ description: 'The id of what changed. Example: `whep_…`, `tok_…`' }),
+    details: z.record(z.string(), z.unknown()).meta({ description: 'What changed, such as a name, URL, events or scope' }),
+    created_at: timestamp.meta({ description: 'When the change was committed' }),
+  },
+);
+
+export const toAuditEntry = (e: AuditEntry) => ({
+  id: e.id,
+  organization_id: e.organization_id,
+  actor_type: e.actor_type,
+  actor_user_id: e.actor_user_id,
+  action: e.action as (typeof AUDIT_ACTIONS)[number],
+  target_type: e.target_type as (typeof AUDIT_TARGET_TYPES)[number],
+  target_id: e.target_id,
+  details: JSON.parse(e.details) as Record<string, unknown>,
+  created_at: iso(e.created_at),
+});
