@@ -28,6 +28,7 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     expires_at: time,
     used_at: { type: DataTypes.DATE(3), allowNull: true },
   });
+  await qi.addIndex('login_links', ['expires_at'], { name: 'login_links_expires_at' });
   await qi.createTable('audit_log', {
     id: { ...id, primaryKey: true },
     organization_id: id,

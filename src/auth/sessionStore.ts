@@ -15,6 +15,8 @@ export interface AuthStore {
   delete(kind: AuthRecordKind, idHash: string): Promise<void>;
   /** Ends every session of a user; resolves to how many there were. */
   deleteForUser(userId: string): Promise<number>;
+  /** Forgets what has expired (Redis does it by itself). */
+  prune(now: Date): Promise<void>;
 }
 
 export interface StoredRecord {
@@ -49,6 +51,11 @@ export class DatabaseAuthStore implements AuthStore {
 
   deleteForUser(userId: string): Promise<number> {
     return AuthSession.destroy({ where: { user_id: userId, kind: 'session' } });
+  }
+
+  /** A range of the expires_at index; run at each sign-in, so the table holds about the live sessions only. */
+  async prune(now: Date): Promise<void> {
+    await AuthSession.destroy({ where: { expires_at: { [Op.lte]: now } } });
   }
 }
 
@@ -100,6 +107,10 @@ export class RedisAuthStore implements AuthStore {
     const deleted = await this.redis.del(hashes.map((h) => this.key('session', h)));
     await this.redis.sRem(this.userKey(userId), hashes);
     return Number(deleted);
+  }
+
+  async prune(): Promise<void> {
+    // Every key has its expiry: Redis forgets them itself.
   }
 
   private parse(text: string | null, now: Date): StoredRecord | undefined {

@@ -53,6 +53,7 @@ export class Sessions {
   /** Starts a session for a user; the returned id goes into the cookie and is never stored. */
   async start(userId: string): Promise<{ id: string; session: Session }> {
     const now = this.clock();
+    await this.store.prune(now);
     const id = newSecret();
     const session: Session = { userId, csrfToken: newSecret(), createdAt: now, endsAt: new Date(now.getTime() + this.options.absoluteMs), seenAt: now };
     await this.save(id, session);

@@ -30,6 +30,8 @@ export const LOGIN_LINK_MS = 10 * 60_000;
 export async function createLoginLink(userId: string, now = new Date()): Promise<{ token: string; expiresAt: Date }> {
   const token = generateToken(LOGIN_LINK_PREFIX);
   const expiresAt = new Date(now.getTime() + LOGIN_LINK_MS);
+  // Links that can no longer be used go as new ones are made: the table holds about ten minutes' links.
+  await LoginLink.destroy({ where: { expires_at: { [Op.lte]: now } } });
   await LoginLink.create({ token_hash: hashToken(token), user_id: userId, created_at: now, expires_at: expiresAt, used_at: null });
   return { token, expiresAt };
 }
