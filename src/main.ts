@@ -39,7 +39,9 @@ async function main(): Promise<void> {
     // Printed once, on stdout, outside the JSON log: the token is never logged.
     process.stdout.write(
       `\nDemo token for ada@demo.test (shown once; create more with "npm run tokens -- create --user ada@demo.test"):\n\n` +
-        `  ${demoToken}\n\nTry it:\n\n  curl -s -H "Authorization: Bearer ${demoToken}" "http://localhost:${port}/v1/users?per_page=5"\n\n`,
+        `  ${demoToken}\n\nTry it:\n\n  curl -s -H "Authorization: Bearer ${demoToken}" "http://localhost:${port}/v1/users?per_page=5"\n\n` +
+        `The settings page (own tokens; webhooks, git apps, SCIM and telemetry for admins) is http://localhost:${port}/settings/;\n` +
+        'sign in with a one-time link: npm run tokens -- login-link --user ada@demo.test\n\n',
     );
   }
 

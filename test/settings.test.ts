@@ -59,6 +59,19 @@ describe('one-time sign-in links', () => {
     expect((await post(fresh.token)).status).toBe(303);
   });
 
+  test('without an identity provider, /auth/login says how to get a link', async () => {
+    const res = await request(t.runtime.app).get('/auth/login');
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('npm run tokens -- login-link --user you@example.com');
+  });
+
+  test('a form the sign-in cannot read is a page saying so, not an error envelope', async () => {
+    const res = await request(t.runtime.app).post('/auth/link').set('Origin', origin).type('form').send({ token: 'x'.repeat(5000) });
+    expect(res.status).toBe(413);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toContain('The form could not be read');
+  });
+
   test('a deactivated user cannot use a link made before', async () => {
     const link = await createLoginLink(DEMO.users.inactive);
     const res = await request(t.runtime.app).post('/auth/link').set('Origin', origin).type('form').send({ token: link.token });

@@ -7,6 +7,7 @@ import type { RateLimiter } from '../rateLimit/rateLimiter';
 import { setRateLimitHeaders } from '../rateLimit/headers';
 import type { Logger } from '../logger';
 import { html, sendPage } from './messagePage';
+import { signInErrorPage } from './errors';
 
 export interface AuthRoutesDeps {
   sessions: Sessions;
@@ -124,6 +125,7 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
     }
   });
 
+  router.use(signInErrorPage(deps.logger));
   return router;
 }
 
