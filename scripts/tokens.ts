@@ -75,7 +75,8 @@ managed-settings
           redirected into the file: npm run -s tokens -- managed-settings ... > managed-settings.json
 login-link
           prints a link that signs the user in to the settings page (PUBLIC_URL + /auth/link) once,
-          within 10 minutes: for trying the settings without an identity provider (OIDC_ISSUER).
+          within 10 minutes: for trying the settings without an identity provider (refused when
+          OIDC_ISSUER is set: then everyone signs in through it).
 
 Target: DATABASE_URL (mysql://...) or, when unset, the embedded SQLite file (SQLITE_PATH), which must
 exist already. Each command first prints which database it opened (not with --json), and warns on stderr
@@ -283,6 +284,7 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, { ou
       return;
     }
     case 'login-link': {
+      if (config.OIDC_ISSUER) throw new TokenInputError('This service signs in through OIDC_ISSUER; one-time links are for the embedded default without an identity provider');
       const user = await findUser(cmd.user);
       const candidate = await findSignInUser(user.email);
       if (!candidate.ok) throw new TokenInputError(candidate.refusal);

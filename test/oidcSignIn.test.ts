@@ -3,6 +3,7 @@ import { startTestApp, TestApp, DEMO, SERVICES } from './support/harness';
 import { startOidcProvider, OidcProvider } from './support/oidcProvider';
 import { sessionCookieOf } from './support/settingsBrowser';
 import { appCli } from './support/cli';
+import { createLoginLink } from '../src/auth/signIn';
 import { Sessions } from '../src/auth/sessions';
 import { DatabaseAuthStore, RedisAuthStore } from '../src/auth/sessionStore';
 
@@ -196,20 +197,14 @@ describe('sessions end by themselves', () => {
   });
 });
 
-describe('npm run tokens -- login-link', () => {
-  test('prints a one-time link with the token in its fragment; it signs in once', async () => {
-    const cli = appCli(t, 'tokens', { PUBLIC_URL });
-    const run = await cli('login-link', '--user', DEMO.emails.grace);
-    expect(run.code).toBe(0);
-    const link = /(http:\/\/\S+\/auth\/link#(login_[0-9A-Za-z]{36}))/.exec(run.stdout);
-    expect(link?.[1].startsWith(`${PUBLIC_URL}/auth/link#`)).toBe(true);
-    const post = () => app().post('/auth/link').set('Origin', PUBLIC_URL).type('form').send({ token: link![2] });
-    expect((await post()).status).toBe(303);
-    expect((await post()).status).toBe(400);
-
-    const inactive = await cli('login-link', '--user', DEMO.emails.inactive);
-    expect(inactive.code).toBe(1);
-    expect(inactive.stderr).toContain('is deactivated');
-    expect((await cli('login-link')).code).toBe(2);
+describe('one-time links', () => {
+  test('are refused where an identity provider is configured: everyone signs in through it', async () => {
+    const { token } = await createLoginLink(DEMO.users.ada);
+    const res = await app().post('/auth/link').set('Origin', PUBLIC_URL).type('form').send({ token });
+    expect(res.status).toBe(403);
+    expect(sessionCookieOf(res)).toBeUndefined();
+    const cli = await appCli(t, 'tokens', { PUBLIC_URL, OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: idp.clientId, OIDC_CLIENT_SECRET: idp.clientSecret })('login-link', '--user', DEMO.emails.ada);
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toContain('signs in through OIDC_ISSUER');
   });
 });

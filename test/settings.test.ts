@@ -3,6 +3,7 @@ import { startTestApp, TestApp, DEMO } from './support/harness';
 import { browserFor, sessionCookieOf, SettingsBrowser, signInWithLink } from './support/settingsBrowser';
 import { createLoginLink } from '../src/auth/signIn';
 import { publicBase } from '../src/config';
+import { appCli } from './support/cli';
 import { MemberWriter } from '../src/services/people/members';
 import { ChangeRunner } from '../src/services/changes/change';
 
@@ -70,6 +71,22 @@ describe('one-time sign-in links', () => {
     expect(res.status).toBe(413);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.text).toContain('The form could not be read');
+  });
+
+  test('npm run tokens -- login-link prints the link, the token in its fragment; it signs in once', async () => {
+    const cli = appCli(t, 'tokens');
+    const run = await cli('login-link', '--user', DEMO.emails.grace);
+    expect(run.code).toBe(0);
+    const link = /(http:\/\/\S+\/auth\/link#(login_[0-9A-Za-z]{36}))/.exec(run.stdout);
+    expect(link?.[1].startsWith(`${publicBase(t.config)}/auth/link#`)).toBe(true);
+    const post = () => request(t.runtime.app).post('/auth/link').set('Origin', origin).type('form').send({ token: link![2] });
+    expect((await post()).status).toBe(303);
+    expect((await post()).status).toBe(400);
+
+    const inactive = await cli('login-link', '--user', DEMO.emails.inactive);
+    expect(inactive.code).toBe(1);
+    expect(inactive.stderr).toContain('is deactivated');
+    expect((await cli('login-link')).code).toBe(2);
   });
 
   test('a deactivated user cannot use a link made before', async () => {

@@ -84,6 +84,12 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
     }
   });
 
+  // With an identity provider, everyone signs in through it (its MFA and policies); links are for the embedded default.
+  router.use('/link', (_req, res, next) => {
+    if (deps.oidc) return sendPage(res, 403, 'Sign in with your identity provider', html`<p>This service signs in through your organization's identity provider; one-time links are not accepted.</p>${AGAIN}`);
+    next();
+  });
+
   router.get('/link', (_req, res) => {
     // The token is in the fragment (never sent, never logged); the script puts it in the form. A GET only shows the
     // button: a link preview or a prefetch must not use the link up.
