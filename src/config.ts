@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { projectRoot } from './projectRoot';
 import { z } from 'zod';
@@ -117,6 +118,12 @@ const ConfigSchema = z.object({
     .enum(['0', '1', 'true', 'false'], { error: 'WEBHOOK_ALLOW_PRIVATE must be 1 or 0' })
     .transform((v) => v === '1' || v === 'true')
     .default(false),
+  // Worker processes on one port (node:cluster): a number, or `auto` for one per CPU.
+  WEB_CONCURRENCY: z
+    .string()
+    .refine((v) => v === 'auto' || /^[1-9]\d{0,2}$/.test(v), 'WEB_CONCURRENCY must be a number of worker processes (1 to 999) or auto (one per CPU)')
+    .transform((v) => (v === 'auto' ? os.availableParallelism() : Number(v)))
+    .default(1),
   CORS_ORIGINS: z
     .string()
     .transform((value) => value.split(',').map((o) => o.trim()).filter(Boolean))
@@ -141,6 +148,12 @@ const ConfigSchema = z.object({
     .refine((s) => s.split(' ').includes('openid') && s.split(' ').includes('email'), 'OIDC_SCOPES must include openid and email (default: openid email profile)')
     .default('openid email profile'),
 }).superRefine((config, ctx) => {
+  if (config.WEB_CONCURRENCY > 1 && !config.DATABASE_URL) {
+    ctx.addIssue({ code: 'custom', path: ['WEB_CONCURRENCY'], message: 'WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded SQLite database takes one writing process' });
+  }
+  if (config.WEB_CONCURRENCY > 1 && !config.REDIS_URL) {
+    ctx.addIssue({ code: 'custom', path: ['WEB_CONCURRENCY'], message: 'WEB_CONCURRENCY above 1 needs REDIS_URL: without it each worker would count rate limits of its own' });
+  }
   const oidc = [config.OIDC_ISSUER, config.OIDC_CLIENT_ID, config.OIDC_CLIENT_SECRET];
   if (oidc.some((v) => v !== undefined) && oidc.some((v) => v === undefined)) {
     ctx.addIssue({

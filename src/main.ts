@@ -1,5 +1,7 @@
-import { loadConfig } from './config';
-import { createLogger } from './logger';
+import cluster from 'node:cluster';
+import { Config, loadConfig } from './config';
+import { createLogger, Logger } from './logger';
+import { runPrimary } from './cluster';
 import { createRuntime, shutdown } from './runtime';
 import { migrate } from '../db/migrator';
 import { seedDemo } from '../db/demo/generator';
@@ -9,11 +11,19 @@ import { createToken } from './auth/tokenService';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
+  // With WEB_CONCURRENCY workers, the primary migrates once and supervises; each worker serves as a process alone would.
+  if (config.WEB_CONCURRENCY > 1 && cluster.isPrimary) return runPrimary(config, logger);
+  await serve(config, logger, { migrate: cluster.isPrimary });
+}
+
+async function serve(config: Config, logger: Logger, options: { migrate: boolean }): Promise<void> {
   const embedded = !config.DATABASE_URL;
   const runtime = createRuntime(config, logger);
 
-  const applied = await migrate(runtime.sequelize);
-  if (applied.length) logger.info({ migrations: applied }, 'database migrated');
+  if (options.migrate) {
+    const applied = await migrate(runtime.sequelize);
+    if (applied.length) logger.info({ migrations: applied }, 'database migrated');
+  }
 
   // First start on the embedded database: fill it with the demo data and hand out a token to try it.
   let demoToken: string | undefined;

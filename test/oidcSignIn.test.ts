@@ -134,7 +134,7 @@ describe('sign-in with OpenID Connect', () => {
     for (const target of ['//evil.example/x', 'https://evil.example', '/\\evil.example']) {
       const { authorizationUrl, cookie } = await startSignIn(target);
       const back = await callback(await idp.signIn(authorizationUrl, DEMO.emails.ada), cookie);
-      expect(back.headers.location).toBe('/settings');
+      expect(back.headers.location).toBe('/settings/');
     }
   });
 

@@ -39,7 +39,7 @@ describe('one-time sign-in links', () => {
     const { token } = await createLoginLink(DEMO.users.grace);
     const first = await request(t.runtime.app).post('/auth/link').set('Origin', origin).type('form').send({ token });
     expect(first.status).toBe(303);
-    expect(first.headers.location).toBe('/settings');
+    expect(first.headers.location).toBe('/settings/');
     const cookie = (first.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('platform_session='))!;
     expect(cookie).toMatch(/^platform_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax$/);
     const again = await request(t.runtime.app).post('/auth/link').set('Origin', origin).type('form').send({ token });

@@ -1,5 +1,5 @@
 import express, { Router } from 'express';
-import helmet from 'helmet';
+import { pageSecurityPolicy } from '../wire/pagePolicy';
 
 // swagger-ui-dist ships no type declarations; this is the one function used.
 const { getAbsoluteFSPath } = require('swagger-ui-dist') as { getAbsoluteFSPath: () => string };
@@ -45,10 +45,7 @@ const INITIALIZER = `window.addEventListener('load', function () {
  */
 export function docsRouter(): Router {
   const router = Router();
-  // helmet's CSP otherwise as set app-wide. upgrade-insecure-requests is dropped here only: on plain HTTP from any
-  // host but localhost, chromium rewrites the page's relative asset URLs to https and nothing loads; our URLs are
-  // all relative, so over HTTPS the directive would change nothing anyway.
-  router.use(helmet.contentSecurityPolicy({ directives: { upgradeInsecureRequests: null } }));
+  router.use(pageSecurityPolicy());
   const sendPage = (_req: express.Request, res: express.Response) => {
     res.type('html').send(PAGE);
   };

@@ -1,4 +1,5 @@
 import express, { Request, Response, Router } from 'express';
+import { pageSecurityPolicy } from '../wire/pagePolicy';
 import type { Sessions } from '../auth/sessions';
 import { OidcSignIn, SignInFailure } from '../auth/oidc';
 import { findSignInUser, redeemLoginLink } from '../auth/signIn';
@@ -20,7 +21,7 @@ export interface AuthRoutesDeps {
   logger: Logger;
 }
 
-const SETTINGS = '/settings';
+const SETTINGS = '/settings/';
 
 /** Only a path of this service: never another site (an open redirect), never `//host`. */
 function safeReturnTo(value: unknown): string {
@@ -33,6 +34,7 @@ function safeReturnTo(value: unknown): string {
  */
 export function authRoutes(deps: AuthRoutesDeps): Router {
   const router = Router();
+  router.use(pageSecurityPolicy());
   const sessionCookie = (value: string, maxAgeSeconds?: number) => cookieHeader(SESSION_COOKIE, value, { secure: deps.secureCookies, path: '/', maxAgeSeconds });
   const signInCookie = (value: string, maxAgeSeconds: number) => cookieHeader(SIGN_IN_COOKIE, value, { secure: deps.secureCookies, path: '/auth', maxAgeSeconds });
 
@@ -42,6 +44,8 @@ export function authRoutes(deps: AuthRoutesDeps): Router {
       setRateLimitHeaders(res, decision);
       if (!decision.allowed) return sendPage(res, 429, 'Too many attempts', html`<p>Wait ${String(decision.retryAfterSeconds)} seconds, then try again.</p>`);
       res.set('Cache-Control', 'no-store');
+      // helmet's no-referrer makes a browser send `Origin: null` with a form's POST; same-origin keeps the real one.
+      res.set('Referrer-Policy', 'same-origin');
       next();
     } catch (err) {
       next(err);

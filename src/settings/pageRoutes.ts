@@ -1,5 +1,6 @@
 import path from 'node:path';
 import express, { Router } from 'express';
+import { pageSecurityPolicy } from '../wire/pagePolicy';
 import { projectRoot } from '../projectRoot';
 
 /** The page's files, served as they are: plain HTML, CSS and a script, no build step. */
@@ -11,6 +12,7 @@ const PAGE_DIR = path.join(projectRoot(), 'src', 'settings', 'page');
  */
 export function settingsPageRoutes(): Router {
   const router = Router();
+  router.use(pageSecurityPolicy());
   router.use((_req, res, next) => {
     res.set('Cache-Control', 'no-cache');
     next();

@@ -48,6 +48,7 @@ export async function recentAttempts(endpointId: string, limit: number, organiza
       duration_ms: a.duration_ms,
       response_excerpt: a.response_excerpt,
       delivery_status: d?.status ?? null,
+      replay_of: d?.replay_of ?? null,
       next_attempt_at: d?.next_attempt_at?.toISOString() ?? null,
     };
   });

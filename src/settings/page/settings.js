@@ -27,7 +27,7 @@
       else node[key] = value;
     });
     children.flat(Infinity).forEach((child) => {
-      if (child === undefined || child === null || child === false) return;
+      if (child === undefined || child === null || child === false || child === '') return;
       node.append(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
     });
     return node;
@@ -281,6 +281,8 @@
     $('#signed-in').hidden = true;
     $('#signed-out').hidden = false;
     $('#signed-out-reason').textContent = signedIn ? reason : '';
+    // Ended while in use: what focus was on is gone, so it goes to what is said instead.
+    if (signedIn) $('#signed-out-heading').focus();
     signedIn = false;
   }
 
@@ -319,9 +321,10 @@
   function signOut() {
     const alert = $('#sign-out-alert');
     attempt(alert, async () => {
-      const res = await fetch('/auth/logout', { method: 'POST', credentials: 'same-origin', headers: { 'X-CSRF-Token': csrfToken } });
+      // The answer is a redirect to this page, not followed: the page reloads itself below.
+      const res = await fetch('/auth/logout', { method: 'POST', credentials: 'same-origin', redirect: 'manual', headers: { 'X-CSRF-Token': csrfToken } });
       // A refusal is a page for people (403); it says why, but this one line is enough here.
-      if (!res.ok) throw new ApiError(`Signing out was refused (${res.status}). Reload the page and try again.`, res.status);
+      if (res.type !== 'opaqueredirect' && !res.ok) throw new ApiError(`Signing out was refused (${res.status}). Reload the page and try again.`, res.status);
       window.location.assign('/settings/');
     });
   }
@@ -465,66 +468,20 @@
     }
 
     async function showDeliveries(endpoint) {
-      const headingId = nextId('deliveries');
-      const alert = h('div', { class: 'alert', role: 'alert' });
-      const said = h('p', { class: 'done', role: 'status' });
-      const rows = h('div');
-      const heading = h('h4', { id: headingId, tabIndex: -1 }, 'Deliveries to ', h('code', { class: 'url' }, endpoint.url));
-      const load = async () => rows.replaceChildren(deliveryTable(await query('settings.webhooks.deliveries', { ...of, endpoint_id: endpoint.id })));
-      const close = () => {
+      const panel = deliveriesPanel(of, endpoint, () => {
         deliveries.replaceChildren();
         parts.heading.focus();
-      };
-      const replay = (attemptRow) =>
-        attempt(alert, async () => {
-          said.textContent = '';
-          await mutate('settings.webhooks.replay', { ...of, delivery_id: attemptRow.delivery_id });
-          await load();
-          said.textContent = `Replay of the ${attemptRow.event_type} event queued: it goes out again with the same webhook-id. Refresh to see it.`;
-          if (!document.activeElement || document.activeElement === document.body) heading.focus();
-        });
-
-      function deliveryTable(attempts) {
-        if (!attempts.length) return h('p', { class: 'empty' }, 'No deliveries yet.');
-        return table(
-          `Deliveries to ${endpoint.url}`,
-          ['Attempted', 'Event', 'Result', 'Duration', 'Delivery', 'Actions'],
-          attempts.map((a) => [
-            when(a.attempted_at),
-            a.event_type || '',
-            a.status_code ? `HTTP ${a.status_code}` : a.error || '',
-            `${a.duration_ms} ms`,
-            a.delivery_status || '',
-            h('button', { type: 'button', onclick: () => replay(a) }, 'Replay', hidden(` ${a.event_type} of ${new Date(a.attempted_at).toLocaleString()}`)),
-          ]),
-        );
-      }
-
-      deliveries.replaceChildren(
-        h(
-          'section',
-          { class: 'panel', 'aria-labelledby': headingId },
-          heading,
-          h(
-            'p',
-            { class: 'actions' },
-            h('button', { type: 'button', onclick: () => attempt(alert, load) }, 'Refresh', hidden(' deliveries')),
-            h('button', { type: 'button', onclick: close }, 'Close', hidden(' deliveries')),
-          ),
-          alert,
-          said,
-          rows,
-        ),
-      );
-      await attempt(alert, load);
-      heading.focus();
+      });
+      deliveries.replaceChildren(panel.element);
+      await panel.load();
+      panel.heading.focus();
     }
 
     const form = createForm(
       'Add an endpoint',
       4,
       [
-        field('Endpoint URL', h('input', { type: 'url', name: 'url', required: true, autocomplete: 'off', placeholder: 'https://' }), 'Where the webhooks are POSTed (https).'),
+        field('Endpoint URL', h('input', { type: 'url', name: 'url', required: true, autocomplete: 'off', placeholder: 'https://' }), 'Where the webhooks are POSTed.'),
         checkboxes(
           'Events',
           'None checked: every event, including ones added later.',
@@ -545,6 +502,59 @@
     parts.section.append(form);
     attempt(parts.alert, refresh);
     return parts.section;
+  }
+
+  /** An endpoint's latest attempts, newest first, each with a Replay button; refreshed on demand, not by a timer. */
+  function deliveriesPanel(of, endpoint, close) {
+    const headingId = nextId('deliveries');
+    const alert = h('div', { class: 'alert', role: 'alert' });
+    const said = h('p', { class: 'done', role: 'status' });
+    const rows = h('div');
+    const heading = h('h4', { id: headingId, tabIndex: -1 }, 'Deliveries to ', h('code', { class: 'url' }, endpoint.url));
+    const fill = async () => rows.replaceChildren(deliveryTable(await query('settings.webhooks.deliveries', { ...of, endpoint_id: endpoint.id })));
+    const load = () => attempt(alert, fill);
+
+    function replay(row) {
+      return attempt(alert, async () => {
+        said.textContent = '';
+        await mutate('settings.webhooks.replay', { ...of, delivery_id: row.delivery_id });
+        await fill();
+        said.textContent = `Replay of the ${row.event_type} event queued: it goes out again with the same webhook-id. Refresh to see it.`;
+        if (!document.activeElement || document.activeElement === document.body) heading.focus();
+      });
+    }
+
+    function deliveryTable(attempts) {
+      if (!attempts.length) return h('p', { class: 'empty' }, 'No deliveries yet.');
+      return table(
+        `Deliveries to ${endpoint.url}`,
+        ['Attempted', 'Event', 'Result', 'Duration', 'Delivery', 'Actions'],
+        attempts.map((a) => [
+          when(a.attempted_at),
+          a.event_type || '',
+          a.status_code ? `HTTP ${a.status_code}` : a.error || '',
+          `${a.duration_ms} ms`,
+          a.delivery_status || '',
+          h('button', { type: 'button', onclick: () => replay(a) }, 'Replay', hidden(` ${a.event_type} of ${new Date(a.attempted_at).toLocaleString()}`)),
+        ]),
+      );
+    }
+
+    const element = h(
+      'section',
+      { class: 'panel', 'aria-labelledby': headingId },
+      heading,
+      h(
+        'p',
+        { class: 'actions' },
+        h('button', { type: 'button', onclick: load }, 'Refresh', hidden(' deliveries')),
+        h('button', { type: 'button', onclick: close }, 'Close', hidden(' deliveries')),
+      ),
+      alert,
+      said,
+      rows,
+    );
+    return { element, heading, load };
   }
 
   // ---------------------------------------------------------------- git apps
@@ -621,6 +631,7 @@
     title: 'SCIM tokens',
     intro: 'For your identity provider, to provision people and groups at /scim/v2.',
     noun: 'SCIM token',
+    aNoun: 'a SCIM token',
     revealed: (created) => ({
       values: [
         { label: 'SCIM token', text: created.token },
@@ -636,6 +647,7 @@
     title: 'Telemetry (OTLP tokens)',
     intro: 'For Claude Code to send its usage metrics and events to /otlp.',
     noun: 'OTLP token',
+    aNoun: 'an OTLP token',
     revealed: (created) => ({
       values: [
         { label: 'OTLP token', text: created.token },
@@ -679,7 +691,7 @@
     }
 
     const form = createForm(
-      `Create a ${kind.noun}`,
+      `Create ${kind.aNoun}`,
       4,
       [field('Name', h('input', { type: 'text', name: 'name', maxLength: 200, required: true, autocomplete: 'off' }))],
       `Create ${kind.noun}`,
