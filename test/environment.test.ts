@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { loadConfig } from '../src/config';
@@ -27,3 +28,26 @@ test('the test suite loads with REDIS_URL and DATABASE_URL set but empty', async
   expect(result.output).toMatch(/Test Suites: 3 skipped/);
   expect(result.code).toBe(0);
 }, 150_000);
+
+test('WEB_CONCURRENCY: a number of workers or auto (one per CPU); above 1 only on MySQL with Redis', () => {
+  const servers = { DATABASE_URL: 'mysql://root@127.0.0.1:3306/x', REDIS_URL: 'redis://127.0.0.1:6379' };
+  expect(loadConfig({}).WEB_CONCURRENCY).toBe(1);
+  expect(loadConfig({ ...servers, WEB_CONCURRENCY: '3' }).WEB_CONCURRENCY).toBe(3);
+  expect(loadConfig({ ...servers, WEB_CONCURRENCY: 'auto' }).WEB_CONCURRENCY).toBe(os.availableParallelism());
+  expect(() => loadConfig({ ...servers, WEB_CONCURRENCY: '0' })).toThrow(/WEB_CONCURRENCY must be a number of worker processes \(1 to 999\) or auto/);
+  expect(() => loadConfig({ WEB_CONCURRENCY: '2' })).toThrow(/WEB_CONCURRENCY above 1 needs DATABASE_URL/);
+  expect(() => loadConfig({ DATABASE_URL: servers.DATABASE_URL, WEB_CONCURRENCY: '2' })).toThrow(/WEB_CONCURRENCY above 1 needs REDIS_URL/);
+});
+
+test('OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET go together; the issuer is https (or this machine)', () => {
+  expect(() => loadConfig({ OIDC_ISSUER: 'https://example.okta.com' })).toThrow(/OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET go together/);
+  expect(() => loadConfig({ OIDC_ISSUER: 'http://idp.example', OIDC_CLIENT_ID: 'a', OIDC_CLIENT_SECRET: 'b' })).toThrow(/OIDC_ISSUER must be the https:\/\/ issuer URL/);
+  const config = loadConfig({ OIDC_ISSUER: 'https://example.okta.com', OIDC_CLIENT_ID: 'a', OIDC_CLIENT_SECRET: 'secret-value', OIDC_SCOPES: 'openid email' });
+  expect(config.OIDC_SCOPES).toBe('openid email');
+  expect(() => loadConfig({ OIDC_SCOPES: 'openid profile' })).toThrow(/OIDC_SCOPES must include openid and email/);
+  try {
+    loadConfig({ OIDC_ISSUER: 'https://example.okta.com', OIDC_CLIENT_SECRET: 'secret-value' });
+  } catch (err) {
+    expect((err as Error).message).not.toContain('secret-value');
+  }
+});
