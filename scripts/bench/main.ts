@@ -12,7 +12,8 @@ import * as database from './database';
 import { difference, INGEST_TIMEOUT_S, measure, measureBodies, probe, Probe, settle } from './load';
 import { cpuMs, databasePid, freePort, killAllNow, rssMb, run, sampleRss, Server, startServer, stopServer, waitHealthy } from './processes';
 import { deepPage, ListRequest, listRequests, matchesFilters, metricRequests } from './requests';
-import { footer, IngestRow, ingestTable, Row, table } from './report';
+import { footer, IngestRow, ingestTable, listSummary, Row, table } from './report';
+import { readBaseline, regressions, REGRESSION, saveBaseline } from './baseline';
 import { INGEST_SIGNALS, ingestPath, IngestPlan, ITEM_NAMES, prepareIngest, removeFiles, removeIngested, storedItems } from './otlp/ingest';
 import type { IngestSignal } from './otlp/bodies';
 import { responseType } from '../../src/otlp/messages';
@@ -227,7 +228,9 @@ async function main(argv: string[]): Promise<number> {
   const rssFinal = rssMb(servers.api.pid);
 
   const mariadb = String(await database.scalar(db, 'SELECT VERSION()'));
-  const tables = [rows.length ? table(rows) : '', ingestRows.length ? ingestTable(ingestRows) : ''].filter(Boolean).join('\n\n');
+  const tables = [rows.length ? `${table(rows)}${listSummary(rows)}` : '', ingestRows.length ? ingestTable(ingestRows) : ''].filter(Boolean).join('\n\n');
+  if (opts.saveBaseline) saveBaseline(opts.saveBaseline, rows);
+  const regressed = opts.baseline ? regressions(readBaseline(opts.baseline), rows) : [];
   process.stdout.write(
     `${tables}\n${footer({
       connections: opts.connections,
@@ -241,6 +244,10 @@ async function main(argv: string[]): Promise<number> {
       notes,
     })}\n`,
   );
+  if (regressed.length) {
+    process.stdout.write(`\nREGRESSED against ${opts.baseline} (more than ${REGRESSION * 100} % slower):\n${regressed.join('\n')}\n`);
+    return 3;
+  }
   return 0;
 }
 

@@ -26,6 +26,9 @@ Prints Markdown tables. Seeds the large demo data into DATABASE_URL first when i
                         commit's build in a worktree, to compare two versions on the same data in one sitting;
                         FILE is <checkout>/dist/src/main.js, and that checkout's token CLI (which migrates the
                         database to its own schema) makes the benchmark's tokens
+  --save-baseline FILE  write every row's figures to FILE (JSON), e.g. from main
+  --baseline FILE       compare with a saved baseline: a row more than 20 % slower (API ÷ stack floor where the
+                        stack floor serves it, else API req/s) is listed and the run exits with code 3
 
 Environment: DATABASE_URL (required, a MariaDB/MySQL database), REDIS_URL (default redis://127.0.0.1:6379).`;
 
@@ -40,6 +43,8 @@ export interface BenchOptions {
   anySize: boolean;
   /** The API entry point to run; undefined: this checkout's build. */
   apiMain?: string;
+  saveBaseline?: string;
+  baseline?: string;
 }
 
 export class UsageError extends Error {}
@@ -67,6 +72,8 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
         migrate: { type: 'boolean', default: false },
         'any-size': { type: 'boolean', default: false },
         'api-main': { type: 'string' },
+        'save-baseline': { type: 'string' },
+        baseline: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -82,6 +89,9 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
   // Resolved now: the benchmark changes its directory to the checkout before it starts the servers.
   const apiMain = values['api-main'] === undefined ? undefined : path.resolve(values['api-main']);
   if (apiMain && !existsSync(apiMain)) throw new UsageError(`--api-main: no such file ${apiMain} (build that checkout first)`);
+  const baseline = values.baseline === undefined ? undefined : path.resolve(values.baseline);
+  if (baseline && !existsSync(baseline)) throw new UsageError(`--baseline: no such file ${baseline} (save one with --save-baseline)`);
+  const saveBaseline = values['save-baseline'] === undefined ? undefined : path.resolve(values['save-baseline']);
   return {
     connections: positiveInt('--connections', values.connections),
     seconds: values.quick ? 2 : positiveInt('--seconds', values.seconds ?? '10'),
@@ -91,5 +101,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
     migrate: values.migrate,
     anySize: values['any-size'],
     apiMain,
+    saveBaseline,
+    baseline,
   };
 }

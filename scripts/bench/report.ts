@@ -39,6 +39,33 @@ export function table(rows: Row[]): string {
   return lines.join('\n');
 }
 
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/**
+ * What issue 23 asks of the lists, read off the table: API ÷ stack floor (every page-1 and deep page, and the
+ * median) and API ÷ floor (the median), over the rows the floors serve.
+ */
+export function listSummary(rows: Row[]): string {
+  const lists = rows.filter((r) => r.floor && r.stack && r.floor.rps > 0 && r.stack.rps > 0 && !r.path.includes('/metrics/'));
+  if (lists.length === 0) return '';
+  const ofStack = lists.map((r) => ({ path: r.path, value: r.api.rps / r.stack!.rps }));
+  const ofFloor = lists.map((r) => r.api.rps / r.floor!.rps);
+  const lowest = ofStack.reduce((a, b) => (b.value < a.value ? b : a));
+  const below = ofStack.filter((r) => r.value < 0.6).length;
+  const deep = ofStack.filter((r) => r.path.includes('&page='));
+  const first = ofStack.filter((r) => !r.path.includes('&page='));
+  const med = (list: { value: number }[]) => (list.length ? median(list.map((r) => r.value)).toFixed(2) : '–');
+  return [
+    '',
+    `Lists (${lists.length} rows the floors serve): API ÷ stack floor median ${med(ofStack)} (page 1: ${med(first)}, deep pages: ${med(deep)}), ` +
+      `lowest ${lowest.value.toFixed(2)} (\`${lowest.path}\`), ${below} row${below === 1 ? '' : 's'} under 0.6; API ÷ floor median ${median(ofFloor).toFixed(2)}.`,
+  ].join('\n');
+}
+
 /** An ingest row: one kind of OTLP body POSTed to the ingest floor and to the API. */
 export interface IngestRow {
   path: string;
