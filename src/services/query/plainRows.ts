@@ -1,4 +1,5 @@
 import { FindOptions, IncludeOptions, Includeable, Model, ModelStatic } from 'sequelize';
+import { statements } from './statements';
 
 /**
  * List rows as plain objects. A Sequelize instance per row was the largest allocation of a list request
@@ -7,7 +8,9 @@ import { FindOptions, IncludeOptions, Includeable, Model, ModelStatic } from 'se
  * returns dates as strings and booleans as 0/1; MySQL booleans as 0/1).
  */
 export async function findPlain<M extends Model>(model: ModelStatic<M>, options: FindOptions): Promise<M[]> {
-  const rows = (await model.findAll({ ...options, raw: true, nest: Boolean(options.include) })) as unknown as Record<string, unknown>[];
+  const rows =
+    (await statements.findRaw(model, options)) ??
+    ((await model.findAll({ ...options, raw: true, nest: Boolean(options.include) })) as unknown as Record<string, unknown>[]);
   const conversions = conversionsOf(model, options.include);
   for (const row of rows) convert(row, conversions);
   return rows as unknown as M[];

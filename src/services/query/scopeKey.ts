@@ -22,7 +22,7 @@ export function scopeKey(source: ListSource<unknown, Model>): string {
  * A value written out whole and in one way: object keys sorted, operators (symbols) by name, Sequelize's helpers
  * (literal, col, fn, where) by their class and fields, models by table.
  */
-function written(value: unknown): string {
+export function written(value: unknown): string {
   if (value === null || value === undefined) return String(value);
   if (value instanceof Date) return `Date(${value.toISOString()})`;
   if (typeof value === 'string') return JSON.stringify(value);
