@@ -1,4 +1,4 @@
-import * as client from 'openid-client';
+import type * as OpenIdClient from 'openid-client';
 import type { PendingSignIn } from './sessions';
 
 export interface OidcSettings {
@@ -23,18 +23,21 @@ function isLoopbackHttp(url: URL): boolean {
   return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
 }
 
+/** Loaded on first use: a service without an identity provider never loads it (about 7 MB of memory). */
+const openIdClient = (): Promise<typeof OpenIdClient> => import('openid-client');
+
 /**
  * Sign-in with OpenID Connect (DESIGN §17) through `openid-client`: the authorization code flow with PKCE, state and
  * nonce, against the provider's discovery document (read on first use, read again after a failure).
  */
 export class OidcSignIn {
-  private configuration?: Promise<client.Configuration>;
+  private configuration?: Promise<OpenIdClient.Configuration>;
 
   constructor(private readonly settings: OidcSettings) {}
 
   /** Where to send the browser, and what the callback must find again. */
   async begin(returnTo: string): Promise<{ url: string; pending: PendingSignIn }> {
-    const config = await this.config();
+    const [client, config] = await Promise.all([openIdClient(), this.config()]);
     const pending: PendingSignIn = { state: client.randomState(), nonce: client.randomNonce(), codeVerifier: client.randomPKCECodeVerifier(), returnTo };
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: this.settings.redirectUri,
@@ -49,10 +52,10 @@ export class OidcSignIn {
 
   /** Exchanges the code the callback received and checks the ID token; the e-mail must be verified by the provider. */
   async finish(callbackSearch: string, pending: PendingSignIn): Promise<SignedInIdentity> {
-    const config = await this.config();
+    const [client, config] = await Promise.all([openIdClient(), this.config()]);
     const currentUrl = new URL(this.settings.redirectUri);
     currentUrl.search = callbackSearch;
-    let claims: client.IDToken | undefined;
+    let claims: OpenIdClient.IDToken | undefined;
     try {
       const tokens = await client.authorizationCodeGrant(config, currentUrl, {
         pkceCodeVerifier: pending.codeVerifier,
@@ -62,7 +65,7 @@ export class OidcSignIn {
       });
       claims = tokens.claims();
     } catch (err) {
-      throw new SignInFailure(describeFailure(err));
+      throw new SignInFailure(describeFailure(client, err));
     }
     const email = typeof claims?.email === 'string' ? claims.email : undefined;
     if (!email) throw new SignInFailure('The identity provider sent no e-mail address: allow the "email" scope (and claim) for this application.');
@@ -73,13 +76,15 @@ export class OidcSignIn {
     return { email };
   }
 
-  private config(): Promise<client.Configuration> {
+  private config(): Promise<OpenIdClient.Configuration> {
     if (!this.configuration) {
       const issuer = new URL(this.settings.issuer);
-      this.configuration = client
-        .discovery(issuer, this.settings.clientId, undefined, client.ClientSecretBasic(this.settings.clientSecret), {
-          execute: isLoopbackHttp(issuer) ? [client.allowInsecureRequests] : [],
-        })
+      this.configuration = openIdClient()
+        .then((client) =>
+          client.discovery(issuer, this.settings.clientId, undefined, client.ClientSecretBasic(this.settings.clientSecret), {
+            execute: isLoopbackHttp(issuer) ? [client.allowInsecureRequests] : [],
+          }),
+        )
         .catch((err: unknown) => {
           this.configuration = undefined;
           throw new SignInFailure(`The identity provider at ${this.settings.issuer} could not be reached (${(err as Error).message}); try again in a moment.`);
@@ -89,7 +94,7 @@ export class OidcSignIn {
   }
 }
 
-function describeFailure(err: unknown): string {
+function describeFailure(client: typeof OpenIdClient, err: unknown): string {
   if (err instanceof client.AuthorizationResponseError) {
     return `The identity provider refused the sign-in: ${err.error}${err.error_description ? ` (${err.error_description})` : ''}.`;
   }
