@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { chromium, Browser } from 'playwright-core';
+import { assertBrowser, CHROMIUM, describeInBrowser } from './support/chromium';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 
 /**
@@ -9,14 +10,7 @@ import { startTestApp, TestApp, DEMO } from './support/harness';
  * envelope; the browser part drives Debian's chromium through the page, up to an authorized request.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const REQUIRE_BROWSER = process.env.REQUIRE_BROWSER === '1';
-const HAS_BROWSER = fs.existsSync(CHROMIUM);
-// Chosen at load time so a laptop without chromium reports the tests as skipped, not passed.
-const describeBrowser = HAS_BROWSER || REQUIRE_BROWSER ? describe : describe.skip;
-if (!HAS_BROWSER && !REQUIRE_BROWSER) {
-  console.warn(`docsPage: no chromium at ${CHROMIUM}; browser tests skipped. Install it with \`apt-get install chromium\` (or set CHROMIUM_PATH).`);
-}
+const describeBrowser = describeInBrowser('docsPage');
 
 const SCREENSHOT = path.join(__dirname, '..', 'artifacts', 'docs-page.png');
 
@@ -94,7 +88,7 @@ describeBrowser('GET /docs in chromium', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!HAS_BROWSER) throw new Error(`REQUIRE_BROWSER=1 but there is no chromium at ${CHROMIUM}: apt-get install chromium`);
+    assertBrowser();
     base = await t.listen();
     browser = await chromium.launch({
       executablePath: CHROMIUM,

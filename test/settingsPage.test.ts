@@ -3,6 +3,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { chromium, Browser, BrowserContext, Page } from 'playwright-core';
+import { assertBrowser, CHROMIUM, describeInBrowser } from './support/chromium';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { eventually, Receiver, verify } from './support/receiver';
 import { createLoginLink } from '../src/auth/signIn';
@@ -14,14 +15,7 @@ import { WebhookAttempt, WebhookEndpoint } from '../db/models';
  * what it made checked from outside the page (the REST API, a webhook receiver, SCIM).
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const REQUIRE_BROWSER = process.env.REQUIRE_BROWSER === '1';
-const HAS_BROWSER = fs.existsSync(CHROMIUM);
-// Chosen at load time so a laptop without chromium reports the tests as skipped, not passed.
-const describeBrowser = HAS_BROWSER || REQUIRE_BROWSER ? describe : describe.skip;
-if (!HAS_BROWSER && !REQUIRE_BROWSER) {
-  console.warn(`settingsPage: no chromium at ${CHROMIUM}; browser tests skipped. Install it with \`apt-get install chromium\` (or set CHROMIUM_PATH).`);
-}
+const describeBrowser = describeInBrowser('settingsPage');
 
 // The functions given to page.evaluate run in the page. The project compiles without the DOM library, so the little
 // they touch is declared here, for this file only.
@@ -61,7 +55,7 @@ let expectedStatuses = new Set([401]);
 
 describeBrowser('the settings page in chromium', () => {
   beforeAll(async () => {
-    if (!HAS_BROWSER) throw new Error(`REQUIRE_BROWSER=1 but there is no chromium at ${CHROMIUM}: apt-get install chromium`);
+    assertBrowser();
     // PUBLIC_URL stays the default: the page's changes come from the origin the browser used, which is accepted too.
     t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE: '1' });
     base = await t.listen();
