@@ -1,5 +1,6 @@
+import { literal } from 'sequelize';
 import { DomainError, forbidden, resourceNotFound } from '../errors';
-import { DashboardView, GitApp, Organization, OrganizationMembership, PullRequest, Repository, Team, TeamMembership, User } from '../../db/models';
+import { DashboardView, GitApp, Organization, PullRequest, Repository, Team, TeamMembership, User } from '../../db/models';
 import type { Principal } from './principal';
 import { rules } from './rules';
 import { conditions } from './conditions';
@@ -9,18 +10,22 @@ export interface UserTarget {
   organizationIds: string[];
 }
 
+/** The active organizations of the `user` row a query reads, as one comma-separated value (ids hold no commas). */
+const ACTIVE_ORGANIZATION_IDS = literal(
+  `(SELECT GROUP_CONCAT(m.organization_id) FROM organization_memberships m WHERE m.user_id = \`user\`.id AND ${conditions.activeMembershipSql('m')})`,
+);
+
 /**
  * Loads an addressed resource and applies the rules in the order of DESIGN §3: existence (404) before
  * access (403). Procedures call these; they never look up a parent and decide access themselves.
  */
 export const guard = {
   async user(p: Principal, userId: string): Promise<UserTarget> {
-    const [user, memberships] = await Promise.all([
-      User.findByPk(userId),
-      OrganizationMembership.findAll({ where: { user_id: userId, ...conditions.activeMembership }, attributes: ['organization_id'] }),
-    ]);
+    // One statement: the user with their active organizations beside (every /users/{id} path asks this first).
+    const user = await User.findByPk(userId, { attributes: { include: [[ACTIVE_ORGANIZATION_IDS, 'active_organization_ids']] } });
     if (!user) throw resourceNotFound('user');
-    const organizationIds = memberships.map((m) => m.organization_id);
+    const joined = user.get('active_organization_ids') as string | null;
+    const organizationIds = joined ? joined.split(',') : [];
     if (!rules.canAccessUser(p, userId, organizationIds)) throw forbidden('user');
     return { user, organizationIds };
   },
