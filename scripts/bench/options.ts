@@ -28,7 +28,8 @@ Prints Markdown tables. Seeds the large demo data into DATABASE_URL first when i
                         database to its own schema) makes the benchmark's tokens
   --save-baseline FILE  write every row's figures to FILE (JSON), e.g. from main
   --baseline FILE       compare with a saved baseline: a row more than 20 % slower (API ÷ stack floor where the
-                        stack floor serves it, else API req/s) is listed and the run exits with code 3
+                        stack floor serves it, else API req/s) is listed and the run exits with code 3;
+                        compare 10 s runs (the default): at 2 s a row varies by about 25 % from run to run
 
 Environment: DATABASE_URL (required, a MariaDB/MySQL database), REDIS_URL (default redis://127.0.0.1:6379).`;
 
