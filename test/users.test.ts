@@ -554,3 +554,24 @@ describe('/trpc transport', () => {
     expect(anonymous.body.error.data).toMatchObject({ code: 'UNAUTHORIZED', httpStatus: 401 });
   });
 });
+
+test('a user in more organizations than GROUP_CONCAT holds (MySQL cuts it at 1024 bytes) keeps every one of them', async () => {
+  const { Organization } = await import('../db/models');
+  const { guard } = await import('../src/access/guard');
+  const { effectiveAccess } = await import('../src/access/principal');
+  const email = `many-orgs-${Date.now()}@demo.test`;
+  const ids = Array.from({ length: 80 }, (_, i) => `org_many_${String(i).padStart(3, '0')}_${Date.now()}`);
+  await Organization.bulkCreate(ids.map((id) => ({ id, name: id, created_at: new Date() })));
+  let userId = '';
+  for (const id of [...ids, DEMO.orgs.acme]) {
+    const member = await t.runtime.writers.members.provision(id, { email, name: 'Many Orgs', role: 'collaborator', active: true, externalId: null, title: null });
+    userId = member.user.id;
+  }
+  const ada = effectiveAccess(DEMO.users.ada, 'test', { organizationIds: [], teamIds: [] }, {
+    organizations: [{ organizationId: DEMO.orgs.acme, role: 'admin' }],
+    teams: [],
+    scopedTeamOrganizations: new Map(),
+  });
+  const { organizationIds } = await guard.user(ada, userId);
+  expect(organizationIds.sort()).toEqual([...ids, DEMO.orgs.acme].sort());
+});

@@ -1,6 +1,6 @@
 import { literal } from 'sequelize';
 import { DomainError, forbidden, resourceNotFound } from '../errors';
-import { DashboardView, GitApp, Organization, PullRequest, Repository, Team, TeamMembership, User } from '../../db/models';
+import { DashboardView, GitApp, Organization, OrganizationMembership, PullRequest, Repository, Team, TeamMembership, User } from '../../db/models';
 import type { Principal } from './principal';
 import { rules } from './rules';
 import { conditions } from './conditions';
@@ -15,6 +15,13 @@ const ACTIVE_ORGANIZATION_IDS = literal(
   `(SELECT GROUP_CONCAT(m.organization_id) FROM organization_memberships m WHERE m.user_id = \`user\`.id AND ${conditions.activeMembershipSql('m')})`,
 );
 
+const GROUP_CONCAT_SAFE_LENGTH = 1000;
+
+async function activeOrganizationIds(userId: string): Promise<string[]> {
+  const memberships = await OrganizationMembership.findAll({ where: { user_id: userId, ...conditions.activeMembership }, attributes: ['organization_id'] });
+  return memberships.map((m) => m.organization_id);
+}
+
 /**
  * Loads an addressed resource and applies the rules in the order of DESIGN §3: existence (404) before
  * access (403). Procedures call these; they never look up a parent and decide access themselves.
@@ -25,7 +32,9 @@ export const guard = {
     const user = await User.findByPk(userId, { attributes: { include: [[ACTIVE_ORGANIZATION_IDS, 'active_organization_ids']] } });
     if (!user) throw resourceNotFound('user');
     const joined = user.get('active_organization_ids') as string | null;
-    const organizationIds = joined ? joined.split(',') : [];
+    // MySQL cuts GROUP_CONCAT at group_concat_max_len, 1024 bytes by default (MariaDB's is 1 MB): a user in some 40
+    // organizations or more is read again in full rather than lose organizations.
+    const organizationIds = joined === null ? [] : joined.length < GROUP_CONCAT_SAFE_LENGTH ? joined.split(',') : await activeOrganizationIds(userId);
     if (!rules.canAccessUser(p, userId, organizationIds)) throw forbidden('user');
     return { user, organizationIds };
   },
