@@ -3,7 +3,7 @@ import type { Sequelize } from 'sequelize';
 import type { Express } from 'express';
 import { Config, publicBase } from './config';
 import type { Logger } from './logger';
-import { createSequelize, pingReplicas } from '../db/connection';
+import { createSequelize, describeDatabase, pingReplicas } from '../db/connection';
 import { initModels } from '../db/models';
 import { Authenticator } from './auth/authenticator';
 import { AccessChangeFeed } from './auth/accessChangeFeed';
@@ -11,6 +11,8 @@ import { RateLimiter, rateLimitTiers } from './rateLimit/rateLimiter';
 import { createRedisClient, RedisClient } from './redis';
 import { ListingService } from './services/query/listing';
 import { CountCache, ResultCache } from './services/query/countCache';
+import { DataVersions } from './services/query/dataVersions';
+import { RedisVersionBroadcast } from './services/query/versionBroadcast';
 import { MetricsService } from './services/metrics';
 import { ChangeRunner } from './services/changes/change';
 import { MemberWriter } from './services/people/members';
@@ -83,6 +85,11 @@ export interface Writers {
  * what one TTL's distinct requests may keep, well inside the heap of 128 MB (package.json nodeFlags).
  */
 const METRICS_CACHE_ENTRIES = 100;
+/**
+ * How stale this instance's data versions can be after a change it missed: one written by a process without Redis,
+ * or published while its subscription was down. One small read a second, whatever the traffic.
+ */
+const DATA_VERSION_POLL_MS = 1_000;
 
 /** Wires config → stores → services → express app. The process (main.ts) and the tests both start here. */
 export function createRuntime(config: Config, logger: Logger, options: { rateLimitKeyPrefix?: string } = {}): Runtime {
@@ -107,7 +114,14 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     onBackgroundError: (err) => logger.warn({ err }, 'could not record token use'),
     onFirstUse: () => accessChanges.start(),
   });
-  const listing = new ListingService(new CountCache(config.COUNT_CACHE_TTL_MS));
+  // Other instances' changes arrive by Redis pub/sub when it is set, else by polling (src/services/query/dataVersions.ts).
+  const dataVersions = DataVersions.for(sequelize);
+  dataVersions.configure({
+    broadcast: redis ? new RedisVersionBroadcast(redis, `data-versions:${describeDatabase({ url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH })}`) : undefined,
+    pollMs: DATA_VERSION_POLL_MS,
+    onError: (err) => logger.warn({ err }, 'could not learn data versions; lists read them from the database meanwhile'),
+  });
+  const listing = new ListingService(dataVersions, new CountCache(config.COUNT_CACHE_TTL_MS));
   const changes = ChangeRunner.for(sequelize);
   const signIn = createSignIn(config, redis, options.rateLimitKeyPrefix ?? 'rl');
   const onAccessChanged = async (userIds: readonly string[]) => {
@@ -205,7 +219,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
 
   const services = {
     listing,
-    metrics: new MetricsService(new ResultCache(config.COUNT_CACHE_TTL_MS, METRICS_CACHE_ENTRIES), config.METRICS_QUERY_TIMEOUT_MS),
+    metrics: new MetricsService(dataVersions, new ResultCache(config.COUNT_CACHE_TTL_MS, METRICS_CACHE_ENTRIES), config.METRICS_QUERY_TIMEOUT_MS),
     settings: { webhookEndpoints: writers.webhookEndpoints, gitApps: writers.gitApps, publicBase: publicBase(config) },
   };
   const publicOrigin = new URL(publicBase(config)).origin;
@@ -253,6 +267,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     telemetryRetention,
     async close() {
       await accessChanges.stop();
+      await dataVersions.stop();
       await telemetryRetention.stop();
       await webhooks.stop();
       // QUIT waits for a connection that may never come back (Redis down): only a ready client says goodbye.

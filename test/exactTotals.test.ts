@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { Commit, initModels } from '../db/models';
-import { createRuntime } from '../src/runtime';
+import { createRuntime, Runtime } from '../src/runtime';
+import type { Config } from '../src/config';
+import { eventually } from './support/receiver';
 import { createLogger } from '../src/logger';
-import { recordChange } from '../src/services/query/dataVersions';
+import { DataVersions } from '../src/services/query/dataVersions';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 
 /**
@@ -39,7 +41,7 @@ test('a write that records its change is counted at once; one that rolls back ch
 
   await a.runtime.sequelize.transaction(async (transaction) => {
     await Commit.create(await commitRow(), { transaction });
-    await recordChange(['commits'], transaction);
+    await DataVersions.for(a.runtime.sequelize).recordChange(['commits'], transaction);
   });
   expect(await total(a, tokenA)).toBe(before + 1);
   expect(await total(a, tokenA, `/v1/git/apps/${DEMO.gitApps.acmeGithub}/repositories/all/commits?per_page=2`)).toBeGreaterThan(0);
@@ -47,7 +49,7 @@ test('a write that records its change is counted at once; one that rolls back ch
   await expect(
     a.runtime.sequelize.transaction(async (transaction) => {
       await Commit.create(await commitRow(), { transaction });
-      await recordChange(['commits'], transaction);
+      await DataVersions.for(a.runtime.sequelize).recordChange(['commits'], transaction);
       throw new Error('the change fails after recording it');
     }),
   ).rejects.toThrow('the change fails');
@@ -61,28 +63,55 @@ test('a change behind the service’s back keeps the cached total until it expir
   // The next change through the service corrects it, counting both.
   await a.runtime.sequelize.transaction(async (transaction) => {
     await Commit.create(await commitRow(), { transaction });
-    await recordChange(['commits'], transaction);
+    await DataVersions.for(a.runtime.sequelize).recordChange(['commits'], transaction);
   });
   expect(await total(a, tokenA)).toBe(before + 2);
 });
 
-test('two instances on one database: a write through either is counted by both at once', async () => {
-  const second = createRuntime(a.config, createLogger('silent'), { rateLimitKeyPrefix: `test:${randomBytes(6).toString('hex')}` });
+/** A second instance of the service on the same database, in this process. */
+async function withSecondInstance(config: Config, use: (viaB: (path?: string) => request.Test, b: Runtime) => Promise<void>) {
+  const b = createRuntime(config, createLogger('silent'), { rateLimitKeyPrefix: `test:${randomBytes(6).toString('hex')}` });
   try {
-    const viaB = (path = '/v1/commits?per_page=2') => request(second.app).get(path).set('Authorization', `Bearer ${tokenA}`);
-    const before = await total(a, tokenA);
-    expect((await viaB()).body.meta.total).toBe(before);
-    await second.sequelize.transaction(async (transaction) => {
-      await Commit.create(await commitRow(), { transaction });
-      await recordChange(['commits'], transaction);
-    });
-    expect(await total(a, tokenA)).toBe(before + 1);
-    expect((await viaB()).body.meta.total).toBe(before + 1);
+    await use((path = '/v1/commits?per_page=2') => request(b.app).get(path).set('Authorization', `Bearer ${tokenA}`), b);
   } finally {
-    await second.close();
+    await b.close();
     // The models follow the newest connection; give them back to the first app's.
     initModels(a.runtime.sequelize);
   }
+}
+
+const addCommitThrough = (runtime: Runtime) =>
+  runtime.sequelize.transaction(async (transaction) => {
+    await Commit.create(await commitRow(), { transaction });
+    await DataVersions.for(runtime.sequelize).recordChange(['commits'], transaction);
+  });
+
+const withRedis = process.env.REDIS_URL ? test : test.skip;
+
+withRedis('two instances on one database and one Redis: a write through either is counted by both at once', async () => {
+  await withSecondInstance(a.config, async (viaB, b) => {
+    const before = await total(a, tokenA);
+    expect((await viaB()).body.meta.total).toBe(before);
+    await addCommitThrough(b);
+    expect(await total(a, tokenA)).toBe(before + 1);
+    expect((await viaB()).body.meta.total).toBe(before + 1);
+    await addCommitThrough(a.runtime);
+    expect((await viaB()).body.meta.total).toBe(before + 2);
+    expect(await total(a, tokenA)).toBe(before + 2);
+  });
+});
+
+test('an instance without Redis: its writes are counted by the others within their poll of a second, its own at once', async () => {
+  await withSecondInstance({ ...a.config, REDIS_URL: undefined }, async (viaB, b) => {
+    const before = await total(a, tokenA);
+    expect((await viaB()).body.meta.total).toBe(before);
+    await addCommitThrough(b);
+    expect((await viaB()).body.meta.total).toBe(before + 1);
+    await eventually('the first instance to poll the change', async () => (await total(a, tokenA)) === before + 1, 2_000);
+    await addCommitThrough(a.runtime);
+    expect(await total(a, tokenA)).toBe(before + 2);
+    await eventually('the second instance to poll the change', async () => (await viaB()).body.meta.total === before + 2, 2_000);
+  });
 });
 
 test('with a short time to live a change behind the service’s back shows once it has passed', async () => {

@@ -1,6 +1,7 @@
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { ListingService, ListSource, PageRequest } from '../src/services/query/listing';
 import { CountCache } from '../src/services/query/countCache';
+import { DataVersions } from '../src/services/query/dataVersions';
 import { PageAnchors } from '../src/services/query/pageAnchors';
 import { organizationMembers } from '../src/services/people/organizationScopes';
 import { userApps, visibleUsers } from '../src/services/people/userScopes';
@@ -12,11 +13,14 @@ import { toUser } from '../src/resources/people';
 // Deep pages are read with a deferred join; with the threshold at 0 every page takes that path, and each
 // must equal the page the plain OFFSET query returns.
 let t: TestApp;
-const plain = new ListingService(new CountCache(0), { deferredJoinOffset: Number.MAX_SAFE_INTEGER, mergeMaxRows: Number.MAX_SAFE_INTEGER });
-const deferred = new ListingService(new CountCache(0), { deferredJoinOffset: 0, mergeMaxRows: 0 });
+let plain: ListingService;
+let deferred: ListingService;
+const versions = () => DataVersions.for(t.runtime.sequelize);
 
 beforeAll(async () => {
   t = await startTestApp();
+  plain = new ListingService(versions(), new CountCache(0), { deferredJoinOffset: Number.MAX_SAFE_INTEGER, mergeMaxRows: Number.MAX_SAFE_INTEGER });
+  deferred = new ListingService(versions(), new CountCache(0), { deferredJoinOffset: 0, mergeMaxRows: 0 });
 });
 afterAll(async () => t.close());
 
@@ -130,7 +134,7 @@ describe('keys from the membership index: users visible across several organizat
 });
 
 describe('deep pages read from anchors (blocks of 3 positions here), whatever order pages are asked in', () => {
-  const anchored = () => new ListingService(new CountCache(0), { deferredJoinOffset: 0, mergeMaxRows: 0 }, new PageAnchors(3, 60_000));
+  const anchored = () => new ListingService(versions(), new CountCache(0), { deferredJoinOffset: 0, mergeMaxRows: 0 }, new PageAnchors(3, 60_000));
   const lists: Record<string, () => ListSource<unknown>> = {
     'commits of a repository (own columns)': () => commits({ repositoryId: DEMO.repos.acmeApi }),
     'commits of one organization (a one-value partition)': () => commits({ organizationIds: [DEMO.orgs.acme] }),

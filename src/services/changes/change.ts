@@ -1,7 +1,7 @@
 import { Sequelize, Transaction, UniqueConstraintError } from 'sequelize';
 import { AccessChange, AuditEntry, OutboxEvent } from '../../../db/models';
 import type { AuditRecord } from '../audit/actor';
-import { recordChange } from '../query/dataVersions';
+import { DataVersions } from '../query/dataVersions';
 import type { EventType } from '../webhooks/events';
 import { conflict } from '../../errors';
 import { newId } from './ids';
@@ -115,7 +115,7 @@ export class ChangeRunner {
         },
       });
       if (audits.length) await AuditEntry.bulkCreate(audits.map((a) => auditRow(a, this.now())), { transaction });
-      if (tables.size) await recordChange([...tables], transaction);
+      if (tables.size) await DataVersions.for(this.sequelize).recordChange([...tables], transaction);
       // Every instance reads these and forgets the users' cached tokens (src/auth/accessChangeFeed.ts).
       if (users.size) await AccessChange.bulkCreate([...users].map((user_id) => ({ user_id, created_at: this.now() })), { transaction });
       if (events.length) {

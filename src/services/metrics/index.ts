@@ -1,6 +1,6 @@
 import { Commit, Team } from '../../../db/models';
 import type { ResultCache } from '../query/countCache';
-import { versionsOf } from '../query/dataVersions';
+import type { DataVersions } from '../query/dataVersions';
 import { activityFigures } from './activity';
 import { aiUsageFigures } from './aiUsage';
 import { collaborationFigures } from './collaboration';
@@ -42,12 +42,13 @@ export type MetricTarget = { organizationId: string; team: Team | null };
  */
 export class MetricsService {
   constructor(
+    private readonly versions: DataVersions,
     private readonly cache: ResultCache<unknown>,
     private readonly queryTimeoutMs?: number,
   ) {}
 
   async compute<K extends MetricKind>(kind: K, target: MetricTarget, window: MetricWindow, now = new Date()): Promise<MetricPayload<K>> {
-    const versions = await versionsOf(READS[kind]);
+    const versions = await this.versions.of(READS[kind]);
     const key = ['metric', kind, target.organizationId, target.team?.id ?? '', day(window.from), window.days, window.interval ?? '', versions].join('|');
     return (await this.cache.getOrCompute(key, async () => {
       const scope = target.team ? await teamScope(target.team) : organizationScope(target.organizationId);

@@ -15,7 +15,7 @@ import type { TimeRange } from '../../wire/dates';
 import type { SortOrder } from '../../wire/query';
 import { CountCache } from './countCache';
 import { selectSql } from './selectSql';
-import { versionsOf } from './dataVersions';
+import type { DataVersions } from './dataVersions';
 import { anchoredKeys, OrderedRange, PageAnchors } from './pageAnchors';
 import { findPlain } from './plainRows';
 import { scopeKey } from './scopeKey';
@@ -117,6 +117,7 @@ const DEEP_PAGE_BLOCK = 250;
 
 export class ListingService {
   constructor(
+    private readonly versions: DataVersions,
     private readonly counts: CountCache,
     private readonly options: ListingOptions = { deferredJoinOffset: DEEP_PAGE_BLOCK, mergeMaxRows: 10_000 },
     private readonly anchors = new PageAnchors(DEEP_PAGE_BLOCK, counts.ttlMs),
@@ -130,7 +131,7 @@ export class ListingService {
     let versions: Promise<string> | undefined;
     const range = request.createdAt;
     const scope = `${scopeKey(source)}|${range?.from?.toISOString() ?? ''}|${range?.before?.toISOString() ?? ''}`;
-    const withVersions = async (suffix: string) => `${scope}|${suffix}|${await (versions ??= versionsOf(tablesRead(source)))}`;
+    const withVersions = async (suffix: string) => `${scope}|${suffix}|${await (versions ??= this.versions.of(tablesRead(source)))}`;
     return { countKey: () => withVersions('count'), orderKey: () => withVersions(`${request.sort} ${request.order}`) };
   }
 
