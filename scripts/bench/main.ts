@@ -1,6 +1,6 @@
 /**
  * npm run bench -- [--quick] [--filter TEXT] [--path PATH] [--connections N] [--seconds N] [--floor-count exact|cached]
- *                   [--migrate] [--any-size] [--api-main FILE]
+ *                   [--migrate] [--any-size] [--api-main FILE] [--workers N] [--save-baseline FILE] [--baseline FILE]
  *
  * The whole benchmark in one command (README "Benchmark"): data, both servers, the load, one report, and
  * nothing left running afterwards, whatever happens. Speed is measured here, never asserted in tests.
@@ -9,10 +9,10 @@ import path from 'node:path';
 import type { Connection } from 'mysql2/promise';
 import { parseOptions, USAGE, UsageError, BenchOptions } from './options';
 import * as database from './database';
-import { difference, INGEST_TIMEOUT_S, measure, measureBodies, probe, Probe, settle } from './load';
-import { cpuMs, databasePid, freePort, killAllNow, rssMb, run, sampleRss, Server, startServer, stopServer, waitHealthy } from './processes';
+import { difference, INGEST_TIMEOUT_S, measure, measureBodies, Measurement, probe, Probe, settle } from './load';
+import { cpuMs, databasePid, freePort, killAllNow, processTree, rssMb, run, sampleRss, Server, startServer, stopServer, waitHealthy } from './processes';
 import { deepPage, ListRequest, listRequests, matchesFilters, metricRequests } from './requests';
-import { footer, IngestRow, ingestTable, listSummary, Row, table } from './report';
+import { clusterTable, ClusterRow, Cores, footer, IngestRow, ingestTable, listSummary, Row, table } from './report';
 import { readBaseline, regressions, REGRESSION, saveBaseline } from './baseline';
 import { INGEST_SIGNALS, ingestPath, IngestPlan, ITEM_NAMES, prepareIngest, removeFiles, removeIngested, storedItems } from './otlp/ingest';
 import type { IngestSignal } from './otlp/bodies';
@@ -219,6 +219,8 @@ async function main(argv: string[]): Promise<number> {
     );
     if (apiCacheOff !== servers.api) await stopServer(apiCacheOff);
   }
+  const clusterRequests = explicit || opts.workers < 2 ? [] : CLUSTER_LISTS.map((list) => planned.find((p) => p.request.path.startsWith(`${list}?`) && !p.request.path.includes('&page=') && p.floorProbe.status === 200)).filter((p) => p !== undefined);
+  const clusterRows = clusterRequests.length ? await measureCluster({ url, db, database_name, opts, fixtures, servers, headers, alive, requests: clusterRequests.map((p) => p.request) }) : [];
   const ingestRows = signals.length ? await measureIngest({ url, db, database_name, opts, organizationId: fixtures.organization_id, signals, api: servers.api, alive, notes, differences }) : [];
   apiRss.stop();
   floorRss.stop();
@@ -228,7 +230,9 @@ async function main(argv: string[]): Promise<number> {
   const rssFinal = rssMb(servers.api.pid);
 
   const mariadb = String(await database.scalar(db, 'SELECT VERSION()'));
-  const tables = [rows.length ? `${table(rows)}${listSummary(rows)}` : '', ingestRows.length ? ingestTable(ingestRows) : ''].filter(Boolean).join('\n\n');
+  const tables = [rows.length ? `${table(rows)}${listSummary(rows)}` : '', clusterRows.length ? clusterTable(clusterRows) : '', ingestRows.length ? ingestTable(ingestRows) : '']
+    .filter(Boolean)
+    .join('\n\n');
   if (opts.saveBaseline) saveBaseline(opts.saveBaseline, rows);
   const regressed = opts.baseline ? regressions(readBaseline(opts.baseline), rows) : [];
   process.stdout.write(
@@ -249,6 +253,71 @@ async function main(argv: string[]): Promise<number> {
     return 3;
   }
   return 0;
+}
+
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
+/** The lists of the cluster rows (issue 23: N workers serve at least 1.6 times what one does). */
+const CLUSTER_LISTS = ['/v1/users', '/v1/commits'];
+
+interface ClusterContext {
+  url: string;
+  db: Connection;
+  database_name: string;
+  opts: BenchOptions;
+  fixtures: database.Fixtures;
+  servers: Servers;
+  headers: Record<string, string>;
+  alive: (servers: Server[], during: string) => void;
+  requests: ListRequest[];
+}
+
+/**
+ * The cluster rows: the API with WEB_CONCURRENCY=N and the floor with N processes, each started for these rows and
+ * warmed up, then per request the floor on one process and on N, and the API on one and on N, back to back. The
+ * load generator runs on the same machine and takes a core's share of it too.
+ */
+async function measureCluster(c: ClusterContext): Promise<ClusterRow[]> {
+  const { opts, headers } = c;
+  const workers = String(c.opts.workers);
+  const apiMany = await startApi(`API (WEB_CONCURRENCY=${workers})`, c.url, opts, { WEB_CONCURRENCY: workers });
+  const floorMany = startServer(`floor (${workers} processes)`, process.execPath, [path.join(ROOT, 'dist/scripts/bench/floor/server.js')], await freePort(), {
+    DATABASE_URL: c.url,
+    FLOOR_USER_ID: c.fixtures.user_id,
+    FLOOR_COUNT: opts.floorCount,
+    FLOOR_WORKERS: workers,
+  });
+  cleanups.push(() => stopServer(floorMany));
+  await Promise.all([waitHealthy(apiMany), waitHealthy(floorMany)]);
+  log(`cluster rows: API with WEB_CONCURRENCY=${workers} (pid ${apiMany.pid}), floor with ${workers} processes (pid ${floorMany.pid}); warming them up`);
+  for (const server of [floorMany, apiMany]) await measure(server.url + c.requests[0].path, headers, opts.connections, WARM_UP_SECONDS);
+
+  const rows: ClusterRow[] = [];
+  for (const request of c.requests) {
+    const run = async (server: Server) => {
+      await settle(c.db, c.database_name);
+      return measure(server.url + request.path, headers, opts.connections, opts.seconds);
+    };
+    // What each run kept busy: the API's processes, the database, and this process (autocannon's load).
+    const busy = async (server: Server): Promise<{ measured: Measurement; cores: Cores }> => {
+      const pids = processTree(server.pid);
+      const cpu = () => ({ api: sum(pids.map((pid) => cpuMs(pid) ?? 0)), database: cpuMs(databasePid()) ?? 0, load: process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 });
+      await settle(c.db, c.database_name);
+      const before = cpu();
+      const measured = await measure(server.url + request.path, headers, opts.connections, opts.seconds);
+      const after = cpu();
+      const per = (k: keyof Cores) => (after[k] - before[k]) / 1000 / measured.seconds;
+      return { measured, cores: { api: per('api'), database: per('database'), load: per('load') } };
+    };
+    const floor = { one: await run(c.servers.floor), many: await run(floorMany) };
+    const [one, many] = [await busy(c.servers.api), await busy(apiMany)];
+    const api = { one: one.measured, many: many.measured };
+    c.alive([c.servers.floor, floorMany, c.servers.api, apiMany], `the cluster row of ${request.path}`);
+    rows.push({ path: request.path, workers: opts.workers, floor, api, cores: { one: one.cores, many: many.cores } });
+    log(`cluster ${request.path}: floor ${floor.one.rps.toFixed(0)} → ${floor.many.rps.toFixed(0)}, API ${api.one.rps.toFixed(0)} → ${api.many.rps.toFixed(0)} req/s`);
+  }
+  await Promise.all([stopServer(apiMany, 15_000), stopServer(floorMany)]);
+  return rows;
 }
 
 interface IngestContext {

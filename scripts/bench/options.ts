@@ -26,6 +26,8 @@ Prints Markdown tables. Seeds the large demo data into DATABASE_URL first when i
                         commit's build in a worktree, to compare two versions on the same data in one sitting;
                         FILE is <checkout>/dist/src/main.js, and that checkout's token CLI (which migrates the
                         database to its own schema) makes the benchmark's tokens
+  --workers N           the cluster rows: /v1/users and /v1/commits on the API with WEB_CONCURRENCY=N and on the
+                        floor with N processes, each beside its one-process run (default 2; 1 skips them)
   --save-baseline FILE  write every row's figures to FILE (JSON), e.g. from main
   --baseline FILE       compare with a saved baseline: a row more than 20 % slower (API ÷ stack floor where the
                         stack floor serves it, else API req/s) is listed and the run exits with code 3;
@@ -46,6 +48,8 @@ export interface BenchOptions {
   apiMain?: string;
   saveBaseline?: string;
   baseline?: string;
+  /** Processes of the cluster rows; 1: no cluster rows. */
+  workers: number;
 }
 
 export class UsageError extends Error {}
@@ -75,6 +79,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
         'api-main': { type: 'string' },
         'save-baseline': { type: 'string' },
         baseline: { type: 'string' },
+        workers: { type: 'string', default: '2' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -104,5 +109,6 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
     apiMain,
     saveBaseline,
     baseline,
+    workers: positiveInt('--workers', values.workers),
   };
 }

@@ -117,6 +117,18 @@ export function cpuMs(pid: number | undefined): number | undefined {
   }
 }
 
+/** A process and its children (a cluster's primary and its workers), from /proc (Linux only). */
+export function processTree(pid: number): number[] {
+  const children = fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e)).filter((e) => {
+    try {
+      return Number(fs.readFileSync(`/proc/${e}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === pid;
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+  return [pid, ...children.map(Number)];
+}
+
 /** USER_HZ, 100 on every Linux this runs on (sysconf is not reachable from Node). */
 const CLOCK_TICKS_PER_SECOND = 100;
 

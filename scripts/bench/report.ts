@@ -77,6 +77,40 @@ export interface IngestRow {
   api: PostMeasurement;
 }
 
+/** One request on one process and on N (the API's WEB_CONCURRENCY, the floor's FLOOR_WORKERS), measured back to back. */
+export interface ClusterRow {
+  path: string;
+  workers: number;
+  floor: { one: Measurement; many: Measurement };
+  api: { one: Measurement; many: Measurement };
+  /** Cores busy during the API runs (CPU seconds ÷ seconds): its processes, the database, the load generator. */
+  cores: { one: Cores; many: Cores };
+}
+
+export interface Cores {
+  api: number;
+  database: number;
+  load: number;
+}
+
+const cores = (c: Cores) => `${c.api.toFixed(2)} + ${c.database.toFixed(2)} + ${c.load.toFixed(2)}`;
+
+export function clusterTable(rows: ClusterRow[]): string {
+  const lines = [
+    '| request | processes | floor req/s ×1 | floor req/s ×N | floor gain | API req/s ×1 | API req/s ×N | API gain | API ×N p50 ms | API ×N p99 ms | non-2xx | cores ×1: API + DB + load | cores ×N: API + DB + load |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+  ];
+  for (const row of rows) {
+    const { floor, api } = row;
+    lines.push(
+      `| \`${row.path}\` | ${row.workers} | ${rate(floor.one)} | ${rate(floor.many)} | ${ratio(floor.many, floor.one)} | ${rate(api.one)} | ${rate(api.many)} | ` +
+        `${ratio(api.many, api.one)} | ${ms(api.many, api.many.p50)} | ${ms(api.many, api.many.p99)} | ${failures(api.many)} | ` +
+        `${cores(row.cores.one)} | ${cores(row.cores.many)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
 export function ingestTable(rows: IngestRow[]): string {
   const lines = [
     '| request | per request | floor items/s | API items/s | API req/s | ratio | API p50 ms | API p99 ms | non-2xx |',

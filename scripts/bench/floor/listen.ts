@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import type { Floor } from './answer';
 
@@ -16,4 +17,30 @@ export function listen(server: Server, name: string, floor: Floor): void {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+}
+
+/**
+ * Runs a floor server's `main`: in this process, or with FLOOR_WORKERS > 1 in that many worker processes sharing
+ * PORT through node:cluster, as the API's WEB_CONCURRENCY does (the benchmark's cluster rows compare the two).
+ */
+export function runFloor(name: string, main: () => Promise<void>): void {
+  const workers = Number(process.env.FLOOR_WORKERS ?? 1);
+  if (workers > 1 && cluster.isPrimary) {
+    for (let i = 0; i < workers; i++) cluster.fork();
+    const stop = () => {
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+    cluster.on('exit', (worker, code) => {
+      // One worker gone is a broken floor: stop the rest, and say so by the exit code.
+      if (code !== 0) stop();
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(code ?? 0);
+    });
+    return;
+  }
+  main().catch((err: unknown) => {
+    process.stderr.write(`${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
 }

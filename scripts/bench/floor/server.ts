@@ -10,7 +10,7 @@
 import http from 'node:http';
 import type { ListDef } from './lists';
 import { openFloor } from './answer';
-import { listen } from './listen';
+import { listen, runFloor } from './listen';
 
 interface Route {
   pattern: RegExp;
@@ -72,7 +72,4 @@ async function main(): Promise<void> {
   listen(server, 'floor', floor);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`floor: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+runFloor('floor', main);

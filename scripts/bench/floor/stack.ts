@@ -14,7 +14,7 @@ import { createOpenApiNodeHttpHandler, OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { openFloor } from './answer';
 import type { ListDef } from './lists';
-import { listen } from './listen';
+import { listen, runFloor } from './listen';
 
 const t = initTRPC.meta<OpenApiMeta>().create();
 
@@ -75,7 +75,4 @@ async function main(): Promise<void> {
   listen(http.createServer(app), 'stack floor', floor);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`stack floor: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+runFloor('stack floor', main);
