@@ -1,6 +1,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
-import { Sequelize, Options, FindOptions, ConnectionOptions } from 'sequelize';
+import { AccessDeniedError, ConnectionError, Sequelize, Options, FindOptions, ConnectionOptions, Transaction } from 'sequelize';
+import type { Database as SqliteConnection } from 'sqlite3';
 import { createConnection } from 'mysql2/promise';
 import { DomainError } from '../src/errors';
 
@@ -28,6 +29,45 @@ export function describeDatabase(opts: DatabaseOptions): string {
     return `MySQL ${u.hostname}${u.port ? `:${u.port}` : ''}${u.pathname}`;
   } catch {
     return 'MySQL (DATABASE_URL)';
+  }
+}
+
+/** The database did not answer at start: what was tried, what it said, and what to check. Exit code 1. */
+export class DatabaseUnreachableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DatabaseUnreachableError';
+  }
+}
+
+/**
+ * Waits until the database answers, trying each second for up to `waitMs` (a database starting beside the
+ * service), then fails saying what to check. A refusal no wait can cure (a wrong password, a database that does
+ * not exist) fails at once.
+ */
+export async function waitForDatabase(sequelize: Sequelize, opts: DatabaseOptions, waitMs: number): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      await sequelize.authenticate({ useMaster: true, logging: false });
+      return;
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      const code = err instanceof ConnectionError && 'code' in err.parent ? err.parent.code : undefined;
+      if (err instanceof AccessDeniedError || code === 'ER_DBACCESS_DENIED_ERROR') {
+        throw new DatabaseUnreachableError(`${describeDatabase(opts)} refused the credentials: ${reason}. Check the user and password in DATABASE_URL.`);
+      }
+      if (code === 'ER_BAD_DB_ERROR') {
+        throw new DatabaseUnreachableError(`${describeDatabase(opts)} does not exist: ${reason}. Create it (CREATE DATABASE …) or fix the name in DATABASE_URL.`);
+      }
+      if (Date.now() + 1_000 > deadline) {
+        throw new DatabaseUnreachableError(
+          `Could not reach ${describeDatabase(opts)} within ${Math.round(waitMs / 1000)} s (DATABASE_START_WAIT_S): ${reason}. ` +
+            (opts.url ? 'Check DATABASE_URL and that the database is running and reachable from here.' : 'Check SQLITE_PATH: its directory must be writable.'),
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
   }
 }
 
@@ -63,6 +103,9 @@ export function createSequelize(opts: DatabaseOptions): Sequelize {
   return refuseNulStatements(createConnectionPool(opts));
 }
 
+/** How long a write waits for another connection's transaction on the SQLite file before it fails. */
+const SQLITE_BUSY_TIMEOUT_MS = 10_000;
+
 function createConnectionPool(opts: DatabaseOptions): Sequelize {
   const common: Options = {
     logging: opts.logging ?? false,
@@ -96,12 +139,21 @@ function createConnectionPool(opts: DatabaseOptions): Sequelize {
   }
   if (opts.sqlitePath !== ':memory:') fs.mkdirSync(path.dirname(opts.sqlitePath), { recursive: true });
   // SQLite serialises writers; one connection avoids SQLITE_BUSY between pooled connections.
-  return new Sequelize({
+  const sequelize = new Sequelize({
     ...common,
     dialect: 'sqlite',
     storage: opts.sqlitePath,
     pool: { max: 1, min: 0, idle: 60_000 },
+    // Sequelize opens a connection per transaction, and another process (a CLI, `npm run worker`) may write the
+    // file too. A transaction takes the write lock when it begins, so two writers queue (for up to the busy
+    // timeout) instead of both reading, then one failing at once with SQLITE_BUSY when it comes to write.
+    transactionType: Transaction.TYPES.IMMEDIATE,
   });
+  sequelize.addHook('afterConnect', (connection) => {
+    // The hook's typing is dialect-neutral (unknown); on this dialect it is node-sqlite3's Database.
+    (connection as SqliteConnection).configure('busyTimeout', SQLITE_BUSY_TIMEOUT_MS);
+  });
+  return sequelize;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { QueryInterface, Sequelize } from 'sequelize';
 import { RunnableMigration, Umzug, SequelizeStorage } from 'umzug';
+import { rerunnable } from './rerunnable';
 import * as initialSchema from './migrations/0001-initial-schema';
 import * as memberSortColumns from './migrations/0002-member-sort-columns';
 import * as dataVersions from './migrations/0003-data-versions';
@@ -29,6 +30,7 @@ import * as taskOrganizations from './migrations/0026-task-organizations';
 import * as pullRequestStates from './migrations/0027-pull-request-states';
 import * as pullRequestMonths from './migrations/0028-pull-request-months';
 import * as settingsSignIn from './migrations/0029-settings-sign-in';
+import * as retentionIndexes from './migrations/0030-retention-indexes';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -61,12 +63,17 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0027-pull-request-states', ...pullRequestStates },
   { name: '0028-pull-request-months', ...pullRequestMonths },
   { name: '0029-settings-sign-in', ...settingsSignIn },
+  { name: '0030-retention-indexes', ...retentionIndexes },
 ];
 
-export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}) {
+/**
+ * `contextOf` makes the QueryInterface the migrations get: the re-runnable one (tests wrap it to fail a migration
+ * on purpose between two steps).
+ */
+export function createMigrator(sequelize: Sequelize, log: (msg: string) => void = () => {}, contextOf: (qi: QueryInterface) => QueryInterface = rerunnable) {
   return new Umzug({
     migrations,
-    context: sequelize.getQueryInterface(),
+    context: contextOf(sequelize.getQueryInterface()),
     storage: new SequelizeStorage({ sequelize, tableName: 'schema_migrations' }),
     logger: { info: (e) => log(JSON.stringify(e)), warn: (e) => log(JSON.stringify(e)), error: (e) => log(JSON.stringify(e)), debug: () => {} },
   });

@@ -7,7 +7,7 @@ import { parseArgs, ParseArgsConfig } from 'node:util';
 import type { Sequelize } from 'sequelize';
 import { Config, loadConfig } from '../src/config';
 import { DomainError } from '../src/errors';
-import { createSequelize, describeDatabase } from '../db/connection';
+import { createSequelize, describeDatabase, waitForDatabase } from '../db/connection';
 import { initModels } from '../db/models';
 import { migrate } from '../db/migrator';
 
@@ -51,6 +51,7 @@ export async function openServerDatabase(cli: string, config: Config, quiet: boo
   if (!quiet) process.stdout.write(`Database: ${describeDatabase(target)}\n`);
   const sequelize = createSequelize(target);
   initModels(sequelize);
+  await waitForDatabase(sequelize, target, config.DATABASE_START_WAIT_S * 1000);
   await migrate(sequelize);
   return sequelize;
 }

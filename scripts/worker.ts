@@ -1,32 +1,43 @@
 /**
  * npm run worker
  *
- * Sends outgoing webhooks (DESIGN §12) without serving HTTP: the same delivery worker every API process runs,
+ * Sends outgoing webhooks (DESIGN §12) and deletes rows past their retention (§18) without serving HTTP: the same
+ * delivery worker and pruner every API process runs,
  * for operators who want more senders, or senders apart from the API. Any number may run against MySQL/MariaDB
  * (they lease endpoints with FOR UPDATE SKIP LOCKED); on the embedded SQLite database one process should send,
  * and the API already does. SIGTERM or SIGINT: the attempts in flight finish and the endpoints are given back.
  */
-import { loadConfig } from '../src/config';
+import { loadConfig, requireServingConfig } from '../src/config';
 import { createLogger } from '../src/logger';
-import { createDeliveryWorker } from '../src/runtime';
+import { createDeliveryWorker, createPruner } from '../src/runtime';
 import { SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { ChangeRunner } from '../src/services/changes/change';
+import { databasePools, ServiceMetrics } from '../src/observability/serviceMetrics';
+import { startMetricsServer } from '../src/observability/metricsServer';
 import { openServerDatabase, runCli } from './cli';
 
 async function main(): Promise<number> {
   const config = loadConfig();
+  requireServingConfig(config);
   const logger = createLogger(config.LOG_LEVEL);
   const sequelize = await openServerDatabase('worker', config, true);
   if (!sequelize) return 1;
-  const worker = createDeliveryWorker(config, logger, new ChangeRunner(sequelize), new SecretBox(() => secretsKeyFor(config)));
+  // With METRICS_PORT, its own figures (webhook attempts, the due queue, the pool, Node's) on that port.
+  const metrics = config.METRICS_PORT
+    ? new ServiceMetrics({ dueWebhookDeliveries: () => worker.status().due, databasePools: () => databasePools(sequelize.connectionManager) })
+    : undefined;
+  const worker = createDeliveryWorker(config, logger, ChangeRunner.for(sequelize), new SecretBox(() => secretsKeyFor(config)), metrics);
   worker.start();
+  if (metrics && config.METRICS_PORT) await startMetricsServer(config.METRICS_PORT, config.HOST, () => metrics.registry.metrics(), logger);
+  const pruner = createPruner(config, logger, sequelize);
+  pruner.start();
   logger.info({ database: config.DATABASE_URL ? 'mysql' : 'sqlite' }, 'webhook worker started');
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);
   });
   logger.info('webhook worker stopping');
-  await worker.stop();
+  await Promise.all([worker.stop(), pruner.stop()]);
   await sequelize.close();
   return 0;
 }

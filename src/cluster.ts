@@ -1,9 +1,10 @@
 import cluster, { Worker } from 'node:cluster';
 import type { Config } from './config';
 import type { Logger } from './logger';
-import { createSequelize } from '../db/connection';
+import { createSequelize, waitForDatabase } from '../db/connection';
 import { initModels } from '../db/models';
 import { migrate } from '../db/migrator';
+import { clusterGatherer, startMetricsServer } from './observability/metricsServer';
 
 /** A worker that dies sooner than this after starting is not replaced again: it would only die again. */
 const MIN_LIFETIME_MS = 10_000;
@@ -17,6 +18,7 @@ const MIN_LIFETIME_MS = 10_000;
 export async function runPrimary(config: Config, logger: Logger): Promise<void> {
   const sequelize = createSequelize({ url: config.DATABASE_URL, readUrls: [], sqlitePath: config.SQLITE_PATH });
   initModels(sequelize);
+  await waitForDatabase(sequelize, { url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH }, config.DATABASE_START_WAIT_S * 1000);
   const applied = await migrate(sequelize);
   await sequelize.close();
   if (applied.length) logger.info({ migrations: applied }, 'database migrated');
@@ -27,6 +29,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   const fork = () => startedAt.set(cluster.fork(), Date.now());
   for (let i = 0; i < config.WEB_CONCURRENCY; i++) fork();
   logger.info({ workers: config.WEB_CONCURRENCY }, 'cluster started');
+  if (config.METRICS_PORT) await startMetricsServer(config.METRICS_PORT, config.HOST, clusterGatherer(), logger);
 
   cluster.on('exit', (worker, code, signal) => {
     const lived = Date.now() - (startedAt.get(worker) ?? 0);

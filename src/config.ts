@@ -31,6 +31,13 @@ const positiveInt = (name: string, fallback: number) =>
     .positive(`${name} must be a positive integer`)
     .default(fallback);
 
+const nonNegativeInt = (name: string, fallback: number) =>
+  z.coerce
+    .number({ error: `${name} must be a whole number, 0 or more` })
+    .int(`${name} must be a whole number, 0 or more`)
+    .min(0, `${name} must be a whole number, 0 or more`)
+    .default(fallback);
+
 const ConfigSchema = z.object({
   PORT: z.coerce.number({ error: 'PORT must be a port number' }).int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -56,6 +63,10 @@ const ConfigSchema = z.object({
     )
     .default([]),
   SQLITE_PATH: z.string().min(1).default(defaultSqlitePath()),
+  // Prometheus metrics (src/observability/): a port of their own, off when unset.
+  METRICS_PORT: z.coerce.number({ error: 'METRICS_PORT must be a port number' }).int('METRICS_PORT must be a port number').min(1, 'METRICS_PORT must be a port number (1 to 65535)').max(65535, 'METRICS_PORT must be a port number (1 to 65535)').optional(),
+  // A database starting beside the service (compose, a restarted host) is waited for this long, then the start fails.
+  DATABASE_START_WAIT_S: nonNegativeInt('DATABASE_START_WAIT_S', 30),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'REDIS_URL must be a redis:// or rediss:// URL').optional(),
   RATE_LIMIT_PER_HOUR: positiveInt('RATE_LIMIT_PER_HOUR', 1000),
   RATE_LIMIT_PER_MINUTE: positiveInt('RATE_LIMIT_PER_MINUTE', 100),
@@ -91,8 +102,14 @@ const ConfigSchema = z.object({
   INGEST_BODY_LIMIT_KB: positiveInt('INGEST_BODY_LIMIT_KB', 25_600),
   OTLP_RATE_LIMIT_PER_MINUTE: positiveInt('OTLP_RATE_LIMIT_PER_MINUTE', 6_000),
   OTLP_BODY_LIMIT_KB: positiveInt('OTLP_BODY_LIMIT_KB', 20_480),
+  // Retention (DESIGN §18, src/services/retention/policies.ts): days each growing table keeps its rows.
   OTLP_RAW_RETENTION_DAYS: positiveInt('OTLP_RAW_RETENTION_DAYS', 7),
   TELEMETRY_RETENTION_DAYS: positiveInt('TELEMETRY_RETENTION_DAYS', 400),
+  OUTBOX_RETENTION_DAYS: positiveInt('OUTBOX_RETENTION_DAYS', 30),
+  WEBHOOK_DELIVERY_RETENTION_DAYS: positiveInt('WEBHOOK_DELIVERY_RETENTION_DAYS', 30),
+  WEBHOOK_ATTEMPT_RETENTION_DAYS: positiveInt('WEBHOOK_ATTEMPT_RETENTION_DAYS', 30),
+  INGEST_DELIVERY_RETENTION_DAYS: positiveInt('INGEST_DELIVERY_RETENTION_DAYS', 30),
+  AUDIT_LOG_RETENTION_DAYS: positiveInt('AUDIT_LOG_RETENTION_DAYS', 365),
   // Never echoed in a message: it is a secret.
   SECRETS_KEY: z
     .string()
@@ -162,6 +179,13 @@ const ConfigSchema = z.object({
       message: 'OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET go together: set all three to sign in with your identity provider, or none',
     });
   }
+  if (config.METRICS_PORT !== undefined && config.METRICS_PORT === config.PORT) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['METRICS_PORT'],
+      message: `METRICS_PORT must differ from PORT (${config.PORT}): metrics are served on a port of their own, never the public one`,
+    });
+  }
   if (config.DATABASE_READ_URLS.length > 0 && !config.DATABASE_URL) {
     ctx.addIssue({
       code: 'custom',
@@ -173,15 +197,35 @@ const ConfigSchema = z.object({
 
 export type Config = z.infer<typeof ConfigSchema>;
 
+/** Why the process cannot start, said so an operator knows what to set: printed without a stack, exit code 1. */
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}
+
+const invalidConfiguration = (lines: string[]) => new StartupError(`Invalid configuration:\n${lines.map((l) => `  ${l}`).join('\n')}`);
+
 /** Reads and validates the environment once; a bad value stops the process with a message naming it. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
   const parsed = ConfigSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
-  }
+  if (!parsed.success) throw invalidConfiguration(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   return parsed.data;
+}
+
+/**
+ * What a process that serves (the API, `npm run worker`) needs beyond a valid environment. The command-line tools
+ * that only read or make tokens do not, so they are not refused for it.
+ */
+export function requireServingConfig(config: Config): void {
+  if (config.DATABASE_URL && !config.SECRETS_KEY) {
+    throw invalidConfiguration([
+      'SECRETS_KEY: required with DATABASE_URL: every instance seals and opens webhook and git app secrets with the same key. ' +
+        'Make one with: openssl rand -hex 32',
+    ]);
+  }
 }
 
 function isMysqlUrl(value: string): boolean {

@@ -1,15 +1,18 @@
 import cluster from 'node:cluster';
-import { Config, loadConfig } from './config';
+import { Config, loadConfig, requireServingConfig, StartupError } from './config';
 import { createLogger, Logger } from './logger';
 import { runPrimary } from './cluster';
 import { createRuntime, shutdown } from './runtime';
 import { migrate } from '../db/migrator';
+import { DatabaseUnreachableError, waitForDatabase } from '../db/connection';
 import { seedDemo } from '../db/demo/generator';
 import { User } from '../db/models';
 import { createToken } from './auth/tokenService';
+import { shareWithPrimary, startMetricsServer } from './observability/metricsServer';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  requireServingConfig(config);
   const logger = createLogger(config.LOG_LEVEL);
   // With WEB_CONCURRENCY workers, the primary migrates once and supervises; each worker serves as a process alone would.
   if (config.WEB_CONCURRENCY > 1 && cluster.isPrimary) return runPrimary(config, logger);
@@ -19,6 +22,7 @@ async function main(): Promise<void> {
 async function serve(config: Config, logger: Logger, options: { migrate: boolean }): Promise<void> {
   const embedded = !config.DATABASE_URL;
   const runtime = createRuntime(config, logger);
+  await waitForDatabase(runtime.sequelize, { url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH }, config.DATABASE_START_WAIT_S * 1000);
 
   if (options.migrate) {
     const applied = await migrate(runtime.sequelize);
@@ -44,7 +48,13 @@ async function serve(config: Config, logger: Logger, options: { migrate: boolean
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info({ port, database: embedded ? 'sqlite' : 'mysql', redis: Boolean(config.REDIS_URL) }, 'platform API listening');
   runtime.webhooks.start();
-  runtime.telemetryRetention.start();
+  runtime.retention.start();
+  if (runtime.metrics && config.METRICS_PORT) {
+    // In a cluster the primary serves every worker's figures together (src/cluster.ts).
+    const { registry } = runtime.metrics;
+    if (cluster.isWorker) shareWithPrimary(registry);
+    else await startMetricsServer(config.METRICS_PORT, config.HOST, () => registry.metrics(), logger);
+  }
   if (demoToken) {
     // Printed once, on stdout, outside the JSON log: the token is never logged.
     process.stdout.write(
@@ -72,7 +82,8 @@ async function serve(config: Config, logger: Logger, options: { migrate: boolean
 }
 
 main().catch((err: unknown) => {
-  // Configuration errors carry their own explanation; print it without a stack.
-  process.stderr.write(`${err instanceof Error && err.message.startsWith('Invalid configuration') ? err.message : (err as Error)?.stack ?? String(err)}\n`);
+  // A misconfiguration or an unreachable database says what to set or check: printed without a stack.
+  const explained = err instanceof StartupError || err instanceof DatabaseUnreachableError;
+  process.stderr.write(`${explained ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

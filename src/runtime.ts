@@ -38,7 +38,9 @@ import { otlpRouter } from './otlp/router';
 import { otlpHeadRefuser } from './otlp/headRefusals';
 import { OtlpAuthenticator } from './auth/otlpAuthenticator';
 import { TelemetryWriter } from './services/telemetry/writer';
-import { TelemetryRetention } from './services/telemetry/retention';
+import { Pruner } from './services/retention/pruner';
+import { databasePools, ServiceMetrics } from './observability/serviceMetrics';
+import { retentionPolicies } from './services/retention/policies';
 import { API_VERSION } from './openapi';
 import type { RequestContext } from './trpc/context';
 import { Sessions, SESSION_DEFAULTS } from './auth/sessions';
@@ -64,8 +66,10 @@ export interface Runtime {
   webhooks: DeliveryWorker;
   /** Browser sessions of the settings (DESIGN §17). */
   signIn: SignIn;
-  /** Purges telemetry past its retention once an hour; main.ts starts it. close() stops it. */
-  telemetryRetention: TelemetryRetention;
+  /** Prometheus' figures of this process; undefined without METRICS_PORT. main.ts serves them. */
+  metrics?: ServiceMetrics;
+  /** Deletes what has outlived its retention once an hour (DESIGN §18); main.ts starts it. close() stops it. */
+  retention: Pruner;
   /** Closes the database pool and the Redis connection. */
   close(): Promise<void>;
 }
@@ -103,10 +107,16 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
   const redis = config.REDIS_URL
     ? createRedisClient(config.REDIS_URL, (err) => logger.warn({ err: err.message }, 'redis unavailable; rate limits fall back to memory'))
     : undefined;
+  // Prometheus' figures when METRICS_PORT is set (main.ts serves them); the parts below report to it.
+  const metrics = config.METRICS_PORT
+    ? new ServiceMetrics({ dueWebhookDeliveries: () => webhooks.status().due, databasePools: () => databasePools(sequelize.connectionManager) })
+    : undefined;
+  const rejectedOn = (surface: string) => (metrics ? (tier: string) => metrics.limiterRejected(surface, tier) : undefined);
   const limiter = new RateLimiter(
     rateLimitTiers(config.RATE_LIMIT_PER_HOUR, config.RATE_LIMIT_PER_MINUTE),
     redis,
     options.rateLimitKeyPrefix ?? 'rl',
+    rejectedOn('api'),
   );
   const authenticator = new Authenticator({
     cacheTtlMs: 5_000,
@@ -147,12 +157,8 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     webhookEndpoints: new WebhookEndpointWriter(changes, secrets, checkEndpointUrl(config.WEBHOOK_ALLOW_PRIVATE)),
     telemetry: new TelemetryWriter(changes),
   };
-  const webhooks = createDeliveryWorker(config, logger, changes, secrets);
-  const telemetryRetention = new TelemetryRetention(sequelize, {
-    rawDays: config.OTLP_RAW_RETENTION_DAYS,
-    telemetryDays: config.TELEMETRY_RETENTION_DAYS,
-    onError: (err) => logger.warn({ err }, 'could not purge old telemetry; the next hour tries again'),
-  });
+  const webhooks = createDeliveryWorker(config, logger, changes, secrets, metrics);
+  const retention = createPruner(config, logger, sequelize);
 
   const lifecycle = { draining: false };
   const readiness = async () => {
@@ -180,6 +186,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
       rateLimitTiers(config.SCIM_RATE_LIMIT_PER_HOUR, config.SCIM_RATE_LIMIT_PER_MINUTE),
       redis,
       `${options.rateLimitKeyPrefix ?? 'rl'}:scim`,
+      rejectedOn('scim'),
     ),
     members: writers.members,
     teams: writers.teams,
@@ -196,9 +203,11 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
       rateLimitTiers(config.INGEST_RATE_LIMIT_PER_HOUR, config.INGEST_RATE_LIMIT_PER_MINUTE),
       redis,
       `${options.rateLimitKeyPrefix ?? 'rl'}:ingest`,
+      rejectedOn('ingest'),
     ),
     bodyLimitBytes: config.INGEST_BODY_LIMIT_KB * 1024,
     logger,
+    onDelivery: metrics && ((provider: string, result: string) => metrics.gitIngestDelivered(provider, result)),
   };
 
   const otlp = {
@@ -212,9 +221,11 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
       rateLimitTiers(config.OTLP_RATE_LIMIT_PER_MINUTE * 60, config.OTLP_RATE_LIMIT_PER_MINUTE),
       redis,
       `${options.rateLimitKeyPrefix ?? 'rl'}:otlp`,
+      rejectedOn('otlp'),
     ),
     bodyLimitBytes: config.OTLP_BODY_LIMIT_KB * 1024,
     logger,
+    onReceived: metrics && ((signal: string, accepted: number, rejected: number) => metrics.otlpReceived(signal, accepted, rejected)),
   };
 
   const services = {
@@ -247,6 +258,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     readiness,
     readinessDetail: () => ({ webhooks: webhooks.status() }),
     lifecycle,
+    observeResponse: metrics && ((r) => metrics.response(r.surface, r.method, r.route, r.status, r.seconds)),
   });
 
   return {
@@ -258,17 +270,18 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
         refuserByPath([['/scim/v2', scimHeadRefuser(scim.limiter)], ['/ingest', ingestHeadRefuser(ingest.limiter)], ['/otlp', otlpHeadRefuser(otlp.limiter)]], restHeadRefuser(limiter)),
       ),
     lifecycle,
+    metrics,
     sequelize,
     redis,
     writers,
     services,
     webhooks,
     signIn,
-    telemetryRetention,
+    retention,
     async close() {
       await accessChanges.stop();
       await dataVersions.stop();
-      await telemetryRetention.stop();
+      await retention.stop();
       await webhooks.stop();
       // QUIT waits for a connection that may never come back (Redis down): only a ready client says goodbye.
       if (redis?.isReady) await redis.quit().catch(() => redis.destroy());
@@ -303,13 +316,27 @@ function createSignIn(config: Config, redis: RedisClient | undefined, keyPrefix:
 }
 
 /** The outgoing webhook worker of a process (an API instance or `npm run worker`), woken by this process's own changes. */
-export function createDeliveryWorker(config: Config, logger: Logger, changes: ChangeRunner, secrets: SecretBox): DeliveryWorker {
+export function createDeliveryWorker(config: Config, logger: Logger, changes: ChangeRunner, secrets: SecretBox, metrics?: ServiceMetrics): DeliveryWorker {
   const queue = new DeliveryQueue(changes, secrets, config.WEBHOOK_RETRY_DELAYS);
-  const worker = new DeliveryWorker(queue, logger, { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
+  const worker = new DeliveryWorker(queue, logger, {
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    onAttempt: metrics && ((result) => metrics.webhookAttempted(result)),
+  });
   changes.onCommitted(({ deliveries }) => {
     if (deliveries) worker.wake();
   });
   return worker;
+}
+
+/**
+ * The retention pruner of a process (an API instance or `npm run worker`): every growing table, once an hour, the
+ * first a minute after start. Several processes may prune at once: they take disjoint rows.
+ */
+export function createPruner(config: Config, logger: Logger, sequelize: Sequelize): Pruner {
+  return new Pruner(sequelize, retentionPolicies(config), {
+    onError: (err) => logger.warn({ err }, 'could not delete rows past their retention; the next hour tries again'),
+  });
 }
 
 /**

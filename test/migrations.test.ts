@@ -14,7 +14,7 @@ import { SERVICES } from './support/harness';
  */
 
 /** The migrations after 0012, applied again by each test below that goes down past them: one list to extend. */
-const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories', '0019-shipped-changes', '0020-commit-days', '0021-lead-times', '0022-pull-request-samples', '0023-peer-reviews', '0024-activity-rollups', '0025-completed-tasks-index', '0026-task-organizations', '0027-pull-request-states', '0028-pull-request-months', '0029-settings-sign-in'];
+const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories', '0019-shipped-changes', '0020-commit-days', '0021-lead-times', '0022-pull-request-samples', '0023-peer-reviews', '0024-activity-rollups', '0025-completed-tasks-index', '0026-task-organizations', '0027-pull-request-states', '0028-pull-request-months', '0029-settings-sign-in', '0030-retention-indexes'];
 
 let sequelize: Sequelize;
 let cleanup: () => Promise<void>;

@@ -40,13 +40,13 @@ test('bodies go after 7 days, points, events and series after 400; the rollups s
   expect(sent).toMatchObject({ telemetry_batches: 3, telemetry_events: 1, telemetry_series: 1, ai_usage_days: 1 });
   expect(sent.telemetry_points).toBeGreaterThanOrEqual(1);
 
-  expect(await t.runtime.telemetryRetention.purge(new Date(now + 6 * DAY))).toMatchObject({ telemetry_batches: 0, telemetry_points: 0 });
+  expect(await t.runtime.retention.prune(new Date(now + 6 * DAY))).toMatchObject({ telemetry_batches: 0, telemetry_points: 0 });
   expect(await counts()).toEqual(sent);
 
-  expect((await t.runtime.telemetryRetention.purge(new Date(now + 8 * DAY))).telemetry_batches).toBe(3);
+  expect((await t.runtime.retention.prune(new Date(now + 8 * DAY))).telemetry_batches).toBe(3);
   expect(await counts()).toEqual({ ...sent, telemetry_batches: 0 });
 
-  const purged = await t.runtime.telemetryRetention.purge(new Date(now + 401 * DAY));
+  const purged = await t.runtime.retention.prune(new Date(now + 401 * DAY));
   expect(purged.telemetry_events).toBeGreaterThanOrEqual(1);
   expect(await counts()).toEqual({ telemetry_batches: 0, telemetry_points: 0, telemetry_events: 0, telemetry_series: 0, ai_usage_days: 1 });
 });

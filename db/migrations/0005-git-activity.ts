@@ -42,12 +42,14 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
   await qi.addColumn('pull_requests', 'provider_updated_at', optionalTs);
   await qi.addIndex('pull_requests', ['repository_id', 'number'], { name: 'pull_requests_repository_id_number_unique', unique: true });
 
-  const scoped = (table: string) => [
-    qi.addIndex(table, ['repository_id', 'external_id'], { name: `${table}_repository_id_external_id_unique`, unique: true }),
-    qi.addIndex(table, ['repository_id', 'created_at', 'id'], { name: `${table}_repository_id_created_at_id` }),
-    qi.addIndex(table, ['git_app_id', 'created_at', 'id'], { name: `${table}_git_app_id_created_at_id` }),
-    qi.addIndex(table, ['organization_id', 'created_at', 'id'], { name: `${table}_organization_id_created_at_id` }),
-  ];
+  // One after another: DDL run at once would only queue on MySQL's metadata locks, and a failure among them would
+  // leave the others still running when the migration is run again.
+  const indexScoped = async (table: string) => {
+    await qi.addIndex(table, ['repository_id', 'external_id'], { name: `${table}_repository_id_external_id_unique`, unique: true });
+    await qi.addIndex(table, ['repository_id', 'created_at', 'id'], { name: `${table}_repository_id_created_at_id` });
+    await qi.addIndex(table, ['git_app_id', 'created_at', 'id'], { name: `${table}_git_app_id_created_at_id` });
+    await qi.addIndex(table, ['organization_id', 'created_at', 'id'], { name: `${table}_organization_id_created_at_id` });
+  };
   const placement = { id, repository_id: ref, git_app_id: ref, organization_id: ref, external_id: { type: externalType, allowNull: false } };
 
   await qi.createTable('deployments', {
@@ -58,7 +60,7 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     created_at: ts,
     finished_at: ts,
   });
-  for (const index of scoped('deployments')) await index;
+  await indexScoped('deployments');
 
   await qi.createTable('incidents', {
     ...placement,
@@ -68,7 +70,7 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     resolved_at: optionalTs,
     provider_updated_at: optionalTs,
   });
-  for (const index of scoped('incidents')) await index;
+  await indexScoped('incidents');
 
   await qi.createTable('ingest_deliveries', {
     git_app_id: { ...ref, primaryKey: true },

@@ -1,5 +1,6 @@
 import { DataTypes, QueryInterface } from 'sequelize';
 import { durationBands } from '../../src/services/git/bands';
+import { emptied } from './refill';
 
 /**
  * The lead time of each change a successful production deployment shipped, and their daily counts per band (DESIGN
@@ -37,6 +38,7 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
 
 /** From the stored deployments and commits: also what the demo seed runs after writing them. */
 export async function fillLeadTimes(qi: QueryInterface): Promise<void> {
+  await emptied(qi, 'lead_time_days', 'shipped_changes');
   const mysql = qi.sequelize.getDialect() === 'mysql';
   const leadMs = mysql ? 'TIMESTAMPDIFF(MICROSECOND, c.created_at, x.finished_at) DIV 1000' : 'CAST(ROUND((julianday(x.finished_at) - julianday(c.created_at)) * 86400000) AS INTEGER)';
   const epoch = mysql ? "'1970-01-01 00:00:00.000'" : "'1970-01-01 00:00:00.000 +00:00'";

@@ -2,6 +2,7 @@ import { DataTypes, QueryInterface } from 'sequelize';
 import { dropColumn } from './0004-write-path';
 import { aiPullRequestSql, MEASURES, Measure } from '../../src/services/git/pullRequestMeasures';
 import { refreshReviewersSql } from '../../src/services/git/pullRequestReviewers';
+import { emptied } from './refill';
 
 /**
  * What the review, collaboration, AI impact and financial figures measure on each merged pull request (DESIGN §14,
@@ -57,6 +58,7 @@ export async function fillPullRequestReviewers(qi: QueryInterface): Promise<void
 
 /** From the stored pull requests: also what the demo seed runs after writing them. */
 export async function fillPullRequestSamples(qi: QueryInterface): Promise<void> {
+  await emptied(qi, 'pull_request_days', 'pull_request_samples');
   const mysql = qi.sequelize.getDialect() === 'mysql';
   for (const measure of Object.values(MEASURES) as Measure[]) {
     const value = measure.sql(mysql);

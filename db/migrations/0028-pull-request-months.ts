@@ -1,4 +1,5 @@
 import { DataTypes, QueryInterface } from 'sequelize';
+import { emptied } from './refill';
 
 /**
  * `pull_request_months`: the monthly sums of `pull_request_days` (per repository and per organization, month of
@@ -24,6 +25,7 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
 
 /** From the daily counts: also what the demo seed runs after filling them. */
 export async function fillPullRequestMonths(qi: QueryInterface): Promise<void> {
+  await emptied(qi, 'pull_request_months');
   const month = qi.sequelize.getDialect() === 'mysql' ? "DATE_FORMAT(day, '%Y-%m')" : 'substr(day, 1, 7)';
   await qi.sequelize.query(
     `INSERT INTO pull_request_months (scope_id, month, measure, ai, band, pull_requests)

@@ -12,6 +12,8 @@ export interface WorkerOptions {
   pollMs?: number;
   /** How often the queue's figures are refreshed for /readyz, and logged when anything happened. */
   statsMs?: number;
+  /** Told how each attempt ended (the service's metrics count them). */
+  onAttempt?: (result: AttemptVerdict['kind']) => void;
 }
 
 export interface WorkerStatus {
@@ -151,6 +153,7 @@ export class DeliveryWorker {
   }
 
   private count(endpoint: LeasedEndpoint, delivery: DueDelivery, attempt: { statusCode: number | null; error: string | null; durationMs: number }, verdict: AttemptVerdict): void {
+    this.options.onAttempt?.(verdict.kind);
     const fields = { endpoint: endpoint.id, delivery: delivery.id, event: delivery.event.type, attempt: delivery.attempts + 1, status: attempt.statusCode, ms: attempt.durationMs };
     if (verdict.kind === 'delivered') {
       this.counts.delivered++;

@@ -14,6 +14,8 @@ import { conditionalGet } from './conditional';
 import { errorHandler, notFoundHandler } from './errors';
 import { restHandler } from './rest';
 import { docsRouter } from './docs';
+import { observeResponses, ObservedResponse } from './observeResponses';
+import { restRouteTemplates } from './routeTemplates';
 
 export interface AppDeps extends GateDeps {
   router: AppRouter;
@@ -27,6 +29,8 @@ export interface AppDeps extends GateDeps {
   /** Figures shown beside the checks, never failing readiness (outgoing webhooks: counts, failures, queue lag). */
   readinessDetail?: () => Record<string, unknown>;
   lifecycle: { draining: boolean };
+  /** Told of every response once sent (the service's metrics, when METRICS_PORT is set). */
+  observeResponse?: (response: ObservedResponse) => void;
   /**
    * The other surfaces, each a transport of its own (its tokens, limits and error format) mounted at its path:
    * SCIM at /scim/v2 (DESIGN §11), git activity at /ingest (DESIGN §13). The runtime builds them.
@@ -50,6 +54,26 @@ function corsFor(origins: string[]) {
   });
 }
 
+/**
+ * Every response is timed from its arrival. REST and tRPC route by path themselves, so their route template is
+ * named here, before they run: the OpenAPI template of a /v1 path, the procedure of a /trpc call.
+ */
+function observeRoutes(app: express.Express, router: AppRouter, observe: (response: ObservedResponse) => void) {
+  const restTemplate = restRouteTemplates(router, '/v1');
+  const procedures = new Set(Object.keys(router._def.procedures));
+  app.use(observeResponses(observe));
+  app.use('/v1', (req, res, next) => {
+    const template = restTemplate(`/v1${req.path}`);
+    if (template) res.locals.route = template;
+    next();
+  });
+  app.use('/trpc', (req, res, next) => {
+    const names = req.path.slice(1).split(',');
+    if (names.every((name) => procedures.has(name))) res.locals.route = names.length === 1 ? `/trpc/${names[0]}` : '/trpc/(batch)';
+    next();
+  });
+}
+
 /** HEAD is answered as GET (the same status and headers; Node sends no body for HEAD). */
 function headAsGet(req: express.Request, _res: express.Response, next: express.NextFunction) {
   if (req.method === 'HEAD') req.method = 'GET';
@@ -61,6 +85,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   if (deps.trustProxy) app.set('trust proxy', deps.trustProxy);
+  if (deps.observeResponse) observeRoutes(app, deps.router, deps.observeResponse);
 
   // Reuse a well-formed incoming X-Request-Id so a request can be followed across services.
   const requestId = (req: express.Request, res: express.Response) => {

@@ -13,6 +13,7 @@ export const INGEST_ERROR_STATUS = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   REQUEST_TIMEOUT: 408,
+  CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   URI_TOO_LONG: 414,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -29,7 +30,7 @@ const CODE_OF: Record<ErrorKind, IngestErrorCode> = {
   unauthenticated: 'UNAUTHORIZED',
   forbidden: 'FORBIDDEN',
   not_found: 'NOT_FOUND',
-  conflict: 'VALIDATION_ERROR',
+  conflict: 'CONFLICT',
   too_large: 'PAYLOAD_TOO_LARGE',
   unsupported_media_type: 'UNSUPPORTED_MEDIA_TYPE',
   rate_limited: 'RATE_LIMITED',
@@ -40,6 +41,8 @@ export interface IngestAnswer {
   code: IngestErrorCode;
   status: number;
   message: string;
+  /** Sent as Retry-After (503: a race lost every time, too many bodies at once). */
+  retryAfterSeconds?: number;
 }
 
 export const ingestAnswer = (code: IngestErrorCode, message: string): IngestAnswer => ({ code, status: INGEST_ERROR_STATUS[code], message });
@@ -59,10 +62,11 @@ export const tooLargeMessage = (limit: number) => `The body is larger than ${lim
 
 /** What the sender sees for anything thrown; undefined for our own faults (logged, then answered as a 500). */
 export function toIngestAnswer(err: unknown, bodyLimitBytes: number): IngestAnswer | undefined {
-  if (err instanceof DomainError) return ingestAnswer(CODE_OF[err.kind], err.message);
+  if (err instanceof DomainError) return { ...ingestAnswer(CODE_OF[err.kind], err.message), retryAfterSeconds: err.detail.retryAfterSeconds };
   return fromParser(err, bodyLimitBytes);
 }
 
 export function sendIngestError(res: Response, answer: IngestAnswer): void {
+  if (answer.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(answer.retryAfterSeconds))));
   res.status(answer.status).json(errorEnvelope(answer.code, answer.message));
 }

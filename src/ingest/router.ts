@@ -18,6 +18,8 @@ export interface IngestDeps {
   limiter: RateLimiter;
   bodyLimitBytes: number;
   logger: Logger;
+  /** Told each delivery's provider and result once answered: applied, duplicate, ignored, pong, or the error code. */
+  onDelivery?: (provider: IngestProvider, result: string) => void;
 }
 
 /**
@@ -44,9 +46,11 @@ export function ingestRouter(deps: IngestDeps): Router {
   const budget = new BodyBudget(BODY_BUDGET_FACTOR * deps.bodyLimitBytes);
   router.post(
     '/:provider/:gitAppId',
-    (req: Request, _res: Response, next: NextFunction) => {
+    (req: Request, res: Response, next: NextFunction) => {
       const provider = req.params.provider as IngestProvider;
       if (!(INGEST_PROVIDERS as readonly string[]).includes(provider)) return next(unknownRoute(req));
+      // Whatever the answer, once it is sent: the result the handlers or the error handler named.
+      res.once('finish', () => deps.onDelivery?.(provider, String(res.locals.ingestResult ?? 'unknown')));
       const [otherHeader, other] = OTHER_PROVIDER_HEADERS[provider];
       if (req.headers[otherHeader]) return next(invalid(`This is a ${other} delivery; send it to /ingest/${other}/${req.params.gitAppId}`));
       next();
@@ -73,7 +77,6 @@ export function ingestRouter(deps: IngestDeps): Router {
       release = await budget.reserve(Number.isFinite(declared) ? declared : deps.bodyLimitBytes, BODY_WAIT_MS);
       if (closed) return release?.();
       if (!release) {
-        res.setHeader('Retry-After', String(BODY_WAIT_MS / 1000));
         return next(new DomainError('unavailable', 'Too many large deliveries are being read at once; retry in a few seconds', { retryAfterSeconds: BODY_WAIT_MS / 1000 }));
       }
       next();
@@ -89,9 +92,16 @@ export function ingestRouter(deps: IngestDeps): Router {
         await admitted(deps, gitApp, req, res);
         const delivery = gitApp.provider === 'github' ? parseGithubDelivery(req) : parseGitlabDelivery(req);
         const answer = { delivery_id: delivery.id, event: delivery.event };
-        if ('ignored' in delivery.outcome) return res.status(202).json({ status: 'success', data: { ...answer, result: 'ignored', reason: delivery.outcome.ignored } });
-        if ('ping' in delivery.outcome) return res.status(200).json({ status: 'success', data: { ...answer, result: 'pong' } });
+        if ('ignored' in delivery.outcome) {
+          res.locals.ingestResult = 'ignored';
+          return res.status(202).json({ status: 'success', data: { ...answer, result: 'ignored', reason: delivery.outcome.ignored } });
+        }
+        if ('ping' in delivery.outcome) {
+          res.locals.ingestResult = 'pong';
+          return res.status(200).json({ status: 'success', data: { ...answer, result: 'pong' } });
+        }
         const outcome = await deps.activity.receive({ gitApp, id: delivery.id, event: delivery.event }, delivery.outcome.activity);
+        res.locals.ingestResult = outcome.result;
         res.status(200).json({ status: 'success', data: { ...answer, ...outcome } });
       } catch (err) {
         next(err);
@@ -102,7 +112,9 @@ export function ingestRouter(deps: IngestDeps): Router {
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const known = toIngestAnswer(err, deps.bodyLimitBytes);
     if (!known) deps.logger.error({ err, reqId: req.id }, 'ingest delivery failed');
-    sendIngestError(res, known ?? ingestAnswer('SERVER_ERROR', 'Internal server error'));
+    const answer = known ?? ingestAnswer('SERVER_ERROR', 'Internal server error');
+    res.locals.ingestResult = answer.code.toLowerCase();
+    sendIngestError(res, answer);
   });
   return router;
 }

@@ -7,7 +7,7 @@ import type { TelemetrySender, TelemetryWriter } from '../services/telemetry/wri
 import { BodyBudget } from '../wire/bodyBudget';
 import { DomainError, notFound } from '../errors';
 import { methodNotAllowed, sendOtlpFailure, serverFault, toOtlpFailure, tooLargeMessage } from './errors';
-import { readRequest, OTLP_CONTENT_TYPES, OtlpContentType } from './requests';
+import { readRequest, OTLP_CONTENT_TYPES, OtlpContentType, OtlpRequest } from './requests';
 import { encodeMessage, responseType, Signal } from './messages';
 
 export interface OtlpDeps {
@@ -17,6 +17,8 @@ export interface OtlpDeps {
   limiter: RateLimiter;
   bodyLimitBytes: number;
   logger: Logger;
+  /** Told the items (points, log records, spans) of each request taken: how many were accepted, how many rejected. */
+  onReceived?: (signal: Signal, accepted: number, rejected: number) => void;
 }
 
 const SIGNALS: readonly Signal[] = ['metrics', 'logs', 'traces'];
@@ -97,6 +99,7 @@ export function otlpRouter(deps: OtlpDeps): Router {
               : await deps.telemetry.receiveTraces(sender, request.spans, raw);
         const json = contentType === 'application/json';
         res.status(200).type(contentType).end(encodeMessage(responseType(signal), responseFor(signal, receipt), json));
+        deps.onReceived?.(signal, Math.max(0, itemsIn(request) - receipt.rejected), receipt.rejected);
       } catch (err) {
         next(err);
       }
@@ -109,6 +112,13 @@ export function otlpRouter(deps: OtlpDeps): Router {
     sendOtlpFailure(req, res, known ?? serverFault);
   });
   return router;
+}
+
+/** The items a request carried: those read, and those the transport refused while reading (counted in the batch). */
+function itemsIn(request: OtlpRequest): number {
+  if (request.signal === 'traces') return request.spans;
+  const refused = request.batch.refused.reduce((n, r) => n + r.count, 0);
+  return (request.signal === 'metrics' ? request.batch.points.length : request.batch.records.length) + refused;
 }
 
 const REJECTED_FIELD: Record<Signal, string> = { metrics: 'rejectedDataPoints', logs: 'rejectedLogRecords', traces: 'rejectedSpans' };

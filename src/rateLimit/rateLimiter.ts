@@ -30,7 +30,13 @@ interface TierResult {
 export class RateLimiter {
   private readonly tiers: { tier: RateLimitTierConfig; limiter: RateLimiterAbstract }[];
 
-  constructor(tiers: RateLimitTierConfig[], redis?: RedisClient, keyPrefix = 'rl') {
+  /** `onRejected`: told the tier of each refusal (the service's metrics count them). */
+  constructor(
+    tiers: RateLimitTierConfig[],
+    redis?: RedisClient,
+    keyPrefix = 'rl',
+    private readonly onRejected?: (tier: RateLimitTierConfig['name']) => void,
+  ) {
     this.tiers = tiers.map((tier) => {
       const base = { points: tier.points, duration: tier.durationSeconds, keyPrefix: `${keyPrefix}:${tier.name}` };
       const memory = new RateLimiterMemory(base);
@@ -73,6 +79,7 @@ export class RateLimiter {
       decision.retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
       decision.remaining = 0;
       const blocking = rejected.reduce((a, b) => (b.res.msBeforeNext > a.res.msBeforeNext ? b : a));
+      this.onRejected?.(blocking.tier.name);
       decision.limit = blocking.tier.points;
       decision.resetEpochSeconds = Math.ceil((now + blocking.res.msBeforeNext) / 1000);
     }

@@ -23,6 +23,8 @@ export class ScimError extends Error {
     readonly status: number,
     readonly scimType: ScimType | undefined,
     readonly detail: string,
+    /** Sent as Retry-After (503: a race lost every time). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(detail);
     this.name = 'ScimError';
@@ -58,7 +60,7 @@ export function toScimError(err: unknown): ScimError | undefined {
   if (err instanceof ScimError) return err;
   if (err instanceof DomainError) {
     const [status, scimType] = err.detail.field === 'filter' ? [400, 'invalidFilter' as const] : ANSWER_OF[err.kind];
-    return new ScimError(status, scimType, err.message);
+    return new ScimError(status, scimType, err.message, err.detail.retryAfterSeconds);
   }
   return fromParser(err);
 }

@@ -93,14 +93,20 @@ export function scimRouter(deps: ScimDeps): Router {
     throw new ScimError(404, undefined, `No SCIM endpoint ${req.method} ${req.originalUrl.split('?')[0]}; see /scim/v2/ResourceTypes`);
   });
 
-  router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+  router.use(scimErrorHandler(deps.logger));
+  return router;
+}
+
+/** The SCIM surface's last handler: anything thrown becomes an RFC 7644 error; our own faults are logged, never shown. */
+export function scimErrorHandler(logger: Logger) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const scim = toScimError(err);
-    if (!scim) deps.logger.error({ err, reqId: req.id }, 'SCIM request failed');
+    if (!scim) logger.error({ err, reqId: req.id }, 'SCIM request failed');
     const answer = scim ?? new ScimError(500, undefined, 'Internal server error');
     if (answer.status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="scim"');
+    if (answer.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(answer.retryAfterSeconds))));
     sendScim(res, answer.status, scimErrorBody(answer));
-  });
-  return router;
+  };
 }
 
 /**

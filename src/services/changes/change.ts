@@ -1,9 +1,9 @@
-import { Sequelize, Transaction, UniqueConstraintError } from 'sequelize';
+import { DatabaseError, Sequelize, Transaction, UniqueConstraintError } from 'sequelize';
 import { AccessChange, AuditEntry, OutboxEvent } from '../../../db/models';
 import type { AuditRecord } from '../audit/actor';
 import { DataVersions } from '../query/dataVersions';
 import type { EventType } from '../webhooks/events';
-import { conflict } from '../../errors';
+import { conflict, DomainError } from '../../errors';
 import { newId } from './ids';
 import { fanOut } from '../webhooks/fanOut';
 
@@ -77,20 +77,26 @@ export class ChangeRunner {
   /**
    * A change that lost a race runs again from the start, reading what the winner committed: a deadlock victim on
    * MariaDB, or a row a concurrent change inserted first (two provisionings of one new e-mail: the second then
-   * finds the user and adds its membership). A race lost every time is a conflict.
+   * finds the user and adds its membership). A race lost every time is a conflict (409) when the row exists, else 503 with Retry-After: never the client's fault.
    */
   private async withRetries<T>(work: (change: Change) => Promise<T>, readCommitted: boolean): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.runNow(work, readCommitted);
       } catch (err) {
-        const lostRace = isDeadlock(err) || err instanceof UniqueConstraintError;
-        if (lostRace && attempt < MAX_ATTEMPTS) {
+        const race = lostRace(err);
+        if (!race) throw err;
+        // A busy SQLite file has already been waited for (its busy timeout): trying again would only wait again.
+        if (race !== 'busy' && attempt < MAX_ATTEMPTS) {
           await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
           continue;
         }
-        if (err instanceof UniqueConstraintError) throw conflict('That already exists: a concurrent change made it first');
-        throw err;
+        // Another change keeps making the row first: what this one would add exists (409).
+        if (race === 'duplicate') throw conflict('That already exists: a concurrent change made it first');
+        // Nothing the client sent is wrong: the same request is likely to succeed in a moment.
+        throw new DomainError('unavailable', `The change lost to concurrent changes of the same data ${MAX_ATTEMPTS} times; send it again`, {
+          retryAfterSeconds: 1,
+        });
       }
     }
   }
@@ -144,6 +150,16 @@ function auditRow(record: AuditRecord, now: Date) {
   };
 }
 
-function isDeadlock(err: unknown): boolean {
-  return (err as { parent?: { errno?: number } } | null)?.parent?.errno === 1213;
+/**
+ * A race this change lost, not a fault of its input: on MySQL a deadlock (1213) or a lock wait that timed out
+ * (1205), or a row a concurrent change inserted first; on SQLite the file stayed locked by another process past
+ * the busy timeout (db/connection.ts).
+ */
+function lostRace(err: unknown): 'duplicate' | 'locked' | 'busy' | undefined {
+  if (err instanceof UniqueConstraintError) return 'duplicate';
+  if (!(err instanceof DatabaseError)) return undefined;
+  const cause = err.parent;
+  const errno = 'errno' in cause ? cause.errno : undefined;
+  if (errno === 1213 || errno === 1205) return 'locked';
+  return 'code' in cause && cause.code === 'SQLITE_BUSY' ? 'busy' : undefined;
 }

@@ -1,0 +1,19 @@
+import { forEachOpenApiProcedure } from 'trpc-to-openapi';
+import type { AppRouter } from '../procedures';
+
+/**
+ * The OpenAPI template a REST path answers to (`/v1/users/usr_ada/teams` → `/v1/users/{id}/teams`), for the
+ * metrics' route label; undefined for a path no operation has. Templates with fewer parameters are tried first, so
+ * literal segments (`/git/apps/{id}/repositories/all`) win over a parameter in the same place, as they do in routing.
+ */
+export function restRouteTemplates(router: AppRouter, basePath: string): (path: string) => string | undefined {
+  const routes: { template: string; pattern: RegExp; parameters: number }[] = [];
+  forEachOpenApiProcedure(router._def.procedures, ({ meta }) => {
+    const template = `${basePath}${meta.openapi.path}`;
+    const parameters = (template.match(/\{\w+\}/g) ?? []).length;
+    const source = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\w+\\?\}/g, '[^/]+');
+    routes.push({ template, pattern: new RegExp(`^${source}/?$`), parameters });
+  });
+  routes.sort((a, b) => a.parameters - b.parameters);
+  return (path) => routes.find((r) => r.pattern.test(path))?.template;
+}
