@@ -65,6 +65,11 @@ const ConfigSchema = z.object({
   SQLITE_PATH: z.string().min(1).default(defaultSqlitePath()),
   // Prometheus metrics (src/observability/): a port of their own, off when unset.
   METRICS_PORT: z.coerce.number({ error: 'METRICS_PORT must be a port number' }).int('METRICS_PORT must be a port number').min(1, 'METRICS_PORT must be a port number (1 to 65535)').max(65535, 'METRICS_PORT must be a port number (1 to 65535)').optional(),
+  // Traces of the service itself (src/observability/tracing.ts, started by src/main.ts): the OTLP/HTTP collector.
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .refine((u) => isHttpUrl(u), 'OTEL_EXPORTER_OTLP_ENDPOINT must be the http(s) URL of an OTLP/HTTP collector, such as http://otel-collector:4318')
+    .optional(),
   // A database starting beside the service (compose, a restarted host) is waited for this long, then the start fails.
   DATABASE_START_WAIT_S: nonNegativeInt('DATABASE_START_WAIT_S', 30),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'REDIS_URL must be a redis:// or rediss:// URL').optional(),

@@ -62,13 +62,13 @@ export interface Runtime {
   writers: Writers;
   /** The read services the procedures call (lists, metrics). */
   services: RequestContext['services'];
-  /** Sends outgoing webhooks; main.ts starts it (tests start it when they need it). close() stops it. */
+  /** Sends outgoing webhooks; src/service.ts starts it (tests start it when they need it). close() stops it. */
   webhooks: DeliveryWorker;
   /** Browser sessions of the settings (DESIGN §17). */
   signIn: SignIn;
-  /** Prometheus' figures of this process; undefined without METRICS_PORT. main.ts serves them. */
+  /** Prometheus' figures of this process; undefined without METRICS_PORT. src/service.ts serves them. */
   metrics?: ServiceMetrics;
-  /** Deletes what has outlived its retention once an hour (DESIGN §18); main.ts starts it. close() stops it. */
+  /** Deletes what has outlived its retention once an hour (DESIGN §18); src/service.ts starts it. close() stops it. */
   retention: Pruner;
   /** Closes the database pool and the Redis connection. */
   close(): Promise<void>;
@@ -95,7 +95,7 @@ const METRICS_CACHE_ENTRIES = 100;
  */
 const DATA_VERSION_POLL_MS = 1_000;
 
-/** Wires config → stores → services → express app. The process (main.ts) and the tests both start here. */
+/** Wires config → stores → services → express app. The process (src/service.ts) and the tests both start here. */
 export function createRuntime(config: Config, logger: Logger, options: { rateLimitKeyPrefix?: string } = {}): Runtime {
   // With DATABASE_READ_URLS, SELECTs outside transactions read from the replicas (see db/connection.ts).
   const sequelize = createSequelize({
@@ -107,7 +107,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
   const redis = config.REDIS_URL
     ? createRedisClient(config.REDIS_URL, (err) => logger.warn({ err: err.message }, 'redis unavailable; rate limits fall back to memory'))
     : undefined;
-  // Prometheus' figures when METRICS_PORT is set (main.ts serves them); the parts below report to it.
+  // Prometheus' figures when METRICS_PORT is set (src/service.ts serves them); the parts below report to it.
   const metrics = config.METRICS_PORT
     ? new ServiceMetrics({ dueWebhookDeliveries: () => webhooks.status().due, databasePools: () => databasePools(sequelize.connectionManager) })
     : undefined;

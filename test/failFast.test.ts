@@ -85,6 +85,8 @@ test('conflicting variables stop the start, each named', async () => {
     [{ DATABASE_READ_URLS: 'mysql://root@127.0.0.1:3307/x' }, /DATABASE_READ_URLS needs DATABASE_URL/],
     [{ OIDC_ISSUER: 'https://idp.example.com' }, /OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET go together/],
     [{ DATABASE_START_WAIT_S: 'soon' }, /DATABASE_START_WAIT_S must be a whole number, 0 or more/],
+    [{ METRICS_PORT: '3000', PORT: '3000' }, /METRICS_PORT must differ from PORT \(3000\)/],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'otel-collector:4318' }, /OTEL_EXPORTER_OTLP_ENDPOINT must be the http\(s\) URL of an OTLP\/HTTP collector/],
   ];
   for (const [env, message] of cases) expectRefusal(await run('src/main.ts', env), message);
 }, 120_000);

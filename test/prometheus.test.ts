@@ -23,7 +23,7 @@ let receiver: Receiver;
 beforeAll(async () => {
   t = await startTestApp({ METRICS_PORT: '9464', RATE_LIMIT_PER_MINUTE: '30', WEBHOOK_ALLOW_PRIVATE: '1' });
   base = await t.listen();
-  // main.ts serves the runtime's registry on METRICS_PORT; here on a free port of this process.
+  // src/service.ts serves the runtime's registry on METRICS_PORT; here on a free port of this process.
   metricsServer = await startMetricsServer(0, '127.0.0.1', () => t.runtime.metrics!.registry.metrics(), createLogger('silent'));
   const address = metricsServer.address();
   scrapeUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/metrics`;

@@ -1,0 +1,95 @@
+import cluster from 'node:cluster';
+import { Config, loadConfig, requireServingConfig, StartupError } from './config';
+import { createLogger, Logger } from './logger';
+import { runPrimary } from './cluster';
+import { createRuntime, shutdown } from './runtime';
+import { migrate } from '../db/migrator';
+import { DatabaseUnreachableError, waitForDatabase } from '../db/connection';
+import { seedDemo } from '../db/demo/generator';
+import { User } from '../db/models';
+import { createToken } from './auth/tokenService';
+import { shareWithPrimary, startMetricsServer } from './observability/metricsServer';
+
+async function main(options: { beforeExit?: () => Promise<void> }): Promise<void> {
+  const config = loadConfig();
+  requireServingConfig(config);
+  const logger = createLogger(config.LOG_LEVEL);
+  // With WEB_CONCURRENCY workers, the primary migrates once and supervises; each worker serves as a process alone would.
+  if (config.WEB_CONCURRENCY > 1 && cluster.isPrimary) return runPrimary(config, logger);
+  await serve(config, logger, { migrate: cluster.isPrimary, beforeExit: options.beforeExit });
+}
+
+async function serve(config: Config, logger: Logger, options: { migrate: boolean; beforeExit?: () => Promise<void> }): Promise<void> {
+  const embedded = !config.DATABASE_URL;
+  const runtime = createRuntime(config, logger);
+  await waitForDatabase(runtime.sequelize, { url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH }, config.DATABASE_START_WAIT_S * 1000);
+
+  if (options.migrate) {
+    const applied = await migrate(runtime.sequelize);
+    if (applied.length) logger.info({ migrations: applied }, 'database migrated');
+  }
+
+  // First start on the embedded database: fill it with the demo data and hand out a token to try it.
+  let demoToken: string | undefined;
+  if (embedded && (await User.count()) === 0) {
+    logger.info({ path: config.SQLITE_PATH }, 'new embedded database: seeding demo data');
+    const counts = await seedDemo(runtime.sequelize, { scale: 'demo', log: (msg) => logger.info(msg) });
+    logger.info({ counts }, 'demo data seeded');
+    demoToken = (await createToken({ user: 'ada@demo.test', name: 'demo token (first start)' })).token;
+  }
+
+  const server = runtime.createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  logger.info({ port, database: embedded ? 'sqlite' : 'mysql', redis: Boolean(config.REDIS_URL) }, 'platform API listening');
+  runtime.webhooks.start();
+  runtime.retention.start();
+  if (runtime.metrics && config.METRICS_PORT) {
+    // In a cluster the primary serves every worker's figures together (src/cluster.ts).
+    const { registry } = runtime.metrics;
+    if (cluster.isWorker) shareWithPrimary(registry);
+    else await startMetricsServer(config.METRICS_PORT, config.HOST, () => registry.metrics(), logger);
+  }
+  if (demoToken) {
+    // Printed once, on stdout, outside the JSON log: the token is never logged.
+    process.stdout.write(
+      `\nDemo token for ada@demo.test (shown once; create more with "npm run tokens -- create --user ada@demo.test"):\n\n` +
+        `  ${demoToken}\n\nTry it:\n\n  curl -s -H "Authorization: Bearer ${demoToken}" "http://localhost:${port}/v1/users?per_page=5"\n\n` +
+        `The settings page (own tokens; webhooks, git apps, SCIM and telemetry for admins) is http://localhost:${port}/settings/;\n` +
+        'sign in with a one-time link: npm run tokens -- login-link --user ada@demo.test\n\n',
+    );
+  }
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    shutdown(server, runtime, { drainMs: signal === 'SIGTERM' ? config.SHUTDOWN_DRAIN_MS : 0, timeoutMs: config.SHUTDOWN_TIMEOUT_MS })
+      .then(() => options.beforeExit?.().catch((err: unknown) => logger.warn({ err }, 'could not send the last traces')))
+      .then(() => process.exit(0))
+      .catch((err) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/**
+ * The service as a process (started by src/main.ts): `beforeExit` runs before a clean exit (tracing's last spans).
+ * A misconfiguration or an unreachable database says what to set or check, printed without a stack; exit code 1.
+ */
+export async function run(options: { beforeExit?: () => Promise<void> } = {}): Promise<void> {
+  await main(options).catch((err: unknown) => {
+    const explained = err instanceof StartupError || err instanceof DatabaseUnreachableError;
+    process.stderr.write(`${explained ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  });
+}
