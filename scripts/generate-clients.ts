@@ -3,10 +3,11 @@ import path from 'node:path';
 import { renderRestTypes, REST_TYPES_FILE } from './restTypes';
 import { loadDocument } from './clients/document';
 import { renderPython } from './clients/python';
+import { HAS_GO, renderGo } from './clients/go';
 
 /**
  * `npm run client:generate` writes every client generated from the OpenAPI document: the TypeScript types of the
- * REST client and the Python client's generated files. `-- --check` only says whether the committed ones are
+ * REST client, and the generated files of the Python and Go clients. `-- --check` only says whether the committed ones are
  * current (CI runs it), and fails when any is stale.
  */
 const ROOT = path.resolve(__dirname, '..');
@@ -15,7 +16,10 @@ const document = loadDocument();
 const outputs: Record<string, string> = {
   [path.relative(ROOT, REST_TYPES_FILE)]: renderRestTypes(),
   ...renderPython(document),
+  // Go's files are gofmt's output: without the Go toolchain they are left as they are, and said so.
+  ...(HAS_GO ? renderGo(document) : {}),
 };
+if (!HAS_GO) process.stderr.write('clients/go: not generated or checked here: install Go (apt-get install golang-go)\n');
 
 const stale: string[] = [];
 for (const [relative, fresh] of Object.entries(outputs)) {

@@ -1,0 +1,3 @@
+module platform-api.example/clients/go
+
+go 1.19
