@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestApp, TestApp, DEMO } from './support/harness';
+import { clientServices } from './support/clientServices';
 import { loadDocument } from '../scripts/clients/document';
 import { HAS_GO, renderGo } from '../scripts/clients/go';
 
@@ -18,16 +18,7 @@ const GO_OK = HAS_GO && spawnSync('go', ['version']).status === 0;
 if (!GO_OK && process.env.REQUIRE_GO !== '1') console.warn('goClient: no Go toolchain; the Go client tests are skipped. Install it with `apt-get install golang-go`.');
 const testWithGo = GO_OK || process.env.REQUIRE_GO === '1' ? test : test.skip;
 
-let t: TestApp;
-let limited: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-  limited = await startTestApp({ RATE_LIMIT_PER_MINUTE: '3' });
-});
-afterAll(async () => {
-  await t?.close();
-  await limited?.close();
-});
+const services = clientServices();
 
 /** Go, run asynchronously (the service it calls answers from this very process), offline: no proxy, no download. */
 function go(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
@@ -39,12 +30,7 @@ function go(args: string[], cwd: string, env: Record<string, string>): Promise<{
 }
 
 testWithGo('go test: every operation, paging, each error code, a 429 waited out', async () => {
-  const result = await go(['test', '-count=1', '-v', './...'], CLIENT, {
-    PLATFORM_API_URL: await t.listen(),
-    PLATFORM_API_TOKEN: await t.token(),
-    PLATFORM_API_COLLABORATOR_TOKEN: await t.token({ user: DEMO.emails.linus }),
-    PLATFORM_API_LIMITED_URL: await limited.listen(),
-  });
+  const result = await go(['test', '-count=1', '-v', './...'], CLIENT, await services.environment());
   if (result.code !== 0) process.stdout.write(result.output);
   expect(result.output).not.toMatch(/--- SKIP/);
   expect(result.output).toMatch(/^ok\s/m);
@@ -58,7 +44,7 @@ testWithGo('the README\'s Go example runs as written against the service', async
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-api-go-example-'));
   fs.writeFileSync(path.join(dir, 'main.go'), example!);
   fs.writeFileSync(path.join(dir, 'go.mod'), `module example\n\ngo 1.19\n\nrequire platform-api.example/clients/go v0.0.0\n\nreplace platform-api.example/clients/go => ${CLIENT}\n`);
-  const run = await go(['run', '.'], dir, { PLATFORM_API_URL: await t.listen(), PLATFORM_API_TOKEN: await t.token() });
+  const run = await go(['run', '.'], dir, { PLATFORM_API_URL: await services.main().listen(), PLATFORM_API_TOKEN: await services.main().token() });
   expect(run.output).toMatch(/^Acme Corp: \d+ members$/m);
   expect(run.code).toBe(0);
 }, 120_000);

@@ -2,7 +2,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestApp, TestApp, DEMO } from './support/harness';
+import { clientServices } from './support/clientServices';
 import { loadDocument } from '../scripts/clients/document';
 import { renderPython } from '../scripts/clients/python';
 
@@ -20,16 +20,7 @@ const HAS_PYTHON = spawnSync('python3', ['-c', 'import sys, pip; sys.exit(sys.ve
 if (!HAS_PYTHON) console.warn('pythonClient: no python3 (3.9 or later, with pip); the Python client tests are skipped.');
 const testWithPython = HAS_PYTHON ? test : test.skip;
 
-let t: TestApp;
-let limited: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-  limited = await startTestApp({ RATE_LIMIT_PER_MINUTE: '3' });
-});
-afterAll(async () => {
-  await t?.close();
-  await limited?.close();
-});
+const services = clientServices();
 
 /** `pip install --no-index` into a directory of its own: what the tests import is the installed package. */
 function installed(): string {
@@ -57,13 +48,7 @@ testWithPython('python3 -m unittest: every operation, paging, each error code, a
   // From the tests' own directory, so `platform_api` can only come from the installed copy.
   const result = await python(['-m', 'unittest', 'discover', '-s', '.', '-t', '.', '-v'], {
     cwd: path.join(CLIENT, 'tests'),
-    env: {
-      PYTHONPATH: target,
-      PLATFORM_API_URL: await t.listen(),
-      PLATFORM_API_TOKEN: await t.token(),
-      PLATFORM_API_COLLABORATOR_TOKEN: await t.token({ user: DEMO.emails.linus }),
-      PLATFORM_API_LIMITED_URL: await limited.listen(),
-    },
+    env: { PYTHONPATH: target, ...(await services.environment()) },
   });
   // unittest reports on stderr.
   if (result.code !== 0) process.stdout.write(result.stderr);
@@ -74,7 +59,7 @@ testWithPython('python3 -m unittest: every operation, paging, each error code, a
 testWithPython('the README\'s Python example runs as written against the service', async () => {
   const example = /## Clients[\s\S]*?```python\n([\s\S]*?)```/.exec(fs.readFileSync(README, 'utf8'))?.[1];
   expect(example).toBeDefined();
-  const run = await python(['-c', example!], { env: { PYTHONPATH: installed(), PLATFORM_API_URL: await t.listen(), PLATFORM_API_TOKEN: await t.token() } });
+  const run = await python(['-c', example!], { env: { PYTHONPATH: installed(), PLATFORM_API_URL: await services.main().listen(), PLATFORM_API_TOKEN: await services.main().token() } });
   expect(run.stderr).toBe('');
   expect(run.stdout).toMatch(/^Acme Corp: \d+ members$/m);
   expect(run.code).toBe(0);
