@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
+import { freePort } from './support/ports';
 import { startTestApp, TestApp, SERVICES } from './support/harness';
+import { HAS_PROMETHEUS_PARSER, parseExposition } from './support/prometheusParser';
 
 /**
  * WEB_CONCURRENCY: the real process (`src/main.ts`) as a cluster of workers on one port, on MySQL and Redis (the
@@ -20,14 +21,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-
 /** One request on a connection of its own, so the cluster may hand it to any worker. */
 const get = (port: number, urlPath: string, auth: string) =>
   new Promise<number>((resolve, reject) => {
@@ -40,8 +33,8 @@ const get = (port: number, urlPath: string, auth: string) =>
   });
 
 describeServers('WEB_CONCURRENCY', () => {
-  test('two workers serve one port; SIGTERM drains both, answers what is in flight, exits 0', async () => {
-    const port = await freePort();
+  test('two workers serve one port, their metrics gathered on METRICS_PORT; SIGTERM drains both, answers what is in flight, exits 0', async () => {
+    const [port, metricsPort] = [await freePort(), await freePort()];
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       DATABASE_URL: t.config.DATABASE_URL,
@@ -49,6 +42,7 @@ describeServers('WEB_CONCURRENCY', () => {
       SECRETS_KEY: t.config.SECRETS_KEY!.toString('hex'),
       WEB_CONCURRENCY: '2',
       PORT: String(port),
+      METRICS_PORT: String(metricsPort),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       SHUTDOWN_DRAIN_MS: '1000',
@@ -74,6 +68,13 @@ describeServers('WEB_CONCURRENCY', () => {
 
       const answers = await Promise.all(Array.from({ length: 40 }, () => get(port, '/v1/users?per_page=5', token)));
       expect(answers.every((s) => s === 200)).toBe(true);
+
+      // The primary asks both workers and sums their counts: every request once, whichever worker served it.
+      if (HAS_PROMETHEUS_PARSER || process.env.REQUIRE_PROMETHEUS_PARSER === '1') {
+        const scraped = parseExposition(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text());
+        const counts = scraped.flatMap((f) => f.samples).filter((s) => s.name === 'http_request_duration_seconds_count' && s.labels.route === '/v1/users');
+        expect(counts.map((s) => [s.labels.status, s.value])).toEqual([['200', 40]]);
+      }
 
       const inFlight = [1, 2, 3, 4, 5, 6].map((page) => get(port, `/v1/users?per_page=100&page=${page}`, token));
       await new Promise((r) => setTimeout(r, 5));

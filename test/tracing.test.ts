@@ -2,6 +2,7 @@ import { spawn, ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import { freePort } from './support/ports';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { eventually } from './support/receiver';
 import { createScimToken } from '../src/auth/tokenService';
@@ -33,14 +34,6 @@ afterAll(async () => {
   collector?.close();
   await t?.close();
 });
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 /** OTLP's SpanKind: a request this process answered. */
 const SERVER = 2;

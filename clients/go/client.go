@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -23,13 +24,13 @@ const Version = APIVersion
 
 // Client calls the API with one token. It is safe for concurrent use.
 type Client struct {
-	token      string
-	baseURL    string
-	http       *http.Client
-	userAgent  string
-	maxWait    time.Duration
-	rateLimit  *RateLimit
-	rateLimitM chan struct{}
+	token     string
+	baseURL   string
+	http      *http.Client
+	userAgent string
+	maxWait   time.Duration
+	mu        sync.Mutex // guards rateLimit
+	rateLimit *RateLimit
 }
 
 // Option configures a Client.
@@ -58,11 +59,10 @@ func WithRateLimitWait(max time.Duration) Option {
 // NewClient makes a client for an API token (plat_...).
 func NewClient(token string, opts ...Option) *Client {
 	c := &Client{
-		token:      token,
-		baseURL:    "http://localhost:3000",
-		http:       &http.Client{Timeout: 30 * time.Second},
-		userAgent:  "platform-api-go/" + Version,
-		rateLimitM: make(chan struct{}, 1),
+		token:     token,
+		baseURL:   "http://localhost:3000",
+		http:      &http.Client{Timeout: 30 * time.Second},
+		userAgent: "platform-api-go/" + Version,
 	}
 	for _, opt := range opts {
 		opt(c)
@@ -79,8 +79,8 @@ type RateLimit struct {
 
 // LastRateLimit is the rate-limit figures of the last answer; nil before the first.
 func (c *Client) LastRateLimit() *RateLimit {
-	c.rateLimitM <- struct{}{}
-	defer func() { <-c.rateLimitM }()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return c.rateLimit
 }
 
@@ -144,9 +144,9 @@ func (c *Client) send(ctx context.Context, target string, out any) error {
 	}
 	limit := rateLimitOf(response.Header)
 	if limit != nil {
-		c.rateLimitM <- struct{}{}
+		c.mu.Lock()
 		c.rateLimit = limit
-		<-c.rateLimitM
+		c.mu.Unlock()
 	}
 	if response.StatusCode >= 400 {
 		return errorOf(response, body, limit)
