@@ -97,6 +97,11 @@ const ConfigSchema = z.object({
     .refine((u) => isHttpUrl(u), 'PUBLIC_URL must be an http(s) URL such as https://api.example.com (no query or fragment)')
     .transform((u) => u.replace(/\/+$/, ''))
     .optional(),
+  /** `info.contact.url` of the OpenAPI document: where API consumers report problems (default: this service's /docs). */
+  API_CONTACT_URL: z
+    .string()
+    .refine((u) => isHttpUrl(u), 'API_CONTACT_URL must be an http(s) URL such as https://support.example.com/api (no query or fragment)')
+    .optional(),
   // An identity provider's first sync sends a request per user and group, thousands in a few minutes.
   SCIM_RATE_LIMIT_PER_MINUTE: positiveInt('SCIM_RATE_LIMIT_PER_MINUTE', 1_200),
   SCIM_RATE_LIMIT_PER_HOUR: positiveInt('SCIM_RATE_LIMIT_PER_HOUR', 36_000),

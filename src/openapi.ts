@@ -69,6 +69,13 @@ const SIGNATURE_HEADERS = [
   ['webhook-signature', '`v1,` + base64 HMAC-SHA256 of `id.timestamp.body`; during a secret rotation two, separated by a space'],
 ].map(([name, description]) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } }));
 
+/** How a receiver checks that a message is ours, in each webhook operation's description (the Standard Webhooks steps). */
+const WEBHOOK_AUTHENTICITY =
+  'Authenticity: no bearer token is sent; the message is signed. Before trusting it, compute base64 HMAC-SHA256 of ' +
+  '`{webhook-id}.{webhook-timestamp}.{raw body}` with the endpoint\'s secret (the bytes after `whsec_`, base64-decoded), ' +
+  'compare it in constant time with each `v1,` signature of `webhook-signature`, refuse a `webhook-timestamp` more than ' +
+  '5 minutes from now, and deduplicate on `webhook-id`. The `standardwebhooks` libraries (`verify`) do all of it.';
+
 /** OpenAPI 3.1 `webhooks`: one POST per event type, its body the message with the event's `/v1` item as `data`. */
 function webhookOperations(): Record<string, unknown> {
   return Object.fromEntries(
@@ -81,8 +88,10 @@ function webhookOperations(): Record<string, unknown> {
           post: {
             operationId: `webhook.${type}`,
             summary: EVENT_CATALOG[type].summary,
-            description: `The body is \`{"type": "${type}", "timestamp", "data"}\`, \`data\` being ${EVENT_CATALOG[type].dataIs}.`,
+            description: `The body is \`{"type": "${type}", "timestamp", "data"}\`, \`data\` being ${EVENT_CATALOG[type].dataIs}.\n\n${WEBHOOK_AUTHENTICITY}`,
             tags: ['Webhooks'],
+            // This service is the caller here: no bearer token applies; the signature headers prove the sender.
+            security: [],
             parameters: SIGNATURE_HEADERS,
             requestBody: { required: true, content: { 'application/json': { schema } } },
             responses: {
@@ -111,6 +120,15 @@ function describeOnParameter(parameter: unknown): void {
   delete p.schema.description;
 }
 
+/** The project's licence (package.json, LICENSE), by its SPDX identifier as OpenAPI 3.1 allows. */
+const LICENSE = { name: 'MIT', identifier: 'MIT' };
+
+/**
+ * Where a reader of the document reports a problem (`info.contact`): a deployment names its own (API_CONTACT_URL, else
+ * its docs page); a build outside any deployment (the generated clients, the tests) names the default one's.
+ */
+const DEFAULT_CONTACT_URL = 'http://localhost:3000/docs';
+
 /** The API's version as the document states it (`info.version`); the path prefix stays `/v1`. */
 export const API_VERSION = '1.0.0';
 
@@ -119,7 +137,7 @@ export const API_VERSION = '1.0.0';
  * error status (the adapter documents its own shape), the rate-limit headers on every response, ETag and
  * Cache-Control on 200 and 304, Link on lists, and each parameter's description on the parameter itself.
  */
-export function buildOpenApiDocument(router: AppRouter, version: string): Doc {
+export function buildOpenApiDocument(router: AppRouter, version: string, contactUrl: string = DEFAULT_CONTACT_URL): Doc {
   const doc = generateOpenApiDocument(router, {
     title: 'Platform API',
     version,
@@ -139,6 +157,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string): Doc {
   // The adapter's own error schemas describe a body this service never sends.
   const schemas = Object.fromEntries(Object.entries(doc.components?.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
   doc.tags = TAGS;
+  doc.info = { ...doc.info, license: LICENSE, contact: { name: 'Platform API maintainers', url: contactUrl } };
   (doc as { webhooks?: unknown }).webhooks = webhookOperations();
   doc.components = {
     ...doc.components,

@@ -248,6 +248,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     router: appRouter,
     logger,
     version: API_VERSION,
+    contactUrl: config.API_CONTACT_URL ?? `${publicBase(config)}/docs`,
     trustProxy: config.TRUST_PROXY,
     corsOrigins: config.CORS_ORIGINS,
     authenticator,

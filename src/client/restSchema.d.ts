@@ -979,6 +979,8 @@ export interface webhooks {
         /**
          * A member was added to the organization (SCIM provisioning)
          * @description The body is `{"type": "user.created", "timestamp", "data"}`, `data` being the member, as `/v1/organizations/{id}/members` lists it.
+         *
+         *     Authenticity: no bearer token is sent; the message is signed. Before trusting it, compute base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` with the endpoint's secret (the bytes after `whsec_`, base64-decoded), compare it in constant time with each `v1,` signature of `webhook-signature`, refuse a `webhook-timestamp` more than 5 minutes from now, and deduplicate on `webhook-id`. The `standardwebhooks` libraries (`verify`) do all of it.
          */
         post: operations["webhook.user.created"];
         delete?: never;
@@ -999,6 +1001,8 @@ export interface webhooks {
         /**
          * A member's profile, role or title changed, or a suspended member was reactivated
          * @description The body is `{"type": "user.updated", "timestamp", "data"}`, `data` being the member, as `/v1/organizations/{id}/members` lists it.
+         *
+         *     Authenticity: no bearer token is sent; the message is signed. Before trusting it, compute base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` with the endpoint's secret (the bytes after `whsec_`, base64-decoded), compare it in constant time with each `v1,` signature of `webhook-signature`, refuse a `webhook-timestamp` more than 5 minutes from now, and deduplicate on `webhook-id`. The `standardwebhooks` libraries (`verify`) do all of it.
          */
         post: operations["webhook.user.updated"];
         delete?: never;
@@ -1019,6 +1023,8 @@ export interface webhooks {
         /**
          * A member was suspended: no access, history kept
          * @description The body is `{"type": "membership.deactivated", "timestamp", "data"}`, `data` being the member, as `/v1/organizations/{id}/members` lists it.
+         *
+         *     Authenticity: no bearer token is sent; the message is signed. Before trusting it, compute base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` with the endpoint's secret (the bytes after `whsec_`, base64-decoded), compare it in constant time with each `v1,` signature of `webhook-signature`, refuse a `webhook-timestamp` more than 5 minutes from now, and deduplicate on `webhook-id`. The `standardwebhooks` libraries (`verify`) do all of it.
          */
         post: operations["webhook.membership.deactivated"];
         delete?: never;
@@ -1039,6 +1045,8 @@ export interface webhooks {
         /**
          * A member left the organization
          * @description The body is `{"type": "membership.removed", "timestamp", "data"}`, `data` being the member, as `/v1/organizations/{id}/members` lists it.
+         *
+         *     Authenticity: no bearer token is sent; the message is signed. Before trusting it, compute base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` with the endpoint's secret (the bytes after `whsec_`, base64-decoded), compare it in constant time with each `v1,` signature of `webhook-signature`, refuse a `webhook-timestamp` more than 5 minutes from now, and deduplicate on `webhook-id`. The `standardwebhooks` libraries (`verify`) do all of it.
          */
         post: operations["webhook.membership.removed"];
         delete?: never;
@@ -1059,6 +1067,8 @@ export interface webhooks {
         /**
          * A team was created
          * @description The body is `{"type": "team.created", "timestamp", "data"}`, `data` being the team, as `/v1/organizations/{id}/teams` lists it.
+         *
+         *     Authenticity: no bearer token is sent; the message is signed. Before trusting it, compute base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` with the endpoint's secret (the bytes after `whsec_`, base64-decoded), compare it in constant time with each `v1,` signature of `webhook-signature`, refuse a `webhook-timestamp` more than 5 minutes from now, and deduplicate on `webhook-id`. The `standardwebhooks` libraries (`verify`) do all of it.
          */
         post: operations["webhook.team.created"];
         delete?: never;
@@ -1079,6 +1089,8 @@ export interface webhooks {
         /**
          * A team was renamed or its members changed
          * @description The body is `{"type": "team.updated", "timestamp", "data"}`, `data` being the team, as `/v1/organizations/{id}/teams` lists it.
+         *
+         *     Authenticity: no bearer token is sent; the message is signed. Before trusting it, compute base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` with the endpoint's secret (the bytes after `whsec_`, base64-decoded), compare it in constant time with each `v1,` signature of `webhook-signature`, refuse a `webhook-timestamp` more than 5 minutes from now, and deduplicate on `webhook-id`. The `standardwebhooks` libraries (`verify`) do all of it.
          */
         post: operations["webhook.team.updated"];
         delete?: never;
@@ -1099,6 +1111,8 @@ export interface webhooks {
         /**
          * A team was deleted
          * @description The body is `{"type": "team.deleted", "timestamp", "data"}`, `data` being the team, as `/v1/organizations/{id}/teams` lists it.
+         *
+         *     Authenticity: no bearer token is sent; the message is signed. Before trusting it, compute base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` with the endpoint's secret (the bytes after `whsec_`, base64-decoded), compare it in constant time with each `v1,` signature of `webhook-signature`, refuse a `webhook-timestamp` more than 5 minutes from now, and deduplicate on `webhook-id`. The `standardwebhooks` libraries (`verify`) do all of it.
          */
         post: operations["webhook.team.deleted"];
         delete?: never;
@@ -1119,6 +1133,8 @@ export interface webhooks {
         /**
          * A repository was seen for the first time (webhook or import)
          * @description The body is `{"type": "repository.created", "timestamp", "data"}`, `data` being the repository, as `/v1/git/apps/{id}/repositories` lists it.
+         *
+         *     Authenticity: no bearer token is sent; the message is signed. Before trusting it, compute base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` with the endpoint's secret (the bytes after `whsec_`, base64-decoded), compare it in constant time with each `v1,` signature of `webhook-signature`, refuse a `webhook-timestamp` more than 5 minutes from now, and deduplicate on `webhook-id`. The `standardwebhooks` libraries (`verify`) do all of it.
          */
         post: operations["webhook.repository.created"];
         delete?: never;
@@ -1139,6 +1155,8 @@ export interface webhooks {
         /**
          * A push or an import batch added commits: one event listing them
          * @description The body is `{"type": "commit.created", "timestamp", "data"}`, `data` being `{repository, commits}`: the repository and the new commits, as `/v1/commits` lists them.
+         *
+         *     Authenticity: no bearer token is sent; the message is signed. Before trusting it, compute base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` with the endpoint's secret (the bytes after `whsec_`, base64-decoded), compare it in constant time with each `v1,` signature of `webhook-signature`, refuse a `webhook-timestamp` more than 5 minutes from now, and deduplicate on `webhook-id`. The `standardwebhooks` libraries (`verify`) do all of it.
          */
         post: operations["webhook.commit.created"];
         delete?: never;
@@ -1159,6 +1177,8 @@ export interface webhooks {
         /**
          * A pull (merge) request was opened
          * @description The body is `{"type": "pull_request.opened", "timestamp", "data"}`, `data` being the pull request, as `…/repositories/{repo}/pull-requests` lists it.
+         *
+         *     Authenticity: no bearer token is sent; the message is signed. Before trusting it, compute base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` with the endpoint's secret (the bytes after `whsec_`, base64-decoded), compare it in constant time with each `v1,` signature of `webhook-signature`, refuse a `webhook-timestamp` more than 5 minutes from now, and deduplicate on `webhook-id`. The `standardwebhooks` libraries (`verify`) do all of it.
          */
         post: operations["webhook.pull_request.opened"];
         delete?: never;
@@ -1179,6 +1199,8 @@ export interface webhooks {
         /**
          * A pull (merge) request was merged
          * @description The body is `{"type": "pull_request.merged", "timestamp", "data"}`, `data` being the pull request, as `…/repositories/{repo}/pull-requests` lists it.
+         *
+         *     Authenticity: no bearer token is sent; the message is signed. Before trusting it, compute base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` with the endpoint's secret (the bytes after `whsec_`, base64-decoded), compare it in constant time with each `v1,` signature of `webhook-signature`, refuse a `webhook-timestamp` more than 5 minutes from now, and deduplicate on `webhook-id`. The `standardwebhooks` libraries (`verify`) do all of it.
          */
         post: operations["webhook.pull_request.merged"];
         delete?: never;
@@ -1199,6 +1221,8 @@ export interface webhooks {
         /**
          * A pull (merge) request was closed without merging
          * @description The body is `{"type": "pull_request.closed", "timestamp", "data"}`, `data` being the pull request, as `…/repositories/{repo}/pull-requests` lists it.
+         *
+         *     Authenticity: no bearer token is sent; the message is signed. Before trusting it, compute base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` with the endpoint's secret (the bytes after `whsec_`, base64-decoded), compare it in constant time with each `v1,` signature of `webhook-signature`, refuse a `webhook-timestamp` more than 5 minutes from now, and deduplicate on `webhook-id`. The `standardwebhooks` libraries (`verify`) do all of it.
          */
         post: operations["webhook.pull_request.closed"];
         delete?: never;
@@ -1219,6 +1243,8 @@ export interface webhooks {
         /**
          * A deployment finished successfully
          * @description The body is `{"type": "deployment.succeeded", "timestamp", "data"}`, `data` being the deployment, as `…/repositories/{repo}/deployments` lists it.
+         *
+         *     Authenticity: no bearer token is sent; the message is signed. Before trusting it, compute base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` with the endpoint's secret (the bytes after `whsec_`, base64-decoded), compare it in constant time with each `v1,` signature of `webhook-signature`, refuse a `webhook-timestamp` more than 5 minutes from now, and deduplicate on `webhook-id`. The `standardwebhooks` libraries (`verify`) do all of it.
          */
         post: operations["webhook.deployment.succeeded"];
         delete?: never;
@@ -1239,6 +1265,8 @@ export interface webhooks {
         /**
          * A deployment failed
          * @description The body is `{"type": "deployment.failed", "timestamp", "data"}`, `data` being the deployment, as `…/repositories/{repo}/deployments` lists it.
+         *
+         *     Authenticity: no bearer token is sent; the message is signed. Before trusting it, compute base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` with the endpoint's secret (the bytes after `whsec_`, base64-decoded), compare it in constant time with each `v1,` signature of `webhook-signature`, refuse a `webhook-timestamp` more than 5 minutes from now, and deduplicate on `webhook-id`. The `standardwebhooks` libraries (`verify`) do all of it.
          */
         post: operations["webhook.deployment.failed"];
         delete?: never;
@@ -1259,6 +1287,8 @@ export interface webhooks {
         /**
          * An incident was opened
          * @description The body is `{"type": "incident.opened", "timestamp", "data"}`, `data` being the incident, as `…/repositories/{repo}/incidents` lists it.
+         *
+         *     Authenticity: no bearer token is sent; the message is signed. Before trusting it, compute base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` with the endpoint's secret (the bytes after `whsec_`, base64-decoded), compare it in constant time with each `v1,` signature of `webhook-signature`, refuse a `webhook-timestamp` more than 5 minutes from now, and deduplicate on `webhook-id`. The `standardwebhooks` libraries (`verify`) do all of it.
          */
         post: operations["webhook.incident.opened"];
         delete?: never;
@@ -1279,6 +1309,8 @@ export interface webhooks {
         /**
          * An incident was resolved
          * @description The body is `{"type": "incident.resolved", "timestamp", "data"}`, `data` being the incident, as `…/repositories/{repo}/incidents` lists it.
+         *
+         *     Authenticity: no bearer token is sent; the message is signed. Before trusting it, compute base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{raw body}` with the endpoint's secret (the bytes after `whsec_`, base64-decoded), compare it in constant time with each `v1,` signature of `webhook-signature`, refuse a `webhook-timestamp` more than 5 minutes from now, and deduplicate on `webhook-id`. The `standardwebhooks` libraries (`verify`) do all of it.
          */
         post: operations["webhook.incident.resolved"];
         delete?: never;

@@ -21,6 +21,8 @@ export interface AppDeps extends GateDeps {
   router: AppRouter;
   logger: Logger;
   version: string;
+  /** `info.contact.url` of the served OpenAPI document. */
+  contactUrl: string;
   trustProxy?: string;
   /** Origins allowed to call from a browser (`*` for any); empty turns CORS off. */
   corsOrigins: string[];
@@ -135,7 +137,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(['/v1', '/trpc'], headAsGet);
   const notModified = (res: express.Response) => refundPoint(deps.limiter, res);
 
-  const document = JSON.stringify(buildOpenApiDocument(deps.router, deps.version));
+  const document = JSON.stringify(buildOpenApiDocument(deps.router, deps.version, deps.contactUrl));
   app.get('/v1/openapi.json', publicDocumentGate(deps.limiter), conditionalGet(notModified), (_req, res) => {
     res.type('application/json; charset=utf-8').end(document);
   });
