@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { startTestApp, TestApp, DEMO, SERVICES } from './support/harness';
-import { startOidcProvider, OidcProvider } from './support/oidcProvider';
+import { startOidcProvider, OidcProvider, TestAccount } from './support/oidcProvider';
 import { sessionCookieOf } from './support/settingsBrowser';
 import { appCli } from './support/cli';
 import { createLoginLink } from '../src/auth/signIn';
@@ -16,24 +16,27 @@ import { DatabaseAuthStore, RedisAuthStore } from '../src/auth/sessionStore';
 const PUBLIC_URL = 'http://127.0.0.1:39871';
 const UNKNOWN = 'nobody@elsewhere.test';
 
+const ACCOUNTS: TestAccount[] = [
+  { sub: 'okta-ada', email: DEMO.emails.ada, email_verified: true, name: 'Ada' },
+  { sub: 'okta-linus', email: DEMO.emails.linus, email_verified: true },
+  { sub: 'okta-grace', email: DEMO.emails.grace, email_verified: false },
+  { sub: 'okta-nobody', email: UNKNOWN, email_verified: true },
+];
+
 let idp: OidcProvider;
 let t: TestApp;
-beforeAll(async () => {
-  idp = await startOidcProvider({
-    redirectUris: [`${PUBLIC_URL}/auth/callback`],
-    accounts: [
-      { sub: 'okta-ada', email: DEMO.emails.ada, email_verified: true, name: 'Ada' },
-      { sub: 'okta-linus', email: DEMO.emails.linus, email_verified: true },
-      { sub: 'okta-grace', email: DEMO.emails.grace, email_verified: false },
-      { sub: 'okta-nobody', email: UNKNOWN, email_verified: true },
-    ],
+
+/** A provider configured as given and a service signing in through it, for the tests of the enclosing describe. */
+function withProvider(options: { conformIdTokenClaims: boolean; userinfo?: boolean; emailInIdToken?: boolean; accounts?: TestAccount[] }): void {
+  beforeAll(async () => {
+    idp = await startOidcProvider({ redirectUris: [`${PUBLIC_URL}/auth/callback`], accounts: options.accounts ?? ACCOUNTS, ...options });
+    t = await startTestApp({ PUBLIC_URL, OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: idp.clientId, OIDC_CLIENT_SECRET: idp.clientSecret });
   });
-  t = await startTestApp({ PUBLIC_URL, OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: idp.clientId, OIDC_CLIENT_SECRET: idp.clientSecret });
-});
-afterAll(async () => {
-  await t?.close();
-  await idp?.close();
-});
+  afterAll(async () => {
+    await t?.close();
+    await idp?.close();
+  });
+}
 
 const app = () => request(t.runtime.app);
 const signInCookieOf = (res: request.Response) =>
@@ -49,7 +52,12 @@ async function startSignIn(returnTo?: string) {
 /** The provider's redirect to our callback, requested as the browser would (same cookie jar). */
 const callback = (url: string, cookie: string) => app().get(new URL(url).pathname + new URL(url).search).set('Cookie', cookie);
 
-describe('sign-in with OpenID Connect', () => {
+describe.each([
+  ['the e-mail only from UserInfo (OpenID Connect Core §5.4, oidc-provider\'s default)', true],
+  ['the e-mail in the ID token too (as Okta and Google send it)', false],
+])('sign-in with OpenID Connect, %s', (_, conformIdTokenClaims) => {
+  withProvider({ conformIdTokenClaims });
+
   test('code flow with PKCE, state and nonce: the user found by verified e-mail gets a session and lands where they asked', async () => {
     const { authorizationUrl, cookie } = await startSignIn('/settings/#webhooks');
     const url = new URL(authorizationUrl);
@@ -163,7 +171,55 @@ describe('sign-in with OpenID Connect', () => {
   });
 });
 
+describe('the e-mail nowhere, or from another subject', () => {
+  describe('a provider without a UserInfo endpoint that keeps the e-mail out of the ID token', () => {
+    withProvider({ conformIdTokenClaims: true, userinfo: false, emailInIdToken: false });
+
+    test('is refused with a page that names what it sent, so that an administrator can fix its settings', async () => {
+      const { authorizationUrl, cookie } = await startSignIn();
+      const back = await callback(await idp.signIn(authorizationUrl, DEMO.emails.ada), cookie);
+      expect(back.status).toBe(400);
+      expect(back.text).toContain('The identity provider sent no e-mail address');
+      expect(back.text).toContain('the ID token&#39;s claims were sub');
+      expect(back.text).toContain('the provider has no UserInfo endpoint');
+      expect(back.text).toContain('allow the &quot;email&quot; scope (and claim) for this application');
+      expect(sessionCookieOf(back)).toBeUndefined();
+    });
+  });
+
+  describe('a provider whose UserInfo names another subject than the ID token', () => {
+    withProvider({ conformIdTokenClaims: true, accounts: [{ sub: 'okta-ada', userInfoSub: 'okta-linus', email: DEMO.emails.ada, email_verified: true }] });
+
+    test('is refused: UserInfo must be about the person the ID token names (OpenID Connect Core §5.3.2)', async () => {
+      const { authorizationUrl, cookie } = await startSignIn();
+      const back = await callback(await idp.signIn(authorizationUrl, DEMO.emails.ada), cookie);
+      expect(back.status).toBe(400);
+      expect(back.text).toContain('UserInfo answer did not check out');
+      expect(back.text).toContain('same subject as the ID token');
+      expect(sessionCookieOf(back)).toBeUndefined();
+    });
+  });
+
+  describe('a provider asked without the email scope', () => {
+    withProvider({ conformIdTokenClaims: true });
+
+    test('is refused with a page naming the scopes granted and the claims UserInfo sent', async () => {
+      const { authorizationUrl, cookie } = await startSignIn();
+      const withoutEmail = new URL(authorizationUrl);
+      withoutEmail.searchParams.set('scope', 'openid profile');
+      const back = await callback(await idp.signIn(withoutEmail.href, DEMO.emails.ada), cookie);
+      expect(back.status).toBe(400);
+      expect(back.text).toContain('The identity provider sent no e-mail address');
+      expect(back.text).toContain('the granted scopes &quot;openid profile&quot;');
+      expect(back.text).toContain('UserInfo&#39;s were sub, name');
+      expect(sessionCookieOf(back)).toBeUndefined();
+    });
+  });
+});
+
 describe('sessions end by themselves', () => {
+  withProvider({ conformIdTokenClaims: true });
+
   const store = () => (t.runtime.redis ? new RedisAuthStore(t.runtime.redis, `test:sessions:${Date.now()}`) : new DatabaseAuthStore());
 
   test(`idle for 12 hours or 7 days after sign-in, however busy (${SERVICES.redisUrl ? 'Redis' : 'database'} store)`, async () => {
@@ -198,6 +254,8 @@ describe('sessions end by themselves', () => {
 });
 
 describe('one-time links', () => {
+  withProvider({ conformIdTokenClaims: true });
+
   test('are refused where an identity provider is configured: everyone signs in through it', async () => {
     const { token } = await createLoginLink(DEMO.users.ada);
     const res = await app().post('/auth/link').set('Origin', PUBLIC_URL).type('form').send({ token });

@@ -50,30 +50,47 @@ export class OidcSignIn {
     return { url: url.href, pending };
   }
 
-  /** Exchanges the code the callback received and checks the ID token; the e-mail must be verified by the provider. */
+  /**
+   * Exchanges the code the callback received and checks the ID token; the e-mail must be verified by the provider.
+   * A provider that follows OpenID Connect Core §5.4 to the letter sends the `email` scope's claims only from UserInfo
+   * (Okta and Google put them in the ID token too): where the ID token lacks them, UserInfo is read with the access
+   * token, and its `sub` must be the ID token's (§5.3.2).
+   */
   async finish(callbackSearch: string, pending: PendingSignIn): Promise<SignedInIdentity> {
     const [client, config] = await Promise.all([openIdClient(), this.config()]);
     const currentUrl = new URL(this.settings.redirectUri);
     currentUrl.search = callbackSearch;
-    let claims: OpenIdClient.IDToken | undefined;
+    let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+    let idToken: OpenIdClient.IDToken | undefined;
     try {
-      const tokens = await client.authorizationCodeGrant(config, currentUrl, {
+      tokens = await client.authorizationCodeGrant(config, currentUrl, {
         pkceCodeVerifier: pending.codeVerifier,
         expectedState: pending.state,
         expectedNonce: pending.nonce,
         idTokenExpected: true,
       });
-      claims = tokens.claims();
+      idToken = tokens.claims();
     } catch (err) {
       throw new SignInFailure(describeFailure(client, err));
     }
-    const email = typeof claims?.email === 'string' ? claims.email : undefined;
-    if (!email) throw new SignInFailure('The identity provider sent no e-mail address: allow the "email" scope (and claim) for this application.');
-    // Entra ID sends no email_verified; its xms_edov says the e-mail's domain is verified by the tenant.
-    if (claims?.email_verified !== true && claims?.xms_edov !== true) {
-      throw new SignInFailure(`The identity provider has not verified the e-mail address ${email}; verify it there, then sign in again.`);
+    if (!idToken) throw new SignInFailure('The identity provider sent no ID token. Start again from the sign-in page.');
+    const fromIdToken = emailClaimsOf(idToken);
+    if (isSettled(fromIdToken)) return verifiedIdentity(fromIdToken);
+
+    const userInfoEndpoint = config.serverMetadata().userinfo_endpoint;
+    const sent = [`the ID token's claims were ${claimNames(idToken)}`, `the granted scopes "${tokens.scope ?? this.settings.scopes}"`];
+    if (!userInfoEndpoint) throw new SignInFailure(noEmail([...sent, 'the provider has no UserInfo endpoint']));
+    let userInfo: OpenIdClient.UserInfoResponse;
+    try {
+      userInfo = await client.fetchUserInfo(config, tokens.access_token, idToken.sub);
+    } catch (err) {
+      throw new SignInFailure(describeUserInfoFailure(client, err));
     }
-    return { email };
+    const fromUserInfo = emailClaimsOf(userInfo);
+    // The ID token's e-mail, if any, is the one signing in; UserInfo only says whether it is verified.
+    const merged = fromIdToken.email && fromUserInfo.email !== fromIdToken.email ? fromIdToken : { ...fromIdToken, ...defined(fromUserInfo) };
+    if (!merged.email) throw new SignInFailure(noEmail([...sent, `UserInfo's were ${claimNames(userInfo)}`]));
+    return verifiedIdentity(merged);
   }
 
   private config(): Promise<OpenIdClient.Configuration> {
@@ -92,6 +109,50 @@ export class OidcSignIn {
     }
     return this.configuration;
   }
+}
+
+/** What decides who signs in: the e-mail and whether the provider verified it. */
+interface EmailClaims {
+  email?: string;
+  /** `email_verified`; Entra ID sends none, and its `xms_edov` says the e-mail's domain is verified by the tenant. */
+  verified?: boolean;
+}
+
+function emailClaimsOf(claims: Record<string, unknown>): EmailClaims {
+  const verified = claims.xms_edov === true ? true : typeof claims.email_verified === 'boolean' ? claims.email_verified : undefined;
+  return { email: typeof claims.email === 'string' && claims.email !== '' ? claims.email : undefined, verified };
+}
+
+const isSettled = (claims: EmailClaims): claims is Required<EmailClaims> => claims.email !== undefined && claims.verified !== undefined;
+
+const defined = (claims: EmailClaims): EmailClaims => Object.fromEntries(Object.entries(claims).filter(([, value]) => value !== undefined));
+
+function verifiedIdentity({ email, verified }: EmailClaims): SignedInIdentity {
+  if (!email) throw new SignInFailure(noEmail([]));
+  if (verified !== true) throw new SignInFailure(`The identity provider has not verified the e-mail address ${email}; verify it there, then sign in again.`);
+  return { email };
+}
+
+/** Names what the provider sent, so that an administrator can see which of its settings to change. */
+function noEmail(sent: string[]): string {
+  const what = sent.length ? ` (${sent.join('; ')})` : '';
+  return `The identity provider sent no e-mail address${what}: allow the "email" scope (and claim) for this application.`;
+}
+
+const claimNames = (claims: Record<string, unknown>): string => {
+  const names = Object.keys(claims).filter((name) => !ID_TOKEN_MECHANICS.has(name));
+  return names.length ? names.join(', ') : 'none';
+};
+
+/** Claims every ID token carries to be checked, which say nothing about the person. */
+const ID_TOKEN_MECHANICS = new Set(['iss', 'aud', 'exp', 'iat', 'nbf', 'nonce', 'azp', 'at_hash', 'c_hash', 'auth_time', 'acr', 'amr', 'sid', 'jti']);
+
+function describeUserInfoFailure(client: typeof OpenIdClient, err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof client.ResponseBodyError || err instanceof client.WWWAuthenticateChallengeError) {
+    return `The identity provider's UserInfo endpoint refused the access token (${message}). Start again from the sign-in page.`;
+  }
+  return `The identity provider's UserInfo answer did not check out (${message}); it must name the same subject as the ID token.`;
 }
 
 function describeFailure(client: typeof OpenIdClient, err: unknown): string {

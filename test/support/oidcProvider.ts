@@ -7,6 +7,8 @@ export interface TestAccount {
   email: string;
   email_verified: boolean;
   name?: string;
+  /** A provider that misbehaves: UserInfo names this subject instead of `sub`. */
+  userInfoSub?: string;
 }
 
 export interface OidcProvider {
@@ -36,10 +38,27 @@ export async function startOidcProvider(options: {
   accounts: TestAccount[];
   clientId?: string;
   clientSecret?: string;
+  /**
+   * true (oidc-provider's default, OpenID Connect Core §5.4 to the letter): the code flow's ID token carries no `email`,
+   * only UserInfo does. false: the ID token carries it too (as Okta and Google send it).
+   */
+  conformIdTokenClaims?: boolean;
+  /** false: the provider has no UserInfo endpoint (its discovery document names none). */
+  userinfo?: boolean;
+  /** false: the ID token never carries `email` (a provider not set up to put it there), whatever the above. */
+  emailInIdToken?: boolean;
 }): Promise<OidcProvider> {
   const clientId = options.clientId ?? 'test-client';
   const clientSecret = options.clientSecret ?? randomBytes(16).toString('base64url');
-  const config = { clientId, clientSecret, redirectUris: options.redirectUris, accounts: options.accounts };
+  const config = {
+    clientId,
+    clientSecret,
+    redirectUris: options.redirectUris,
+    accounts: options.accounts,
+    conformIdTokenClaims: options.conformIdTokenClaims,
+    userinfo: options.userinfo,
+    emailInIdToken: options.emailInIdToken,
+  };
 
   // stdin stays an open pipe only so that the child notices (end of input) when this process goes away.
   const child = spawn(process.execPath, [path.join(__dirname, 'oidcProviderServer.mjs')], {

@@ -37,10 +37,11 @@ const provider = new Provider(issuer, {
     redirect_uris: config.redirectUris,
   }],
   claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-  // Otherwise scope-requested claims such as email only reach userinfo, never the code flow's ID token.
-  conformIdTokenClaims: false,
+  // oidc-provider's default (true) follows OpenID Connect Core §5.4: in the code flow the claims the email and profile
+  // scopes ask for come only from UserInfo. false also puts them in the ID token, as Okta and Google do.
+  conformIdTokenClaims: config.conformIdTokenClaims ?? true,
   pkce: { required: () => true },
-  features: { devInteractions: { enabled: true } },
+  features: { devInteractions: { enabled: true }, userinfo: { enabled: config.userinfo ?? true } },
   jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), alg: 'RS256', use: 'sig' }] },
   cookies: { keys: [randomBytes(32).toString('base64url')] },
   ttl: { IdToken: config.idTokenTtlSeconds ?? 3600 },
@@ -49,10 +50,10 @@ const provider = new Provider(issuer, {
     if (!account) return undefined;
     return {
       accountId: account.sub,
-      claims: () => ({
+      // `use` is 'id_token' or 'userinfo': a provider may be set up to keep the e-mail out of its ID tokens.
+      claims: (use) => ({
         sub: account.sub,
-        email: account.email,
-        email_verified: account.email_verified,
+        ...(use === 'id_token' && config.emailInIdToken === false ? {} : { email: account.email, email_verified: account.email_verified }),
         ...(account.name === undefined ? {} : { name: account.name }),
       }),
     };
@@ -76,6 +77,13 @@ provider.interactionFinished = (req, res, result, options) => {
   }
   return interactionFinished(req, res, result, options);
 };
+// oidc-provider always answers UserInfo with the account's own sub; a misbehaving provider is made by rewriting it.
+provider.use(async (ctx, next) => {
+  await next();
+  if (ctx.oidc?.route !== 'userinfo' || typeof ctx.body?.sub !== 'string') return;
+  const account = findConfiguredAccount(ctx.body.sub);
+  if (account?.userInfoSub) ctx.body = { ...ctx.body, sub: account.userInfoSub };
+});
 provider.on('server_error', (_ctx, error) => console.error('oidc-provider server_error', error));
 
 server.on('request', provider.callback());
