@@ -22,10 +22,10 @@ const EXTERNAL_ID_LENGTH = 120;
 const storedExternalId = (id: string) => (id.length <= EXTERNAL_ID_LENGTH ? id : `sha256:${createHash('sha256').update(id).digest('hex')}`);
 
 /**
- * A review by someone other than the author (peerReviews.ts) moves the pull request's first review (and, an approval, its first
- * approval) earlier when it is earlier: in one statement, so two reviews stored at once keep the earlier. The
- * pull request item shows neither: the figures that read them also read the activity table, whose version this
- * change raises, so the pull request lists' totals are left alone.
+ * A review by someone other than the author (peerReviews.ts) moves the pull request's first review (and, an
+ * approval, its first approval) earlier when it is earlier: in one statement, so two reviews stored at once keep the
+ * earlier. The pull request item shows neither: the figures that read them also read the activity table, whose
+ * version this change raises, so the pull request lists' totals are left alone.
  */
 async function keepFirstReview(change: Change, pullRequestId: string, approval: boolean, at: Date): Promise<void> {
   const sequelize = PullRequest.sequelize!;
