@@ -31,6 +31,7 @@ import * as pullRequestStates from './migrations/0027-pull-request-states';
 import * as pullRequestMonths from './migrations/0028-pull-request-months';
 import * as settingsSignIn from './migrations/0029-settings-sign-in';
 import * as retentionIndexes from './migrations/0030-retention-indexes';
+import * as reviewIdentities from './migrations/0031-review-identities';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -64,6 +65,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0028-pull-request-months', ...pullRequestMonths },
   { name: '0029-settings-sign-in', ...settingsSignIn },
   { name: '0030-retention-indexes', ...retentionIndexes },
+  { name: '0031-review-identities', ...reviewIdentities },
 ];
 
 /**

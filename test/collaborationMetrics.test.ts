@@ -1,5 +1,5 @@
 import { startTestApp, TestApp, DEMO } from './support/harness';
-import { deliverReviewHistory } from './support/reviewHistory';
+import { deliverReviewHistory, Step } from './support/reviewHistory';
 import { REVIEW_LOAD_REVIEWERS, REVIEW_NETWORK_EDGES, reviewLoad, sharingIndex } from '../src/services/metrics/collaboration';
 import { PullRequest, PullRequestActivity, Repository } from '../db/models';
 import { newId } from '../src/services/changes/ids';
@@ -24,11 +24,44 @@ import { createLab } from './support/metricsHistory';
 let t: TestApp;
 let token: string;
 const labs: Record<'github' | 'gitlab', string> = { github: '', gitlab: '' };
+const contractorLabs: Record<'github' | 'gitlab', string> = { github: '', gitlab: '' };
+
+/**
+ * A week whose most frequent author, Dana, is no member: nothing matches her to anyone, only the provider's user id
+ * on her pull requests and on what she does says it is her. Her own comments, review comments and approvals are
+ * no review (GitLab lets an author approve their own merge request where the project allows it).
+ *   #1 dana  comments 11:00, Grace 13:00         pickup 3 (not 1)            review→merge 2
+ *   #2 dana  her review comment, her approval    unreviewed (not picked up in 1 h)
+ *   #3 dana  comments 10:00, Ada approves 11:00  pickup 2  approval 2        review→merge 1
+ *   #4 ada   her own comment 10:00, Dana's 12:00, Grace approves 13:00: pickup 3  approval 4  review→merge 2
+ * Peer review actions: Grace 2, Ada 1 and Dana's on Ada's pull request (no member: in the total only).
+ */
+const CONTRACTOR_HISTORY: Step[] = [
+  { do: 'open', pr: 1, by: 'dana', at: '2026-03-02T10:00:00Z' },
+  { do: 'comment', pr: 1, by: 'dana', at: '2026-03-02T11:00:00Z' },
+  { do: 'comment', pr: 1, by: 'grace', at: '2026-03-02T13:00:00Z' },
+  { do: 'merge', pr: 1, by: 'dana', at: '2026-03-02T15:00:00Z' },
+  { do: 'open', pr: 2, by: 'dana', at: '2026-03-03T10:00:00Z' },
+  { do: 'review_comment', pr: 2, by: 'dana', at: '2026-03-03T11:00:00Z' },
+  { do: 'approved', pr: 2, by: 'dana', at: '2026-03-03T12:00:00Z' },
+  { do: 'merge', pr: 2, by: 'dana', at: '2026-03-03T13:00:00Z' },
+  { do: 'open', pr: 3, by: 'dana', at: '2026-03-04T09:00:00Z' },
+  { do: 'comment', pr: 3, by: 'dana', at: '2026-03-04T10:00:00Z' },
+  { do: 'approved', pr: 3, by: 'ada', at: '2026-03-04T11:00:00Z' },
+  { do: 'merge', pr: 3, by: 'dana', at: '2026-03-04T12:00:00Z' },
+  { do: 'open', pr: 4, by: 'ada', at: '2026-03-05T09:00:00Z' },
+  { do: 'comment', pr: 4, by: 'ada', at: '2026-03-05T10:00:00Z' },
+  { do: 'review_comment', pr: 4, by: 'dana', at: '2026-03-05T12:00:00Z' },
+  { do: 'approved', pr: 4, by: 'grace', at: '2026-03-05T13:00:00Z' },
+  { do: 'merge', pr: 4, by: 'ada', at: '2026-03-05T14:00:00Z' },
+];
 
 beforeAll(async () => {
   t = await startTestApp({ INGEST_RATE_LIMIT_PER_MINUTE: '100000', INGEST_RATE_LIMIT_PER_HOUR: '100000' });
   labs.github = (await deliverReviewHistory(t, 'github')).organizationId;
   labs.gitlab = (await deliverReviewHistory(t, 'gitlab')).organizationId;
+  contractorLabs.github = (await deliverReviewHistory(t, 'github', CONTRACTOR_HISTORY)).organizationId;
+  contractorLabs.gitlab = (await deliverReviewHistory(t, 'gitlab', CONTRACTOR_HISTORY)).organizationId;
   token = await t.token();
 });
 afterAll(async () => t.close());
@@ -97,6 +130,36 @@ describe.each(['github', 'gitlab'] as const)('the week of review, delivered by %
       // #8, and Grace's comment on #9, still open.
       day('2026-03-08', 1, 2, [1, 1, 1]),
     ]);
+  });
+});
+
+describe.each(['github', 'gitlab'] as const)('an author who is no member, delivered by %s', (provider) => {
+  test('her own comments, review comments and approvals are no review: pickup from the other person, her self-reviewed pull request unreviewed, no edge of hers', async () => {
+    const res = await collaboration({ organization_id: contractorLabs[provider], ...WEEK });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({
+      merged: 4,
+      reviews: 4,
+      // [2, 3, 3]
+      pickup_hours: { median: 3, p75: 3, n: 3 },
+      // [2, 4]
+      time_to_first_approval_hours: { median: 2, p75: 4, n: 2 },
+      // [1, 2, 2]
+      review_to_merge_hours: { median: 2, p75: 2, n: 3 },
+      iterated_prs: { count: 0, merged: 4, share: 0 },
+      unreviewed_merged: { count: 1, share: 0.25 },
+      // Gini of [1, 2] = (−1·1 + 1·2) ÷ (2·3) = ⅙; 100 × ⅚ × 2 reviewers ÷ 3 members = 55.6.
+      sharing_index: 55.6,
+      reviewers: 2,
+      available_reviewers: 3,
+      review_load: [
+        { user_id: DEMO.users.grace, reviews: 2, share: 0.6667 },
+        { user_id: DEMO.users.ada, reviews: 1, share: 0.3333 },
+      ],
+      // Ada's own comment on #4 makes no edge; Dana, no member, is no end of one.
+      review_network: [{ reviewer_id: DEMO.users.grace, author_id: DEMO.users.ada, reviews: 1 }],
+      knowledge_silos: [],
+    });
   });
 });
 

@@ -14,7 +14,7 @@ import { SERVICES } from './support/harness';
  */
 
 /** The migrations after 0012, applied again by each test below that goes down past them: one list to extend. */
-const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories', '0019-shipped-changes', '0020-commit-days', '0021-lead-times', '0022-pull-request-samples', '0023-peer-reviews', '0024-activity-rollups', '0025-completed-tasks-index', '0026-task-organizations', '0027-pull-request-states', '0028-pull-request-months', '0029-settings-sign-in', '0030-retention-indexes'];
+const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories', '0019-shipped-changes', '0020-commit-days', '0021-lead-times', '0022-pull-request-samples', '0023-peer-reviews', '0024-activity-rollups', '0025-completed-tasks-index', '0026-task-organizations', '0027-pull-request-states', '0028-pull-request-months', '0029-settings-sign-in', '0030-retention-indexes', '0031-review-identities'];
 
 let sequelize: Sequelize;
 let cleanup: () => Promise<void>;
@@ -610,4 +610,76 @@ test('0013 adds cost_rates (gone with their organization) and dates the suspensi
   expect(Object.keys(await sequelize.getQueryInterface().describeTable('team_memberships'))).not.toContain('suspended_at');
   await migrator.up();
   await sequelize.query("DELETE FROM organization_memberships WHERE organization_id = 'org_c'");
+});
+
+test('0031 judges the activity already stored again, by member where no provider id was kept, and everything built on it: first review and approval, sole reviewer, samples by day and month; it goes down and up again', async () => {
+  const migrator = createMigrator(sequelize);
+  await migrator.down({ to: '0031-review-identities' });
+  const at = (hours: number) => new Date(Date.parse('2025-06-02T10:00:00Z') + hours * 3_600_000).toISOString().replace('T', ' ').slice(0, 23);
+  // As the writer kept them before: pr_i1 by member Ann (iterated), pr_i2 by someone matched to no member. Their first
+  // review times, reviewers and samples are left unset here (as after a refill that stopped halfway): 0031 computes them.
+  await sequelize.query(
+    `INSERT INTO pull_requests (id, repository_id, git_app_id, organization_id, number, title, state, author_id, created_at, merged_at, iterated) VALUES
+       ('pr_i1', 'repo_i', 'gapp_x', 'org_i', 1, 'a', 'merged', 'usr_a', '${at(0)}', '${at(10)}', 1),
+       ('pr_i2', 'repo_i', 'gapp_x', 'org_i', 2, 'b', 'merged', NULL, '${at(0)}', '${at(5)}', 0)`,
+  );
+  const activity = (id: string, pr: string, kind: string, actor: string | null, author: string | null, peer: number, hours: number) =>
+    `('${id}', '${pr}', 'repo_i', 'gapp_x', 'org_i', '${kind}', ${actor ? `'${actor}'` : 'NULL'}, ${author ? `'${author}'` : 'NULL'}, ${peer}, '${id}', '${at(hours)}')`;
+  await sequelize.query(
+    `INSERT INTO pull_request_activities (id, pull_request_id, repository_id, git_app_id, organization_id, kind, actor_id, pull_request_author_id, peer_review, external_id, created_at) VALUES
+       ${activity('pra_i1', 'pr_i1', 'comment', 'usr_a', 'usr_a', 0, 1)}, ${activity('pra_i2', 'pr_i1', 'comment', 'usr_b', 'usr_a', 1, 2)},
+       ${activity('pra_i3', 'pr_i1', 'approved', 'usr_b', 'usr_a', 1, 4)}, ${activity('pra_i4', 'pr_i1', 'commit', 'usr_a', 'usr_a', 0, 3)},
+       ${activity('pra_i5', 'pr_i2', 'comment', null, null, 1, 1)}, ${activity('pra_i6', 'pr_i2', 'approved', 'usr_b', null, 1, 3)}`,
+  );
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0031-review-identities']);
+  const columns = async (table: string) => Object.keys(await sequelize.getQueryInterface().describeTable(table));
+  expect(await columns('pull_requests')).toContain('author_provider_id');
+  expect(await columns('pull_request_activities')).toContain('actor_provider_id');
+
+  const peer = await sequelize.query<{ id: string; pull_request_author_id: string | null; peer_review: unknown }>(
+    "SELECT id, pull_request_author_id, peer_review FROM pull_request_activities WHERE repository_id = 'repo_i' ORDER BY id",
+    { type: QueryTypes.SELECT },
+  );
+  // Ann's own comment and a pushed commit are none; who made pra_i5 the old row cannot say: it stays a review.
+  expect(peer.map((a) => [a.id, a.pull_request_author_id, Number(a.peer_review)])).toEqual([
+    ['pra_i1', 'usr_a', 0],
+    ['pra_i2', 'usr_a', 1],
+    ['pra_i3', 'usr_a', 1],
+    ['pra_i4', 'usr_a', 0],
+    ['pra_i5', null, 1],
+    ['pra_i6', null, 1],
+  ]);
+  const text = (v: unknown) => (v instanceof Date ? v.toISOString().replace('T', ' ').slice(0, 23) : v === null ? null : String(v).slice(0, 23));
+  const pulls = await sequelize.query<{ id: string; first_review_at: unknown; first_approval_at: unknown; sole_reviewer_id: string | null }>(
+    "SELECT id, first_review_at, first_approval_at, sole_reviewer_id FROM pull_requests WHERE repository_id = 'repo_i' ORDER BY id",
+    { type: QueryTypes.SELECT },
+  );
+  expect(pulls.map((p) => [p.id, text(p.first_review_at), text(p.first_approval_at), p.sole_reviewer_id])).toEqual([
+    ['pr_i1', at(2), at(4), 'usr_b'],
+    ['pr_i2', at(1), at(3), 'usr_b'],
+  ]);
+  const hours = (h: number) => [durationBands.of(h * 3_600_000), h * 3_600_000];
+  const samples = await sequelize.query<{ pull_request_id: string; measure: number; band: number; value: unknown }>(
+    "SELECT pull_request_id, measure, band, value FROM pull_request_samples WHERE repository_id = 'repo_i' AND measure IN (1, 2, 3) ORDER BY pull_request_id, measure",
+    { type: QueryTypes.SELECT },
+  );
+  expect(samples.map((s) => [s.pull_request_id, Number(s.measure), Number(s.band), Number(s.value)])).toEqual([
+    ['pr_i1', 1, ...hours(2)],
+    ['pr_i1', 2, ...hours(4)],
+    ['pr_i1', 3, ...hours(8)],
+    ['pr_i2', 1, ...hours(1)],
+    ['pr_i2', 2, ...hours(3)],
+    ['pr_i2', 3, ...hours(4)],
+  ]);
+  const counted = async (table: string) =>
+    (await sequelize.query<{ measure: number; n: number }>(`SELECT measure, SUM(pull_requests) AS n FROM ${table} WHERE scope_id = 'org_i' GROUP BY measure ORDER BY measure`, { type: QueryTypes.SELECT })).map((r) => [Number(r.measure), Number(r.n)]);
+  // Merged 2, picked up 2, approved 2, review → merge 2, iterated 1 (the commit after opening); no size known.
+  expect(await counted('pull_request_days')).toEqual([[0, 2], [1, 2], [2, 2], [3, 2], [5, 1]]);
+  expect(await counted('pull_request_months')).toEqual(await counted('pull_request_days'));
+
+  await migrator.down({ to: '0031-review-identities' });
+  expect(await columns('pull_request_activities')).not.toContain('actor_provider_id');
+  await migrator.up();
+  await sequelize.query("DELETE FROM pull_request_activities WHERE id LIKE 'pra_i%'");
+  await sequelize.query("DELETE FROM pull_requests WHERE id LIKE 'pr_i%'");
 });

@@ -27,12 +27,14 @@ const START = Date.parse('2026-03-31T00:00:00Z');
 const at = (hours: number) => new Date(START + hours * HOUR);
 const PEOPLE = { ada: DEMO.users.ada, grace: DEMO.users.grace, margaret: DEMO.users.margaret } as const;
 type Person = keyof typeof PEOPLE;
+/** The provider's user ids, the stranger's too (who is no member): who is the author is decided by them. */
+const PROVIDER_IDS: Record<Person | 'stranger', string> = { ada: '101', grace: '102', margaret: '103', stranger: '104' };
 
 function deliveriesOf(random: Random, repository: RepositoryRef): Activity[] {
   const activity: Activity[] = [];
   const people: (Person | 'stranger')[] = ['ada', 'grace', 'margaret', 'stranger'];
   for (let number = 1; number <= 10; number++) {
-    const author = people[Math.floor(random.float() * 3)];
+    const author = people[Math.floor(random.float() * people.length)];
     const opened = 2 + number * 5 + random.float();
     const merged = random.chance(0.75) ? opened + 1 + random.float() * 30 : null;
     const head = sha(`head ${number}`);
@@ -41,6 +43,7 @@ function deliveriesOf(random: Random, repository: RepositoryRef): Activity[] {
       title: `PR ${number}`,
       state,
       authorUsername: author,
+      authorProviderId: PROVIDER_IDS[author],
       body: number % 4 === 0 ? 'Generated with [Claude Code](https://claude.com/claude-code)' : 'A change',
       size: random.chance(0.8) ? { additions: Math.floor(random.float() * 400), deletions: Math.floor(random.float() * 50) } : null,
       commits: { head, merge: state === 'merged' ? sha(`merge ${number}`) : null },
@@ -59,13 +62,13 @@ function deliveriesOf(random: Random, repository: RepositoryRef): Activity[] {
       const by = people[Math.floor(random.float() * people.length)];
       // An issue comment sees the pull request only partly: it does not say merged.
       const current = kind !== 'comment' || random.chance(0.5);
-      activity.push({ kind: 'review', repository, pullRequest: view('open', when), pullRequestCurrent: current && (merged === null || when < merged), review: { externalId: `review:${number}:${r}`, kind, actorUsername: by, createdAt: at(when) } });
+      activity.push({ kind: 'review', repository, pullRequest: view('open', when), pullRequestCurrent: current && (merged === null || when < merged), review: { externalId: `review:${number}:${r}`, kind, actorUsername: by, actorProviderId: PROVIDER_IDS[by], createdAt: at(when) } });
     }
     // A commit pushed to it, after it opened or (rebased) before.
     if (random.chance(0.6)) {
       const pushed = opened + (random.chance(0.7) ? 1 : -1) * random.float() * 5;
       const commit = sha(`pushed ${number}`);
-      activity.push({ kind: 'review', repository, pullRequest: view('open', pushed), pullRequestCurrent: false, review: { externalId: `commit:${commit}`, kind: 'commit', actorUsername: author, createdAt: at(pushed) } });
+      activity.push({ kind: 'review', repository, pullRequest: view('open', pushed), pullRequestCurrent: false, review: { externalId: `commit:${commit}`, kind: 'commit', actorUsername: author, actorProviderId: PROVIDER_IDS[author], createdAt: at(pushed) } });
       // Its commit, AI-assisted, arriving by push: the pull request becomes AI-assisted after the fact.
       if (random.chance(0.5)) {
         activity.push({ kind: 'push', repository, commits: [{ sha: commit, message: 'Work\n\nCo-Authored-By: Claude <noreply@anthropic.com>', authorName: 'Ada', authorEmail: DEMO.emails.ada, authorUsername: null, createdAt: at(pushed) }] });
@@ -98,24 +101,24 @@ async function kept(repositoryId: string) {
 
 /** The same from the stored pull requests and their activity, computed here. */
 async function oracle(repositoryId: string) {
-  const pulls = await query<{ id: string; author_id: string | null; created_at: unknown; merged_at: unknown; additions: number | null; deletions: number | null; ai_assisted: unknown; has_ai_commit: unknown }>(
-    'SELECT id, author_id, created_at, merged_at, additions, deletions, ai_assisted, has_ai_commit FROM pull_requests WHERE repository_id = :repositoryId ORDER BY id',
+  const pulls = await query<{ id: string; author_id: string | null; author_provider_id: string | null; created_at: unknown; merged_at: unknown; additions: number | null; deletions: number | null; ai_assisted: unknown; has_ai_commit: unknown }>(
+    'SELECT id, author_id, author_provider_id, created_at, merged_at, additions, deletions, ai_assisted, has_ai_commit FROM pull_requests WHERE repository_id = :repositoryId ORDER BY id',
     { repositoryId },
   );
-  const activity = await query<{ id: string; pull_request_id: string; kind: string; actor_id: string | null; created_at: unknown }>(
-    'SELECT id, pull_request_id, kind, actor_id, created_at FROM pull_request_activities WHERE repository_id = :repositoryId ORDER BY id',
+  const activity = await query<{ id: string; pull_request_id: string; kind: string; actor_id: string | null; actor_provider_id: string | null; created_at: unknown }>(
+    'SELECT id, pull_request_id, kind, actor_id, actor_provider_id, created_at FROM pull_request_activities WHERE repository_id = :repositoryId ORDER BY id',
     { repositoryId },
   );
   const samples: unknown[][] = [];
   const reviewers: unknown[][] = [];
-  const authorOf = new Map(pulls.map((p) => [p.id, p.author_id]));
-  const peerReviews = activity.map((a) => {
-    const author = authorOf.get(a.pull_request_id) ?? null;
-    return [a.id, author, Number(a.kind !== 'commit' && (a.actor_id === null || author === null || a.actor_id !== author))];
-  });
+  const pullOf = new Map(pulls.map((p) => [p.id, p]));
+  // Someone other than the author: neither the same provider user nor the same member.
+  const byOther = (a: (typeof activity)[number], p: (typeof pulls)[number]) =>
+    a.kind !== 'commit' && !((a.actor_provider_id !== null && a.actor_provider_id === p.author_provider_id) || (a.actor_id !== null && a.actor_id === p.author_id));
+  const peerReviews = activity.map((a) => [a.id, pullOf.get(a.pull_request_id)!.author_id, Number(byOther(a, pullOf.get(a.pull_request_id)!))]);
   for (const p of pulls) {
     const own = activity.filter((a) => a.pull_request_id === p.id);
-    const byOthers = own.filter((a) => a.kind !== 'commit' && (a.actor_id === null || p.author_id === null || a.actor_id !== p.author_id));
+    const byOthers = own.filter((a) => byOther(a, p));
     const created = Date.parse(iso(p.created_at));
     const iterated = own.some((a) => a.kind === 'commit' && Date.parse(iso(a.created_at)) > created);
     const known = [...new Set(byOthers.map((a) => a.actor_id).filter((id): id is string => id !== null))];

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { PullRequestActivity, UserGitApp } from '../db/models';
+import { PullRequest, PullRequestActivity, UserGitApp } from '../db/models';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { copy, deliverToGithub, deliverToGitlab, githubExamples, ingestCounts } from './support/ingest';
 import { GITLAB_EVENT_HEADERS, mergeRequestHook, noteHook } from './support/gitlabPayloads';
@@ -150,6 +150,77 @@ describe('GitLab', () => {
     onIssue.object_attributes.noteable_type = 'Issue';
     const ignored = await gitlab.deliver(GITLAB_EVENT_HEADERS.note, onIssue);
     expect({ status: ignored.status, result: ignored.body.data.result }).toEqual({ status: 202, result: 'ignored' });
+  });
+});
+
+/** Each activity of the git app, oldest first: kind, member, whose pull request it is on, and whether it is a peer review. */
+async function judged(gitAppId: string) {
+  const rows = await PullRequestActivity.findAll({ where: { git_app_id: gitAppId }, order: [['created_at', 'ASC']] });
+  return rows.map((a) => [a.kind, a.actor_id, a.pull_request_author_id, Boolean(Number(a.peer_review))]);
+}
+
+describe("someone other than the author: the provider's user ids of both, whether or not either is a member", () => {
+  test('GitLab: notes and an approval arriving before the merge request names its author by user name; its opening then makes her the member it was', async () => {
+    const gitlab = await app('gitlab');
+    // GitLab's documented Note Hook: the merge request (iid 1) is by user 8; the note by user 1 ("root", here Grace).
+    await UserGitApp.create({ user_id: DEMO.users.grace, git_app_id: gitlab.id, username: noteHook.user.username, created_at: new Date() });
+    await UserGitApp.create({ user_id: DEMO.users.ada, git_app_id: gitlab.id, username: 'ada', created_at: new Date() });
+    const author = { ...noteHook.user, id: noteHook.merge_request.author_id, username: 'ada' };
+    const byAuthor = copy(noteHook);
+    byAuthor.user = author;
+    byAuthor.object_attributes = { ...byAuthor.object_attributes, id: 1300, created_at: '2015-05-17 17:00:00 UTC' };
+    await gitlab.deliver(GITLAB_EVENT_HEADERS.note, byAuthor);
+    await gitlab.deliver(GITLAB_EVENT_HEADERS.note, noteHook);
+    // Her own approval, where the project lets authors approve.
+    const selfApproved = copy(mergeRequestHook);
+    selfApproved.project = noteHook.project;
+    selfApproved.user = author;
+    selfApproved.object_attributes = { ...selfApproved.object_attributes, iid: noteHook.merge_request.iid, author_id: author.id, action: 'approved', updated_at: '2015-05-17 19:00:00 UTC' };
+    await gitlab.deliver(GITLAB_EVENT_HEADERS.mergeRequest, selfApproved);
+    // Before anything names her as a member: only Grace's note is a review.
+    expect(await judged(gitlab.id)).toEqual([
+      ['comment', DEMO.users.ada, null, false],
+      ['comment', DEMO.users.grace, null, true],
+      ['approved', DEMO.users.ada, null, false],
+    ]);
+    const stored = await PullRequest.findOne({ where: { git_app_id: gitlab.id } });
+    expect([stored!.first_review_at?.toISOString(), stored!.first_approval_at]).toEqual(['2015-05-17T18:21:36.000Z', null]);
+
+    // The opening, delivered late (an older state than stored): the acting user is the author, a member.
+    const opened = copy(mergeRequestHook);
+    opened.project = noteHook.project;
+    opened.user = author;
+    opened.object_attributes = { ...opened.object_attributes, iid: noteHook.merge_request.iid, author_id: author.id, action: 'open' };
+    await gitlab.deliver(GITLAB_EVENT_HEADERS.mergeRequest, opened);
+    expect(await judged(gitlab.id)).toEqual([
+      ['comment', DEMO.users.ada, DEMO.users.ada, false],
+      ['comment', DEMO.users.grace, DEMO.users.ada, true],
+      ['approved', DEMO.users.ada, DEMO.users.ada, false],
+    ]);
+    expect((await gitlab.activity(noteHook.merge_request.iid)).pr.author_id).toBe(DEMO.users.ada);
+  });
+
+  test('GitHub: a pull request stored before its author’s id was kept learns it from the next delivery, and her own comment is no review', async () => {
+    const github = await app('github');
+    // GitHub's example pull request is by Codertocat, no member here.
+    const opened = example('pull_request', 'opened');
+    await github.deliver('pull_request', opened);
+    await PullRequest.update({ author_provider_id: null }, { where: { git_app_id: github.id } });
+    const comment = (id: number, user: Record<string, unknown>, at: string) => {
+      const payload = example('issue_comment', 'created');
+      payload.repository = opened.repository;
+      payload.issue = { ...payload.issue, number: opened.pull_request.number, user: opened.pull_request.user, pull_request: { url: opened.pull_request.url, merged_at: null } };
+      payload.comment = { ...payload.comment, id, user, created_at: at };
+      return payload;
+    };
+    await github.deliver('issue_comment', comment(1, opened.pull_request.user, '2030-01-01T10:00:00Z'));
+    await github.deliver('issue_comment', comment(2, { ...opened.pull_request.user, login: 'hubot', id: 7 }, '2030-01-01T12:00:00Z'));
+    expect(await judged(github.id)).toEqual([
+      ['comment', null, null, false],
+      ['comment', null, null, true],
+    ]);
+    const stored = await PullRequest.findOne({ where: { git_app_id: github.id } });
+    expect([stored!.author_provider_id, stored!.first_review_at?.toISOString()]).toEqual([String(opened.pull_request.user.id), '2030-01-01T12:00:00.000Z']);
   });
 });
 

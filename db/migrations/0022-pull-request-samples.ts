@@ -1,7 +1,6 @@
 import { DataTypes, QueryInterface } from 'sequelize';
 import { dropColumn } from './0004-write-path';
 import { aiPullRequestSql, MEASURES, Measure } from '../../src/services/git/pullRequestMeasures';
-import { refreshReviewersSql } from '../../src/services/git/pullRequestReviewers';
 import { emptied } from './refill';
 
 /**
@@ -53,7 +52,13 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
 
 /** From the stored activity: also what the demo seed runs after writing it. */
 export async function fillPullRequestReviewers(qi: QueryInterface): Promise<void> {
-  await qi.sequelize.query(refreshReviewersSql('EXISTS (SELECT 1 FROM pull_request_activities a WHERE a.pull_request_id = pull_requests.id)'));
+  // As the writer decided it then (by member match; `peer_review` comes with 0023): 0031 decides it again by the
+  // provider's identity of both people.
+  const byOther = "a.pull_request_id = pull_requests.id AND a.kind <> 'commit' AND (a.actor_id IS NULL OR pull_requests.author_id IS NULL OR a.actor_id <> pull_requests.author_id)";
+  await qi.sequelize.query(`UPDATE pull_requests SET
+      iterated = CASE WHEN EXISTS (SELECT 1 FROM pull_request_activities a WHERE a.pull_request_id = pull_requests.id AND a.kind = 'commit' AND a.created_at > pull_requests.created_at) THEN 1 ELSE 0 END,
+      sole_reviewer_id = (SELECT CASE WHEN COUNT(DISTINCT a.actor_id) = 1 THEN MIN(a.actor_id) END FROM pull_request_activities a WHERE ${byOther} AND a.actor_id IS NOT NULL)
+    WHERE EXISTS (SELECT 1 FROM pull_request_activities a WHERE a.pull_request_id = pull_requests.id)`);
 }
 
 /** From the stored pull requests: also what the demo seed runs after writing them. */

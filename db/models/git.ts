@@ -44,6 +44,8 @@ export class PullRequest extends Model<InferAttributes<PullRequest>, InferCreati
   declare title: string;
   declare state: 'open' | 'closed' | 'merged';
   declare author_id: string | null;
+  /** The provider's own id of its author (GitHub's or GitLab's user id), when a delivery named them. */
+  declare author_provider_id: CreationOptional<string | null>;
   declare created_at: Date;
   declare merged_at: Date | null;
   declare closed_at: Date | null;
@@ -99,6 +101,8 @@ export class PullRequestActivity extends Model<InferAttributes<PullRequestActivi
   declare kind: PullRequestActivityKind;
   /** The member who acted, when their provider user name is bound to the git app. */
   declare actor_id: string | null;
+  /** The provider's own id of who acted (GitHub's or GitLab's user id), when the delivery named them. */
+  declare actor_provider_id: CreationOptional<string | null>;
   /** Its pull request's author, and whether this is a review action by someone else (kept by the review writer). */
   declare pull_request_author_id: CreationOptional<string | null>;
   declare peer_review: CreationOptional<boolean>;
@@ -176,6 +180,7 @@ export function initGit(sequelize: Sequelize): void {
       title: { type: DataTypes.STRING(300), allowNull: false },
       state: { ...SHORT } as never,
       author_id: { ...OPTIONAL_REF },
+      author_provider_id: { type: DataTypes.STRING(100), allowNull: true },
       created_at: { ...TIMESTAMP },
       merged_at: { ...OPTIONAL_TIMESTAMP },
       closed_at: { ...OPTIONAL_TIMESTAMP },
@@ -234,6 +239,7 @@ export function initGit(sequelize: Sequelize): void {
       organization_id: { ...REF },
       kind: { type: DataTypes.STRING(32), allowNull: false } as never,
       actor_id: { ...OPTIONAL_REF },
+      actor_provider_id: { type: DataTypes.STRING(100), allowNull: true },
       pull_request_author_id: { ...OPTIONAL_REF },
       peer_review: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       external_id: { type: DataTypes.STRING(120), allowNull: false },

@@ -49,14 +49,16 @@ const pullRequestFields = z.looseObject({
     closed_at: nullableTime,
     created_at: time,
     updated_at: time,
-    user: z.looseObject({ login: text }).nullish(),
+    user: z.looseObject({ login: text, id: providerId.nullish() }).nullish(),
     body: nullableText,
     additions: lineCount.nullish(),
     deletions: lineCount.nullish(),
     head: z.looseObject({ sha: commitSha }).nullish().catch(null),
     merge_commit_sha: commitSha,
 });
-const login = z.looseObject({ login: text }).nullish();
+/** A GitHub user: their login finds the member, their id says who they are (a login can change hands). */
+const login = z.looseObject({ login: text, id: providerId.nullish() }).nullish();
+const idOf = (user: { id?: string | null } | null | undefined) => user?.id ?? null;
 const pullRequest = z.looseObject({ action: text, repository, pull_request: pullRequestFields, after: text.nullish(), sender: login });
 
 const review = z.looseObject({
@@ -99,6 +101,7 @@ function pullRequestInput(pr: z.infer<typeof pullRequestFields>): PullRequestInp
     title: pr.title,
     state: pr.state === 'open' ? 'open' : merged ? 'merged' : 'closed',
     authorUsername: pr.user?.login ?? null,
+    authorProviderId: idOf(pr.user),
     body: pr.body,
     size: pr.additions != null && pr.deletions != null ? { additions: pr.additions, deletions: pr.deletions } : null,
     // GitHub's merge_commit_sha of an open pull request is a test merge, not a commit of the repository's history.
@@ -158,7 +161,7 @@ export function githubActivity(event: string, payload: unknown): Activity | unde
       const input = pullRequestInput(p.pull_request);
       // New commits pushed to the pull request's branch: `after` is the head they end at.
       if (p.action === 'synchronize' && p.after) {
-        const review = { externalId: `commit:${p.after}`, kind: 'commit' as const, actorUsername: p.sender?.login ?? null, createdAt: input.updatedAt };
+        const review = { externalId: `commit:${p.after}`, kind: 'commit' as const, actorUsername: p.sender?.login ?? null, actorProviderId: idOf(p.sender), createdAt: input.updatedAt };
         return { kind: 'review', repository: repositoryRef(p.repository), pullRequest: input, pullRequestCurrent: true, review };
       }
       return { kind: 'pull_request', repository: repositoryRef(p.repository), pullRequest: input };
@@ -169,14 +172,14 @@ export function githubActivity(event: string, payload: unknown): Activity | unde
       if (p.action !== 'submitted' || !kind) return { ignored: `a review ${p.action === 'submitted' ? `in state '${p.review.state}'` : p.action} is no review activity` };
       const input = pullRequestInput(p.pull_request);
       const createdAt = optionalProviderTime(p.review.submitted_at, 'review.submitted_at') ?? input.updatedAt;
-      const activity = { externalId: `review:${p.review.id}`, kind, actorUsername: p.review.user?.login ?? null, createdAt };
+      const activity = { externalId: `review:${p.review.id}`, kind, actorUsername: p.review.user?.login ?? null, actorProviderId: idOf(p.review.user), createdAt };
       return { kind: 'review', repository: repositoryRef(p.repository), pullRequest: input, pullRequestCurrent: true, review: activity };
     }
     case 'pull_request_review_comment': {
       const p = readPayload(reviewComment, payload, 'pull_request_review_comment');
       if (p.action !== 'created') return { ignored: `an ${p.action} review comment adds no activity` };
       // Review comments and issue comments are numbered apart.
-      const activity = { externalId: `review_comment:${p.comment.id}`, kind: 'comment' as const, actorUsername: p.comment.user?.login ?? null, createdAt: providerTime(p.comment.created_at, 'comment.created_at') };
+      const activity = { externalId: `review_comment:${p.comment.id}`, kind: 'comment' as const, actorUsername: p.comment.user?.login ?? null, actorProviderId: idOf(p.comment.user), createdAt: providerTime(p.comment.created_at, 'comment.created_at') };
       return { kind: 'review', repository: repositoryRef(p.repository), pullRequest: pullRequestInput(p.pull_request), pullRequestCurrent: true, review: activity };
     }
     case 'issue_comment': {
@@ -190,6 +193,7 @@ export function githubActivity(event: string, payload: unknown): Activity | unde
         title: issue.title,
         state: issue.state === 'open' ? 'open' : mergedAt ? 'merged' : 'closed',
         authorUsername: issue.user?.login ?? null,
+        authorProviderId: idOf(issue.user),
         body: issue.body,
         size: null,
         commits: { head: null, merge: null },
@@ -198,7 +202,7 @@ export function githubActivity(event: string, payload: unknown): Activity | unde
         closedAt: issue.state === 'open' ? null : (optionalProviderTime(issue.closed_at, 'issue.closed_at') ?? mergedAt),
         updatedAt: providerTime(issue.updated_at, 'issue.updated_at'),
       };
-      const activity = { externalId: `comment:${p.comment.id}`, kind: 'comment' as const, actorUsername: p.comment.user?.login ?? null, createdAt: providerTime(p.comment.created_at, 'comment.created_at') };
+      const activity = { externalId: `comment:${p.comment.id}`, kind: 'comment' as const, actorUsername: p.comment.user?.login ?? null, actorProviderId: idOf(p.comment.user), createdAt: providerTime(p.comment.created_at, 'comment.created_at') };
       return { kind: 'review', repository: repositoryRef(p.repository), pullRequest: pr, pullRequestCurrent: false, review: activity };
     }
     case 'deployment_status': {

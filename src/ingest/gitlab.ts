@@ -49,15 +49,19 @@ const mergeRequestFields = z.looseObject({
   closed_at: nullableTime,
   last_commit: z.looseObject({ id: text }).nullish(),
   merge_commit_sha: commitSha,
+  /** GitLab names the author by user id only. */
+  author_id: providerId.nullish(),
 });
+/** The acting user: their user name finds the member, their id says who they are. */
+const user = z.looseObject({ username: text, id: providerId.nullish() }).nullish();
 const mergeRequest = z.looseObject({
   project,
-  user: z.looseObject({ username: text }).nullish(),
+  user,
   object_attributes: mergeRequestFields.extend({ action: text.nullish(), oldrev: text.nullish() }),
 });
 const note = z.looseObject({
   project,
-  user: z.looseObject({ username: text }).nullish(),
+  user,
   object_attributes: z.looseObject({ id: providerId, noteable_type: text, created_at: time, system: z.boolean().nullish() }),
   merge_request: mergeRequestFields.nullish(),
 });
@@ -95,7 +99,8 @@ function pullRequestInput(mr: z.infer<typeof mergeRequestFields>, author: string
   const closedAt = state === 'open' ? null : (optionalProviderTime(mr.closed_at, `${at}.closed_at`) ?? mergedAt ?? updatedAt);
   const createdAt = providerTime(mr.created_at, `${at}.created_at`);
   const commits = { head: commitSha.parse(mr.last_commit?.id), merge: state === 'merged' ? mr.merge_commit_sha : null };
-  return { number: mr.iid, title: mr.title, state, authorUsername: author, body: mr.description, size: null, commits, createdAt, mergedAt, closedAt, updatedAt };
+  const authorProviderId = mr.author_id ?? null;
+  return { number: mr.iid, title: mr.title, state, authorUsername: author, authorProviderId, body: mr.description, size: null, commits, createdAt, mergedAt, closedAt, updatedAt };
 }
 
 /**
@@ -103,9 +108,10 @@ function pullRequestInput(mr: z.infer<typeof mergeRequestFields>, author: string
  * several) are an approval by the acting user; an `update` with `oldrev` is new commits pushed, up to
  * `last_commit`. GitLab gives an approval no id of its own: the user and the time name it.
  */
-function mergeRequestReview(mr: z.infer<typeof mergeRequest>['object_attributes'], actor: string | null, at: Date): ReviewActivityInput | undefined {
-  if (mr.action === 'approved' || mr.action === 'approval') return { externalId: `approval:${actor ?? ''}:${at.toISOString()}`, kind: 'approved', actorUsername: actor, createdAt: at };
-  if (mr.action === 'update' && mr.oldrev && mr.last_commit?.id) return { externalId: `commit:${mr.last_commit.id}`, kind: 'commit', actorUsername: actor, createdAt: at };
+function mergeRequestReview(mr: z.infer<typeof mergeRequest>['object_attributes'], actor: z.infer<typeof user>, at: Date): ReviewActivityInput | undefined {
+  const by = { actorUsername: actor?.username ?? null, actorProviderId: actor?.id ?? null };
+  if (mr.action === 'approved' || mr.action === 'approval') return { externalId: `approval:${by.actorUsername ?? ''}:${at.toISOString()}`, kind: 'approved', ...by, createdAt: at };
+  if (mr.action === 'update' && mr.oldrev && mr.last_commit?.id) return { externalId: `commit:${mr.last_commit.id}`, kind: 'commit', ...by, createdAt: at };
   return undefined;
 }
 
@@ -125,7 +131,7 @@ export function gitlabActivity(kind: (typeof GITLAB_EVENTS)[keyof typeof GITLAB_
       const mr = p.object_attributes;
       // GitLab names the author by numeric id only; on `open` the acting user is the author.
       const pr = pullRequestInput(mr, mr.action === 'open' ? (p.user?.username ?? null) : null, 'object_attributes');
-      const review = mergeRequestReview(mr, p.user?.username ?? null, pr.updatedAt);
+      const review = mergeRequestReview(mr, p.user, pr.updatedAt);
       if (review) return { kind: 'review', repository: repositoryRef(p.project), pullRequest: pr, pullRequestCurrent: true, review };
       return { kind: 'pull_request', repository: repositoryRef(p.project), pullRequest: pr };
     }
@@ -134,7 +140,7 @@ export function gitlabActivity(kind: (typeof GITLAB_EVENTS)[keyof typeof GITLAB_
       const n = p.object_attributes;
       if (n.noteable_type !== 'MergeRequest' || !p.merge_request) return { ignored: `a comment on a ${n.noteable_type}, not on a merge request` };
       if (n.system) return { ignored: "a system note is GitLab's, not a reviewer's" };
-      const review = { externalId: `note:${n.id}`, kind: 'comment' as const, actorUsername: p.user?.username ?? null, createdAt: providerTime(n.created_at, 'object_attributes.created_at') };
+      const review = { externalId: `note:${n.id}`, kind: 'comment' as const, actorUsername: p.user?.username ?? null, actorProviderId: p.user?.id ?? null, createdAt: providerTime(n.created_at, 'object_attributes.created_at') };
       // The merge request as a note shows it carries no merge time: it only makes one not stored yet.
       const pr = pullRequestInput(p.merge_request, null, 'merge_request');
       return { kind: 'review', repository: repositoryRef(p.project), pullRequest: pr, pullRequestCurrent: false, review };

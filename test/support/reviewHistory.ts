@@ -8,16 +8,18 @@ import { createLab, sha } from './metricsHistory';
 /**
  * A week of code review in March 2026 whose collaboration figures test/collaborationMetrics.test.ts works out by
  * hand, delivered as GitHub or as GitLab sends it. Ada, Grace and Margaret are the Lab organization's members; their
- * provider user names are their first names.
+ * provider user names are their first names. Dana works on the repository too but is no member (a contractor): no
+ * user name of hers is bound to the git app. Each has a user id at the provider, as both providers send it.
  */
-export type Person = 'ada' | 'grace' | 'margaret';
+export type Person = 'ada' | 'grace' | 'margaret' | 'dana';
+export const PROVIDER_USER_IDS: Record<Person, number> = { ada: 9001, grace: 9002, margaret: 9003, dana: 9004 };
 /** Commits are named by a key (their sha is `sha(key)`); `size` is GitHub's additions and deletions. */
 export type Step =
   | { do: 'push'; key: string; by: Person; at: string; message: string }
   | { do: 'open'; pr: number; by: Person; at: string; body?: string; head?: string; size?: [number, number] }
   | { do: 'commit'; pr: number; by: Person; at: string; key?: string }
   | { do: 'merge'; pr: number; by: Person; at: string; mergeCommit?: string }
-  | { do: 'comment' | 'approved' | 'changes_requested'; pr: number; by: Person; at: string };
+  | { do: 'comment' | 'review_comment' | 'approved' | 'changes_requested'; pr: number; by: Person; at: string };
 type PullRequestStep = Exclude<Step, { do: 'push' }>;
 
 export const REVIEW_HISTORY: Step[] = [
@@ -62,7 +64,7 @@ export const REVIEW_HISTORY: Step[] = [
   { do: 'comment', pr: 9, by: 'grace', at: '2026-03-08T12:00:00Z' },
 ];
 
-const USERS: Record<Person, string> = { ada: DEMO.users.ada, grace: DEMO.users.grace, margaret: DEMO.users.margaret };
+const USERS: Record<Exclude<Person, 'dana'>, string> = { ada: DEMO.users.ada, grace: DEMO.users.grace, margaret: DEMO.users.margaret };
 
 interface Opened {
   by: Person;
@@ -72,14 +74,14 @@ interface Opened {
   size: [number, number] | null;
 }
 
-const EMAILS: Record<Person, string> = { ada: DEMO.emails.ada, grace: DEMO.emails.grace, margaret: DEMO.emails.margaret };
+const EMAILS: Record<Person, string> = { ada: DEMO.emails.ada, grace: DEMO.emails.grace, margaret: DEMO.emails.margaret, dana: 'dana@contractor.example' };
 
 /** The Lab organization, with the history delivered through a new git app of that provider. */
 export async function deliverReviewHistory(t: TestApp, provider: 'github' | 'gitlab', steps: Step[] = REVIEW_HISTORY, first?: (organizationId: string) => Promise<void>) {
   const { lab, gitAppId, secret } = await createLab(t, `Lab (${provider} reviews)`);
   await first?.(lab.organizationId);
   const { gitApp, secret: gitlabSecret } = provider === 'gitlab' ? await t.runtime.writers.gitApps.create(lab.organizationId, 'gitlab', 'GitLab Lab') : { gitApp: { id: gitAppId }, secret };
-  for (const person of Object.keys(USERS) as Person[]) {
+  for (const person of Object.keys(USERS) as (keyof typeof USERS)[]) {
     await UserGitApp.create({ user_id: USERS[person], git_app_id: gitApp.id, username: person, created_at: new Date() });
   }
   const deliver = async (event: string, payload: unknown) => {
@@ -141,7 +143,7 @@ function github(step: PullRequestStep, opened: Opened, n: number): [string, unkn
     number: step.pr,
     title: `PR ${step.pr}`,
     body: opened.body,
-    user: { ...template.user, login: opened.by },
+    user: { ...template.user, login: opened.by, id: PROVIDER_USER_IDS[opened.by] },
     state: merged ? 'closed' : 'open',
     merged,
     merged_at: merged ? step.at : null,
@@ -158,7 +160,7 @@ function github(step: PullRequestStep, opened: Opened, n: number): [string, unkn
     case 'merge':
     case 'commit': {
       const payload = example('pull_request', step.do === 'open' ? 'opened' : step.do === 'merge' ? 'closed' : 'synchronize');
-      Object.assign(payload, { repository, pull_request: pullRequest(payload.pull_request), sender: { ...payload.sender, login: step.by } });
+      Object.assign(payload, { repository, pull_request: pullRequest(payload.pull_request), sender: { ...payload.sender, login: step.by, id: PROVIDER_USER_IDS[step.by] } });
       if (step.do === 'commit') payload.after = opened.head;
       return ['pull_request', payload];
     }
@@ -166,21 +168,31 @@ function github(step: PullRequestStep, opened: Opened, n: number): [string, unkn
       // GitHub's issue_comment examples are on issues: the same comment on this pull request.
       const payload = example('issue_comment', 'created');
       payload.repository = repository;
-      payload.issue = { ...payload.issue, number: step.pr, title: `PR ${step.pr}`, user: { ...payload.issue.user, login: opened.by }, created_at: opened.at, updated_at: step.at, state: 'open', pull_request: { url: `https://api.github.com/repos/x/y/pulls/${step.pr}`, merged_at: null } };
-      payload.comment = { ...payload.comment, id: 10_000 + n, user: { ...payload.comment.user, login: step.by }, created_at: step.at, updated_at: step.at };
+      payload.issue = { ...payload.issue, number: step.pr, title: `PR ${step.pr}`, user: { ...payload.issue.user, login: opened.by, id: PROVIDER_USER_IDS[opened.by] }, created_at: opened.at, updated_at: step.at, state: 'open', pull_request: { url: `https://api.github.com/repos/x/y/pulls/${step.pr}`, merged_at: null } };
+      payload.comment = { ...payload.comment, id: 10_000 + n, user: { ...payload.comment.user, login: step.by, id: PROVIDER_USER_IDS[step.by] }, created_at: step.at, updated_at: step.at };
       return ['issue_comment', payload];
+    }
+    case 'review_comment': {
+      const payload = example('pull_request_review_comment', 'created');
+      payload.repository = repository;
+      payload.pull_request = pullRequest(payload.pull_request);
+      payload.comment = { ...payload.comment, id: 40_000 + n, user: { ...payload.comment.user, login: step.by, id: PROVIDER_USER_IDS[step.by] }, created_at: step.at, updated_at: step.at };
+      return ['pull_request_review_comment', payload];
     }
     default: {
       const payload = example('pull_request_review', 'submitted');
       payload.repository = repository;
       payload.pull_request = pullRequest(payload.pull_request);
-      payload.review = { ...payload.review, id: 20_000 + n, state: step.do, user: { ...payload.review.user, login: step.by }, submitted_at: step.at };
+      payload.review = { ...payload.review, id: 20_000 + n, state: step.do, user: { ...payload.review.user, login: step.by, id: PROVIDER_USER_IDS[step.by] }, submitted_at: step.at };
       return ['pull_request_review', payload];
     }
   }
 }
 
-/** GitLab's documented Merge Request Hook and Note Hook, of one project. GitLab has no "changes requested" event: a note says it. */
+/**
+ * GitLab's documented Merge Request Hook and Note Hook, of one project. GitLab has no "changes requested" event: a
+ * note says it; a comment on the diff is a note too.
+ */
 function gitlab(step: PullRequestStep, opened: Opened, n: number): [string, unknown] {
   const at = step.at.replace('T', ' ').replace('Z', ' UTC');
   const merged = step.do === 'merge';
@@ -189,6 +201,7 @@ function gitlab(step: PullRequestStep, opened: Opened, n: number): [string, unkn
     iid: step.pr,
     title: `PR ${step.pr}`,
     description: opened.body,
+    author_id: PROVIDER_USER_IDS[opened.by],
     state: merged ? 'merged' : 'opened',
     created_at: opened.at.replace('T', ' ').replace('Z', ' UTC'),
     updated_at: at,
@@ -197,16 +210,16 @@ function gitlab(step: PullRequestStep, opened: Opened, n: number): [string, unkn
     last_commit: { ...template.last_commit, id: opened.head ?? serial(0) },
     merge_commit_sha: merged && 'mergeCommit' in step && step.mergeCommit ? sha(step.mergeCommit) : null,
   });
-  if (step.do === 'comment' || step.do === 'changes_requested') {
+  if (step.do === 'comment' || step.do === 'review_comment' || step.do === 'changes_requested') {
     const payload = copy(noteHook);
-    payload.user = { ...payload.user, username: step.by };
+    payload.user = { ...payload.user, username: step.by, id: PROVIDER_USER_IDS[step.by] };
     payload.object_attributes = { ...payload.object_attributes, id: 30_000 + n, noteable_type: 'MergeRequest', created_at: at, updated_at: at, system: false };
     payload.merge_request = attributes(payload.merge_request);
     return [GITLAB_EVENT_HEADERS.note, payload];
   }
   const payload = copy(mergeRequestHook);
   payload.project = noteHook.project;
-  payload.user = { ...payload.user, username: step.by };
+  payload.user = { ...payload.user, username: step.by, id: PROVIDER_USER_IDS[step.by] };
   const action = { open: 'open', merge: 'merge', approved: 'approved', commit: 'update' }[step.do];
   payload.object_attributes = { ...attributes(payload.object_attributes), action, ...(step.do === 'commit' ? { oldrev: serial(n - 1) } : {}) };
   return [GITLAB_EVENT_HEADERS.mergeRequest, payload];

@@ -33,6 +33,8 @@ export interface PullRequestInput {
   title: string;
   state: PullRequestState;
   authorUsername: string | null;
+  /** The provider's own id of its author (GitHub's or GitLab's user id): who is the author, member or not. */
+  authorProviderId: string | null;
   /** Its description, read for an AI tool's mark and not stored; null when the provider sent none. */
   body: string | null;
   /** Lines, when the delivery counts them (GitHub's pull_request events; not GitLab's). */
@@ -72,6 +74,8 @@ export interface ReviewActivityInput {
   externalId: string;
   kind: ReviewActivityKind;
   actorUsername: string | null;
+  /** The provider's own id of who acted, compared with the pull request's author's (git/peerReviews.ts). */
+  actorProviderId: string | null;
   createdAt: Date;
 }
 

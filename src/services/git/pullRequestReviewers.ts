@@ -5,14 +5,13 @@ import { PullRequest } from '../../../db/models';
  * Who reviewed a pull request and whether it was iterated (DESIGN §16), kept on the pull request from its activity
  * by the review and pull request writers, so that the collaboration figures read merged pull requests without their
  * activity: `iterated`, a commit pushed after it opened; `sole_reviewer_id`, the one person other than its author
- * who reviewed it, when exactly one known person did (knowledge silos).
+ * who reviewed it, when exactly one known person did (knowledge silos): the members among its peer reviews
+ * (peerReviews.ts).
  */
-const byOther = (a: string, p: string) => `${a}.pull_request_id = ${p}.id AND ${a}.kind <> 'commit' AND (${a}.actor_id IS NULL OR ${p}.author_id IS NULL OR ${a}.actor_id <> ${p}.author_id)`;
-
 /** The statement for the pull requests `where` picks (the table's own name qualifies its columns, as SQLite needs). */
-export const refreshReviewersSql = (where: string) => `UPDATE pull_requests SET
+const refreshReviewersSql = (where: string) => `UPDATE pull_requests SET
     iterated = CASE WHEN EXISTS (SELECT 1 FROM pull_request_activities a WHERE a.pull_request_id = pull_requests.id AND a.kind = 'commit' AND a.created_at > pull_requests.created_at) THEN 1 ELSE 0 END,
-    sole_reviewer_id = (SELECT CASE WHEN COUNT(DISTINCT a.actor_id) = 1 THEN MIN(a.actor_id) END FROM pull_request_activities a WHERE ${byOther('a', 'pull_requests')} AND a.actor_id IS NOT NULL)
+    sole_reviewer_id = (SELECT CASE WHEN COUNT(DISTINCT a.actor_id) = 1 THEN MIN(a.actor_id) END FROM pull_request_activities a WHERE a.pull_request_id = pull_requests.id AND a.peer_review = 1 AND a.actor_id IS NOT NULL)
   WHERE ${where}`;
 
 /**

@@ -7,6 +7,7 @@ import type { PullRequestInput, PullRequestState } from './activity';
 import { authorDirectory } from './authors';
 import { clip, LIMITS } from './text';
 import { hasAiMarker } from './aiMarkers';
+import { rejudgePullRequestReviews } from './peerReviews';
 import { refreshPullRequestAi } from './pullRequestAi';
 import { refreshPullRequestReviewers } from './pullRequestReviewers';
 import { refreshPullRequestSamples } from './pullRequestSamples';
@@ -55,7 +56,8 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
     create: async () => {
       const authors = await authorDirectory(gitApp, { emails: [], usernames: [input.authorUsername] }, transaction);
       const ids = { id: newId('pr'), repository_id: repository.id, git_app_id: gitApp.id, organization_id: gitApp.organization_id };
-      return PullRequest.create({ ...ids, number: input.number, author_id: authors.find(null, input.authorUsername), ...fields }, { transaction });
+      const author = { author_id: authors.find(null, input.authorUsername), author_provider_id: input.authorProviderId };
+      return PullRequest.create({ ...ids, number: input.number, ...author, ...fields }, { transaction });
     },
     update: (stored) => stored.update(fields, { transaction }),
   });
@@ -69,5 +71,27 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
     if (recorded.applied === 'created') emit('pull_request.opened');
     if (row.state !== (previousState ?? 'open')) emit(EVENT_OF_STATE[row.state]);
   }
+  // Who wrote it does not change with its state: a late or older delivery that names its author still teaches it.
+  if (existing) await learnPullRequestAuthor(change, gitApp, existing, input);
   return recorded.applied;
+}
+
+/**
+ * A pull request stored before a delivery named its author (GitLab's note and approval views name no author's user
+ * name; stored before the provider's ids were kept) takes who the delivery says, and its activity is judged again.
+ * What is known stays: a pull request's author does not change.
+ */
+export async function learnPullRequestAuthor(change: Change, gitApp: GitApp, stored: PullRequest, input: PullRequestInput): Promise<void> {
+  const { transaction } = change;
+  const learnt: { author_id?: string; author_provider_id?: string } = {};
+  if (stored.author_provider_id === null && input.authorProviderId !== null) learnt.author_provider_id = input.authorProviderId;
+  if (stored.author_id === null && input.authorUsername !== null) {
+    const memberId = (await authorDirectory(gitApp, { emails: [], usernames: [input.authorUsername] }, transaction)).find(null, input.authorUsername);
+    if (memberId) learnt.author_id = memberId;
+  }
+  if (Object.keys(learnt).length === 0) return;
+  await stored.update(learnt, { transaction });
+  // The pull request item shows its author.
+  if (learnt.author_id) change.wrote('pull_requests');
+  await rejudgePullRequestReviews(change, stored.id);
 }

@@ -4,7 +4,8 @@ import type { Change } from '../changes/change';
 import { newId } from '../changes/ids';
 import type { PullRequestInput, ReviewActivityInput } from './activity';
 import { authorDirectory } from './authors';
-import { recordPullRequest } from './pullRequests';
+import { isPeerReview } from './peerReviews';
+import { learnPullRequestAuthor, recordPullRequest } from './pullRequests';
 import { refreshPullRequestAi } from './pullRequestAi';
 import { refreshPullRequestReviewers } from './pullRequestReviewers';
 import { refreshPullRequestSamples } from './pullRequestSamples';
@@ -21,10 +22,10 @@ const EXTERNAL_ID_LENGTH = 120;
 const storedExternalId = (id: string) => (id.length <= EXTERNAL_ID_LENGTH ? id : `sha256:${createHash('sha256').update(id).digest('hex')}`);
 
 /**
- * A review by someone other than the author moves the pull request's first review (and, an approval, its first
- * approval) earlier when it is earlier: in one statement, so two reviews stored at once keep the earlier. The
- * pull request item shows neither: the figures that read them also read the activity table, whose version this
- * change raises, so the pull request lists' totals are left alone.
+ * A review by someone other than the author (peerReviews.ts) moves the pull request's first review (and, an
+ * approval, its first approval) earlier when it is earlier: in one statement, so two reviews stored at once keep the
+ * earlier. The pull request item shows neither: the figures that read them also read the activity table, whose
+ * version this change raises, so the pull request lists' totals are left alone.
  */
 async function keepFirstReview(change: Change, pullRequestId: string, approval: boolean, at: Date): Promise<void> {
   const sequelize = PullRequest.sequelize!;
@@ -52,9 +53,10 @@ export async function recordReview(
   input: ReviewActivityInput,
 ): Promise<ReviewRecorded> {
   const { transaction } = change;
-  const find = () => PullRequest.findOne({ where: { repository_id: repository.id, number: pullRequest.number }, attributes: ['id', 'author_id'], transaction });
+  const find = () => PullRequest.findOne({ where: { repository_id: repository.id, number: pullRequest.number }, transaction });
   let stored = current ? null : await find();
   const applied = stored ? 'unchanged' : await recordPullRequest(change, gitApp, repository, pullRequest);
+  if (stored) await learnPullRequestAuthor(change, gitApp, stored, pullRequest);
   stored ??= await find();
   if (!stored) throw new Error(`pull request ${pullRequest.number} of ${repository.id} was recorded but is not found`);
 
@@ -62,7 +64,7 @@ export async function recordReview(
   if (await PullRequestActivity.findOne({ where: key, attributes: ['id'], transaction })) return { pullRequest: applied, activity: 'unchanged' };
   const authors = await authorDirectory(gitApp, { emails: [], usernames: [input.actorUsername] }, transaction);
   const actorId = authors.find(null, input.actorUsername);
-  const peerReview = input.kind !== 'commit' && (actorId === null || stored.author_id === null || actorId !== stored.author_id);
+  const peerReview = isPeerReview(input.kind, { memberId: actorId, providerId: input.actorProviderId }, { memberId: stored.author_id, providerId: stored.author_provider_id });
   await PullRequestActivity.create(
     {
       id: newId('pra'),
@@ -72,6 +74,7 @@ export async function recordReview(
       organization_id: gitApp.organization_id,
       kind: input.kind,
       actor_id: actorId,
+      actor_provider_id: input.actorProviderId,
       pull_request_author_id: stored.author_id,
       peer_review: peerReview,
       created_at: input.createdAt,
