@@ -13,7 +13,7 @@ import { HAS_GO, renderGo } from '../scripts/clients/go';
  * installs Go (Debian's golang-go); a machine without it skips this file, saying so.
  */
 const CLIENT = path.resolve(__dirname, '..', 'clients', 'go');
-const README = path.resolve(__dirname, '..', 'README.md');
+const CLIENTS_DOC = path.resolve(__dirname, '..', 'docs', 'clients.md');
 const GO_OK = HAS_GO && spawnSync('go', ['version']).status === 0;
 if (!GO_OK && process.env.REQUIRE_GO !== '1') console.warn('goClient: no Go toolchain; the Go client tests are skipped. Install it with `apt-get install golang-go`.');
 const testWithGo = GO_OK || process.env.REQUIRE_GO === '1' ? test : test.skip;
@@ -37,8 +37,8 @@ testWithGo('go test: every operation, paging, each error code, a 429 waited out'
   expect(result.code).toBe(0);
 }, 180_000);
 
-testWithGo('the README\'s Go example runs as written against the service', async () => {
-  const example = /### Go[\s\S]*?```go\n([\s\S]*?)```/.exec(fs.readFileSync(README, 'utf8'))?.[1];
+testWithGo('the Go example of docs/clients.md runs as written against the service', async () => {
+  const example = /### Go[\s\S]*?```go\n([\s\S]*?)```/.exec(fs.readFileSync(CLIENTS_DOC, 'utf8'))?.[1];
   expect(example).toBeDefined();
   // A module of its own that uses the checkout's client, as a program outside this repository would.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-api-go-example-'));

@@ -13,7 +13,7 @@ import { renderPython } from '../scripts/clients/python';
  * wait out a 429 of a second service limited to 3 requests a minute.
  */
 const CLIENT = path.resolve(__dirname, '..', 'clients', 'python');
-const README = path.resolve(__dirname, '..', 'README.md');
+const CLIENTS_DOC = path.resolve(__dirname, '..', 'docs', 'clients.md');
 
 // Python 3.9 or later with pip; a machine without them skips this file, saying so.
 const HAS_PYTHON = spawnSync('python3', ['-c', 'import sys, pip; sys.exit(sys.version_info < (3, 9))']).status === 0;
@@ -56,8 +56,8 @@ testWithPython('python3 -m unittest: every operation, paging, each error code, a
   expect(result.code).toBe(0);
 }, 150_000);
 
-testWithPython('the README\'s Python example runs as written against the service', async () => {
-  const example = /## Clients[\s\S]*?```python\n([\s\S]*?)```/.exec(fs.readFileSync(README, 'utf8'))?.[1];
+testWithPython('the Python example of docs/clients.md runs as written against the service', async () => {
+  const example = /### Python[\s\S]*?```python\n([\s\S]*?)```/.exec(fs.readFileSync(CLIENTS_DOC, 'utf8'))?.[1];
   expect(example).toBeDefined();
   const run = await python(['-c', example!], { env: { PYTHONPATH: installed(), PLATFORM_API_URL: await services.main().listen(), PLATFORM_API_TOKEN: await services.main().token() } });
   expect(run.stderr).toBe('');
