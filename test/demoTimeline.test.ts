@@ -57,9 +57,18 @@ describe.each(DAYS)('a first start on %s', (today) => {
     expect(flow.in_progress_now).toBeGreaterThan(0);
   });
 
-  test('activity and AI usage', async () => {
+  test('activity, AI usage, collaboration and financial', async () => {
     expect((await defaultWindow('activity')).commits).toBeGreaterThan(0);
     expect((await defaultWindow('ai-usage')).active_users).toBeGreaterThan(0);
+    const collaboration = await defaultWindow('collaboration');
+    expect(collaboration.merged).toBeGreaterThan(0);
+    expect(collaboration.reviews).toBeGreaterThan(0);
+    expect(collaboration.reviewers).toBeGreaterThan(0);
+    // Amounts need the cost rates an operator sets (npm run costs): without them they are null, never 0.
+    const financial = await defaultWindow('financial');
+    expect(financial.members).toBeGreaterThan(0);
+    expect(financial.ai.active_users).toBeGreaterThan(0);
+    expect(financial.ai.tool_estimate_usd).toBeGreaterThan(0);
   });
 
   test('the data ends the day before: nothing is dated after the start of the day', async () => {

@@ -541,6 +541,7 @@ function startOfDay(day: string): number {
 
 /** A day the demo can end on: a real date, YYYY-MM-DD. */
 export const isDemoEndDay = (value: string): boolean => !Number.isNaN(startOfDay(value));
+
 const START_MS = DEMO_START.getTime();
 const END_MS = DEMO_END.getTime();
 const RESERVED_DAYS = new Set(FIXTURE_DAYS.map((d) => Math.floor(Date.parse(`${d}T00:00:00.000Z`) / DAY_MS)));
