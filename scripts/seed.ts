@@ -1,5 +1,5 @@
 /**
- * npm run seed -- --scale tiny|demo|large [--seed N]
+ * npm run seed -- --scale tiny|demo|large [--seed N] [--end-day YYYY-MM-DD]
  *
  * Migrates the database named by DATABASE_URL (mysql://...) or the embedded SQLite file (SQLITE_PATH),
  * then fills it with the deterministic demo data. Seeds only into an empty database: if `users` already
@@ -8,15 +8,21 @@
 import { loadConfig } from '../src/config';
 import { createSequelize, describeDatabase } from '../db/connection';
 import { migrate } from '../db/migrator';
-import { DEFAULT_DEMO_SEED, DEMO_SCALES, DemoScale, isDemoScale, seedDemo } from '../db/demo/generator';
+import { DEFAULT_DEMO_SEED, DEMO_SCALES, DemoScale, isDemoEndDay, isDemoScale, seedDemo } from '../db/demo/generator';
+import { DEMO_END_DAY } from '../db/demo/fixtures';
+import { day } from '../src/services/metrics/window';
 
-const USAGE = `Usage: npm run seed -- [--scale tiny|demo|large] [--seed N]
+const USAGE = `Usage: npm run seed -- [--scale tiny|demo|large] [--seed N] [--end-day YYYY-MM-DD]
 
   --scale   amount of data (default: demo)
               tiny   fixtures plus a handful of generated records (tests)
               demo   ~2,000 users, 10 organizations, ~50k commits
               large  ~100,000 users, ~1,000,000 commits (benchmarks)
   --seed    non-negative integer seed of the generator (default: ${DEFAULT_DEMO_SEED})
+  --end-day the UTC day the demo data ends on: its last records are from the day
+            before, its first about 34 months earlier (default: today, UTC).
+            ${DEMO_END_DAY} gives the dates the README and the tests name.
+            The same scale, seed and end day give the same rows.
 
 Target: DATABASE_URL (mysql://...) or, when unset, the embedded SQLite file (SQLITE_PATH).
 The database is migrated first and must not contain any users yet.`;
@@ -26,10 +32,11 @@ class UsageError extends Error {}
 interface Args {
   scale: DemoScale;
   seed: number;
+  endDay: string;
 }
 
-export function parseArgs(argv: readonly string[]): Args | 'help' {
-  const args: Args = { scale: 'demo', seed: DEFAULT_DEMO_SEED };
+export function parseArgs(argv: readonly string[], now = new Date()): Args | 'help' {
+  const args: Args = { scale: 'demo', seed: DEFAULT_DEMO_SEED, endDay: day(now) };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--help' || arg === '-h') return 'help';
@@ -54,6 +61,14 @@ export function parseArgs(argv: readonly string[]): Args | 'help' {
           throw new UsageError(`--seed must be an integer between 0 and 4294967295 (got "${v}")`);
         }
         args.seed = Number(v);
+        break;
+      }
+      case '--end-day': {
+        const v = takeValue();
+        if (!isDemoEndDay(v)) {
+          throw new UsageError(`--end-day must be a date, YYYY-MM-DD (got "${v}")`);
+        }
+        args.endDay = v;
         break;
       }
       default:
@@ -103,11 +118,12 @@ async function main(): Promise<number> {
       return 1;
     }
 
-    process.stdout.write(`seeding ${target} (scale ${args.scale}, seed ${args.seed})\n`);
+    process.stdout.write(`seeding ${target} (scale ${args.scale}, seed ${args.seed}, ending on ${args.endDay})\n`);
     const started = performance.now();
     const counts = await seedDemo(sequelize, {
       scale: args.scale,
       seed: args.seed,
+      endDay: args.endDay,
       log: (msg) => process.stdout.write(`  ${msg}\n`),
     });
     const seconds = (performance.now() - started) / 1000;

@@ -70,6 +70,8 @@ export interface Runtime {
   metrics?: ServiceMetrics;
   /** Deletes what has outlived its retention once an hour (DESIGN §18); src/service.ts starts it. close() stops it. */
   retention: Pruner;
+  /** The service's "now": the metrics' default windows and the day a first start's demo data ends on. */
+  clock: () => Date;
   /** Closes the database pool and the Redis connection. */
   close(): Promise<void>;
 }
@@ -96,7 +98,8 @@ const METRICS_CACHE_ENTRIES = 100;
 const DATA_VERSION_POLL_MS = 1_000;
 
 /** Wires config → stores → services → express app. The process (src/service.ts) and the tests both start here. */
-export function createRuntime(config: Config, logger: Logger, options: { rateLimitKeyPrefix?: string } = {}): Runtime {
+export function createRuntime(config: Config, logger: Logger, options: { rateLimitKeyPrefix?: string; clock?: () => Date } = {}): Runtime {
+  const clock = options.clock ?? (() => new Date());
   // With DATABASE_READ_URLS, SELECTs outside transactions read from the replicas (see db/connection.ts).
   const sequelize = createSequelize({
     url: config.DATABASE_URL,
@@ -230,7 +233,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
 
   const services = {
     listing,
-    metrics: new MetricsService(dataVersions, new ResultCache(config.COUNT_CACHE_TTL_MS, METRICS_CACHE_ENTRIES), config.METRICS_QUERY_TIMEOUT_MS),
+    metrics: new MetricsService(dataVersions, new ResultCache(config.COUNT_CACHE_TTL_MS, METRICS_CACHE_ENTRIES), config.METRICS_QUERY_TIMEOUT_MS, clock),
     settings: { webhookEndpoints: writers.webhookEndpoints, gitApps: writers.gitApps, publicBase: publicBase(config) },
   };
   const publicOrigin = new URL(publicBase(config)).origin;
@@ -279,6 +282,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     webhooks,
     signIn,
     retention,
+    clock,
     async close() {
       await accessChanges.stop();
       await dataVersions.stop();

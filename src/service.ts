@@ -6,6 +6,7 @@ import { createRuntime, shutdown } from './runtime';
 import { migrate } from '../db/migrator';
 import { DatabaseUnreachableError, waitForDatabase } from '../db/connection';
 import { seedDemo } from '../db/demo/generator';
+import { day } from './services/metrics/window';
 import { User } from '../db/models';
 import { createToken } from './auth/tokenService';
 import { shareWithPrimary, startMetricsServer } from './observability/metricsServer';
@@ -29,11 +30,13 @@ async function serve(config: Config, logger: Logger, options: { migrate: boolean
     if (applied.length) logger.info({ migrations: applied }, 'database migrated');
   }
 
-  // First start on the embedded database: fill it with the demo data and hand out a token to try it.
+  // First start on the embedded database: fill it with the demo data, ending today (UTC), and hand out a token to
+  // try it. Seeded data stays as it is on later starts: it ages until the database is made anew.
   let demoToken: string | undefined;
   if (embedded && (await User.count()) === 0) {
-    logger.info({ path: config.SQLITE_PATH }, 'new embedded database: seeding demo data');
-    const counts = await seedDemo(runtime.sequelize, { scale: 'demo', log: (msg) => logger.info(msg) });
+    const endDay = day(runtime.clock());
+    logger.info({ path: config.SQLITE_PATH, endDay }, 'new embedded database: seeding demo data');
+    const counts = await seedDemo(runtime.sequelize, { scale: 'demo', endDay, log: (msg) => logger.info(msg) });
     logger.info({ counts }, 'demo data seeded');
     demoToken = (await createToken({ user: 'ada@demo.test', name: 'demo token (first start)' })).token;
   }

@@ -7,7 +7,7 @@ import { migrate } from '../db/migrator';
 import { seedDemo } from '../db/demo/generator';
 import { createToken } from '../src/auth/tokenService';
 import { hashToken } from '../src/auth/tokenFormat';
-import { startTestApp, TestApp, DEMO, SERVICES } from './support/harness';
+import { startTestApp, TestApp, DEMO, DEMO_END_DAY, SERVICES } from './support/harness';
 
 /**
  * Read replicas (DATABASE_READ_URLS): SELECTs outside transactions go to the replicas through Sequelize's
@@ -69,7 +69,7 @@ describeWithMysql('read replicas on MariaDB', () => {
     await a.close();
     replica = createSequelize({ url: replicaUrl, sqlitePath: ':memory:' });
     await migrate(replica);
-    await seedDemo(replica, { scale: 'tiny' });
+    await seedDemo(replica, { scale: 'tiny', endDay: DEMO_END_DAY });
     await replica.query('UPDATE users SET name = ? WHERE id = ?', { replacements: [REPLICA_NAME, DEMO.users.linus] });
 
     // The harness migrates and seeds the app's (primary) database through the app's own Sequelize instance,

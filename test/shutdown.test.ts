@@ -6,6 +6,7 @@ import http from 'node:http';
 import { createSequelize } from '../db/connection';
 import { migrate } from '../db/migrator';
 import { seedDemo } from '../db/demo/generator';
+import { DEMO_END_DAY } from '../db/demo/fixtures';
 import { initModels } from '../db/models';
 import { createToken } from '../src/auth/tokenService';
 
@@ -19,7 +20,7 @@ beforeAll(async () => {
   const sequelize = createSequelize({ sqlitePath });
   initModels(sequelize);
   await migrate(sequelize);
-  await seedDemo(sequelize, { scale: 'tiny' });
+  await seedDemo(sequelize, { scale: 'tiny', endDay: DEMO_END_DAY });
   token = (await createToken({ user: 'ada@demo.test' })).token;
   await sequelize.close();
 });

@@ -13,6 +13,11 @@
  * - Deliberate `created_at` ties, for the id tie-break (`TIES` below lists them all).
  * - All timestamps lie in [DEMO_START, DEMO_END), millisecond precision.
  *
+ * The dates here are written for a demo that ends on DEMO_END. A seed that ends on another day (by default the
+ * day it runs: see `seedDemo`'s `endDay`) moves every timestamp, these and the generated ones, by the whole days
+ * between the two, so the demo's rhythm always leads up to its end day. Tests that name these dates seed with
+ * `endDay: DEMO_END_DAY`.
+ *
  * Memberships at a glance:
  *   Acme Corp (org_acme):  ada admin, grace manager, barbara manager, linus collaborator,
  *                          margaret collaborator, inactive collaborator (is_active=false)
@@ -23,11 +28,13 @@
  *   margaret and inactive are in no team. Generated users join these teams too (members only).
  */
 
+/** The end day the dates of this file are written for (YYYY-MM-DD, UTC). */
+export const DEMO_END_DAY = '2026-10-31';
 export const DEMO_START_ISO = '2024-01-01T00:00:00.000Z';
-export const DEMO_END_ISO = '2026-10-31T00:00:00.000Z';
-/** Inclusive lower bound of every generated and fixture timestamp. */
+export const DEMO_END_ISO = `${DEMO_END_DAY}T00:00:00.000Z`;
+/** Inclusive lower bound of every generated and fixture timestamp, as written (seeded to end on DEMO_END_DAY). */
 export const DEMO_START = new Date(DEMO_START_ISO);
-/** Exclusive upper bound of every generated and fixture timestamp. */
+/** Exclusive upper bound of every generated and fixture timestamp, as written: 00:00 UTC of DEMO_END_DAY. */
 export const DEMO_END = new Date(DEMO_END_ISO);
 
 export const DEMO = {

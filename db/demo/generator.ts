@@ -43,7 +43,11 @@ import {
 /**
  * Deterministic demo data: the fixtures (fixtures.ts) plus generated records around them.
  *
- * - Same seed + scale => identical rows (every random choice comes from `Random`, there is no clock).
+ * - Same seed + scale + end day => identical rows (every random choice comes from `Random`, there is no clock:
+ *   the caller says which day the demo ends on).
+ * - The data is generated on the timeline fixtures.ts is written for (ending on DEMO_END_DAY), then every
+ *   timestamp moves by the whole days from DEMO_END_DAY to the end day as it goes in; telemetry is generated on
+ *   the end day's own timeline (its weekends are real weekends).
  * - Rows go in through `queryInterface.bulkInsert` in chunks; dates are JS Date objects stringified by
  *   Sequelize for the dialect (DATETIME(3) on MySQL/MariaDB, `YYYY-MM-DD HH:mm:ss.SSS +00:00` on SQLite).
  *   Large tables are generated and inserted repository by repository / team by team, never all at once.
@@ -66,8 +70,8 @@ import {
  * - dashboard views: type is a catalog key; `organization` and `private` views have team_id null and an
  *   owner who is an organization member; `team` views have an owner who is a member of that team;
  * - no generated record references a fixture user, and no generated created_at falls on a FIXTURE_DAYS day;
- * - every timestamp lies in [DEMO_START, DEMO_END) with millisecond precision; a few generated records of
- *   the same kind in the same scope share a created_at (for id tie-break tests).
+ * - every timestamp lies in [DEMO_START, DEMO_END) (moved to the end day) with millisecond precision; a few
+ *   generated records of the same kind in the same scope share a created_at (for id tie-break tests).
  */
 
 export type DemoScale = 'tiny' | 'demo' | 'large';
@@ -76,6 +80,12 @@ export const DEFAULT_DEMO_SEED = 20240101;
 
 export interface SeedDemoOptions {
   scale: DemoScale;
+  /**
+   * The UTC day (YYYY-MM-DD) the demo ends on: its timeline stops at 00:00 UTC of that day, so its last records
+   * are from the day before, and starts a fixed span (DEMO_END - DEMO_START) earlier. DEMO_END_DAY gives the
+   * dates fixtures.ts names.
+   */
+  endDay: string;
   /** Defaults to DEFAULT_DEMO_SEED. Fixture records are the same for every seed. */
   seed?: number;
   log?: (msg: string) => void;
@@ -397,6 +407,8 @@ class Inserter {
     readonly chunkSize: number,
     private readonly concurrency: number,
     private readonly log: (msg: string) => void,
+    /** How far the written timeline moves to end on the seed's end day (whole days, in ms). */
+    private readonly moveMs: number,
   ) {
     this.sqlite = sequelize.getDialect() === 'sqlite';
     // Dialect-normalised DATE(3): on MySQL the bare Date escape would drop the milliseconds.
@@ -406,21 +418,28 @@ class Inserter {
     this.dateAttributes = Object.fromEntries(DATE_COLUMNS.map((c) => [c, { type: dateType }]));
   }
 
-  /** Opens a writer for one table; only one writer may be open at a time. */
-  async open(table: string): Promise<TableWriter> {
+  /**
+   * Opens a writer for one table; only one writer may be open at a time. `timeline: 'written'` rows have the
+   * dates of fixtures.ts's timeline and move to the end day's; `'seeded'` rows are on the end day's already.
+   */
+  async open(table: string, timeline: Timeline): Promise<TableWriter> {
     const transaction = this.sqlite ? await this.sequelize.transaction() : undefined;
-    return new TableWriter(this, table, transaction, this.sqlite ? 1 : Math.max(1, this.concurrency));
+    return new TableWriter(this, table, transaction, this.sqlite ? 1 : Math.max(1, this.concurrency), timeline === 'written' ? this.moveMs : 0);
   }
 
-  async insertAll(table: string, rows: Iterable<Row>): Promise<void> {
-    await this.stream(table, async (writer) => {
-      for (const row of rows) await writer.add(row);
-    });
+  async insertAll(table: string, rows: Iterable<Row>, timeline: Timeline = 'written'): Promise<void> {
+    await this.stream(
+      table,
+      async (writer) => {
+        for (const row of rows) await writer.add(row);
+      },
+      timeline,
+    );
   }
 
   /** Runs `produce` with a writer for the table; commits what it wrote, or rolls back if it throws. */
-  async stream(table: string, produce: (writer: TableWriter) => Promise<void>): Promise<void> {
-    const writer = await this.open(table);
+  async stream(table: string, produce: (writer: TableWriter) => Promise<void>, timeline: Timeline = 'written'): Promise<void> {
+    const writer = await this.open(table, timeline);
     try {
       await produce(writer);
       await writer.close();
@@ -442,6 +461,20 @@ class Inserter {
   }
 }
 
+/** Which timeline a table's rows are dated on (see Inserter.open). */
+type Timeline = 'written' | 'seeded';
+
+/** The row with each of its timestamps `moveMs` later. */
+function moved(row: Row, moveMs: number): Row {
+  if (moveMs === 0) return row;
+  const out: Row = { ...row };
+  for (const column of DATE_COLUMNS) {
+    const value = out[column];
+    if (value instanceof Date) out[column] = new Date(value.getTime() + moveMs);
+  }
+  return out;
+}
+
 class TableWriter {
   private buffer: Row[] = [];
   private count = 0;
@@ -454,10 +487,11 @@ class TableWriter {
     readonly table: string,
     private readonly transaction: Transaction | undefined,
     private readonly maxInFlight: number,
+    private readonly moveMs: number,
   ) {}
 
   async add(row: Row): Promise<void> {
-    this.buffer.push(row);
+    this.buffer.push(moved(row, this.moveMs));
     if (this.buffer.length >= this.inserter.chunkSize) await this.flush();
   }
 
@@ -498,6 +532,16 @@ class TableWriter {
 // Helpers
 
 const toDate = (iso: string | null): Date | null => (iso === null ? null : new Date(iso));
+
+/** 00:00 UTC of a YYYY-MM-DD day that exists, else NaN. */
+function startOfDay(day: string): number {
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(day) ? Date.parse(`${day}T00:00:00.000Z`) : NaN;
+  return Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== day ? NaN : ms;
+}
+
+/** A day the demo can end on: a real date, YYYY-MM-DD. */
+export const isDemoEndDay = (value: string): boolean => !Number.isNaN(startOfDay(value));
+
 const START_MS = DEMO_START.getTime();
 const END_MS = DEMO_END.getTime();
 const RESERVED_DAYS = new Set(FIXTURE_DAYS.map((d) => Math.floor(Date.parse(`${d}T00:00:00.000Z`) / DAY_MS)));
@@ -651,7 +695,10 @@ export async function seedDemo(
   if (!spec) throw new Error(`Unknown demo scale "${String(opts.scale)}" (expected ${DEMO_SCALES.join(', ')})`);
   const seed = opts.seed ?? DEFAULT_DEMO_SEED;
   const log = opts.log ?? (() => {});
-  const ins = new Inserter(sequelize, opts.chunkSize ?? 2_000, opts.concurrency ?? 4, log);
+  const endMs = startOfDay(opts.endDay);
+  if (Number.isNaN(endMs)) throw new Error(`The demo's end day must be a date, YYYY-MM-DD (got "${opts.endDay}")`);
+  const moveMs = endMs - END_MS;
+  const ins = new Inserter(sequelize, opts.chunkSize ?? 2_000, opts.concurrency ?? 4, log, moveMs);
   const s: Seeding = { ins, root: new Random(`demo:${opts.scale}:${seed}`), spec };
 
   await ins.insertAll('dashboard_catalog', DASHBOARD_CATALOG.map((e) => ({ ...e })));
@@ -667,7 +714,8 @@ export async function seedDemo(
   await seedInteractions(s, orgs);
   await seedDashboardViews(s, orgs);
   const acme = orgs[0];
-  await seedTelemetry(ins, s.root.fork('telemetry'), spec.telemetry, acme.id, acme.members.map((m) => ({ userId: m.user.id, joinedMs: m.joinedMs })), END_MS);
+  const seededTelemetry = { insertAll: (table: string, rows: Iterable<Row>) => ins.insertAll(table, rows, 'seeded') };
+  await seedTelemetry(seededTelemetry, s.root.fork('telemetry'), spec.telemetry, acme.id, acme.members.map((m) => ({ userId: m.user.id, joinedMs: m.joinedMs + moveMs })), endMs);
   // What the commit and telemetry writers would have kept, had the rows come through them.
   await markAllCommits(sequelize.getQueryInterface());
   await fillFirstReviews(sequelize.getQueryInterface());

@@ -12,6 +12,7 @@ import { DAY_MS, day, DEFAULT_WINDOW_DAYS, Interval, MAX_WINDOW_DAYS, startOfUtc
 import { parseDateParam } from '../wire/dates';
 import { idParam, strictQuery } from '../wire/query';
 import { EndpointDoc, openapi } from './endpoint';
+import { invalid } from '../errors';
 
 const DATE_RULE = 'must be a date, YYYY-MM-DD (a whole UTC day)';
 
@@ -45,14 +46,6 @@ export const metricsQuery = strictQuery({
 }).superRefine((q, ctx) => {
   if ((q.organization_id === undefined) === (q.team_id === undefined)) {
     ctx.addIssue({ code: 'custom', message: 'Give exactly one of organization_id and team_id' });
-    return;
-  }
-  // zod runs this after a date failed its own check too: that failure is the message.
-  if ([q.from, q.to].some((v) => v !== undefined && parseDay(v) === undefined)) return;
-  const { from, to } = windowDays(q);
-  if (to < from) ctx.addIssue({ code: 'custom', message: `to (${q.to ?? 'today'}) is before from (${q.from})` });
-  else if ((to.getTime() - from.getTime()) / DAY_MS + 1 > MAX_WINDOW_DAYS) {
-    ctx.addIssue({ code: 'custom', message: `The window from ${day(from)} to ${day(to)} has more than ${MAX_WINDOW_DAYS} days; ask for at most ${MAX_WINDOW_DAYS}` });
   }
 });
 
@@ -61,10 +54,17 @@ type MetricsQuery = z.infer<typeof metricsQuery>;
 /** The start of a day the schema has checked. */
 const dayOf = (value: string) => parseDay(value)!;
 
-/** `to` defaults to today (UTC), `from` to the 28 days ending at `to`. */
-function windowDays(q: Pick<MetricsQuery, 'from' | 'to'>, now = new Date()): { from: Date; to: Date } {
+/**
+ * `to` defaults to today (UTC), `from` to the 28 days ending at `to`. Checked here rather than in the schema:
+ * "today" is the service's clock's (`now`), which the schema cannot see.
+ */
+function windowDays(q: Pick<MetricsQuery, 'from' | 'to'>, now: Date): { from: Date; to: Date } {
   const to = q.to ? dayOf(q.to) : startOfUtcDay(now);
   const from = q.from ? dayOf(q.from) : new Date(to.getTime() - (DEFAULT_WINDOW_DAYS - 1) * DAY_MS);
+  if (to < from) throw invalid(`to (${q.to ?? 'today'}) is before from (${q.from})`);
+  if ((to.getTime() - from.getTime()) / DAY_MS + 1 > MAX_WINDOW_DAYS) {
+    throw invalid(`The window from ${day(from)} to ${day(to)} has more than ${MAX_WINDOW_DAYS} days; ask for at most ${MAX_WINDOW_DAYS}`);
+  }
   return { from, to };
 }
 
@@ -90,10 +90,11 @@ const resolveMetric =
     { forCaller = (f) => f as T, mayRead = () => undefined }: { forCaller?: (figures: MetricPayload<K>, ctx: AuthedContext, target: MetricTarget) => T; mayRead?: (ctx: AuthedContext, target: MetricTarget) => void } = {},
   ) =>
   async ({ ctx, input }: { ctx: AuthedContext; input: MetricsQuery }) => {
-    const now = new Date();
+    const now = ctx.services.metrics.now();
+    // A window that cannot be is the request's mistake whoever asks: 400 before the scope's 404 or 403.
+    const { from, to } = windowDays(input, now);
     const target = await targetOf(ctx, input);
     mayRead(ctx, target);
-    const { from, to } = windowDays(input, now);
     const figures = await ctx.services.metrics.compute(kind, target, windowOf(from, to, input.interval as Interval | undefined), now);
     return { status: 'success' as const, data: forCaller(figures, ctx, target) };
   };

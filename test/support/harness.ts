@@ -10,10 +10,12 @@ import { loadConfig, Config } from '../../src/config';
 import { createLogger, Logger } from '../../src/logger';
 import { createRuntime, Runtime } from '../../src/runtime';
 import { migrate } from '../../db/migrator';
-import { seedDemo } from '../../db/demo/generator';
+import { DemoScale, seedDemo } from '../../db/demo/generator';
+import { DEMO_END_DAY } from '../../db/demo/fixtures';
+import { day } from '../../src/services/metrics/window';
 import { createToken, CreateTokenInput } from '../../src/auth/tokenService';
 
-export { DEMO } from '../../db/demo/fixtures';
+export { DEMO, DEMO_END_DAY } from '../../db/demo/fixtures';
 
 /**
  * The servers this run uses, read as the service reads them (an empty variable means unset): MariaDB when
@@ -60,7 +62,19 @@ async function createDatabase(url: string): Promise<{ url: string; drop: () => P
   };
 }
 
-export async function startTestApp(env: Record<string, string | undefined> = {}, options: { logger?: Logger } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  logger?: Logger;
+  /**
+   * The service's "now" (default: the wall clock). Given, the demo data ends on its UTC day, as on a first start
+   * that day; without it the demo ends on DEMO_END_DAY, the dates db/demo/fixtures.ts names and the hand-worked
+   * figures of the tests are for.
+   */
+  clock?: () => Date;
+  /** Default: tiny. */
+  scale?: DemoScale;
+}
+
+export async function startTestApp(env: Record<string, string | undefined> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   let drop = async () => {};
   const overrides: Record<string, string | undefined> = { LOG_LEVEL: 'silent', ...env };
   if (SERVICES.databaseUrl) {
@@ -77,9 +91,10 @@ export async function startTestApp(env: Record<string, string | undefined> = {},
   const config = loadConfig({ ...process.env, ...overrides });
   const runtime = createRuntime(config, options.logger ?? createLogger(config.LOG_LEVEL), {
     rateLimitKeyPrefix: `test:${randomBytes(6).toString('hex')}`,
+    clock: options.clock,
   });
   await migrate(runtime.sequelize);
-  await seedDemo(runtime.sequelize, { scale: 'tiny' });
+  await seedDemo(runtime.sequelize, { scale: options.scale ?? 'tiny', endDay: options.clock ? day(options.clock()) : DEMO_END_DAY });
   const servers: Server[] = [];
   return {
     runtime,

@@ -45,6 +45,8 @@ export class MetricsService {
     private readonly versions: DataVersions,
     private readonly cache: ResultCache<unknown>,
     private readonly queryTimeoutMs?: number,
+    /** "Now" of the figures: what "today" and the "now" figures are taken at. */
+    readonly now: () => Date = () => new Date(),
   ) {}
 
   async compute<K extends MetricKind>(kind: K, target: MetricTarget, window: MetricWindow, now = new Date()): Promise<MetricPayload<K>> {
