@@ -1,14 +1,13 @@
 import path from 'node:path';
 import express, { Router } from 'express';
 import { pageSecurityPolicy } from '../wire/pagePolicy';
-import { projectRoot } from '../projectRoot';
-
-/** The page's files, served as they are: plain HTML, CSS and a script, no build step. */
-const PAGE_DIR = path.join(projectRoot(), 'src', 'settings', 'page');
+import { PAGE_BUNDLE_DIR, PAGE_DIR } from './pageFiles';
 
 /**
- * `/settings` (DESIGN §17): a small page that uses only the `settings.*` procedures. Same origin as the API, so its
- * session cookie and CSRF token go with every call; no external assets (the app-wide CSP allows none).
+ * `/settings` ([settings.md](../../docs/settings.md#the-page-itself)): a small page that uses only the `settings.*`
+ * procedures. Its markup and styles are served from src/settings/page, its scripts from the bundles `npm run build`
+ * makes (scripts/buildSettingsPage.ts). Same origin as the API, so its session cookie and CSRF token go with every
+ * call; no external assets and no inline script (the app-wide CSP allows none).
  */
 export function settingsPageRoutes(): Router {
   const router = Router();
@@ -22,6 +21,7 @@ export function settingsPageRoutes(): Router {
     if (!url.pathname.endsWith('/')) return res.redirect(301, `${url.pathname}/${url.search}`);
     res.sendFile(path.join(PAGE_DIR, 'index.html'));
   });
-  router.use(express.static(PAGE_DIR, { index: false, redirect: false }));
+  router.get('/settings.css', (_req, res) => res.sendFile(path.join(PAGE_DIR, 'settings.css')));
+  router.use(express.static(PAGE_BUNDLE_DIR, { index: false, redirect: false }));
   return router;
 }

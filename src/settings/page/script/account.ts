@@ -1,0 +1,34 @@
+import { $ } from './elements';
+import { partsOf } from './parts';
+import { clearSecret } from './secrets';
+
+/** From settings.session; every change sends it in the X-CSRF-Token header. */
+let csrf = '';
+let signedIn = false;
+
+export const csrfToken = () => csrf;
+
+export function showSignedIn(token: string): void {
+  csrf = token;
+  signedIn = true;
+  $('#loading').hidden = true;
+  $('#account').hidden = false;
+  $('#signed-in').hidden = false;
+}
+
+export function showSignedOut(reason: string): void {
+  csrf = '';
+  // Whatever was shown goes, secrets included.
+  $('#organizations').replaceChildren();
+  const tokens = partsOf($('#api-tokens'));
+  clearSecret(tokens);
+  tokens.list.replaceChildren();
+  $('#loading').hidden = true;
+  $('#account').hidden = true;
+  $('#signed-in').hidden = true;
+  $('#signed-out').hidden = false;
+  $('#signed-out-reason').textContent = signedIn ? reason : '';
+  // Ended while in use: what focus was on is gone, so it goes to what is said instead.
+  if (signedIn) $('#signed-out-heading').focus();
+  signedIn = false;
+}

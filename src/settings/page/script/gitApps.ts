@@ -1,0 +1,88 @@
+import { attempt, createForm, rowAction } from './actions';
+import { api, call, Inputs, Outputs } from './api';
+import { field, h, hidden, table, valueOf } from './elements';
+import { partsOf, subsection } from './parts';
+import { clearSecret, showSecret } from './secrets';
+
+type Organization = Outputs['settings']['session']['organizations'][number];
+type GitApp = Outputs['settings']['gitApps']['list'][number];
+/** The providers a git app may be added for here. */
+type Provider = Inputs['settings']['gitApps']['create']['provider'];
+
+const PROVIDERS: Record<Provider, string> = { github: 'GitHub', gitlab: 'GitLab' };
+const PROVIDER_IDS: readonly Provider[] = ['github', 'gitlab'];
+
+/** The provider's name as people know it; a provider of an app made elsewhere (the CLIs) by its id. */
+function providerName(provider: string): string {
+  const known = PROVIDER_IDS.find((p) => p === provider);
+  return known ? PROVIDERS[known] : provider;
+}
+
+/** The provider chosen in the form, one of those it offers. */
+function providerOf(value: string): Provider {
+  const provider = PROVIDER_IDS.find((p) => p === value);
+  if (!provider) throw new Error(`Choose a provider: ${Object.values(PROVIDERS).join(' or ')}.`);
+  return provider;
+}
+
+/** An organization's git apps: listed, added with their webhook URL and secret shown once, secrets rotated. */
+export function gitAppsSection(org: Organization): HTMLElement {
+  const parts = partsOf(subsection(`${org.id}-git-apps`, 'Git apps', 'Connections that receive GitHub’s or GitLab’s webhooks for your repositories.'));
+  const of = { organization_id: org.id };
+
+  async function refresh(): Promise<void> {
+    clearSecret(parts);
+    parts.list.replaceChildren(gitAppTable(await call(api.settings.gitApps.list.query(of))));
+  }
+
+  function gitAppTable(apps: readonly GitApp[]): HTMLElement {
+    if (!apps.length) return h('p', { class: 'empty' }, 'No git apps yet.');
+    return table(
+      `Git apps of ${org.name}`,
+      ['Name', 'Provider', 'Webhook URL', 'Secret', 'Actions'],
+      apps.map((app) => [
+        app.name,
+        providerName(app.provider),
+        app.webhook_url ? h('code', { class: 'url' }, app.webhook_url) : 'None',
+        app.has_secret ? 'Set' : 'Not set',
+        app.webhook_url ? h('button', { type: 'button', onclick: () => rotate(app) }, 'Rotate secret', hidden(` of ${app.name}`)) : '',
+      ]),
+    );
+  }
+
+  function rotate(app: GitApp): Promise<void> {
+    return rowAction(parts, async () => {
+      const rotated = await call(api.settings.gitApps.rotateSecret.mutate({ ...of, git_app_id: app.id }));
+      await refresh();
+      showSecret(parts, `New webhook secret for ${app.name}`, [{ label: 'Webhook secret', text: rotated.secret }], [
+        `Paste it into ${providerName(app.provider)}’s webhook settings. The previous secret is accepted for 24 hours.`,
+      ]);
+    });
+  }
+
+  const form = createForm(
+    'Add a git app',
+    4,
+    [
+      field('Provider', h('select', { name: 'provider' }, PROVIDER_IDS.map((p) => h('option', { value: p }, PROVIDERS[p])))),
+      field('Name', h('input', { type: 'text', name: 'name', maxLength: 200, required: true, autocomplete: 'off' })),
+    ],
+    'Add git app',
+    async (f) => {
+      const created = await call(api.settings.gitApps.create.mutate({ ...of, provider: providerOf(valueOf(f, 'provider')), name: valueOf(f, 'name') }));
+      await refresh();
+      showSecret(
+        parts,
+        `Git app “${created.git_app.name}”`,
+        [
+          { label: 'Webhook URL', text: created.git_app.webhook_url ?? '' },
+          { label: 'Webhook secret', text: created.secret },
+        ],
+        [`In ${providerName(created.git_app.provider)}’s webhook settings, use this URL and secret. ${created.provider_settings}.`],
+      );
+    },
+  );
+  parts.section.append(form);
+  attempt(parts.alert, refresh);
+  return parts.section;
+}

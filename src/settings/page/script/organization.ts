@@ -1,0 +1,22 @@
+import type { Outputs } from './api';
+import { h } from './elements';
+import { gitAppsSection } from './gitApps';
+import { organizationTokensSection, SCIM, TELEMETRY } from './organizationTokens';
+import { webhooksSection } from './webhooks';
+
+type Organization = Outputs['settings']['session']['organizations'][number];
+
+/** What an admin manages for one organization: webhooks, git apps, SCIM and telemetry tokens. */
+export function organizationSection(org: Organization, eventTypes: Outputs['settings']['webhooks']['eventTypes']): HTMLElement {
+  const headingId = `${org.id}-heading`;
+  return h(
+    'section',
+    { class: 'organization', 'aria-labelledby': headingId },
+    h('h2', { id: headingId }, org.name),
+    h('p', { class: 'muted' }, 'You are an admin of this organization.'),
+    webhooksSection(org, eventTypes),
+    gitAppsSection(org),
+    organizationTokensSection(org, SCIM),
+    organizationTokensSection(org, TELEMETRY),
+  );
+}

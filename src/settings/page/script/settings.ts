@@ -1,0 +1,49 @@
+// The settings page (docs/settings.md): the signed-in person's API tokens, and for an organization's admins its
+// webhooks, git apps, SCIM and telemetry tokens, through the settings.* procedures only. Secrets live in the page
+// only while shown.
+import { showSignedIn } from './account';
+import { attempt } from './actions';
+import { api, ApiError, call, csrfHeader } from './api';
+import { showApiTokens } from './apiTokens';
+import { $ } from './elements';
+import { organizationSection } from './organization';
+
+async function start(): Promise<void> {
+  let session;
+  try {
+    session = await call(api.settings.session.query());
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 401)) {
+      $('#loading').hidden = true;
+      $('#page-alert').textContent = err instanceof Error ? err.message : String(err);
+    }
+    return;
+  }
+  $('#account-name').textContent = session.user.name;
+  $('#account-email').textContent = `(${session.user.email})`;
+  $('#memberships').textContent = session.organizations.length
+    ? `Your organizations: ${session.organizations.map((o) => `${o.name} (${o.role})`).join(', ')}.`
+    : 'You are not an active member of any organization.';
+  showSignedIn(session.csrf_token);
+  await showApiTokens(session.organizations);
+  const administered = session.organizations.filter((o) => o.role === 'admin');
+  if (administered.length) {
+    await attempt($('#page-alert'), async () => {
+      const eventTypes = await call(api.settings.webhooks.eventTypes.query());
+      $('#organizations').replaceChildren(...administered.map((org) => organizationSection(org, eventTypes)));
+    });
+  }
+}
+
+function signOut(): void {
+  attempt($('#sign-out-alert'), async () => {
+    // The answer is a redirect to this page, not followed: the page reloads itself below.
+    const res = await fetch('/auth/logout', { method: 'POST', credentials: 'same-origin', redirect: 'manual', headers: csrfHeader() });
+    // A refusal is a page for people (403); it says why, but this one line is enough here.
+    if (res.type !== 'opaqueredirect' && !res.ok) throw new ApiError(`Signing out was refused (${res.status}). Reload the page and try again.`, res.status);
+    window.location.assign('/settings/');
+  });
+}
+
+$('#sign-out').addEventListener('click', signOut);
+start();
