@@ -97,6 +97,26 @@ describe('one-time sign-in links', () => {
   });
 });
 
+describe('the page’s files', () => {
+  test('the bundled scripts, the markup and the styles are served; the TypeScript and its tsconfig are not', async () => {
+    const get = (path: string) => request(t.runtime.app).get(path);
+    const page = await get('/settings/');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<script src="/settings/settings.js" defer></script>');
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    for (const script of ['/settings/settings.js', '/settings/sign-in-link.js']) {
+      const res = await get(script);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/javascript/);
+      expect(res.text).not.toMatch(/^\s*(import|export) /m);
+    }
+    expect((await get('/settings/settings.css')).status).toBe(200);
+    for (const source of ['/settings/script/api.ts', '/settings/script/settings.ts', '/settings/tsconfig.json']) {
+      expect((await get(source)).status).toBe(404);
+    }
+  });
+});
+
 describe('settings.session', () => {
   test('the signed-in user, their organizations with their role, and the CSRF token', async () => {
     const res = await ada.query('settings.session');
