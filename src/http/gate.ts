@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { DomainError, invalid, unauthenticated } from '../errors';
+import { DomainError, domainErrorOf, invalid, unauthenticated } from '../errors';
 import type { Authenticator } from '../auth/authenticator';
 import type { SessionAuthenticator } from '../auth/sessionAuthenticator';
 import { CSRF_HEADER, crossSiteRefusal, readCookie, SESSION_COOKIE } from '../auth/sessionCookies';
@@ -177,7 +177,8 @@ async function settingsCaller(deps: GateDeps, req: Request, context: RequestCont
     context.settings = { session, principal, mutationRefusal };
     return { userId: session.userId };
   } catch (failure) {
-    if (failure instanceof DomainError) return { failure };
+    // A refusal, or the session store out of reach: either is answered by the procedure, in its surface's format.
+    if (domainErrorOf(failure)) return { failure };
     throw failure;
   }
 }

@@ -60,12 +60,23 @@ async function createDatabase(url: string): Promise<{ url: string; drop: () => P
   };
 }
 
-export async function startTestApp(env: Record<string, string | undefined> = {}, options: { logger?: Logger } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  logger?: Logger;
+  /** MySQL runs: the app reaches its database through this port on 127.0.0.1 (a proxy the test can cut). */
+  databasePort?: number;
+}
+
+export async function startTestApp(env: Record<string, string | undefined> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   let drop = async () => {};
   const overrides: Record<string, string | undefined> = { LOG_LEVEL: 'silent', ...env };
   if (SERVICES.databaseUrl) {
     const db = await createDatabase(SERVICES.databaseUrl);
-    overrides.DATABASE_URL = db.url;
+    const url = new URL(db.url);
+    if (options.databasePort) {
+      url.hostname = '127.0.0.1';
+      url.port = String(options.databasePort);
+    }
+    overrides.DATABASE_URL = url.toString();
     // Required with MySQL (src/secrets/secretBox.ts); on the embedded default a key file is made beside the database.
     overrides.SECRETS_KEY ??= randomBytes(32).toString('hex');
     drop = db.drop;
