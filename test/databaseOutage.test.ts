@@ -77,9 +77,10 @@ async function failures(runtime: Runtime): Promise<Record<string, number>> {
 
 describe('a database that never answers (a closed port)', () => {
   let runtime: Runtime;
+  let config: ReturnType<typeof loadConfig>;
   beforeAll(async () => {
     const closed = await freePort();
-    const config = loadConfig({
+    config = loadConfig({
       ...process.env,
       DATABASE_URL: `mysql://root@127.0.0.1:${closed}/platform`,
       REDIS_URL: '',
@@ -100,6 +101,10 @@ describe('a database that never answers (a closed port)', () => {
       secret: 'not-known-to-anyone',
     });
     for (const [surface, send] of Object.entries(surfaces)) expectUnavailable(surface, await send());
+    // A token that could not be checked is no failed authentication: the client's address is not charged for it.
+    const [first, second] = [await surfaces.rest(), await surfaces.rest()];
+    expect(second.headers['x-ratelimit-remaining']).toBe(first.headers['x-ratelimit-remaining']);
+    expect(Number(first.headers['x-ratelimit-remaining'])).toBe(config.RATE_LIMIT_PER_MINUTE);
 
     const ready = await request(runtime.app).get('/readyz');
     expect(ready.status).toBe(503);
@@ -107,7 +112,7 @@ describe('a database that never answers (a closed port)', () => {
     expect((await request(runtime.app).get('/healthz')).status).toBe(200);
 
     expect(await failures(runtime)).toEqual({
-      'rest database_unavailable': 1,
+      'rest database_unavailable': 3,
       'trpc database_unavailable': 1,
       'scim database_unavailable': 1,
       'ingest database_unavailable': 1,

@@ -131,7 +131,10 @@ export function requestGate(deps: GateDeps, transport: Transport) {
       const calls = names.length;
       const oversized = calls > MAX_TRPC_BATCH;
       const key = caller.userId ? `user:${caller.userId}` : `ip:${req.ip}`;
-      const decision = await deps.limiter.consume(key, oversized ? 1 : calls);
+      // A credential that could not be checked (the database out of reach) is no failed authentication: the client's
+      // IP is not charged for the 503, else everyone behind one address would meet 429s once the database is back.
+      const unchecked = domainErrorOf(caller.failure)?.detail.outage !== undefined;
+      const decision = await deps.limiter.consume(key, unchecked ? 0 : oversized ? 1 : calls);
       setRateLimitHeaders(res, decision);
       charges.set(res, { key, decision });
       context.gateError = !decision.allowed
