@@ -10,6 +10,8 @@ import { DomainError } from '../src/errors';
 import { createSequelize, describeDatabase, waitForDatabase } from '../db/connection';
 import { initModels } from '../db/models';
 import { migrate } from '../db/migrator';
+import { createRedisClient, RedisClient } from '../src/redis';
+import { shareDataVersions } from '../src/services/query/versionBroadcast';
 
 export class UsageError extends Error {}
 
@@ -34,12 +36,26 @@ export function table(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
 }
 
+/** The server's database as a CLI holds it, with what tells the service's instances of the CLI's changes. */
+export interface ServerDatabase {
+  sequelize: Sequelize;
+  close(): Promise<void>;
+}
+
+/** How long a CLI waits for Redis before writing, so that its changes' data versions reach every instance. */
+const REDIS_WAIT_MS = 3_000;
+
 /**
  * The database the server uses, migrated: DATABASE_URL or the embedded SQLite file, which must exist already
  * (opening a missing file would create an empty database and answer from it as if all were well). Undefined,
  * after saying why on stderr, when there is none.
+ *
+ * A change made here raises its data versions in its transaction and, with REDIS_URL, publishes them on the
+ * service's channel before the writer returns, exactly as a change made through the service: a list read on any
+ * instance once the command has reported success counts it. Without Redis (or with Redis down) the instances
+ * learn of it by their poll, within DATA_VERSIONS_POLL_MS.
  */
-export async function openServerDatabase(cli: string, config: Config, quiet: boolean): Promise<Sequelize | undefined> {
+export async function openServerDatabase(cli: string, config: Config, quiet: boolean): Promise<ServerDatabase | undefined> {
   const target = { url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH };
   if (!target.url && !fs.existsSync(target.sqlitePath)) {
     process.stderr.write(
@@ -53,7 +69,45 @@ export async function openServerDatabase(cli: string, config: Config, quiet: boo
   initModels(sequelize);
   await waitForDatabase(sequelize, target, config.DATABASE_START_WAIT_S * 1000);
   await migrate(sequelize);
-  return sequelize;
+  const redis = config.REDIS_URL ? await connectRedis(cli, config.REDIS_URL, config.DATA_VERSIONS_POLL_MS) : undefined;
+  const versions = shareDataVersions(sequelize, {
+    database: target,
+    redis,
+    pollMs: config.DATA_VERSIONS_POLL_MS,
+    onError: (err) =>
+      process.stderr.write(
+        `${cli}: warning: could not tell the service's instances of this change over Redis (${err instanceof Error ? err.message : String(err)}); ` +
+          `they see it within ${config.DATA_VERSIONS_POLL_MS} ms (DATA_VERSIONS_POLL_MS)\n`,
+      ),
+  });
+  return {
+    sequelize,
+    async close() {
+      await versions.stop();
+      if (redis?.isReady) await redis.quit().catch(() => redis.destroy());
+      else if (redis?.isOpen) redis.destroy();
+      await sequelize.close();
+    },
+  };
+}
+
+/** Redis, once it answers (or, after saying so, not: the changes are made all the same, and learnt by the poll). */
+async function connectRedis(cli: string, url: string, pollMs: number): Promise<RedisClient> {
+  let lastError = '';
+  const redis = createRedisClient(url, (err) => (lastError = err.message));
+  let timer: NodeJS.Timeout | undefined;
+  const ready = await Promise.race([
+    new Promise<boolean>((resolve) => redis.once('ready', () => resolve(true))),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), REDIS_WAIT_MS))),
+  ]);
+  clearTimeout(timer);
+  if (!ready && !redis.isReady) {
+    process.stderr.write(
+      `${cli}: warning: Redis did not answer within ${REDIS_WAIT_MS / 1000} s${lastError ? ` (${lastError})` : ''}; ` +
+        `the service's instances see this command's changes within ${pollMs} ms (DATA_VERSIONS_POLL_MS) instead of at once\n`,
+    );
+  }
+  return redis;
 }
 
 /**
@@ -92,8 +146,8 @@ export async function runWriterCommand<C extends { kind: 'help' } | { kind: stri
   const cmd = commandOrExit(cli, usage, parseCommand, argv);
   if (typeof cmd === 'number') return cmd;
   const config = loadConfig();
-  const sequelize = await openServerDatabase(cli, config, (cmd as { json: boolean }).json);
-  if (!sequelize) return 1;
+  const database = await openServerDatabase(cli, config, (cmd as { json: boolean }).json);
+  if (!database) return 1;
   try {
     await run(cmd, config, (s) => process.stdout.write(s));
     return 0;
@@ -104,7 +158,7 @@ export async function runWriterCommand<C extends { kind: 'help' } | { kind: stri
     }
     throw e;
   } finally {
-    await sequelize.close();
+    await database.close();
   }
 }
 

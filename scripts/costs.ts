@@ -128,7 +128,7 @@ function sentence(r: CostRateView): string {
 const jsonOf = (r: CostRateView) => ({ ...r, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString() });
 
 async function run(cmd: Exclude<Command, { kind: 'help' }>, _config: unknown, out: (s: string) => void): Promise<void> {
-  const rates = new CostRates(new ChangeRunner(CostRate.sequelize!));
+  const rates = new CostRates(ChangeRunner.for(CostRate.sequelize!));
   switch (cmd.kind) {
     case 'set': {
       const rate = await rates.set(cmd.org, cmd.target, { amount: cmd.amount, currency: cmd.currency });

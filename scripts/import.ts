@@ -45,15 +45,15 @@ export function parseCommand(argv: string[]): Command {
 export async function main(argv: string[]): Promise<number> {
   const cmd = commandOrExit('import', USAGE, parseCommand, argv);
   if (typeof cmd === 'number') return cmd;
-  const sequelize = await openServerDatabase('import', loadConfig(), cmd.json);
-  if (!sequelize) return 1;
+  const database = await openServerDatabase('import', loadConfig(), cmd.json);
+  if (!database) return 1;
   const say = (s: string) => cmd.json || process.stdout.write(s);
   try {
     const gitApp = await GitApp.findByPk(cmd.gitApp);
     if (!gitApp) throw new CloneError(`No git app ${cmd.gitApp} (see npm run gitapps -- list)`);
     const started = process.hrtime.bigint();
     const repository = await repositoryOfClone(cmd.clone, cmd.name);
-    const writer = new GitActivityWriter(new ChangeRunner(sequelize));
+    const writer = new GitActivityWriter(ChangeRunner.for(database.sequelize));
     let read = 0;
     let added = 0;
     let statsFilled = 0;
@@ -87,7 +87,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     throw e;
   } finally {
-    await sequelize.close();
+    await database.close();
   }
 }
 

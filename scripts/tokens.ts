@@ -341,8 +341,8 @@ async function main(argv: string[]): Promise<number> {
   if (typeof cmd === 'number') return cmd;
 
   const config = loadConfig();
-  const sequelize = await openServerDatabase('tokens', config, printsOnlyJson(cmd));
-  if (!sequelize) return 1;
+  const database = await openServerDatabase('tokens', config, printsOnlyJson(cmd));
+  if (!database) return 1;
   try {
     if ((await User.count()) === 0) {
       process.stderr.write(`tokens: warning: ${describeDatabase({ url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH })} has no users; is it the database the server uses?\n`);
@@ -361,7 +361,7 @@ async function main(argv: string[]): Promise<number> {
     }
     throw e;
   } finally {
-    await sequelize.close();
+    await database.close();
   }
 }
 

@@ -20,8 +20,9 @@ async function main(): Promise<number> {
   const config = loadConfig();
   requireServingConfig(config);
   const logger = createLogger(config.LOG_LEVEL);
-  const sequelize = await openServerDatabase('worker', config, true);
-  if (!sequelize) return 1;
+  const database = await openServerDatabase('worker', config, true);
+  if (!database) return 1;
+  const { sequelize } = database;
   // With METRICS_PORT, its own figures (webhook attempts, the due queue, the pool, Node's) on that port.
   const metrics = config.METRICS_PORT
     ? new ServiceMetrics({ dueWebhookDeliveries: () => worker.status().due, databasePools: () => databasePools(sequelize.connectionManager) })
@@ -38,7 +39,7 @@ async function main(): Promise<number> {
   });
   logger.info('webhook worker stopping');
   await Promise.all([worker.stop(), pruner.stop()]);
-  await sequelize.close();
+  await database.close();
   return 0;
 }
 

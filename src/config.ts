@@ -88,6 +88,11 @@ const ConfigSchema = z.object({
     .int()
     .min(0)
     .default(10_000),
+  /**
+   * How stale an instance's data versions can be after a change it was not told of: one made by a process without
+   * Redis, or published while its subscription was down. One small read per period, whatever the traffic.
+   */
+  DATA_VERSIONS_POLL_MS: positiveInt('DATA_VERSIONS_POLL_MS', 1_000),
   KEEP_ALIVE_TIMEOUT_MS: positiveInt('KEEP_ALIVE_TIMEOUT_MS', 65_000),
   /** The longest a metric's query may run on MySQL/MariaDB before the request answers 503 (no connection held for minutes). */
   METRICS_QUERY_TIMEOUT_MS: positiveInt('METRICS_QUERY_TIMEOUT_MS', 15_000),

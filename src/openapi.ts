@@ -22,6 +22,11 @@ const ERROR_RESPONSES: Record<string, { name: string; description: string; examp
     example: ['HEADERS_TOO_LARGE', 'Request headers are too large: the URL and headers together may be at most 16 KB; check the Authorization header and drop unneeded headers'],
   },
   '500': { name: 'ServerError', description: 'Internal server error (details are never exposed)', example: ['SERVER_ERROR', 'Internal server error'] },
+  '503': {
+    name: 'ServiceUnavailable',
+    description: 'Try again after Retry-After: the database is out of reach for the moment, or a figure took too long to compute',
+    example: ['SERVICE_UNAVAILABLE', 'The database is not reachable at the moment; send the request again in a few seconds'],
+  },
 };
 
 const RATE_LIMIT_HEADERS = {
@@ -176,7 +181,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string, contact
         name,
         {
           description,
-          headers: name === 'RateLimited'
+          headers: name === 'RateLimited' || name === 'ServiceUnavailable'
             ? { ...headerRefs, 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } }
             : headerRefs,
           content: {

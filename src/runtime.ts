@@ -3,7 +3,7 @@ import type { Sequelize } from 'sequelize';
 import type { Express } from 'express';
 import { Config, publicBase } from './config';
 import type { Logger } from './logger';
-import { createSequelize, describeDatabase, pingReplicas } from '../db/connection';
+import { createSequelize, pingReplicas } from '../db/connection';
 import { initModels } from '../db/models';
 import { Authenticator } from './auth/authenticator';
 import { AccessChangeFeed } from './auth/accessChangeFeed';
@@ -11,8 +11,7 @@ import { RateLimiter, rateLimitTiers } from './rateLimit/rateLimiter';
 import { createRedisClient, RedisClient } from './redis';
 import { ListingService } from './services/query/listing';
 import { CountCache, ResultCache } from './services/query/countCache';
-import { DataVersions } from './services/query/dataVersions';
-import { RedisVersionBroadcast } from './services/query/versionBroadcast';
+import { shareDataVersions } from './services/query/versionBroadcast';
 import { MetricsService } from './services/metrics';
 import { ChangeRunner } from './services/changes/change';
 import { MemberWriter } from './services/people/members';
@@ -91,11 +90,6 @@ export interface Writers {
  * what one TTL's distinct requests may keep, well inside the heap of 128 MB (package.json nodeFlags).
  */
 const METRICS_CACHE_ENTRIES = 100;
-/**
- * How stale this instance's data versions can be after a change it missed: one written by a process without Redis,
- * or published while its subscription was down. One small read a second, whatever the traffic.
- */
-const DATA_VERSION_POLL_MS = 1_000;
 
 /** Wires config → stores → services → express app. The process (src/service.ts) and the tests both start here. */
 export function createRuntime(config: Config, logger: Logger, options: { rateLimitKeyPrefix?: string; clock?: () => Date } = {}): Runtime {
@@ -128,10 +122,10 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     onFirstUse: () => accessChanges.start(),
   });
   // Other instances' changes arrive by Redis pub/sub when it is set, else by polling (src/services/query/dataVersions.ts).
-  const dataVersions = DataVersions.for(sequelize);
-  dataVersions.configure({
-    broadcast: redis ? new RedisVersionBroadcast(redis, `data-versions:${describeDatabase({ url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH })}`) : undefined,
-    pollMs: DATA_VERSION_POLL_MS,
+  const dataVersions = shareDataVersions(sequelize, {
+    database: { url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH },
+    redis,
+    pollMs: config.DATA_VERSIONS_POLL_MS,
     onError: (err) => logger.warn({ err }, 'could not learn data versions; lists read them from the database meanwhile'),
   });
   const listing = new ListingService(dataVersions, new CountCache(config.COUNT_CACHE_TTL_MS));
@@ -262,7 +256,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     readiness,
     readinessDetail: () => ({ webhooks: webhooks.status() }),
     lifecycle,
-    observeResponse: metrics && ((r) => metrics.response(r.surface, r.method, r.route, r.status, r.seconds)),
+    observeResponse: metrics && ((r) => metrics.response(r.surface, r.method, r.route, r.status, r.seconds, r.failure)),
   });
 
   return {

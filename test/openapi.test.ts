@@ -66,7 +66,7 @@ const METRIC_PATHS = ['/metrics/dora', '/metrics/pull-requests', '/metrics/flow'
 const ALL_PATHS = [...Object.keys(LISTS), ...GET_ONES, ...METRIC_PATHS];
 
 // 414 and 431 are answered before a request is read, on every operation alike.
-const ERROR_STATUSES = ['400', '401', '403', '404', '414', '429', '431', '500'];
+const ERROR_STATUSES = ['400', '401', '403', '404', '414', '429', '431', '500', '503'];
 
 let t: TestApp;
 let doc: Json;
@@ -229,7 +229,7 @@ test('the item schemas carry the DESIGN §4 fields', () => {
   expect(itemOf('/users/{user_id}/dashboard-views').properties.visibility.enum).toEqual(['private', 'team', 'organization']);
 });
 
-test('error responses 400/401/403/404/429/500 reference the Error schema; 304 has no body', () => {
+test('error responses 400/401/403/404/429/500/503 reference the Error schema; 304 has no body', () => {
   for (const path of ALL_PATHS) {
     const responses = doc.paths[path].get.responses;
     expect({ path, statuses: Object.keys(responses).sort() }).toEqual({ path, statuses: ['200', '304', ...ERROR_STATUSES].sort() });
@@ -245,6 +245,8 @@ test('error responses 400/401/403/404/429/500 reference the Error schema; 304 ha
     }
   }
   expect(deref(doc.paths['/users'].get.responses['429']).headers['Retry-After']).toBeDefined();
+  // The database out of reach, a figure too slow: clients retry after it.
+  expect(deref(doc.paths['/users'].get.responses['503']).headers['Retry-After']).toBeDefined();
 });
 
 test('the Error schema is the spec\'s envelope, usable where it is referenced', () => {

@@ -2908,6 +2908,29 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Try again after Retry-After: the database is out of reach for the moment, or a figure took too long to compute */
+        ServiceUnavailable: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                /** @description Seconds to wait before retrying */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": "error",
+                 *       "error": {
+                 *         "code": "SERVICE_UNAVAILABLE",
+                 *         "message": "The database is not reachable at the moment; send the request again in a few seconds"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -2983,6 +3006,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getUser: {
@@ -3023,6 +3047,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUserApps: {
@@ -3082,6 +3107,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getUserApp: {
@@ -3124,6 +3150,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUserDashboardViews: {
@@ -3183,6 +3210,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getUserDashboardView: {
@@ -3225,6 +3253,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUserInteractions: {
@@ -3284,6 +3313,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUserOrganizations: {
@@ -3343,6 +3373,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUserTeams: {
@@ -3402,6 +3433,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getUserTeam: {
@@ -3444,6 +3476,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUserGitApps: {
@@ -3503,6 +3536,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrganizations: {
@@ -3559,6 +3593,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOrganization: {
@@ -3599,6 +3634,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrganizationMembers: {
@@ -3658,6 +3694,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrganizationTeams: {
@@ -3717,6 +3754,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrganizationApps: {
@@ -3776,6 +3814,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrganizationTelemetryEvents: {
@@ -3841,6 +3880,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listOrganizationAuditLog: {
@@ -3904,6 +3944,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTeams: {
@@ -3960,6 +4001,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getTeam: {
@@ -4000,6 +4042,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTeamMembers: {
@@ -4059,6 +4102,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getTeamMember: {
@@ -4101,6 +4145,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTeamManagers: {
@@ -4160,6 +4205,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTeamTasks: {
@@ -4219,6 +4265,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listTeamInteractions: {
@@ -4278,6 +4325,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listGitApps: {
@@ -4334,6 +4382,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listGitAppRepositories: {
@@ -4393,6 +4442,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listGitAppCommits: {
@@ -4452,6 +4502,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listGitAppPullRequests: {
@@ -4511,6 +4562,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listGitAppDeployments: {
@@ -4570,6 +4622,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listGitAppIncidents: {
@@ -4629,6 +4682,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRepositoryCommits: {
@@ -4690,6 +4744,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRepositoryPullRequests: {
@@ -4751,6 +4806,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPullRequestActivity: {
@@ -4814,6 +4870,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRepositoryDeployments: {
@@ -4875,6 +4932,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRepositoryIncidents: {
@@ -4936,6 +4994,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDashboardViews: {
@@ -4992,6 +5051,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDashboardCatalog: {
@@ -5038,6 +5098,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDashboardView: {
@@ -5078,6 +5139,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listCommits: {
@@ -5134,6 +5196,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getDoraMetrics: {
@@ -5179,6 +5242,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getPullRequestMetrics: {
@@ -5224,6 +5288,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getFlowMetrics: {
@@ -5269,6 +5334,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getActivityMetrics: {
@@ -5314,6 +5380,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getAiUsageMetrics: {
@@ -5359,6 +5426,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getAiImpactMetrics: {
@@ -5404,6 +5472,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getCollaborationMetrics: {
@@ -5449,6 +5518,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getFinancialMetrics: {
@@ -5494,6 +5564,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     "webhook.user.created": {

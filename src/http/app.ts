@@ -8,7 +8,8 @@ import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { Logger } from '../logger';
 import type { AppRouter } from '../procedures';
 import { buildOpenApiDocument } from '../openapi';
-import { isServerFault, rootCause } from '../trpc/errorMapping';
+import { isServerFault, rootCause, toRestError } from '../trpc/errorMapping';
+import { noteFailure } from './observeResponses';
 import { GateDeps, publicDocumentGate, refundPoint, requestGate } from './gate';
 import { conditionalGet } from './conditional';
 import { errorHandler, notFoundHandler } from './errors';
@@ -151,6 +152,13 @@ export function createApp(deps: AppDeps): express.Express {
       createContext: ({ req }) => req.apiContext!,
       onError: ({ error, req }) => {
         if (isServerFault(error)) deps.logger.error({ err: rootCause(error), reqId: req.id }, 'procedure failed');
+        if (req.res) noteFailure(req.res, error);
+      },
+      // As on REST: a 503 (a race lost, the database out of reach) or a 429 says when to try again; in a batch, the
+      // longest wait of its calls.
+      responseMeta: ({ errors }) => {
+        const wait = Math.max(0, ...errors.map((e) => toRestError(e).retryAfterSeconds ?? 0));
+        return wait ? { headers: { 'Retry-After': String(wait) } } : {};
       },
     }),
   );

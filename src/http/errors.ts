@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger';
 import { RestError, restError, toRestError } from '../trpc/errorMapping';
 import { errorEnvelope } from '../wire/envelopes';
+import { noteFailure } from './observeResponses';
 
 export const errorBody = (err: RestError) => errorEnvelope(err.code, err.message);
 
@@ -22,6 +23,7 @@ export function errorHandler(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const rest = toRestError(err);
     if (rest.code === 'SERVER_ERROR') logger.error({ err, reqId: req.id, path: req.path }, 'request failed');
+    noteFailure(res, err);
     if (res.headersSent) return;
     sendError(res, rest);
   };

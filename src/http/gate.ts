@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { DomainError, invalid, unauthenticated } from '../errors';
+import { DomainError, domainErrorOf, invalid, unauthenticated } from '../errors';
 import type { Authenticator } from '../auth/authenticator';
 import type { SessionAuthenticator } from '../auth/sessionAuthenticator';
 import { CSRF_HEADER, crossSiteRefusal, readCookie, SESSION_COOKIE } from '../auth/sessionCookies';
@@ -131,7 +131,10 @@ export function requestGate(deps: GateDeps, transport: Transport) {
       const calls = names.length;
       const oversized = calls > MAX_TRPC_BATCH;
       const key = caller.userId ? `user:${caller.userId}` : `ip:${req.ip}`;
-      const decision = await deps.limiter.consume(key, oversized ? 1 : calls);
+      // A credential that could not be checked (the database out of reach) is no failed authentication: the client's
+      // IP is not charged for the 503, else everyone behind one address would meet 429s once the database is back.
+      const unchecked = domainErrorOf(caller.failure)?.detail.outage !== undefined;
+      const decision = await deps.limiter.consume(key, unchecked ? 0 : oversized ? 1 : calls);
       setRateLimitHeaders(res, decision);
       charges.set(res, { key, decision });
       context.gateError = !decision.allowed
@@ -177,7 +180,8 @@ async function settingsCaller(deps: GateDeps, req: Request, context: RequestCont
     context.settings = { session, principal, mutationRefusal };
     return { userId: session.userId };
   } catch (failure) {
-    if (failure instanceof DomainError) return { failure };
+    // A refusal, or the session store out of reach: either is answered by the procedure, in its surface's format.
+    if (domainErrorOf(failure)) return { failure };
     throw failure;
   }
 }

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { domainErrorOf } from '../errors';
 
 export interface ObservedResponse {
   /** By the path's mount: rest, trpc, scim, ingest, otlp, settings, or service (health, docs, anything else). */
@@ -8,6 +9,20 @@ export interface ObservedResponse {
   route: string;
   status: number;
   seconds: number;
+  /**
+   * Why it failed on our side: `database_unavailable` or `redis_unavailable` (503: a store out of reach, see
+   * `noteFailure`), `server_error` (500: a fault of ours). Undefined for everything else.
+   */
+  failure?: string;
+}
+
+/**
+ * Each surface's error handler calls this with what it answered: a store out of reach is told apart from the other
+ * 503s (a race lost, a figure too slow) for the metrics.
+ */
+export function noteFailure(res: Response, err: unknown): void {
+  const outage = domainErrorOf(err)?.detail.outage;
+  if (outage) res.locals.failure = `${outage}_unavailable`;
 }
 
 /** Where each surface is mounted (src/http/app.ts, src/runtime.ts), longest first. */
@@ -49,7 +64,8 @@ export function observeResponses(observe: (response: ObservedResponse) => void) 
       const path = req.originalUrl.split('?')[0];
       const mount = [...SURFACES.map(([prefix]) => prefix), '/docs'].find((prefix) => path === prefix || path.startsWith(`${prefix}/`));
       const route = named ?? (mount && res.statusCode !== 404 ? `${mount}/*` : 'unmatched');
-      observe({ surface: surfaceOf(path), method: req.method, route, status: res.statusCode, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
+      const failure = typeof res.locals.failure === 'string' ? res.locals.failure : res.statusCode === 500 ? 'server_error' : undefined;
+      observe({ surface: surfaceOf(path), method: req.method, route, status: res.statusCode, seconds: Number(process.hrtime.bigint() - started) / 1e9, failure });
     });
     next();
   };

@@ -5,6 +5,7 @@ import type { AppRouter } from '../procedures';
 import { isServerFault, rootCause, toRestError } from '../trpc/errorMapping';
 import { errorBody } from './errors';
 import { linkHeaderFor } from './links';
+import { noteFailure } from './observeResponses';
 
 /**
  * The REST façade: trpc-to-openapi routes `GET /v1/...` to the procedures. The adapter writes its own error
@@ -22,6 +23,8 @@ export function restHandler(router: AppRouter, logger: Logger, basePath: string)
     },
     onError: ({ error, req }) => {
       errors.set(req as Request, error);
+      const { res } = req as Request;
+      if (res) noteFailure(res, error);
       if (isServerFault(error)) logger.error({ err: rootCause(error), reqId: (req as Request).id }, 'procedure failed');
     },
   });

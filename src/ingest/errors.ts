@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { DomainError, ErrorKind, invalid } from '../errors';
+import { domainErrorOf, ErrorKind, invalid } from '../errors';
 import { errorEnvelope } from '../wire/envelopes';
 
 /**
@@ -41,7 +41,7 @@ export interface IngestAnswer {
   code: IngestErrorCode;
   status: number;
   message: string;
-  /** Sent as Retry-After (503: a race lost every time, too many bodies at once). */
+  /** Sent as Retry-After (503: a race lost every time, too many bodies at once, the database out of reach). */
   retryAfterSeconds?: number;
 }
 
@@ -62,7 +62,8 @@ export const tooLargeMessage = (limit: number) => `The body is larger than ${lim
 
 /** What the sender sees for anything thrown; undefined for our own faults (logged, then answered as a 500). */
 export function toIngestAnswer(err: unknown, bodyLimitBytes: number): IngestAnswer | undefined {
-  if (err instanceof DomainError) return { ...ingestAnswer(CODE_OF[err.kind], err.message), retryAfterSeconds: err.detail.retryAfterSeconds };
+  const domain = domainErrorOf(err);
+  if (domain) return { ...ingestAnswer(CODE_OF[domain.kind], domain.message), retryAfterSeconds: domain.detail.retryAfterSeconds };
   return fromParser(err, bodyLimitBytes);
 }
 

@@ -8,6 +8,7 @@ import { addressedGitApp, authenticateDelivery } from './auth';
 import { BodyBudget } from '../wire/bodyBudget';
 import { parseGithubDelivery, parseGitlabDelivery } from './deliveries';
 import { sendIngestError, toIngestAnswer, ingestAnswer, tooLargeMessage } from './errors';
+import { noteFailure } from '../http/observeResponses';
 import { DomainError, invalid, notFound } from '../errors';
 import type { GitApp } from '../../db/models';
 
@@ -112,6 +113,7 @@ export function ingestRouter(deps: IngestDeps): Router {
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const known = toIngestAnswer(err, deps.bodyLimitBytes);
     if (!known) deps.logger.error({ err, reqId: req.id }, 'ingest delivery failed');
+    noteFailure(res, err);
     const answer = known ?? ingestAnswer('SERVER_ERROR', 'Internal server error');
     res.locals.ingestResult = answer.code.toLowerCase();
     sendIngestError(res, answer);

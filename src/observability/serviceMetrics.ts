@@ -17,6 +17,7 @@ export interface MetricSources {
 export class ServiceMetrics {
   readonly registry = new Registry();
   private readonly requestDuration: Histogram<'surface' | 'method' | 'route' | 'status'>;
+  private readonly requestFailures: Counter<'surface' | 'reason'>;
   private readonly limiterRejections: Counter<'surface' | 'tier'>;
   private readonly webhookAttempts: Counter<'result'>;
   private readonly gitIngestDeliveries: Counter<'provider' | 'result'>;
@@ -30,6 +31,12 @@ export class ServiceMetrics {
       help: 'Time from a request arriving to its response being sent, by surface, method, route template and status',
       labelNames: ['surface', 'method', 'route', 'status'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.requestFailures = new Counter({
+      name: 'http_request_failures_total',
+      help: 'Requests that failed on our side, by surface and reason: server_error (500, a fault of ours), database_unavailable or redis_unavailable (503 with Retry-After: a store out of reach, retried by clients)',
+      labelNames: ['surface', 'reason'],
       registers,
     });
     this.limiterRejections = new Counter({
@@ -80,8 +87,9 @@ export class ServiceMetrics {
     });
   }
 
-  response(surface: string, method: string, route: string, status: number, seconds: number): void {
+  response(surface: string, method: string, route: string, status: number, seconds: number, failure?: string): void {
     this.requestDuration.observe({ surface, method, route, status: String(status) }, seconds);
+    if (failure) this.requestFailures.inc({ surface, reason: failure });
   }
 
   limiterRejected(surface: string, tier: string): void {

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { DomainError, ErrorKind } from '../errors';
+import { domainErrorOf, ErrorKind } from '../errors';
 import { encodeMessage, statusType } from './messages';
 
 /**
@@ -47,7 +47,8 @@ function fromParser(err: unknown, bodyLimitBytes: number): OtlpFailure | undefin
 
 /** What the sender sees for anything thrown; undefined for our own faults (logged, then answered as a 500). */
 export function toOtlpFailure(err: unknown, bodyLimitBytes: number): OtlpFailure | undefined {
-  if (err instanceof DomainError) return { ...BY_KIND[err.kind], message: err.message, retryAfterSeconds: err.detail?.retryAfterSeconds };
+  const domain = domainErrorOf(err);
+  if (domain) return { ...BY_KIND[domain.kind], message: domain.message, retryAfterSeconds: domain.detail.retryAfterSeconds };
   return fromParser(err, bodyLimitBytes);
 }
 

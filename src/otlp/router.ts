@@ -7,6 +7,7 @@ import type { TelemetrySender, TelemetryWriter } from '../services/telemetry/wri
 import { BodyBudget } from '../wire/bodyBudget';
 import { DomainError, notFound } from '../errors';
 import { methodNotAllowed, sendOtlpFailure, serverFault, toOtlpFailure, tooLargeMessage } from './errors';
+import { noteFailure } from '../http/observeResponses';
 import { readRequest, OTLP_CONTENT_TYPES, OtlpContentType, OtlpRequest } from './requests';
 import { encodeMessage, responseType, Signal } from './messages';
 
@@ -109,6 +110,7 @@ export function otlpRouter(deps: OtlpDeps): Router {
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const known = toOtlpFailure(err, deps.bodyLimitBytes);
     if (!known) deps.logger.error({ err, reqId: req.id }, 'OTLP request failed');
+    noteFailure(res, err);
     sendOtlpFailure(req, res, known ?? serverFault);
   });
   return router;

@@ -1,4 +1,4 @@
-import { DomainError, ErrorKind } from '../errors';
+import { domainErrorOf, ErrorKind } from '../errors';
 
 /** RFC 7644 §3.12 `scimType` values (and DESIGN §11's list). */
 export type ScimType =
@@ -23,7 +23,7 @@ export class ScimError extends Error {
     readonly status: number,
     readonly scimType: ScimType | undefined,
     readonly detail: string,
-    /** Sent as Retry-After (503: a race lost every time). */
+    /** Sent as Retry-After (503: a race lost every time, the database out of reach). */
     readonly retryAfterSeconds?: number,
   ) {
     super(detail);
@@ -58,9 +58,10 @@ function fromParser(err: unknown): ScimError | undefined {
 /** The SCIM surface's one mapping from what went wrong to its error format; undefined for our own faults. */
 export function toScimError(err: unknown): ScimError | undefined {
   if (err instanceof ScimError) return err;
-  if (err instanceof DomainError) {
-    const [status, scimType] = err.detail.field === 'filter' ? [400, 'invalidFilter' as const] : ANSWER_OF[err.kind];
-    return new ScimError(status, scimType, err.message, err.detail.retryAfterSeconds);
+  const domain = domainErrorOf(err);
+  if (domain) {
+    const [status, scimType] = domain.detail.field === 'filter' ? [400, 'invalidFilter' as const] : ANSWER_OF[domain.kind];
+    return new ScimError(status, scimType, domain.message, domain.detail.retryAfterSeconds);
   }
   return fromParser(err);
 }

@@ -8,6 +8,7 @@ import { rateLimitMessage, setRateLimitHeaders } from '../rateLimit/headers';
 import type { ScimAuthenticator } from '../auth/scimAuthenticator';
 import { resourceTypes, schemas, serviceProviderConfig, listResponse } from './discovery';
 import { ScimError, scimErrorBody, toScimError } from './errors';
+import { noteFailure } from '../http/observeResponses';
 import { sendScim, setCaller } from './respond';
 import { scimUsers } from './users';
 import { scimResourceRouter } from './resourceRouter';
@@ -102,6 +103,7 @@ export function scimErrorHandler(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const scim = toScimError(err);
     if (!scim) logger.error({ err, reqId: req.id }, 'SCIM request failed');
+    noteFailure(res, err);
     const answer = scim ?? new ScimError(500, undefined, 'Internal server error');
     if (answer.status === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="scim"');
     if (answer.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(answer.retryAfterSeconds))));

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { DomainError, ErrorKind } from '../errors';
+import { domainErrorOf, ErrorKind } from '../errors';
+import { noteFailure } from '../http/observeResponses';
 import type { Logger } from '../logger';
 import { html, sendPage } from './messagePage';
 
@@ -22,7 +23,12 @@ const STATUS: Record<ErrorKind, number> = {
 export function signInErrorPage(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     if (res.headersSent) return;
-    if (err instanceof DomainError) return sendPage(res, STATUS[err.kind], 'Sign-in did not work', html`<p>${err.message}</p>`);
+    noteFailure(res, err);
+    const domain = domainErrorOf(err);
+    if (domain) {
+      if (domain.detail.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(domain.detail.retryAfterSeconds));
+      return sendPage(res, STATUS[domain.kind], 'Sign-in did not work', html`<p>${domain.message}</p>`);
+    }
     // express's body parser: a form too large or badly encoded.
     const status = (err as { status?: unknown }).status;
     if (typeof status === 'number' && status >= 400 && status < 500) return sendPage(res, status, 'Sign-in did not work', html`<p>The form could not be read; go back and try again.</p>`);

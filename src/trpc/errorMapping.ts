@@ -1,6 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/unstable-core-do-not-import';
-import { DomainError, ErrorKind, SERVER_ERROR_MESSAGE } from '../errors';
+import { DomainError, domainErrorOf, ErrorKind, SERVER_ERROR_MESSAGE } from '../errors';
 
 /**
  * The REST and tRPC surface's one error mapping: from anything thrown (domain errors, input validation, express's
@@ -31,7 +31,7 @@ export interface RestError {
   code: ErrorCode;
   status: number;
   message: string;
-  /** Seconds until a rate-limited client may retry. */
+  /** Seconds until the client may retry (429, 503). */
   retryAfterSeconds?: number;
   /** For a masked server error: what really failed, for the log (never sent). */
   cause?: unknown;
@@ -54,7 +54,8 @@ const CODE_OF: Record<ErrorKind, ErrorCode> = {
   too_large: 'VALIDATION_ERROR',
   unsupported_media_type: 'VALIDATION_ERROR',
   rate_limited: 'RATE_LIMITED',
-  // A figure too slow to compute (METRICS_QUERY_TIMEOUT_MS): the client is told so, with when to try again.
+  // A figure too slow to compute (METRICS_QUERY_TIMEOUT_MS), a race lost every time, the database out of reach: the
+  // client is told so, with when to try again.
   unavailable: 'SERVICE_UNAVAILABLE',
 };
 
@@ -100,14 +101,12 @@ const masked = (cause: unknown) => restError('SERVER_ERROR', SERVER_ERROR_MESSAG
 
 /** The one mapping from anything thrown to what a client may see. */
 export function toRestError(err: unknown): RestError {
-  if (err instanceof DomainError) {
-    const code = CODE_OF[err.kind];
-    return code === 'SERVER_ERROR' ? masked(err) : restError(code, err.message, { retryAfterSeconds: err.detail.retryAfterSeconds });
-  }
+  const domain = domainErrorOf(err);
+  if (domain) return restError(CODE_OF[domain.kind], domain.message, { retryAfterSeconds: domain.detail.retryAfterSeconds });
   if (isZodError(err)) return restError('VALIDATION_ERROR', describeIssues(err.issues));
   if (isParserRefusal(err)) return restError('VALIDATION_ERROR', 'Malformed request');
   if (err instanceof TRPCError) {
-    if (err.cause instanceof DomainError || isZodError(err.cause)) return toRestError(err.cause);
+    if (isZodError(err.cause)) return toRestError(err.cause);
     switch (err.code) {
       case 'NOT_FOUND':
       case 'METHOD_NOT_SUPPORTED':

@@ -72,6 +72,8 @@ export interface TestAppOptions {
   clock?: () => Date;
   /** Default: tiny. */
   scale?: DemoScale;
+  /** MySQL runs: the app reaches its database through this port on 127.0.0.1 (a proxy the test can cut). */
+  databasePort?: number;
 }
 
 export async function startTestApp(env: Record<string, string | undefined> = {}, options: TestAppOptions = {}): Promise<TestApp> {
@@ -79,7 +81,12 @@ export async function startTestApp(env: Record<string, string | undefined> = {},
   const overrides: Record<string, string | undefined> = { LOG_LEVEL: 'silent', ...env };
   if (SERVICES.databaseUrl) {
     const db = await createDatabase(SERVICES.databaseUrl);
-    overrides.DATABASE_URL = db.url;
+    const url = new URL(db.url);
+    if (options.databasePort) {
+      url.hostname = '127.0.0.1';
+      url.port = String(options.databasePort);
+    }
+    overrides.DATABASE_URL = url.toString();
     // Required with MySQL (src/secrets/secretBox.ts); on the embedded default a key file is made beside the database.
     overrides.SECRETS_KEY ??= randomBytes(32).toString('hex');
     drop = db.drop;

@@ -1,5 +1,25 @@
+import type { Sequelize } from 'sequelize';
+import { DatabaseOptions, describeDatabase } from '../../../db/connection';
 import type { RedisClient } from '../../redis';
-import type { VersionBroadcast } from './dataVersions';
+import { DataVersions, VersionBroadcast } from './dataVersions';
+
+/**
+ * How a process tells and learns data versions: every process that writes a database (an API instance, a CLI,
+ * `npm run worker`) publishes on that database's channel, so a change it made is known to every instance before it
+ * reports success; without Redis the instances' poll of the table is the only way, within `pollMs`.
+ */
+export function shareDataVersions(
+  sequelize: Sequelize,
+  options: { database: DatabaseOptions; redis?: RedisClient; pollMs: number; onError(err: unknown): void },
+): DataVersions {
+  const versions = DataVersions.for(sequelize);
+  versions.configure({
+    broadcast: options.redis ? new RedisVersionBroadcast(options.redis, `data-versions:${describeDatabase(options.database)}`) : undefined,
+    pollMs: options.pollMs,
+    onError: options.onError,
+  });
+  return versions;
+}
 
 /**
  * Data versions over Redis pub/sub, on a channel of the database's own (instances of two databases may share one
