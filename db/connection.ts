@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { AccessDeniedError, ConnectionError, Sequelize, Options, FindOptions, ConnectionOptions, Transaction } from 'sequelize';
 import type { Database as SqliteConnection } from 'sqlite3';
 import { createConnection } from 'mysql2/promise';
-import { DomainError } from '../src/errors';
+import { DomainError } from './errors';
 
 export interface DatabaseOptions {
   /** mysql://user:pass@host:port/db; absent means the embedded SQLite file. */

@@ -1,43 +1,13 @@
 import { AccessDeniedError, ConnectionAcquireTimeoutError, ConnectionError, DatabaseError, InvalidConnectionError } from 'sequelize';
 import { ClientClosedError, ClientOfflineError, ConnectionTimeoutError, SocketClosedUnexpectedlyError, SocketTimeoutError } from 'redis';
+import { DomainError, ErrorDetail } from '../db/errors';
 
 /**
- * What went wrong, in the domain's words and without any status: services, access rules and the data layer throw
- * these; each surface maps a kind to its own status and format in one place (REST and tRPC:
- * src/trpc/errorMapping.ts; SCIM: src/scim/errors.ts; ingest: src/ingest/errors.ts; OTLP: src/otlp/errors.ts),
- * after `domainErrorOf` has said which other failures are the domain's too (a store out of reach). The message says
- * what to fix.
+ * The domain's errors (the kinds and the class live in db/errors.ts, the lowest layer that throws them: the data
+ * layer refuses a NUL there) and the helpers that name them.
  */
-export type ErrorKind =
-  | 'invalid'
-  | 'unauthenticated'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'too_large'
-  | 'unsupported_media_type'
-  | 'rate_limited'
-  | 'unavailable';
-
-export interface ErrorDetail {
-  /** Seconds until the client may try again (rate_limited, unavailable). */
-  retryAfterSeconds?: number;
-  /** The input the message is about, where a surface names it (SCIM answers a bad `filter` as `invalidFilter`). */
-  field?: 'filter';
-  /** `unavailable` because a store did not answer (not a race, not a slow figure): counted apart by the metrics. */
-  outage?: 'database' | 'redis';
-}
-
-export class DomainError extends Error {
-  constructor(
-    readonly kind: ErrorKind,
-    message: string,
-    readonly detail: ErrorDetail = {},
-  ) {
-    super(message);
-    this.name = 'DomainError';
-  }
-}
+export { DomainError } from '../db/errors';
+export type { ErrorDetail, ErrorKind } from '../db/errors';
 
 export const invalid = (message: string, detail?: ErrorDetail) => new DomainError('invalid', message, detail);
 export const notFound = (message: string) => new DomainError('not_found', message);

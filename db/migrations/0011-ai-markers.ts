@@ -1,12 +1,13 @@
 import { DataTypes, QueryInterface, QueryTypes } from 'sequelize';
-import { AI_MARKER_HINTS, hasAiMarker } from '../../src/services/git/aiMarkers';
+import { AI_MARKER_HINTS, hasAiMarker } from '../rollups/aiMarkers';
 import { dropColumn } from './0004-write-path';
 
 /**
  * What AI impact and collaboration read of commits and pull requests (DESIGN §16):
- * - `ai_assisted` on commits and pull requests: the mark an AI coding tool left (src/services/git/aiMarkers.ts).
- *   Commits already stored are marked from their messages here, by the marker list of this migration's time;
- *   pull requests' descriptions were never stored, so theirs start unmarked and are marked by their next delivery.
+ * - `ai_assisted` on commits and pull requests: the mark an AI coding tool left (db/rollups/aiMarkers.ts).
+ *   Commits already stored are marked from their messages here, by the list the writers read (run later on an older
+ *   database, it marks by the list of that day, as the writers then do); pull requests' descriptions were never
+ *   stored, so theirs start unmarked and are marked by their next delivery.
  * - `additions` and `deletions` of pull requests, as the provider counts them; null until a delivery says.
  */
 const PAGE = 5_000;

@@ -1,4 +1,5 @@
 import { DataTypes, QueryInterface } from 'sequelize';
+import { markAiPullRequests } from '../rollups/pullRequests';
 import { dropColumn } from './0004-write-path';
 
 /**
@@ -19,17 +20,6 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
   await qi.addColumn('pull_requests', 'has_ai_commit', { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false });
   for (const [table, fields] of INDEXES) await qi.addIndex(table, fields, { name: nameOf(table, fields) });
   await markAiPullRequests(qi);
-}
-
-/** From the stored commits and activity, as the writers keep it then: also what the demo seed runs after writing them. */
-export async function markAiPullRequests(qi: QueryInterface): Promise<void> {
-  const ai = "(c.ai_assisted = 1 OR c.author_ai_active = 1)";
-  await qi.sequelize.query(
-    `UPDATE pull_requests SET has_ai_commit = 1 WHERE
-       EXISTS (SELECT 1 FROM commits c WHERE c.repository_id = pull_requests.repository_id AND c.sha IN (pull_requests.head_sha, pull_requests.merge_commit_sha) AND ${ai})
-       OR EXISTS (SELECT 1 FROM pull_request_activities a JOIN commits c ON c.repository_id = a.repository_id AND c.sha = SUBSTR(a.external_id, 8)
-         WHERE a.pull_request_id = pull_requests.id AND a.kind = 'commit' AND ${ai})`,
-  );
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {

@@ -1,5 +1,5 @@
 import { DataTypes, QueryInterface } from 'sequelize';
-import { emptied } from './refill';
+import { fillAuthorRepositories } from '../rollups/commits';
 
 /**
  * `author_repositories`: each member who authored commits in a repository, once (DESIGN §14: a team's repositories
@@ -18,15 +18,6 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
   });
   await qi.addIndex('author_repositories', ['repository_id'], { name: 'author_repositories_repository_id' });
   await fillAuthorRepositories(qi);
-}
-
-/** From the stored commits: also what the demo seed runs after writing them. */
-export async function fillAuthorRepositories(qi: QueryInterface): Promise<void> {
-  await emptied(qi, 'author_repositories');
-  await qi.sequelize.query(
-    `INSERT INTO author_repositories (user_id, repository_id, organization_id)
-     SELECT DISTINCT author_id, repository_id, organization_id FROM commits WHERE author_id IS NOT NULL`,
-  );
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {

@@ -1,5 +1,5 @@
 import { DataTypes, QueryInterface } from 'sequelize';
-import { emptied } from './refill';
+import { fillCommitDays } from '../rollups/commits';
 
 /**
  * `commit_days`: how many commits were created each UTC day, and how many of them are AI-assisted (DESIGN §16), per
@@ -18,18 +18,6 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     ai_commits: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
   });
   await fillCommitDays(qi);
-}
-
-/** From the stored commits: also what the demo seed runs after writing them. */
-export async function fillCommitDays(qi: QueryInterface): Promise<void> {
-  await emptied(qi, 'commit_days');
-  const day = qi.sequelize.getDialect() === 'mysql' ? 'DATE(created_at)' : 'date(created_at)';
-  const ai = 'CASE WHEN ai_assisted = 1 OR author_ai_active = 1 THEN 1 ELSE 0 END';
-  for (const scope of ['repository_id', 'organization_id']) {
-    await qi.sequelize.query(
-      `INSERT INTO commit_days (scope_id, day, commits, ai_commits) SELECT ${scope}, ${day}, COUNT(*), SUM(${ai}) FROM commits GROUP BY ${scope}, ${day}`,
-    );
-  }
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {

@@ -1,7 +1,6 @@
 import { DataTypes, QueryInterface } from 'sequelize';
+import { fillPullRequestReviewers, fillPullRequestSamples } from '../rollups/pullRequests';
 import { dropColumn } from './0004-write-path';
-import { aiPullRequestSql, MEASURES, Measure } from '../../src/services/git/pullRequestMeasures';
-import { emptied } from './refill';
 
 /**
  * What the review, collaboration, AI impact and financial figures measure on each merged pull request (DESIGN §14,
@@ -9,7 +8,7 @@ import { emptied } from './refill';
  * organization's merged pull requests is read as a few hundred daily counts and one band of values per percentile:
  * - on the pull request: `iterated` (a commit was pushed after it opened) and `sole_reviewer_id` (the one other
  *   person who reviewed it, when exactly one did);
- * - `pull_request_samples`: per merged pull request and measure, its value and band (git/bands.ts);
+ * - `pull_request_samples`: per merged pull request and measure, its value and band (db/rollups/bands.ts);
  * - `pull_request_days`: per repository and per organization (`scope_id`), UTC day of merge, measure, AI-assisted
  *   or not, and band, how many merged pull requests.
  * Filled here from the pull requests and activity already stored, with the writer's measures and bands.
@@ -48,39 +47,6 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
   // Knowledge silos: who reviewed each author's merged pull requests, from the index alone.
   await qi.addIndex('pull_requests', ['organization_id', 'merged_at', 'author_id', 'sole_reviewer_id'], { name: 'pull_requests_organization_id_merged_at_reviewer' });
   await qi.addIndex('pull_requests', ['repository_id', 'merged_at', 'author_id', 'sole_reviewer_id'], { name: 'pull_requests_repository_id_merged_at_reviewer' });
-}
-
-/** From the stored activity: also what the demo seed runs after writing it. */
-export async function fillPullRequestReviewers(qi: QueryInterface): Promise<void> {
-  // As the writer decided it then (by member match; `peer_review` comes with 0023): 0031 decides it again by the
-  // provider's identity of both people.
-  const byOther = "a.pull_request_id = pull_requests.id AND a.kind <> 'commit' AND (a.actor_id IS NULL OR pull_requests.author_id IS NULL OR a.actor_id <> pull_requests.author_id)";
-  await qi.sequelize.query(`UPDATE pull_requests SET
-      iterated = CASE WHEN EXISTS (SELECT 1 FROM pull_request_activities a WHERE a.pull_request_id = pull_requests.id AND a.kind = 'commit' AND a.created_at > pull_requests.created_at) THEN 1 ELSE 0 END,
-      sole_reviewer_id = (SELECT CASE WHEN COUNT(DISTINCT a.actor_id) = 1 THEN MIN(a.actor_id) END FROM pull_request_activities a WHERE ${byOther} AND a.actor_id IS NOT NULL)
-    WHERE EXISTS (SELECT 1 FROM pull_request_activities a WHERE a.pull_request_id = pull_requests.id)`);
-}
-
-/** From the stored pull requests: also what the demo seed runs after writing them. */
-export async function fillPullRequestSamples(qi: QueryInterface): Promise<void> {
-  await emptied(qi, 'pull_request_days', 'pull_request_samples');
-  const mysql = qi.sequelize.getDialect() === 'mysql';
-  for (const measure of Object.values(MEASURES) as Measure[]) {
-    const value = measure.sql(mysql);
-    await qi.sequelize.query(
-      `INSERT INTO pull_request_samples (pull_request_id, measure, repository_id, organization_id, merged_at, ai, band, value)
-       SELECT p.id, ${measure.id}, p.repository_id, p.organization_id, p.merged_at, ${aiPullRequestSql('p')},
-         ${measure.bands.sql(value)}, ${value}
-       FROM pull_requests p WHERE p.merged_at IS NOT NULL AND ${value} IS NOT NULL`,
-    );
-  }
-  const day = mysql ? 'DATE(merged_at)' : 'date(merged_at)';
-  for (const scope of ['repository_id', 'organization_id']) {
-    await qi.sequelize.query(
-      `INSERT INTO pull_request_days (scope_id, day, measure, ai, band, pull_requests)
-       SELECT ${scope}, ${day}, measure, ai, band, COUNT(*) FROM pull_request_samples GROUP BY ${scope}, ${day}, measure, ai, band`,
-    );
-  }
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {

@@ -1,4 +1,5 @@
 import { DataTypes, QueryInterface } from 'sequelize';
+import { fillPeerReviews } from '../rollups/pullRequests';
 import { dropColumn } from './0004-write-path';
 
 /**
@@ -17,16 +18,6 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
   await fillPeerReviews(qi);
   await qi.addIndex('pull_request_activities', ['organization_id', 'peer_review', 'created_at', 'actor_id', 'pull_request_author_id'], { name: 'pull_request_activities_organization_id_peer_review' });
   await qi.addIndex('pull_request_activities', ['repository_id', 'peer_review', 'created_at', 'actor_id', 'pull_request_author_id'], { name: 'pull_request_activities_repository_id_peer_review' });
-}
-
-/** From the stored pull requests: also what the demo seed runs after writing them. */
-export async function fillPeerReviews(qi: QueryInterface): Promise<void> {
-  await qi.sequelize.query(
-    'UPDATE pull_request_activities SET pull_request_author_id = (SELECT p.author_id FROM pull_requests p WHERE p.id = pull_request_activities.pull_request_id)',
-  );
-  await qi.sequelize.query(
-    `UPDATE pull_request_activities SET peer_review = CASE WHEN kind <> 'commit' AND (actor_id IS NULL OR pull_request_author_id IS NULL OR actor_id <> pull_request_author_id) THEN 1 ELSE 0 END`,
-  );
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {

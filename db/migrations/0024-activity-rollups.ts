@@ -1,7 +1,6 @@
 import { DataTypes, QueryInterface } from 'sequelize';
-import { authorDaysSql } from '../../src/services/git/authorDays';
-import { interactionDaysSql } from '../../src/services/activity/interactionDays';
-import { emptied } from './refill';
+import { fillAuthorDays } from '../rollups/authorDays';
+import { fillInteractionDays } from '../rollups/interactionDays';
 
 /**
  * What the activity figures read (DESIGN §14), so that a year of an organization is a few thousand rows, not a year
@@ -33,18 +32,6 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
   await fillInteractionDays(qi);
   // The authors active in a window: their days there, whose previous day is before it, from the index alone.
   await qi.addIndex('author_days', ['organization_id', 'day', 'previous_day'], { name: 'author_days_organization_id_day' });
-}
-
-/** From the stored commits: also what the demo seed runs after writing them. */
-export async function fillAuthorDays(qi: QueryInterface): Promise<void> {
-  await emptied(qi, 'author_days');
-  await qi.sequelize.query(`INSERT INTO author_days (organization_id, user_id, day, previous_day) ${authorDaysSql(qi.sequelize.getDialect() === 'mysql', '1 = 1')}`);
-}
-
-/** From the stored interactions: also what the demo seed runs after writing them. */
-export async function fillInteractionDays(qi: QueryInterface): Promise<void> {
-  await emptied(qi, 'interaction_days');
-  for (const scope of ['organization_id', 'team_id'] as const) await qi.sequelize.query(interactionDaysSql(qi.sequelize.getDialect() === 'mysql', scope, '1 = 1'));
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {

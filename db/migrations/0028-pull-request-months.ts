@@ -1,5 +1,5 @@
 import { DataTypes, QueryInterface } from 'sequelize';
-import { emptied } from './refill';
+import { fillPullRequestMonths } from '../rollups/pullRequests';
 
 /**
  * `pull_request_months`: the monthly sums of `pull_request_days` (per repository and per organization, month of
@@ -21,16 +21,6 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     pull_requests: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
   });
   await fillPullRequestMonths(qi);
-}
-
-/** From the daily counts: also what the demo seed runs after filling them. */
-export async function fillPullRequestMonths(qi: QueryInterface): Promise<void> {
-  await emptied(qi, 'pull_request_months');
-  const month = qi.sequelize.getDialect() === 'mysql' ? "DATE_FORMAT(day, '%Y-%m')" : 'substr(day, 1, 7)';
-  await qi.sequelize.query(
-    `INSERT INTO pull_request_months (scope_id, month, measure, ai, band, pull_requests)
-     SELECT scope_id, ${month}, measure, ai, band, SUM(pull_requests) FROM pull_request_days GROUP BY scope_id, ${month}, measure, ai, band`,
-  );
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {

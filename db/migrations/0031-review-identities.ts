@@ -1,7 +1,6 @@
 import { DataTypes, QueryInterface } from 'sequelize';
+import { fillPullRequestMonths, fillPullRequestSamples } from '../rollups/pullRequests';
 import { dropColumn } from './0004-write-path';
-import { fillPullRequestSamples } from './0022-pull-request-samples';
-import { fillPullRequestMonths } from './0028-pull-request-months';
 
 /**
  * "Someone other than the author" (DESIGN §16) decided by who the provider says both people are: the pull request

@@ -29,7 +29,7 @@ export class Commit extends Model<InferAttributes<Commit>, InferCreationAttribut
   declare created_at: Date;
   /** False while additions and deletions are unknown: push payloads carry no line counts; the importer fills them. */
   declare stats_known: CreationOptional<boolean>;
-  /** Its message carries an AI coding tool's mark (src/services/git/aiMarkers.ts). */
+  /** Its message carries an AI coding tool's mark (db/rollups/aiMarkers.ts). */
   declare ai_assisted: CreationOptional<boolean>;
   /** Its author used an AI coding tool that UTC day (src/services/git/authorAiActivity.ts). */
   declare author_ai_active: CreationOptional<boolean>;
@@ -178,7 +178,7 @@ export function initGit(sequelize: Sequelize): void {
       organization_id: { ...REF },
       number: { type: DataTypes.INTEGER, allowNull: false },
       title: { type: DataTypes.STRING(300), allowNull: false },
-      state: { ...SHORT } as never,
+      state: { ...SHORT },
       author_id: { ...OPTIONAL_REF },
       author_provider_id: { type: DataTypes.STRING(100), allowNull: true },
       created_at: { ...TIMESTAMP },
@@ -210,7 +210,7 @@ export function initGit(sequelize: Sequelize): void {
     {
       ...placement(),
       environment: { ...NAME },
-      status: { type: DataTypes.STRING(16), allowNull: false } as never,
+      status: { type: DataTypes.STRING(16), allowNull: false },
       sha: { type: DataTypes.STRING(40), allowNull: false },
       created_at: { ...TIMESTAMP },
       finished_at: { ...TIMESTAMP },
@@ -237,7 +237,7 @@ export function initGit(sequelize: Sequelize): void {
       repository_id: { ...REF },
       git_app_id: { ...REF },
       organization_id: { ...REF },
-      kind: { type: DataTypes.STRING(32), allowNull: false } as never,
+      kind: { type: DataTypes.STRING(32), allowNull: false },
       actor_id: { ...OPTIONAL_REF },
       actor_provider_id: { type: DataTypes.STRING(100), allowNull: true },
       pull_request_author_id: { ...OPTIONAL_REF },

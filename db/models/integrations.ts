@@ -49,7 +49,7 @@ export function initIntegrations(sequelize: Sequelize): void {
       id: { ...ID, primaryKey: true },
       organization_id: { ...REF },
       provider: { ...SHORT },
-      category: { ...SHORT } as never,
+      category: { ...SHORT },
       name: { ...NAME },
       is_active: { type: DataTypes.BOOLEAN, allowNull: false },
       created_at: { ...TIMESTAMP },
@@ -69,7 +69,7 @@ export function initIntegrations(sequelize: Sequelize): void {
     {
       id: { ...ID, primaryKey: true },
       organization_id: { ...REF },
-      provider: { ...SHORT } as never,
+      provider: { ...SHORT },
       name: { ...NAME },
       is_active: { type: DataTypes.BOOLEAN, allowNull: false },
       created_at: { ...TIMESTAMP },

@@ -46,7 +46,7 @@ export function initSettings(sequelize: Sequelize): void {
   AuthSession.init(
     {
       id_hash: { ...hash },
-      kind: { ...SHORT } as never,
+      kind: { ...SHORT },
       user_id: { ...OPTIONAL_REF },
       data: { type: DataTypes.TEXT, allowNull: false },
       created_at: { ...TIMESTAMP },
@@ -68,7 +68,7 @@ export function initSettings(sequelize: Sequelize): void {
     {
       id: { ...ID, primaryKey: true },
       organization_id: { ...REF },
-      actor_type: { ...SHORT } as never,
+      actor_type: { ...SHORT },
       actor_user_id: { ...OPTIONAL_REF },
       action: { type: DataTypes.STRING(60), allowNull: false },
       target_type: { ...SHORT },

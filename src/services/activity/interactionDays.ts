@@ -1,18 +1,14 @@
 import { Transaction } from 'sequelize';
+import { interactionDaysSql } from '../../../db/rollups/interactionDays';
 import { TelemetrySql } from '../telemetry/sql';
 
 /**
  * How many interactions of each type each UTC day saw, per organization and per team (interaction_days, `scope_id`
  * holding either id): what the activity figures read instead of a year of interactions. The service receives no
- * interactions itself; whatever stores them for an organization (the demo seed, an import) counts its days again.
+ * interactions itself; whatever stores them for an organization (the demo seed, an import) counts its days again
+ * (the SQL: db/rollups/interactionDays.ts). This counts an organization's days and its teams' again from its
+ * interactions.
  */
-export function interactionDaysSql(mysql: boolean, scope: 'organization_id' | 'team_id', where: string): string {
-  const day = mysql ? 'DATE(i.created_at)' : 'date(i.created_at)';
-  return `INSERT INTO interaction_days (scope_id, day, type, interactions)
-    SELECT i.${scope}, ${day}, i.type, COUNT(*) FROM interactions i WHERE ${where}${scope === 'team_id' ? ' AND i.team_id IS NOT NULL' : ''} GROUP BY i.${scope}, ${day}, i.type`;
-}
-
-/** The organization's days and its teams', counted again from its interactions. */
 export async function recountInteractionDays(transaction: Transaction, organizationId: string): Promise<void> {
   const sql = new TelemetrySql(transaction);
   const replacements = { organization_id: organizationId };

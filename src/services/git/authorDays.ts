@@ -1,5 +1,6 @@
 import { Transaction } from 'sequelize';
 import { AuthorRepository, Repository } from '../../../db/models';
+import { authorDaysSql } from '../../../db/rollups/authorDays';
 import { TelemetrySql } from '../telemetry/sql';
 import { chunks } from './authors';
 
@@ -12,13 +13,6 @@ import { chunks } from './authors';
  * others moves the later one's previous day), and counted again for a leaving repository's authors.
  */
 const dayOf = (at: Date) => at.toISOString().slice(0, 10);
-
-/** Each author's days and previous days, from the commits `where` picks (alias c), as rows of author_days. */
-export function authorDaysSql(mysql: boolean, where: string): string {
-  const day = mysql ? 'DATE(c.created_at)' : 'date(c.created_at)';
-  return `SELECT x.organization_id, x.user_id, x.day, LAG(x.day) OVER (PARTITION BY x.organization_id, x.user_id ORDER BY x.day)
-    FROM (SELECT c.organization_id, c.author_id AS user_id, ${day} AS day FROM commits c WHERE c.author_id IS NOT NULL AND ${where} GROUP BY c.organization_id, c.author_id, ${day}) AS x`;
-}
 
 export async function addToAuthorDays(transaction: Transaction, repository: Pick<Repository, 'organization_id'>, commits: { author_id: string | null; created_at: Date }[]): Promise<void> {
   const added = new Map<string, Set<string>>();

@@ -1,0 +1,27 @@
+import { QueryInterface } from 'sequelize';
+import { fillAuthorDays } from '../../rollups/authorDays';
+import { fillAuthorRepositories, fillCommitDays, markAllCommits } from '../../rollups/commits';
+import { fillLeadTimes, markShippedChanges } from '../../rollups/deployments';
+import { fillInteractionDays } from '../../rollups/interactionDays';
+import { fillFirstReviews, fillPeerReviews, fillPullRequestMonths, fillPullRequestReviewers, fillPullRequestSamples, markAiPullRequests } from '../../rollups/pullRequests';
+
+/**
+ * What the writers would have kept beside the rows, had the rows come through them: built whole from the stored
+ * rows, in the order each builder needs the one before it (AI marks before the pull requests' and deployments'
+ * marks, samples before their months).
+ */
+export async function rebuildRollups(qi: QueryInterface): Promise<void> {
+  await markAllCommits(qi);
+  await fillFirstReviews(qi);
+  await markAiPullRequests(qi);
+  await fillAuthorRepositories(qi);
+  await markShippedChanges(qi);
+  await fillCommitDays(qi);
+  await fillLeadTimes(qi);
+  await fillPullRequestReviewers(qi);
+  await fillPullRequestSamples(qi);
+  await fillPullRequestMonths(qi);
+  await fillPeerReviews(qi);
+  await fillAuthorDays(qi);
+  await fillInteractionDays(qi);
+}
