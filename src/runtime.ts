@@ -20,7 +20,7 @@ import { TeamWriter } from './services/people/teams';
 import { ScimAuthenticator } from './auth/scimAuthenticator';
 import { Directory } from './services/people/directory';
 import { SecretBox, secretsKeyFor } from './secrets/secretBox';
-import { GitAppWriter } from './services/git/gitApps';
+import { GitAppWriter } from './services/git/apps/gitApps';
 import { GitActivityWriter } from './services/git/writer';
 import { WebhookEndpointWriter } from './services/webhooks/endpoints';
 import { DeliveryQueue } from './services/webhooks/deliveryQueue';

@@ -2,7 +2,7 @@ import type { Principal } from '../access/principal';
 import type { ListingService } from '../services/query/listing';
 import type { MetricsService } from '../services/metrics';
 import type { WebhookEndpointWriter } from '../services/webhooks/endpoints';
-import type { GitAppWriter } from '../services/git/gitApps';
+import type { GitAppWriter } from '../services/git/apps/gitApps';
 import type { Session } from '../auth/sessions';
 
 /** What the settings procedures change through (the same writers as the CLIs). */

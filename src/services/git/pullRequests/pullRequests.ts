@@ -1,17 +1,17 @@
-import { GitApp, PullRequest, Repository } from '../../../db/models';
-import { toPullRequest } from '../../resources/git';
-import type { EventType } from '../webhooks/events';
-import type { Change } from '../changes/change';
-import { newId } from '../changes/ids';
-import type { PullRequestInput, PullRequestState } from './activity';
-import { authorDirectory } from './authors';
-import { clip, LIMITS } from './text';
-import { hasAiMarker } from './aiMarkers';
+import { GitApp, PullRequest, Repository } from '../../../../db/models';
+import { toPullRequest } from '../../../resources/git';
+import type { EventType } from '../../webhooks/events';
+import type { Change } from '../../changes/change';
+import { newId } from '../../changes/ids';
+import type { PullRequestInput, PullRequestState } from '../activity';
+import { authorDirectory } from '../authors';
+import { clip, LIMITS } from '../text';
+import { hasAiMarker } from '../aiMarkers';
 import { rejudgePullRequestReviews } from './peerReviews';
-import { refreshPullRequestAi } from './pullRequestAi';
-import { refreshPullRequestReviewers } from './pullRequestReviewers';
-import { refreshPullRequestSamples } from './pullRequestSamples';
-import { Applied, olderThanStored, recordIfNewer, sameTime } from './recordIfNewer';
+import { refreshPullRequestAi } from '../rollups/pullRequestAi';
+import { refreshPullRequestReviewers } from '../rollups/pullRequestReviewers';
+import { refreshPullRequestSamples } from '../rollups/pullRequestSamples';
+import { Applied, olderThanStored, recordIfNewer, sameTime } from '../recordIfNewer';
 
 const EVENT_OF_STATE: Record<PullRequestState, EventType> = {
   open: 'pull_request.opened',

@@ -1,14 +1,14 @@
 import { Op, Transaction } from 'sequelize';
-import { AuthorRepository, Commit, Deployment, GitApp, Incident, PullRequest, PullRequestActivity, Repository } from '../../../db/models';
-import { toRepository } from '../../resources/git';
-import type { Change } from '../changes/change';
-import { newId } from '../changes/ids';
-import { removeCommitDays } from './commitDays';
-import { authorsOf, recountAuthorDays } from './authorDays';
-import { removeLeadTimes } from './leadTimes';
-import { removePullRequestSamples } from './pullRequestSamples';
-import type { RepositoryRef } from './activity';
-import { clip, LIMITS } from './text';
+import { AuthorRepository, Commit, Deployment, GitApp, Incident, PullRequest, PullRequestActivity, Repository } from '../../../../db/models';
+import { toRepository } from '../../../resources/git';
+import type { Change } from '../../changes/change';
+import { newId } from '../../changes/ids';
+import { removeCommitDays } from '../rollups/commitDays';
+import { authorsOf, recountAuthorDays } from '../authorDays';
+import { removeLeadTimes } from '../rollups/leadTimes';
+import { removePullRequestSamples } from '../rollups/pullRequestSamples';
+import type { RepositoryRef } from '../activity';
+import { clip, LIMITS } from '../text';
 
 export interface ResolvedRepository {
   repository: Repository;

@@ -1,12 +1,12 @@
-import { Deployment, GitApp, Repository } from '../../../db/models';
-import { toDeployment } from '../../resources/git';
-import type { Change } from '../changes/change';
-import { newId } from '../changes/ids';
-import type { DeploymentInput } from './activity';
-import { Applied, recordIfNewer, sameTime } from './recordIfNewer';
-import { clip, LIMITS } from './text';
-import { refreshShippedChanges } from './shippedChanges';
-import { refreshLeadTimes } from './leadTimes';
+import { Deployment, GitApp, Repository } from '../../../../db/models';
+import { toDeployment } from '../../../resources/git';
+import type { Change } from '../../changes/change';
+import { newId } from '../../changes/ids';
+import type { DeploymentInput } from '../activity';
+import { Applied, recordIfNewer, sameTime } from '../recordIfNewer';
+import { clip, LIMITS } from '../text';
+import { refreshShippedChanges } from '../rollups/shippedChanges';
+import { refreshLeadTimes } from '../rollups/leadTimes';
 
 /**
  * One deployment per repository and provider deployment id, in its latest finished state: a status that finished

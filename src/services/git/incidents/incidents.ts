@@ -1,11 +1,11 @@
-import { GitApp, Incident, Repository } from '../../../db/models';
-import { toIncident } from '../../resources/git';
-import type { Change } from '../changes/change';
-import { newId } from '../changes/ids';
-import type { IncidentInput } from './activity';
-import { Applied, olderThanStored, recordIfNewer, sameTime } from './recordIfNewer';
-import { clip, LIMITS } from './text';
-import { refreshShippedChanges } from './shippedChanges';
+import { GitApp, Incident, Repository } from '../../../../db/models';
+import { toIncident } from '../../../resources/git';
+import type { Change } from '../../changes/change';
+import { newId } from '../../changes/ids';
+import type { IncidentInput } from '../activity';
+import { Applied, olderThanStored, recordIfNewer, sameTime } from '../recordIfNewer';
+import { clip, LIMITS } from '../text';
+import { refreshShippedChanges } from '../rollups/shippedChanges';
 
 /**
  * One incident per repository and provider issue id. As for pull requests, an older state than the one stored

@@ -1,8 +1,8 @@
 import { QueryTypes, Transaction } from 'sequelize';
-import { Deployment } from '../../../db/models';
+import { Deployment } from '../../../../db/models';
 import { aiCommitSql } from './pullRequestAi';
-import { timestampSql } from '../query/selectSql';
-import { lockRepositoryRollups } from './repositoryLock';
+import { timestampSql } from '../../query/selectSql';
+import { lockRepositoryRollups } from '../repositories/repositoryLock';
 import { timeOf } from './leadTimes';
 
 /**

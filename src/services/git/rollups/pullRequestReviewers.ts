@@ -1,5 +1,5 @@
 import { QueryTypes, Transaction } from 'sequelize';
-import { PullRequest } from '../../../db/models';
+import { PullRequest } from '../../../../db/models';
 
 /**
  * Who reviewed a pull request and whether it was iterated (DESIGN §16), kept on the pull request from its activity

@@ -1,8 +1,8 @@
 import { Transaction } from 'sequelize';
-import { Repository } from '../../../db/models';
-import { TelemetrySql } from '../telemetry/sql';
+import { Repository } from '../../../../db/models';
+import { TelemetrySql } from '../../telemetry/sql';
 import { timeOf } from './leadTimes';
-import { isAiPullRequest, MEASURES, Measure, MergedPullRequest } from './pullRequestMeasures';
+import { isAiPullRequest, MEASURES, Measure, MergedPullRequest } from '../pullRequestMeasures';
 
 /**
  * Each merged pull request's measures (pullRequestMeasures.ts), kept by the writers of what they are measured on:

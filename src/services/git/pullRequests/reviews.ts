@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
-import { GitApp, PullRequest, PullRequestActivity, Repository } from '../../../db/models';
-import type { Change } from '../changes/change';
-import { newId } from '../changes/ids';
-import type { PullRequestInput, ReviewActivityInput } from './activity';
-import { authorDirectory } from './authors';
+import { GitApp, PullRequest, PullRequestActivity, Repository } from '../../../../db/models';
+import type { Change } from '../../changes/change';
+import { newId } from '../../changes/ids';
+import type { PullRequestInput, ReviewActivityInput } from '../activity';
+import { authorDirectory } from '../authors';
 import { isPeerReview } from './peerReviews';
 import { learnPullRequestAuthor, recordPullRequest } from './pullRequests';
-import { refreshPullRequestAi } from './pullRequestAi';
-import { refreshPullRequestReviewers } from './pullRequestReviewers';
-import { refreshPullRequestSamples } from './pullRequestSamples';
-import type { Applied } from './recordIfNewer';
-import { timestampSql } from '../query/selectSql';
+import { refreshPullRequestAi } from '../rollups/pullRequestAi';
+import { refreshPullRequestReviewers } from '../rollups/pullRequestReviewers';
+import { refreshPullRequestSamples } from '../rollups/pullRequestSamples';
+import type { Applied } from '../recordIfNewer';
+import { timestampSql } from '../../query/selectSql';
 
 /** What `external_id` holds (VARCHAR(120)). */
 const EXTERNAL_ID_LENGTH = 120;

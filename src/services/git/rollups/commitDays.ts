@@ -1,6 +1,6 @@
 import { Transaction } from 'sequelize';
-import { Repository } from '../../../db/models';
-import { TelemetrySql } from '../telemetry/sql';
+import { Repository } from '../../../../db/models';
+import { TelemetrySql } from '../../telemetry/sql';
 
 /**
  * The daily commit counts AI impact reads (commit_days: per repository and per organization, all commits and the

@@ -1,9 +1,9 @@
 import { QueryTypes } from 'sequelize';
-import { PullRequest } from '../../../db/models';
-import type { Change } from '../changes/change';
-import type { ReviewActivityKind } from './activity';
-import { refreshPullRequestReviewers } from './pullRequestReviewers';
-import { refreshPullRequestSamples } from './pullRequestSamples';
+import { PullRequest } from '../../../../db/models';
+import type { Change } from '../../changes/change';
+import type { ReviewActivityKind } from '../activity';
+import { refreshPullRequestReviewers } from '../rollups/pullRequestReviewers';
+import { refreshPullRequestSamples } from '../rollups/pullRequestSamples';
 
 /**
  * Who is "someone other than the author" (DESIGN §16), one rule for the review writer (in code) and for what it

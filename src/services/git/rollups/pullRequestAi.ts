@@ -1,5 +1,5 @@
 import { QueryTypes, Transaction } from 'sequelize';
-import { PullRequest } from '../../../db/models';
+import { PullRequest } from '../../../../db/models';
 import { refreshPullRequestSamples } from './pullRequestSamples';
 
 /**

@@ -1,5 +1,5 @@
 import { QueryTypes, Transaction } from 'sequelize';
-import { Repository } from '../../../db/models';
+import { Repository } from '../../../../db/models';
 
 /**
  * What the writers keep beside a repository's rows (leadTimes.ts, shippedChanges.ts) is recomputed from its commits

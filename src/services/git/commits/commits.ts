@@ -1,18 +1,18 @@
-import { AuthorRepository, Commit, GitApp, Repository } from '../../../db/models';
+import { AuthorRepository, Commit, GitApp, Repository } from '../../../../db/models';
 import type { Transaction } from 'sequelize';
-import { toCommit, toRepository } from '../../resources/git';
-import type { Change } from '../changes/change';
-import { newId } from '../changes/ids';
-import type { CommitInput } from './activity';
-import { authorDirectory, chunks } from './authors';
-import { clip, LIMITS } from './text';
-import { hasAiMarker } from './aiMarkers';
-import { activeAuthorDays, isActiveAuthorDay } from './authorAiActivity';
-import { refreshPullRequestsOfCommits } from './pullRequestAi';
-import { earliest, refreshShippedChanges } from './shippedChanges';
-import { addToCommitDays } from './commitDays';
-import { addToAuthorDays } from './authorDays';
-import { refreshLeadTimes } from './leadTimes';
+import { toCommit, toRepository } from '../../../resources/git';
+import type { Change } from '../../changes/change';
+import { newId } from '../../changes/ids';
+import type { CommitInput } from '../activity';
+import { authorDirectory, chunks } from '../authors';
+import { clip, LIMITS } from '../text';
+import { hasAiMarker } from '../aiMarkers';
+import { activeAuthorDays, isActiveAuthorDay } from '../rollups/authorAiActivity';
+import { refreshPullRequestsOfCommits } from '../rollups/pullRequestAi';
+import { earliest, refreshShippedChanges } from '../rollups/shippedChanges';
+import { addToCommitDays } from '../rollups/commitDays';
+import { addToAuthorDays } from '../authorDays';
+import { refreshLeadTimes } from '../rollups/leadTimes';
 
 export interface CommitsRecorded {
   added: number;

@@ -1,9 +1,9 @@
 import { QueryTypes, Transaction } from 'sequelize';
-import { Deployment } from '../../../db/models';
-import { TelemetrySql } from '../telemetry/sql';
-import { timestampSql } from '../query/selectSql';
-import { durationBands } from './bands';
-import { lockRepositoryRollups } from './repositoryLock';
+import { Deployment } from '../../../../db/models';
+import { TelemetrySql } from '../../telemetry/sql';
+import { timestampSql } from '../../query/selectSql';
+import { durationBands } from '../bands';
+import { lockRepositoryRollups } from '../repositories/repositoryLock';
 
 /**
  * The lead time of every change a successful production deployment shipped (DESIGN §14: the commits of its

@@ -1,4 +1,4 @@
-import { GitApp } from '../../../db/models';
+import { GitApp } from '../../../../db/models';
 import { INGEST_PROVIDERS, IngestProvider } from './gitApps';
 
 /** Where the provider sends an app's webhooks: the service's public base + /ingest/<provider>/<id>; null for a provider not received. */
