@@ -11,7 +11,7 @@ import { GitApp } from '../db/models';
 import { EVENTS_TO_TICK, gitAppView, listGitApps } from '../src/services/git/apps/gitAppViews';
 import { Config, publicBase } from '../src/config';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
-import { ChangeRunner } from '../src/services/changes/change';
+import { ChangeRunner } from '../src/persistence/changes/change';
 import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../src/services/git/apps/gitApps';
 import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
 

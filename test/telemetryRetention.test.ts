@@ -3,7 +3,7 @@ import { startTestApp, TestApp, DEMO } from './support/harness';
 import { otelLogger, otelMeter } from './support/otel';
 import { createOtlpToken } from '../src/auth/tokenService';
 import { TelemetrySql } from '../src/services/telemetry/sql';
-import { timestampSql } from '../src/services/query/selectSql';
+import { timestampSql } from '../src/persistence/query/selectSql';
 
 /** DESIGN §15's retention: raw bodies OTLP_RAW_RETENTION_DAYS, points and events TELEMETRY_RETENTION_DAYS, rollups for good. */
 let t: TestApp;

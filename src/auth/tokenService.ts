@@ -14,7 +14,7 @@ import {
 import { generateToken, hashesEqual, hashToken, OTLP_TOKEN_PREFIX, SCIM_TOKEN_PREFIX, tokenPreview } from './tokenFormat';
 import { conditions } from '../access/conditions';
 import { DomainError, ErrorKind } from '../errors';
-import { ChangeRunner } from '../services/changes/change';
+import { ChangeRunner } from '../persistence/changes/change';
 import { Actor, OPERATOR } from '../services/audit/actor';
 
 /** A token request that cannot be done as asked; `kind` is how a surface answers it (the CLI: exit code 1). */

@@ -8,7 +8,7 @@ import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { Logger } from '../logger';
 import type { AppRouter } from '../procedures';
 import { buildOpenApiDocument } from '../openapi';
-import { isServerFault, rootCause } from '../trpc/errorMapping';
+import { isServerFault, rootCause } from '../wire/errorMapping';
 import { GateDeps, publicDocumentGate, refundPoint, requestGate } from './gate';
 import { conditionalGet } from './conditional';
 import { errorHandler, notFoundHandler } from './errors';

@@ -1,5 +1,5 @@
 import { guard } from '../access/guard';
-import { router } from '../trpc/init';
+import { router } from './init';
 import * as scopes from '../services/people/organizationScopes';
 import { OrganizationMemberResource, OrganizationResource, TeamResource, toOrganization } from '../resources/people';
 import { AppResource } from '../resources/integrations';

@@ -6,7 +6,7 @@ import { recountInteractionDays } from '../../src/services/activity/interactionD
 import { refreshLeadTimes } from '../../src/services/git/rollups/leadTimes';
 import { refreshPullRequestSamples } from '../../src/services/git/rollups/pullRequestSamples';
 import { AuthorRepository, Commit, Deployment, Incident, Interaction, Organization, PullRequest, Repository, Task } from '../../db/models';
-import { newId } from '../../src/services/changes/ids';
+import { newId } from '../../src/persistence/changes/ids';
 import type { TestApp } from './harness';
 import { DEMO } from './harness';
 import { copy, deliverToGithub, githubExamples } from './ingest';

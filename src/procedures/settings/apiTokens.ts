@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { router } from '../../trpc/init';
-import { settingsProcedure } from '../../trpc/init';
+import { router } from '../init';
+import { settingsProcedure } from '../init';
 import { createToken, listTokens, revokeToken } from '../../auth/tokenService';
 import { userActor } from '../../services/audit/actor';
 import { idParam } from '../../wire/query';

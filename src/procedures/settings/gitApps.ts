@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { router, settingsProcedure } from '../../trpc/init';
+import { router, settingsProcedure } from '../init';
 import { idParam } from '../../wire/query';
 import { INGEST_PROVIDERS } from '../../services/git/apps/gitApps';
 import { EVENTS_TO_TICK, gitAppView, listGitApps } from '../../services/git/apps/gitAppViews';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { router, settingsProcedure } from '../../trpc/init';
+import { router, settingsProcedure } from '../init';
 import { idParam } from '../../wire/query';
 import { checkOtlpToken, createOtlpToken, createScimToken, listOrganizationTokens, revokeToken } from '../../auth/tokenService';
 import { isWellFormedToken, OTLP_TOKEN_PREFIX } from '../../auth/tokenFormat';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { router, settingsProcedure } from '../../trpc/init';
+import { router, settingsProcedure } from '../init';
 import { idParam } from '../../wire/query';
 import { EVENT_TYPES } from '../../services/webhooks/events';
 import { endpointView, listEndpoints, recentAttempts } from '../../services/webhooks/endpointViews';

@@ -1,5 +1,5 @@
 import { GitApp, IngestDelivery } from '../../../db/models';
-import type { Change, ChangeRunner } from '../changes/change';
+import type { Change, ChangeRunner } from '../../persistence/changes/change';
 import type { Activity, CommitInput, Outcome, RepositoryRef } from './activity';
 import { recordCommits } from './commits/commits';
 import { recordDeployment } from './deployments/deployments';

@@ -4,10 +4,10 @@ import { Op, Transaction } from 'sequelize';
 import { Organization, WebhookDelivery, WebhookEndpoint } from '../../../db/models';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../secrets/secretBox';
 import { pauseDeliveries } from './deliveryQueue';
-import type { ChangeRunner } from '../changes/change';
+import type { ChangeRunner } from '../../persistence/changes/change';
 import { invalid, notFound } from '../../errors';
 import { EVENT_TYPES, isEventType } from './events';
-import { newId } from '../changes/ids';
+import { newId } from '../../persistence/changes/ids';
 
 export interface EndpointWithSecret {
   endpoint: WebhookEndpoint;

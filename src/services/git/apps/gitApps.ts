@@ -2,9 +2,9 @@ import { ChangeAuthority, isWithinAuthority, OPERATOR } from '../../audit/actor'
 import { randomBytes } from 'node:crypto';
 import { GitApp, GitProvider, Organization } from '../../../../db/models';
 import { openRotated, PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../../secrets/secretBox';
-import type { ChangeRunner } from '../../changes/change';
+import type { ChangeRunner } from '../../../persistence/changes/change';
 import { notFound } from '../../../errors';
-import { newId } from '../../changes/ids';
+import { newId } from '../../../persistence/changes/ids';
 
 /** Providers whose webhooks this service receives (DESIGN §13). */
 export const INGEST_PROVIDERS = ['github', 'gitlab'] as const satisfies readonly GitProvider[];

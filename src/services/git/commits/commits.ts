@@ -1,8 +1,8 @@
 import { AuthorRepository, Commit, GitApp, Repository } from '../../../../db/models';
 import type { Transaction } from 'sequelize';
 import { toCommit, toRepository } from '../../../resources/git';
-import type { Change } from '../../changes/change';
-import { newId } from '../../changes/ids';
+import type { Change } from '../../../persistence/changes/change';
+import { newId } from '../../../persistence/changes/ids';
 import type { CommitInput } from '../activity';
 import { authorDirectory, chunks } from '../authors';
 import { clip, LIMITS } from '../text';

@@ -1,7 +1,7 @@
 import { Deployment, GitApp, Repository } from '../../../../db/models';
 import { toDeployment } from '../../../resources/git';
-import type { Change } from '../../changes/change';
-import { newId } from '../../changes/ids';
+import type { Change } from '../../../persistence/changes/change';
+import { newId } from '../../../persistence/changes/ids';
 import type { DeploymentInput } from '../activity';
 import { Applied, recordIfNewer, sameTime } from '../recordIfNewer';
 import { clip, LIMITS } from '../text';

@@ -1,7 +1,7 @@
 import { GitApp, Incident, Repository } from '../../../../db/models';
 import { toIncident } from '../../../resources/git';
-import type { Change } from '../../changes/change';
-import { newId } from '../../changes/ids';
+import type { Change } from '../../../persistence/changes/change';
+import { newId } from '../../../persistence/changes/ids';
 import type { IncidentInput } from '../activity';
 import { Applied, olderThanStored, recordIfNewer, sameTime } from '../recordIfNewer';
 import { clip, LIMITS } from '../text';

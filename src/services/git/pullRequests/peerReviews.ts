@@ -1,6 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { PullRequest } from '../../../../db/models';
-import type { Change } from '../../changes/change';
+import type { Change } from '../../../persistence/changes/change';
 import type { ReviewActivityKind } from '../activity';
 import { refreshPullRequestReviewers } from '../rollups/pullRequestReviewers';
 import { refreshPullRequestSamples } from '../rollups/pullRequestSamples';

@@ -1,8 +1,8 @@
 import { GitApp, PullRequest, Repository } from '../../../../db/models';
 import { toPullRequest } from '../../../resources/git';
 import type { EventType } from '../../webhooks/events';
-import type { Change } from '../../changes/change';
-import { newId } from '../../changes/ids';
+import type { Change } from '../../../persistence/changes/change';
+import { newId } from '../../../persistence/changes/ids';
 import type { PullRequestInput, PullRequestState } from '../activity';
 import { authorDirectory } from '../authors';
 import { clip, LIMITS } from '../text';

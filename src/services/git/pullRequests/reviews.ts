@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { GitApp, PullRequest, PullRequestActivity, Repository } from '../../../../db/models';
-import type { Change } from '../../changes/change';
-import { newId } from '../../changes/ids';
+import type { Change } from '../../../persistence/changes/change';
+import { newId } from '../../../persistence/changes/ids';
 import type { PullRequestInput, ReviewActivityInput } from '../activity';
 import { authorDirectory } from '../authors';
 import { isPeerReview } from './peerReviews';
@@ -10,7 +10,7 @@ import { refreshPullRequestAi } from '../rollups/pullRequestAi';
 import { refreshPullRequestReviewers } from '../rollups/pullRequestReviewers';
 import { refreshPullRequestSamples } from '../rollups/pullRequestSamples';
 import type { Applied } from '../recordIfNewer';
-import { timestampSql } from '../../query/selectSql';
+import { timestampSql } from '../../../persistence/query/selectSql';
 
 /** What `external_id` holds (VARCHAR(120)). */
 const EXTERNAL_ID_LENGTH = 120;

@@ -1,8 +1,8 @@
 import { Op, Transaction } from 'sequelize';
 import { AuthorRepository, Commit, Deployment, GitApp, Incident, PullRequest, PullRequestActivity, Repository } from '../../../../db/models';
 import { toRepository } from '../../../resources/git';
-import type { Change } from '../../changes/change';
-import { newId } from '../../changes/ids';
+import type { Change } from '../../../persistence/changes/change';
+import { newId } from '../../../persistence/changes/ids';
 import { removeCommitDays } from '../rollups/commitDays';
 import { authorsOf, recountAuthorDays } from '../authorDays';
 import { removeLeadTimes } from '../rollups/leadTimes';

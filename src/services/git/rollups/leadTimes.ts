@@ -1,7 +1,7 @@
 import { QueryTypes, Transaction } from 'sequelize';
 import { Deployment } from '../../../../db/models';
 import { TelemetrySql } from '../../telemetry/sql';
-import { timestampSql } from '../../query/selectSql';
+import { timestampSql } from '../../../persistence/query/selectSql';
 import { durationBands } from '../bands';
 import { lockRepositoryRollups } from '../repositories/repositoryLock';
 

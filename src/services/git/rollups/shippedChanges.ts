@@ -1,7 +1,7 @@
 import { QueryTypes, Transaction } from 'sequelize';
 import { Deployment } from '../../../../db/models';
 import { aiCommitSql } from './pullRequestAi';
-import { timestampSql } from '../../query/selectSql';
+import { timestampSql } from '../../../persistence/query/selectSql';
 import { lockRepositoryRollups } from '../repositories/repositoryLock';
 import { timeOf } from './leadTimes';
 

@@ -2,7 +2,7 @@ import { QueryTypes, Sequelize, Transaction } from 'sequelize';
 
 /**
  * Tells every instance the versions a committed change raised (Redis pub/sub in the service,
- * src/services/query/versionBroadcast.ts). Messages may be lost while disconnected: `lost` says so, and the
+ * src/persistence/query/versionBroadcast.ts). Messages may be lost while disconnected: `lost` says so, and the
  * versions are read from the database until `connected` (after which a full read catches up).
  */
 export interface VersionBroadcast {

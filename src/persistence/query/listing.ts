@@ -1,7 +1,6 @@
 import {
   CountOptions,
   FindOptions,
-  Includeable,
   IncludeOptions,
   Model,
   ModelStatic,
@@ -12,68 +11,14 @@ import {
 } from 'sequelize';
 
 import type { TimeRange } from '../../wire/dates';
-import type { SortOrder } from '../../wire/query';
 import { CountCache } from './countCache';
 import { selectSql } from './selectSql';
 import type { DataVersions } from './dataVersions';
 import { anchoredKeys, OrderedRange, PageAnchors } from './pageAnchors';
 import { findPlain } from './plainRows';
+import { findRaw } from './findRaw';
+import type { ColumnRef, KeyIndex, ListSource, Page, PageRequest } from './listSource';
 import { scopeKey } from './scopeKey';
-
-/** A public field maps to an own column, or to a column of an included (belongs-to) association. */
-export type ColumnRef = string | readonly [association: string, column: string];
-
-/**
- * What a list endpoint reads: the scope (where/include) and how a row of `model` becomes a public item. The count
- * cache keys a list by these very conditions (scopeKey.ts), so two lists share a total only when they select the
- * same rows.
- */
-export interface ListSource<Item, Row extends Model = Model> {
-  model: ModelStatic<Row>;
-  where?: WhereOptions;
-  include?: Includeable[];
-  replacements?: Record<string, unknown>;
-  /** Public field → column, for fields that are not own columns of the same name. */
-  columns?: Record<string, ColumnRef>;
-  /** Tables the `where` reads through literal subqueries: their changes change the total too. */
-  alsoReads?: ModelStatic<Model>[];
-  toItem(row: Row): Item;
-  /**
-   * A scope that is a set of values of an indexed column (e.g. the caller's organizations). With several values
-   * an `IN` defeats the (column, sort, id) index and sorts every matching row; a page is then read as the merge
-   * of one ordered index range per value.
-   */
-  partition?: { column: string; values: string[] };
-  /**
-   * The scope and its order live on another table: the items are the distinct `key` values of `model`'s rows in
-   * the partition (the users who are members of the caller's organizations), which that table's
-   * (partition column, sort column, key) indexes read in order; the page's items are then loaded by key.
-   */
-  keysFrom?: KeyIndex;
-}
-
-export interface KeyIndex {
-  model: ModelStatic<Model>;
-  key: string;
-  partition: { column: string; values: string[] };
-  /** Public sort and filter field → column of `model`. */
-  columns: Record<string, string>;
-  /** Which of `model`'s rows count (e.g. active memberships); equalities on index columns after the partition. */
-  where?: Record<string, string>;
-}
-
-export interface PageRequest {
-  page: number;
-  perPage: number;
-  sort: string;
-  order: SortOrder;
-  createdAt?: TimeRange;
-}
-
-export interface Page<Item> {
-  items: Item[];
-  total: number;
-}
 
 type OrderItem = Extract<Order, unknown[]>[number];
 
@@ -170,7 +115,7 @@ export class ListingService {
   /**
    * The list's total. A short page tells it without counting (an empty page past the end does not); otherwise
    * the count cache answers, keyed by the versions of the tables the list reads, so a write through the service
-   * makes every instance count again (src/services/query/dataVersions.ts).
+   * makes every instance count again (src/persistence/query/dataVersions.ts).
    */
   private async totalOf(
     request: PageRequest,
@@ -206,9 +151,7 @@ export class ListingService {
       [index.key, direction],
     ];
     const readKeys = async (where: WhereOptions, group?: string[]) =>
-      ((await index.model.findAll({ attributes: [index.key], where, group, order, limit, offset, raw: true })) as unknown as Record<string, string>[]).map(
-        (r) => r[index.key],
-      );
+      (await findRaw<Record<string, string>>(index.model, { attributes: [index.key], where, group, order, limit, offset })).map((r) => r[index.key]);
     // One partition: one index range. Several: the merge of their ranges while shallow; deeper, one grouped
     // (distinct) read of the whole scope sorts less than every branch's first offset + limit entries.
     const identity = this.listIdentity(source, request);
@@ -223,7 +166,7 @@ export class ListingService {
           : await readKeys(whole, [index.key, sortColumn]);
 
     const found = keys.length ? await findPlain(source.model, { where: { id: { [Op.in]: keys } } }) : [];
-    const byId = new Map(found.map((row) => [(row as unknown as { id: string }).id, row]));
+    const byId = new Map(found.map((row): [unknown, Row] => [Reflect.get(row, 'id'), row]));
     const rows = keys.map((k) => byId.get(k)).filter((row): row is Row => row !== undefined);
     const total = await this.totalOf(request, rows.length, offset, identity.countKey, () =>
       index.model.count({ where: whole, ...(values.length > 1 ? { distinct: true, col: index.key } : {}) }),
@@ -302,14 +245,13 @@ export class ListingService {
     offset: number,
   ): Promise<Row[]> {
     const keyColumns = source.model.primaryKeyAttributes;
-    const keys = (await source.model.findAll({
+    const keys = await findRaw(source.model, {
       ...query,
       attributes: [...keyColumns],
       include: source.include?.map((i) => ({ ...(i as IncludeOptions), attributes: [] })),
       limit,
       offset,
-      raw: true,
-    })) as unknown as Record<string, unknown>[];
+    });
     if (keys.length === 0) return [];
     const byKey: WhereOptions =
       keyColumns.length === 1 ? { [keyColumns[0]]: { [Op.in]: keys.map((k) => k[keyColumns[0]]) } } : { [Op.or]: keys };

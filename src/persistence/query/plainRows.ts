@@ -1,4 +1,5 @@
 import { FindOptions, IncludeOptions, Includeable, Model, ModelStatic } from 'sequelize';
+import { findRaw } from './findRaw';
 import { statements } from './statements';
 
 /**
@@ -8,12 +9,11 @@ import { statements } from './statements';
  * returns dates as strings and booleans as 0/1; MySQL booleans as 0/1).
  */
 export async function findPlain<M extends Model>(model: ModelStatic<M>, options: FindOptions): Promise<M[]> {
-  const rows =
-    (await statements.findRaw(model, options)) ??
-    ((await model.findAll({ ...options, raw: true, nest: Boolean(options.include) })) as unknown as Record<string, unknown>[]);
+  // The rows stand in for instances of M: the resources read them by attribute, as they would an instance.
+  const rows = (await statements.findRaw<M>(model, options)) ?? (await findRaw<M>(model, { ...options, nest: Boolean(options.include) }));
   const conversions = conversionsOf(model, options.include);
   for (const row of rows) convert(row, conversions);
-  return rows as unknown as M[];
+  return rows;
 }
 
 type Kind = 'date' | 'boolean';
@@ -36,15 +36,15 @@ function conversionsOf(model: ModelStatic<Model>, include: Includeable | Include
   return { own, nested };
 }
 
-function convert(row: Record<string, unknown>, conversions: Conversions): void {
+function convert(row: object, conversions: Conversions): void {
   for (const [name, kind] of conversions.own) {
-    const value = row[name];
+    const value: unknown = Reflect.get(row, name);
     if (value === null || value === undefined) continue;
-    if (kind === 'date' && !(value instanceof Date)) row[name] = new Date(value as string);
-    else if (kind === 'boolean' && typeof value !== 'boolean') row[name] = value === 1 || value === '1' || value === 'true';
+    if (kind === 'date' && !(value instanceof Date)) Reflect.set(row, name, new Date(value as string));
+    else if (kind === 'boolean' && typeof value !== 'boolean') Reflect.set(row, name, value === 1 || value === '1' || value === 'true');
   }
   for (const [as, inner] of conversions.nested) {
-    const child = row[as];
-    if (child && typeof child === 'object') convert(child as Record<string, unknown>, inner);
+    const child: unknown = Reflect.get(row, as);
+    if (child && typeof child === 'object') convert(child, inner);
   }
 }

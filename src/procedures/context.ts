@@ -1,5 +1,5 @@
 import type { Principal } from '../access/principal';
-import type { ListingService } from '../services/query/listing';
+import type { ListingService } from '../persistence/query/listing';
 import type { MetricsService } from '../services/metrics';
 import type { WebhookEndpointWriter } from '../services/webhooks/endpoints';
 import type { GitAppWriter } from '../services/git/apps/gitApps';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { FindOptions, Model, ModelStatic, QueryTypes, WhereOptions } from 'sequelize';
-import { written } from './scopeKey';
+import { written } from './written';
 
 /**
  * A list's page query written by Sequelize once per shape, then run with its values as parameters (issue 23). Every
@@ -81,18 +81,18 @@ export class Statements {
    * The rows `findAll({ ...options, raw: true })` returns, through a kept statement when the options allow one
    * (no include, no replacements, a where of columns and operators); undefined when they do not.
    */
-  async findRaw(model: ModelStatic<Model>, options: FindOptions): Promise<Record<string, unknown>[] | undefined> {
+  async findRaw<R extends object = Record<string, unknown>>(model: ModelStatic<Model>, options: FindOptions): Promise<R[] | undefined> {
     if (options.include || (options as { replacements?: unknown }).replacements) return undefined;
     const parameterised = parameterise(model, options.where);
     if (!parameterised) return undefined;
     const shaped = { ...options, where: parameterised.where };
     const key = `${model.sequelize!.getDialect()}|${model.tableName}|${written(shaped)}`;
     const statement = this.statements.get(key) ?? (await this.learn(model, shaped, key));
-    return model.sequelize!.query(statement.sql, {
+    return model.sequelize!.query<R>(statement.sql, {
       replacements: statement.order.map((i) => parameterised.values[i]),
       type: QueryTypes.SELECT,
       raw: true,
-    }) as Promise<Record<string, unknown>[]>;
+    });
   }
 
   /** The statement findAll writes for a shape, read as it runs once with the markers (matching nothing). */

@@ -1,23 +1,3 @@
-import type { Model } from 'sequelize';
-import type { ListSource } from './listing';
-
-/**
- * The count cache's name for a list's scope: the very conditions its queries run (model, where, joins,
- * replacements, partition, key index), written out. A total cached for one caller is only ever served for
- * conditions that select the same rows, whichever access rule built them; no scope names itself by hand.
- */
-export function scopeKey(source: ListSource<unknown, Model>): string {
-  const { model, where, include, replacements, partition, keysFrom } = source;
-  return written({
-    table: model.tableName,
-    where,
-    include,
-    replacements,
-    partition,
-    keysFrom: keysFrom && { ...keysFrom, model: keysFrom.model.tableName },
-  });
-}
-
 /**
  * A value written out whole and in one way: object keys sorted, operators (symbols) by name, Sequelize's helpers
  * (literal, col, fn, where) by their class and fields, models by table.

@@ -1,6 +1,6 @@
 import { Transaction } from 'sequelize';
 import { OutboxEvent, WebhookDelivery, WebhookEndpoint } from '../../../db/models';
-import { newId } from '../changes/ids';
+import { newId } from './ids';
 
 export interface EmittedEvent {
   id: string;

@@ -2,7 +2,7 @@ import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { DomainError, invalid, unauthenticated } from '../errors';
 import type { AuthedContext, RequestContext, SettingsContext } from './context';
-import { toRestError, toTRPCError } from './errorMapping';
+import { toRestError, toTRPCError } from '../wire/errorMapping';
 
 const t = initTRPC
   .context<RequestContext>()

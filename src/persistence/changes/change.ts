@@ -1,11 +1,11 @@
 import { DatabaseError, Sequelize, Transaction, UniqueConstraintError } from 'sequelize';
 import { AccessChange, AuditEntry, OutboxEvent } from '../../../db/models';
-import type { AuditRecord } from '../audit/actor';
+import type { AuditRecord } from '../../services/audit/actor';
 import { DataVersions } from '../query/dataVersions';
-import type { EventType } from '../webhooks/events';
+import type { EventType } from '../../services/webhooks/events';
 import { conflict, DomainError } from '../../errors';
 import { newId } from './ids';
-import { fanOut } from '../webhooks/fanOut';
+import { fanOut } from './outbox';
 
 /**
  * One change through the service (DESIGN §10): its rows, its outbox events (§12) and the data versions that

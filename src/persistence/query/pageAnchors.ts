@@ -1,4 +1,5 @@
 import { Model, ModelStatic, Op, WhereOptions } from 'sequelize';
+import { findRaw } from './findRaw';
 
 /**
  * Deep pages without walking the index from the start. An OFFSET of 250,000 reads 250,000 index entries on
@@ -92,7 +93,7 @@ function after(range: OrderedRange, anchor: Anchor): WhereOptions {
 }
 
 async function readKeys(range: OrderedRange, from: Anchor | undefined, limit: number, offset: number): Promise<Record<string, unknown>[]> {
-  return (await range.model.findAll({
+  return findRaw(range.model, {
     attributes: [range.sortColumn, range.idColumn],
     where: from ? { [Op.and]: [range.where, after(range, from)] } : range.where,
     order: [
@@ -101,8 +102,7 @@ async function readKeys(range: OrderedRange, from: Anchor | undefined, limit: nu
     ],
     limit,
     offset,
-    raw: true,
-  })) as unknown as Record<string, unknown>[];
+  });
 }
 
 /** The ids of the page at `offset`, read from the nearest anchor: at most one block of index entries. */
