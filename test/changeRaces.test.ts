@@ -6,7 +6,7 @@ import { initModels } from '../db/models';
 import { createSequelize } from '../db/connection';
 import { createRuntime, Runtime } from '../src/runtime';
 import { createLogger } from '../src/logger';
-import { createScimToken } from '../src/auth/tokenService';
+import { createScimToken } from '../src/auth/tokens/scimTokens';
 import { ChangeRunner } from '../src/persistence/changes/change';
 import { DomainError } from '../src/errors';
 import { scimErrorHandler } from '../src/scim/router';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { router } from '../init';
 import { settingsProcedure } from '../init';
-import { createToken, listTokens, revokeToken } from '../../auth/tokenService';
+import { createToken } from '../../auth/tokens/apiTokens';
+import { listTokens, revokeToken } from '../../auth/tokens/everyKind';
 import { userActor } from '../../services/audit/actor';
 import { idParam } from '../../wire/query';
 import { label } from './inputs';
