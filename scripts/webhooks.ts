@@ -14,7 +14,7 @@ import { endpointView, listEndpoints, recentAttempts } from '../src/services/web
 import type { Config } from '../src/config';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { ChangeRunner } from '../src/persistence/changes/change';
-import { EVENT_TYPES } from '../src/services/webhooks/events';
+import { EVENT_TYPES } from '../src/persistence/changes/events';
 import { WebhookEndpointWriter } from '../src/services/webhooks/endpoints';
 import { subscribedTypes } from '../src/persistence/changes/outbox';
 import { checkEndpointUrl } from '../src/delivery/addressGuard';

@@ -3,7 +3,7 @@ import { Op, Transaction } from 'sequelize';
 import { ApiToken, ApiTokenOrganization, ApiTokenTeam, OrganizationMembership, Team } from '../../../db/models';
 import { generateToken, hashToken, tokenPreview } from '../tokenFormat';
 import { conditions } from '../../access/conditions';
-import { Actor, OPERATOR } from '../../services/audit/actor';
+import { Actor, OPERATOR } from '../../persistence/changes/auditRecord';
 import { changesOf, findUser, TokenInputError, TokenSummary } from './common';
 
 export interface CreateTokenInput {

@@ -1,6 +1,6 @@
 import { Transaction } from 'sequelize';
 import { ApiToken, OtlpToken, ScimToken } from '../../../db/models';
-import { Actor, OPERATOR } from '../../services/audit/actor';
+import { Actor, OPERATOR } from '../../persistence/changes/auditRecord';
 import { apiTokenReach, apiTokenSummaries, listApiTokens } from './apiTokens';
 import { changesOf, findUser, organizationTokenSummary, TokenInputError, tokenKindOf, TokenSummary } from './common';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { OrganizationMembership, OtlpToken, User } from '../../../db/models';
 import { generateToken, hashesEqual, hashToken, OTLP_TOKEN_PREFIX, tokenPreview } from '../tokenFormat';
 import { conditions } from '../../access/conditions';
-import { Actor, OPERATOR } from '../../services/audit/actor';
+import { Actor, OPERATOR } from '../../persistence/changes/auditRecord';
 import { changesOf, findOrganization, findUser, OTLP_TOKEN_ID_PREFIX, TokenInputError } from './common';
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ScimToken } from '../../../db/models';
 import { generateToken, hashToken, SCIM_TOKEN_PREFIX, tokenPreview } from '../tokenFormat';
-import { Actor, OPERATOR } from '../../services/audit/actor';
+import { Actor, OPERATOR } from '../../persistence/changes/auditRecord';
 import { changesOf, findOrganization, SCIM_TOKEN_ID_PREFIX } from './common';
 
 /**

@@ -1,8 +1,8 @@
 import { DatabaseError, Sequelize, Transaction, UniqueConstraintError } from 'sequelize';
 import { AccessChange, AuditEntry, OutboxEvent } from '../../../db/models';
-import type { AuditRecord } from '../../services/audit/actor';
+import type { AuditRecord } from './auditRecord';
 import { DataVersions } from '../query/dataVersions';
-import type { EventType } from '../../services/webhooks/events';
+import type { EventType } from './events';
 import { conflict, DomainError } from '../../errors';
 import { newId } from './ids';
 import { fanOut } from './outbox';

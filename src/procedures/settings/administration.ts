@@ -1,5 +1,6 @@
 import { guard } from '../../access/guard';
-import { ChangeAuthority, userActor } from '../../services/audit/actor';
+import { userActor } from '../../persistence/changes/auditRecord';
+import { ChangeAuthority } from '../../services/audit/actor';
 import type { SettingsContext } from '../context';
 
 /**

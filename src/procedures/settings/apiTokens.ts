@@ -3,7 +3,7 @@ import { router } from '../init';
 import { settingsProcedure } from '../init';
 import { createToken } from '../../auth/tokens/apiTokens';
 import { listTokens, revokeToken } from '../../auth/tokens/everyKind';
-import { userActor } from '../../services/audit/actor';
+import { userActor } from '../../persistence/changes/auditRecord';
 import { idParam } from '../../wire/query';
 import { label } from './inputs';
 

@@ -1,4 +1,5 @@
-import { ChangeAuthority, isWithinAuthority, OPERATOR } from '../../audit/actor';
+import { OPERATOR } from '../../../persistence/changes/auditRecord';
+import { ChangeAuthority, isWithinAuthority } from '../../audit/actor';
 import { randomBytes } from 'node:crypto';
 import { GitApp, GitProvider, Organization } from '../../../../db/models';
 import { openRotated, PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../../secrets/secretBox';

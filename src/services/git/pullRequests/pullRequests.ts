@@ -1,6 +1,6 @@
 import { GitApp, PullRequest, Repository } from '../../../../db/models';
 import { toPullRequest } from '../../../resources/git';
-import type { EventType } from '../../webhooks/events';
+import type { EventType } from '../../../persistence/changes/events';
 import type { Change } from '../../../persistence/changes/change';
 import { newId } from '../../../persistence/changes/ids';
 import type { PullRequestInput, PullRequestState } from '../activity';
