@@ -1,7 +1,7 @@
 /**
  * What went wrong, in the domain's words and without any status: services, access rules and the data layer throw
  * these; each surface maps a kind to its own status and format in one place (REST and tRPC:
- * src/trpc/errorMapping.ts; SCIM: src/scim/errors.ts; ingest: src/ingest/errors.ts; OTLP: src/otlp/errors.ts),
+ * src/wire/errorMapping.ts; SCIM: src/scim/errors.ts; ingest: src/ingest/errors.ts; OTLP: src/otlp/errors.ts),
  * after `domainErrorOf` (src/errors.ts) has said which other failures are the domain's too (a store out of reach).
  * The message says what to fix.
  */

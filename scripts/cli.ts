@@ -11,7 +11,7 @@ import { createSequelize, describeDatabase, waitForDatabase } from '../db/connec
 import { initModels } from '../db/models';
 import { migrate } from '../db/migrator';
 import { createRedisClient, RedisClient } from '../src/redis';
-import { shareDataVersions } from '../src/services/query/versionBroadcast';
+import { shareDataVersions } from '../src/persistence/query/versionBroadcast';
 
 export class UsageError extends Error {}
 

@@ -10,7 +10,7 @@
  * failure, 2 usage error.
  */
 import { CostRate } from '../db/models';
-import { ChangeRunner } from '../src/services/changes/change';
+import { ChangeRunner } from '../src/persistence/changes/change';
 import { CostRates, CostRateTarget, CostRateView, TOOL_COST_CURRENCY } from '../src/services/finance/costRates';
 import { AI_TOOLS } from '../src/services/telemetry/aiTools';
 import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';

@@ -8,11 +8,11 @@
  * Exit codes: 0 done, 1 bad input (unknown organization or git app) or failure, 2 usage error.
  */
 import { GitApp } from '../db/models';
-import { EVENTS_TO_TICK, gitAppView, listGitApps } from '../src/services/git/gitAppViews';
+import { EVENTS_TO_TICK, gitAppView, listGitApps } from '../src/services/git/apps/gitAppViews';
 import { Config, publicBase } from '../src/config';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
-import { ChangeRunner } from '../src/services/changes/change';
-import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../src/services/git/gitApps';
+import { ChangeRunner } from '../src/persistence/changes/change';
+import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../src/services/git/apps/gitApps';
 import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
 
 const USAGE = `Usage:

@@ -8,7 +8,7 @@
  */
 import { GitApp } from '../db/models';
 import { loadConfig } from '../src/config';
-import { ChangeRunner } from '../src/services/changes/change';
+import { ChangeRunner } from '../src/persistence/changes/change';
 import { GitActivityWriter } from '../src/services/git/writer';
 import { CloneError, commitsOfClone, repositoryOfClone } from '../src/importer/gitLog';
 import { commandOrExit, nonEmpty, openServerDatabase, parse, runCli, UsageError } from './cli';

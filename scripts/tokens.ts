@@ -21,19 +21,11 @@ import { commandOrExit, nonEmpty, openServerDatabase, parse, runCli, table, Usag
 import { parseDateParam } from '../src/wire/dates';
 import { isWellFormedToken, OTLP_TOKEN_PREFIX } from '../src/auth/tokenFormat';
 import { createLoginLink, findSignInUser } from '../src/auth/signIn';
-import {
-  checkOtlpToken,
-  findUser,
-  createOtlpToken,
-  createScimToken,
-  createToken,
-  isRevoked,
-  listTokens,
-  parseDuration,
-  revokeToken,
-  TokenInputError,
-  TokenSummary,
-} from '../src/auth/tokenService';
+import { checkOtlpToken, createOtlpToken } from '../src/auth/tokens/otlpTokens';
+import { findUser, TokenInputError, TokenSummary } from '../src/auth/tokens/common';
+import { createScimToken } from '../src/auth/tokens/scimTokens';
+import { createToken, parseDuration } from '../src/auth/tokens/apiTokens';
+import { isRevoked, listTokens, revokeToken } from '../src/auth/tokens/everyKind';
 
 const USAGE = `Usage:
   npm run tokens -- create --user <id|email> [--name N]

@@ -13,10 +13,10 @@ import { WebhookEndpoint } from '../db/models';
 import { endpointView, listEndpoints, recentAttempts } from '../src/services/webhooks/endpointViews';
 import type { Config } from '../src/config';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
-import { ChangeRunner } from '../src/services/changes/change';
-import { EVENT_TYPES } from '../src/services/webhooks/events';
+import { ChangeRunner } from '../src/persistence/changes/change';
+import { EVENT_TYPES } from '../src/persistence/changes/events';
 import { WebhookEndpointWriter } from '../src/services/webhooks/endpoints';
-import { subscribedTypes } from '../src/services/webhooks/fanOut';
+import { subscribedTypes } from '../src/persistence/changes/outbox';
 import { checkEndpointUrl } from '../src/delivery/addressGuard';
 import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
 

@@ -11,7 +11,7 @@ import { loadConfig, requireServingConfig } from '../src/config';
 import { createLogger } from '../src/logger';
 import { createDeliveryWorker, createPruner } from '../src/runtime';
 import { SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
-import { ChangeRunner } from '../src/services/changes/change';
+import { ChangeRunner } from '../src/persistence/changes/change';
 import { databasePools, ServiceMetrics } from '../src/observability/serviceMetrics';
 import { startMetricsServer } from '../src/observability/metricsServer';
 import { openServerDatabase, runCli } from './cli';

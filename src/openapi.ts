@@ -2,7 +2,7 @@ import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import type { AppRouter } from './procedures';
 import { ErrorEnvelope, errorEnvelope } from './wire/envelopes';
-import { EVENT_TYPES } from './services/webhooks/events';
+import { EVENT_TYPES } from './persistence/changes/events';
 import { EVENT_CATALOG, messageSchema } from './services/webhooks/catalog';
 
 const ERROR_RESPONSES: Record<string, { name: string; description: string; example: [string, string] }> = {

@@ -9,17 +9,17 @@ import { Authenticator } from './auth/authenticator';
 import { AccessChangeFeed } from './auth/accessChangeFeed';
 import { RateLimiter, rateLimitTiers } from './rateLimit/rateLimiter';
 import { createRedisClient, RedisClient } from './redis';
-import { ListingService } from './services/query/listing';
-import { CountCache, ResultCache } from './services/query/countCache';
-import { shareDataVersions } from './services/query/versionBroadcast';
+import { ListingService } from './persistence/query/listing';
+import { CountCache, ResultCache } from './persistence/query/countCache';
+import { shareDataVersions } from './persistence/query/versionBroadcast';
 import { MetricsService } from './services/metrics';
-import { ChangeRunner } from './services/changes/change';
+import { ChangeRunner } from './persistence/changes/change';
 import { MemberWriter } from './services/people/members';
 import { TeamWriter } from './services/people/teams';
 import { ScimAuthenticator } from './auth/scimAuthenticator';
 import { Directory } from './services/people/directory';
 import { SecretBox, secretsKeyFor } from './secrets/secretBox';
-import { GitAppWriter } from './services/git/gitApps';
+import { GitAppWriter } from './services/git/apps/gitApps';
 import { GitActivityWriter } from './services/git/writer';
 import { WebhookEndpointWriter } from './services/webhooks/endpoints';
 import { DeliveryQueue } from './services/webhooks/deliveryQueue';
@@ -41,7 +41,7 @@ import { Pruner } from './services/retention/pruner';
 import { databasePools, ServiceMetrics } from './observability/serviceMetrics';
 import { retentionPolicies } from './services/retention/policies';
 import { API_VERSION } from './openapi';
-import type { RequestContext } from './trpc/context';
+import type { RequestContext } from './procedures/context';
 import { Sessions, SESSION_DEFAULTS } from './auth/sessions';
 import { SessionAuthenticator } from './auth/sessionAuthenticator';
 import { DatabaseAuthStore, RedisAuthStore } from './auth/sessionStore';
@@ -121,7 +121,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     onBackgroundError: (err) => logger.warn({ err }, 'could not record token use'),
     onFirstUse: () => accessChanges.start(),
   });
-  // Other instances' changes arrive by Redis pub/sub when it is set, else by polling (src/services/query/dataVersions.ts).
+  // Other instances' changes arrive by Redis pub/sub when it is set, else by polling (src/persistence/query/dataVersions.ts).
   const dataVersions = shareDataVersions(sequelize, {
     database: { url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH },
     redis,

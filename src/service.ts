@@ -8,7 +8,7 @@ import { DatabaseUnreachableError, waitForDatabase } from '../db/connection';
 import { seedDemo } from '../db/demo/generator';
 import { day } from './services/metrics/window';
 import { User } from '../db/models';
-import { createToken } from './auth/tokenService';
+import { createToken } from './auth/tokens/apiTokens';
 import { shareWithPrimary, startMetricsServer } from './observability/metricsServer';
 
 async function main(options: { beforeExit?: () => Promise<void> }): Promise<void> {

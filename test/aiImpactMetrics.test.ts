@@ -1,6 +1,6 @@
 import { Commit } from '../db/models';
-import { refreshShippedChanges } from '../src/services/git/shippedChanges';
-import { addToCommitDays } from '../src/services/git/commitDays';
+import { refreshShippedChanges } from '../src/services/git/rollups/shippedChanges';
+import { addToCommitDays } from '../src/services/git/rollups/commitDays';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { deliverReviewHistory, Step } from './support/reviewHistory';
 import { insertHistory, sha } from './support/metricsHistory';

@@ -1,4 +1,4 @@
-import { hasAiMarker } from '../src/services/git/aiMarkers';
+import { hasAiMarker } from '../db/rollups/aiMarkers';
 
 /** The marks AI coding tools leave, as they write them (DESIGN §16), and look-alikes that are not theirs. */
 test.each([

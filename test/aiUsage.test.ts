@@ -4,7 +4,7 @@ import { DEMO_END } from '../db/demo/fixtures';
 import { otelLogger, otelMeter } from './support/otel';
 import { callerFor } from './support/callers';
 import { expectError } from './support/assertions';
-import { createOtlpToken } from '../src/auth/tokenService';
+import { createOtlpToken } from '../src/auth/tokens/otlpTokens';
 
 /**
  * `GET /v1/metrics/ai-usage` (DESIGN §16) over telemetry sent by the OpenTelemetry SDK's own exporters as Claude

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { QueryTypes } from 'sequelize';
 import { startTestApp, TestApp, DEMO } from './support/harness';
-import { createToken, revokeToken, TokenInputError } from '../src/auth/tokenService';
+import { createToken } from '../src/auth/tokens/apiTokens';
+import { revokeToken } from '../src/auth/tokens/everyKind';
+import { TokenInputError } from '../src/auth/tokens/common';
 import { generateToken, isWellFormedToken, OTLP_TOKEN_PREFIX, SCIM_TOKEN_PREFIX, TOKEN_PREFIX } from '../src/auth/tokenFormat';
 import { ApiToken, User } from '../db/models';
 

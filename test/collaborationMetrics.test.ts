@@ -2,7 +2,7 @@ import { startTestApp, TestApp, DEMO } from './support/harness';
 import { deliverReviewHistory, Step } from './support/reviewHistory';
 import { REVIEW_LOAD_REVIEWERS, REVIEW_NETWORK_EDGES, reviewLoad, sharingIndex } from '../src/services/metrics/collaboration';
 import { PullRequest, PullRequestActivity, Repository } from '../db/models';
-import { newId } from '../src/services/changes/ids';
+import { newId } from '../src/persistence/changes/ids';
 import { createLab } from './support/metricsHistory';
 
 /**

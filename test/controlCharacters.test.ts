@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { NulInStatementError } from '../db/connection';
-import { createScimToken } from '../src/auth/tokenService';
+import { createScimToken } from '../src/auth/tokens/scimTokens';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { SCIM } from './support/idpPayloads';
 import { copy, deliverToGithub, githubExamples } from './support/ingest';

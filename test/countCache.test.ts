@@ -1,4 +1,4 @@
-import { CountCache, ResultCache } from '../src/services/query/countCache';
+import { CountCache, ResultCache } from '../src/persistence/query/countCache';
 
 describe('CountCache', () => {
   test('concurrent misses for one key run a single count and share its result', async () => {

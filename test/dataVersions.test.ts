@@ -1,10 +1,10 @@
 import { Sequelize } from 'sequelize';
 import { startTestApp, TestApp } from './support/harness';
-import { DataVersions, VersionBroadcast } from '../src/services/query/dataVersions';
+import { DataVersions, VersionBroadcast } from '../src/persistence/query/dataVersions';
 import { createSequelize } from '../db/connection';
 
 /**
- * How an instance learns data versions without reading them per request (src/services/query/dataVersions.ts):
+ * How an instance learns data versions without reading them per request (src/persistence/query/dataVersions.ts):
  * its own commits at once, others' by the broadcast, and the table itself whenever a message could have been
  * missed. Here the broadcast is driven by hand, and a version raised behind the feed's back (SQL by hand) shows
  * which of the two answered: the database, or what the feed kept.

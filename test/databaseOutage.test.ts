@@ -5,7 +5,8 @@ import { loadConfig } from '../src/config';
 import { createLogger } from '../src/logger';
 import { createRuntime, Runtime } from '../src/runtime';
 import { generateToken, OTLP_TOKEN_PREFIX, SCIM_TOKEN_PREFIX } from '../src/auth/tokenFormat';
-import { createOtlpToken, createScimToken } from '../src/auth/tokenService';
+import { createOtlpToken } from '../src/auth/tokens/otlpTokens';
+import { createScimToken } from '../src/auth/tokens/scimTokens';
 import { freePort } from './support/ports';
 import { startTestApp, TestApp, DEMO, SERVICES } from './support/harness';
 

@@ -5,7 +5,7 @@ import { createRuntime, Runtime } from '../src/runtime';
 import type { Config } from '../src/config';
 import { eventually } from './support/receiver';
 import { createLogger } from '../src/logger';
-import { DataVersions } from '../src/services/query/dataVersions';
+import { DataVersions } from '../src/persistence/query/dataVersions';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 
 /**

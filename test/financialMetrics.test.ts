@@ -1,6 +1,6 @@
 import { OrganizationMembership, PullRequest, Repository, Task } from '../db/models';
-import { refreshPullRequestSamples } from '../src/services/git/pullRequestSamples';
-import { newId } from '../src/services/changes/ids';
+import { refreshPullRequestSamples } from '../src/services/git/rollups/pullRequestSamples';
+import { newId } from '../src/persistence/changes/ids';
 import { CostRates } from '../src/services/finance/costRates';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { createLab } from './support/metricsHistory';

@@ -4,7 +4,7 @@ import { Random } from '../db/demo/random';
 import type { Activity, RepositoryRef } from '../src/services/git/activity';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { createLab, sha } from './support/metricsHistory';
-import { durationBands, sizeBands } from '../src/services/git/bands';
+import { durationBands, sizeBands } from '../db/rollups/bands';
 
 /**
  * What the git writers keep beside the rows, against what the figures computed from the rows before: the daily

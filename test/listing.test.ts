@@ -1,8 +1,9 @@
 import { startTestApp, TestApp, DEMO } from './support/harness';
-import { ListingService, ListSource, PageRequest } from '../src/services/query/listing';
-import { CountCache } from '../src/services/query/countCache';
-import { DataVersions } from '../src/services/query/dataVersions';
-import { PageAnchors } from '../src/services/query/pageAnchors';
+import { ListingService } from '../src/persistence/query/listing';
+import type { ListSource, PageRequest } from '../src/persistence/query/listSource';
+import { CountCache } from '../src/persistence/query/countCache';
+import { DataVersions } from '../src/persistence/query/dataVersions';
+import { PageAnchors } from '../src/persistence/query/pageAnchors';
 import { organizationMembers } from '../src/services/people/organizationScopes';
 import { userApps, visibleUsers } from '../src/services/people/userScopes';
 import { commits } from '../src/services/git/gitScopes';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { QueryTypes, Sequelize } from 'sequelize';
 import { createSequelize } from '../db/connection';
-import { durationBands, sizeBands } from '../src/services/git/bands';
+import { durationBands, sizeBands } from '../db/rollups/bands';
 import { createMigrator } from '../db/migrator';
 import { SERVICES } from './support/harness';
 

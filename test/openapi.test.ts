@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from '../src/services/webhooks/events';
+import { EVENT_TYPES } from '../src/persistence/changes/events';
 import request from 'supertest';
 import { startTestApp, TestApp } from './support/harness';
 

@@ -2,7 +2,9 @@ import { startTestApp, TestApp, DEMO } from './support/harness';
 import { OtlpToken } from '../db/models';
 import { OtlpAuthenticator } from '../src/auth/otlpAuthenticator';
 import { generateToken, OTLP_TOKEN_PREFIX } from '../src/auth/tokenFormat';
-import { createOtlpToken, createScimToken, revokeToken } from '../src/auth/tokenService';
+import { createOtlpToken } from '../src/auth/tokens/otlpTokens';
+import { createScimToken } from '../src/auth/tokens/scimTokens';
+import { revokeToken } from '../src/auth/tokens/everyKind';
 import { DomainError } from '../src/errors';
 
 /** The credential of `/otlp` (DESIGN §15): OTLP tokens only, each refusal saying what to send instead. */

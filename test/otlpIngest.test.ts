@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { otelLogger, otelMeter, SenderOptions } from './support/otel';
-import { createOtlpToken } from '../src/auth/tokenService';
+import { createOtlpToken } from '../src/auth/tokens/otlpTokens';
 
 /**
  * Claude Code's telemetry sent by the OpenTelemetry JS SDK's own exporters (DESIGN §15), in every encoding the

@@ -5,7 +5,8 @@ import { deliverToGithub, githubExamples } from './support/ingest';
 import { otelMeter } from './support/otel';
 import { eventually, Receiver } from './support/receiver';
 import { createLogger } from '../src/logger';
-import { createOtlpToken, createScimToken } from '../src/auth/tokenService';
+import { createOtlpToken } from '../src/auth/tokens/otlpTokens';
+import { createScimToken } from '../src/auth/tokens/scimTokens';
 import { startMetricsServer } from '../src/observability/metricsServer';
 import { describeWithPrometheusParser, MetricFamily, parseExposition } from './support/prometheusParser';
 

@@ -2,7 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { GitApp, PullRequest, UserGitApp } from '../db/models';
 import { Random } from '../db/demo/random';
 import type { Activity, PullRequestInput, RepositoryRef } from '../src/services/git/activity';
-import { durationBands, sizeBands } from '../src/services/git/bands';
+import { durationBands, sizeBands } from '../db/rollups/bands';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { createLab, sha } from './support/metricsHistory';
 

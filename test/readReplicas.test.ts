@@ -5,7 +5,7 @@ import { loadConfig } from '../src/config';
 import { createSequelize, pingReplicas } from '../db/connection';
 import { migrate } from '../db/migrator';
 import { seedDemo } from '../db/demo/generator';
-import { createToken } from '../src/auth/tokenService';
+import { createToken } from '../src/auth/tokens/apiTokens';
 import { hashToken } from '../src/auth/tokenFormat';
 import { startTestApp, TestApp, DEMO, DEMO_END_DAY, SERVICES } from './support/harness';
 

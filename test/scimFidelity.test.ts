@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { createScimToken } from '../src/auth/tokenService';
+import { createScimToken } from '../src/auth/tokens/scimTokens';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { entraCreateUser, oktaCreateUser, SCIM } from './support/idpPayloads';
 import { copy, deliverToGithub, githubExamples } from './support/ingest';

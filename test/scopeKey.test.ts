@@ -1,7 +1,7 @@
 import { literal, Model, Op, WhereOptions } from 'sequelize';
 import { Commit, Team, User } from '../db/models';
-import { scopeKey } from '../src/services/query/scopeKey';
-import type { ListSource } from '../src/services/query/listing';
+import { scopeKey } from '../src/persistence/query/scopeKey';
+import type { ListSource } from '../src/persistence/query/listSource';
 import { startTestApp, TestApp } from './support/harness';
 
 /** The count cache names a list by the conditions its queries run: equal only where the selected rows are. */

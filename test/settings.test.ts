@@ -5,7 +5,7 @@ import { createLoginLink } from '../src/auth/signIn';
 import { publicBase } from '../src/config';
 import { appCli } from './support/cli';
 import { MemberWriter } from '../src/services/people/members';
-import { ChangeRunner } from '../src/services/changes/change';
+import { ChangeRunner } from '../src/persistence/changes/change';
 
 /**
  * The settings' procedures (DESIGN §17) as the page calls them: signed in with a one-time link, a session cookie,

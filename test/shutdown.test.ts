@@ -8,7 +8,7 @@ import { migrate } from '../db/migrator';
 import { seedDemo } from '../db/demo/generator';
 import { DEMO_END_DAY } from '../db/demo/fixtures';
 import { initModels } from '../db/models';
-import { createToken } from '../src/auth/tokenService';
+import { createToken } from '../src/auth/tokens/apiTokens';
 
 // The real process: SIGTERM stops accepting, lets in-flight requests finish, closes pools and exits 0.
 // Runs on the embedded database only: the process under test is started the way `npm start` starts it.

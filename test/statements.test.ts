@@ -3,7 +3,7 @@ import { startTestApp, TestApp, DEMO } from './support/harness';
 
 /**
  * A list's page query is written by Sequelize once per shape and then run with the request's own values as
- * parameters (src/services/query/statements.ts): the same list for another caller reuses the statement, and what
+ * parameters (src/persistence/query/statements.ts): the same list for another caller reuses the statement, and what
  * a caller sends is bound, never written into the SQL.
  */
 let t: TestApp;

@@ -1,7 +1,7 @@
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { otelLogger } from './support/otel';
 import { expectError } from './support/assertions';
-import { createOtlpToken } from '../src/auth/tokenService';
+import { createOtlpToken } from '../src/auth/tokens/otlpTokens';
 
 /**
  * `GET /v1/organizations/{id}/telemetry/events` (DESIGN §15): custom workflow events and the AI tools' events,

@@ -1,9 +1,9 @@
 import { QueryTypes } from 'sequelize';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { otelLogger, otelMeter } from './support/otel';
-import { createOtlpToken } from '../src/auth/tokenService';
+import { createOtlpToken } from '../src/auth/tokens/otlpTokens';
 import { TelemetrySql } from '../src/services/telemetry/sql';
-import { timestampSql } from '../src/services/query/selectSql';
+import { timestampSql } from '../src/persistence/query/selectSql';
 
 /** DESIGN §15's retention: raw bodies OTLP_RAW_RETENTION_DAYS, points and events TELEMETRY_RETENTION_DAYS, rollups for good. */
 let t: TestApp;

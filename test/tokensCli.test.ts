@@ -7,7 +7,7 @@ import { ApiToken, OtlpToken, ScimToken } from '../db/models';
 import { createSequelize, DatabaseOptions, describeDatabase } from '../db/connection';
 import { migrate } from '../db/migrator';
 import { generateToken, hashToken, isWellFormedToken, OTLP_TOKEN_PREFIX, SCIM_TOKEN_PREFIX } from '../src/auth/tokenFormat';
-import { TokenInputError } from '../src/auth/tokenService';
+import { TokenInputError } from '../src/auth/tokens/common';
 import { expiryOf, parseCommand, UsageError } from '../scripts/tokens';
 
 /**

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { freePort } from './support/ports';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 import { eventually } from './support/receiver';
-import { createScimToken } from '../src/auth/tokenService';
+import { createScimToken } from '../src/auth/tokens/scimTokens';
 
 /**
  * DESIGN §18's tracing: the real process (`src/main.ts`) with OTEL_EXPORTER_OTLP_ENDPOINT set sends its spans, as

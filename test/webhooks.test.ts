@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config';
 import { DeliveryQueue } from '../src/services/webhooks/deliveryQueue';
 import { retryDelay } from '../src/services/webhooks/schedule';
 import { DEFAULT_RETRY_DELAYS } from '../src/config';
-import { EVENT_TYPES } from '../src/services/webhooks/events';
+import { EVENT_TYPES } from '../src/persistence/changes/events';
 import type { MemberInput } from '../src/services/people/members';
 import { WebhookEndpointWriter } from '../src/services/webhooks/endpoints';
 import { DomainError } from '../src/errors';

@@ -1,5 +1,5 @@
 import { OtlpToken } from '../../db/models';
-import { isActiveMember } from './tokenService';
+import { isActiveMember } from './tokens/otlpTokens';
 import { LastUsedRecorder } from './lastUsed';
 import { TokenCache } from './tokenCache';
 import { hashesEqual, hashToken, isWellFormedToken, OTLP_TOKEN_PREFIX, SCIM_TOKEN_PREFIX } from './tokenFormat';

@@ -8,7 +8,7 @@ import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { Logger } from '../logger';
 import type { AppRouter } from '../procedures';
 import { buildOpenApiDocument } from '../openapi';
-import { isServerFault, rootCause, toRestError } from '../trpc/errorMapping';
+import { isServerFault, rootCause, toRestError } from '../wire/errorMapping';
 import { noteFailure } from './observeResponses';
 import { GateDeps, publicDocumentGate, refundPoint, requestGate } from './gate';
 import { conditionalGet } from './conditional';

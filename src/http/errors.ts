@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger';
-import { RestError, restError, toRestError } from '../trpc/errorMapping';
+import { RestError, restError, toRestError } from '../wire/errorMapping';
 import { errorEnvelope } from '../wire/envelopes';
 import { noteFailure } from './observeResponses';
 

@@ -4,7 +4,7 @@ import type { Authenticator } from '../auth/authenticator';
 import type { SessionAuthenticator } from '../auth/sessionAuthenticator';
 import { CSRF_HEADER, crossSiteRefusal, readCookie, SESSION_COOKIE } from '../auth/sessionCookies';
 import type { RateLimitDecision, RateLimiter } from '../rateLimit/rateLimiter';
-import type { RequestContext } from '../trpc/context';
+import type { RequestContext } from '../procedures/context';
 import { MAX_TRPC_BATCH } from '../wire/limits';
 import { rateLimitMessage, setRateLimitHeaders } from '../rateLimit/headers';
 import { decodedPath, hasControlCharacters } from '../wire/text';

@@ -2,7 +2,7 @@ import type { RateLimiter } from '../rateLimit/rateLimiter';
 import { HEAD_REFUSAL_MESSAGES, HeadRefusalKind, HeadRefuser, limitedHeadRefuser } from '../wire/headRefusals';
 import { errorBody } from './errors';
 import { rateLimited } from './gate';
-import { ErrorCode, restError, toRestError } from '../trpc/errorMapping';
+import { ErrorCode, restError, toRestError } from '../wire/errorMapping';
 
 const CODES: Record<HeadRefusalKind, ErrorCode> = {
   malformed: 'VALIDATION_ERROR',

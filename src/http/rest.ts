@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import type { Logger } from '../logger';
 import type { AppRouter } from '../procedures';
-import { isServerFault, rootCause, toRestError } from '../trpc/errorMapping';
+import { isServerFault, rootCause, toRestError } from '../wire/errorMapping';
 import { errorBody } from './errors';
 import { linkHeaderFor } from './links';
 import { noteFailure } from './observeResponses';

@@ -2,7 +2,7 @@ import { hasControlCharacters } from '../wire/text';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { verifyWithFallback } from '@octokit/webhooks-methods';
 import type { GitApp } from '../../db/models';
-import type { GitAppWriter, IngestProvider } from '../services/git/gitApps';
+import type { GitAppWriter, IngestProvider } from '../services/git/apps/gitApps';
 import { DomainError, invalid, notFound, unauthenticated } from '../errors';
 
 const PROVIDER_NAMES: Record<IngestProvider, string> = { github: 'GitHub', gitlab: 'GitLab' };

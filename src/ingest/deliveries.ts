@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { Activity } from '../services/git/activity';
-import type { IngestProvider } from '../services/git/gitApps';
+import type { IngestProvider } from '../services/git/apps/gitApps';
 import { containsNul } from '../wire/text';
 import { badRequest } from './errors';
 import { header } from './auth';

@@ -3,7 +3,7 @@ import type { Logger } from '../logger';
 import type { RateLimitDecision, RateLimiter } from '../rateLimit/rateLimiter';
 import { rateLimitMessage, setRateLimitHeaders } from '../rateLimit/headers';
 import type { GitActivityWriter } from '../services/git/writer';
-import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../services/git/gitApps';
+import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../services/git/apps/gitApps';
 import { addressedGitApp, authenticateDelivery } from './auth';
 import { BodyBudget } from '../wire/bodyBudget';
 import { parseGithubDelivery, parseGitlabDelivery } from './deliveries';

@@ -1,5 +1,5 @@
 import { guard } from '../access/guard';
-import { router } from '../trpc/init';
+import { router } from './init';
 import * as scopes from '../services/dashboards/dashboardScopes';
 import { DashboardCatalogResource, DashboardViewResource, toDashboardView } from '../resources/activity';
 import { idParam } from '../wire/query';

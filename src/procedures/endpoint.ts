@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { authedProcedure } from '../trpc/init';
-import type { AuthedContext } from '../trpc/context';
-import type { ListSource } from '../services/query/listing';
+import { authedProcedure } from './init';
+import type { AuthedContext } from './context';
+import type { ListSource } from '../persistence/query/listSource';
 import type { ItemOf, Resource } from '../resources/resource';
 import { DATE_OPERATORS, intersect, parseDateParam, rangeFor, TimeRange } from '../wire/dates';
 import { fieldsSchema, listQueryShape, parseFields, strictQuery, SortOrder } from '../wire/query';

@@ -1,6 +1,6 @@
 import { guard } from '../access/guard';
 import { rules } from '../access/rules';
-import { router } from '../trpc/init';
+import { router } from './init';
 import * as scopes from '../services/git/gitScopes';
 import { GitAppResource } from '../resources/integrations';
 import { CommitResource, DeploymentResource, IncidentResource, PullRequestActivityResource, PullRequestResource, RepositoryResource } from '../resources/git';

@@ -1,4 +1,4 @@
-import { router } from '../trpc/init';
+import { router } from './init';
 import { organizationsRouter } from './organizations';
 import { usersRouter } from './users';
 import { teamsRouter } from './teams';

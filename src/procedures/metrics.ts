@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { guard } from '../access/guard';
-import { authedProcedure, router } from '../trpc/init';
-import type { AuthedContext } from '../trpc/context';
+import { authedProcedure, router } from './init';
+import type { AuthedContext } from './context';
 import { ActivityMetricsResponse, AiUsageMetricsResponse, DoraMetricsResponse, FlowMetricsResponse, PullRequestMetricsResponse } from '../resources/metrics';
 import { MetricKind, MetricPayload, MetricTarget } from '../services/metrics';
 import { rules } from '../access/rules';

@@ -1,5 +1,5 @@
 import { guard } from '../access/guard';
-import { router } from '../trpc/init';
+import { router } from './init';
 import * as scopes from '../services/people/organizationScopes';
 import { OrganizationMemberResource, OrganizationResource, TeamResource, toOrganization } from '../resources/people';
 import { AppResource } from '../resources/integrations';
@@ -7,7 +7,7 @@ import { TelemetryEventResource } from '../resources/telemetry';
 import { organizationEvents } from '../services/telemetry/eventScopes';
 import { AuditEntryResource } from '../resources/audit';
 import { organizationAuditLog } from '../services/audit/auditLog';
-import { AUDIT_ACTIONS } from '../services/audit/actor';
+import { AUDIT_ACTIONS } from '../persistence/changes/auditRecord';
 import { idParam } from '../wire/query';
 import { z } from 'zod';
 import { getEndpoint, listEndpoint } from './endpoint';

@@ -1,7 +1,7 @@
 import { guard } from '../access/guard';
 import { resourceNotFound } from '../errors';
-import { router } from '../trpc/init';
-import { findInScope } from '../services/query/listing';
+import { router } from './init';
+import { findInScope } from '../persistence/query/listing';
 import * as scopes from '../services/people/teamScopes';
 import { TeamMemberResource, TeamResource, toTeam } from '../resources/people';
 import { InteractionResource, TaskResource } from '../resources/activity';

@@ -1,8 +1,8 @@
 import { guard } from '../access/guard';
 import { resourceNotFound } from '../errors';
 import type { Team } from '../../db/models';
-import { router } from '../trpc/init';
-import { findInScope } from '../services/query/listing';
+import { router } from './init';
+import { findInScope } from '../persistence/query/listing';
 import * as scopes from '../services/people/userScopes';
 import { teamMembership } from '../services/people/teamScopes';
 import { OrganizationResource, TeamResource, toUser, toUserTeam, UserResource, UserTeamResource } from '../resources/people';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AuditEntry } from '../../db/models';
 import { timestamp } from '../wire/envelopes';
-import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from '../services/audit/actor';
+import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from '../persistence/changes/auditRecord';
 import { defineResource, iso } from './resource';
 
 /** One change to an organization's credentials or webhooks (DESIGN §17), as its admins read it. */

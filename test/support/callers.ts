@@ -1,6 +1,6 @@
 import { forEachOpenApiProcedure, type OpenApiRouter } from 'trpc-to-openapi';
 import { appRouter } from '../../src/procedures';
-import { createCallerFactory } from '../../src/trpc/init';
+import { createCallerFactory } from '../../src/procedures/init';
 import { Authenticator } from '../../src/auth/authenticator';
 import type { TestApp } from './harness';
 import type { Body } from './assertions';

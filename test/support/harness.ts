@@ -13,7 +13,7 @@ import { migrate } from '../../db/migrator';
 import { DemoScale, seedDemo } from '../../db/demo/generator';
 import { DEMO_END_DAY } from '../../db/demo/fixtures';
 import { day } from '../../src/services/metrics/window';
-import { createToken, CreateTokenInput } from '../../src/auth/tokenService';
+import { createToken, CreateTokenInput } from '../../src/auth/tokens/apiTokens';
 
 export { DEMO, DEMO_END_DAY } from '../../db/demo/fixtures';
 

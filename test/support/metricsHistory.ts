@@ -1,12 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { refreshShippedChanges } from '../../src/services/git/shippedChanges';
-import { addToCommitDays } from '../../src/services/git/commitDays';
-import { addToAuthorDays } from '../../src/services/git/authorDays';
+import { refreshShippedChanges } from '../../src/services/git/rollups/shippedChanges';
+import { addToCommitDays } from '../../src/services/git/rollups/commitDays';
+import { addToAuthorDays } from '../../src/services/git/rollups/authorDays';
 import { recountInteractionDays } from '../../src/services/activity/interactionDays';
-import { refreshLeadTimes } from '../../src/services/git/leadTimes';
-import { refreshPullRequestSamples } from '../../src/services/git/pullRequestSamples';
+import { refreshLeadTimes } from '../../src/services/git/rollups/leadTimes';
+import { refreshPullRequestSamples } from '../../src/services/git/rollups/pullRequestSamples';
 import { AuthorRepository, Commit, Deployment, Incident, Interaction, Organization, PullRequest, Repository, Task } from '../../db/models';
-import { newId } from '../../src/services/changes/ids';
+import { newId } from '../../src/persistence/changes/ids';
 import type { TestApp } from './harness';
 import { DEMO } from './harness';
 import { copy, deliverToGithub, githubExamples } from './ingest';

@@ -1,6 +1,7 @@
 import { guard } from '../../access/guard';
-import { ChangeAuthority, userActor } from '../../services/audit/actor';
-import type { SettingsContext } from '../../trpc/context';
+import { userActor } from '../../persistence/changes/auditRecord';
+import { ChangeAuthority } from '../../services/audit/actor';
+import type { SettingsContext } from '../context';
 
 /**
  * An admin's change to their organization: 404/403 first (guard), then the authority every writer takes, so a thing

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { router } from '../../trpc/init';
-import { settingsProcedure } from '../../trpc/init';
-import { createToken, listTokens, revokeToken } from '../../auth/tokenService';
-import { userActor } from '../../services/audit/actor';
+import { router } from '../init';
+import { settingsProcedure } from '../init';
+import { createToken } from '../../auth/tokens/apiTokens';
+import { listTokens, revokeToken } from '../../auth/tokens/everyKind';
+import { userActor } from '../../persistence/changes/auditRecord';
 import { idParam } from '../../wire/query';
 import { label } from './inputs';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { router, settingsProcedure } from '../../trpc/init';
+import { router, settingsProcedure } from '../init';
 import { idParam } from '../../wire/query';
-import { INGEST_PROVIDERS } from '../../services/git/gitApps';
-import { EVENTS_TO_TICK, gitAppView, listGitApps } from '../../services/git/gitAppViews';
+import { INGEST_PROVIDERS } from '../../services/git/apps/gitApps';
+import { EVENTS_TO_TICK, gitAppView, listGitApps } from '../../services/git/apps/gitAppViews';
 import { label, organizationInput } from './inputs';
 import { asAdmin } from './administration';
 

@@ -1,4 +1,4 @@
-import { router } from '../../trpc/init';
+import { router } from '../init';
 import { sessionProcedure } from './session';
 import { apiTokensRouter } from './apiTokens';
 import { webhooksRouter } from './webhooks';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { idParam } from '../../wire/query';
-import { EVENT_TYPES } from '../../services/webhooks/events';
+import { EVENT_TYPES } from '../../persistence/changes/events';
 
 /** Names people give credentials: shown in lists, never empty. */
 export const label = (what: string) =>

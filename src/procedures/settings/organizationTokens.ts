@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { router, settingsProcedure } from '../../trpc/init';
+import { router, settingsProcedure } from '../init';
 import { idParam } from '../../wire/query';
-import { checkOtlpToken, createOtlpToken, createScimToken, listOrganizationTokens, revokeToken } from '../../auth/tokenService';
+import { checkOtlpToken, createOtlpToken } from '../../auth/tokens/otlpTokens';
+import { createScimToken } from '../../auth/tokens/scimTokens';
+import { listOrganizationTokens, revokeToken } from '../../auth/tokens/everyKind';
 import { isWellFormedToken, OTLP_TOKEN_PREFIX } from '../../auth/tokenFormat';
 import { managedSettings } from '../../services/telemetry/managedSettings';
 import { invalid } from '../../errors';

@@ -1,4 +1,4 @@
-import { settingsProcedure } from '../../trpc/init';
+import { settingsProcedure } from '../init';
 import { signedInUser } from '../../services/people/signedInUser';
 
 /** Who is signed in, in which organizations with which role, and the CSRF token the page sends with every change. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { router, settingsProcedure } from '../../trpc/init';
+import { router, settingsProcedure } from '../init';
 import { idParam } from '../../wire/query';
-import { EVENT_TYPES } from '../../services/webhooks/events';
+import { EVENT_TYPES } from '../../persistence/changes/events';
 import { endpointView, listEndpoints, recentAttempts } from '../../services/webhooks/endpointViews';
 import { eventsInput, organizationInput } from './inputs';
 import { asAdmin } from './administration';

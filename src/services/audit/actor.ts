@@ -1,45 +1,4 @@
-/**
- * Who made a change, as the audit log records it: a signed-in user (the settings page and tRPC `settings.*`), or an
- * operator with shell access (the CLIs: `npm run tokens`, `webhooks`, `gitapps`).
- */
-export type Actor = { type: 'user'; userId: string } | { type: 'operator' };
-
-export const OPERATOR: Actor = { type: 'operator' };
-
-export const userActor = (userId: string): Actor => ({ type: 'user', userId });
-
-/** What an audit entry is about: one change to one credential or webhook endpoint of an organization. */
-export interface AuditRecord {
-  organizationId: string;
-  actor: Actor;
-  action: AuditAction;
-  target: { type: AuditTargetType; id: string };
-  /** What changed, as a small JSON object; never a secret or a token's value. */
-  details?: Record<string, unknown>;
-}
-
-export const AUDIT_ACTIONS = [
-  'api_token.created',
-  'api_token.revoked',
-  'scim_token.created',
-  'scim_token.revoked',
-  'otlp_token.created',
-  'otlp_token.revoked',
-  'webhook_endpoint.created',
-  'webhook_endpoint.events_updated',
-  'webhook_endpoint.disabled',
-  'webhook_endpoint.enabled',
-  'webhook_endpoint.secret_rotated',
-  'webhook_delivery.replayed',
-  'git_app.created',
-  'git_app.secret_rotated',
-] as const;
-
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
-
-export const AUDIT_TARGET_TYPES = ['api_token', 'scim_token', 'otlp_token', 'webhook_endpoint', 'webhook_delivery', 'git_app'] as const;
-
-export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
+import type { Actor } from '../../persistence/changes/auditRecord';
 
 /**
  * Who asks for a change to an organization's settings, and where: the settings pass the organization the caller

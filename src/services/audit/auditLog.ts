@@ -1,5 +1,5 @@
 import { AuditEntry } from '../../../db/models';
-import type { ListSource } from '../query/listing';
+import type { ListSource } from '../../persistence/query/listSource';
 import { toAuditEntry } from '../../resources/audit';
 
 export interface AuditFilters {

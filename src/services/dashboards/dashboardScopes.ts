@@ -3,7 +3,7 @@ import { conditions } from '../../access/conditions';
 import type { Principal } from '../../access/principal';
 import { rules } from '../../access/rules';
 import { toCatalogEntry, toDashboardView } from '../../resources/activity';
-import type { ListSource } from '../query/listing';
+import type { ListSource } from '../../persistence/query/listSource';
 
 export function visibleDashboardViews(p: Principal): ListSource<ReturnType<typeof toDashboardView>, DashboardView> {
   const scope = rules.dashboardViewScope(p);

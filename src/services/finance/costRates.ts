@@ -1,6 +1,6 @@
 import { Op, Transaction } from 'sequelize';
 import { COST_SUBJECTS, CostRate, CostSubject, Organization, OrganizationMembership, User, UserEmail } from '../../../db/models';
-import type { ChangeRunner } from '../changes/change';
+import type { ChangeRunner } from '../../persistence/changes/change';
 import { conflict, invalid, notFound } from '../../errors';
 import { normalizeEmail } from '../people/profile';
 import { checkAmount, checkCurrency, checkTool, CostPer, DEFAULT_CURRENCY, PER, TOOL_COST_CURRENCY } from './costInputs';

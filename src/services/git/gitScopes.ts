@@ -3,7 +3,7 @@ import type { Principal } from '../../access/principal';
 import { conditions } from '../../access/conditions';
 import { toGitApp } from '../../resources/integrations';
 import { toCommit, toDeployment, toIncident, toPullRequest, toPullRequestActivity, toRepository } from '../../resources/git';
-import type { ListSource } from '../query/listing';
+import type { ListSource } from '../../persistence/query/listSource';
 
 /** Commits, pull requests, deployments and incidents carry their git app and organization, so each scope below is one index range. */
 export type GitScope = { repositoryId: string } | { gitAppId: string } | { organizationIds: string[] };

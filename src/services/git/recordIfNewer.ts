@@ -1,5 +1,5 @@
 import type { Model } from 'sequelize';
-import type { Change } from '../changes/change';
+import type { Change } from '../../persistence/changes/change';
 
 export type Applied = 'created' | 'updated' | 'unchanged' | 'stale';
 

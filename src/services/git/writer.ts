@@ -1,12 +1,12 @@
 import { GitApp, IngestDelivery } from '../../../db/models';
-import type { Change, ChangeRunner } from '../changes/change';
+import type { Change, ChangeRunner } from '../../persistence/changes/change';
 import type { Activity, CommitInput, Outcome, RepositoryRef } from './activity';
-import { recordCommits } from './commits';
-import { recordDeployment } from './deployments';
-import { recordIncident } from './incidents';
-import { recordPullRequest } from './pullRequests';
-import { recordReview } from './reviews';
-import { deleteRepository, findRepository, resolveRepository } from './repositories';
+import { recordCommits } from './commits/commits';
+import { recordDeployment } from './deployments/deployments';
+import { recordIncident } from './incidents/incidents';
+import { recordPullRequest } from './pullRequests/pullRequests';
+import { recordReview } from './pullRequests/reviews';
+import { deleteRepository, findRepository, resolveRepository } from './repositories/repositories';
 
 /** A provider's delivery: which git app it came to, its id (for deduplication) and its event name. */
 export interface Delivery {

@@ -1,6 +1,6 @@
 import { Commit, Team } from '../../../db/models';
-import type { ResultCache } from '../query/countCache';
-import type { DataVersions } from '../query/dataVersions';
+import type { ResultCache } from '../../persistence/query/countCache';
+import type { DataVersions } from '../../persistence/query/dataVersions';
 import { activityFigures } from './activity';
 import { aiUsageFigures } from './aiUsage';
 import { collaborationFigures } from './collaboration';

@@ -1,4 +1,4 @@
-import { Measure, MEASURES, MeasureName } from '../git/pullRequestMeasures';
+import { Measure, MEASURES, MeasureName } from '../../../db/rollups/pullRequestMeasures';
 import { bandedPercentiles, Distributions } from './bandedPercentiles';
 import { BucketOf, MetricSql, Percentile } from './sql';
 

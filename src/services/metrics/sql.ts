@@ -1,7 +1,7 @@
 import { QueryTypes, Sequelize } from 'sequelize';
 import { DAY_MS, day, MetricWindow, weekOffset } from './window';
 import { MetricScope, scopeCondition, ScopedBy, scopeReplacements } from './scope';
-import { timestampSql } from '../query/selectSql';
+import { timestampSql } from '../../persistence/query/selectSql';
 import { DomainError } from '../../errors';
 
 /**

@@ -1,9 +1,9 @@
 import { Op, Transaction } from 'sequelize';
 import { MembershipStatus, ORGANIZATION_ROLES, OrganizationMembership, OrganizationRole, Team, TeamMembership, User, UserEmail } from '../../../db/models';
 import { toOrganizationMember } from '../../resources/people';
-import type { Change, ChangeRunner } from '../changes/change';
+import type { Change, ChangeRunner } from '../../persistence/changes/change';
 import { conflict, notFound } from '../../errors';
-import { newId } from '../changes/ids';
+import { newId } from '../../persistence/changes/ids';
 import { assertEmailsFree, EmailAddress, emailRows, emailsDiffer, emailsOf, NameParts, namePartColumns, normalizeEmail, replaceEmails } from './profile';
 
 export { normalizeEmail } from './profile';

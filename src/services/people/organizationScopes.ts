@@ -4,7 +4,7 @@ import type { Principal } from '../../access/principal';
 import { conditions } from '../../access/conditions';
 import { memberColumns, toOrganization, toOrganizationMember, toTeam } from '../../resources/people';
 import { toApp } from '../../resources/integrations';
-import type { ListSource } from '../query/listing';
+import type { ListSource } from '../../persistence/query/listSource';
 
 export function accessibleOrganizations(p: Principal): ListSource<ReturnType<typeof toOrganization>, Organization> {
   return {

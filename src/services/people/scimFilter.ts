@@ -1,7 +1,7 @@
 import { col, fn, literal, Op, Sequelize, where, WhereOptions } from 'sequelize';
 import type { Filter } from 'scim2-parse-filter';
 import { invalid } from '../../errors';
-import { whereSql } from '../query/selectSql';
+import { whereSql } from '../../persistence/query/selectSql';
 
 /**
  * SCIM filters (RFC 7644 §3.4.2.2) as `where` conditions, so a filtered list pages in the database like any

@@ -4,7 +4,7 @@ import type { Principal } from '../../access/principal';
 import { conditions } from '../../access/conditions';
 import { memberColumns, toTeam, toTeamMember } from '../../resources/people';
 import { toInteraction, toTask } from '../../resources/activity';
-import type { ListSource } from '../query/listing';
+import type { ListSource } from '../../persistence/query/listSource';
 
 /** Teams of the accessible organizations (only the token's teams when it names teams). */
 export function accessibleTeams(p: Principal): ListSource<ReturnType<typeof toTeam>, Team> {

@@ -1,9 +1,9 @@
 import { Op, Transaction } from 'sequelize';
 import { OrganizationMembership, Team, TeamMembership } from '../../../db/models';
 import { toTeam } from '../../resources/people';
-import type { Change, ChangeRunner } from '../changes/change';
+import type { Change, ChangeRunner } from '../../persistence/changes/change';
 import { conflict, invalid, notFound } from '../../errors';
-import { newId } from '../changes/ids';
+import { newId } from '../../persistence/changes/ids';
 
 export interface TeamInput {
   name: string;

@@ -6,7 +6,7 @@ import { conditions } from '../../access/conditions';
 import { memberColumns, toOrganization, toTeam, toUser } from '../../resources/people';
 import { toUserApp, toUserGitApp, userAppColumns, userGitAppColumns } from '../../resources/integrations';
 import { toDashboardView, toInteraction } from '../../resources/activity';
-import type { ListSource } from '../query/listing';
+import type { ListSource } from '../../persistence/query/listSource';
 
 type PersonalScope = ReturnType<typeof rules.personalDataScope>;
 

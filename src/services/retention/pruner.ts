@@ -1,6 +1,6 @@
 import { QueryTypes, Sequelize } from 'sequelize';
-import { timestampSql } from '../query/selectSql';
-import { ChangeRunner } from '../changes/change';
+import { timestampSql } from '../../persistence/query/selectSql';
+import { ChangeRunner } from '../../persistence/changes/change';
 import type { RetentionPolicy } from './policies';
 
 const DAY_MS = 86_400_000;

@@ -1,5 +1,5 @@
 import { TelemetryEvent } from '../../../db/models';
-import type { ListSource } from '../query/listing';
+import type { ListSource } from '../../persistence/query/listSource';
 import { toTelemetryEvent } from '../../resources/telemetry';
 
 export interface EventFilters {

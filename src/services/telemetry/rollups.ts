@@ -1,6 +1,6 @@
 import { AI_MEASURES, AiMeasure, Contribution } from './aiTools';
 import type { TelemetrySql } from './sql';
-import { AuthorDay, markCommitsOfActiveDays } from '../git/authorAiActivity';
+import { AuthorDay, markCommitsOfActiveDays } from '../git/rollups/authorAiActivity';
 
 const KEYS = ['organization_id', 'day', 'user_key', 'tool', 'model'] as const;
 const ORG_KEYS = ['organization_id', 'day', 'tool', 'model', 'attributed'] as const;

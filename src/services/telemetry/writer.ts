@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import type { ChangeRunner } from '../changes/change';
-import { newId } from '../changes/ids';
+import type { ChangeRunner } from '../../persistence/changes/change';
+import { newId } from '../../persistence/changes/ids';
 import { Attributes, columnText, LogsBatch, MetricsBatch, RawBody, Refusal } from './batch';
 import { eventContributions, metricContributions, toolOf } from './aiTools';
 import { EventRecord, eventOf, newEvents } from './events';

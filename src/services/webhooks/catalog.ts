@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EventType } from './events';
+import type { EventType } from '../../persistence/changes/events';
 import { CommitResource, DeploymentResource, IncidentResource, PullRequestResource, RepositoryResource } from '../../resources/git';
 import { OrganizationMemberResource, TeamResource } from '../../resources/people';
 import { timestamp } from '../../wire/envelopes';

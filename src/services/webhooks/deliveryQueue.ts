@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { Op, Sequelize, Transaction } from 'sequelize';
-import { selectSql } from '../query/selectSql';
+import { selectSql } from '../../persistence/query/selectSql';
 import { OutboxEvent, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../../../db/models';
 import { openRotated, SecretBox } from '../../secrets/secretBox';
-import type { ChangeRunner } from '../changes/change';
+import type { ChangeRunner } from '../../persistence/changes/change';
 import { retryDelay } from './schedule';
 
 /** An endpoint failing this long, with no 2xx in between, is disabled (DESIGN §12). */

@@ -1,7 +1,7 @@
 import { Op } from 'sequelize';
 import { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '../../../db/models';
 import { notFound } from '../../errors';
-import { subscribedTypes } from './fanOut';
+import { subscribedTypes } from '../../persistence/changes/outbox';
 
 /** An endpoint as the CLI and the settings show it: never its secret. */
 export function endpointView(e: WebhookEndpoint) {

@@ -1,13 +1,14 @@
-import { ChangeAuthority, isWithinAuthority, OPERATOR } from '../audit/actor';
+import { OPERATOR } from '../../persistence/changes/auditRecord';
+import { ChangeAuthority, isWithinAuthority } from '../audit/actor';
 import { randomBytes } from 'node:crypto';
 import { Op, Transaction } from 'sequelize';
 import { Organization, WebhookDelivery, WebhookEndpoint } from '../../../db/models';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../secrets/secretBox';
 import { pauseDeliveries } from './deliveryQueue';
-import type { ChangeRunner } from '../changes/change';
+import type { ChangeRunner } from '../../persistence/changes/change';
 import { invalid, notFound } from '../../errors';
-import { EVENT_TYPES, isEventType } from './events';
-import { newId } from '../changes/ids';
+import { EVENT_TYPES, isEventType } from '../../persistence/changes/events';
+import { newId } from '../../persistence/changes/ids';
 
 export interface EndpointWithSecret {
   endpoint: WebhookEndpoint;

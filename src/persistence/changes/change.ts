@@ -1,0 +1,165 @@
+import { DatabaseError, Sequelize, Transaction, UniqueConstraintError } from 'sequelize';
+import { AccessChange, AuditEntry, OutboxEvent } from '../../../db/models';
+import type { AuditRecord } from './auditRecord';
+import { DataVersions } from '../query/dataVersions';
+import type { EventType } from './events';
+import { conflict, DomainError } from '../../errors';
+import { newId } from './ids';
+import { fanOut } from './outbox';
+
+/**
+ * One change through the service (DESIGN §10): its rows, its outbox events (§12) and the data versions that
+ * keep every instance's list totals exact, committed together or not at all. Every writer makes its changes
+ * through `ChangeRunner.run`; none opens a transaction of its own.
+ */
+export interface Change {
+  readonly transaction: Transaction;
+  /** Names tables this change writes: their versions go up when it commits. */
+  wrote(...tables: string[]): void;
+  /** An event of the change, for the organization's subscribers; written to the outbox in this transaction. */
+  emit(organizationId: string, type: EventType, data: unknown): void;
+  /** Users whose access changes (suspension, removal, role): every instance forgets their cached tokens. */
+  accessChanged(userId: string): void;
+  /** A change to an organization's credentials or webhooks, for its admins' audit log (DESIGN §17). */
+  audit(record: AuditRecord): void;
+}
+
+/** What a committed change tells the rest of the process (e.g. the authenticator's token cache). */
+export interface Committed {
+  tables: string[];
+  accessChangedUsers: string[];
+  /** Outgoing webhook deliveries the change queued (a delivery worker on this instance starts on them at once). */
+  deliveries: number;
+}
+
+const MAX_ATTEMPTS = 5;
+
+export class ChangeRunner {
+  private static readonly runners = new WeakMap<Sequelize, ChangeRunner>();
+
+  /**
+   * The one runner of a database: the API, a CLI and a test that write through the same Sequelize share its SQLite
+   * queue and its listeners.
+   */
+  static for(sequelize: Sequelize): ChangeRunner {
+    let runner = ChangeRunner.runners.get(sequelize);
+    if (!runner) ChangeRunner.runners.set(sequelize, (runner = new ChangeRunner(sequelize)));
+    return runner;
+  }
+
+  private readonly listeners: ((committed: Committed) => void | Promise<void>)[] = [];
+  /** SQLite has one writer at a time; queueing here spares each change a busy error and a retry. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly sequelize: Sequelize, private readonly now: () => Date = () => new Date()) {}
+
+  /**
+   * Called after every committed change on this instance (other instances notice within their caches' TTL). A
+   * listener's promise is awaited before the change's caller hears back (ending the sessions of a suspended member
+   * happens before the suspension is answered); it must not reject.
+   */
+  onCommitted(listener: (committed: Committed) => void | Promise<void>): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * `readCommitted`: for changes that lock rows which may not exist yet, many at once (telemetry's series and
+   * batches): at MariaDB's default isolation such reads lock the gaps too, and concurrent inserts into those gaps
+   * deadlock. SQLite has one writer at a time either way.
+   */
+  run<T>(work: (change: Change) => Promise<T>, options: { readCommitted?: boolean } = {}): Promise<T> {
+    if (this.sequelize.getDialect() !== 'sqlite') return this.withRetries(work, options.readCommitted ?? false);
+    const next = this.queue.then(() => this.withRetries(work, false));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * A change that lost a race runs again from the start, reading what the winner committed: a deadlock victim on
+   * MariaDB, or a row a concurrent change inserted first (two provisionings of one new e-mail: the second then
+   * finds the user and adds its membership). A race lost every time is a conflict (409) when the row exists, else 503 with Retry-After: never the client's fault.
+   */
+  private async withRetries<T>(work: (change: Change) => Promise<T>, readCommitted: boolean): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.runNow(work, readCommitted);
+      } catch (err) {
+        const race = lostRace(err);
+        if (!race) throw err;
+        // A busy SQLite file has already been waited for (its busy timeout): trying again would only wait again.
+        if (race !== 'busy' && attempt < MAX_ATTEMPTS) {
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+          continue;
+        }
+        // Another change keeps making the row first: what this one would add exists (409).
+        if (race === 'duplicate') throw conflict('That already exists: a concurrent change made it first');
+        // Nothing the client sent is wrong: the same request is likely to succeed in a moment.
+        throw new DomainError('unavailable', `The change lost to concurrent changes of the same data ${MAX_ATTEMPTS} times; send it again`, {
+          retryAfterSeconds: 1,
+        });
+      }
+    }
+  }
+
+  private async runNow<T>(work: (change: Change) => Promise<T>, readCommitted: boolean): Promise<T> {
+    const tables = new Set<string>();
+    const users = new Set<string>();
+    const events: { id: string; organization_id: string; type: EventType; data: string; created_at: Date }[] = [];
+    const audits: AuditRecord[] = [];
+    let deliveries = 0;
+    const isolation = readCommitted ? { isolationLevel: Transaction.ISOLATION_LEVELS.READ_COMMITTED } : {};
+    const result = await this.sequelize.transaction(isolation, async (transaction) => {
+      const value = await work({
+        transaction,
+        wrote: (...names) => names.forEach((n) => tables.add(n)),
+        emit: (organizationId, type, data) =>
+          events.push({ id: newId('evt'), organization_id: organizationId, type, data: JSON.stringify(data), created_at: this.now() }),
+        accessChanged: (userId) => users.add(userId),
+        audit: (record) => {
+          audits.push(record);
+          tables.add(AuditEntry.tableName);
+        },
+      });
+      if (audits.length) await AuditEntry.bulkCreate(audits.map((a) => auditRow(a, this.now())), { transaction });
+      if (tables.size) await DataVersions.for(this.sequelize).recordChange([...tables], transaction);
+      // Every instance reads these and forgets the users' cached tokens (src/auth/accessChangeFeed.ts).
+      if (users.size) await AccessChange.bulkCreate([...users].map((user_id) => ({ user_id, created_at: this.now() })), { transaction });
+      if (events.length) {
+        await OutboxEvent.bulkCreate(events, { transaction });
+        deliveries = await fanOut(events, transaction, this.now());
+      }
+      return value;
+    });
+    const committed = { tables: [...tables], accessChangedUsers: [...users], deliveries };
+    await Promise.all(this.listeners.map((listener) => listener(committed)));
+    return result;
+  }
+}
+
+function auditRow(record: AuditRecord, now: Date) {
+  return {
+    id: newId('aud'),
+    organization_id: record.organizationId,
+    actor_type: record.actor.type,
+    actor_user_id: record.actor.type === 'user' ? record.actor.userId : null,
+    action: record.action,
+    target_type: record.target.type,
+    target_id: record.target.id,
+    details: JSON.stringify(record.details ?? {}),
+    created_at: now,
+  };
+}
+
+/**
+ * A race this change lost, not a fault of its input: on MySQL a deadlock (1213) or a lock wait that timed out
+ * (1205), or a row a concurrent change inserted first; on SQLite the file stayed locked by another process past
+ * the busy timeout (db/connection.ts).
+ */
+function lostRace(err: unknown): 'duplicate' | 'locked' | 'busy' | undefined {
+  if (err instanceof UniqueConstraintError) return 'duplicate';
+  if (!(err instanceof DatabaseError)) return undefined;
+  const cause = err.parent;
+  const errno = 'errno' in cause ? cause.errno : undefined;
+  if (errno === 1213 || errno === 1205) return 'locked';
+  return 'code' in cause && cause.code === 'SQLITE_BUSY' ? 'busy' : undefined;
+}

@@ -1,0 +1,38 @@
+import type { Principal } from '../access/principal';
+import type { ListingService } from '../persistence/query/listing';
+import type { MetricsService } from '../services/metrics';
+import type { WebhookEndpointWriter } from '../services/webhooks/endpoints';
+import type { GitAppWriter } from '../services/git/apps/gitApps';
+import type { Session } from '../auth/sessions';
+
+/** What the settings procedures change through (the same writers as the CLIs). */
+export interface SettingsServices {
+  webhookEndpoints: WebhookEndpointWriter;
+  gitApps: GitAppWriter;
+  /** Where clients reach this service: git apps' webhook URLs and Claude Code's OTLP endpoint are built from it. */
+  publicBase: string;
+}
+
+/** A /trpc request whose calls are all `settings.*`: made by a signed-in browser, never with an API token. */
+export interface SettingsRequest {
+  session: Session;
+  principal: Principal;
+  /** Why a mutation must not run (a foreign Origin, no CSRF token); queries may. */
+  mutationRefusal?: string;
+}
+
+/** Per-request context shared by the REST façade and /trpc; built by the request gate. */
+export interface RequestContext {
+  principal?: Principal;
+  /** Set instead of `principal` for `settings.*` calls. */
+  settings?: SettingsRequest;
+  /** A 401/429 (or a failure to authenticate at all) from the gate, raised by the base procedure so each transport renders it. */
+  gateError?: unknown;
+  /** Mistakes in the raw query string that the parsed input cannot show (REST only): empty or repeated parameters. */
+  queryProblems: string[];
+  services: { listing: ListingService; metrics: MetricsService; settings: SettingsServices };
+}
+
+export type AuthedContext = RequestContext & { principal: Principal };
+
+export type SettingsContext = RequestContext & { settings: SettingsRequest };

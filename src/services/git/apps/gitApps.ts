@@ -1,0 +1,89 @@
+import { OPERATOR } from '../../../persistence/changes/auditRecord';
+import { ChangeAuthority, isWithinAuthority } from '../../audit/actor';
+import { randomBytes } from 'node:crypto';
+import { GitApp, GitProvider, Organization } from '../../../../db/models';
+import { openRotated, PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../../secrets/secretBox';
+import type { ChangeRunner } from '../../../persistence/changes/change';
+import { notFound } from '../../../errors';
+import { newId } from '../../../persistence/changes/ids';
+
+/** Providers whose webhooks this service receives (DESIGN §13). */
+export const INGEST_PROVIDERS = ['github', 'gitlab'] as const satisfies readonly GitProvider[];
+export type IngestProvider = (typeof INGEST_PROVIDERS)[number];
+
+export interface GitAppWithSecret {
+  gitApp: GitApp;
+  /** The plain webhook secret: shown once, stored sealed. */
+  secret: string;
+}
+
+/** 256 random bits, URL-safe: GitHub and GitLab accept any string as the secret (token). */
+const newSecret = () => randomBytes(32).toString('base64url');
+
+/**
+ * Git apps made by the `gitapps` CLI (DESIGN §10): one organization's connection to a GitHub or GitLab account,
+ * with the webhook secret the provider signs (GitHub) or sends (GitLab) with every delivery.
+ */
+export class GitAppWriter {
+  constructor(
+    private readonly changes: ChangeRunner,
+    private readonly secrets: SecretBox,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  create(organizationId: string, provider: IngestProvider, name: string, by: ChangeAuthority = {}): Promise<GitAppWithSecret> {
+    return this.changes.run(async (change) => {
+      const { transaction } = change;
+      if (!(await Organization.findByPk(organizationId, { transaction }))) throw notFound(`No organization ${organizationId}`);
+      const secret = newSecret();
+      const gitApp = await GitApp.create(
+        {
+          id: newId('gapp'),
+          organization_id: organizationId,
+          provider,
+          name,
+          is_active: true,
+          created_at: this.now(),
+          webhook_secret: this.secrets.seal(secret),
+        },
+        { transaction },
+      );
+      change.wrote('git_apps');
+      change.audit({ organizationId, actor: by.actor ?? OPERATOR, action: 'git_app.created', target: { type: 'git_app', id: gitApp.id }, details: { provider, name } });
+      return { gitApp, secret };
+    });
+  }
+
+  /** A new secret; the previous one keeps verifying for PREVIOUS_SECRET_GRACE_MS. */
+  rotateSecret(gitAppId: string, by: ChangeAuthority = {}): Promise<GitAppWithSecret> {
+    return this.changes.run(async ({ transaction, audit }) => {
+      const gitApp = await GitApp.findByPk(gitAppId, { transaction });
+      if (!gitApp || !isWithinAuthority(by, gitApp.organization_id)) throw notFound(`No git app ${gitAppId}`);
+      const secret = newSecret();
+      await gitApp.update(
+        {
+          webhook_secret: this.secrets.seal(secret),
+          previous_webhook_secret: gitApp.webhook_secret,
+          previous_secret_expires_at: gitApp.webhook_secret ? new Date(this.now().getTime() + PREVIOUS_SECRET_GRACE_MS) : null,
+        },
+        { transaction },
+      );
+      audit({ organizationId: gitApp.organization_id, actor: by.actor ?? OPERATOR, action: 'git_app.secret_rotated', target: { type: 'git_app', id: gitApp.id } });
+      return { gitApp, secret };
+    });
+  }
+
+  /** The git app a delivery is addressed to, read from the primary so a rotation bites at once. */
+  find(gitAppId: string): Promise<GitApp | null> {
+    return GitApp.findByPk(gitAppId, { useMaster: true });
+  }
+
+  /** The secrets a delivery may be signed with now: the current one, and the previous one during its grace. */
+  secretsOf(gitApp: GitApp, now = this.now()): string[] {
+    return openRotated(
+      this.secrets,
+      { current: gitApp.webhook_secret, previous: gitApp.previous_webhook_secret, previousExpiresAt: gitApp.previous_secret_expires_at },
+      now,
+    );
+  }
+}

@@ -1,0 +1,91 @@
+import { AuthorRepository, Commit, GitApp, Repository } from '../../../../db/models';
+import type { Transaction } from 'sequelize';
+import { toCommit, toRepository } from '../../../resources/git';
+import type { Change } from '../../../persistence/changes/change';
+import { newId } from '../../../persistence/changes/ids';
+import type { CommitInput } from '../activity';
+import { authorDirectory, chunks } from '../authors';
+import { clip, LIMITS } from '../text';
+import { hasAiMarker } from '../../../../db/rollups/aiMarkers';
+import { activeAuthorDays, isActiveAuthorDay } from '../rollups/authorAiActivity';
+import { refreshPullRequestsOfCommits } from '../rollups/pullRequestAi';
+import { earliest, refreshShippedChanges } from '../rollups/shippedChanges';
+import { addToCommitDays } from '../rollups/commitDays';
+import { addToAuthorDays } from '../rollups/authorDays';
+import { refreshLeadTimes } from '../rollups/leadTimes';
+
+export interface CommitsRecorded {
+  added: number;
+  /** Commits first seen without line counts (a push) whose counts this change filled in (an import). */
+  statsFilled: number;
+}
+
+/**
+ * Adds the commits the repository does not have yet (unique per repository and sha, so a redelivery or a second
+ * import adds nothing) and announces them in one `commit.created` event. Line counts a push could not give are
+ * filled in when the same commit comes with them.
+ */
+export async function recordCommits(change: Change, gitApp: GitApp, repository: Repository, commits: CommitInput[]): Promise<CommitsRecorded> {
+  const { transaction } = change;
+  const bySha = new Map(commits.map((c) => [c.sha, c]));
+  const known = new Map<string, Commit>();
+  for (const shas of chunks([...bySha.keys()])) {
+    const rows = await Commit.findAll({ where: { repository_id: repository.id, sha: shas }, attributes: ['id', 'sha', 'stats_known'], transaction });
+    for (const row of rows) known.set(row.sha, row);
+  }
+
+  let statsFilled = 0;
+  for (const [sha, row] of known) {
+    const stats = bySha.get(sha)!.stats;
+    if (row.stats_known || !stats) continue;
+    await Commit.update({ ...stats, stats_known: true }, { where: { id: row.id }, transaction });
+    statsFilled++;
+  }
+
+  const fresh = [...bySha.values()].filter((c) => !known.has(c.sha));
+  if (fresh.length === 0) {
+    if (statsFilled) change.wrote('commits');
+    return { added: 0, statsFilled };
+  }
+  const authors = await authorDirectory(gitApp, { emails: fresh.map((c) => c.authorEmail), usernames: fresh.map((c) => c.authorUsername) }, transaction);
+  const authored = fresh.map((c) => ({ commit: c, authorId: authors.find(c.authorEmail, c.authorUsername), createdAt: c.createdAt }));
+  const activeDays = await activeAuthorDays(transaction, gitApp.organization_id, authored);
+  const rows = authored.map(({ commit: c, authorId }) => ({
+    id: newId('cmt'),
+    repository_id: repository.id,
+    git_app_id: gitApp.id,
+    organization_id: gitApp.organization_id,
+    sha: c.sha,
+    message: clip(c.message, LIMITS.message),
+    author_id: authorId,
+    author_name: clip(c.authorName, LIMITS.name),
+    additions: c.stats?.additions ?? 0,
+    deletions: c.stats?.deletions ?? 0,
+    created_at: c.createdAt,
+    stats_known: c.stats !== undefined,
+    // The whole message: a trailer may lie past what the column keeps.
+    ai_assisted: hasAiMarker(c.message),
+    author_ai_active: isActiveAuthorDay(activeDays, authorId, c.createdAt),
+  }));
+  for (const batch of chunks(rows)) await Commit.bulkCreate(batch, { transaction });
+  await recordAuthors(transaction, repository, rows);
+  await addToCommitDays(transaction, repository, rows.map((r) => ({ createdAt: r.created_at, commits: 1, ai: r.ai_assisted || r.author_ai_active })));
+  await addToAuthorDays(transaction, repository, rows);
+  const ai = rows.filter((r) => r.ai_assisted || r.author_ai_active);
+  for (const shas of chunks(ai.map((r) => r.sha))) await refreshPullRequestsOfCommits(transaction, repository.id, shas);
+  if (ai.length) await refreshShippedChanges(transaction, repository.id, earliest(ai.map((r) => r.created_at)));
+  await refreshLeadTimes(transaction, repository, earliest(rows.map((r) => r.created_at)));
+  change.wrote('commits');
+  change.emit(gitApp.organization_id, 'commit.created', {
+    repository: toRepository(repository),
+    commits: rows.map((r) => toCommit(r as Commit)),
+  });
+  return { added: rows.length, statsFilled };
+}
+
+/** The repository's authors among these commits, each once (a team's repositories are read from them: scope.ts). */
+async function recordAuthors(transaction: Transaction, repository: Repository, commits: { author_id: string | null }[]): Promise<void> {
+  const authors = [...new Set(commits.flatMap((c) => (c.author_id ? [c.author_id] : [])))].sort();
+  const rows = authors.map((user_id) => ({ user_id, repository_id: repository.id, organization_id: repository.organization_id }));
+  for (const batch of chunks(rows)) await AuthorRepository.bulkCreate(batch, { ignoreDuplicates: true, transaction });
+}

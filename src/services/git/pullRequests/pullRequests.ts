@@ -1,0 +1,97 @@
+import { GitApp, PullRequest, Repository } from '../../../../db/models';
+import { toPullRequest } from '../../../resources/git';
+import type { EventType } from '../../../persistence/changes/events';
+import type { Change } from '../../../persistence/changes/change';
+import { newId } from '../../../persistence/changes/ids';
+import type { PullRequestInput, PullRequestState } from '../activity';
+import { authorDirectory } from '../authors';
+import { clip, LIMITS } from '../text';
+import { hasAiMarker } from '../../../../db/rollups/aiMarkers';
+import { rejudgePullRequestReviews } from './peerReviews';
+import { refreshPullRequestAi } from '../rollups/pullRequestAi';
+import { refreshPullRequestReviewers } from '../rollups/pullRequestReviewers';
+import { refreshPullRequestSamples } from '../rollups/pullRequestSamples';
+import { Applied, olderThanStored, recordIfNewer, sameTime } from '../recordIfNewer';
+
+const EVENT_OF_STATE: Record<PullRequestState, EventType> = {
+  open: 'pull_request.opened',
+  merged: 'pull_request.merged',
+  closed: 'pull_request.closed',
+};
+
+/**
+ * One pull request per repository and number. Deliveries may arrive out of order: a state older than the one
+ * stored (by the provider's `updated_at`) changes nothing, so a `closed` before its `opened` ends closed. Every
+ * pull request is announced opened once, then each change of state as it is stored.
+ */
+export async function recordPullRequest(change: Change, gitApp: GitApp, repository: Repository, input: PullRequestInput): Promise<Applied> {
+  const { transaction } = change;
+  const existing = await PullRequest.findOne({ where: { repository_id: repository.id, number: input.number }, transaction });
+  const fields = {
+    title: clip(input.title, LIMITS.title),
+    state: input.state,
+    created_at: input.createdAt,
+    merged_at: input.mergedAt,
+    closed_at: input.closedAt,
+    provider_updated_at: input.updatedAt,
+    ai_assisted: hasAiMarker(input.body),
+    ...(input.size ?? {}),
+    // A view that does not name them (an issue comment's) keeps the ones stored.
+    ...(input.commits.head ? { head_sha: input.commits.head } : {}),
+    ...(input.commits.merge ? { merge_commit_sha: input.commits.merge } : {}),
+  };
+  const previousState = existing?.state;
+  const recorded = await recordIfNewer(change, 'pull_requests', existing, {
+    olderThanStored: (stored) => olderThanStored(stored.provider_updated_at, input.updatedAt),
+    visiblyDiffers: (stored) =>
+      fields.title !== stored.title ||
+      fields.state !== stored.state ||
+      !sameTime(fields.merged_at, stored.merged_at) ||
+      !sameTime(fields.closed_at, stored.closed_at) ||
+      fields.ai_assisted !== Boolean(stored.ai_assisted) ||
+      (input.size !== null && (input.size.additions !== stored.additions || input.size.deletions !== stored.deletions)) ||
+      // Not in the item, but AI impact reads them: a change raises the table's version like any other.
+      (fields.head_sha !== undefined && fields.head_sha !== stored.head_sha) ||
+      (fields.merge_commit_sha !== undefined && fields.merge_commit_sha !== stored.merge_commit_sha),
+    create: async () => {
+      const authors = await authorDirectory(gitApp, { emails: [], usernames: [input.authorUsername] }, transaction);
+      const ids = { id: newId('pr'), repository_id: repository.id, git_app_id: gitApp.id, organization_id: gitApp.organization_id };
+      const author = { author_id: authors.find(null, input.authorUsername), author_provider_id: input.authorProviderId };
+      return PullRequest.create({ ...ids, number: input.number, ...author, ...fields }, { transaction });
+    },
+    update: (stored) => stored.update(fields, { transaction }),
+  });
+  if ('row' in recorded) {
+    const { row } = recorded;
+    if (input.commits.head || input.commits.merge) await refreshPullRequestAi(transaction, row.id);
+    // Its opening may have moved (iteration counts commits after it); its measures follow the row.
+    if (recorded.applied === 'updated') await refreshPullRequestReviewers(transaction, row.id);
+    await refreshPullRequestSamples(transaction, [row.id]);
+    const emit = (type: EventType) => change.emit(gitApp.organization_id, type, toPullRequest(row));
+    if (recorded.applied === 'created') emit('pull_request.opened');
+    if (row.state !== (previousState ?? 'open')) emit(EVENT_OF_STATE[row.state]);
+  }
+  // Who wrote it does not change with its state: a late or older delivery that names its author still teaches it.
+  if (existing) await learnPullRequestAuthor(change, gitApp, existing, input);
+  return recorded.applied;
+}
+
+/**
+ * A pull request stored before a delivery named its author (GitLab's note and approval views name no author's user
+ * name; stored before the provider's ids were kept) takes who the delivery says, and its activity is judged again.
+ * What is known stays: a pull request's author does not change.
+ */
+export async function learnPullRequestAuthor(change: Change, gitApp: GitApp, stored: PullRequest, input: PullRequestInput): Promise<void> {
+  const { transaction } = change;
+  const learnt: { author_id?: string; author_provider_id?: string } = {};
+  if (stored.author_provider_id === null && input.authorProviderId !== null) learnt.author_provider_id = input.authorProviderId;
+  if (stored.author_id === null && input.authorUsername !== null) {
+    const memberId = (await authorDirectory(gitApp, { emails: [], usernames: [input.authorUsername] }, transaction)).find(null, input.authorUsername);
+    if (memberId) learnt.author_id = memberId;
+  }
+  if (Object.keys(learnt).length === 0) return;
+  await stored.update(learnt, { transaction });
+  // The pull request item shows its author.
+  if (learnt.author_id) change.wrote('pull_requests');
+  await rejudgePullRequestReviews(change, stored.id);
+}

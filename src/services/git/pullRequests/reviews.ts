@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import { GitApp, PullRequest, PullRequestActivity, Repository } from '../../../../db/models';
+import type { Change } from '../../../persistence/changes/change';
+import { newId } from '../../../persistence/changes/ids';
+import type { PullRequestInput, ReviewActivityInput } from '../activity';
+import { authorDirectory } from '../authors';
+import { isPeerReview } from './peerReviews';
+import { learnPullRequestAuthor, recordPullRequest } from './pullRequests';
+import { refreshPullRequestAi } from '../rollups/pullRequestAi';
+import { refreshPullRequestReviewers } from '../rollups/pullRequestReviewers';
+import { refreshPullRequestSamples } from '../rollups/pullRequestSamples';
+import type { Applied } from '../recordIfNewer';
+import { timestampSql } from '../../../persistence/query/selectSql';
+
+/** What `external_id` holds (VARCHAR(120)). */
+const EXTERNAL_ID_LENGTH = 120;
+
+/**
+ * A provider's id as stored: itself, or, past what the column holds (a GitLab approval is named by the user's name,
+ * which may be long), its SHA-256, which names it as exactly.
+ */
+const storedExternalId = (id: string) => (id.length <= EXTERNAL_ID_LENGTH ? id : `sha256:${createHash('sha256').update(id).digest('hex')}`);
+
+/**
+ * A review by someone other than the author (peerReviews.ts) moves the pull request's first review (and, an
+ * approval, its first approval) earlier when it is earlier: in one statement, so two reviews stored at once keep the
+ * earlier. The pull request item shows neither: the figures that read them also read the activity table, whose
+ * version this change raises, so the pull request lists' totals are left alone.
+ */
+async function keepFirstReview(change: Change, pullRequestId: string, approval: boolean, at: Date): Promise<void> {
+  const sequelize = PullRequest.sequelize!;
+  const earlier = (column: string) => `${column} = CASE WHEN ${column} IS NULL OR ${column} > ${timestampSql(sequelize, at)} THEN ${timestampSql(sequelize, at)} ELSE ${column} END`;
+  const columns = approval ? ['first_review_at', 'first_approval_at'] : ['first_review_at'];
+  await sequelize.query(`UPDATE pull_requests SET ${columns.map(earlier).join(', ')} WHERE id = :id`, { replacements: { id: pullRequestId }, transaction: change.transaction });
+}
+
+export interface ReviewRecorded {
+  pullRequest: Applied;
+  activity: 'created' | 'unchanged';
+}
+
+/**
+ * A review, approval, comment or pushed commit on a pull request (DESIGN §16): the pull request first, as the
+ * delivery shows it (or, from a view that cannot tell its state, only when none is stored yet), then the activity,
+ * once per provider id: a redelivery, or the same review brought by two events, adds nothing.
+ */
+export async function recordReview(
+  change: Change,
+  gitApp: GitApp,
+  repository: Repository,
+  pullRequest: PullRequestInput,
+  current: boolean,
+  input: ReviewActivityInput,
+): Promise<ReviewRecorded> {
+  const { transaction } = change;
+  const find = () => PullRequest.findOne({ where: { repository_id: repository.id, number: pullRequest.number }, transaction });
+  let stored = current ? null : await find();
+  const applied = stored ? 'unchanged' : await recordPullRequest(change, gitApp, repository, pullRequest);
+  if (stored) await learnPullRequestAuthor(change, gitApp, stored, pullRequest);
+  stored ??= await find();
+  if (!stored) throw new Error(`pull request ${pullRequest.number} of ${repository.id} was recorded but is not found`);
+
+  const key = { pull_request_id: stored.id, external_id: storedExternalId(input.externalId) };
+  if (await PullRequestActivity.findOne({ where: key, attributes: ['id'], transaction })) return { pullRequest: applied, activity: 'unchanged' };
+  const authors = await authorDirectory(gitApp, { emails: [], usernames: [input.actorUsername] }, transaction);
+  const actorId = authors.find(null, input.actorUsername);
+  const peerReview = isPeerReview(input.kind, { memberId: actorId, providerId: input.actorProviderId }, { memberId: stored.author_id, providerId: stored.author_provider_id });
+  await PullRequestActivity.create(
+    {
+      id: newId('pra'),
+      ...key,
+      repository_id: repository.id,
+      git_app_id: gitApp.id,
+      organization_id: gitApp.organization_id,
+      kind: input.kind,
+      actor_id: actorId,
+      actor_provider_id: input.actorProviderId,
+      pull_request_author_id: stored.author_id,
+      peer_review: peerReview,
+      created_at: input.createdAt,
+    },
+    { transaction },
+  );
+  change.wrote('pull_request_activities');
+  await refreshPullRequestReviewers(transaction, stored.id);
+  if (input.kind === 'commit') await refreshPullRequestAi(transaction, stored.id);
+  if (peerReview) {
+    await keepFirstReview(change, stored.id, input.kind === 'approved', input.createdAt);
+  }
+  await refreshPullRequestSamples(transaction, [stored.id]);
+  return { pullRequest: applied, activity: 'created' };
+}

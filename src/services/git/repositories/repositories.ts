@@ -1,0 +1,77 @@
+import { Op, Transaction } from 'sequelize';
+import { AuthorRepository, Commit, Deployment, GitApp, Incident, PullRequest, PullRequestActivity, Repository } from '../../../../db/models';
+import { toRepository } from '../../../resources/git';
+import type { Change } from '../../../persistence/changes/change';
+import { newId } from '../../../persistence/changes/ids';
+import { removeCommitDays } from '../rollups/commitDays';
+import { authorsOf, recountAuthorDays } from '../rollups/authorDays';
+import { removeLeadTimes } from '../rollups/leadTimes';
+import { removePullRequestSamples } from '../rollups/pullRequestSamples';
+import type { RepositoryRef } from '../activity';
+import { clip, LIMITS } from '../text';
+
+export interface ResolvedRepository {
+  repository: Repository;
+  created: boolean;
+}
+
+/**
+ * The git app's repository a provider names, created on first sight (DESIGN §13) and kept in step with the
+ * provider's name, default branch and visibility. Found by the provider's id, else by full name: a clone
+ * imported before its first webhook is the same repository, and adopts the provider's id.
+ */
+export async function resolveRepository(change: Change, gitApp: GitApp, ref: RepositoryRef, now: Date): Promise<ResolvedRepository> {
+  const { transaction } = change;
+  const fields = {
+    name: clip(ref.name, LIMITS.name),
+    full_name: clip(ref.fullName, LIMITS.name),
+    default_branch: clip(ref.defaultBranch, LIMITS.name),
+    is_private: ref.isPrivate,
+  };
+  let repository = await findRepository(gitApp, ref, transaction);
+  if (!repository) {
+    repository = await Repository.create(
+      { id: newId('repo'), git_app_id: gitApp.id, organization_id: gitApp.organization_id, ...fields, provider_id: ref.providerId, created_at: ref.createdAt ?? now },
+      { transaction },
+    );
+    change.wrote('repositories');
+    change.emit(gitApp.organization_id, 'repository.created', toRepository(repository));
+    return { repository, created: true };
+  }
+  // MySQL hands booleans back as 0/1.
+  const current = { ...fields, ...repository.get({ plain: true }), is_private: Boolean(repository.is_private) };
+  const changes: Record<string, unknown> = Object.fromEntries(Object.entries(fields).filter(([key, value]) => current[key as keyof typeof fields] !== value));
+  if (ref.providerId && repository.provider_id !== ref.providerId) changes.provider_id = ref.providerId;
+  if (Object.keys(changes).length) {
+    await repository.update(changes, { transaction });
+    change.wrote('repositories');
+  }
+  return { repository, created: false };
+}
+
+/** The git app's repository the provider names, by its provider id, else by full name; null on first sight. */
+export async function findRepository(gitApp: GitApp, ref: RepositoryRef, transaction: Transaction): Promise<Repository | null> {
+  const fullName = clip(ref.fullName, LIMITS.name);
+  if (ref.providerId) {
+    const byId = await Repository.findOne({ where: { git_app_id: gitApp.id, provider_id: ref.providerId }, transaction });
+    if (byId) return byId;
+  }
+  // A repository of that name with another provider id was deleted and made again at the provider: a new one.
+  const providerMatch = ref.providerId ? { [Op.or]: [{ provider_id: null }, { provider_id: ref.providerId }] } : {};
+  return Repository.findOne({ where: { git_app_id: gitApp.id, full_name: fullName, ...providerMatch }, transaction });
+}
+
+/** A repository deleted at the provider leaves, with its commits, pull requests, deployments and incidents. */
+export async function deleteRepository(change: Change, repository: Repository): Promise<void> {
+  const { transaction } = change;
+  const where = { repository_id: repository.id };
+  await removeCommitDays(transaction, repository);
+  await removeLeadTimes(transaction, repository);
+  await removePullRequestSamples(transaction, repository);
+  const authors = await authorsOf(transaction, repository.id);
+  for (const model of [Commit, AuthorRepository, PullRequest, PullRequestActivity, Deployment, Incident] as (typeof Commit)[]) await model.destroy({ where, transaction });
+  // Read again from the commits left: after them.
+  await recountAuthorDays(transaction, repository.organization_id, authors);
+  await repository.destroy({ transaction });
+  change.wrote('repositories', 'commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents');
+}

@@ -1,0 +1,60 @@
+import { QueryTypes, Transaction } from 'sequelize';
+import { Deployment } from '../../../../db/models';
+import { aiCommitSql } from './pullRequestAi';
+import { timestampSql } from '../../../persistence/query/selectSql';
+import { lockRepositoryRollups } from '../repositories/repositoryLock';
+import { timeOf } from './leadTimes';
+
+/**
+ * What each production deployment shipped, kept on it (DESIGN §16: "shipped changes per deployment") so that AI
+ * impact and DORA read deployments, not a range of commits per deployment (minutes cold for a year of the large
+ * data): `shipped_ai`, whether the changes it shipped, or would have (a failure), include an AI-assisted commit;
+ * `blamed`, whether an incident of its repository names its commit as the cause. Its changes are the commits of its
+ * repository created after the previous successful production deployment finished, up to its own finish.
+ *
+ * Recomputed for one repository by the writers whose rows decide them: a deployment (from the earlier of its old
+ * and new finish: later deployments' previous one may move), commits and the telemetry that makes them AI-assisted
+ * (from the earliest), an incident (its blame, all deployments).
+ */
+const PRODUCTION = "LOWER(d.environment) = 'production' AND d.status IN ('success', 'failure')";
+
+/**
+ * The deployments whose changes include an AI-assisted commit, found from those commits: commit c is among
+ * deployment d's changes when d finished at or after it and no successful one finished from c up to before d
+ * (d's finish is at most the first successful finish from c on).
+ */
+const shippedAiSql = (repository: string) => `SELECT DISTINCT d.id FROM commits c
+  JOIN deployments d ON d.repository_id = c.repository_id AND ${PRODUCTION} AND d.finished_at >= c.created_at
+    AND NOT EXISTS (SELECT 1 FROM deployments n WHERE n.repository_id = c.repository_id AND LOWER(n.environment) = 'production' AND n.status = 'success'
+      AND n.finished_at >= c.created_at AND n.finished_at < d.finished_at)
+  WHERE ${repository} AND ${aiCommitSql('c')}`;
+
+/** Recomputes both for the repository's deployments that finished at or after `since` (all of them without). */
+export async function refreshShippedChanges(transaction: Transaction | null, repositoryId: string, since: Date | null): Promise<void> {
+  const sequelize = Deployment.sequelize!;
+  const locking = transaction ? await lockRepositoryRollups(transaction, repositoryId) : '';
+  const startsWith = sequelize.getDialect() === 'mysql' ? 'LEFT(d.sha, CHAR_LENGTH(i.cause_sha)) = i.cause_sha' : 'substr(d.sha, 1, length(i.cause_sha)) = i.cause_sha';
+  const from = since ? `d.finished_at >= ${timestampSql(sequelize, since)}` : '1 = 1';
+  const select = async (sql: string) =>
+    (await sequelize.query<{ id: string }>(sql + locking, { type: QueryTypes.SELECT, replacements: { repositoryId }, transaction })).map((r) => r.id);
+  // Only commits after the last success before `since` can be among the changes of the deployments since then: a
+  // delivery reads its own stretch of the repository's commits, not all of them.
+  const [floor] = since
+    ? await sequelize.query<{ at: Date | string | null }>(
+        `SELECT MAX(d.finished_at) AS at FROM deployments d WHERE d.repository_id = :repositoryId AND LOWER(d.environment) = 'production' AND d.status = 'success' AND d.finished_at < ${timestampSql(sequelize, since)}${locking}`,
+        { type: QueryTypes.SELECT, replacements: { repositoryId }, transaction },
+      )
+    : [];
+  const after = floor?.at ? ` AND c.created_at > ${timestampSql(sequelize, timeOf(floor.at))}` : '';
+  const ai = await select(`${shippedAiSql('c.repository_id = :repositoryId')}${after} AND ${from}`);
+  const blamed = await select(`SELECT DISTINCT d.id FROM incidents i JOIN deployments d ON d.repository_id = i.repository_id AND ${startsWith}
+    WHERE i.repository_id = :repositoryId AND i.cause_sha IS NOT NULL AND ${from}`);
+  // Both columns in one statement; an id list that is never empty keeps IN valid.
+  const flag = (ids: string[], name: string) => `CASE WHEN d.id IN (:${name}) THEN 1 ELSE 0 END`;
+  await sequelize.query(`UPDATE deployments AS d SET shipped_ai = ${flag(ai, 'ai')}, blamed = ${flag(blamed, 'blamed')} WHERE d.repository_id = :repositoryId AND ${from}`, {
+    replacements: { repositoryId, ai: ai.length ? ai : [''], blamed: blamed.length ? blamed : [''] },
+    transaction,
+  });
+}
+
+export const earliest = (times: Date[]): Date => new Date(Math.min(...times.map((t) => t.getTime())));
