@@ -5,7 +5,7 @@
  * npm run costs -- list --org <id> [--json]
  * npm run costs -- unset --org <id> (--user <id|email> | --tool T | --default | --usd-rate) [--json]
  *
- * The cost inputs of the financial metrics (DESIGN §16), one currency per organization.
+ * The cost inputs of the financial metrics (docs/metrics.md#ai-review-and-cost-figures), one currency per organization.
  * Exit codes: 0 done, 1 refused (unknown organization, non-member, unknown tool, bad amount, another currency) or
  * failure, 2 usage error.
  */

@@ -3,7 +3,7 @@
  * npm run gitapps -- list [--org <id>] [--json]
  * npm run gitapps -- rotate-secret <id> [--json]
  *
- * Git apps connect an organization's GitHub or GitLab repositories (DESIGN §13). `create` and `rotate-secret`
+ * Git apps connect an organization's GitHub or GitLab repositories (docs/ingest.md). `create` and `rotate-secret`
  * print the webhook secret once; it is stored sealed with SECRETS_KEY (on the embedded default, data/secrets.key).
  * Exit codes: 0 done, 1 bad input (unknown organization or git app) or failure, 2 usage error.
  */

@@ -1,8 +1,8 @@
 /**
  * npm run import -- git --git-app <id> [--name <repository name>] <path-to-clone> [--json]
  *
- * Backfills a repository's history (DESIGN §13) from `git log` of a local clone: commits with author, message,
- * line counts and dates, in batches of 500, each one change on the write path (§10). Commits already stored are
+ * Backfills a repository's history (docs/ingest.md) from `git log` of a local clone: commits with author, message,
+ * line counts and dates, in batches of 500, each one change on the write path (docs/architecture.md#writers). Commits already stored are
  * skipped, so a second run adds nothing; commits a push stored without line counts get them.
  * Exit codes: 0 done, 1 bad input (unknown git app, not a clone) or failure, 2 usage error.
  */

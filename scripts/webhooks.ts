@@ -5,7 +5,7 @@
  * npm run webhooks -- deliveries <endpoint id> [--limit N] [--json]
  * npm run webhooks -- replay <delivery id> [--json]
  *
- * Outgoing webhook subscriptions (DESIGN §12). `create` and `rotate-secret` print the `whsec_` signing secret once;
+ * Outgoing webhook subscriptions (docs/webhooks.md). `create` and `rotate-secret` print the `whsec_` signing secret once;
  * it is stored sealed with SECRETS_KEY (on the embedded default, data/secrets.key).
  * Exit codes: 0 done, 1 refused (unknown id, unknown event, forbidden URL) or failure, 2 usage error.
  */

@@ -1,7 +1,7 @@
 /**
  * npm run worker
  *
- * Sends outgoing webhooks (DESIGN §12) and deletes rows past their retention (§18) without serving HTTP: the same
+ * Sends outgoing webhooks (docs/webhooks.md) and deletes rows past their retention (docs/operating.md) without serving HTTP: the same
  * delivery worker and pruner every API process runs,
  * for operators who want more senders, or senders apart from the API. Any number may run against MySQL/MariaDB
  * (they lease endpoints with FOR UPDATE SKIP LOCKED); on the embedded SQLite database one process should send,

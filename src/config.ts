@@ -4,7 +4,7 @@ import { projectRoot } from './projectRoot';
 import { z } from 'zod';
 import { parseSecretsKey } from './secrets/secretBox';
 
-// Outgoing webhooks' retry schedule (DESIGN §12), as WEBHOOK_RETRY_DELAYS gives it.
+// Outgoing webhooks' retry schedule (docs/webhooks.md), as WEBHOOK_RETRY_DELAYS gives it.
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 export const MAX_RETRIES = 20;
@@ -117,7 +117,7 @@ const ConfigSchema = z.object({
   INGEST_BODY_LIMIT_KB: positiveInt('INGEST_BODY_LIMIT_KB', 25_600),
   OTLP_RATE_LIMIT_PER_MINUTE: positiveInt('OTLP_RATE_LIMIT_PER_MINUTE', 6_000),
   OTLP_BODY_LIMIT_KB: positiveInt('OTLP_BODY_LIMIT_KB', 20_480),
-  // Retention (DESIGN §18, src/services/retention/policies.ts): days each growing table keeps its rows.
+  // Retention (docs/operating.md, src/services/retention/policies.ts): days each growing table keeps its rows.
   OTLP_RAW_RETENTION_DAYS: positiveInt('OTLP_RAW_RETENTION_DAYS', 7),
   TELEMETRY_RETENTION_DAYS: positiveInt('TELEMETRY_RETENTION_DAYS', 400),
   OUTBOX_RETENTION_DAYS: positiveInt('OUTBOX_RETENTION_DAYS', 30),
@@ -135,7 +135,7 @@ const ConfigSchema = z.object({
     })
     .optional(),
   REQUEST_TIMEOUT_MS: positiveInt('REQUEST_TIMEOUT_MS', 120_000),
-  // Outgoing webhooks (DESIGN §12): a receiver has this long to answer 2xx, then the delivery is retried.
+  // Outgoing webhooks (docs/webhooks.md): a receiver has this long to answer 2xx, then the delivery is retried.
   WEBHOOK_TIMEOUT_MS: positiveInt('WEBHOOK_TIMEOUT_MS', 15_000),
   WEBHOOK_RETRY_DELAYS: z
     .string()
@@ -167,7 +167,7 @@ const ConfigSchema = z.object({
       ),
     )
     .default([]),
-  // Sign-in to the settings (DESIGN §17): all three, or none (then only `npm run tokens -- login-link` signs in).
+  // Sign-in to the settings (docs/settings.md): all three, or none (then only `npm run tokens -- login-link` signs in).
   OIDC_ISSUER: z
     .string()
     .refine((u) => isHttpUrl(u) && (u.startsWith('https://') || isLoopbackUrl(u)), 'OIDC_ISSUER must be the https:// issuer URL of your identity provider (e.g. https://example.okta.com or https://login.microsoftonline.com/<tenant id>/v2.0)')

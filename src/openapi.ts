@@ -138,7 +138,7 @@ const DEFAULT_CONTACT_URL = 'http://localhost:3000/docs';
 export const API_VERSION = '1.0.0';
 
 /**
- * Generated from the router, then aligned with what the wire carries: the spec's error envelope for every
+ * Generated from the router, then aligned with what the wire carries: the error envelope (docs/api.md#envelopes-and-errors) for every
  * error status (the adapter documents its own shape), the rate-limit headers on every response, ETag and
  * Cache-Control on 200 and 304, Link on lists, and each parameter's description on the parameter itself.
  */

@@ -57,17 +57,17 @@ export interface Runtime {
   lifecycle: { draining: boolean };
   sequelize: Sequelize;
   redis?: RedisClient;
-  /** The domain services every writing surface calls (DESIGN §10). */
+  /** The domain services every writing surface calls (docs/architecture.md#writers). */
   writers: Writers;
   /** The read services the procedures call (lists, metrics). */
   services: RequestContext['services'];
   /** Sends outgoing webhooks; src/service.ts starts it (tests start it when they need it). close() stops it. */
   webhooks: DeliveryWorker;
-  /** Browser sessions of the settings (DESIGN §17). */
+  /** Browser sessions of the settings (docs/settings.md). */
   signIn: SignIn;
   /** Prometheus' figures of this process; undefined without METRICS_PORT. src/service.ts serves them. */
   metrics?: ServiceMetrics;
-  /** Deletes what has outlived its retention once an hour (DESIGN §18); src/service.ts starts it. close() stops it. */
+  /** Deletes what has outlived its retention once an hour (docs/operating.md); src/service.ts starts it. close() stops it. */
   retention: Pruner;
   /** The service's "now": the metrics' default windows and the day a first start's demo data ends on. */
   clock: () => Date;

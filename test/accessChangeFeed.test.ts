@@ -3,7 +3,7 @@ import { AccessChangeFeed } from '../src/auth/accessChangeFeed';
 import { startTestApp, TestApp } from './support/harness';
 
 /**
- * The feed every instance reads access changes from (DESIGN §6): each change's users are forgotten once, a change
+ * The feed every instance reads access changes from (docs/api.md#tokens-limits-and-headers): each change's users are forgotten once, a change
  * that commits after a later-numbered one is still seen, and a flood of changes forgets everyone.
  */
 

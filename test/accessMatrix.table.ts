@@ -1,8 +1,8 @@
 /**
- * The access matrix: DATA, checked by test/accessMatrix.test.ts, meant to be read against DESIGN §5 (access
- * model) and §3 (404 before 403, messages naming the kind) in one sitting.
+ * The access matrix: DATA, checked by test/accessMatrix.test.ts, meant to be read against docs/api.md#who-sees-what (access
+ * model) and docs/api.md#wire-rules (404 before 403, messages naming the kind) in one sitting.
  *
- * ACTORS (memberships from db/demo/fixtures.ts; "reach" = the user's memberships ∩ the token's scope, §5)
+ * ACTORS (memberships from db/demo/fixtures.ts; "reach" = the user's memberships ∩ the token's scope, docs/api.md#who-sees-what)
  *   ada          unscoped token of usr_ada.      Acme admin; member of team_mobile (not of team_platform).
  *   grace        unscoped token of usr_grace.    Acme manager; manager of team_platform.
  *   linus        unscoped token of usr_linus.    Acme collaborator; member of team_platform.
@@ -34,14 +34,14 @@
  *                      dashboard view"
  *   N.user … N.member  404 NOT_FOUND "User not found", "Organization not found", …, "Team member not found"
  *
- * Reading of §3's order used for nested paths: the segments are resolved left to right, each with 404 before
+ * Reading of the order of docs/api.md#wire-rules used for nested paths: the segments are resolved left to right, each with 404 before
  * 403. A nonexistent id is 404 for every actor when nothing to its left is forbidden (usr_nope, org_nope,
  * team_nope, gapp_nope, view_nope, and team_nope under usr_margaret, whom every actor may see); under a parent the
  * actor may not access, the parent's 403 comes first, so a child id never leaks its existence.
  *
  * On top of the cells, the test checks that no item of a 200 list (or get-one) belongs to an organization, or a
  * team outside the token's team scope, that the actor cannot reach; and that every dashboard view returned is one
- * the actor may see by §5.
+ * the actor may see by docs/api.md#who-sees-what.
  */
 
 export const ACTOR_NAMES = ['ada', 'grace', 'linus', 'outsider', 'org-scoped', 'team-scoped'] as const;
@@ -55,7 +55,7 @@ export interface Actor {
   token: { user: string; organizationIds?: string[]; teamIds?: string[] };
   /** The user the token acts for. */
   userId: string;
-  /** Effective access (§5): reachable organizations with the caller's role in each … */
+  /** Effective access (docs/api.md#who-sees-what): reachable organizations with the caller's role in each … */
   organizations: Readonly<Record<string, OrgRole>>;
   /** … the caller's own memberships in reachable teams … */
   teams: Readonly<Record<string, TeamRole>>;
@@ -154,11 +154,11 @@ const toRecord = (cells: Cells): Record<ActorName, Cell> =>
   Object.fromEntries(ACTOR_NAMES.map((a, i) => [a, cells[i]])) as Record<ActorName, Cell>;
 const list = (path: string, kind: ItemKind, cells: Cells): Row => ({ path, shape: 'list', kind, cells: toRecord(cells) });
 const one = (path: string, kind: ItemKind, cells: Cells): Row => ({ path, shape: 'one', kind, cells: toRecord(cells) });
-/** The metrics (DESIGN §14, and §16's ai-usage) of one scope, `organization_id=…` or `team_id=…`, with the same cells. */
+/** The metrics (docs/metrics.md, and docs/metrics.md#ai-review-and-cost-figures's ai-usage) of one scope, `organization_id=…` or `team_id=…`, with the same cells. */
 const metrics = (scope: string, cells: Cells): Row[] =>
   ['dora', 'pull-requests', 'flow', 'activity', 'ai-usage', 'ai-impact', 'collaboration'].map((m) => ({ path: `/v1/metrics/${m}?${scope}`, shape: 'metric', kind: 'metric', cells: toRecord(cells) }));
 const M = FIGURES;
-/** §16's financial figures, of one scope: for the organization's admins only, after the scope's own 404 and 403. */
+/** The financial figures (docs/metrics.md#financial-metrics-for-a-finance-partner), of one scope: for the organization's admins only, after the scope's own 404 and 403. */
 const financial = (scope: string, cells: Cells): Row => ({ path: `/v1/metrics/financial?${scope}`, shape: 'metric', kind: 'metric', cells: toRecord(cells) });
 const $ = { status: 403, code: 'FORBIDDEN', message: "Financial metrics are for the organization's admins" } as const satisfies Cell;
 
@@ -238,7 +238,7 @@ const only = (...ids: string[]) => has(ids, except(ALL_VIEWS, ...ids));
 
 export const ROWS: readonly Row[] = [
   // ===== Users ================================================================================================
-  // §5 User U: accessible iff U is the caller or shares an accessible organization with the caller.
+  // docs/api.md#who-sees-what User U: accessible iff U is the caller or shares an accessible organization with the caller.
   //                                                  ada          grace        linus        outsider     org-scoped   team-scoped
   list('/v1/users', 'user', [USERS_OF_ACME, USERS_OF_ACME, USERS_OF_ACME, USERS_OF_GLOBEX, USERS_OF_ACME, USERS_OF_ACME]),
   one('/v1/users/usr_ada', 'user',                   [OK,          OK,          OK,          F.user,      OK,          OK]),
@@ -250,21 +250,21 @@ export const ROWS: readonly Row[] = [
   one('/v1/users/usr_margaret', 'user',              [OK,          OK,          OK,          OK,          OK,          OK]),
   one('/v1/users/usr_nope', 'user', all(N.user)),
 
-  // §5 User access, and "lists return only what the caller can access": the user's organizations ∩ the caller's reach.
+  // docs/api.md#who-sees-what User access, and "lists return only what the caller can access": the user's organizations ∩ the caller's reach.
   list('/v1/users/usr_ada/organizations', 'organization',      [exact('org_acme'), exact('org_acme'), exact('org_acme'), F.user, exact('org_acme'), exact('org_acme')]),
   list('/v1/users/usr_outsider/organizations', 'organization', [F.user, F.user, F.user, exact('org_globex'), F.user, F.user]),
   // Acme callers do not see that margaret is in Globex; outsider does not see Acme; margaret's own token is cut to Acme.
   list('/v1/users/usr_margaret/organizations', 'organization', [exact('org_acme'), exact('org_acme'), exact('org_acme'), exact('org_globex'), exact('org_acme'), exact('org_acme')]),
   list('/v1/users/usr_nope/organizations', 'organization', all(N.user)),
 
-  // §5 User access; Team T reachable iff its org is and (team-scoped token) T is named. team-scoped: ada's team_mobile is cut.
+  // docs/api.md#who-sees-what User access; Team T reachable iff its org is and (team-scoped token) T is named. team-scoped: ada's team_mobile is cut.
   list('/v1/users/usr_ada/teams', 'team',      [exact('team_mobile'), exact('team_mobile'), exact('team_mobile'), F.user, exact('team_mobile'), exact()]),
   list('/v1/users/usr_linus/teams', 'team',    [ONLY_PLATFORM, ONLY_PLATFORM, ONLY_PLATFORM, F.user, ONLY_PLATFORM, ONLY_PLATFORM]),
   list('/v1/users/usr_outsider/teams', 'team', [F.user, F.user, F.user, exact('team_globex_core'), F.user, F.user]),
   list('/v1/users/usr_margaret/teams', 'team', all(exact())), // margaret is in no team
   list('/v1/users/usr_nope/teams', 'team', all(N.user)),
 
-  // §5 User access, then Team access, then the membership itself (404 "Team member not found").
+  // docs/api.md#who-sees-what User access, then Team access, then the membership itself (404 "Team member not found").
   //                                                              ada          grace        linus        outsider     org-scoped   team-scoped
   one('/v1/users/usr_linus/teams/team_platform', 'userTeam',      [OK,          OK,          OK,          F.user,      OK,          OK]),
   one('/v1/users/usr_ada/teams/team_mobile', 'userTeam',          [OK,          OK,          OK,          F.user,      OK,          F.team]),
@@ -276,7 +276,7 @@ export const ROWS: readonly Row[] = [
   one('/v1/users/usr_margaret/teams/team_nope', 'userTeam', all(N.team)),
   one('/v1/users/usr_nope/teams/team_platform', 'userTeam', all(N.user)),
 
-  // §5 Personal data (apps): U themself, or an admin of a reachable org U belongs to (that org's items only).
+  // docs/api.md#who-sees-what Personal data (apps): U themself, or an admin of a reachable org U belongs to (that org's items only).
   // A manager is not enough (grace over linus); margaret's Globex admin role is cut by her token's scope.
   list('/v1/users/usr_ada/apps', 'userApp',      [exact(...ACME_APPS), F.user, F.user, F.user, F.user, exact(...ACME_APPS)]),
   list('/v1/users/usr_linus/apps', 'userApp',    [exact(...ACME_APPS), F.user, exact(...ACME_APPS), F.user, F.user, exact(...ACME_APPS)]),
@@ -296,7 +296,7 @@ export const ROWS: readonly Row[] = [
   one('/v1/users/usr_ada/apps/app_nope', 'userApp',                   [N.app,       F.user,      F.user,      F.user,      F.user,      N.app]),
   one('/v1/users/usr_nope/apps/app_acme_jira', 'userApp', all(N.user)),
 
-  // §5 Personal data (git apps): as apps.
+  // docs/api.md#who-sees-what Personal data (git apps): as apps.
   list('/v1/users/usr_ada/git/apps', 'userGitApp',      [exact('gapp_acme_github'), F.user, F.user, F.user, F.user, exact('gapp_acme_github')]),
   list('/v1/users/usr_linus/git/apps', 'userGitApp',    [exact('gapp_acme_github'), F.user, exact('gapp_acme_github'), F.user, F.user, exact('gapp_acme_github')]),
   list('/v1/users/usr_outsider/git/apps', 'userGitApp', [F.user, F.user, F.user, exact('gapp_globex_gitlab'), F.user, F.user]),
@@ -304,7 +304,7 @@ export const ROWS: readonly Row[] = [
   list('/v1/users/usr_margaret/git/apps', 'userGitApp', [exact(), F.user, F.user, F.user, exact(), exact()]),
   list('/v1/users/usr_nope/git/apps', 'userGitApp', all(N.user)),
 
-  // §5 Personal data (dashboard views): U themself or an admin over U; the views available to U (their orgs' views,
+  // docs/api.md#who-sees-what Personal data (dashboard views): U themself or an admin over U; the views available to U (their orgs' views,
   // their teams' views, their private views) within the caller's reach. team-scoped: team_mobile's view is cut.
   list('/v1/users/usr_ada/dashboard-views', 'dashboardView', [
     only('view_acme_org', 'view_mobile_team', 'view_ada_private'), F.user, F.user, F.user, F.user, only('view_acme_org', 'view_ada_private'),
@@ -328,7 +328,7 @@ export const ROWS: readonly Row[] = [
   one('/v1/users/usr_ada/dashboard-views/view_nope', 'dashboardView',           [N.view,      F.user,      F.user,      F.user,      F.user,      N.view]),
   one('/v1/users/usr_nope/dashboard-views/view_acme_org', 'dashboardView', all(N.user)),
 
-  // §5 Personal data (interactions): U themself, an admin over U, or a manager of a team U is a member of (that
+  // docs/api.md#who-sees-what Personal data (interactions): U themself, an admin over U, or a manager of a team U is a member of (that
   // team's interactions only: grace sees linus's two team_platform ones). team-scoped: interactions of teams
   // outside the scope are cut (int_ada_2 is team_mobile's).
   list('/v1/users/usr_ada/interactions', 'interaction',      [exact('int_ada_1', 'int_ada_2'), F.user, F.user, F.user, F.user, exact('int_ada_1')]),
@@ -346,7 +346,7 @@ export const ROWS: readonly Row[] = [
   list('/v1/users/usr_nope/interactions', 'interaction', all(N.user)),
 
   // ===== Organizations ========================================================================================
-  // §5 Organization O: accessible iff the caller is a member of O and the scope allows O; its teams, apps to every member.
+  // docs/api.md#who-sees-what Organization O: accessible iff the caller is a member of O and the scope allows O; its teams, apps to every member.
   //                                                          ada          grace        linus        outsider     org-scoped   team-scoped
   list('/v1/organizations', 'organization', [exact('org_acme'), exact('org_acme'), exact('org_acme'), exact('org_globex'), exact('org_acme'), exact('org_acme')]),
   one('/v1/organizations/org_acme', 'organization',           [OK,          OK,          OK,          F.org,       OK,          OK]),
@@ -362,17 +362,17 @@ export const ROWS: readonly Row[] = [
   list('/v1/organizations/org_acme/apps', 'app',              [APPS_OF_ACME, APPS_OF_ACME, APPS_OF_ACME, F.org,   APPS_OF_ACME, APPS_OF_ACME]),
   list('/v1/organizations/org_globex/apps', 'app',            [F.org,       F.org,       F.org,       APPS_OF_GLOBEX, F.org,    F.org]),
   list('/v1/organizations/org_nope/apps', 'app', all(N.org)),
-  // §15: telemetry events are the organization's personal data: its admins only, and not through a team scope.
+  // docs/telemetry.md: telemetry events are the organization's personal data: its admins only, and not through a team scope.
   list('/v1/organizations/org_acme/telemetry/events', 'telemetryEvent', [has([], []), F.org, F.org, F.org, F.org, F.org]),
   list('/v1/organizations/org_globex/telemetry/events', 'telemetryEvent', all(F.org)),
   list('/v1/organizations/org_nope/telemetry/events', 'telemetryEvent', all(N.org)),
-  // §17: the audit log, like telemetry events, is the admins' alone, and not through a token narrowed to teams.
+  // docs/settings.md: the audit log, like telemetry events, is the admins' alone, and not through a token narrowed to teams.
   list('/v1/organizations/org_acme/audit-log', 'auditEntry', [has([], []), F.org, F.org, F.org, F.org, F.org]),
   list('/v1/organizations/org_globex/audit-log', 'auditEntry', all(F.org)),
   list('/v1/organizations/org_nope/audit-log', 'auditEntry', all(N.org)),
 
   // ===== Teams ================================================================================================
-  // §5 Team T of O: accessible iff O is accessible and the scope, if it names teams, includes T. Members,
+  // docs/api.md#who-sees-what Team T of O: accessible iff O is accessible and the scope, if it names teams, includes T. Members,
   // managers and tasks go with the team.
   //                                                                ada          grace        linus        outsider     org-scoped   team-scoped
   list('/v1/teams', 'team',                                         [TEAMS_OF_ACME, TEAMS_OF_ACME, TEAMS_OF_ACME, TEAMS_OF_GLOBEX, TEAMS_OF_ACME, ONLY_PLATFORM]),
@@ -400,7 +400,7 @@ export const ROWS: readonly Row[] = [
   list('/v1/teams/team_mobile/tasks', 'task',                       [TASKS_OF_MOBILE, TASKS_OF_MOBILE, TASKS_OF_MOBILE, F.team, TASKS_OF_MOBILE, F.team]),
   list('/v1/teams/team_globex_core/tasks', 'task',                  [F.team,      F.team,      F.team,      TASKS_OF_CORE, F.team,   F.team]),
   list('/v1/teams/team_nope/tasks', 'task', all(N.team)),
-  // §5 /teams/T/interactions: admins of T's organization and managers of T (a plain member is not enough:
+  // docs/api.md#who-sees-what /teams/T/interactions: admins of T's organization and managers of T (a plain member is not enough:
   // linus on team_platform, outsider on team_globex_core).
   list('/v1/teams/team_platform/interactions', 'interaction',       [INTERACTIONS_OF_PLATFORM, INTERACTIONS_OF_PLATFORM, F.team, F.team, F.team, INTERACTIONS_OF_PLATFORM]),
   list('/v1/teams/team_mobile/interactions', 'interaction',         [INTERACTIONS_OF_MOBILE, F.team, F.team, F.team, F.team, F.team]),
@@ -408,7 +408,7 @@ export const ROWS: readonly Row[] = [
   list('/v1/teams/team_nope/interactions', 'interaction', all(N.team)),
 
   // ===== Git ==================================================================================================
-  // §5 Git apps, repositories, commits, pull requests: any caller who can access the owning organization
+  // docs/api.md#who-sees-what Git apps, repositories, commits, pull requests: any caller who can access the owning organization
   // (team scopes do not narrow them). A repository addressed under another git app is "Repository not found".
   //                                                                                ada          grace        linus        outsider     org-scoped   team-scoped
   list('/v1/git/apps', 'gitApp',                                                    [GIT_APPS_OF_ACME, GIT_APPS_OF_ACME, GIT_APPS_OF_ACME, GIT_APPS_OF_GLOBEX, GIT_APPS_OF_ACME, GIT_APPS_OF_ACME]),
@@ -430,7 +430,7 @@ export const ROWS: readonly Row[] = [
   list('/v1/git/apps/gapp_acme_github/repositories/repo_nope/pull-requests', 'pullRequest', [N.repo, N.repo,    N.repo,      F.gitApp,    N.repo,      N.repo]),
   list('/v1/git/apps/gapp_nope/repositories/repo_acme_api/pull-requests', 'pullRequest', all(N.gitApp)),
 
-  // §16 A pull request's activity: as its pull request. One addressed under another repository or git app is not found.
+  // docs/metrics.md#ai-review-and-cost-figures A pull request's activity: as its pull request. One addressed under another repository or git app is not found.
   list('/v1/git/apps/gapp_acme_github/repositories/repo_acme_api/pull-requests/pr_acme_api_1/activity', 'pullRequestActivity', [ACTIVITY_OF_ACME, ACTIVITY_OF_ACME, ACTIVITY_OF_ACME, F.gitApp, ACTIVITY_OF_ACME, ACTIVITY_OF_ACME]),
   list('/v1/git/apps/gapp_acme_github/repositories/all/pull-requests/pr_acme_api_1/activity', 'pullRequestActivity', [ACTIVITY_OF_ACME, ACTIVITY_OF_ACME, ACTIVITY_OF_ACME, F.gitApp, ACTIVITY_OF_ACME, ACTIVITY_OF_ACME]),
   list('/v1/git/apps/gapp_globex_gitlab/repositories/repo_globex_core/pull-requests/pr_globex_core_1/activity', 'pullRequestActivity', [F.gitApp, F.gitApp, F.gitApp, ACTIVITY_OF_GLOBEX, F.gitApp, F.gitApp]),
@@ -445,7 +445,7 @@ export const ROWS: readonly Row[] = [
   list('/v1/git/apps/gapp_acme_github/repositories/all/pull-requests', 'pullRequest', [PRS_OF_ACME, PRS_OF_ACME, PRS_OF_ACME, F.gitApp,    PRS_OF_ACME, PRS_OF_ACME]),
   list('/v1/git/apps/gapp_globex_gitlab/repositories/all/pull-requests', 'pullRequest', [F.gitApp, F.gitApp,   F.gitApp,    PRS_OF_GLOBEX, F.gitApp,  F.gitApp]),
   list('/v1/git/apps/gapp_nope/repositories/all/pull-requests', 'pullRequest', all(N.gitApp)),
-  // §13 Deployments and incidents: as commits and pull requests, the owning organization's members.
+  // docs/ingest.md Deployments and incidents: as commits and pull requests, the owning organization's members.
   list('/v1/git/apps/gapp_acme_github/repositories/repo_acme_api/deployments', 'deployment', [DEPLOYMENTS_OF_ACME, DEPLOYMENTS_OF_ACME, DEPLOYMENTS_OF_ACME, F.gitApp, DEPLOYMENTS_OF_ACME, DEPLOYMENTS_OF_ACME]),
   list('/v1/git/apps/gapp_globex_gitlab/repositories/repo_globex_core/deployments', 'deployment', [F.gitApp, F.gitApp, F.gitApp, DEPLOYMENTS_OF_GLOBEX, F.gitApp, F.gitApp]),
   list('/v1/git/apps/gapp_acme_github/repositories/repo_globex_core/deployments', 'deployment', [N.repo, N.repo, N.repo, F.gitApp, N.repo, N.repo]),
@@ -463,7 +463,7 @@ export const ROWS: readonly Row[] = [
   list('/v1/commits', 'commit',                                                     [COMMITS_OF_ACME, COMMITS_OF_ACME, COMMITS_OF_ACME, COMMITS_OF_GLOBEX, COMMITS_OF_ACME, COMMITS_OF_ACME]),
 
   // ===== Dashboard views ======================================================================================
-  // §5 Dashboard views: `organization` ones to members of that org, `team` ones to members of that team,
+  // docs/api.md#who-sees-what Dashboard views: `organization` ones to members of that org, `team` ones to members of that team,
   // `private` ones to their owner (and org admins: read as every view of their org, team views included).
   // A token's team scope cuts team views of other teams (team-scoped ada loses view_mobile_team).
   list('/v1/dashboard-views', 'dashboardView', [
@@ -487,7 +487,7 @@ export const ROWS: readonly Row[] = [
   // The catalog is not organization data: the same fixed list for every caller.
   list('/v1/dashboard-views/catalog', 'catalogEntry', all(exact(...CATALOG))),
 
-  // ===== Metrics (§14) ========================================================================================
+  // ===== Metrics (docs/metrics.md) ========================================================================================
   // An organization's figures: as the organization, but not for a team-scoped token (they cover every team).
   ...metrics('organization_id=org_acme',     [M,           M,           M,           F.org,       M,           F.org]),
   ...metrics('organization_id=org_globex',   [F.org,       F.org,       F.org,       M,           F.org,       F.org]),

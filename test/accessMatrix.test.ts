@@ -5,7 +5,7 @@ import { Body, expectError } from './support/assertions';
 import { ACTOR_NAMES, ACTORS, Actor, ActorName, Cell, ItemKind, Row, ROWS, TARGETS } from './accessMatrix.table';
 
 /**
- * The access matrix of DESIGN §5 (test/accessMatrix.table.ts): one test per (row, actor) cell, named
+ * The access matrix of docs/api.md#who-sees-what (test/accessMatrix.table.ts): one test per (row, actor) cell, named
  * "<actor> GET <path>", plus a no-leak test for every cell that answers 200.
  */
 
@@ -126,7 +126,7 @@ describe('access matrix', () => {
 });
 
 // ---------------------------------------------------------------------------------------------------
-// No leak: every item of a 200 answers belongs to what the actor can reach (§5), generated records included.
+// No leak: every item of a 200 answers belongs to what the actor can reach (docs/api.md#who-sees-what), generated records included.
 
 /** Why an item is out of the actor's reach, or null when it is fine. */
 function leak(actor: Actor, kind: ItemKind, item: Body): string | null {
@@ -172,7 +172,7 @@ function leak(actor: Actor, kind: ItemKind, item: Body): string | null {
       if (!v) return 'unknown dashboard view';
       const out = org(v.organization_id, 'dashboard view') ?? team(v.team_id);
       if (out) return out;
-      // §5: organization views to its members, team views to the team's members, private ones to their owner;
+      // docs/api.md#who-sees-what: organization views to its members, team views to the team's members, private ones to their owner;
       // an admin sees every view of the organization.
       if (actor.organizations[v.organization_id] === 'admin' || v.visibility === 'organization') return null;
       if (v.visibility === 'team') return v.team_id && v.team_id in actor.teams ? null : `team view of ${v.team_id}, caller not in it`;
@@ -219,7 +219,7 @@ describe('the table', () => {
     }
   });
 
-  test('covers every documented path (31, the deployment and incident lists of §13, the four `all` forms, the four metrics of §14, §16’s ai-usage, ai-impact, collaboration, financial and pull request activity and §15’s telemetry events and §17’s audit log) for every actor, with an Acme and a Globex target', async () => {
+  test('covers every documented path (31, the deployment and incident lists of docs/ingest.md, the four `all` forms, the four metrics of docs/metrics.md, ai-usage (docs/metrics.md#ai-usage), ai-impact, collaboration, financial and pull request activity and telemetry events (docs/telemetry.md) and audit log (docs/settings.md#audit-log)) for every actor, with an Acme and a Globex target', async () => {
     const doc = (await request(t.runtime.app).get('/v1/openapi.json')).body;
     const templates = Object.keys(doc.paths);
     expect(templates).toHaveLength(48);
@@ -256,7 +256,7 @@ describe('the table', () => {
       const a = ACTORS[name];
       const own = owners.userOrganizations.get(a.userId) ?? new Set<string>();
       const scope = a.token.organizationIds ?? [];
-      // Reach = memberships ∩ scope (the orgs named plus the orgs of the teams named), §5.
+      // Reach = memberships ∩ scope (the orgs named plus the orgs of the teams named), docs/api.md#who-sees-what.
       const allowed = new Set([...scope, ...(a.token.teamIds ?? []).map((tm) => owners.teamOrganization.get(tm)!)]);
       const reach = [...own].filter((o) => allowed.size === 0 || allowed.has(o)).sort();
       expect({ name, reach }).toEqual({ name, reach: Object.keys(a.organizations).sort() });

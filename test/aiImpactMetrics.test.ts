@@ -7,7 +7,7 @@ import { insertHistory, sha } from './support/metricsHistory';
 import { sendPastPoints } from './support/otlpJson';
 
 /**
- * `GET /v1/metrics/ai-impact` (DESIGN §16) on a week of commits and pull requests delivered as GitHub and as GitLab
+ * `GET /v1/metrics/ai-impact` (docs/metrics.md#ai-review-and-cost-figures) on a week of commits and pull requests delivered as GitHub and as GitLab
  * send them, with one day of Claude Code telemetry sent over OTLP/JSON; every figure worked out here by hand.
  *
  * Commits: k1 (ada, Claude's co-author trailer: AI), k2 (ada), k3 (grace, who used Claude Code that day: AI),

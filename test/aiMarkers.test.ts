@@ -1,6 +1,6 @@
 import { hasAiMarker } from '../db/rollups/aiMarkers';
 
-/** The marks AI coding tools leave, as they write them (DESIGN §16), and look-alikes that are not theirs. */
+/** The marks AI coding tools leave, as they write them (docs/metrics.md#ai-review-and-cost-figures), and look-alikes that are not theirs. */
 test.each([
   ['Claude Code’s trailer', 'Fix login\n\nCo-Authored-By: Claude <noreply@anthropic.com>'],
   ['Claude Code’s trailer naming the model', 'Fix login\n\nCo-Authored-By: Claude Opus 4.6 <noreply@anthropic.com>'],

@@ -7,7 +7,7 @@ import { expectError } from './support/assertions';
 import { createOtlpToken } from '../src/auth/tokens/otlpTokens';
 
 /**
- * `GET /v1/metrics/ai-usage` (DESIGN §16) over telemetry sent by the OpenTelemetry SDK's own exporters as Claude
+ * `GET /v1/metrics/ai-usage` (docs/metrics.md#ai-review-and-cost-figures) over telemetry sent by the OpenTelemetry SDK's own exporters as Claude
  * Code, Gemini CLI and Codex send it: exact figures for an organization and a team, members matched by e-mail,
  * by a bound token and by an account id seen before; strangers counted apart.
  */

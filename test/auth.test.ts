@@ -9,7 +9,7 @@ import { generateToken, isWellFormedToken, OTLP_TOKEN_PREFIX, SCIM_TOKEN_PREFIX,
 import { ApiToken, User } from '../db/models';
 
 /**
- * Authentication (spec §5, DESIGN §6): every way a token can be unusable is a 401 in the error envelope with a
+ * Authentication (docs/api.md#authentication, docs/api.md#tokens-limits-and-headers): every way a token can be unusable is a 401 in the error envelope with a
  * message saying what is wrong, and it is checked before anything else. The limits are raised so that the
  * polling below never meets a 429 (rate limits have their own file).
  */

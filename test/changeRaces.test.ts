@@ -18,7 +18,7 @@ import { startTestApp, TestApp, DEMO } from './support/harness';
 import { oktaCreateUser } from './support/idpPayloads';
 
 /**
- * Honest answers under races (DESIGN §18): a change that loses to concurrent changes runs again, and one that
+ * Honest answers under races (docs/operating.md): a change that loses to concurrent changes runs again, and one that
  * loses every time is never blamed on the client: 409 when what it would add exists, else 503 with Retry-After,
  * in each surface's own format. Never 400, never 500.
  */

@@ -7,7 +7,7 @@ import { appCli } from './support/cli';
 
 /**
  * A command-line writer tells every instance of its change before it reports success, as the service's own writers
- * do (DESIGN §10): two API processes on MariaDB + Redis serve `/v1/commits` with their totals cached (for ten
+ * do (docs/architecture.md#writers): two API processes on MariaDB + Redis serve `/v1/commits` with their totals cached (for ten
  * minutes, and their poll of the data versions as slow), the importer adds commits, and the very next request on
  * either instance counts them. Without Redis the importer can only leave its versions in the table: then the
  * instances keep their totals until their poll (DATA_VERSIONS_POLL_MS), which is what the README says.

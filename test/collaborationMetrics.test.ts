@@ -6,7 +6,7 @@ import { newId } from '../src/persistence/changes/ids';
 import { createLab } from './support/metricsHistory';
 
 /**
- * `GET /v1/metrics/collaboration` (DESIGN §16) on the week of review in test/support/reviewHistory.ts, delivered
+ * `GET /v1/metrics/collaboration` (docs/metrics.md#ai-review-and-cost-figures) on the week of review in test/support/reviewHistory.ts, delivered
  * once as GitHub sends it and once as GitLab does: both must give the figures worked out here by hand.
  *
  * Merged March 2–8 (hours: pickup = opened → first review by another, approval = opened → first approval by

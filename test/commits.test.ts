@@ -6,8 +6,8 @@ import { Commit } from '../db/models';
 import { FIXTURE_DAYS } from '../db/demo/fixtures';
 
 /**
- * GET /v1/commits: the commits of every repository the caller can access (DESIGN §4), the created_at filters
- * of DESIGN §3 against fixture commits with known created_at, paging and the created_at-only sort.
+ * GET /v1/commits: the commits of every repository the caller can access (docs/api.md#items-and-their-fields), the created_at filters
+ * of docs/api.md#wire-rules against fixture commits with known created_at, paging and the created_at-only sort.
  */
 
 const C = DEMO.commits;

@@ -6,7 +6,7 @@ import type { MemberInput } from '../src/services/people/members';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 
 /**
- * The cost inputs of the financial metrics (DESIGN §16) as the domain service keeps them: one rate per subject,
+ * The cost inputs of the financial metrics (docs/metrics.md#ai-review-and-cost-figures) as the domain service keeps them: one rate per subject,
  * one currency per organization, amounts as the column stores them, members and known tools only.
  */
 

@@ -4,7 +4,7 @@ import { parseCommand } from '../scripts/costs';
 import { UsageError } from '../scripts/cli';
 
 /**
- * `npm run costs -- …` (DESIGN §16) as an operator runs it, in a child process on the test app's database: the
+ * `npm run costs -- …` (docs/metrics.md#ai-review-and-cost-figures) as an operator runs it, in a child process on the test app's database: the
  * financial metrics' inputs, one currency per organization. Refusals exit 1 with the service's message, usage
  * errors 2 with the usage.
  */

@@ -7,15 +7,15 @@ import { DashboardView, OrganizationMembership, TeamMembership } from '../db/mod
 import { DASHBOARD_CATALOG } from '../db/demo/fixtures';
 
 /**
- * /v1/dashboard-views, /v1/dashboard-views/catalog and /v1/dashboard-views/{id}: exact shapes (DESIGN §4),
- * the catalog's key-ascending default, 404/403 messages and the visibility rules (§5).
+ * /v1/dashboard-views, /v1/dashboard-views/catalog and /v1/dashboard-views/{id}: exact shapes (docs/api.md#items-and-their-fields),
+ * the catalog's key-ascending default, 404/403 messages and the visibility rules (docs/api.md#who-sees-what).
  */
 
 const U = DEMO.users;
 const V = DEMO.views;
 const O = DEMO.orgs;
 
-// DESIGN §4 field lists, sorted
+// docs/api.md#items-and-their-fields field lists, sorted
 const FIELDS = {
   view: ['created_at', 'id', 'name', 'organization_id', 'owner_id', 'team_id', 'type', 'visibility'],
   catalog: ['category', 'description', 'key', 'name'],
@@ -33,7 +33,7 @@ const { ok } = actorClient(() => t, tokens);
 const { byText } = textOrder(() => t.runtime.sequelize.getDialect());
 
 /**
- * DESIGN §5, read from the database: organization views of the caller's organizations, team views of the
+ * docs/api.md#who-sees-what, read from the database: organization views of the caller's organizations, team views of the
  * caller's teams, the caller's private views; admins see every view of the organizations they administer.
  */
 async function visibleViews(userId: string, organizationIds?: string[], teamFilter?: string[]): Promise<Body[]> {

@@ -11,7 +11,7 @@ import { freePort } from './support/ports';
 import { startTestApp, TestApp, DEMO, SERVICES } from './support/harness';
 
 /**
- * A database out of reach is "try again", not "our bug" (DESIGN §18): every surface answers 503 with Retry-After in
+ * A database out of reach is "try again", not "our bug" (docs/operating.md): every surface answers 503 with Retry-After in
  * its own format (REST's envelope, tRPC's error with `data.code`, a SCIM error, the ingest envelope, OTLP's
  * retryable UNAVAILABLE Status), /readyz fails while /healthz does not, and the metrics count these apart from the
  * 500s of our own faults. First against a database that never answers (a closed port: this needs no MariaDB, so it

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { SERVICES } from './support/harness';
 
 /**
- * DESIGN §18's fail-fast start: each misconfiguration starts the real process (`src/main.ts`, `scripts/worker.ts`)
+ * docs/operating.md's fail-fast start: each misconfiguration starts the real process (`src/main.ts`, `scripts/worker.ts`)
  * and reads its exit code and what it printed. A refusal says what to set or check, in one message and without a
  * stack trace, and the process stops at once (or after the bounded wait for an unreachable database).
  */

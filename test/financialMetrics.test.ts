@@ -7,7 +7,7 @@ import { createLab } from './support/metricsHistory';
 import { sendPastPoints } from './support/otlpJson';
 
 /**
- * `GET /v1/metrics/financial` (DESIGN §16) over 73 days (a fifth of a year: March 1 to May 12, 2026), every figure
+ * `GET /v1/metrics/financial` (docs/metrics.md#ai-review-and-cost-figures) over 73 days (a fifth of a year: March 1 to May 12, 2026), every figure
  * worked out here by hand. Rates in EUR: the organization's default 100,000 a year, Grace's own 150,000; Gemini
  * CLI seats 30 a month; 1 USD = 0.9 EUR. Members: Ada, Grace, Margaret all window; Linus until he was suspended on
  * April 6 (36 days); Hedy, suspended before the window, does not count.

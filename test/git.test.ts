@@ -8,7 +8,7 @@ import { FIXTURE_GIT_APPS, FIXTURE_PULL_REQUESTS, FIXTURE_REPOSITORIES } from '.
 
 /**
  * The /v1/git endpoints: git apps, repositories, commits and pull requests of one repository or of `all` the
- * repositories of a git app. Exact shapes (DESIGN §4), sort whitelists, 404/403 messages and access (§5).
+ * repositories of a git app. Exact shapes (docs/api.md#items-and-their-fields), sort whitelists, 404/403 messages and access (docs/api.md#who-sees-what).
  */
 
 const G = DEMO.gitApps;
@@ -17,7 +17,7 @@ const C = DEMO.commits;
 const P = DEMO.pullRequests;
 const O = DEMO.orgs;
 
-// DESIGN §4 field lists, sorted
+// docs/api.md#items-and-their-fields field lists, sorted
 const FIELDS = {
   gitApp: ['created_at', 'id', 'is_active', 'name', 'organization_id', 'provider'],
   repository: ['created_at', 'default_branch', 'full_name', 'git_app_id', 'id', 'is_private', 'name'],

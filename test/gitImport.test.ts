@@ -8,7 +8,7 @@ import { appCli } from './support/cli';
 import { copy, deliverToGithub, githubExamples } from './support/ingest';
 
 /**
- * The git app CLI and the importer (DESIGN §10, §13) as an operator runs them, on a real repository made here:
+ * The git app CLI and the importer (docs/architecture.md#writers, docs/ingest.md) as an operator runs them, on a real repository made here:
  * commits by members and non-members, a binary file, a multi-line message. What they store is compared with
  * `git log` itself, and with what `/v1` shows.
  */

@@ -8,7 +8,7 @@ import { createRestClient } from '../src/client/restClient';
 import { loadConfig } from '../src/config';
 
 /**
- * DESIGN §9 on /v1: HEAD wherever GET works, strong ETags with 304s that cost no point, Link headers on lists,
+ * docs/api.md#http-conventions on /v1: HEAD wherever GET works, strong ETags with 304s that cost no point, Link headers on lists,
  * compression, CORS, parameter names the query parser cannot carry, and the public document's own budget.
  */
 

@@ -5,7 +5,7 @@ import { startTestApp, TestApp, DEMO } from './support/harness';
 import { copy, deliverToGithub, eventsAfter, githubExamples, GithubDelivery, ingestCounts, lastEventSeq } from './support/ingest';
 
 /**
- * `POST /ingest/github/{git_app_id}` (DESIGN §13) with GitHub's own example payloads (@octokit/webhooks-examples),
+ * `POST /ingest/github/{git_app_id}` (docs/ingest.md) with GitHub's own example payloads (@octokit/webhooks-examples),
  * signed by GitHub's own helper (@octokit/webhooks-methods), and what `/v1` shows afterwards.
  */
 

@@ -4,7 +4,7 @@ import { copy, deliverToGitlab, eventsAfter, GitlabDelivery, ingestCounts, lastE
 import { deploymentHook, GITLAB_EVENT_HEADERS, issueHook, mergeRequestHook, pushHook } from './support/gitlabPayloads';
 
 /**
- * `POST /ingest/gitlab/{git_app_id}` (DESIGN §13) with GitLab's documented payloads and delivery headers
+ * `POST /ingest/gitlab/{git_app_id}` (docs/ingest.md) with GitLab's documented payloads and delivery headers
  * (test/support/gitlabPayloads.ts), and what `/v1` shows afterwards.
  */
 

@@ -4,7 +4,7 @@ import { deliverHistory, insertHistory, Lab, sha } from './support/metricsHistor
 import { callerFor } from './support/callers';
 
 /**
- * The Metrics API (DESIGN §14) on the history of test/support/metricsHistory.ts, every figure worked out by hand
+ * The Metrics API (docs/metrics.md) on the history of test/support/metricsHistory.ts, every figure worked out by hand
  * below. Lead times of the changes each deployment ships (hours):
  *   D0 (Feb 28 12:00, first of api): c0 26
  *   D1 (Mar 2 12:00, after D0):      c1 28, c2 6

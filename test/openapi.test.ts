@@ -9,7 +9,7 @@ type Json = Record<string, any>;
 const CREATED_AT = ['created_at[eq]', 'created_at[gte]', 'created_at[lte]', 'created_at[gt]', 'created_at[lt]'];
 const LIST_QUERY = ['page', 'per_page', 'sort', 'order', 'fields', ...CREATED_AT];
 
-/** The 31 paths of the catalog and the two `all` repository forms (relative to the server URL /v1): list paths with their sort whitelist (DESIGN §4), and get-one paths. */
+/** The 31 paths of the catalog and the two `all` repository forms (relative to the server URL /v1): list paths with their sort whitelist (docs/api.md#items-and-their-fields), and get-one paths. */
 const LISTS: Record<string, string[]> = {
   '/users': ['created_at', 'name', 'email'],
   '/users/{user_id}/apps': ['created_at', 'name'],
@@ -61,7 +61,7 @@ const GET_ONES = [
   '/teams/{team_id}/members/{user_id}',
   '/dashboard-views/{id}',
 ];
-/** The Metrics API of DESIGN §14. */
+/** The Metrics API of docs/metrics.md. */
 const METRIC_PATHS = ['/metrics/dora', '/metrics/pull-requests', '/metrics/flow', '/metrics/activity', '/metrics/ai-usage', '/metrics/ai-impact', '/metrics/collaboration', '/metrics/financial'];
 const ALL_PATHS = [...Object.keys(LISTS), ...GET_ONES, ...METRIC_PATHS];
 
@@ -103,7 +103,7 @@ test('is served without a token, as JSON, with the /v1 server', () => {
   expect(doc.servers).toEqual([{ url: '/v1' }]);
 });
 
-test('documents the 31 paths of the catalog, the deployment and incident lists of §13, the `all` form of the four repository lists, the four metrics of §14, §16’s ai-usage and pull request activity, §15’s telemetry events and §17’s audit log, each with GET only', () => {
+test('documents the 31 paths of the catalog, the deployment and incident lists of docs/ingest.md, the `all` form of the four repository lists, the four metrics of docs/metrics.md, ai-usage (docs/metrics.md#ai-usage) and pull request activity, telemetry events (docs/telemetry.md) and audit log (docs/settings.md#audit-log), each with GET only', () => {
   expect(Object.keys(doc.paths).sort()).toEqual([...ALL_PATHS].sort());
   expect(ALL_PATHS.filter((p) => !p.includes('/repositories/all/') && !/deployments|incidents|metrics|telemetry|activity|audit-log/.test(p))).toHaveLength(31);
   expect(ALL_PATHS).toHaveLength(48);
@@ -204,7 +204,7 @@ test('the 200 response of every path references a named schema of the right enve
   }
 });
 
-test('the item schemas carry the DESIGN §4 fields', () => {
+test('the item schemas carry the docs/api.md#items-and-their-fields fields', () => {
   const itemOf = (path: string): Json => {
     const envelope = resolve(doc.paths[path].get.responses['200'].content['application/json'].schema.$ref)!;
     return resolve(path in LISTS ? envelope.properties.data.items.$ref : envelope.properties.data.$ref)!;

@@ -6,7 +6,7 @@ import { find, orgItem, teamItem } from './support/items';
 import { App, OrganizationMembership, Team } from '../db/models';
 import { FIXTURE_APPS, FIXTURE_USERS } from '../db/demo/fixtures';
 
-/** The five /v1/organizations endpoints: exact shapes (DESIGN §4), 404/403 messages, access and token scopes (§5). */
+/** The five /v1/organizations endpoints: exact shapes (docs/api.md#items-and-their-fields), 404/403 messages, access and token scopes (docs/api.md#who-sees-what). */
 
 const U = DEMO.users;
 const O = DEMO.orgs;

@@ -7,7 +7,7 @@ import { createScimToken } from '../src/auth/tokens/scimTokens';
 import { revokeToken } from '../src/auth/tokens/everyKind';
 import { DomainError } from '../src/errors';
 
-/** The credential of `/otlp` (DESIGN §15): OTLP tokens only, each refusal saying what to send instead. */
+/** The credential of `/otlp` (docs/telemetry.md): OTLP tokens only, each refusal saying what to send instead. */
 
 let t: TestApp;
 beforeAll(async () => {
@@ -101,7 +101,7 @@ describe('OtlpAuthenticator', () => {
 
     await revokeToken(created.id);
     await expectUnauthenticated(uncached.authenticate(bearer(created.token), start), 'This OTLP token has been revoked');
-    // Within the cache time the instance that saw it still takes it (DESIGN §6: at most 5 s), never later.
+    // Within the cache time the instance that saw it still takes it (docs/api.md#tokens-limits-and-headers: at most 5 s), never later.
     expect((await cached.authenticate(bearer(created.token), new Date(start.getTime() + 4_999))).tokenId).toBe(created.id);
     await expectUnauthenticated(cached.authenticate(bearer(created.token), new Date(start.getTime() + 5_000)), 'This OTLP token has been revoked');
   });

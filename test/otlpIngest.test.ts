@@ -4,7 +4,7 @@ import { otelLogger, otelMeter, SenderOptions } from './support/otel';
 import { createOtlpToken } from '../src/auth/tokens/otlpTokens';
 
 /**
- * Claude Code's telemetry sent by the OpenTelemetry JS SDK's own exporters (DESIGN §15), in every encoding the
+ * Claude Code's telemetry sent by the OpenTelemetry JS SDK's own exporters (docs/telemetry.md), in every encoding the
  * exporters offer, becomes exact daily AI usage rollups; retries and redeliveries change nothing.
  */
 let t: TestApp;

@@ -20,7 +20,7 @@ import { startTestApp, TestApp, DEMO, SERVICES } from './support/harness';
 import { otelLogger, otelMeter } from './support/otel';
 
 /**
- * Every refusal OTLP/HTTP specifies (DESIGN §15), on the bodies the OpenTelemetry SDK's own exporters send: the
+ * Every refusal OTLP/HTTP specifies (docs/telemetry.md), on the bodies the OpenTelemetry SDK's own exporters send: the
  * status an exporter acts on, a google.rpc.Status in the request's encoding saying what to fix, and nothing
  * stored. Then what is accepted only in part (histograms, spans, never-stored attributes), retries, and two
  * instances turning one cumulative series into the same deltas.
@@ -617,7 +617,7 @@ describe('two instances on one database', () => {
     expect(added(before, await usage())).toEqual(FINAL);
   });
 
-  // Many instances means MariaDB (DESIGN: scale-out); on SQLite each process queues its own writes and a second
+  // Many instances means MariaDB (docs/operating.md); on SQLite each process queues its own writes and a second
   // process writing at the same moment gets SQLITE_BUSY, so there the copies go one after another.
   const atOnce = Boolean(SERVICES.databaseUrl);
   test(`each export sent twice to both ${atOnce ? 'at once' : 'one after another (SQLite: one writing process by design)'}: still exactly the final totals`, async () => {

@@ -11,7 +11,7 @@ import { startMetricsServer } from '../src/observability/metricsServer';
 import { describeWithPrometheusParser, MetricFamily, parseExposition } from './support/prometheusParser';
 
 /**
- * DESIGN §18's metrics: `GET /metrics` on METRICS_PORT read by a Prometheus text-format parser. The counters move
+ * docs/operating.md's metrics: `GET /metrics` on METRICS_PORT read by a Prometheus text-format parser. The counters move
  * as requests, deliveries and ingests happen; routes are templates; no token, e-mail or id is in any label.
  */
 

@@ -7,7 +7,7 @@ import { generateToken } from '../src/auth/tokenFormat';
 import { User } from '../db/models';
 
 /**
- * Rate limits (spec §8, DESIGN §6): two tiers per user (all of a user's tokens share them), failed
+ * Rate limits (docs/api.md#rate-limits, docs/api.md#tokens-limits-and-headers): two tiers per user (all of a user's tokens share them), failed
  * authentication per client IP, X-RateLimit-* on every /v1 and /trpc response (the tier with the fewest
  * requests left, the hourly one on a tie), Retry-After on 429, and service through a Redis outage.
  *

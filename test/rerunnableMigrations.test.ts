@@ -9,7 +9,7 @@ import { rerunnable } from '../db/rerunnable';
 import { SERVICES } from './support/harness';
 
 /**
- * DESIGN §18: a migration that fails halfway can be run again. MySQL commits each DDL statement on its own, so
+ * docs/operating.md: a migration that fails halfway can be run again. MySQL commits each DDL statement on its own, so
  * the steps before the failure stay; run again, the migration must finish and leave the schema a clean run
  * leaves. Every migration is failed on purpose once, in its middle, between two of its steps (schema changes and
  * statements alike), then run again; at the end the schema is compared with a database migrated without a fault.

@@ -7,7 +7,7 @@ import { Pruner } from '../src/services/retention/pruner';
 import { retentionPolicies, RetentionPolicy } from '../src/services/retention/policies';
 
 /**
- * DESIGN §18's retention with a fake clock: rows of the service's own bookkeeping, some due and some not, then the
+ * docs/operating.md's retention with a fake clock: rows of the service's own bookkeeping, some due and some not, then the
  * pruner as of a chosen day. What is due goes, nothing else; in batches; two pruners at once delete each row once;
  * and (MySQL) a writer is never held up by a batch that is taking its rows.
  */

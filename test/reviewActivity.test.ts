@@ -6,7 +6,7 @@ import { GITLAB_EVENT_HEADERS, mergeRequestHook, noteHook } from './support/gitl
 import { expectList } from './support/assertions';
 
 /**
- * Review activity in (DESIGN §16): GitHub's own example payloads of `pull_request_review`,
+ * Review activity in (docs/metrics.md#ai-review-and-cost-figures): GitHub's own example payloads of `pull_request_review`,
  * `pull_request_review_comment`, `issue_comment` and `pull_request.synchronize`, GitLab's documented `Note Hook`
  * and its merge request approvals and pushes, as `/v1/git/apps/{id}/repositories/{repo}/pull-requests/{pr}/activity`
  * then lists them.

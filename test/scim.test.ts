@@ -387,7 +387,7 @@ test('two instances: a suspension through one instance’s SCIM bites on the oth
       status = (await viaB(`/v1/organizations/${DEMO.orgs.acme}`)).status;
     }
     expect(status).toBe(403);
-    // DESIGN §6 promises 5 s; every instance reads the access changes each second, so it takes about one.
+    // docs/api.md#tokens-limits-and-headers promises 5 s; every instance reads the access changes each second, so it takes about one.
     const elapsed = Date.now() - started;
     expect(elapsed).toBeLessThanOrEqual(2_500);
     process.stdout.write(`suspension applied by the other instance after ${elapsed} ms\n`);

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../src/config';
 import { SECRETS_KEY_FILE, SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 
-/** Secrets at rest (DESIGN §10): sealed with SECRETS_KEY, a key file on the embedded default, nothing in clear. */
+/** Secrets at rest (docs/architecture.md#writers): sealed with SECRETS_KEY, a key file on the embedded default, nothing in clear. */
 
 const box = () => new SecretBox(randomBytes(32));
 

@@ -8,7 +8,7 @@ import { MemberWriter } from '../src/services/people/members';
 import { ChangeRunner } from '../src/persistence/changes/change';
 
 /**
- * The settings' procedures (DESIGN §17) as the page calls them: signed in with a one-time link, a session cookie,
+ * The settings' procedures (docs/settings.md) as the page calls them: signed in with a one-time link, a session cookie,
  * the CSRF token on every change. What they refuse: API tokens, cookies on the data procedures, foreign origins,
  * other people's and other organizations' things.
  */

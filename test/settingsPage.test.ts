@@ -10,7 +10,7 @@ import { createLoginLink } from '../src/auth/signIn';
 import { WebhookAttempt, WebhookEndpoint } from '../db/models';
 
 /**
- * The settings page (/settings/, DESIGN §17) in Debian's chromium, as a person uses it: signed in with a one-time
+ * The settings page (/settings/, docs/settings.md) in Debian's chromium, as a person uses it: signed in with a one-time
  * link, found by roles and labels (so the accessible names are checked too), by mouse and by keyboard alone, and
  * what it made checked from outside the page (the REST API, a webhook receiver, SCIM).
  */

@@ -8,7 +8,7 @@ import { Interaction, Task, Team, TeamMembership, User } from '../db/models';
 import { FIXTURE_TASKS, FIXTURE_TEAM_MEMBERSHIPS, FIXTURE_USERS } from '../db/demo/fixtures';
 
 /**
- * The seven /v1/teams endpoints: exact shapes (DESIGN §4), sort whitelists, 404/403 messages and access (§5).
+ * The seven /v1/teams endpoints: exact shapes (docs/api.md#items-and-their-fields), sort whitelists, 404/403 messages and access (docs/api.md#who-sees-what).
  * What a procedure answers is read through its caller, without HTTP; refusals and the tRPC transport go over the wire.
  */
 
@@ -18,7 +18,7 @@ const O = DEMO.orgs;
 const K = DEMO.tasks;
 const I = DEMO.interactions;
 
-// DESIGN §4 field lists, sorted
+// docs/api.md#items-and-their-fields field lists, sorted
 const FIELDS = {
   team: ['created_at', 'id', 'name', 'organization_id'],
   member: ['created_at', 'email', 'id', 'name', 'title'],

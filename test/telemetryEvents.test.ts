@@ -4,7 +4,7 @@ import { expectError } from './support/assertions';
 import { createOtlpToken } from '../src/auth/tokens/otlpTokens';
 
 /**
- * `GET /v1/organizations/{id}/telemetry/events` (DESIGN §15): custom workflow events and the AI tools' events,
+ * `GET /v1/organizations/{id}/telemetry/events` (docs/telemetry.md): custom workflow events and the AI tools' events,
  * as the real OpenTelemetry exporter sends them, listed for the organization's admins with their filters.
  */
 let t: TestApp;

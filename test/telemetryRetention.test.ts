@@ -5,7 +5,7 @@ import { createOtlpToken } from '../src/auth/tokens/otlpTokens';
 import { TelemetrySql } from '../src/services/telemetry/sql';
 import { timestampSql } from '../src/persistence/query/selectSql';
 
-/** DESIGN §15's retention: raw bodies OTLP_RAW_RETENTION_DAYS, points and events TELEMETRY_RETENTION_DAYS, rollups for good. */
+/** docs/telemetry.md's retention: raw bodies OTLP_RAW_RETENTION_DAYS, points and events TELEMETRY_RETENTION_DAYS, rollups for good. */
 let t: TestApp;
 const DAY = 86_400_000;
 

@@ -11,7 +11,7 @@ import { TokenInputError } from '../src/auth/tokens/common';
 import { expiryOf, parseCommand, UsageError } from '../scripts/tokens';
 
 /**
- * The token CLI (DESIGN §6) run as a child process, exactly as `npm run tokens -- ...` runs it, against the
+ * The token CLI (docs/api.md#tokens-limits-and-headers) run as a child process, exactly as `npm run tokens -- ...` runs it, against the
  * test app's own database (its DATABASE_URL or SQLITE_PATH is passed in the child's environment).
  */
 

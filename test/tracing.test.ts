@@ -8,7 +8,7 @@ import { eventually } from './support/receiver';
 import { createScimToken } from '../src/auth/tokens/scimTokens';
 
 /**
- * DESIGN §18's tracing: the real process (`src/main.ts`) with OTEL_EXPORTER_OTLP_ENDPOINT set sends its spans, as
+ * docs/operating.md's tracing: the real process (`src/main.ts`) with OTEL_EXPORTER_OTLP_ENDPOINT set sends its spans, as
  * the OpenTelemetry SDK's OTLP/HTTP JSON exporter encodes them, to a local receiver: incoming requests with their
  * express route, and (on MySQL) the statements, masked. No token, e-mail or secret is in any span. SIGTERM sends what
  * is left before the process exits.

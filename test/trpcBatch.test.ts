@@ -4,7 +4,7 @@ import { MAX_TRPC_BATCH } from '../src/wire/limits';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 
 /**
- * DESIGN §9: no request shape buys more work than its points. Each call in a /trpc batch counts as one
+ * docs/api.md#http-conventions: no request shape buys more work than its points. Each call in a /trpc batch counts as one
  * request; a batch over MAX_TRPC_BATCH calls is refused whole (400 VALIDATION_ERROR for each call, one point).
  */
 

@@ -15,11 +15,11 @@ import {
   FIXTURE_USERS,
 } from '../db/demo/fixtures';
 
-/** The eleven /v1/users endpoints: exact shapes (DESIGN §4), 404/403 messages and the access model (§5). */
+/** The eleven /v1/users endpoints: exact shapes (docs/api.md#items-and-their-fields), 404/403 messages and the access model (docs/api.md#who-sees-what). */
 
 const U = DEMO.users;
 
-// DESIGN §4 field lists
+// docs/api.md#items-and-their-fields field lists
 const FIELDS = {
   user: ['created_at', 'email', 'id', 'name'],
   organization: ['created_at', 'id', 'name'],

@@ -24,7 +24,7 @@ import { copy, deliverToGithub, githubExamples } from './support/ingest';
 import { eventually, Receiver, verify } from './support/receiver';
 
 /**
- * Outgoing webhooks (DESIGN §12) against a real receiver (node:http) that verifies with the `standardwebhooks`
+ * Outgoing webhooks (docs/webhooks.md) against a real receiver (node:http) that verifies with the `standardwebhooks`
  * library: every event type signed, retries on the configured schedule, 410, timeouts, redirects, replays, and
  * no request forgery. The schedule is shortened by WEBHOOK_RETRY_DELAYS, as an operator would.
  */
@@ -363,7 +363,7 @@ describe('failures and retries', () => {
 });
 
 describe('configuration', () => {
-  test('WEBHOOK_RETRY_DELAYS: durations in ms, s, m, h or d; the default is DESIGN §12\'s; jitter only lengthens', () => {
+  test('WEBHOOK_RETRY_DELAYS: durations in ms, s, m, h or d; the default is docs/webhooks.md\'s; jitter only lengthens', () => {
     expect(loadConfig({}).WEBHOOK_RETRY_DELAYS).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
     expect(loadConfig({ WEBHOOK_RETRY_DELAYS: '250ms, 2s,1m,1h,1d' }).WEBHOOK_RETRY_DELAYS).toEqual([250, 2_000, 60_000, 3_600_000, 86_400_000]);
     for (const bad of ['5 minutes', '5s,,x', '-5s', Array(21).fill('1s').join(',')]) {

@@ -6,7 +6,7 @@ import { appCli, CliRun } from './support/cli';
 import { eventually, Receiver, verify } from './support/receiver';
 
 /**
- * `npm run webhooks -- …` (DESIGN §10, §12) as an operator runs it, in a child process on the test app's database,
+ * `npm run webhooks -- …` (docs/architecture.md#writers, docs/webhooks.md) as an operator runs it, in a child process on the test app's database,
  * and `npm run worker`, the delivery worker on its own.
  */
 

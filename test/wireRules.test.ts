@@ -6,7 +6,7 @@ import { OrganizationMembership } from '../db/models';
 import { TIES } from '../db/demo/fixtures';
 
 /**
- * The wire rules of DESIGN §3, mostly on /v1/users and /v1/organizations/org_acme/members.
+ * The wire rules of docs/api.md#wire-rules, mostly on /v1/users and /v1/organizations/org_acme/members.
  * linus (usr_linus) was created 2024-03-15T12:00:00.000Z; no other record of the demo data lies on that UTC day.
  */
 

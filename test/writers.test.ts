@@ -8,7 +8,7 @@ import type { MemberInput } from '../src/services/people/members';
 import { startTestApp, TestApp, DEMO } from './support/harness';
 
 /**
- * The write path every writing surface shares (DESIGN §10): one domain service per kind of change, one
+ * The write path every writing surface shares (docs/architecture.md#writers): one domain service per kind of change, one
  * transaction with its outbox events and data versions; reads exact at once, access changes on this instance
  * at once and on every instance within 5 s. SCIM (and later ingest) are transports over these services.
  */
@@ -299,7 +299,7 @@ test('two instances: a suspension through one is applied by the other within 5 s
       status = (await viaB()).status;
     }
     expect(status).toBe(403);
-    // DESIGN §6 promises 5 s; every instance reads the access changes each second, so it takes about one.
+    // docs/api.md#tokens-limits-and-headers promises 5 s; every instance reads the access changes each second, so it takes about one.
     const elapsed = Date.now() - started;
     expect(elapsed).toBeLessThanOrEqual(2_500);
     process.stdout.write(`suspension applied by the other instance after ${elapsed} ms\n`);

@@ -226,7 +226,7 @@ type TelemetryEvent struct {
 	Name *string `json:"name,omitempty"`
 	// What sent it: `claude_code`, `gemini_cli`, `codex`, or the sender’s `service.name`
 	Source *string `json:"source,omitempty"`
-	// The member it was matched to (README "Telemetry"); null when it matched none
+	// The member it was matched to (docs/telemetry.md#whose-telemetry-it-is); null when it matched none
 	UserID *string `json:"user_id,omitempty"`
 	// The sender’s session (`session.id`, Codex’s `conversation.id`); null without one
 	SessionID *string `json:"session_id,omitempty"`

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { DAY_MS, type Random } from './random';
 
 /**
- * Demo telemetry (DESIGN §15, §16): Acme's members using Claude Code (a few Gemini CLI) at the volumes a
+ * Demo telemetry (docs/telemetry.md, docs/metrics.md#ai-review-and-cost-figures): Acme's members using Claude Code (a few Gemini CLI) at the volumes a
  * developer produces in a working day, so `ai-usage` has something believable to say; plus some custom
  * workflow events of a release bot. The daily rollups cover a year of adoption; raw points exist for the last
  * week only (the rollups are what the metrics read), each day's points adding up to that day's rollups.

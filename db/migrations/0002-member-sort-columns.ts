@@ -5,7 +5,7 @@ import { DataTypes, QueryInterface } from 'sequelize';
  * the member's user fields. Sorting through a join to `users` made MariaDB read every membership of a scope
  * and sort them (seconds for an 80,000-member organization). The sort fields are kept on the membership rows
  * as well, so each (scope, sort) pair is one index range: (scope, user field, user_id). Writers that change a
- * user's name or e-mail update them in the same transaction (DESIGN §10).
+ * user's name or e-mail update them in the same transaction (docs/architecture.md#writers).
  */
 const MEMBERSHIP_TABLES = { organization_memberships: 'organization_id', team_memberships: 'team_id' } as const;
 const SORT_COLUMNS = {

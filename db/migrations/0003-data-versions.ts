@@ -2,7 +2,7 @@ import { DataTypes, QueryInterface } from 'sequelize';
 
 /**
  * One version per table, raised by every writer in the transaction of its change: cached list totals are kept
- * per version, so a total never outlives the data it counted (DESIGN §10).
+ * per version, so a total never outlives the data it counted (docs/architecture.md#writers).
  */
 export async function up({ context: qi }: { context: QueryInterface }): Promise<void> {
   await qi.createTable('data_versions', {

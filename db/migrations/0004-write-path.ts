@@ -1,14 +1,14 @@
 import { DataTypes, QueryInterface } from 'sequelize';
 
 /**
- * What the writers of DESIGN §10 and §11 need:
+ * What the writers of docs/architecture.md#writers and docs/scim.md need:
  * - Membership states. An organization membership is `active` or `suspended`; a team membership carries the
  *   state of its member's organization membership (writers keep the two equal in one transaction), so member
  *   lists stay one index range: (scope, status, user field, user_id) replaces (scope, user field, user_id).
  * - Identities an identity provider gives: `external_id` of a membership (SCIM User `externalId`, per
  *   organization) and of a team (Group `externalId`), the member's job `title` in the organization, and
  *   `updated_at` for SCIM `meta.lastModified`.
- * - The outbox: every change's events (§12), written in the change's transaction; `seq` orders them.
+ * - The outbox: every change's events (docs/webhooks.md), written in the change's transaction; `seq` orders them.
  * - SCIM tokens: bound to one organization, stored as SHA-256 hashes like API tokens.
  */
 const ID_TYPE = DataTypes.STRING(40);

@@ -3,7 +3,7 @@ import { DataTypes, QueryInterface } from 'sequelize';
 import { dropColumn } from './0004-write-path';
 
 /**
- * What git activity ingest needs (DESIGN §13):
+ * What git activity ingest needs (docs/ingest.md):
  * - A git app's webhook secret, sealed with SECRETS_KEY (src/secrets/secretBox.ts), and the secret it replaced,
  *   accepted until `previous_secret_expires_at` so a rotation does not drop deliveries signed meanwhile.
  * - A repository's id at its provider, so a renamed repository stays one row; found by full name otherwise.

@@ -1,7 +1,7 @@
 import { DataTypes, QueryInterface } from 'sequelize';
 
 /**
- * Outgoing webhooks (DESIGN §12):
+ * Outgoing webhooks (docs/webhooks.md):
  * - `webhook_endpoints`: an organization's subscriptions. The signing secret is sealed with SECRETS_KEY; after a
  *   rotation the previous one also signs until `previous_secret_expires_at`. `lease_until`/`leased_by` give one
  *   delivery worker at a time an endpoint, so its events go out in order and never twice at once.

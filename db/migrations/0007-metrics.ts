@@ -1,7 +1,7 @@
 import { QueryInterface } from 'sequelize';
 
 /**
- * What the Metrics API's grouped queries read (DESIGN §14), each a range of one index:
+ * What the Metrics API's grouped queries read (docs/metrics.md), each a range of one index:
  * - deployments by finish time, per organization and per repository (the window; a deployment's previous one);
  * - incidents naming a cause, per repository (a deployment blamed by an incident has failed);
  * - pull requests by merge and close time and by state, per organization (the window; what is open now);

@@ -9,7 +9,7 @@ import { dropColumn } from './0004-write-path';
  *   address, `userPrincipalName` to `userName`), each matching the user as a commit or pull-request author. A
  *   user without rows has one address: `users.email`, as `work` and primary. An address is one user's.
  * - `access_changes`: users whose access a change altered (suspension, removal, role, team), read every second
- *   by every instance, which then forgets those users' cached tokens (DESIGN §6: within 5 s everywhere).
+ *   by every instance, which then forgets those users' cached tokens (docs/api.md#tokens-limits-and-headers: within 5 s everywhere).
  */
 const MYSQL_ID_TYPE = 'VARCHAR(40) BINARY';
 

@@ -1,7 +1,7 @@
 import { DataTypes, QueryInterface } from 'sequelize';
 
 /**
- * Telemetry ingest over OTLP (DESIGN §15) and the AI usage it feeds (§16):
+ * Telemetry ingest over OTLP (docs/telemetry.md) and the AI usage it feeds (docs/metrics.md#ai-review-and-cost-figures):
  * - `otlp_tokens`: one organization's senders, optionally bound to one user; hashed like the other tokens.
  * - `telemetry_batches`: each accepted request body, gzip-compressed, kept OTLP_RAW_RETENTION_DAYS for replay;
  *   its hash makes a retried batch write nothing. A body from which never-stored content was dropped is kept
@@ -12,7 +12,7 @@ import { DataTypes, QueryInterface } from 'sequelize';
  * - `telemetry_events`: log records, unique per organization and event key; `telemetry_accounts`: an AI
  *   vendor's account id seen with a member's e-mail, so later records carrying only the account id are theirs.
  * - `ai_usage_days`: per organization, UTC day, actor (`''` when unattributed), tool and model (`''` when the
- *   figure has none), the sums §16's ai-usage reads; `ai_usage_org_days` the same per organization (members' and
+ *   figure has none), the sums ai-usage (docs/metrics.md#ai-usage) reads; `ai_usage_org_days` the same per organization (members' and
  *   unattributed apart); `ai_active_months` which days each member was active; all written in the transaction
  *   that stores the points.
  */

@@ -3,7 +3,7 @@ import { AI_MARKER_HINTS, hasAiMarker } from '../rollups/aiMarkers';
 import { dropColumn } from './0004-write-path';
 
 /**
- * What AI impact and collaboration read of commits and pull requests (DESIGN §16):
+ * What AI impact and collaboration read of commits and pull requests (docs/metrics.md#ai-review-and-cost-figures):
  * - `ai_assisted` on commits and pull requests: the mark an AI coding tool left (db/rollups/aiMarkers.ts).
  *   Commits already stored are marked from their messages here, by the list the writers read (run later on an older
  *   database, it marks by the list of that day, as the writers then do); pull requests' descriptions were never

@@ -1,7 +1,7 @@
 import { DataTypes, QueryInterface } from 'sequelize';
 
 /**
- * Review activity on pull requests (DESIGN §16): each review, approval, comment and pushed commit, by whom and
+ * Review activity on pull requests (docs/metrics.md#ai-review-and-cost-figures): each review, approval, comment and pushed commit, by whom and
  * when, as GitHub's `pull_request_review`, `pull_request_review_comment`, `issue_comment` and
  * `pull_request.synchronize` and GitLab's `Note Hook` and merge request approvals report them. Unique per pull
  * request and provider id, so a redelivery, or the same review arriving by two events, is stored once; listed by

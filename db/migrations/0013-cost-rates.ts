@@ -2,7 +2,7 @@ import { DataTypes, QueryInterface } from 'sequelize';
 import { dropColumn } from './0004-write-path';
 
 /**
- * What the financial metrics (DESIGN §16) read besides activity:
+ * What the financial metrics (docs/metrics.md#ai-review-and-cost-figures) read besides activity:
  * - `cost_rates`: an organization's cost inputs, set by `npm run costs`, one row per subject: `organization` (the
  *   default annual cost of a member), `user` (one member's annual cost; `subject_id` their user id), `tool` (an AI
  *   tool's monthly seat price per active user; `subject_id` its name) and `usd_rate` (1 US dollar in the

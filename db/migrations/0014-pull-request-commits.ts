@@ -2,7 +2,7 @@ import { DataTypes, QueryInterface } from 'sequelize';
 import { dropColumn } from './0004-write-path';
 
 /**
- * Which commits a pull request carries, for AI impact (DESIGN §16: a pull request is AI-assisted when one of its
+ * Which commits a pull request carries, for AI impact (docs/metrics.md#ai-review-and-cost-figures: a pull request is AI-assisted when one of its
  * commits is). Providers name a pull request's head commit and, once merged, the commit that landed it (a merge
  * or squash commit, which keeps the co-author trailers of the squashed ones); commits pushed while it was open
  * are its `commit` activity already. Null until a delivery says; pull requests stored before start with none.

@@ -3,7 +3,7 @@ import { markAllCommits } from '../rollups/commits';
 import { dropColumn } from './0004-write-path';
 
 /**
- * `author_ai_active` on commits: the author used an AI coding tool that UTC day (DESIGN §16), kept by the commit
+ * `author_ai_active` on commits: the author used an AI coding tool that UTC day (docs/metrics.md#ai-review-and-cost-figures), kept by the commit
  * and telemetry writers (src/services/git/authorAiActivity.ts). Commits already stored are marked here from the
  * telemetry's daily rollup, one organization at a time.
  */

@@ -2,7 +2,7 @@ import { DataTypes, QueryInterface } from 'sequelize';
 import { fillAuthorRepositories } from '../rollups/commits';
 
 /**
- * `author_repositories`: each member who authored commits in a repository, once (DESIGN §14: a team's repositories
+ * `author_repositories`: each member who authored commits in a repository, once (docs/metrics.md: a team's repositories
  * are those its members authored commits in), kept by the commit writer and gone with the repository. Reading a
  * team's scope from the commits' author index cost seconds cold on the large data, for every team figure. Filled
  * here from the commits already stored.

@@ -2,7 +2,7 @@ import { DataTypes, QueryInterface } from 'sequelize';
 import { fillCommitDays } from '../rollups/commits';
 
 /**
- * `commit_days`: how many commits were created each UTC day, and how many of them are AI-assisted (DESIGN §16), per
+ * `commit_days`: how many commits were created each UTC day, and how many of them are AI-assisted (docs/metrics.md#ai-review-and-cost-figures), per
  * repository and per organization (`scope_id` holds either id: a team reads its repositories' rows, an organization
  * its own, a year either way being a few hundred rows, not a year of commits read row by row). Kept by the commit,
  * telemetry and repository writers (src/services/git/commitDays.ts). Filled here from the commits already stored.

@@ -2,8 +2,8 @@ import { DataTypes, QueryInterface } from 'sequelize';
 import { fillLeadTimes } from '../rollups/deployments';
 
 /**
- * The lead time of each change a successful production deployment shipped, and their daily counts per band (DESIGN
- * §14), kept by the deployment, commit and repository writers (src/services/git/leadTimes.ts), so that DORA's
+ * The lead time of each change a successful production deployment shipped, and their daily counts per band (
+ * docs/metrics.md), kept by the deployment, commit and repository writers (src/services/git/leadTimes.ts), so that DORA's
  * median over a year reads a few hundred rows, not every shipped change ranked. Filled here from the deployments and
  * commits already stored, with the writer's bands (their bounds are whole milliseconds, the same in SQL).
  */

@@ -1,7 +1,7 @@
 import { DataTypes, QueryInterface } from 'sequelize';
 
 /**
- * Product settings (DESIGN §17): browser sessions and sign-ins under way (when Redis is not configured), one-time
+ * Product settings (docs/settings.md): browser sessions and sign-ins under way (when Redis is not configured), one-time
  * sign-in links, and the audit log of every change made to an organization's credentials and webhooks.
  */
 const MYSQL_ID_TYPE = 'VARCHAR(40) BINARY';

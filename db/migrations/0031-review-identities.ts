@@ -3,7 +3,7 @@ import { fillPullRequestMonths, fillPullRequestSamples } from '../rollups/pullRe
 import { dropColumn } from './0004-write-path';
 
 /**
- * "Someone other than the author" (DESIGN §16) decided by who the provider says both people are: the pull request
+ * "Someone other than the author" (docs/metrics.md#ai-review-and-cost-figures) decided by who the provider says both people are: the pull request
  * keeps the provider's id of its author (`author_provider_id`: GitHub's or GitLab's user id), each activity the id
  * of who acted (`actor_provider_id`). Before, an activity was a peer review whenever the author or the actor was no
  * matched member, so an unmatched author's own comments and approvals counted as review.

@@ -3,7 +3,7 @@ import { REF, TIMESTAMP } from './types';
 
 /**
  * A user whose access a committed change altered. Written in the change's transaction; every instance reads the
- * new rows each second and forgets that user's cached tokens (DESIGN §6).
+ * new rows each second and forgets that user's cached tokens (docs/api.md#tokens-limits-and-headers).
  */
 export class AccessChange extends Model<InferAttributes<AccessChange>, InferCreationAttributes<AccessChange>> {
   /** BIGINT: a string from mysql2, a number from SQLite; only compared and ordered. */

@@ -7,7 +7,7 @@ export type CostSubject = 'organization' | 'user' | 'tool' | 'usd_rate';
 export const COST_SUBJECTS: readonly CostSubject[] = ['organization', 'user', 'tool', 'usd_rate'];
 
 /**
- * One of an organization's cost inputs (DESIGN §16), written by src/services/finance/costRates.ts: the annual cost
+ * One of an organization's cost inputs (docs/metrics.md#ai-review-and-cost-figures), written by src/services/finance/costRates.ts: the annual cost
  * of a member (`organization`: the default; `user`: one member's), an AI tool's monthly seat price per active user
  * (`tool`), or the value of 1 US dollar (`usd_rate`). Every rate of an organization is in its one `currency`.
  */

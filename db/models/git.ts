@@ -91,7 +91,7 @@ export class Deployment extends Model<InferAttributes<Deployment>, InferCreation
 
 export type PullRequestActivityKind = 'comment' | 'approved' | 'changes_requested' | 'commit';
 
-/** A review, approval, comment or pushed commit on a pull request (DESIGN §16), once per provider id. */
+/** A review, approval, comment or pushed commit on a pull request (docs/metrics.md#ai-review-and-cost-figures), once per provider id. */
 export class PullRequestActivity extends Model<InferAttributes<PullRequestActivity>, InferCreationAttributes<PullRequestActivity>> {
   declare id: string;
   declare pull_request_id: string;
@@ -112,7 +112,7 @@ export class PullRequestActivity extends Model<InferAttributes<PullRequestActivi
 }
 
 /**
- * Each member who authored commits in a repository, once (DESIGN §14: a team's repositories are those its members
+ * Each member who authored commits in a repository, once (docs/metrics.md: a team's repositories are those its members
  * authored commits in), kept by the commit writer and gone with the repository: a team's scope is read from these
  * few rows, not from a million commits.
  */

@@ -2,7 +2,7 @@ import { DataTypes, InferAttributes, InferCreationAttributes, Model, Sequelize }
 import { REF, TIMESTAMP } from './types';
 
 /**
- * A webhook delivery already applied (DESIGN §13), keyed by the provider's delivery id (`X-GitHub-Delivery`,
+ * A webhook delivery already applied (docs/ingest.md), keyed by the provider's delivery id (`X-GitHub-Delivery`,
  * `X-Gitlab-Event-UUID`): written in the delivery's change, so a redelivery finds it and changes nothing.
  */
 export class IngestDelivery extends Model<InferAttributes<IngestDelivery>, InferCreationAttributes<IngestDelivery>> {

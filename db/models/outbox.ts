@@ -2,7 +2,7 @@ import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, 
 import { ID, REF, TIMESTAMP } from './types';
 
 /**
- * One event of a change (DESIGN §12), written in the change's transaction. `id` is the event's identity for
+ * One event of a change (docs/webhooks.md), written in the change's transaction. `id` is the event's identity for
  * receivers (the Standard Webhooks `webhook-id`); `seq` orders the events as they were committed.
  */
 export class OutboxEvent extends Model<InferAttributes<OutboxEvent>, InferCreationAttributes<OutboxEvent>> {

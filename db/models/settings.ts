@@ -4,7 +4,7 @@ import { ID, OPTIONAL_REF, OPTIONAL_TIMESTAMP, REF, SHORT, TIMESTAMP } from './t
 export type AuthRecordKind = 'session' | 'sign_in';
 
 /**
- * A signed-in browser's session, or a sign-in under way at the identity provider (DESIGN §17), kept here when Redis
+ * A signed-in browser's session, or a sign-in under way at the identity provider (docs/settings.md), kept here when Redis
  * is not configured. Only the SHA-256 of the cookie's value is stored; `data` is the record's JSON.
  */
 export class AuthSession extends Model<InferAttributes<AuthSession>, InferCreationAttributes<AuthSession>> {

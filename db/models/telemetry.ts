@@ -1,7 +1,7 @@
 import { DataTypes, Model, Sequelize, InferAttributes, InferCreationAttributes, CreationOptional } from 'sequelize';
 import { ID, NAME, OPTIONAL_REF, OPTIONAL_TIMESTAMP, REF, TIMESTAMP } from './types';
 
-/** An OTLP sender's credential: one organization, optionally one user (DESIGN §15). Only its hash is stored. */
+/** An OTLP sender's credential: one organization, optionally one user (docs/telemetry.md). Only its hash is stored. */
 export class OtlpToken extends Model<InferAttributes<OtlpToken>, InferCreationAttributes<OtlpToken>> {
   declare id: string;
   declare organization_id: string;

@@ -1,7 +1,7 @@
 import { CreationOptional, DataTypes, InferAttributes, InferCreationAttributes, Model, Sequelize } from 'sequelize';
 import { ID, OPTIONAL_REF, OPTIONAL_TIMESTAMP, REF, TIMESTAMP } from './types';
 
-/** An organization's subscription to outgoing webhooks (DESIGN §12). */
+/** An organization's subscription to outgoing webhooks (docs/webhooks.md). */
 export class WebhookEndpoint extends Model<InferAttributes<WebhookEndpoint>, InferCreationAttributes<WebhookEndpoint>> {
   declare id: string;
   declare organization_id: string;

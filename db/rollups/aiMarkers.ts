@@ -1,5 +1,5 @@
 /**
- * The marks AI coding tools leave on the commits and pull requests they help write (DESIGN §16): the one list,
+ * The marks AI coding tools leave on the commits and pull requests they help write (docs/metrics.md#ai-review-and-cost-figures): the one list,
  * read on ingest, by the importer, by the demo seed and by the migration that filled it in for history. A commit is marked by its
  * message, a pull request by its description; trailers are read on their own lines, in any case.
  */

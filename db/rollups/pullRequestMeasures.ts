@@ -1,7 +1,7 @@
 import { Bands, durationBands, sizeBands } from './bands';
 
 /**
- * What the figures measure on a merged pull request (DESIGN §14, §16), one definition for the writer (in code) and
+ * What the figures measure on a merged pull request (docs/metrics.md, docs/metrics.md#ai-review-and-cost-figures), one definition for the writer (in code) and
  * the backfill (in SQL, over `pull_requests p`). A measure without a value for a pull request (never reviewed, size
  * unknown, not iterated) has no sample. `iterated` is only counted: its value is 0.
  */

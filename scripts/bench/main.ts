@@ -2,7 +2,7 @@
  * npm run bench -- [--quick] [--filter TEXT] [--path PATH] [--connections N] [--seconds N] [--floor-count exact|cached]
  *                   [--migrate] [--any-size] [--api-main FILE] [--workers N] [--save-baseline FILE] [--baseline FILE]
  *
- * The whole benchmark in one command (README "Benchmark"): data, both servers, the load, one report, and
+ * The whole benchmark in one command (docs/performance.md#benchmark): data, both servers, the load, one report, and
  * nothing left running afterwards, whatever happens. Speed is measured here, never asserted in tests.
  */
 import { randomBytes } from 'node:crypto';

@@ -52,7 +52,7 @@ export async function listRequests(apiUrl: string, fixtures: Fixtures, log: (s: 
   return requests;
 }
 
-/** Every metric of DESIGN §14 and §16 (financial: the bench's caller is its organization's admin). */
+/** Every metric of docs/metrics.md and docs/metrics.md#ai-review-and-cost-figures (financial: the bench's caller is its organization's admin). */
 const METRICS = ['dora', 'pull-requests', 'flow', 'activity', 'ai-usage', 'ai-impact', 'collaboration', 'financial'];
 const DAY_MS = 86_400_000;
 

@@ -23,7 +23,7 @@ async function activeOrganizationIds(userId: string): Promise<string[]> {
 }
 
 /**
- * Loads an addressed resource and applies the rules in the order of DESIGN §3: existence (404) before
+ * Loads an addressed resource and applies the rules in the order of docs/api.md#wire-rules: existence (404) before
  * access (403). Procedures call these; they never look up a parent and decide access themselves.
  */
 export const guard = {
@@ -46,7 +46,7 @@ export const guard = {
     return organization;
   },
 
-  /** The Metrics API's organization scope (DESIGN §14): as the organization, and no team-scoped token. */
+  /** The Metrics API's organization scope (docs/metrics.md): as the organization, and no team-scoped token. */
   async organizationMetrics(p: Principal, organizationId: string): Promise<Organization> {
     const organization = await guard.organization(p, organizationId);
     if (!rules.canReadOrganizationMetrics(p, organizationId)) throw forbidden('organization');

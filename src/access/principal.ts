@@ -1,6 +1,6 @@
 import type { OrganizationRole, TeamRole } from '../../db/models';
 
-/** Who is calling, with the effective access of DESIGN §5: the user's memberships ∩ the token's scope. */
+/** Who is calling, with the effective access of docs/api.md#who-sees-what: the user's memberships ∩ the token's scope. */
 export interface Principal {
   userId: string;
   tokenId: string;

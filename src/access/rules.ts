@@ -9,7 +9,7 @@ export interface DashboardViewScope {
 }
 
 /**
- * The access rules of DESIGN §5 as pure decisions. Every endpoint asks these (through the guard);
+ * The access rules of docs/api.md#who-sees-what as pure decisions. Every endpoint asks these (through the guard);
  * none re-derives them.
  */
 export const rules = {
@@ -50,7 +50,7 @@ export const rules = {
     return target.team ? this.canReadTeamInteractions(p, target.team) : p.organizations.get(target.organizationId) === 'admin';
   },
 
-  /** An organization's credentials, webhooks and audit log (DESIGN §17): its admins, with a token not narrowed to teams. */
+  /** An organization's credentials, webhooks and audit log (docs/settings.md): its admins, with a token not narrowed to teams. */
   canAdministerOrganization(p: Principal, organizationId: string): boolean {
     return p.organizations.get(organizationId) === 'admin' && !p.teamScope;
   },

@@ -22,7 +22,7 @@ const BATCH = 5_000;
 const LATE_COMMIT_MS = 10_000;
 
 /**
- * Tells this instance of the access changes every instance makes (DESIGN §6: a suspension, removal or role change
+ * Tells this instance of the access changes every instance makes (docs/api.md#tokens-limits-and-headers: a suspension, removal or role change
  * bites within 5 s everywhere). Writers add an `access_changes` row in the change's transaction; the feed reads
  * the new ones each `intervalMs` and has the authenticator forget those users' cached tokens. One indexed read
  * per second per instance, whatever the traffic.

@@ -31,7 +31,7 @@ interface CachedToken {
 }
 
 export interface AuthenticatorOptions {
-  /** Revocation, deactivation and scope changes take effect within this time (DESIGN §6: at most 5 s). */
+  /** Revocation, deactivation and scope changes take effect within this time (docs/api.md#tokens-limits-and-headers: at most 5 s). */
   cacheTtlMs: number;
   /** last_used_at is written at most once per this interval per token. */
   lastUsedIntervalMs: number;

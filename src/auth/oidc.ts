@@ -27,7 +27,7 @@ function isLoopbackHttp(url: URL): boolean {
 const openIdClient = (): Promise<typeof OpenIdClient> => import('openid-client');
 
 /**
- * Sign-in with OpenID Connect (DESIGN §17) through `openid-client`: the authorization code flow with PKCE, state and
+ * Sign-in with OpenID Connect (docs/settings.md) through `openid-client`: the authorization code flow with PKCE, state and
  * nonce, against the provider's discovery document (read on first use, read again after a failure).
  */
 export class OidcSignIn {

@@ -15,7 +15,7 @@ export interface OtlpCaller {
 const unauthorized = unauthenticated;
 
 /**
- * OTLP tokens (DESIGN §15) on `/otlp` only; API and SCIM tokens are refused here, each with a message naming the
+ * OTLP tokens (docs/telemetry.md) on `/otlp` only; API and SCIM tokens are refused here, each with a message naming the
  * token to use. A revoked token, or one whose user left the organization, stops working within the cache time
  * (5 s) on every instance, like the other tokens.
  */

@@ -13,7 +13,7 @@ export interface ScimCaller {
 const unauthorized = unauthenticated;
 
 /**
- * SCIM tokens (DESIGN §10) on `/scim/v2` only; API tokens are refused here as SCIM tokens are on `/v1`. A
+ * SCIM tokens (docs/architecture.md#writers) on `/scim/v2` only; API tokens are refused here as SCIM tokens are on `/v1`. A
  * revoked token stops working within the cache time (5 s) on every instance, like API tokens.
  */
 export class ScimAuthenticator {

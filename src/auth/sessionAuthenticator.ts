@@ -29,7 +29,7 @@ export class SessionAuthenticator {
       User.findByPk(session.userId, { attributes: ['id', 'is_active'], useMaster: true }),
       OrganizationMembership.findAll({ where: { user_id: session.userId }, attributes: ['organization_id', 'role', 'status', 'suspended_at'], useMaster: true }),
     ]);
-    // Suspended after signing in: the session ends (DESIGN §17). One suspended before it began only leaves that organization out.
+    // Suspended after signing in: the session ends (docs/settings.md). One suspended before it began only leaves that organization out.
     const suspendedSince = memberships.some((m) => m.status === 'suspended' && m.suspended_at !== null && m.suspended_at >= session.createdAt);
     const active = memberships.filter((m) => m.status === 'active');
     if (!user?.is_active || suspendedSince || active.length === 0) {

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 
-/** The signed-in session's cookie (DESIGN §17): HttpOnly, SameSite=Lax, Secure behind https. */
+/** The signed-in session's cookie (docs/settings.md): HttpOnly, SameSite=Lax, Secure behind https. */
 export const SESSION_COOKIE = 'platform_session';
 /** A sign-in under way at the identity provider; only /auth reads it. */
 export const SIGN_IN_COOKIE = 'platform_sign_in';

@@ -3,7 +3,7 @@ import { AuthRecordKind, AuthSession } from '../../db/models';
 import type { RedisClient } from '../redis';
 
 /**
- * Where browser sessions and sign-ins under way live (DESIGN §17): Redis when it is configured, so every instance
+ * Where browser sessions and sign-ins under way live (docs/settings.md): Redis when it is configured, so every instance
  * sees one at once and expired ones vanish by themselves; else the database. Records are addressed by the SHA-256 of
  * their cookie value, never the value itself.
  */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hashToken } from './tokenFormat';
 import type { AuthStore } from './sessionStore';
 
-/** A signed-in browser (DESIGN §17). The cookie holds an opaque id; this is what the server keeps for it. */
+/** A signed-in browser (docs/settings.md). The cookie holds an opaque id; this is what the server keeps for it. */
 export interface Session {
   userId: string;
   /** Sent back by the page in `X-CSRF-Token` on every mutation. */

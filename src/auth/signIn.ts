@@ -4,7 +4,7 @@ import { conditions } from '../access/conditions';
 import { normalizeEmail } from '../services/people/profile';
 import { generateToken, hashToken, isWellFormedToken, LOGIN_LINK_PREFIX } from './tokenFormat';
 
-/** Who may sign in: an active user with at least one active membership, found by e-mail (DESIGN §17). */
+/** Who may sign in: an active user with at least one active membership, found by e-mail (docs/settings.md). */
 export type SignInCandidate = { ok: true; userId: string } | { ok: false; refusal: string };
 
 export async function findSignInUser(email: string): Promise<SignInCandidate> {

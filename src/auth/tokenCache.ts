@@ -1,6 +1,6 @@
 /**
  * Who a token is, by its hash, as looked up in the last `ttlMs`: every instance answers from here for that long,
- * so a revocation bites within it (DESIGN §6), and no more than `maxEntries` are kept (oldest out first).
+ * so a revocation bites within it (docs/api.md#tokens-limits-and-headers), and no more than `maxEntries` are kept (oldest out first).
  */
 export class TokenCache<T> {
   private readonly entries = new Map<string, { value: T; until: number }>();

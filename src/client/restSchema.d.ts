@@ -1580,7 +1580,7 @@ export interface components {
             name?: string;
             /** @description What sent it: `claude_code`, `gemini_cli`, `codex`, or the sender’s `service.name` */
             source?: string;
-            /** @description The member it was matched to (README "Telemetry"); null when it matched none */
+            /** @description The member it was matched to (docs/telemetry.md#whose-telemetry-it-is); null when it matched none */
             user_id?: string | null;
             /** @description The sender’s session (`session.id`, Codex’s `conversation.id`); null without one */
             session_id?: string | null;

@@ -3,7 +3,7 @@ import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * No request forgery through webhook URLs (DESIGN §12): a customer's URL must not make this service call what
+ * No request forgery through webhook URLs (docs/webhooks.md): a customer's URL must not make this service call what
  * only it can reach, such as a database on the private network or the cloud's metadata service. Only public
  * unicast addresses pass (ipaddr.js names every special range: loopback, private, linkLocal with
  * 169.254.169.254, uniqueLocal with fd00:ec2::254, carrierGradeNat with 100.100.100.200, 6to4 and NAT64 forms

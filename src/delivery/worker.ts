@@ -34,7 +34,7 @@ export interface WorkerStatus {
 const BATCH = 20;
 
 /**
- * Sends outgoing webhooks (DESIGN §12). Runs inside each API process and as `npm run worker`: claims endpoints with
+ * Sends outgoing webhooks (docs/webhooks.md). Runs inside each API process and as `npm run worker`: claims endpoints with
  * due deliveries from the queue, sends each one's deliveries in order, one at a time, and records every attempt.
  * A process stopping finishes the attempts in flight and gives its endpoints back.
  */

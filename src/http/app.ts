@@ -36,7 +36,7 @@ export interface AppDeps extends GateDeps {
   observeResponse?: (response: ObservedResponse) => void;
   /**
    * The other surfaces, each a transport of its own (its tokens, limits and error format) mounted at its path:
-   * SCIM at /scim/v2 (DESIGN §11), git activity at /ingest (DESIGN §13). The runtime builds them.
+   * SCIM at /scim/v2 (docs/scim.md), git activity at /ingest (docs/ingest.md). The runtime builds them.
    */
   surfaces: { path: string; router: express.Router }[];
 }

@@ -3,7 +3,7 @@ import etag from 'etag';
 import fresh from 'fresh';
 
 /**
- * Conditional GET for /v1 (DESIGN §9): every 200 carries a strong ETag of its body and
+ * Conditional GET for /v1 (docs/api.md#http-conventions): every 200 carries a strong ETag of its body and
  * `Cache-Control: private, no-cache`; when `If-None-Match` matches, the answer is a 304 with the same headers
  * and no body, and `onNotModified` runs first (it gives the request's rate-limit point back).
  *

@@ -9,7 +9,7 @@ import { noteFailure } from './observeResponses';
 
 /**
  * The REST façade: trpc-to-openapi routes `GET /v1/...` to the procedures. The adapter writes its own error
- * body, so the response is rewritten into the spec's envelope as it is sent, from the error it reported.
+ * body, so the response is rewritten into the error envelope (docs/api.md#envelopes-and-errors) as it is sent, from the error it reported.
  */
 export function restHandler(router: AppRouter, logger: Logger, basePath: string) {
   const errors = new WeakMap<Request, unknown>();

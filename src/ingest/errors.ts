@@ -3,7 +3,7 @@ import { domainErrorOf, ErrorKind, invalid } from '../errors';
 import { errorEnvelope } from '../wire/envelopes';
 
 /**
- * The ingest surface's one error mapping: the spec's error envelope (`{"status":"error","error":{"code","message"}}`),
+ * The ingest surface's one error mapping: the error envelope of docs/api.md#envelopes-and-errors (`{"status":"error","error":{"code","message"}}`),
  * with the codes a webhook sender can meet. GitHub and GitLab show the body in their delivery logs, so every
  * message says what to fix.
  */

@@ -4,7 +4,7 @@ import { badRequest } from './errors';
 import { commitInputs, commitSha, isIncidentLabel, lineCount, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, text, time } from './payload';
 import { optionalProviderTime, providerTime } from './times';
 
-/** GitHub events this service stores (DESIGN §13); any other is acknowledged and ignored. */
+/** GitHub events this service stores (docs/ingest.md); any other is acknowledged and ignored. */
 export const GITHUB_EVENTS = [
   'ping',
   'push',

@@ -3,7 +3,7 @@ import type { Activity, PullRequestInput, PullRequestState, RepositoryRef, Revie
 import { commitInputs, commitSha, isIncidentLabel, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, text, time } from './payload';
 import { optionalProviderTime, providerTime } from './times';
 
-/** `X-Gitlab-Event` values this service stores (DESIGN §13), with the `object_kind` their bodies carry. */
+/** `X-Gitlab-Event` values this service stores (docs/ingest.md), with the `object_kind` their bodies carry. */
 export const GITLAB_EVENTS = {
   'Push Hook': 'push',
   'Merge Request Hook': 'merge_request',

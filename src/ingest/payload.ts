@@ -35,7 +35,7 @@ export const commitSha = z
 /** Lines added or deleted: the columns are signed 32-bit INTs. */
 export const lineCount = z.number().int().nonnegative().max(2_147_483_647);
 
-/** `root cause: <sha>` in an incident's description names the commit that caused it (DESIGN §13). */
+/** `root cause: <sha>` in an incident's description names the commit that caused it (docs/ingest.md). */
 export function rootCause(body: string | null | undefined): string | null {
   const match = body ? /root cause:\s*([0-9a-f]{7,40})\b/i.exec(body) : null;
   return match ? match[1].toLowerCase() : null;

@@ -37,7 +37,7 @@ const OTHER_PROVIDER_HEADERS: Record<IngestProvider, [header: string, provider: 
 };
 
 /**
- * Git activity in (DESIGN §13), a transport beside the REST one: `POST /ingest/github/{git_app_id}` and
+ * Git activity in (docs/ingest.md), a transport beside the REST one: `POST /ingest/github/{git_app_id}` and
  * `POST /ingest/gitlab/{git_app_id}`. It reads the raw body (the signature covers its bytes), authenticates the
  * delivery with the git app's secret, limits the git app, translates the payload and hands it to the git writer.
  * The answer (200 stored or already stored, 202 ignored) comes once the change is committed.

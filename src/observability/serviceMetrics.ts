@@ -9,7 +9,7 @@ export interface MetricSources {
 }
 
 /**
- * The figures an on-call engineer watches (DESIGN §18), in Prometheus' text format on METRICS_PORT
+ * The figures an on-call engineer watches (docs/operating.md), in Prometheus' text format on METRICS_PORT
  * (src/observability/metricsServer.ts). Labels are route templates, surfaces, tiers, providers and results: never
  * a token, an e-mail, an id or a raw path. One registry per runtime (tests start several in one process); with
  * WEB_CONCURRENCY the primary gathers every worker's (prom-client's AggregatorRegistry).

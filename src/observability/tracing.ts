@@ -16,7 +16,7 @@ import { defaultResource, detectResources, envDetector, resourceFromAttributes }
 const REDACTED_QUERY_PARAMETERS = ['filter', 'input', 'code', 'state', 'return_to', 'id_token', 'access_token', 'token', 'sig', 'Signature'];
 
 /**
- * Traces of the service itself (DESIGN §18), started by src/main.ts when OTEL_EXPORTER_OTLP_ENDPOINT is set, before
+ * Traces of the service itself (docs/operating.md), started by src/main.ts when OTEL_EXPORTER_OTLP_ENDPOINT is set, before
  * anything it instruments is loaded: incoming and outgoing HTTP, express's routing, mysql2 statements and Redis
  * commands. The exporter reads the standard variables (OTEL_EXPORTER_OTLP_ENDPOINT, _HEADERS, _TIMEOUT and their
  * _TRACES_ forms); OTEL_EXPORTER_OTLP_PROTOCOL=http/json sends JSON, else protobuf. OTEL_SERVICE_NAME (default

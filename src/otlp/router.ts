@@ -36,7 +36,7 @@ interface Locals {
 }
 
 /**
- * Telemetry in over OTLP/HTTP (DESIGN §15), a transport beside REST, SCIM and ingest: `POST /otlp/v1/metrics`,
+ * Telemetry in over OTLP/HTTP (docs/telemetry.md), a transport beside REST, SCIM and ingest: `POST /otlp/v1/metrics`,
  * `/otlp/v1/logs` and `/otlp/v1/traces`, protobuf or JSON, optionally gzip. Headers are checked (encoding, token,
  * limit) before a body is read; the body is limited after decompression too; the answer is the OTLP response
  * (with `partialSuccess` when anything was refused or dropped) once the change is committed.

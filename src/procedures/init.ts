@@ -37,7 +37,7 @@ export const authedProcedure = t.procedure.use(mapDomainErrors).use(({ ctx, next
 });
 
 /**
- * The base of `settings.*` (DESIGN §17): the signed-in session only. The gate has authenticated the session cookie
+ * The base of `settings.*` (docs/settings.md): the signed-in session only. The gate has authenticated the session cookie
  * and refused any API token; a mutation runs only when it came from a page of this service with the session's
  * CSRF token.
  */

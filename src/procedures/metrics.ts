@@ -29,7 +29,7 @@ const dateParam = (name: 'from' | 'to', description: string) =>
     .meta({ description })
     .optional();
 
-/** The Metrics API's query (DESIGN §14): one scope, a window of whole UTC days, an optional series interval. */
+/** The Metrics API's query (docs/metrics.md): one scope, a window of whole UTC days, an optional series interval. */
 export const metricsQuery = strictQuery({
   organization_id: idParam('organization_id')
     .meta({ description: 'The organization whose figures to compute. Exactly one of organization_id and team_id. Example: `org_acme`.' })

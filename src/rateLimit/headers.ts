@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import type { RateLimitDecision } from './rateLimiter';
 
-/** The spec's rate-limit headers (§8: on every response), and Retry-After on a refusal. */
+/** The rate-limit headers (docs/api.md#rate-limits: on every response), and Retry-After on a refusal. */
 export function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
   return {
     'X-RateLimit-Limit': String(d.limit),

@@ -24,7 +24,7 @@ interface TierResult {
 }
 
 /**
- * Two tiers (hour and minute, DESIGN §6) per key. With Redis the counters are shared by every instance;
+ * Two tiers (hour and minute, docs/api.md#tokens-limits-and-headers) per key. With Redis the counters are shared by every instance;
  * while Redis is unreachable each tier falls back to an in-memory insurance limiter and recovers by itself.
  */
 export class RateLimiter {

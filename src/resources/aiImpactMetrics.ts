@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { itemEnvelope } from '../wire/envelopes';
 import { bucketStart, count, windowShape } from './metrics';
 
-/** `GET /v1/metrics/ai-impact` (DESIGN §16); README "Metrics" explains every figure. */
+/** `GET /v1/metrics/ai-impact` (docs/metrics.md#ai-review-and-cost-figures); docs/metrics.md explains every figure. */
 
 const share = (description: string) => z.number().min(0).max(1).nullable().meta({ description: `${description}, to four decimals; null when there is nothing to divide by` });
 const value = (description: string) => z.number().nullable().meta({ description: `${description}; null when there is nothing to measure` });

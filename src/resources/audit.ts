@@ -4,7 +4,7 @@ import { timestamp } from '../wire/envelopes';
 import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from '../persistence/changes/auditRecord';
 import { defineResource, iso } from './resource';
 
-/** One change to an organization's credentials or webhooks (DESIGN §17), as its admins read it. */
+/** One change to an organization's credentials or webhooks (docs/settings.md), as its admins read it. */
 export const AuditEntryResource = defineResource(
   'AuditEntry',
   'A change to the organization’s credentials or webhooks: who made it (a signed-in user in the settings, or an operator with the CLIs), what it changed, when. Never a secret or a token’s value.',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { itemEnvelope } from '../wire/envelopes';
 import { bucketStart, count, hours, windowShape } from './metrics';
 
-/** `GET /v1/metrics/collaboration` (DESIGN §16); README "Metrics" explains every figure. */
+/** `GET /v1/metrics/collaboration` (docs/metrics.md#ai-review-and-cost-figures); docs/metrics.md explains every figure. */
 
 const share = (description: string) => z.number().min(0).max(1).nullable().meta({ description: `${description}, to four decimals; null when there is nothing to divide by` });
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { itemEnvelope } from '../wire/envelopes';
 import { count, windowShape } from './metrics';
 
-/** `GET /v1/metrics/financial` (DESIGN §16); README "Financial metrics" explains every figure for a finance reader. */
+/** `GET /v1/metrics/financial` (docs/metrics.md#ai-review-and-cost-figures); docs/metrics.md#financial-metrics-for-a-finance-partner explains every figure for a finance reader. */
 
 const money = (description: string) =>
   z.number().min(0).nullable().meta({ description: `${description}, in the organization’s currency to two decimals; null when no rate it needs is set (never 0 for “unknown”)` });

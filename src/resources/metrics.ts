@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { itemEnvelope } from '../wire/envelopes';
 
-/** The Metrics API's payloads (DESIGN §14), each declared once; README "Metrics" explains every figure. */
+/** The Metrics API's payloads (docs/metrics.md), each declared once; docs/metrics.md explains every figure. */
 
 export const count = (description: string) => z.number().int().min(0).meta({ description });
 export const hours = (description: string) => z.number().nullable().meta({ description: `${description}, in hours to two decimals; null when there is nothing to measure` });

@@ -1,6 +1,6 @@
 import { domainErrorOf, ErrorKind } from '../errors';
 
-/** RFC 7644 §3.12 `scimType` values (and DESIGN §11's list). */
+/** RFC 7644 §3.12 `scimType` values (and docs/scim.md's list). */
 export type ScimType =
   | 'invalidFilter'
   | 'tooMany'

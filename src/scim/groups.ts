@@ -17,7 +17,7 @@ function wantsMembers(query: Selection): boolean {
   return true;
 }
 
-/** SCIM Groups: the organization's teams (RFC 7644 §3, DESIGN §11), in id order. */
+/** SCIM Groups: the organization's teams (RFC 7644 §3, docs/scim.md), in id order. */
 export function scimGroups(teams: TeamWriter, directory: Directory, base: string): ScimResource {
   const found = async (organizationId: string, id: string): Promise<Team> => {
     const team = await directory.team(organizationId, id);

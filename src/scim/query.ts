@@ -38,7 +38,7 @@ export function listQueryOf(query: Record<string, unknown>): ListQuery {
     if (typeof value !== 'string') throw new ScimError(400, 'invalidValue', `Query parameter '${key}' must be given once`);
     q[k] = value;
   }
-  // Declared unsupported in ServiceProviderConfig (DESIGN §11: 501 where called).
+  // Declared unsupported in ServiceProviderConfig (docs/scim.md: 501 where called).
   if (q.sortby !== undefined || q.sortorder !== undefined) throw new ScimError(501, undefined, 'Sorting is not supported (ServiceProviderConfig sort.supported is false)');
   if (q.attributes !== undefined && q.excludedattributes !== undefined) {
     throw new ScimError(400, 'invalidValue', "Give either 'attributes' or 'excludedAttributes', not both");

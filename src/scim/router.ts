@@ -29,7 +29,7 @@ export interface ScimDeps {
 }
 
 /**
- * The SCIM 2.0 surface (DESIGN §11), a transport beside the REST one: it authenticates the organization's
+ * The SCIM 2.0 surface (docs/scim.md), a transport beside the REST one: it authenticates the organization's
  * SCIM token, limits it, parses `application/scim+json`, and hands each change to the domain writers.
  * Every answer, errors included, is SCIM JSON.
  */

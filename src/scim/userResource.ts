@@ -98,7 +98,7 @@ export function scimUserOf(member: Member, location: string): ScimUser {
 
 const invalidValue = (detail: string) => new ScimError(400, 'invalidValue', detail);
 
-/** A JSON boolean, or the "True"/"False" strings Entra ID sends (DESIGN §11). */
+/** A JSON boolean, or the "True"/"False" strings Entra ID sends (docs/scim.md). */
 export function booleanOf(value: unknown, attribute: string): boolean {
   if (typeof value === 'boolean') return value;
   if (typeof value === 'string' && /^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
@@ -117,7 +117,7 @@ export function stringOf(value: unknown, attribute: string, options: { max?: num
   return trimmed;
 }
 
-/** The role a `roles` value gives: its primary entry (or its only one); none means collaborator (DESIGN §11). */
+/** The role a `roles` value gives: its primary entry (or its only one); none means collaborator (docs/scim.md). */
 export function roleOf(value: unknown): OrganizationRole {
   if (value === null || value === undefined) return 'collaborator';
   const entries = Array.isArray(value) ? value : [value];

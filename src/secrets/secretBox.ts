@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 /**
- * Secrets the service must present or re-compute (webhook HMAC keys, DESIGN §10) are stored sealed with
+ * Secrets the service must present or re-compute (webhook HMAC keys, docs/architecture.md#writers) are stored sealed with
  * AES-256-GCM under `SECRETS_KEY`: `v1.<iv>.<tag>.<ciphertext>`, base64url, a fresh 96-bit IV each time. A row
  * copied from the database without the key is useless, and a changed byte fails to open.
  */

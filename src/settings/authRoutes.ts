@@ -29,7 +29,7 @@ function safeReturnTo(value: unknown): string {
 }
 
 /**
- * `/auth`: sign-in with OpenID Connect or a one-time link, and logout (DESIGN §17). Every answer is a page for a
+ * `/auth`: sign-in with OpenID Connect or a one-time link, and logout (docs/settings.md). Every answer is a page for a
  * person; each client IP has the API's rate limit here too.
  */
 export function authRoutes(deps: AuthRoutesDeps): Router {

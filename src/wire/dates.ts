@@ -1,4 +1,4 @@
-/** created_at filters (DESIGN §3): a date alone means that whole UTC day, a date-time means that instant. */
+/** created_at filters (docs/api.md#wire-rules): a date alone means that whole UTC day, a date-time means that instant. */
 export const DATE_OPERATORS = ['eq', 'gte', 'lte', 'gt', 'lt'] as const;
 export type DateOperator = (typeof DATE_OPERATORS)[number];
 

@@ -4,11 +4,11 @@ import { DomainError, domainErrorOf, ErrorKind, SERVER_ERROR_MESSAGE } from '../
 
 /**
  * The REST and tRPC surface's one error mapping: from anything thrown (domain errors, input validation, express's
- * own parsers, tRPC's routing) to the spec's codes (§7) and their statuses. Unknown failures are masked.
+ * own parsers, tRPC's routing) to the codes of docs/api.md#envelopes-and-errors and their statuses. Unknown failures are masked.
  */
 
 /**
- * The codes of the spec (§7), and three for requests refused before they are read (a head too slow, a URL or
+ * The codes of docs/api.md#envelopes-and-errors, and three for requests refused before they are read (a head too slow, a URL or
  * headers too long: the spec ties VALIDATION_ERROR to 400).
  */
 export const ERROR_STATUS = {

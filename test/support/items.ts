@@ -14,7 +14,7 @@ export const find = <T extends { id: string }>(rows: readonly T[], id: string): 
   return row;
 };
 
-// Wire shapes of fixture records (DESIGN §4), built from db/demo/fixtures.ts
+// Wire shapes of fixture records (docs/api.md#items-and-their-fields), built from db/demo/fixtures.ts
 export const orgItem = (id: string) => ({ ...find(FIXTURE_ORGANIZATIONS, id) });
 export const teamItem = (id: string) => ({ ...find(FIXTURE_TEAMS, id) });
 export const viewItem = (id: string) => ({ ...find(FIXTURE_DASHBOARD_VIEWS, id) });

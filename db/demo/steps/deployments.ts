@@ -6,7 +6,7 @@ import { END_MS, freeMs, laterMs, MINUTE, toDate } from '../time';
 import { INCIDENT_TITLES } from '../words';
 
 /**
- * Deployments of deployed commits (DESIGN §13): to production, some to staging first, about one in eight failed.
+ * Deployments of deployed commits (docs/ingest.md): to production, some to staging first, about one in eight failed.
  * Some successful production deployments cause an incident that names the deployed sha; most are resolved within
  * hours, a few stay open.
  */

@@ -1,6 +1,6 @@
 /**
  * The list endpoints the floor answers, keyed by the API's OpenAPI path templates (under /v1), each read by
- * the best plan known for the large demo data (STACK-NOTES "Measured at the large demo size"). No access
+ * the best plan known for the large demo data (docs/performance.md#the-plans-the-lists-avoid). No access
  * checks: the floor answers for one caller and only measures what reading the same data costs.
  */
 import { and, count, indexedPage, inList, or, PageQuery, smallPage, Sql } from './sql';
@@ -84,7 +84,7 @@ function indexed(
  * page's user ids are one range of (organization_id, user_<sort>, user_id); the role is probed afterwards so
  * the skipped rows of a deep page are never read. Without them: walk the users' (sort, id) index and probe the
  * membership primary key for each (eq_ref), so a page reads about its own rows instead of every membership of
- * an 80,000-member organization (STACK-NOTES); dense scopes only, a sparse one would skip most of the walk.
+ * an 80,000-member organization (docs/performance.md#the-plans-the-lists-avoid); dense scopes only, a sparse one would skip most of the walk.
  */
 function usersOf(orgIds: readonly string[], q: PageQuery, withRole: boolean, memberIndexes: MemberIndexes): Sql {
   const order = (alias: string) => `${alias}.${q.sort} ${q.dir}, ${alias}.id ${q.dir}`;
@@ -133,7 +133,7 @@ function teamMembers(managersOnly: boolean): ListDef {
   };
 }
 
-/** Where the caller may read the addressed user's personal data (DESIGN §5): all of it for themself, else admin orgs. */
+/** Where the caller may read the addressed user's personal data (docs/api.md#who-sees-what): all of it for themself, else admin orgs. */
 function personalOrgs(c: Ctx): string[] {
   if (c.target.userId === c.caller.userId) return c.caller.orgIds;
   return c.target.orgIds.filter((o) => c.caller.adminOrgIds.includes(o));

@@ -1,5 +1,5 @@
 /**
- * The ingest rows of `npm run bench` (README "Benchmark"): Claude Code's telemetry POSTed to `/otlp/v1/metrics`
+ * The ingest rows of `npm run bench` (docs/performance.md#benchmark): Claude Code's telemetry POSTed to `/otlp/v1/metrics`
  * and `/otlp/v1/logs` of the API, and to the ingest floor (floor/ingest.ts), which inserts the same rows with
  * mysql2 and nothing else. Everything is prepared before the load: the bodies (bodies.ts), the floor's rows
  * (rows.ts), an OTLP token of the benchmark's organization.

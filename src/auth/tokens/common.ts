@@ -28,7 +28,7 @@ export async function findUser(ref: string): Promise<User> {
   return user;
 }
 
-/** Every token change goes through the database's one change runner, with its audit entries (DESIGN §10). */
+/** Every token change goes through the database's one change runner, with its audit entries (docs/architecture.md#writers). */
 export const changesOf = () => ChangeRunner.for(Organization.sequelize!);
 
 export const SCIM_TOKEN_ID_PREFIX = 'stok_';

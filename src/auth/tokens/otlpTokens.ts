@@ -26,7 +26,7 @@ async function findOtlpUser(ref: string, organizationId: string): Promise<User> 
 }
 
 /**
- * An OTLP token sends one organization's telemetry to `/otlp` only (DESIGN §15); bound to a user, everything it
+ * An OTLP token sends one organization's telemetry to `/otlp` only (docs/telemetry.md); bound to a user, everything it
  * sends is that member's. Printed once and stored as its SHA-256 hash; its id starts with `otk_`, which `revoke` reads.
  */
 export async function createOtlpToken(

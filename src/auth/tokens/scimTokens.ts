@@ -5,7 +5,7 @@ import { Actor, OPERATOR } from '../../persistence/changes/auditRecord';
 import { changesOf, findOrganization, SCIM_TOKEN_ID_PREFIX } from './common';
 
 /**
- * A SCIM token acts for one organization's identity provider on `/scim/v2` only (DESIGN §10); like an API
+ * A SCIM token acts for one organization's identity provider on `/scim/v2` only (docs/architecture.md#writers); like an API
  * token it is printed once and stored as its SHA-256 hash. Its id starts with `stok_`, which `revoke` reads.
  */
 export async function createScimToken(

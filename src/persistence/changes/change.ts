@@ -8,7 +8,7 @@ import { newId } from './ids';
 import { fanOut } from './outbox';
 
 /**
- * One change through the service (DESIGN §10): its rows, its outbox events (§12) and the data versions that
+ * One change through the service (docs/architecture.md#writers): its rows, its outbox events (docs/webhooks.md) and the data versions that
  * keep every instance's list totals exact, committed together or not at all. Every writer makes its changes
  * through `ChangeRunner.run`; none opens a transaction of its own.
  */
@@ -20,7 +20,7 @@ export interface Change {
   emit(organizationId: string, type: EventType, data: unknown): void;
   /** Users whose access changes (suspension, removal, role): every instance forgets their cached tokens. */
   accessChanged(userId: string): void;
-  /** A change to an organization's credentials or webhooks, for its admins' audit log (DESIGN §17). */
+  /** A change to an organization's credentials or webhooks, for its admins' audit log (docs/settings.md). */
   audit(record: AuditRecord): void;
 }
 

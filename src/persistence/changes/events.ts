@@ -1,5 +1,5 @@
 /**
- * The events of DESIGN §12, one outbox row each. Writers name them here; the webhooks CLI refuses any other
+ * The events of docs/webhooks.md, one outbox row each. Writers name them here; the webhooks CLI refuses any other
  * name, so a subscription can only ask for what some writer sends.
  */
 export const EVENT_TYPES = [

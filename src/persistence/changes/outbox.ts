@@ -14,7 +14,7 @@ export function subscribedTypes(endpoint: Pick<WebhookEndpoint, 'event_types'>):
 }
 
 /**
- * A delivery per event and subscribed active endpoint, written in the change's own transaction (DESIGN §12), so an
+ * A delivery per event and subscribed active endpoint, written in the change's own transaction (docs/webhooks.md), so an
  * event is either committed with its deliveries or not at all; a worker finds them due at once. An endpoint
  * created after the change does not get its events. Returns how many deliveries were made.
  */

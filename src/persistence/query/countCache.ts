@@ -53,7 +53,7 @@ export class ResultCache<T> {
 }
 
 /**
- * Counting a large scope costs far more than reading a page (STACK-NOTES: about 25x at 100k rows), and a client
+ * Counting a large scope costs far more than reading a page (docs/performance.md#the-plans-the-lists-avoid: about 25x at 100k rows), and a client
  * paging through a list asks for the same total on every page: totals are kept per scope and filter.
  */
 export class CountCache extends ResultCache<number> {

@@ -20,7 +20,7 @@ export interface DataVersionsOptions {
 }
 
 /**
- * Keeps list totals and metric figures exact across instances (DESIGN §10). Every writer calls `recordChange`
+ * Keeps list totals and metric figures exact across instances (docs/architecture.md#writers). Every writer calls `recordChange`
  * inside the transaction of its change, naming the tables it wrote; their versions go up when the change commits,
  * and not at all when it rolls back. Readers key cached totals by the versions of the tables a list reads.
  *

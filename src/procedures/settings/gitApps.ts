@@ -6,7 +6,7 @@ import { EVENTS_TO_TICK, gitAppView, listGitApps } from '../../services/git/apps
 import { label, organizationInput } from './inputs';
 import { asAdmin } from './administration';
 
-/** An organization's GitHub and GitLab connections (DESIGN §13), for its admins: the same writer as `npm run gitapps`. */
+/** An organization's GitHub and GitLab connections (docs/ingest.md), for its admins: the same writer as `npm run gitapps`. */
 export const gitAppsRouter = router({
   list: settingsProcedure.input(z.strictObject(organizationInput)).query(async ({ ctx, input }) => {
     await asAdmin(ctx, input.organization_id);

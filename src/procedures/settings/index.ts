@@ -6,7 +6,7 @@ import { gitAppsRouter } from './gitApps';
 import { otlpTokensRouter, scimTokensRouter } from './organizationTokens';
 
 /**
- * `settings.*` (DESIGN §17): what a signed-in person manages in the product's settings. Session only; not part of
+ * `settings.*` (docs/settings.md): what a signed-in person manages in the product's settings. Session only; not part of
  * the REST API or its OpenAPI document.
  */
 export const settingsRouter = router({

@@ -8,7 +8,7 @@ import { asAdmin } from './administration';
 
 const endpointInput = z.strictObject({ ...organizationInput, endpoint_id: idParam('endpoint_id') });
 
-/** An organization's outgoing webhooks (DESIGN §12), for its admins: the same writer as `npm run webhooks`. */
+/** An organization's outgoing webhooks (docs/webhooks.md), for its admins: the same writer as `npm run webhooks`. */
 export const webhooksRouter = router({
   eventTypes: settingsProcedure.query(() => [...EVENT_TYPES]),
 

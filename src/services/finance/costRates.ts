@@ -48,7 +48,7 @@ const view = (rate: CostRate, userEmail: string | null): CostRateView => ({
 });
 
 /**
- * An organization's cost inputs for the financial metrics (DESIGN §16), set by `npm run costs`. Every rate of an
+ * An organization's cost inputs for the financial metrics (docs/metrics.md#ai-review-and-cost-figures), set by `npm run costs`. Every rate of an
  * organization is in one currency, so figures add up without exchange rates; the AI tools' estimates, in USD,
  * are converted by the organization's `usd_rate`. Each set or unset is one change (change.ts), serialised per
  * organization by locking its row, so two rates in different currencies cannot both get in.

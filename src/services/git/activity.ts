@@ -1,6 +1,6 @@
 /**
  * Git activity in the domain's words, whatever brought it (a GitHub or GitLab delivery, a clone's `git log`).
- * The ingest transports translate provider payloads into these; the git writers store them (DESIGN §13).
+ * The ingest transports translate provider payloads into these; the git writers store them (docs/ingest.md).
  */
 
 /** A repository as a provider names it. Found by `providerId` first, then by `fullName` (an imported clone). */
@@ -68,7 +68,7 @@ export interface IncidentInput {
 
 export type ReviewActivityKind = 'comment' | 'approved' | 'changes_requested' | 'commit';
 
-/** A review, approval, comment or pushed commit on a pull request (DESIGN §16). */
+/** A review, approval, comment or pushed commit on a pull request (docs/metrics.md#ai-review-and-cost-figures). */
 export interface ReviewActivityInput {
   /** The provider's id of what happened, unique per pull request: `review:<id>`, `note:<id>`, `commit:<sha>`, … */
   externalId: string;

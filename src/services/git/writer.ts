@@ -22,7 +22,7 @@ export interface ImportBatch {
 }
 
 /**
- * Stores git activity (DESIGN §13) on the write path of §10: each delivery, and each import batch, is one change
+ * Stores git activity (docs/ingest.md) on the write path of docs/architecture.md#writers: each delivery, and each import batch, is one change
  * with its events. A delivery is recorded in its own change, so a redelivery (same id) finds it and changes
  * nothing; the rows themselves are unique (commits per sha, pull requests per number, ...), so activity that
  * arrives twice by different routes (a push and an import) is stored once.

@@ -6,7 +6,7 @@ export const INTERACTION_TYPES = ['code_review', 'communication', 'task_assignme
 type Authors = { bucket: number; active_authors: number };
 
 /**
- * Commits of the scope's repositories and the scope's interactions, where they were created (DESIGN §14), from
+ * Commits of the scope's repositories and the scope's interactions, where they were created (docs/metrics.md), from
  * what the writers keep: the daily commit counts (git/commitDays.ts), an organization's authors' days
  * (git/authorDays.ts) and the daily interaction counts (activity/interactionDays.ts).
  */

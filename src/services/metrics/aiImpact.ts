@@ -4,7 +4,7 @@ import { byBucket, countBuckets, ratio, series, total } from './figures';
 import { blamedSql, production } from './dora';
 
 /**
- * Whether AI-assisted work ships faster or breaks more (DESIGN §16). A commit is AI-assisted by the mark an AI
+ * Whether AI-assisted work ships faster or breaks more (docs/metrics.md#ai-review-and-cost-figures). A commit is AI-assisted by the mark an AI
  * tool left in its message, or when its author used an AI coding tool that UTC day (the telemetry's daily
  * rollup, kept on the commit by the writers); a pull request by the mark in its description, or when one of its commits is (its head, the commit
  * that merged it, or one pushed while it was open). Pull request figures are over those merged in the window,

@@ -4,7 +4,7 @@ import { MetricSql } from './sql';
 import { countBuckets, ratio, round, series } from './figures';
 
 /**
- * AI coding tools' usage (DESIGN §16), read from the rollups the telemetry writer keeps: sums from the
+ * AI coding tools' usage (docs/metrics.md#ai-review-and-cost-figures), read from the rollups the telemetry writer keeps: sums from the
  * organization's daily rows (a few thousand a year, whatever its size) or, for a team, from its members' daily
  * rows; who was active, and on how many days, from each member's monthly day bits (twelve rows a year each).
  */

@@ -4,7 +4,7 @@ import { MergedCounts, mergedCountsSql, measureDistributions } from './mergedPul
 import { membersInWindowSql } from './members';
 
 /**
- * How the scope's people review each other's work (DESIGN §16), from pull-request activity. The review stages are
+ * How the scope's people review each other's work (docs/metrics.md#ai-review-and-cost-figures), from pull-request activity. The review stages are
  * measured on the pull requests merged in the window, each counting where it was merged: a review or an approval
  * counts when someone other than the author gave it before the merge (a self-approval is no approval). Review
  * load, network and the sharing index count review actions (comments, approvals, changes requested) given in

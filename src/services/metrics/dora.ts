@@ -3,7 +3,7 @@ import { leadTimeMedians } from './leadTime';
 import { byBucket, countBuckets, distributions, failureRateBand, frequencyBand, leadTimeBand, ratio, restoreBand, round, series, total } from './figures';
 
 /**
- * DORA by the Four Keys method (DESIGN §14), over the production deployments of the scope's repositories. A
+ * DORA by the Four Keys method (docs/metrics.md), over the production deployments of the scope's repositories. A
  * deployment counts where it finished; a change where the deployment that shipped it finished; an incident where
  * it was opened.
  */

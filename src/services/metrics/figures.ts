@@ -1,7 +1,7 @@
 import { Bucket, bucketsOf } from './window';
 import { BucketOf, Distribution, emptyDistribution, MetricSql, roundHours } from './sql';
 
-/** DORA performance bands (DESIGN §14); null when the figure is null. */
+/** DORA performance bands (docs/metrics.md); null when the figure is null. */
 export type Band = 'elite' | 'high' | 'medium' | 'low';
 
 /** Elite: at least daily; high: weekly; medium: monthly (a month being 30 days). */

@@ -5,7 +5,7 @@ import { memberDays, memberDuringWindow, membersInWindowSql, membershipTable } f
 import { MergedCounts, mergedCountsSql } from './mergedPullRequests';
 
 /**
- * What the scope's engineering costs (DESIGN §16), from the rates set with `npm run costs` and the activity of the
+ * What the scope's engineering costs (docs/metrics.md#ai-review-and-cost-figures), from the rates set with `npm run costs` and the activity of the
  * window. People: each member's annual cost (their own rate, else the organization's default) for the part of
  * the window they were a member. Allocation: each member's time split by the story points of the tasks they
  * completed in the window (stories and epics capitalizable, bugs and tasks expensed; a task without points weighs

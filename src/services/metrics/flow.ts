@@ -3,7 +3,7 @@ import { countBuckets, distributions, percentiles, series } from './figures';
 
 export const TASK_TYPES = ['story', 'bug', 'task', 'epic'] as const;
 
-/** The scope's tasks (DESIGN §14): a task counts where it was completed. */
+/** The scope's tasks (docs/metrics.md): a task counts where it was completed. */
 export async function flowFigures(q: MetricSql) {
   const [types, cycleTimes, active] = await Promise.all([
     q.rows<{ bucket: number; type: string; n: number }>(completedByType(q, countBuckets(q))),

@@ -35,7 +35,7 @@ const READS: Record<MetricKind, string[]> = {
 export type MetricTarget = { organizationId: string; team: Team | null };
 
 /**
- * The Metrics API's figures (DESIGN §14). A dashboard asks many times for the same figures: each is computed once
+ * The Metrics API's figures (docs/metrics.md). A dashboard asks many times for the same figures: each is computed once
  * per key (metric, scope, window, the versions of the tables it reads) and kept for the count cache's time to
  * live, and concurrent requests for it wait for one computation. A change made through the service raises the
  * versions, so it shows at once; the "now" figures are at most that old.

@@ -2,7 +2,7 @@ import { BucketOf, emptyDistribution, MetricSql, roundHours } from './sql';
 import { byBucket, countBuckets, percentiles, series, total } from './figures';
 import { measureDistributions } from './mergedPullRequests';
 
-/** Pull requests of the scope's repositories (DESIGN §14): each counts where it was opened, merged or closed. */
+/** Pull requests of the scope's repositories (docs/metrics.md): each counts where it was opened, merged or closed. */
 export async function pullRequestFigures(q: MetricSql) {
   const counts = countBuckets(q);
   const [opened, closed, merges, open] = await Promise.all([

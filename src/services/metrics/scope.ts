@@ -2,7 +2,7 @@ import { AuthorRepository, Team, TeamMembership } from '../../../db/models';
 import { conditions } from '../../access/conditions';
 
 /**
- * What a metric covers (DESIGN §14): an organization's repositories, tasks and interactions; or a team's: its
+ * What a metric covers (docs/metrics.md): an organization's repositories, tasks and interactions; or a team's: its
  * tasks and interactions, and the repositories its members authored commits in.
  */
 export interface MetricScope {

@@ -1,5 +1,5 @@
 /**
- * A metrics window (DESIGN §14): whole UTC days `from`..`to` inclusive, and the buckets of its series: UTC days,
+ * A metrics window (docs/metrics.md): whole UTC days `from`..`to` inclusive, and the buckets of its series: UTC days,
  * ISO weeks (Monday to Sunday) or calendar months, the first and last clipped to the window.
  */
 export type Interval = 'day' | 'week' | 'month';

@@ -20,7 +20,7 @@ export interface GroupMember {
 }
 
 /**
- * An organization's members and teams as its identity provider reads them (DESIGN §11): every state, in id order,
+ * An organization's members and teams as its identity provider reads them (docs/scim.md): every state, in id order,
  * filtered by a parsed SCIM filter, paged by offset. Another organization's rows are never read.
  */
 export class Directory {

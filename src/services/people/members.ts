@@ -42,7 +42,7 @@ const statusOf = (active: boolean): MembershipStatus => (active ? 'active' : 'su
 const suspensionTime = (status: MembershipStatus, now: Date): Date | null => (status === 'suspended' ? now : null);
 
 /**
- * Changes to an organization's members (DESIGN §11 semantics): a user is global, one row per e-mail; an
+ * Changes to an organization's members (docs/scim.md semantics): a user is global, one row per e-mail; an
  * organization manages its membership of that user (role, state, external id) and changes the profile (name,
  * e-mail) only of users who belong to no other organization. Every method is one change (change.ts).
  */

@@ -17,7 +17,7 @@ export interface EmailAddress {
 }
 
 /**
- * E-mail addresses identify users (DESIGN §11: `userName` is the e-mail, case-insensitive, unique). They are
+ * E-mail addresses identify users (docs/scim.md: `userName` is the e-mail, case-insensitive, unique). They are
  * stored lower-cased, so equality is the same on every database and collation.
  */
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();

@@ -14,7 +14,7 @@ export interface TeamInput {
 export type MemberChange = { set: string[] } | { add: string[]; remove: string[] };
 
 /**
- * Changes to an organization's teams (SCIM Groups, DESIGN §11). Members must be members of the organization;
+ * Changes to an organization's teams (SCIM Groups, docs/scim.md). Members must be members of the organization;
  * a team membership carries its member's organization state and sort fields (db/models/people.ts).
  */
 export class TeamWriter {

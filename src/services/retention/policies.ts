@@ -1,5 +1,5 @@
 /**
- * Every table that grows with use and what bounds it (DESIGN §18; README "Operating"). The data itself (users,
+ * Every table that grows with use and what bounds it (docs/operating.md; docs/operating.md#what-grows-and-what-bounds-it). The data itself (users,
  * commits, pull requests, telemetry rollups) is bounded by what the organizations have; these are what the service
  * writes about its own work, which only grows unless something deletes it.
  */
@@ -15,7 +15,7 @@ export interface RetentionPolicy {
   days: number;
 }
 
-/** The days each operator-set table is kept (configuration variables; defaults in DESIGN §18). */
+/** The days each operator-set table is kept (configuration variables; defaults in docs/operating.md). */
 export interface RetentionDays {
   OUTBOX_RETENTION_DAYS: number;
   WEBHOOK_DELIVERY_RETENTION_DAYS: number;

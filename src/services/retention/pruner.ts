@@ -19,7 +19,7 @@ export interface PrunerOptions {
 export type Pruned = Record<string, number>;
 
 /**
- * Deletes what the retention policies say has expired (DESIGN §18), table by table, in batches: each batch is a
+ * Deletes what the retention policies say has expired (docs/operating.md), table by table, in batches: each batch is a
  * transaction that takes up to `batchSize` due rows by key and deletes them. On MySQL the rows are taken with
  * `FOR UPDATE SKIP LOCKED` at READ COMMITTED, so pruners on several instances take disjoint rows and never wait
  * for each other, and no gap is locked: a writer adding new rows waits for no batch, and one touching a due row
@@ -82,7 +82,7 @@ export class Pruner {
     throw new Error(`a key value of an unexpected type: ${typeof value}`);
   }
 
-  /** One batch is one change (DESIGN §10), so the lists and figures cached by data version see the rows go. */
+  /** One batch is one change (docs/architecture.md#writers), so the lists and figures cached by data version see the rows go. */
   private batch(policy: RetentionPolicy, cutoff: Date): Promise<number> {
     const mysql = this.sequelize.getDialect() === 'mysql';
     return ChangeRunner.for(this.sequelize).run(

@@ -1,7 +1,7 @@
 import type { Attributes, AttributeValue } from './batch';
 
 /**
- * What the AI coding tools report and which figure of `ai-usage` (DESIGN §16) each report adds to: the one
+ * What the AI coding tools report and which figure of `ai-usage` (docs/metrics.md#ai-review-and-cost-figures) each report adds to: the one
  * place that knows Claude Code's, Gemini CLI's and Codex's metric and event names. A name not listed here is
  * stored (a point or an event) and adds to no figure.
  */

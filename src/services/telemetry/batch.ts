@@ -1,5 +1,5 @@
 /**
- * What a telemetry request carries once its transport has decoded and validated it (DESIGN §15), whatever the
+ * What a telemetry request carries once its transport has decoded and validated it (docs/telemetry.md), whatever the
  * encoding: metric points and log records, each with its resource's attributes beside its own.
  */
 export type AttributeValue = string | number | boolean | null | AttributeValue[] | { [key: string]: AttributeValue };

@@ -14,7 +14,7 @@ export interface EventRecord {
 const hash = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32);
 
 /**
- * DESIGN §15: the name is Claude Code's `event.name`, else OTLP's `eventName`, else a string body; a record with
+ * docs/telemetry.md: the name is Claude Code's `event.name`, else OTLP's `eventName`, else a string body; a record with
  * none of them (as text a column may hold) is refused. Claude Code's `event.name` is the short name (`user_prompt`) and its body the full one
  * (`claude_code.user_prompt`): the full one is kept. The key is (session, `event.sequence`, name) when the sender
  * numbers its events, else the record's own content.

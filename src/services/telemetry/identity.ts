@@ -11,7 +11,7 @@ export interface Subject {
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,253}$/;
 
 /**
- * DESIGN §15's order: `user.email` (on the record, else on its resource), else a resource `enduser.id` that is an
+ * docs/telemetry.md's order: `user.email` (on the record, else on its resource), else a resource `enduser.id` that is an
  * e-mail; and the AI vendor's account id (Claude Code's `user.account_uuid`, Codex's `user.account_id`).
  */
 export function subjectOf(attributes: Attributes, resource: Attributes): Subject {

@@ -1,7 +1,7 @@
 import type { Attributes } from './batch';
 
 /**
- * What is never stored, whatever the sender enables (DESIGN §15): prompt text, tool input or parameters, API
+ * What is never stored, whatever the sender enables (docs/telemetry.md): prompt text, tool input or parameters, API
  * request and response bodies. Claude Code sends them with OTEL_LOG_USER_PROMPTS / OTEL_LOG_TOOL_DETAILS,
  * Gemini CLI with `logPrompts`, Codex with `log_user_prompt`; the names below are theirs.
  */

@@ -10,7 +10,7 @@ const MONTH_KEYS = ['organization_id', 'user_key', 'month', 'tool'] as const;
 export const dayBit = (day: string) => 2 ** (Number(day.slice(8, 10)) - 1);
 
 /**
- * A request's additions to the daily AI usage rollups (DESIGN §16), summed in the process per (day, member, tool,
+ * A request's additions to the daily AI usage rollups (docs/metrics.md#ai-review-and-cost-figures), summed in the process per (day, member, tool,
  * model) and per (day, tool, model, attributed) for the organization, and added to the stored rows in one
  * statement per 500 keys, in the transaction that stores the points.
  */

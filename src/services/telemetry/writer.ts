@@ -27,7 +27,7 @@ export interface Receipt {
 const BATCH_MEMORY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * Telemetry in (DESIGN §15): each request is one change, holding its points or events, the daily AI usage
+ * Telemetry in (docs/telemetry.md): each request is one change, holding its points or events, the daily AI usage
  * rollups they add to, and its raw body; a body already received in the last 24 hours writes nothing. It raises
  * no data version: every batch would wait on that one row, and senders export every few seconds per laptop, so
  * cached figures and list totals of telemetry are instead at most COUNT_CACHE_TTL_MS old.
@@ -87,7 +87,7 @@ export class TelemetryWriter {
     return receipt(refused, dropped, 'attribute(s) of log records');
   }
 
-  /** Spans are not stored (DESIGN §15); the body is kept like any other, so a support case can look at it. */
+  /** Spans are not stored (docs/telemetry.md); the body is kept like any other, so a support case can look at it. */
   async receiveTraces(sender: TelemetrySender, spans: number, raw: RawBody): Promise<Receipt> {
     await this.once(sender, raw, false, {}, async () => undefined);
     return { rejected: spans, message: spans ? `${spans} span(s) not stored: this service keeps metrics and log records; send spans to a tracing backend` : '' };

@@ -5,7 +5,7 @@ import { OrganizationMemberResource, TeamResource } from '../../resources/people
 import { timestamp } from '../../wire/envelopes';
 
 /**
- * What each event says and the shape of its `data`: the `/v1` item shapes (DESIGN §12). The OpenAPI document's
+ * What each event says and the shape of its `data`: the `/v1` item shapes (docs/webhooks.md). The OpenAPI document's
  * `webhooks` are built from this, and the tests check every message sent against them.
  */
 const PushedCommits = z

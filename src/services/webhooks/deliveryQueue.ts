@@ -7,7 +7,7 @@ import { openRotated, SecretBox } from '../../secrets/secretBox';
 import type { ChangeRunner } from '../../persistence/changes/change';
 import { retryDelay } from './schedule';
 
-/** An endpoint failing this long, with no 2xx in between, is disabled (DESIGN §12). */
+/** An endpoint failing this long, with no 2xx in between, is disabled (docs/webhooks.md). */
 export const FAILING_LIMIT_MS = 5 * 24 * 60 * 60 * 1000;
 
 /** An endpoint this worker holds: its events go out from here alone, in order, until the lease is released. */
@@ -52,7 +52,7 @@ export interface QueueStats {
 }
 
 /**
- * The delivery side of the outbox (DESIGN §12), on the database both backends share. Workers lease endpoints, not
+ * The delivery side of the outbox (docs/webhooks.md), on the database both backends share. Workers lease endpoints, not
  * single deliveries: one holder per endpoint keeps its events in order and sends none twice at once across
  * instances. The lease is taken with `FOR UPDATE SKIP LOCKED` on MariaDB (two workers claiming together pass
  * each other by) and a compare-and-set on `lease_until`, which is what makes it exclusive on SQLite as well; a
@@ -122,7 +122,7 @@ export class DeliveryQueue {
     });
   }
 
-  /** What an attempt means under DESIGN §12: 2xx delivered; 410 disables the endpoint; else a retry, until they run out. */
+  /** What an attempt means under docs/webhooks.md: 2xx delivered; 410 disables the endpoint; else a retry, until they run out. */
   verdict(endpoint: LeasedEndpoint, delivery: DueDelivery, attempt: AttemptResult, now: Date): AttemptVerdict {
     const code = attempt.statusCode;
     if (code !== null && code >= 200 && code < 300) return { kind: 'delivered' };

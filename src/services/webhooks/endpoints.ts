@@ -16,7 +16,7 @@ export interface EndpointWithSecret {
   secret: string;
 }
 
-/** Refuses a URL webhooks must not go to (DESIGN §12), throwing an Error whose message says why. */
+/** Refuses a URL webhooks must not go to (docs/webhooks.md), throwing an Error whose message says why. */
 export type EndpointUrlCheck = (url: string) => Promise<void>;
 
 export const MAX_URL_LENGTH = 2048;
@@ -31,7 +31,7 @@ function checkEventTypes(eventTypes: string[] | null): void {
 const newSigningSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 /**
- * Subscriptions to outgoing webhooks (DESIGN §12), made by the `webhooks` CLI: an organization's endpoint URL,
+ * Subscriptions to outgoing webhooks (docs/webhooks.md), made by the `webhooks` CLI: an organization's endpoint URL,
  * the events it wants, and the secret its deliveries are signed with.
  */
 export class WebhookEndpointWriter {

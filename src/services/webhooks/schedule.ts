@@ -1,5 +1,5 @@
 /**
- * When a failed delivery is tried again (DESIGN §12): after the n-th failed attempt, the n-th delay of
+ * When a failed delivery is tried again (docs/webhooks.md): after the n-th failed attempt, the n-th delay of
  * WEBHOOK_RETRY_DELAYS (read and checked by src/config.ts); after the last one the delivery has failed for good. Jitter spreads the retries of many
  * deliveries that failed together (a receiver that was down) and only ever lengthens a delay.
  */

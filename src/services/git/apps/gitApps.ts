@@ -7,7 +7,7 @@ import type { ChangeRunner } from '../../../persistence/changes/change';
 import { notFound } from '../../../errors';
 import { newId } from '../../../persistence/changes/ids';
 
-/** Providers whose webhooks this service receives (DESIGN §13). */
+/** Providers whose webhooks this service receives (docs/ingest.md). */
 export const INGEST_PROVIDERS = ['github', 'gitlab'] as const satisfies readonly GitProvider[];
 export type IngestProvider = (typeof INGEST_PROVIDERS)[number];
 
@@ -21,7 +21,7 @@ export interface GitAppWithSecret {
 const newSecret = () => randomBytes(32).toString('base64url');
 
 /**
- * Git apps made by the `gitapps` CLI (DESIGN §10): one organization's connection to a GitHub or GitLab account,
+ * Git apps made by the `gitapps` CLI (docs/architecture.md#writers): one organization's connection to a GitHub or GitLab account,
  * with the webhook secret the provider signs (GitHub) or sends (GitLab) with every delivery.
  */
 export class GitAppWriter {

@@ -6,7 +6,7 @@ import { refreshPullRequestReviewers } from '../rollups/pullRequestReviewers';
 import { refreshPullRequestSamples } from '../rollups/pullRequestSamples';
 
 /**
- * Who is "someone other than the author" (DESIGN §16), one rule for the review writer (in code) and for what it
+ * Who is "someone other than the author" (docs/metrics.md#ai-review-and-cost-figures), one rule for the review writer (in code) and for what it
  * recomputes (in SQL over an activity `a` and its pull request `p`). A person on a pull request is known by the
  * provider's own id of them (GitHub's user id, GitLab's user id: every delivery names both people by it) and, when
  * their provider user name is bound to the git app, as a member. The actor is the author when the provider names

@@ -40,7 +40,7 @@ export interface ReviewRecorded {
 }
 
 /**
- * A review, approval, comment or pushed commit on a pull request (DESIGN §16): the pull request first, as the
+ * A review, approval, comment or pushed commit on a pull request (docs/metrics.md#ai-review-and-cost-figures): the pull request first, as the
  * delivery shows it (or, from a view that cannot tell its state, only when none is stored yet), then the activity,
  * once per provider id: a redelivery, or the same review brought by two events, adds nothing.
  */

@@ -16,7 +16,7 @@ export interface ResolvedRepository {
 }
 
 /**
- * The git app's repository a provider names, created on first sight (DESIGN §13) and kept in step with the
+ * The git app's repository a provider names, created on first sight (docs/ingest.md) and kept in step with the
  * provider's name, default branch and visibility. Found by the provider's id, else by full name: a clone
  * imported before its first webhook is the same repository, and adopts the provider's id.
  */

@@ -6,7 +6,7 @@ import { earliest, refreshShippedChanges } from './shippedChanges';
 import { addToCommitDays } from './commitDays';
 
 /**
- * Whether a commit's author used an AI coding tool on the commit's UTC day (DESIGN §16: such a commit is
+ * Whether a commit's author used an AI coding tool on the commit's UTC day (docs/metrics.md#ai-review-and-cost-figures: such a commit is
  * AI-assisted), kept on the commit (`author_ai_active`) by both writers, whichever comes first: the commit
  * writer looks up its authors' days, and the telemetry writer marks the commits of the days it makes active. Kept,
  * not joined at read time: AI impact reads a year of commits, and a lookup per commit cost seconds.

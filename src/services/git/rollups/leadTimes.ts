@@ -6,7 +6,7 @@ import { durationBands } from '../../../../db/rollups/bands';
 import { lockRepositoryRollups } from '../repositories/repositoryLock';
 
 /**
- * The lead time of every change a successful production deployment shipped (DESIGN §14: the commits of its
+ * The lead time of every change a successful production deployment shipped (docs/metrics.md: the commits of its
  * repository created after the previous successful production deployment finished, up to its own finish), kept by
  * the deployment and commit writers so that DORA's median over a year reads a few hundred rows instead of ranking
  * every shipped change (157k a year for the large organization: seconds cold):

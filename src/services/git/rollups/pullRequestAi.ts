@@ -3,7 +3,7 @@ import { PullRequest } from '../../../../db/models';
 import { refreshPullRequestSamples } from './pullRequestSamples';
 
 /**
- * Whether one of a pull request's commits is AI-assisted (DESIGN §16: its head, the commit that merged it, or one
+ * Whether one of a pull request's commits is AI-assisted (docs/metrics.md#ai-review-and-cost-figures: its head, the commit that merged it, or one
  * pushed while it was open), kept on the pull request (`has_ai_commit`) so that AI impact and financial figures
  * read a year of merged pull requests without a lookup of their commits each (seconds a year on the large data).
  * Recomputed, not only raised, for the pull requests a change may concern: a moved head may leave none.

@@ -2,7 +2,7 @@ import { QueryTypes, Transaction } from 'sequelize';
 import { PullRequest } from '../../../../db/models';
 
 /**
- * Who reviewed a pull request and whether it was iterated (DESIGN §16), kept on the pull request from its activity
+ * Who reviewed a pull request and whether it was iterated (docs/metrics.md#ai-review-and-cost-figures), kept on the pull request from its activity
  * by the review and pull request writers, so that the collaboration figures read merged pull requests without their
  * activity: `iterated`, a commit pushed after it opened; `sole_reviewer_id`, the one person other than its author
  * who reviewed it, when exactly one known person did (knowledge silos): the members among its peer reviews

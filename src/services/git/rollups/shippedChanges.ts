@@ -6,7 +6,7 @@ import { lockRepositoryRollups } from '../repositories/repositoryLock';
 import { timeOf } from './leadTimes';
 
 /**
- * What each production deployment shipped, kept on it (DESIGN §16: "shipped changes per deployment") so that AI
+ * What each production deployment shipped, kept on it (docs/metrics.md#ai-review-and-cost-figures: "shipped changes per deployment") so that AI
  * impact and DORA read deployments, not a range of commits per deployment (minutes cold for a year of the large
  * data): `shipped_ai`, whether the changes it shipped, or would have (a failure), include an AI-assisted commit;
  * `blamed`, whether an incident of its repository names its commit as the cause. Its changes are the commits of its
