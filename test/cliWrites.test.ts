@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { startTestApp, TestApp, DEMO, SERVICES } from './support/harness';
 import { appCli } from './support/cli';
+import { killServiceProcesses, ServiceProcess, startServiceProcess } from './support/serviceProcess';
 
 /**
  * A command-line writer tells every instance of its change before it reports success, as the service's own writers
@@ -14,55 +15,28 @@ import { appCli } from './support/cli';
  * MariaDB + Redis only: the embedded database takes one writing process, and without Redis there is nothing to push.
  */
 
-const ROOT = path.resolve(__dirname, '..');
 /** Long enough that only a pushed version can explain an exact total within the test. */
 const SLOW_MS = '600000';
-
-interface Instance {
-  process: ChildProcess;
-  origin: string;
-  exited: Promise<void>;
-}
 
 let t: TestApp;
 let token: string;
 let clone: string;
 let gitAppId: string;
-const instances: Instance[] = [];
+const instances: ServiceProcess[] = [];
 
-async function startInstance(): Promise<Instance> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
+function startInstance(): Promise<ServiceProcess> {
+  return startServiceProcess(`instance ${instances.length + 1}`, {
     DATABASE_URL: t.config.DATABASE_URL,
     REDIS_URL: SERVICES.redisUrl,
     SECRETS_KEY: t.config.SECRETS_KEY!.toString('hex'),
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'info',
     COUNT_CACHE_TTL_MS: SLOW_MS,
     DATA_VERSIONS_POLL_MS: SLOW_MS,
-    SHUTDOWN_DRAIN_MS: '0',
     RATE_LIMIT_PER_MINUTE: '100000000',
     RATE_LIMIT_PER_HOUR: '100000000',
-  };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const origin = await new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    const timer = setTimeout(() => reject(new Error(`the instance did not start: ${buffered}`)), 30_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const port = /"port":(\d+).*"msg":"platform API listening"/.exec(buffered)?.[1];
-      if (port) {
-        clearTimeout(timer);
-        resolve(`http://127.0.0.1:${port}`);
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (buffered += chunk.toString()));
+  }).then((instance) => {
+    instances.push(instance);
+    return instance;
   });
-  const instance = { process: child, origin, exited };
-  instances.push(instance);
-  return instance;
 }
 
 function git(args: string[], env: Record<string, string> = {}): string {
@@ -87,7 +61,7 @@ function addCommits(count: number, start: string) {
 }
 
 /** `meta.total` of `/v1/commits` on one instance, on a connection of its own. */
-async function commitsTotal(instance: Instance): Promise<number> {
+async function commitsTotal(instance: ServiceProcess): Promise<number> {
   const res = await fetch(`${instance.origin}/v1/commits?per_page=1`, { headers: { authorization: `Bearer ${token}`, connection: 'close' } });
   expect(res.status).toBe(200);
   return ((await res.json()) as { meta: { total: number } }).meta.total;
@@ -110,8 +84,7 @@ describeServers('a CLI change on two instances (MariaDB + Redis)', () => {
   }, 90_000);
 
   afterAll(async () => {
-    for (const instance of instances) instance.process.kill('SIGKILL');
-    await Promise.all(instances.map((i) => i.exited));
+    await killServiceProcesses(instances);
     if (clone) fs.rmSync(clone, { recursive: true, force: true });
     await t?.close();
   });
@@ -146,7 +119,7 @@ describeServers('a CLI change on two instances (MariaDB + Redis)', () => {
 
   test('another writing CLI publishes the same way: a git app made by `gitapps` is counted at once on both', async () => {
     const [a, b] = instances;
-    const gitAppsTotal = async (instance: Instance) => {
+    const gitAppsTotal = async (instance: ServiceProcess) => {
       const res = await fetch(`${instance.origin}/v1/git/apps?per_page=1`, { headers: { authorization: `Bearer ${token}`, connection: 'close' } });
       expect(res.status).toBe(200);
       return ((await res.json()) as { meta: { total: number } }).meta.total;

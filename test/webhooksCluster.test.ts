@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ChildProcess, spawn } from 'node:child_process';
 import { WebhookDelivery } from '../db/models';
 import { startTestApp, TestApp, DEMO, SERVICES } from './support/harness';
 import { eventually, Receiver } from './support/receiver';
+import { killServiceProcesses, ServiceProcess, startServiceProcess } from './support/serviceProcess';
 
 /**
  * Two API instances (separate processes, as deployed) on one MariaDB database deliver to one receiver: every
@@ -18,53 +18,25 @@ const EVENTS = 1_000;
 const ENDPOINTS = 8;
 const TIMEOUT_MS = 2_000;
 
-interface Instance {
-  name: string;
-  process: ChildProcess;
-  origin: string;
-  exited: Promise<void>;
-}
-
 let t: TestApp;
 let receiver: Receiver;
-const instances: Instance[] = [];
+const instances: ServiceProcess[] = [];
 
-async function startInstance(name: string): Promise<Instance> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
+function startInstance(name: string): Promise<ServiceProcess> {
+  return startServiceProcess(name, {
     DATABASE_URL: t.config.DATABASE_URL,
     SECRETS_KEY: t.config.SECRETS_KEY!.toString('hex'),
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'info',
     WEBHOOK_ALLOW_PRIVATE: '1',
     WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
     WEBHOOK_RETRY_DELAYS: '1s,1s,1s',
-    SHUTDOWN_DRAIN_MS: '0',
-  };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const origin = await new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    const timer = setTimeout(() => reject(new Error(`${name} did not start: ${buffered}`)), 30_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const port = /"port":(\d+).*"msg":"platform API listening"/.exec(buffered)?.[1];
-      if (port) {
-        clearTimeout(timer);
-        resolve(`http://127.0.0.1:${port}`);
-      }
-      if (buffered.length > 100_000) buffered = buffered.slice(-10_000);
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (buffered += chunk.toString()));
+  }).then((instance) => {
+    instances.push(instance);
+    return instance;
   });
-  const instance = { name, process: child, origin, exited };
-  instances.push(instance);
-  return instance;
 }
 
 /** `delivered` since the instance started, from its /readyz detail. */
-async function deliveredBy(instance: Instance): Promise<number> {
+async function deliveredBy(instance: ServiceProcess): Promise<number> {
   const res = await fetch(`${instance.origin}/readyz`);
   return ((await res.json()) as { webhooks: { delivered: number } }).webhooks.delivered;
 }
@@ -97,8 +69,7 @@ describeMaria('two API instances on MariaDB', () => {
   }, 60_000);
 
   afterAll(async () => {
-    for (const instance of instances) instance.process.kill('SIGKILL');
-    await Promise.all(instances.map((i) => i.exited));
+    await killServiceProcesses(instances);
     await receiver?.close();
     await t?.close();
     fs.mkdirSync(path.join(ROOT, 'artifacts'), { recursive: true });
