@@ -1,6 +1,6 @@
 package platformapi
 
-// The Go client against a running service (the demo data), as `npm test` starts it: test/goClient.test.ts.
+// The Go client against a running service (the demo data), as `npm test` starts it: test/clients/goClient.test.ts.
 // PLATFORM_API_URL and PLATFORM_API_TOKEN (ada, an admin of Acme) say where; PLATFORM_API_COLLABORATOR_TOKEN is
 // linus's (a collaborator), PLATFORM_API_LIMITED_URL a second service whose limit is 3 requests a minute. Without
 // PLATFORM_API_URL these tests are skipped.
@@ -30,7 +30,7 @@ func live(t *testing.T) *Client {
 	t.Helper()
 	base := os.Getenv("PLATFORM_API_URL")
 	if base == "" {
-		t.Skip("PLATFORM_API_URL is not set: test/goClient.test.ts runs these against a service")
+		t.Skip("PLATFORM_API_URL is not set: test/clients/goClient.test.ts runs these against a service")
 	}
 	return NewClient(os.Getenv("PLATFORM_API_TOKEN"), WithBaseURL(base))
 }

@@ -1,7 +1,7 @@
 import { startTestApp, TestApp, DEMO } from './harness';
 
 /**
- * What the official clients' own tests run against (test/pythonClient.test.ts, test/goClient.test.ts): the service
+ * What the official clients' own tests run against (test/clients/pythonClient.test.ts, test/clients/goClient.test.ts): the service
  * with the demo data, and a second one limited to 3 requests a minute for the 429 tests. Call in the file's body:
  * it registers the start and the stop.
  */

@@ -12,7 +12,7 @@ import { DEMO } from './harness';
 import { copy, deliverToGithub, githubExamples } from './ingest';
 
 /**
- * A small scripted history whose every figure the metrics tests work out by hand (test/metrics.test.ts): two
+ * A small scripted history whose every figure the metrics tests work out by hand (test/metrics/metrics.test.ts): two
  * repositories of a fresh organization "Lab", api (commits by ada, member of team Core) and web (by grace, in no
  * team), a week of deployments in March 2026 around it, incidents, pull requests, tasks and interactions.
  */

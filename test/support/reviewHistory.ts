@@ -6,7 +6,7 @@ import { GITLAB_EVENT_HEADERS, mergeRequestHook, noteHook, pushHook } from './gi
 import { createLab, sha } from './metricsHistory';
 
 /**
- * A week of code review in March 2026 whose collaboration figures test/collaborationMetrics.test.ts works out by
+ * A week of code review in March 2026 whose collaboration figures test/metrics/collaborationMetrics.test.ts works out by
  * hand, delivered as GitHub or as GitLab sends it. Ada, Grace and Margaret are the Lab organization's members; their
  * provider user names are their first names. Dana works on the repository too but is no member (a contractor): no
  * user name of hers is bound to the git app. Each has a user id at the provider, as both providers send it.

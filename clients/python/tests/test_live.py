@@ -1,4 +1,4 @@
-"""The Python client against a running service (the demo data), as `npm test` starts it: test/pythonClient.test.ts.
+"""The Python client against a running service (the demo data), as `npm test` starts it: test/clients/pythonClient.test.ts.
 
 PLATFORM_API_URL and PLATFORM_API_TOKEN (ada, an admin of Acme) say where; PLATFORM_API_COLLABORATOR_TOKEN is
 linus's (a collaborator), PLATFORM_API_LIMITED_URL a second service whose limit is 3 requests a minute.

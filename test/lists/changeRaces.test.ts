@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import express from 'express';
+import request from 'supertest';
+import { Sequelize, Transaction } from 'sequelize';
+import { initModels } from '../../db/models';
+import { createSequelize } from '../../db/connection';
+import { createRuntime, Runtime } from '../../src/runtime';
+import { createLogger } from '../../src/logger';
+import { createScimToken } from '../../src/auth/tokens/scimTokens';
+import { ChangeRunner } from '../../src/persistence/changes/change';
+import { DomainError } from '../../src/errors';
+import { scimErrorHandler } from '../../src/scim/router';
+import { sendIngestError, toIngestAnswer } from '../../src/ingest/errors';
+import { toRestError } from '../../src/wire/errorMapping';
+import { sendError } from '../../src/http/errors';
+import { sendOtlpFailure, toOtlpFailure } from '../../src/otlp/errors';
+import { startTestApp, TestApp, DEMO } from '../support/harness';
+import { oktaCreateUser } from '../support/idpPayloads';
+
+/**
+ * Honest answers under races (docs/operating.md): a change that loses to concurrent changes runs again, and one that
+ * loses every time is never blamed on the client: 409 when what it would add exists, else 503 with Retry-After,
+ * in each surface's own format. Never 400, never 500.
+ */
+
+let t: TestApp;
+let second: Runtime;
+let okta: string;
+beforeAll(async () => {
+  t = await startTestApp();
+  second = createRuntime(t.config, createLogger('silent'), { rateLimitKeyPrefix: `test:${randomBytes(6).toString('hex')}` });
+  okta = (await createScimToken({ organizationId: DEMO.orgs.acme, name: 'Okta' })).token;
+});
+afterAll(async () => {
+  await second?.close();
+  initModels(t.runtime.sequelize);
+  await t.close();
+});
+
+const create = (runtime: Runtime, email: string) =>
+  request(runtime.app)
+    .post('/scim/v2/Users')
+    .set('Authorization', `Bearer ${okta}`)
+    .set('Content-Type', 'application/scim+json')
+    // Okta's create, with an external id of this user's own (the captured payload has one fixed id).
+    .send(JSON.stringify({ ...oktaCreateUser(email), externalId: `00u${email.slice(5, 13)}` }));
+
+test('two instances creating one new e-mail at once: one 201, the other 409 (or 503), in SCIM’s format', async () => {
+  for (let round = 0; round < 6; round++) {
+    const email = `race-${randomBytes(4).toString('hex')}@example.com`;
+    const answers = await Promise.all([create(t.runtime, email), create(second, email)]);
+    const statuses = answers.map((a) => a.status).sort((x, y) => x - y);
+    expect(statuses[0]).toBe(201);
+    expect([409, 503]).toContain(statuses[1]);
+    const refused = answers.find((a) => a.status !== 201)!;
+    expect(refused.body.schemas).toEqual(['urn:ietf:params:scim:api:messages:2.0:Error']);
+    if (refused.status === 503) expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  }
+});
+
+describe('a change that loses every attempt', () => {
+  const onMysql = process.env.DATABASE_URL ? test : test.skip;
+  let rival: Sequelize;
+  beforeAll(() => {
+    rival = createSequelize({ url: t.config.DATABASE_URL, sqlitePath: t.config.SQLITE_PATH });
+  });
+  afterAll(async () => rival.close());
+
+  /**
+   * A real deadlock on every attempt: the change locks row A; a rival transaction that has already changed many
+   * rows (so InnoDB picks the change, the lighter one, as the victim) locks B and waits for A; the change asks for B.
+   */
+  async function deadlockedAttempt(transaction: Transaction, round: string) {
+    const lock = (sequelize: Sequelize, name: string, tx: Transaction) =>
+      sequelize.query('UPDATE data_versions SET version = version + 1 WHERE name = :name', { replacements: { name }, transaction: tx });
+    await lock(t.runtime.sequelize, `${round}-a`, transaction);
+    const rivalDone = rival.transaction(async (tx) => {
+      for (let i = 0; i < 20; i++) await lock(rival, `${round}-weight-${i}`, tx);
+      await lock(rival, `${round}-b`, tx);
+      await lock(rival, `${round}-a`, tx); // waits for the change
+    });
+    // Let the rival reach its wait, then close the cycle.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    try {
+      await lock(t.runtime.sequelize, `${round}-b`, transaction);
+    } finally {
+      void rivalDone.catch(() => undefined);
+    }
+  }
+
+  onMysql('is 503 with Retry-After after its retries, not 400 or 500', async () => {
+    const round = `race-${randomBytes(3).toString('hex')}`;
+    const names = ['a', 'b', ...Array.from({ length: 20 }, (_, i) => `weight-${i}`)].map((n) => `${round}-${n}`);
+    await t.runtime.sequelize.query(`INSERT INTO data_versions (name, version) VALUES ${names.map(() => '(?, 0)').join(', ')}`, { replacements: names });
+    let attempts = 0;
+    const failure = await ChangeRunner.for(t.runtime.sequelize)
+      .run(async ({ transaction }) => {
+        attempts += 1;
+        await deadlockedAttempt(transaction, round);
+      })
+      .catch((err: unknown) => err);
+    expect(attempts).toBe(5);
+    expect(failure).toBeInstanceOf(DomainError);
+    expect(failure).toMatchObject({ kind: 'unavailable', detail: { retryAfterSeconds: 1 } });
+  }, 30_000);
+});
+
+/** What each surface answers for that failure, through its own sender on a real express response. */
+describe('each surface answers a lost race as 503 with Retry-After, in its own format', () => {
+  const lost = new DomainError('unavailable', 'The change lost to concurrent changes of the same data 5 times; send it again', { retryAfterSeconds: 1 });
+  const app = express();
+  app.get('/rest', (_req, res) => sendError(res, toRestError(lost)));
+  app.get('/ingest', (_req, res) => sendIngestError(res, toIngestAnswer(lost, 1024)!));
+  app.post('/otlp', express.raw({ type: '*/*' }), (req, res) => sendOtlpFailure(req, res, toOtlpFailure(lost, 1024)!));
+  app.get('/scim', () => {
+    throw lost;
+  });
+  app.use('/scim', scimErrorHandler(createLogger('silent')));
+
+  test('REST and tRPC: SERVICE_UNAVAILABLE in the envelope', async () => {
+    const res = await request(app).get('/rest');
+    expect([res.status, res.headers['retry-after'], res.body]).toEqual([503, '1', { status: 'error', error: { code: 'SERVICE_UNAVAILABLE', message: lost.message } }]);
+  });
+
+  test('SCIM: an RFC 7644 error with status "503"', async () => {
+    const res = await request(app).get('/scim');
+    expect([res.status, res.headers['retry-after'], res.headers['content-type']]).toEqual([503, '1', 'application/scim+json; charset=utf-8']);
+    expect(res.body).toEqual({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '503', detail: lost.message });
+  });
+
+  test('git ingest: SERVICE_UNAVAILABLE in the envelope; a conflict there is 409, not 400', async () => {
+    const res = await request(app).get('/ingest');
+    expect([res.status, res.headers['retry-after'], res.body]).toEqual([503, '1', { status: 'error', error: { code: 'SERVICE_UNAVAILABLE', message: lost.message } }]);
+    expect(toIngestAnswer(new DomainError('conflict', 'That already exists'), 1024)).toMatchObject({ status: 409, code: 'CONFLICT' });
+  });
+
+  test('OTLP: a google.rpc.Status with code UNAVAILABLE (14), which exporters retry after Retry-After', async () => {
+    const res = await request(app).post('/otlp').set('Content-Type', 'application/json').send('{}');
+    expect([res.status, res.headers['retry-after']]).toEqual([503, '1']);
+    expect(res.body).toEqual({ code: 14, message: lost.message });
+  });
+});

@@ -1,0 +1,452 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
+import { chromium, Browser, BrowserContext, Page } from 'playwright-core';
+import { assertBrowser, CHROMIUM, describeInBrowser } from '../support/chromium';
+import { startTestApp, TestApp, DEMO } from '../support/harness';
+import { eventually, Receiver, verify } from '../support/receiver';
+import { createLoginLink } from '../../src/auth/signIn';
+import { WebhookAttempt, WebhookEndpoint } from '../../db/models';
+
+/**
+ * The settings page (/settings/, docs/settings.md) in Debian's chromium, as a person uses it: signed in with a one-time
+ * link, found by roles and labels (so the accessible names are checked too), by mouse and by keyboard alone, and
+ * what it made checked from outside the page (the REST API, a webhook receiver, SCIM).
+ */
+
+const describeBrowser = describeInBrowser('settingsPage');
+
+// The functions given to page.evaluate run in the page. The project compiles without the DOM library, so the little
+// they touch is declared here, for this file only.
+interface PageElement {
+  textContent: string | null;
+  value?: string;
+  labels?: ArrayLike<PageElement>;
+  selectionStart?: number | null;
+  selectionEnd?: number | null;
+}
+declare const document: { activeElement: PageElement | null; documentElement: { outerHTML: string }; querySelectorAll(selector: string): ArrayLike<PageElement> };
+declare const window: { location: { href: string }; isSecureContext: boolean };
+declare const navigator: { clipboard: { readText(): Promise<string> } };
+declare const localStorage: { length: number };
+declare const sessionStorage: { length: number };
+
+/** Chromium, headless. */
+function launch(extraArgs: string[] = []): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    // Without the background-networking flags chromium's own connections are refused on the closed network.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extraArgs],
+  });
+}
+
+const ARTIFACTS = path.join(__dirname, '..', '..', 'artifacts');
+
+let t: TestApp;
+let base: string;
+let browser: Browser;
+let receiver: Receiver;
+let context: BrowserContext | undefined;
+let problems: string[] = [];
+/** Answers a test causes on purpose, which chromium logs as console errors too. 401: the signed-out view. */
+let expectedStatuses = new Set([401]);
+
+describeBrowser('the settings page in chromium', () => {
+  beforeAll(async () => {
+    assertBrowser();
+    // PUBLIC_URL stays the default: the page's changes come from the origin the browser used, which is accepted too.
+    t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE: '1' });
+    base = await t.listen();
+    receiver = await Receiver.start();
+    t.runtime.webhooks.start();
+    browser = await launch();
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+  });
+
+  // The server is closed by t.close(), which stops the delivery worker too.
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await receiver?.close();
+  });
+
+  afterEach(async () => {
+    await context?.close();
+    context = undefined;
+    // A CSP violation, a script error or a failed request is a console error: the page must have none.
+    expect(problems).toEqual([]);
+  });
+
+  test('signed out: a link to sign in, and how an operator makes a one-time link', async () => {
+    const page = await openPage();
+    await page.goto(`${base}/settings/`);
+    const signIn = page.getByRole('link', { name: 'Sign in' });
+    await signIn.waitFor();
+    expect(await signIn.getAttribute('href')).toBe('/auth/login?return_to=/settings/');
+    await page.getByText('npm run tokens -- login-link --user <email>').waitFor();
+    expect(await page.getByRole('region', { name: 'API tokens' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'settings-signed-out.png'), fullPage: true });
+
+    // No identity provider in the tests: the sign-in page says how to get a link, in the settings' style.
+    await signIn.click();
+    await page.getByRole('heading', { name: 'Sign in with a link' }).waitFor();
+    expect(await page.locator('link[rel="stylesheet"]').getAttribute('href')).toBe('/settings/settings.css');
+  });
+
+  test('ada generates a token: shown once, works on the REST API, gone after a reload, revoked in the page', async () => {
+    const page = await openPage({ clipboard: true });
+    await signInWithLink(page, DEMO.users.ada);
+    await page.getByText(`(${DEMO.emails.ada})`).waitFor();
+    await page.getByRole('region', { name: 'Acme Corp' }).getByRole('region', { name: 'Telemetry (OTLP tokens)' }).getByRole('button', { name: 'Create OTLP token' }).waitFor();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'settings-signed-in.png'), fullPage: true });
+
+    const tokens = page.getByRole('region', { name: 'API tokens' });
+    await tokens.getByLabel('Name').fill('browser token');
+    await tokens.getByLabel('Expires').selectOption({ label: 'In 30 days' });
+    await tokens.getByRole('checkbox', { name: 'Acme Corp' }).check();
+    await tokens.getByRole('button', { name: 'Generate token' }).click();
+
+    const shown = tokens.getByLabel('New API token', { exact: true });
+    const token = await shown.inputValue();
+    expect(token).toMatch(/^plat_[0-9A-Za-z]+$/);
+    expect(await shown.getAttribute('readonly')).not.toBeNull();
+    await tokens.getByText('Copy it now: it will not be shown again.').waitFor();
+    await tokens.getByRole('button', { name: 'Copy new API token' }).click();
+    await tokens.getByRole('status').filter({ hasText: 'Copied' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(token);
+
+    const row = tokens.getByRole('row', { name: /browser token/ });
+    const cells = await row.getByRole('cell').allInnerTexts();
+    expect(cells.slice(0, 3)).toEqual([expect.stringContaining('Only: Acme Corp'), `${token.slice(0, 9)}…${token.slice(-4)}`, 'active']);
+    expect(cells[4]).toBe('Not yet');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'settings-token-created.png'), fullPage: true });
+
+    expect((await t.get(`/v1/users/${DEMO.users.ada}`, token)).status).toBe(200);
+
+    await tokens.getByRole('button', { name: 'Done' }).click();
+    await shown.waitFor({ state: 'detached' });
+    expect(await holds(page, token)).toBe(false);
+    await page.reload();
+    await row.waitFor();
+    expect(await holds(page, token)).toBe(false);
+
+    await row.getByRole('button', { name: 'Revoke browser token', exact: true }).click();
+    // The first press only asks.
+    expect(await row.getByRole('cell', { name: 'active' }).count()).toBe(1);
+    await row.getByRole('button', { name: 'Confirm revoke browser token' }).click();
+    await tokens.getByRole('status').filter({ hasText: 'Revoked “browser token”' }).waitFor();
+    expect(await row.getByRole('cell', { name: 'revoked' }).count()).toBe(1);
+    expect(await row.getByRole('button').count()).toBe(0);
+    expect(await statusWithin(() => t.get(`/v1/users/${DEMO.users.ada}`, token), 401)).toBe(401);
+  });
+
+  test('ada adds a webhook: the secret once, a signed delivery in Deliveries, a replay with the same webhook-id', async () => {
+    const page = await openPage();
+    await signInWithLink(page, DEMO.users.ada);
+    const webhooks = page.getByRole('region', { name: 'Acme Corp' }).getByRole('region', { name: 'Webhooks' });
+    const hookPath = `/page-${randomBytes(4).toString('hex')}`;
+    const url = receiver.url(hookPath);
+
+    await webhooks.getByLabel('Endpoint URL').fill(url);
+    await webhooks.getByRole('checkbox', { name: 'team.created' }).check();
+    await webhooks.getByRole('button', { name: 'Add endpoint' }).click();
+    const secret = await webhooks.getByLabel('Signing secret', { exact: true }).inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    const row = webhooks.getByRole('row', { name: new RegExp(escapeRegExp(url)) });
+    expect(await row.getByRole('cell').allInnerTexts()).toEqual([url, 'team.created', 'active', expect.stringContaining('Deliveries')]);
+    await webhooks.getByRole('button', { name: 'Done' }).click();
+    expect(await holds(page, secret)).toBe(false);
+
+    const endpoint = (await WebhookEndpoint.findOne({ where: { url } }))!;
+    await t.runtime.writers.teams.create(DEMO.orgs.acme, { name: `Page team ${randomBytes(3).toString('hex')}`, externalId: null });
+    await eventually('the delivery', () => receiver.at(hookPath).length === 1);
+    const first = receiver.at(hookPath)[0];
+    expect(verify(secret, first)).toMatchObject({ type: 'team.created' });
+    const attemptsRecorded = () => WebhookAttempt.count({ where: { endpoint_id: endpoint.id } });
+    await eventually('its attempt recorded', async () => (await attemptsRecorded()) === 1);
+
+    await row.getByRole('button', { name: `Deliveries to ${url}` }).click();
+    const deliveries = webhooks.getByRole('region', { name: `Deliveries to ${url}` });
+    const attempts = deliveries.getByRole('row', { name: /team\.created/ });
+    await attempts.first().waitFor();
+    expect(await attempts.count()).toBe(1);
+    expect(await attempts.first().getByRole('cell').allInnerTexts()).toEqual([
+      expect.any(String),
+      'team.created',
+      'HTTP 200',
+      expect.stringMatching(/^\d+ ms$/),
+      'succeeded',
+      expect.stringMatching(/^Replay/),
+    ]);
+
+    await deliveries.getByRole('button', { name: /^Replay team\.created/ }).click();
+    await deliveries.getByRole('status').filter({ hasText: 'Replay of the team.created event queued' }).waitFor();
+    await eventually('the replay', () => receiver.at(hookPath).length === 2);
+    const again = receiver.at(hookPath)[1];
+    expect(again.headers['webhook-id']).toBe(first.headers['webhook-id']);
+    expect(verify(secret, again)).toEqual(verify(secret, first));
+    await eventually('the replay recorded', async () => (await attemptsRecorded()) === 2);
+    await deliveries.getByRole('button', { name: 'Refresh deliveries' }).click();
+    await eventually('two rows', async () => (await attempts.count()) === 2);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'settings-webhook-deliveries.png'), fullPage: true });
+
+    // Disable and enable, then a new secret, shown once; the next delivery verifies with it.
+    await row.getByRole('button', { name: `Disable ${url}` }).click();
+    await row.getByRole('cell', { name: /^disabled/ }).waitFor();
+    await row.getByRole('button', { name: `Enable ${url}` }).click();
+    await row.getByRole('cell', { name: 'active' }).waitFor();
+    await row.getByRole('button', { name: `Rotate secret of ${url}` }).click();
+    await webhooks.getByRole('heading', { name: `New signing secret for ${url}` }).waitFor();
+    const rotated = await webhooks.getByLabel('Signing secret', { exact: true }).inputValue();
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
+    await t.runtime.writers.teams.create(DEMO.orgs.acme, { name: `Page team ${randomBytes(3).toString('hex')}`, externalId: null });
+    await eventually('the third delivery', () => receiver.at(hookPath).length === 3);
+    expect(verify(rotated, receiver.at(hookPath)[2])).toMatchObject({ type: 'team.created' });
+  });
+
+  test('by keyboard alone: sign in, generate a token, dismiss it, revoke it after a confirmation that Escape cancels', async () => {
+    const page = await openPage();
+    const { token: link } = await createLoginLink(DEMO.users.ada);
+    await page.goto(`${base}/auth/link#${link}`);
+    await tabTo(page, 'Sign in');
+    const [answer] = await Promise.all([page.waitForResponse((res) => res.request().method() === 'POST'), page.keyboard.press('Enter')]);
+    expect(answer.status()).toBe(303);
+    await page.waitForURL(`${base}/settings/`);
+    const tokens = page.getByRole('region', { name: 'API tokens' });
+    await tokens.getByRole('button', { name: 'Generate token' }).waitFor();
+
+    await tabTo(page, 'Name');
+    await page.keyboard.type('keyboard token');
+    await tabTo(page, 'Expires');
+    await page.keyboard.press('ArrowDown');
+    expect(await tokens.getByLabel('Expires').inputValue()).toBe('365');
+    await tabTo(page, 'Acme Corp');
+    await page.keyboard.press('Space');
+    expect(await tokens.getByRole('checkbox', { name: 'Acme Corp' }).isChecked()).toBe(true);
+    await tabTo(page, 'Generate token');
+    await page.keyboard.press('Space');
+
+    const shown = tokens.getByLabel('New API token', { exact: true });
+    expect(await shown.inputValue()).toMatch(/^plat_/);
+    // Focus went to what appeared, so a screen reader reads it next.
+    expect(await focusedName(page)).toBe('Your new token “keyboard token”');
+    await tabTo(page, 'Done');
+    await page.keyboard.press('Enter');
+    await shown.waitFor({ state: 'detached' });
+    expect(await focusedName(page)).toBe('API tokens');
+
+    await tabTo(page, 'Revoke keyboard token');
+    await page.keyboard.press('Enter');
+    expect(await focusedName(page)).toBe('Confirm revoke keyboard token');
+    await page.keyboard.press('Escape');
+    expect(await focusedName(page)).toBe('Revoke keyboard token');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    const row = tokens.getByRole('row', { name: /keyboard token/ });
+    await row.getByRole('cell', { name: 'revoked' }).waitFor();
+  });
+
+  test('git apps, SCIM and telemetry tokens: each made with its secret once, the SCIM token works until revoked', async () => {
+    const page = await openPage({ clipboard: true, expectStatuses: [400] });
+    await signInWithLink(page, DEMO.users.ada);
+    const acme = page.getByRole('region', { name: 'Acme Corp' });
+
+    const gitApps = acme.getByRole('region', { name: 'Git apps' });
+    await gitApps.getByLabel('Provider').selectOption({ label: 'GitLab' });
+    await gitApps.getByLabel('Name').fill('GitLab from the page');
+    await gitApps.getByRole('button', { name: 'Add git app' }).click();
+    expect(await gitApps.getByLabel('Webhook URL', { exact: true }).inputValue()).toMatch(/\/ingest\/gitlab\/gapp_\w+$/);
+    const gitSecret = await gitApps.getByLabel('Webhook secret', { exact: true }).inputValue();
+    expect(gitSecret.length).toBeGreaterThan(20);
+    await gitApps.getByText('Merge request events').waitFor();
+    const gitRow = gitApps.getByRole('row', { name: /GitLab from the page/ });
+    expect((await gitRow.getByRole('cell').allInnerTexts()).slice(0, 4)).toEqual(['GitLab from the page', 'GitLab', expect.stringMatching(/\/ingest\/gitlab\//), 'Set']);
+    await gitApps.getByRole('button', { name: 'Done' }).click();
+    expect(await holds(page, gitSecret)).toBe(false);
+    await gitRow.getByRole('button', { name: 'Rotate secret of GitLab from the page' }).click();
+    await gitApps.getByRole('heading', { name: 'New webhook secret for GitLab from the page' }).waitFor();
+    const rotated = await gitApps.getByLabel('Webhook secret', { exact: true }).inputValue();
+    expect(rotated).not.toBe(gitSecret);
+    await gitApps.getByRole('button', { name: 'Done' }).click();
+    expect(await holds(page, rotated)).toBe(false);
+
+    const scim = acme.getByRole('region', { name: 'SCIM tokens' });
+    await scim.getByLabel('Name').fill('Okta from the page');
+    await scim.getByRole('button', { name: 'Create SCIM token' }).click();
+    const scimToken = await scim.getByLabel('SCIM token', { exact: true }).inputValue();
+    expect(scimToken).toMatch(/^scim_/);
+    expect(await scim.getByLabel('SCIM base URL', { exact: true }).inputValue()).toMatch(/\/scim\/v2$/);
+    const scimUsers = () => request(t.runtime.app).get('/scim/v2/Users?count=1').set('Authorization', `Bearer ${scimToken}`);
+    expect((await scimUsers()).status).toBe(200);
+    await scim.getByRole('button', { name: 'Done' }).click();
+    const scimRow = scim.getByRole('row', { name: /Okta from the page/ });
+    await scimRow.getByRole('button', { name: 'Revoke Okta from the page', exact: true }).click();
+    await scimRow.getByRole('button', { name: 'Confirm revoke Okta from the page' }).click();
+    await scimRow.getByRole('cell', { name: 'revoked' }).waitFor();
+    expect(await statusWithin(scimUsers, 401)).toBe(401);
+
+    const telemetry = acme.getByRole('region', { name: 'Telemetry (OTLP tokens)' });
+    await telemetry.getByLabel('Name').fill('Claude Code from the page');
+    await telemetry.getByRole('button', { name: 'Create OTLP token' }).click();
+    const otlpToken = await telemetry.getByLabel('OTLP token', { exact: true }).inputValue();
+    expect(otlpToken).toMatch(/^otlp_/);
+    const settings = telemetry.getByRole('figure', { name: 'Managed settings' });
+    const json = await settings.locator('pre').innerText();
+    expect(JSON.parse(json).env.OTEL_EXPORTER_OTLP_HEADERS).toBe(`Authorization=Bearer ${otlpToken}`);
+    await telemetry.getByRole('button', { name: 'Copy managed settings' }).click();
+    await telemetry.getByRole('status').filter({ hasText: 'Copied' }).waitFor();
+    expect(JSON.parse(await page.evaluate(() => navigator.clipboard.readText()))).toEqual(JSON.parse(json));
+    await page.screenshot({ path: path.join(ARTIFACTS, 'settings-organization.png'), fullPage: true });
+
+    // A refresh of the section (here, revoking) takes the secret off the page.
+    const otlpRow = telemetry.getByRole('row', { name: /Claude Code from the page/ });
+    await otlpRow.getByRole('button', { name: 'Revoke Claude Code from the page', exact: true }).click();
+    await otlpRow.getByRole('button', { name: 'Confirm revoke Claude Code from the page' }).click();
+    await otlpRow.getByRole('cell', { name: 'revoked' }).waitFor();
+    expect(await holds(page, otlpToken)).toBe(false);
+
+    // A server's refusal is said next to the form.
+    await scim.getByRole('button', { name: 'Create SCIM token' }).click();
+    await scim.getByRole('alert').filter({ hasText: 'name' }).waitFor();
+
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'settings-narrow.png'), fullPage: true });
+  });
+
+  test('reached by a host name over plain HTTP: it all loads, and Copy selects the value where there is no clipboard', async () => {
+    // Not a secure context (as a service on an internal name without TLS): no navigator.clipboard, and a CSP with
+    // upgrade-insecure-requests would send the page's own script and styles to https.
+    const host = 'platform.test';
+    const plain = await launch([`--host-resolver-rules=MAP ${host} 127.0.0.1`]);
+    try {
+      const origin = `http://${host}:${new URL(base).port}`;
+      const page = await openPage({ in: plain });
+      await signInWithLink(page, DEMO.users.ada, origin);
+      expect(await page.evaluate(() => window.isSecureContext)).toBe(false);
+      const tokens = page.getByRole('region', { name: 'API tokens' });
+      await tokens.getByLabel('Name').fill('plain http token');
+      await tokens.getByRole('button', { name: 'Generate token' }).click();
+      const token = await tokens.getByLabel('New API token', { exact: true }).inputValue();
+      await tokens.getByRole('button', { name: 'Copy new API token' }).click();
+      await tokens.getByRole('status').filter({ hasText: 'Selected: press Ctrl+C' }).waitFor();
+      const selected = await page.evaluate(() => {
+        const el = document.activeElement!;
+        return (el.value ?? '').slice(el.selectionStart ?? 0, el.selectionEnd ?? 0);
+      });
+      expect(selected).toBe(token);
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('link', { name: 'Sign in' }).waitFor();
+      expect(page.url()).toBe(`${origin}/settings/`);
+    } finally {
+      await context?.close();
+      context = undefined;
+      await plain.close();
+    }
+  });
+
+  test('a manager sees only their own tokens; signing out ends the session', async () => {
+    const page = await openPage();
+    await signInWithLink(page, DEMO.users.grace);
+    await page.getByText('Your organizations: Acme Corp (manager).').waitFor();
+    const tokens = page.getByRole('region', { name: 'API tokens' });
+    await tokens.getByRole('button', { name: 'Generate token' }).waitFor();
+    // The form shows before the list has loaded; signing out sooner would abort that request (a failure in chromium).
+    await tokens.getByText('You have no API tokens yet.').or(tokens.getByRole('table', { name: 'Your API tokens' })).waitFor();
+    expect(await page.getByRole('region', { name: 'Acme Corp' }).count()).toBe(0);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('link', { name: 'Sign in' }).waitFor();
+    const session = await page.evaluate(async () => (await fetch('/trpc/settings.session', { credentials: 'same-origin' })).status);
+    expect(session).toBe(401);
+  });
+});
+
+/** A fresh context, its console errors, page errors and failed requests collected, but for the answers expected. */
+async function openPage(options: { clipboard?: boolean; expectStatuses?: number[]; in?: Browser } = {}): Promise<Page> {
+  problems = [];
+  expectedStatuses = new Set([401, ...(options.expectStatuses ?? [])]);
+  context = await (options.in ?? browser).newContext(options.clipboard ? { permissions: ['clipboard-read', 'clipboard-write'] } : {});
+  // The sign-in pages name no icon, so chromium asks for /favicon.ico; its 404 is not the page's fault.
+  await context.route('**/favicon.ico', (route) => route.fulfill({ status: 204 }));
+  const page = await context.newPage();
+  page.on('console', (msg) => {
+    const status = /the server responded with a status of (\d+)/.exec(msg.text());
+    if (msg.type() !== 'error' || (status && expectedStatuses.has(Number(status[1])))) return;
+    // helmet's Cross-Origin-Opener-Policy means nothing on plain HTTP, and chromium says so on each page.
+    if (msg.text().startsWith('The Cross-Origin-Opener-Policy header has been ignored')) return;
+    problems.push(`console: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('requestfailed', (req) => {
+    // Sign-out's redirect is not followed (redirect: 'manual'): chromium reports it as aborted.
+    if (new URL(req.url()).pathname === '/auth/logout' && req.failure()?.errorText === 'net::ERR_ABORTED') return;
+    problems.push(`request failed: ${req.url()} ${req.failure()?.errorText}`);
+  });
+  return page;
+}
+
+/** The real flow: `npm run tokens -- login-link` prints /auth/link#<token>; its page has a "Sign in" button. */
+async function signInWithLink(page: Page, userId: string, origin = base): Promise<void> {
+  const { token } = await createLoginLink(userId);
+  await page.goto(`${origin}/auth/link#${token}`);
+  const [answer] = await Promise.all([
+    page.waitForResponse((res) => res.request().method() === 'POST' && new URL(res.url()).pathname === '/auth/link'),
+    page.getByRole('button', { name: 'Sign in' }).click(),
+  ]);
+  if (answer.status() !== 303) throw new Error(`the sign-in link was refused: ${answer.status()} ${await page.locator('main').innerText()}`);
+  await page.waitForURL(`${origin}/settings/`);
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** Whether a value is anywhere in the page: its markup, a field's value, the address or the page's storage. */
+function holds(page: Page, secret: string): Promise<boolean> {
+  return page.evaluate(
+    (s) =>
+      document.documentElement.outerHTML.includes(s) ||
+      Array.from(document.querySelectorAll('input, textarea'), (el) => el.value ?? '').some((v) => v.includes(s)) ||
+      window.location.href.includes(s) ||
+      localStorage.length > 0 ||
+      sessionStorage.length > 0,
+    secret,
+  );
+}
+
+/** The focused element's name as a person hears it: a field's label, a button's or a heading's text. */
+function focusedName(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const el = document.activeElement;
+    if (!el) return '';
+    const text = el.labels && el.labels.length ? el.labels[0].textContent : el.textContent;
+    return (text ?? '').replace(/\s+/g, ' ').trim();
+  });
+}
+
+/** Presses Tab until the element named `name` has focus, as someone without a mouse does. */
+async function tabTo(page: Page, name: string, maxPresses = 120): Promise<void> {
+  const seen: string[] = [];
+  for (let i = 0; i < maxPresses; i++) {
+    await page.keyboard.press('Tab');
+    const focused = await focusedName(page);
+    if (focused === name) return;
+    seen.push(focused);
+  }
+  throw new Error(`"${name}" not reached by Tab; focus went through: ${seen.join(' | ')}`);
+}
+
+/** Repeats a request until it answers `wanted` (the authenticators cache a token for up to 5 s) or 7 s pass. */
+async function statusWithin(send: () => request.Test, wanted: number): Promise<number> {
+  const deadline = Date.now() + 7_000;
+  let status = (await send()).status;
+  while (status !== wanted && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    status = (await send()).status;
+  }
+  return status;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
