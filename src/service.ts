@@ -6,7 +6,7 @@ import { createRuntime, shutdown } from './runtime';
 import { migrate } from '../db/migrator';
 import { DatabaseUnreachableError, waitForDatabase } from '../db/connection';
 import { seedDemo } from '../db/demo/generator';
-import { day } from './services/metrics/window';
+import { day } from './services/metrics/reading/window';
 import { User } from '../db/models';
 import { createToken } from './auth/tokens/apiTokens';
 import { shareWithPrimary, startMetricsServer } from './observability/metricsServer';

@@ -8,7 +8,7 @@ import { rules } from '../access/rules';
 import { CollaborationMetricsResponse } from '../resources/collaborationMetrics';
 import { AiImpactMetricsResponse } from '../resources/aiImpactMetrics';
 import { FinancialMetricsResponse } from '../resources/financialMetrics';
-import { DAY_MS, day, DEFAULT_WINDOW_DAYS, Interval, MAX_WINDOW_DAYS, startOfUtcDay, windowOf } from '../services/metrics/window';
+import { DAY_MS, day, DEFAULT_WINDOW_DAYS, Interval, MAX_WINDOW_DAYS, startOfUtcDay, windowOf } from '../services/metrics/reading/window';
 import { parseDateParam } from '../wire/dates';
 import { idParam, strictQuery } from '../wire/query';
 import { EndpointDoc, openapi } from './endpoint';

@@ -1,7 +1,7 @@
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { Body, expectError, expectList, byCreatedDesc, listEnvelope as list } from '../support/assertions';
-import { actorClient } from '../support/actors';
-import { commitItem } from '../support/items';
+import { actorClient } from '../support/data/actors';
+import { commitItem } from '../support/data/items';
 import { Commit } from '../../db/models';
 import { FIXTURE_DAYS } from '../../db/demo/fixtures';
 

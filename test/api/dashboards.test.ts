@@ -1,8 +1,8 @@
 import { Op } from 'sequelize';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { Body, expectError, expectList, ids, byCreatedDesc, listEnvelope as list, textOrder } from '../support/assertions';
-import { actorClient } from '../support/actors';
-import { dbViewItem, viewItem } from '../support/items';
+import { actorClient } from '../support/data/actors';
+import { dbViewItem, viewItem } from '../support/data/items';
 import { DashboardView, OrganizationMembership, TeamMembership } from '../../db/models';
 import { DASHBOARD_CATALOG } from '../../db/demo/fixtures';
 

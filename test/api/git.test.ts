@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { Body, expectError, expectList, ids, byCreatedDesc, byCreatedAsc, listEnvelope as list, textOrder } from '../support/assertions';
-import { actorClient } from '../support/actors';
-import { commitItem, find } from '../support/items';
+import { actorClient } from '../support/data/actors';
+import { commitItem, find } from '../support/data/items';
 import { Commit, GitApp, PullRequest, Repository } from '../../db/models';
 import { FIXTURE_GIT_APPS, FIXTURE_PULL_REQUESTS, FIXTURE_REPOSITORIES } from '../../db/demo/fixtures';
 

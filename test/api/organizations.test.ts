@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { Body, expectError, expectList, ids, byCreatedDesc, listEnvelope as list } from '../support/assertions';
-import { actorClient } from '../support/actors';
-import { find, orgItem, teamItem } from '../support/items';
+import { actorClient } from '../support/data/actors';
+import { find, orgItem, teamItem } from '../support/data/items';
 import { App, OrganizationMembership, Team } from '../../db/models';
 import { FIXTURE_APPS, FIXTURE_USERS } from '../../db/demo/fixtures';
 

@@ -2,8 +2,8 @@ import request from 'supertest';
 import { Op } from 'sequelize';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { Body, expectError, expectList, ids, byCreatedDesc, byCreatedAsc, listEnvelope as list, textOrder } from '../support/assertions';
-import { actorClient } from '../support/actors';
-import { find, interactionItem, teamItem } from '../support/items';
+import { actorClient } from '../support/data/actors';
+import { find, interactionItem, teamItem } from '../support/data/items';
 import { Interaction, Task, Team, TeamMembership, User } from '../../db/models';
 import { FIXTURE_TASKS, FIXTURE_TEAM_MEMBERSHIPS, FIXTURE_USERS } from '../../db/demo/fixtures';
 

@@ -2,8 +2,8 @@ import request from 'supertest';
 import { Op } from 'sequelize';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { Body, expectError, expectList, ids, byCreatedDesc, listEnvelope } from '../support/assertions';
-import { actorClient } from '../support/actors';
-import { dbViewItem, find, interactionItem, orgItem, teamItem, viewItem } from '../support/items';
+import { actorClient } from '../support/data/actors';
+import { dbViewItem, find, interactionItem, orgItem, teamItem, viewItem } from '../support/data/items';
 import { DashboardView, OrganizationMembership, TeamMembership } from '../../db/models';
 import {
   FIXTURE_APPS,

@@ -3,8 +3,8 @@ import request from 'supertest';
 import { NulInStatementError } from '../../db/connection';
 import { createScimToken } from '../../src/auth/tokens/scimTokens';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { SCIM } from '../support/idpPayloads';
-import { copy, deliverToGithub, githubExamples } from '../support/ingest';
+import { SCIM } from '../support/peers/idpPayloads';
+import { copy, deliverToGithub, githubExamples } from '../support/peers/ingest';
 import { scimClient } from '../support/scimClient';
 
 /**

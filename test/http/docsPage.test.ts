@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { chromium, Browser } from 'playwright-core';
-import { assertBrowser, CHROMIUM, describeInBrowser } from '../support/chromium';
+import { assertBrowser, CHROMIUM, describeInBrowser } from '../support/peers/chromium';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 
 /**

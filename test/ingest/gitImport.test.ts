@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { GitApp } from '../../db/models';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { appCli } from '../support/cli';
-import { copy, deliverToGithub, githubExamples } from '../support/ingest';
+import { copy, deliverToGithub, githubExamples } from '../support/peers/ingest';
 
 /**
  * The git app CLI and the importer (docs/architecture.md#writers, docs/ingest.md) as an operator runs them, on a real repository made here:

@@ -3,7 +3,7 @@ import { Deployment, GitApp } from '../../db/models';
 import { Random } from '../../db/demo/random';
 import type { Activity, RepositoryRef } from '../../src/services/git/activity';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { createLab, sha } from '../support/metricsHistory';
+import { createLab, sha } from '../support/data/metricsHistory';
 import { durationBands, sizeBands } from '../../db/rollups/bands';
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { GitApp } from '../../db/models';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { copy, deliverToGithub, eventsAfter, githubExamples, GithubDelivery, ingestCounts, lastEventSeq } from '../support/ingest';
+import { copy, deliverToGithub, eventsAfter, githubExamples, GithubDelivery, ingestCounts, lastEventSeq } from '../support/peers/ingest';
 
 /**
  * `POST /ingest/github/{git_app_id}` (docs/ingest.md) with GitHub's own example payloads (@octokit/webhooks-examples),

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { copy, deliverToGitlab, eventsAfter, GitlabDelivery, ingestCounts, lastEventSeq } from '../support/ingest';
-import { deploymentHook, GITLAB_EVENT_HEADERS, issueHook, mergeRequestHook, pushHook } from '../support/gitlabPayloads';
+import { copy, deliverToGitlab, eventsAfter, GitlabDelivery, ingestCounts, lastEventSeq } from '../support/peers/ingest';
+import { deploymentHook, GITLAB_EVENT_HEADERS, issueHook, mergeRequestHook, pushHook } from '../support/peers/gitlabPayloads';
 
 /**
  * `POST /ingest/gitlab/{git_app_id}` (docs/ingest.md) with GitLab's documented payloads and delivery headers
- * (test/support/gitlabPayloads.ts), and what `/v1` shows afterwards.
+ * (test/support/peers/gitlabPayloads.ts), and what `/v1` shows afterwards.
  */
 
 let t: TestApp;

@@ -4,7 +4,7 @@ import { Random } from '../../db/demo/random';
 import type { Activity, PullRequestInput, RepositoryRef } from '../../src/services/git/activity';
 import { durationBands, sizeBands } from '../../db/rollups/bands';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { createLab, sha } from '../support/metricsHistory';
+import { createLab, sha } from '../support/data/metricsHistory';
 
 /**
  * What the pull request and review writers keep for the figures (pullRequestSamples.ts, pullRequestReviewers.ts),

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { PullRequest, PullRequestActivity, UserGitApp } from '../../db/models';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { copy, deliverToGithub, deliverToGitlab, githubExamples, ingestCounts } from '../support/ingest';
-import { GITLAB_EVENT_HEADERS, mergeRequestHook, noteHook } from '../support/gitlabPayloads';
+import { copy, deliverToGithub, deliverToGitlab, githubExamples, ingestCounts } from '../support/peers/ingest';
+import { GITLAB_EVENT_HEADERS, mergeRequestHook, noteHook } from '../support/peers/gitlabPayloads';
 import { expectList } from '../support/assertions';
 
 /**

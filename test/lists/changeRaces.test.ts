@@ -15,7 +15,7 @@ import { toRestError } from '../../src/wire/errorMapping';
 import { sendError } from '../../src/http/errors';
 import { sendOtlpFailure, toOtlpFailure } from '../../src/otlp/errors';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { oktaCreateUser } from '../support/idpPayloads';
+import { oktaCreateUser } from '../support/peers/idpPayloads';
 
 /**
  * Honest answers under races (docs/operating.md): a change that loses to concurrent changes runs again, and one that

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { Commit, initModels } from '../../db/models';
 import { createRuntime, Runtime } from '../../src/runtime';
 import type { Config } from '../../src/config';
-import { eventually } from '../support/receiver';
+import { eventually } from '../support/peers/receiver';
 import { createLogger } from '../../src/logger';
 import { DataVersions } from '../../src/persistence/query/dataVersions';
 import { startTestApp, TestApp, DEMO } from '../support/harness';

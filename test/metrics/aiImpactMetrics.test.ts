@@ -2,9 +2,9 @@ import { Commit } from '../../db/models';
 import { refreshShippedChanges } from '../../src/services/git/rollups/shippedChanges';
 import { addToCommitDays } from '../../src/services/git/rollups/commitDays';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { deliverReviewHistory, Step } from '../support/reviewHistory';
-import { insertHistory, sha } from '../support/metricsHistory';
-import { sendPastPoints } from '../support/otlpJson';
+import { deliverReviewHistory, Step } from '../support/data/reviewHistory';
+import { insertHistory, sha } from '../support/data/metricsHistory';
+import { sendPastPoints } from '../support/peers/otlpJson';
 
 /**
  * `GET /v1/metrics/ai-impact` (docs/metrics.md#ai-review-and-cost-figures) on a week of commits and pull requests delivered as GitHub and as GitLab

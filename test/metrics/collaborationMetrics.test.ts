@@ -1,12 +1,12 @@
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { deliverReviewHistory, Step } from '../support/reviewHistory';
+import { deliverReviewHistory, Step } from '../support/data/reviewHistory';
 import { REVIEW_LOAD_REVIEWERS, REVIEW_NETWORK_EDGES, reviewLoad, sharingIndex } from '../../src/services/metrics/collaboration';
 import { PullRequest, PullRequestActivity, Repository } from '../../db/models';
 import { newId } from '../../src/persistence/changes/ids';
-import { createLab } from '../support/metricsHistory';
+import { createLab } from '../support/data/metricsHistory';
 
 /**
- * `GET /v1/metrics/collaboration` (docs/metrics.md#ai-review-and-cost-figures) on the week of review in test/support/reviewHistory.ts, delivered
+ * `GET /v1/metrics/collaboration` (docs/metrics.md#ai-review-and-cost-figures) on the week of review in test/support/data/reviewHistory.ts, delivered
  * once as GitHub sends it and once as GitLab does: both must give the figures worked out here by hand.
  *
  * Merged March 2–8 (hours: pickup = opened → first review by another, approval = opened → first approval by

@@ -3,8 +3,8 @@ import { refreshPullRequestSamples } from '../../src/services/git/rollups/pullRe
 import { newId } from '../../src/persistence/changes/ids';
 import { CostRates } from '../../src/services/finance/costRates';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { createLab } from '../support/metricsHistory';
-import { sendPastPoints } from '../support/otlpJson';
+import { createLab } from '../support/data/metricsHistory';
+import { sendPastPoints } from '../support/peers/otlpJson';
 
 /**
  * `GET /v1/metrics/financial` (docs/metrics.md#ai-review-and-cost-figures) over 73 days (a fifth of a year: March 1 to May 12, 2026), every figure

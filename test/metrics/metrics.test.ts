@@ -1,10 +1,10 @@
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { copy, githubExamples } from '../support/ingest';
-import { deliverHistory, insertHistory, Lab, sha } from '../support/metricsHistory';
+import { copy, githubExamples } from '../support/peers/ingest';
+import { deliverHistory, insertHistory, Lab, sha } from '../support/data/metricsHistory';
 import { callerFor } from '../support/callers';
 
 /**
- * The Metrics API (docs/metrics.md) on the history of test/support/metricsHistory.ts, every figure worked out by hand
+ * The Metrics API (docs/metrics.md) on the history of test/support/data/metricsHistory.ts, every figure worked out by hand
  * below. Lead times of the changes each deployment ships (hours):
  *   D0 (Feb 28 12:00, first of api): c0 26
  *   D1 (Mar 2 12:00, after D0):      c1 28, c2 6
@@ -298,9 +298,9 @@ describe('bad input: 400 with a message that says what to fix', () => {
 describe('a figure too slow to compute', () => {
   const mysql = process.env.DATABASE_URL?.startsWith('mysql');
   (mysql ? test : test.skip)('a query past METRICS_QUERY_TIMEOUT_MS is stopped by the database and answers 503 with Retry-After and what to do (MySQL/MariaDB)', async () => {
-    const { MetricSql } = await import('../../src/services/metrics/sql');
-    const { organizationScope } = await import('../../src/services/metrics/scope');
-    const { windowOf } = await import('../../src/services/metrics/window');
+    const { MetricSql } = await import('../../src/services/metrics/reading/sql');
+    const { organizationScope } = await import('../../src/services/metrics/reading/scope');
+    const { windowOf } = await import('../../src/services/metrics/reading/window');
     const q = new MetricSql(t.runtime.sequelize, organizationScope(lab.organizationId), windowOf(new Date('2026-03-02'), new Date('2026-03-08')), new Date(), 200);
     const started = Date.now();
     await expect(q.rows('SELECT SLEEP(3) AS slept')).rejects.toMatchObject({ kind: 'unavailable', detail: { retryAfterSeconds: 60 }, message: expect.stringContaining('ask for a shorter window') });

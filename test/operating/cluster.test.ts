@@ -3,7 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { freePort } from '../support/ports';
 import { startTestApp, TestApp, SERVICES } from '../support/harness';
-import { HAS_PROMETHEUS_PARSER, parseExposition } from '../support/prometheusParser';
+import { HAS_PROMETHEUS_PARSER, parseExposition } from '../support/peers/prometheusParser';
 
 /**
  * WEB_CONCURRENCY: the real process (`src/main.ts`) as a cluster of workers on one port, on MySQL and Redis (the

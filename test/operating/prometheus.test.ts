@@ -1,14 +1,14 @@
 import type { Server } from 'node:http';
 import request from 'supertest';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { deliverToGithub, githubExamples } from '../support/ingest';
-import { otelMeter } from '../support/otel';
-import { eventually, Receiver } from '../support/receiver';
+import { deliverToGithub, githubExamples } from '../support/peers/ingest';
+import { otelMeter } from '../support/peers/otel';
+import { eventually, Receiver } from '../support/peers/receiver';
 import { createLogger } from '../../src/logger';
 import { createOtlpToken } from '../../src/auth/tokens/otlpTokens';
 import { createScimToken } from '../../src/auth/tokens/scimTokens';
 import { startMetricsServer } from '../../src/observability/metricsServer';
-import { describeWithPrometheusParser, MetricFamily, parseExposition } from '../support/prometheusParser';
+import { describeWithPrometheusParser, MetricFamily, parseExposition } from '../support/peers/prometheusParser';
 
 /**
  * docs/operating.md's metrics: `GET /metrics` on METRICS_PORT read by a Prometheus text-format parser. The counters move

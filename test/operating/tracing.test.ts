@@ -4,7 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { freePort } from '../support/ports';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { eventually } from '../support/receiver';
+import { eventually } from '../support/peers/receiver';
 import { createScimToken } from '../../src/auth/tokens/scimTokens';
 
 /**

@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { DEMO_END } from '../../db/demo/fixtures';
-import { otelLogger, otelMeter } from '../support/otel';
+import { otelLogger, otelMeter } from '../support/peers/otel';
 import { callerFor } from '../support/callers';
 import { expectError } from '../support/assertions';
 import { createOtlpToken } from '../../src/auth/tokens/otlpTokens';

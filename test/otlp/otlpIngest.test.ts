@@ -1,6 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { otelLogger, otelMeter, SenderOptions } from '../support/otel';
+import { otelLogger, otelMeter, SenderOptions } from '../support/peers/otel';
 import { createOtlpToken } from '../../src/auth/tokens/otlpTokens';
 
 /**

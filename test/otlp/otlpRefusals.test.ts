@@ -17,7 +17,7 @@ import { requestType, responseType, Signal, statusType } from '../../src/otlp/me
 import { readRequest } from '../../src/otlp/requests';
 import { AI_MEASURES } from '../../src/services/telemetry/aiTools';
 import { startTestApp, TestApp, DEMO, SERVICES } from '../support/harness';
-import { otelLogger, otelMeter } from '../support/otel';
+import { otelLogger, otelMeter } from '../support/peers/otel';
 
 /**
  * Every refusal OTLP/HTTP specifies (docs/telemetry.md), on the bodies the OpenTelemetry SDK's own exporters send: the

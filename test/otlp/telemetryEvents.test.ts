@@ -1,5 +1,5 @@
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { otelLogger } from '../support/otel';
+import { otelLogger } from '../support/peers/otel';
 import { expectError } from '../support/assertions';
 import { createOtlpToken } from '../../src/auth/tokens/otlpTokens';
 

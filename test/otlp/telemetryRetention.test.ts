@@ -1,6 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { otelLogger, otelMeter } from '../support/otel';
+import { otelLogger, otelMeter } from '../support/peers/otel';
 import { createOtlpToken } from '../../src/auth/tokens/otlpTokens';
 import { TelemetrySql } from '../../src/services/telemetry/sql';
 import { timestampSql } from '../../src/persistence/query/selectSql';

@@ -7,8 +7,8 @@ import { createScimToken } from '../../src/auth/tokens/scimTokens';
 import { revokeToken } from '../../src/auth/tokens/everyKind';
 import { generateToken, OTLP_TOKEN_PREFIX } from '../../src/auth/tokenFormat';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { entraCreateUser, oktaCreateUser, SCIM } from '../support/idpPayloads';
-import { eventually } from '../support/receiver';
+import { entraCreateUser, oktaCreateUser, SCIM } from '../support/peers/idpPayloads';
+import { eventually } from '../support/peers/receiver';
 import { scimClient } from '../support/scimClient';
 
 /**

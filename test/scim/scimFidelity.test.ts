@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createScimToken } from '../../src/auth/tokens/scimTokens';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { entraCreateUser, oktaCreateUser, SCIM } from '../support/idpPayloads';
-import { copy, deliverToGithub, githubExamples } from '../support/ingest';
+import { entraCreateUser, oktaCreateUser, SCIM } from '../support/peers/idpPayloads';
+import { copy, deliverToGithub, githubExamples } from '../support/peers/ingest';
 import { appCli } from '../support/cli';
 import { unique } from '../support/common';
 import { scimClient } from '../support/scimClient';

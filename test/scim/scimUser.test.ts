@@ -2,7 +2,7 @@ import { ScimError } from '../../src/scim/errors';
 import { patchedUser, PATCH_SCHEMA } from '../../src/scim/userPatch';
 import { userInputOf } from '../../src/scim/userResource';
 import type { MemberInput } from '../../src/services/people/members';
-import { entraCreateUser, oktaCreateUser, SCIM } from '../support/idpPayloads';
+import { entraCreateUser, oktaCreateUser, SCIM } from '../support/peers/idpPayloads';
 
 /**
  * The SCIM User body and PATCH as identity providers send them. Payloads are those of Okta's SCIM 2.0

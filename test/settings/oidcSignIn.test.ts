@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { startTestApp, TestApp, DEMO, SERVICES } from '../support/harness';
-import { startOidcProvider, OidcProvider, TestAccount } from '../support/oidcProvider';
-import { sessionCookieOf } from '../support/settingsBrowser';
+import { startOidcProvider, OidcProvider, TestAccount } from '../support/peers/oidcProvider';
+import { sessionCookieOf } from '../support/peers/settingsBrowser';
 import { appCli } from '../support/cli';
 import { createLoginLink } from '../../src/auth/signIn';
 import { Sessions } from '../../src/auth/sessions';

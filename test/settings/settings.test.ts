@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { browserFor, sessionCookieOf, SettingsBrowser, signInWithLink } from '../support/settingsBrowser';
+import { browserFor, sessionCookieOf, SettingsBrowser, signInWithLink } from '../support/peers/settingsBrowser';
 import { createLoginLink } from '../../src/auth/signIn';
 import { publicBase } from '../../src/config';
 import { appCli } from '../support/cli';

@@ -3,9 +3,9 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { chromium, Browser, BrowserContext, Page } from 'playwright-core';
-import { assertBrowser, CHROMIUM, describeInBrowser } from '../support/chromium';
+import { assertBrowser, CHROMIUM, describeInBrowser } from '../support/peers/chromium';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { eventually, Receiver, verify } from '../support/receiver';
+import { eventually, Receiver, verify } from '../support/peers/receiver';
 import { createLoginLink } from '../../src/auth/signIn';
 import { WebhookAttempt, WebhookEndpoint } from '../../db/models';
 

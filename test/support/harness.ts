@@ -12,7 +12,7 @@ import { createRuntime, Runtime } from '../../src/runtime';
 import { migrate } from '../../db/migrator';
 import { DemoScale, seedDemo } from '../../db/demo/generator';
 import { DEMO_END_DAY } from '../../db/demo/fixtures';
-import { day } from '../../src/services/metrics/window';
+import { day } from '../../src/services/metrics/reading/window';
 import { createToken, CreateTokenInput } from '../../src/auth/tokens/apiTokens';
 
 export { DEMO, DEMO_END_DAY } from '../../db/demo/fixtures';

@@ -20,8 +20,8 @@ import { API_VERSION, buildOpenApiDocument } from '../../src/openapi';
 import { appRouter } from '../../src/procedures';
 import type { webhooks } from '../../src/client/restClient';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { copy, deliverToGithub, githubExamples } from '../support/ingest';
-import { eventually, Receiver, verify } from '../support/receiver';
+import { copy, deliverToGithub, githubExamples } from '../support/peers/ingest';
+import { eventually, Receiver, verify } from '../support/peers/receiver';
 import { unique } from '../support/common';
 
 /**

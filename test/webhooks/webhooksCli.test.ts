@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { WebhookDelivery } from '../../db/models';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { appCli, CliRun } from '../support/cli';
-import { eventually, Receiver, verify } from '../support/receiver';
+import { eventually, Receiver, verify } from '../support/peers/receiver';
 
 /**
  * `npm run webhooks -- …` (docs/architecture.md#writers, docs/webhooks.md) as an operator runs it, in a child process on the test app's database,

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { WebhookDelivery } from '../../db/models';
 import { startTestApp, TestApp, DEMO, SERVICES } from '../support/harness';
-import { eventually, Receiver } from '../support/receiver';
+import { eventually, Receiver } from '../support/peers/receiver';
 import { killServiceProcesses, ServiceProcess, startServiceProcess } from '../support/serviceProcess';
 
 /**

@@ -1,5 +1,5 @@
-import { MetricSql } from './sql';
-import { byBucket, countBuckets, series, total } from './figures';
+import { MetricSql } from './reading/sql';
+import { byBucket, countBuckets, series, total } from './reading/figures';
 
 export const INTERACTION_TYPES = ['code_review', 'communication', 'task_assignment', 'meeting'] as const;
 

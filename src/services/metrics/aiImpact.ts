@@ -1,6 +1,6 @@
-import { Distribution, emptyDistribution, MetricSql, roundHours } from './sql';
+import { Distribution, emptyDistribution, MetricSql, roundHours } from './reading/sql';
 import { MergedCounts, mergedCountsSql, measureDistributions } from './mergedPullRequests';
-import { byBucket, countBuckets, ratio, series, total } from './figures';
+import { byBucket, countBuckets, ratio, series, total } from './reading/figures';
 import { blamedSql, production } from './dora';
 
 /**

@@ -1,7 +1,7 @@
 import { AI_MEASURES, AiMeasure } from '../telemetry/aiTools';
 import { membersNowSql } from './members';
-import { MetricSql } from './sql';
-import { countBuckets, ratio, round, series } from './figures';
+import { MetricSql } from './reading/sql';
+import { countBuckets, ratio, round, series } from './reading/figures';
 
 /**
  * AI coding tools' usage (docs/metrics.md#ai-review-and-cost-figures), read from the rollups the telemetry writer keeps: sums from the

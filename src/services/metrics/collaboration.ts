@@ -1,5 +1,5 @@
-import { Distribution, emptyDistribution, MetricSql, roundHours } from './sql';
-import { byBucket, countBuckets, ratio, round, series, total } from './figures';
+import { Distribution, emptyDistribution, MetricSql, roundHours } from './reading/sql';
+import { byBucket, countBuckets, ratio, round, series, total } from './reading/figures';
 import { MergedCounts, mergedCountsSql, measureDistributions } from './mergedPullRequests';
 import { membersInWindowSql } from './members';
 

@@ -1,6 +1,6 @@
-import { BucketOf, emptyDistribution, MetricSql, roundHours } from './sql';
+import { BucketOf, emptyDistribution, MetricSql, roundHours } from './reading/sql';
 import { leadTimeMedians } from './leadTime';
-import { byBucket, countBuckets, distributions, failureRateBand, frequencyBand, leadTimeBand, ratio, restoreBand, round, series, total } from './figures';
+import { byBucket, countBuckets, distributions, failureRateBand, frequencyBand, leadTimeBand, ratio, restoreBand, round, series, total } from './reading/figures';
 
 /**
  * DORA by the Four Keys method (docs/metrics.md), over the production deployments of the scope's repositories. A

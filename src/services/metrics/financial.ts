@@ -1,6 +1,6 @@
 import { DEFAULT_CURRENCY, TOOL_COST_CURRENCY } from '../finance/costInputs';
-import { MetricSql } from './sql';
-import { ratio, round } from './figures';
+import { MetricSql } from './reading/sql';
+import { ratio, round } from './reading/figures';
 import { memberDays, memberDuringWindow, membersInWindowSql, membershipTable } from './members';
 import { MergedCounts, mergedCountsSql } from './mergedPullRequests';
 

@@ -1,5 +1,5 @@
-import { BucketOf, MetricSql } from './sql';
-import { countBuckets, distributions, percentiles, series } from './figures';
+import { BucketOf, MetricSql } from './reading/sql';
+import { countBuckets, distributions, percentiles, series } from './reading/figures';
 
 export const TASK_TYPES = ['story', 'bug', 'task', 'epic'] as const;
 

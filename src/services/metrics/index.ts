@@ -9,9 +9,9 @@ import { financialFigures } from './financial';
 import { doraFigures } from './dora';
 import { flowFigures } from './flow';
 import { pullRequestFigures } from './pullRequests';
-import { MetricScope, organizationScope, teamScope } from './scope';
-import { MetricSql } from './sql';
-import { day, MetricWindow } from './window';
+import { MetricScope, organizationScope, teamScope } from './reading/scope';
+import { MetricSql } from './reading/sql';
+import { day, MetricWindow } from './reading/window';
 
 export const METRICS = { dora: doraFigures, pullRequests: pullRequestFigures, flow: flowFigures, activity: activityFigures, aiUsage: aiUsageFigures, collaboration: collaborationFigures, aiImpact: aiImpactFigures, financial: financialFigures };
 export type MetricKind = keyof typeof METRICS;

@@ -1,5 +1,5 @@
-import { bandedPercentiles, Distributions } from './bandedPercentiles';
-import { emptyDistribution, MetricSql } from './sql';
+import { bandedPercentiles, Distributions } from './reading/bandedPercentiles';
+import { emptyDistribution, MetricSql } from './reading/sql';
 
 /**
  * DORA's lead time for changes, median per window and per series bucket, exact, from what the writers keep

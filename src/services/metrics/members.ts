@@ -1,5 +1,5 @@
 import { conditions } from '../../access/conditions';
-import { MetricSql } from './sql';
+import { MetricSql } from './reading/sql';
 
 /**
  * The scope's members as figures count them: the organization's or the team's memberships, today (an adoption

@@ -1,6 +1,6 @@
 import { Measure, MEASURES, MeasureName } from '../../../db/rollups/pullRequestMeasures';
-import { bandedPercentiles, Distributions } from './bandedPercentiles';
-import { BucketOf, MetricSql, Percentile } from './sql';
+import { bandedPercentiles, Distributions } from './reading/bandedPercentiles';
+import { BucketOf, MetricSql, Percentile } from './reading/sql';
 
 /**
  * The scope's pull requests merged in the window, as the writers keep them (git/pullRequestSamples.ts): how many

@@ -1,5 +1,5 @@
-import { BucketOf, emptyDistribution, MetricSql, roundHours } from './sql';
-import { byBucket, countBuckets, percentiles, series, total } from './figures';
+import { BucketOf, emptyDistribution, MetricSql, roundHours } from './reading/sql';
+import { byBucket, countBuckets, percentiles, series, total } from './reading/figures';
 import { measureDistributions } from './mergedPullRequests';
 
 /** Pull requests of the scope's repositories (docs/metrics.md): each counts where it was opened, merged or closed. */

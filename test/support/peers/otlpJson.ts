@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { createOtlpToken } from '../../src/auth/tokens/otlpTokens';
-import type { TestApp } from './harness';
+import { createOtlpToken } from '../../../src/auth/tokens/otlpTokens';
+import type { TestApp } from '../harness';
 
 /** A delta Sum point of an AI tool's metric at a past time, as its OTLP/JSON exporter would have sent it then. */
 export interface PastPoint {

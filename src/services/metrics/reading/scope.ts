@@ -1,5 +1,5 @@
-import { AuthorRepository, Team, TeamMembership } from '../../../db/models';
-import { conditions } from '../../access/conditions';
+import { AuthorRepository, Team, TeamMembership } from '../../../../db/models';
+import { conditions } from '../../../access/conditions';
 
 /**
  * What a metric covers (docs/metrics.md): an organization's repositories, tasks and interactions; or a team's: its

@@ -1,15 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { refreshShippedChanges } from '../../src/services/git/rollups/shippedChanges';
-import { addToCommitDays } from '../../src/services/git/rollups/commitDays';
-import { addToAuthorDays } from '../../src/services/git/rollups/authorDays';
-import { recountInteractionDays } from '../../src/services/activity/interactionDays';
-import { refreshLeadTimes } from '../../src/services/git/rollups/leadTimes';
-import { refreshPullRequestSamples } from '../../src/services/git/rollups/pullRequestSamples';
-import { AuthorRepository, Commit, Deployment, Incident, Interaction, Organization, PullRequest, Repository, Task } from '../../db/models';
-import { newId } from '../../src/persistence/changes/ids';
-import type { TestApp } from './harness';
-import { DEMO } from './harness';
-import { copy, deliverToGithub, githubExamples } from './ingest';
+import { refreshShippedChanges } from '../../../src/services/git/rollups/shippedChanges';
+import { addToCommitDays } from '../../../src/services/git/rollups/commitDays';
+import { addToAuthorDays } from '../../../src/services/git/rollups/authorDays';
+import { recountInteractionDays } from '../../../src/services/activity/interactionDays';
+import { refreshLeadTimes } from '../../../src/services/git/rollups/leadTimes';
+import { refreshPullRequestSamples } from '../../../src/services/git/rollups/pullRequestSamples';
+import { AuthorRepository, Commit, Deployment, Incident, Interaction, Organization, PullRequest, Repository, Task } from '../../../db/models';
+import { newId } from '../../../src/persistence/changes/ids';
+import type { TestApp } from '../harness';
+import { DEMO } from '../harness';
+import { copy, deliverToGithub, githubExamples } from '../peers/ingest';
 
 /**
  * A small scripted history whose every figure the metrics tests work out by hand (test/metrics/metrics.test.ts): two

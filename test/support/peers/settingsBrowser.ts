@@ -1,6 +1,6 @@
 import request from 'supertest';
 import type { Express } from 'express';
-import { createLoginLink } from '../../src/auth/signIn';
+import { createLoginLink } from '../../../src/auth/signIn';
 
 /**
  * A browser signed in to the settings, as the page is: its session cookie, its CSRF token, and the service's own

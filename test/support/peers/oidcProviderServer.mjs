@@ -1,5 +1,5 @@
 // A real OpenID Connect provider (oidc-provider 9) for tests, run as plain Node ESM in a child process
-// because jest's CommonJS sandbox cannot load oidc-provider. Spawned by test/support/oidcProvider.ts.
+// because jest's CommonJS sandbox cannot load oidc-provider. Spawned by test/support/peers/oidcProvider.ts.
 // Configuration: JSON in OIDC_TEST_CONFIG. stdout carries exactly one line, `OIDC_PROVIDER_READY <issuer>`.
 import { generateKeyPair, randomBytes } from 'node:crypto';
 import { once } from 'node:events';

@@ -2,7 +2,7 @@ import { bucketsOf } from './window';
 import { BucketOf, Distribution, emptyDistribution, MetricSql, Percentile } from './sql';
 
 /**
- * Exact nearest-rank percentiles from what the writers keep (git/bands.ts): daily counts per band say which band
+ * Exact nearest-rank percentiles from what the writers keep (db/rollups/bands.ts): daily counts per band say which band
  * holds a percentile's rank and its rank there; the value is then read from that band alone, one index range
  * ordered by value. A year of an organization reads a few thousand counts and one short range per percentile,
  * where ranking every value took seconds cold. Groups (a measure, AI-assisted or not) are ranked apart.

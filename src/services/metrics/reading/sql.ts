@@ -1,8 +1,8 @@
 import { QueryTypes, Sequelize } from 'sequelize';
 import { DAY_MS, day, MetricWindow, weekOffset } from './window';
 import { MetricScope, scopeCondition, ScopedBy, scopeReplacements } from './scope';
-import { timestampSql } from '../../persistence/query/selectSql';
-import { DomainError } from '../../errors';
+import { timestampSql } from '../../../persistence/query/selectSql';
+import { DomainError } from '../../../errors';
 
 /**
  * The few SQL expressions metrics need that MySQL/MariaDB and SQLite spell differently, and the nearest-rank

@@ -1,6 +1,6 @@
-import type { TestApp } from './harness';
-import type { Body } from './assertions';
-import { readThroughCaller } from './callers';
+import type { TestApp } from '../harness';
+import type { Body } from '../assertions';
+import { readThroughCaller } from '../callers';
 
 /**
  * GET helpers acting as one of a test file's callers: `tokens[who]` is the bearer token. `getApp` is read on

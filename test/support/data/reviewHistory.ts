@@ -1,8 +1,8 @@
-import { UserGitApp } from '../../db/models';
-import type { TestApp } from './harness';
-import { DEMO } from './harness';
-import { copy, deliverToGithub, deliverToGitlab, githubExamples } from './ingest';
-import { GITLAB_EVENT_HEADERS, mergeRequestHook, noteHook, pushHook } from './gitlabPayloads';
+import { UserGitApp } from '../../../db/models';
+import type { TestApp } from '../harness';
+import { DEMO } from '../harness';
+import { copy, deliverToGithub, deliverToGitlab, githubExamples } from '../peers/ingest';
+import { GITLAB_EVENT_HEADERS, mergeRequestHook, noteHook, pushHook } from '../peers/gitlabPayloads';
 import { createLab, sha } from './metricsHistory';
 
 /**

@@ -1,11 +1,11 @@
-import type { DashboardView } from '../../db/models';
+import type { DashboardView } from '../../../db/models';
 import {
   FIXTURE_COMMITS,
   FIXTURE_DASHBOARD_VIEWS,
   FIXTURE_INTERACTIONS,
   FIXTURE_ORGANIZATIONS,
   FIXTURE_TEAMS,
-} from '../../db/demo/fixtures';
+} from '../../../db/demo/fixtures';
 
 /** The fixture row with this id; throws when there is none. */
 export const find = <T extends { id: string }>(rows: readonly T[], id: string): T => {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { sign } from '@octokit/webhooks-methods';
-import { Commit, Deployment, Incident, IngestDelivery, OutboxEvent, PullRequest, PullRequestActivity, Repository } from '../../db/models';
-import type { TestApp } from './harness';
+import { Commit, Deployment, Incident, IngestDelivery, OutboxEvent, PullRequest, PullRequestActivity, Repository } from '../../../db/models';
+import type { TestApp } from '../harness';
 
 /** GitHub's own example payloads (`@octokit/webhooks-examples`), by event name. */
 export function githubExamples(event: string): Record<string, any>[] {
