@@ -3,6 +3,10 @@ import { appCli, CliRun } from '../support/cli';
 import { parseCommand } from '../../scripts/costs';
 import { UsageError } from '../../scripts/cli';
 
+// Each command is a process of its own (tsx, then the database): a few seconds each on a busy two-core machine,
+// so a test of ten commands needs more than jest's default here. The limit is for a command that hangs.
+jest.setTimeout(180_000);
+
 /**
  * `npm run costs -- …` (docs/metrics.md#ai-review-and-cost-figures) as an operator runs it, in a child process on the test app's database: the
  * financial metrics' inputs, one currency per organization. Refusals exit 1 with the service's message, usage

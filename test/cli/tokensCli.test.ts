@@ -11,6 +11,10 @@ import { TokenInputError } from '../../src/auth/tokens/common';
 import { expiryOf, parseCommand, UsageError } from '../../scripts/tokens';
 import { sleep } from '../support/common';
 
+// Each command is a process of its own (tsx, then the database): a few seconds each on a busy two-core machine,
+// so a test of ten commands needs more than jest's default here. The limit is for a command that hangs.
+jest.setTimeout(180_000);
+
 /**
  * The token CLI (docs/api.md#tokens-limits-and-headers) run as a child process, exactly as `npm run tokens -- ...` runs it, against the
  * test app's own database (its DATABASE_URL or SQLITE_PATH is passed in the child's environment).

@@ -5,6 +5,10 @@ import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { appCli, CliRun } from '../support/cli';
 import { eventually, Receiver, verify } from '../support/peers/receiver';
 
+// Each command is a process of its own (tsx, then the database): a few seconds each on a busy two-core machine,
+// so a test of ten commands needs more than jest's default here. The limit is for a command that hangs.
+jest.setTimeout(180_000);
+
 /**
  * `npm run webhooks -- …` (docs/architecture.md#writers, docs/webhooks.md) as an operator runs it, in a child process on the test app's database,
  * and `npm run worker`, the delivery worker on its own.
