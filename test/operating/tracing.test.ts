@@ -1,8 +1,6 @@
-import { spawn, ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
-import path from 'node:path';
-import { freePort } from '../support/ports';
+import { startServiceProcess } from '../support/serviceProcess';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { eventually } from '../support/peers/receiver';
 import { createScimToken } from '../../src/auth/tokens/scimTokens';
@@ -56,14 +54,9 @@ const attribute = (span: Span, key: string) => {
 };
 
 test('the service traces itself to an OTLP/HTTP collector, with nothing secret or personal in its spans', async () => {
-  const port = await freePort();
   const address = collector.address() as net.AddressInfo;
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
     ...(t.config.DATABASE_URL ? { DATABASE_URL: t.config.DATABASE_URL, SECRETS_KEY: t.config.SECRETS_KEY!.toString('hex') } : { SQLITE_PATH: t.config.SQLITE_PATH }),
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
     // Under a path of its own: this process checks every response it serves under /v1 against the OpenAPI document.
     OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${address.port}/collector`,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -74,13 +67,9 @@ test('the service traces itself to an OTLP/HTTP collector, with nothing secret o
   };
   const token = await t.token();
   const scim = (await createScimToken({ organizationId: DEMO.orgs.acme })).token;
-  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, cwd: path.resolve(__dirname, '..', '..'), stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const service = await startServiceProcess('the traced service', env);
+  const { process: proc, origin: base } = service;
   try {
-    const base = `http://127.0.0.1:${port}`;
-    await eventually('the service to listen', async () => (await fetch(`${base}/healthz`).then((r) => r.status, () => 0)) === 200, 60_000);
     expect((await fetch(`${base}/v1/users/${DEMO.users.ada}`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     const filter = encodeURIComponent(`userName eq "${DEMO.emails.ada}"`);
     expect((await fetch(`${base}/scim/v2/Users?filter=${filter}`, { headers: { authorization: `Bearer ${scim}` } })).status).toBe(200);
@@ -103,11 +92,10 @@ test('the service traces itself to an OTLP/HTTP collector, with nothing secret o
     const before = received.length;
     expect((await fetch(`${base}/v1/organizations`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     proc.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await service.exited).toBe(0);
     expect(received.length).toBeGreaterThan(before);
     expect(JSON.stringify(received.slice(before))).toContain('/v1/organizations');
   } finally {
     if (proc.exitCode === null) proc.kill('SIGKILL');
-    if (stderr.trim()) process.stdout.write(`service stderr:\n${stderr}\n`);
   }
 }, 90_000);

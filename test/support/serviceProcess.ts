@@ -3,12 +3,17 @@ import { ChildProcess, spawn } from 'node:child_process';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
-/** The service as deployed: a process of its own (`src/main.ts`), on a free port of 127.0.0.1. */
+/**
+ * The service as deployed: a process of its own (`src/main.ts`), on a port of 127.0.0.1 that the system gives it and
+ * its log names. A port picked beforehand could be taken meanwhile by another test file's server, whose answers
+ * (another database) would then be taken for this one's.
+ */
 export interface ServiceProcess {
   name: string;
   process: ChildProcess;
   origin: string;
-  exited: Promise<void>;
+  /** Its exit code (null when a signal ended it). */
+  exited: Promise<number | null>;
 }
 
 /**
@@ -21,7 +26,7 @@ export async function startServiceProcess(name: string, env: NodeJS.ProcessEnv):
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const origin = await new Promise<string>((resolve, reject) => {
     let buffered = '';
     const timer = setTimeout(() => reject(new Error(`${name} did not start: ${buffered}`)), 30_000);
