@@ -32,6 +32,7 @@ import * as pullRequestMonths from './migrations/0028-pull-request-months';
 import * as settingsSignIn from './migrations/0029-settings-sign-in';
 import * as retentionIndexes from './migrations/0030-retention-indexes';
 import * as reviewIdentities from './migrations/0031-review-identities';
+import * as trackerApps from './migrations/0032-tracker-apps';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -66,6 +67,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0029-settings-sign-in', ...settingsSignIn },
   { name: '0030-retention-indexes', ...retentionIndexes },
   { name: '0031-review-identities', ...reviewIdentities },
+  { name: '0032-tracker-apps', ...trackerApps },
 ];
 
 /**

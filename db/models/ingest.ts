@@ -6,7 +6,8 @@ import { REF, TIMESTAMP } from './types';
  * `X-Gitlab-Event-UUID`): written in the delivery's change, so a redelivery finds it and changes nothing.
  */
 export class IngestDelivery extends Model<InferAttributes<IngestDelivery>, InferCreationAttributes<IngestDelivery>> {
-  declare git_app_id: string;
+  /** The app or git app it came to. */
+  declare app_id: string;
   declare delivery_id: string;
   declare event: string;
   declare received_at: Date;
@@ -15,7 +16,7 @@ export class IngestDelivery extends Model<InferAttributes<IngestDelivery>, Infer
 export function initIngest(sequelize: Sequelize): void {
   IngestDelivery.init(
     {
-      git_app_id: { ...REF, primaryKey: true },
+      app_id: { ...REF, primaryKey: true },
       delivery_id: { type: DataTypes.STRING(100), allowNull: false, primaryKey: true },
       event: { type: DataTypes.STRING(64), allowNull: false },
       received_at: { ...TIMESTAMP },

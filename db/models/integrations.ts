@@ -1,13 +1,48 @@
 import { CreationOptional, DataTypes, Model, Sequelize, InferAttributes, InferCreationAttributes } from 'sequelize';
-import { ID, NAME, REF, SHORT, TIMESTAMP } from './types';
+import { ID, NAME, OPTIONAL_REF, OPTIONAL_TIMESTAMP, REF, SHORT, TIMESTAMP } from './types';
+import type { TaskStatus } from './work';
 
+/** What an app brings in: the `/v1` App item's `category`. */
+export const APP_CATEGORIES = ['issues', 'chat', 'git', 'calendar', 'incidents', 'deployments', 'ai'] as const;
+export type AppCategory = (typeof APP_CATEGORIES)[number];
+
+/**
+ * An organization's connection to a tracker, chat, incident tool or AI vendor (docs/ingest.md#apps). Apps whose
+ * provider pushes to us keep a webhook secret, sealed as a git app's is.
+ */
 export class App extends Model<InferAttributes<App>, InferCreationAttributes<App>> {
   declare id: string;
   declare organization_id: string;
   declare provider: string;
-  declare category: 'issues' | 'chat' | 'git' | 'calendar';
+  declare category: AppCategory;
   declare name: string;
   declare is_active: boolean;
+  declare created_at: Date;
+  declare webhook_secret: CreationOptional<string | null>;
+  declare previous_webhook_secret: CreationOptional<string | null>;
+  declare previous_secret_expires_at: CreationOptional<Date | null>;
+  /** Jira: the issue field holding story points (e.g. `customfield_10016`); null where the provider names them. */
+  declare points_field: CreationOptional<string | null>;
+}
+
+/**
+ * A board of an app (a Jira project key, a Linear team key, a GitHub `owner/repo`, a GitLab project path) placed in
+ * a team; `app_id` may name a git app, whose repositories' issues are its boards. Unmapped boards have no row.
+ */
+export class AppBoard extends Model<InferAttributes<AppBoard>, InferCreationAttributes<AppBoard>> {
+  declare app_id: string;
+  declare board_key: string;
+  declare organization_id: string;
+  declare team_id: string | null;
+  declare repository_id: string | null;
+  declare created_at: Date;
+}
+
+/** An app's status name (stored lower-cased) counted in another category than the provider's. */
+export class AppStatusOverride extends Model<InferAttributes<AppStatusOverride>, InferCreationAttributes<AppStatusOverride>> {
+  declare app_id: string;
+  declare status_name: string;
+  declare category: TaskStatus;
   declare created_at: Date;
 }
 
@@ -53,8 +88,32 @@ export function initIntegrations(sequelize: Sequelize): void {
       name: { ...NAME },
       is_active: { type: DataTypes.BOOLEAN, allowNull: false },
       created_at: { ...TIMESTAMP },
+      webhook_secret: { type: DataTypes.TEXT, allowNull: true },
+      previous_webhook_secret: { type: DataTypes.TEXT, allowNull: true },
+      previous_secret_expires_at: { ...OPTIONAL_TIMESTAMP },
+      points_field: { type: DataTypes.STRING(100), allowNull: true },
     },
     { sequelize, tableName: 'apps', modelName: 'app' },
+  );
+  AppBoard.init(
+    {
+      app_id: { ...REF, primaryKey: true },
+      board_key: { type: DataTypes.STRING(200), allowNull: false, primaryKey: true },
+      organization_id: { ...REF },
+      team_id: { ...OPTIONAL_REF },
+      repository_id: { ...OPTIONAL_REF },
+      created_at: { ...TIMESTAMP },
+    },
+    { sequelize, tableName: 'app_boards', modelName: 'app_board' },
+  );
+  AppStatusOverride.init(
+    {
+      app_id: { ...REF, primaryKey: true },
+      status_name: { type: DataTypes.STRING(200), allowNull: false, primaryKey: true },
+      category: { ...SHORT },
+      created_at: { ...TIMESTAMP },
+    },
+    { sequelize, tableName: 'app_status_overrides', modelName: 'app_status_override' },
   );
   UserApp.init(
     {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DashboardCatalogEntry, DashboardView, Interaction, Task } from '../../db/models';
+import { TASK_STATUSES, TASK_TYPES, type DashboardCatalogEntry, type DashboardView, type Interaction, type Task } from '../../db/models';
 import { nullableTimestamp, timestamp } from '../wire/envelopes';
 import { defineResource, iso, isoOrNull } from './resource';
 
@@ -57,8 +57,8 @@ export const TaskResource = defineResource(
     id: z.string(),
     team_id: z.string(),
     title: z.string(),
-    type: z.enum(['story', 'bug', 'task', 'epic']),
-    status: z.enum(['backlog', 'active', 'paused', 'done']),
+    type: z.enum(TASK_TYPES),
+    status: z.enum(TASK_STATUSES).meta({ description: 'Its category: a provider status such as "In Review" counts as active; canceled is never counted as completed' }),
     assignee_id: z.string().nullable(),
     parent_id: z.string().nullable().meta({ description: 'The epic this task belongs to, if any' }),
     story_points: z.number().int().nullable(),
@@ -75,9 +75,10 @@ export const DashboardCatalogResource = defineResource(
   { sort: ['key', 'name'], defaultOrder: 'asc' },
 );
 
-export const toTask = (t: Task) => ({
+/** A task as its team's list shows it (a task of an unmapped board is in no team's list). */
+export const toTask = (t: Task, teamId: string) => ({
   id: t.id,
-  team_id: t.team_id,
+  team_id: teamId,
   title: t.title,
   type: t.type,
   status: t.status,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { App, GitApp, UserApp, UserGitApp } from '../../db/models';
+import { APP_CATEGORIES, type App, type GitApp, type UserApp, type UserGitApp } from '../../db/models';
 import { timestamp } from '../wire/envelopes';
 import { defineResource, iso } from './resource';
 
@@ -9,8 +9,8 @@ export const AppResource = defineResource(
   {
     id: z.string(),
     organization_id: z.string(),
-    provider: z.string().meta({ description: 'jira, slack, github, google_calendar, ...' }),
-    category: z.enum(['issues', 'chat', 'git', 'calendar']),
+    provider: z.string().meta({ description: 'jira, linear, slack, pagerduty, opsgenie, deployments, copilot, ...' }),
+    category: z.enum(APP_CATEGORIES).meta({ description: 'What it brings in: issues (tasks), chat, git, calendar, incidents, deployments or ai' }),
     name: z.string(),
     is_active: z.boolean(),
     created_at: timestamp,

@@ -58,7 +58,7 @@ const event = (daysAgo: number) =>
   OutboxEvent.create({ id: `evt_${tag()}`, organization_id: DEMO.orgs.acme, type: 'team.updated', data: '{}', created_at: ago(daysAgo) });
 const attempt = (deliveryId: string, daysAgo: number) =>
   WebhookAttempt.create({ delivery_id: deliveryId, endpoint_id: 'whe_x', attempted_at: ago(daysAgo), duration_ms: 5, status_code: 200, error: null, response_excerpt: null });
-const ingest = (daysAgo: number) => IngestDelivery.create({ git_app_id: DEMO.gitApps.acmeGithub, delivery_id: tag(), event: 'push', received_at: ago(daysAgo) });
+const ingest = (daysAgo: number) => IngestDelivery.create({ app_id: DEMO.gitApps.acmeGithub, delivery_id: tag(), event: 'push', received_at: ago(daysAgo) });
 const audit = (daysAgo: number) =>
   AuditEntry.create({
     id: `aud_${tag()}`,
@@ -178,12 +178,12 @@ describe('two instances pruning at once', () => {
     try {
       await writer.transaction(async (transaction) => {
         await writer.query('SET SESSION innodb_lock_wait_timeout = 1', { transaction });
-        await writer.query("INSERT INTO ingest_deliveries (git_app_id, delivery_id, event, received_at) VALUES (:app, :id, 'push', :at)", {
+        await writer.query("INSERT INTO ingest_deliveries (app_id, delivery_id, event, received_at) VALUES (:app, :id, 'push', :at)", {
           replacements: { app: DEMO.gitApps.acmeGithub, id: tag(), at: NOW },
           transaction,
         });
-        await writer.query("UPDATE ingest_deliveries SET event = 'ping' WHERE git_app_id = :app AND delivery_id = :id", {
-          replacements: { app: kept.git_app_id, id: kept.delivery_id },
+        await writer.query("UPDATE ingest_deliveries SET event = 'ping' WHERE app_id = :app AND delivery_id = :id", {
+          replacements: { app: kept.app_id, id: kept.delivery_id },
           transaction,
         });
       });

@@ -33,10 +33,18 @@ export const AUDIT_ACTIONS = [
   'webhook_delivery.replayed',
   'git_app.created',
   'git_app.secret_rotated',
+  'app.created',
+  'app.secret_rotated',
+  'app.disabled',
+  'app.enabled',
+  'app.board_mapped',
+  'app.board_unmapped',
+  'app.status_mapped',
+  'app.user_linked',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const AUDIT_TARGET_TYPES = ['api_token', 'scim_token', 'otlp_token', 'webhook_endpoint', 'webhook_delivery', 'git_app'] as const;
+export const AUDIT_TARGET_TYPES = ['api_token', 'scim_token', 'otlp_token', 'webhook_endpoint', 'webhook_delivery', 'git_app', 'app'] as const;
 
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];

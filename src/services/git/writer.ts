@@ -33,7 +33,7 @@ export class GitActivityWriter {
   receive(delivery: Delivery, activity: Activity): Promise<Outcome> {
     return this.changes.run(async (change) => {
       const { transaction } = change;
-      const key = { git_app_id: delivery.gitApp.id, delivery_id: delivery.id };
+      const key = { app_id: delivery.gitApp.id, delivery_id: delivery.id };
       if (await IngestDelivery.findOne({ where: key, attributes: ['delivery_id'], transaction })) return { result: 'duplicate' };
       await IngestDelivery.create({ ...key, event: delivery.event, received_at: this.now() }, { transaction });
       return this.apply(change, delivery.gitApp, activity);

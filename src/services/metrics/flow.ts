@@ -1,7 +1,7 @@
 import { BucketOf, MetricSql } from './reading/sql';
 import { countBuckets, distributions, percentiles, series } from './reading/figures';
 
-export const TASK_TYPES = ['story', 'bug', 'task', 'epic'] as const;
+import { TASK_TYPES, TaskType } from '../../../db/models';
 
 /** The scope's tasks (docs/metrics.md): a task counts where it was completed. */
 export async function flowFigures(q: MetricSql) {
@@ -10,7 +10,7 @@ export async function flowFigures(q: MetricSql) {
     distributions(q, (bucket) => cycleTimesOf(q, bucket)),
     q.rows<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks t WHERE ${q.scoped('t', 'task')} AND t.status = 'active'`),
   ]);
-  const byType = (rows: typeof types) => Object.fromEntries(TASK_TYPES.map((type) => [type, rows.filter((r) => r.type === type).reduce((s, r) => s + r.n, 0)])) as Record<(typeof TASK_TYPES)[number], number>;
+  const byType = (rows: typeof types) => Object.fromEntries(TASK_TYPES.map((type) => [type, rows.filter((r) => r.type === type).reduce((s, r) => s + r.n, 0)])) as Record<TaskType, number>;
   return {
     completed: cycleTimes.whole.n,
     cycle_time_hours: percentiles(cycleTimes.whole),

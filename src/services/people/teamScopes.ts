@@ -26,7 +26,7 @@ export function teamMembers(teamId: string, role?: 'manager'): ListSource<Return
 }
 
 export function teamTasks(teamId: string): ListSource<ReturnType<typeof toTask>, Task> {
-  return { model: Task, where: { team_id: teamId }, toItem: toTask };
+  return { model: Task, where: { team_id: teamId }, toItem: (task) => toTask(task, teamId) };
 }
 
 export function teamInteractions(teamId: string): ListSource<ReturnType<typeof toInteraction>, Interaction> {

@@ -43,7 +43,7 @@ export function retentionPolicies(days: RetentionDays): RetentionPolicy[] {
       days: days.OUTBOX_RETENTION_DAYS,
     },
     // A provider's redelivery older than this is applied again; GitHub and GitLab redeliver within days.
-    { table: 'ingest_deliveries', key: ['git_app_id', 'delivery_id'], column: 'received_at', days: days.INGEST_DELIVERY_RETENTION_DAYS },
+    { table: 'ingest_deliveries', key: ['app_id', 'delivery_id'], column: 'received_at', days: days.INGEST_DELIVERY_RETENTION_DAYS },
     { table: 'telemetry_batches', key: ['id'], column: 'received_at', days: days.OTLP_RAW_RETENTION_DAYS },
     { table: 'telemetry_points', key: ['organization_id', 'series_key', 'start_at', 'end_at'], column: 'end_at', days: days.TELEMETRY_RETENTION_DAYS },
     { table: 'telemetry_events', key: ['id'], column: 'created_at', days: days.TELEMETRY_RETENTION_DAYS },

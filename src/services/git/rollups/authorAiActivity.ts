@@ -1,6 +1,6 @@
 import { Op, QueryTypes, Transaction } from 'sequelize';
 import { Commit } from '../../../../db/models';
-import { chunks } from '../authors';
+import { chunks } from '../../people/memberEmails';
 import { refreshPullRequestsOfCommits } from './pullRequestAi';
 import { earliest, refreshShippedChanges } from './shippedChanges';
 import { addToCommitDays } from './commitDays';

@@ -2,7 +2,7 @@ import { Transaction } from 'sequelize';
 import { AuthorRepository, Repository } from '../../../../db/models';
 import { authorDaysSql } from '../../../../db/rollups/authorDays';
 import { TelemetrySql } from '../../telemetry/sql';
-import { chunks } from '../authors';
+import { chunks } from '../../people/memberEmails';
 
 /**
  * The days each member of an organization committed on, each with the member's previous such day (author_days),

@@ -1,0 +1,220 @@
+import { randomBytes } from 'node:crypto';
+import { Op, Transaction } from 'sequelize';
+import { App, AppBoard, AppStatusOverride, GitApp, Organization, OrganizationMembership, Repository, Task, TaskStatus, Team, UserApp } from '../../../db/models';
+import { conflict, invalid, notFound } from '../../errors';
+import { OPERATOR } from '../../persistence/changes/auditRecord';
+import type { Change, ChangeRunner } from '../../persistence/changes/change';
+import { newId } from '../../persistence/changes/ids';
+import { openRotated, PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../secrets/secretBox';
+import { ChangeAuthority, isWithinAuthority } from '../audit/actor';
+import { normalizeEmail } from '../people/members';
+import { rederiveTasks } from '../work/rederive';
+import { APP_PROVIDERS, AppProvider } from './providers';
+
+export interface AppWithSecret {
+  app: App;
+  /** The plain webhook secret: shown once, stored sealed. */
+  secret: string;
+}
+
+/** Where a board goes: a team (its tasks) or a repository (its incidents and deployments). */
+export type BoardTarget = { teamId: string } | { repositoryId: string };
+
+/** 256 random bits, URL-safe: every provider takes it as a webhook secret or a custom header's value. */
+const newSecret = () => randomBytes(32).toString('base64url');
+
+/**
+ * Apps made by the `apps` CLI and the settings page (docs/ingest.md#apps): an organization's connection to a
+ * tracker, chat, incident tool or AI vendor, with the webhook secret its provider signs or sends; the mapping of
+ * its boards to teams or repositories, of its status names to categories, and of its accounts to members. Every
+ * change is one transaction with its audit entry; a mapping places at once what its board already brought.
+ */
+export class AppWriter {
+  constructor(
+    private readonly changes: ChangeRunner,
+    private readonly secrets: SecretBox,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  create(organizationId: string, provider: AppProvider, options: { name?: string; pointsField?: string } = {}, by: ChangeAuthority = {}): Promise<AppWithSecret> {
+    return this.changes.run(async (change) => {
+      const { transaction } = change;
+      if (!(await Organization.findByPk(organizationId, { transaction }))) throw notFound(`No organization ${organizationId}`);
+      if (options.pointsField !== undefined && provider !== 'jira') throw invalid(`Only Jira apps name a story points field; ${provider} sends its own estimate`);
+      const secret = newSecret();
+      const name = options.name ?? APP_PROVIDERS[provider].name;
+      const app = await App.create(
+        {
+          id: newId('app'),
+          organization_id: organizationId,
+          provider,
+          category: APP_PROVIDERS[provider].category,
+          name,
+          is_active: true,
+          created_at: this.now(),
+          webhook_secret: this.secrets.seal(secret),
+          points_field: options.pointsField ?? null,
+        },
+        { transaction },
+      );
+      change.wrote('apps');
+      change.audit({ organizationId, actor: by.actor ?? OPERATOR, action: 'app.created', target: { type: 'app', id: app.id }, details: { provider, name } });
+      return { app, secret };
+    });
+  }
+
+  /** A new secret; the previous one keeps verifying for PREVIOUS_SECRET_GRACE_MS. */
+  rotateSecret(appId: string, by: ChangeAuthority = {}): Promise<AppWithSecret> {
+    return this.changes.run(async (change) => {
+      const app = await this.appOf(appId, by, change.transaction);
+      const secret = newSecret();
+      await app.update(
+        {
+          webhook_secret: this.secrets.seal(secret),
+          previous_webhook_secret: app.webhook_secret,
+          previous_secret_expires_at: app.webhook_secret ? new Date(this.now().getTime() + PREVIOUS_SECRET_GRACE_MS) : null,
+        },
+        { transaction: change.transaction },
+      );
+      change.audit({ organizationId: app.organization_id, actor: by.actor ?? OPERATOR, action: 'app.secret_rotated', target: { type: 'app', id: app.id } });
+      return { app, secret };
+    });
+  }
+
+  /** A disabled app's deliveries are refused (403) until it is enabled again; what it brought stays. */
+  setActive(appId: string, active: boolean, by: ChangeAuthority = {}): Promise<App> {
+    return this.changes.run(async (change) => {
+      const app = await this.appOf(appId, by, change.transaction);
+      if (Boolean(app.is_active) === active) return app;
+      await app.update({ is_active: active }, { transaction: change.transaction });
+      change.wrote('apps');
+      change.audit({ organizationId: app.organization_id, actor: by.actor ?? OPERATOR, action: active ? 'app.enabled' : 'app.disabled', target: { type: 'app', id: app.id } });
+      return app;
+    });
+  }
+
+  /**
+   * Ties a board of an app (or of a git app: its repositories' issues) to a team or a repository of the same
+   * organization; the tasks the board brought before are placed in the team at once.
+   */
+  map(appId: string, board: string, target: BoardTarget, by: ChangeAuthority = {}): Promise<AppBoard> {
+    return this.changes.run(async (change) => {
+      const { transaction } = change;
+      const source = await this.boardSourceOf(appId, by, transaction);
+      const teamId = 'teamId' in target ? target.teamId : null;
+      const repositoryId = 'repositoryId' in target ? target.repositoryId : null;
+      if (teamId) {
+        const team = await Team.findByPk(teamId, { attributes: ['id', 'organization_id'], transaction });
+        if (!team || team.organization_id !== source.organization_id) throw notFound(`No team ${teamId} in organization ${source.organization_id}`);
+      }
+      if (repositoryId) {
+        const repository = await Repository.findByPk(repositoryId, { attributes: ['id', 'git_app_id'], transaction });
+        const owner = repository && (await GitApp.findByPk(repository.git_app_id, { attributes: ['organization_id'], transaction }));
+        if (!owner || owner.organization_id !== source.organization_id) throw notFound(`No repository ${repositoryId} in organization ${source.organization_id}`);
+      }
+      const existing = await AppBoard.findOne({ where: { app_id: source.id, board_key: board }, transaction, lock: transaction.LOCK.UPDATE });
+      const fields = { organization_id: source.organization_id, team_id: teamId, repository_id: repositoryId };
+      const mapping = existing ? await existing.update(fields, { transaction }) : await AppBoard.create({ app_id: source.id, board_key: board, ...fields, created_at: this.now() }, { transaction });
+      await placeTasks(change, source.id, board, teamId);
+      change.audit({
+        organizationId: source.organization_id,
+        actor: by.actor ?? OPERATOR,
+        action: 'app.board_mapped',
+        target: { type: 'app', id: source.id },
+        details: { board, ...(teamId ? { team_id: teamId } : { repository_id: repositoryId }) },
+      });
+      return mapping;
+    });
+  }
+
+  /** The board's tasks go back to counting for the organization only. */
+  unmap(appId: string, board: string, by: ChangeAuthority = {}): Promise<boolean> {
+    return this.changes.run(async (change) => {
+      const { transaction } = change;
+      const source = await this.boardSourceOf(appId, by, transaction);
+      const removed = await AppBoard.destroy({ where: { app_id: source.id, board_key: board }, transaction });
+      if (!removed) return false;
+      await placeTasks(change, source.id, board, null);
+      change.audit({ organizationId: source.organization_id, actor: by.actor ?? OPERATOR, action: 'app.board_unmapped', target: { type: 'app', id: source.id }, details: { board } });
+      return true;
+    });
+  }
+
+  async mappings(appId: string, by: ChangeAuthority = {}): Promise<AppBoard[]> {
+    const source = await this.boardSourceOf(appId, by);
+    return AppBoard.findAll({ where: { app_id: source.id }, order: [['board_key', 'ASC']] });
+  }
+
+  /**
+   * Counts a status name of the app (any case) in another category, e.g. "Blocked" as paused; every task of the
+   * app holding that name now or in its history is derived again in the same change, so figures agree at once.
+   */
+  mapStatus(appId: string, statusName: string, category: TaskStatus, by: ChangeAuthority = {}): Promise<{ tasks: number }> {
+    return this.changes.run(async (change) => {
+      const { transaction } = change;
+      const source = await this.boardSourceOf(appId, by, transaction);
+      const name = statusName.trim().toLowerCase();
+      if (!name) throw invalid('The status name is empty; give it as the tracker shows it, e.g. "Blocked"');
+      const existing = await AppStatusOverride.findOne({ where: { app_id: source.id, status_name: name }, transaction, lock: transaction.LOCK.UPDATE });
+      if (existing) await existing.update({ category }, { transaction });
+      else await AppStatusOverride.create({ app_id: source.id, status_name: name, category, created_at: this.now() }, { transaction });
+      const tasks = await rederiveTasks(change, source.id, name);
+      change.audit({ organizationId: source.organization_id, actor: by.actor ?? OPERATOR, action: 'app.status_mapped', target: { type: 'app', id: source.id }, details: { status: statusName.trim(), category } });
+      return { tasks };
+    });
+  }
+
+  /** Links a member's account on the app by hand, for payloads that carry no e-mail. */
+  linkUser(appId: string, user: string, externalId: string, by: ChangeAuthority = {}): Promise<UserApp> {
+    return this.changes.run(async (change) => {
+      const { transaction } = change;
+      const app = await this.appOf(appId, by, transaction);
+      const member = await OrganizationMembership.findOne({
+        where: { organization_id: app.organization_id, ...(user.includes('@') ? { user_email: normalizeEmail(user) } : { user_id: user }) },
+        attributes: ['user_id'],
+        transaction,
+      });
+      if (!member) throw notFound(`No member ${user} in organization ${app.organization_id}`);
+      const taken = await UserApp.findOne({ where: { app_id: app.id, external_user_id: externalId }, transaction });
+      if (taken && taken.user_id !== member.user_id) throw conflict(`Account ${externalId} of app ${app.id} is already linked to ${taken.user_id}`);
+      const existing = await UserApp.findOne({ where: { app_id: app.id, user_id: member.user_id }, transaction, lock: transaction.LOCK.UPDATE });
+      const link = existing
+        ? await existing.update({ external_user_id: externalId }, { transaction })
+        : await UserApp.create({ user_id: member.user_id, app_id: app.id, external_user_id: externalId, created_at: this.now() }, { transaction });
+      change.wrote('user_apps');
+      change.audit({ organizationId: app.organization_id, actor: by.actor ?? OPERATOR, action: 'app.user_linked', target: { type: 'app', id: app.id }, details: { user_id: member.user_id, external_user_id: externalId } });
+      return link;
+    });
+  }
+
+  /** The app a delivery is addressed to, read from the primary so a rotation or a disabling bites at once. */
+  find(appId: string): Promise<App | null> {
+    return App.findByPk(appId, { useMaster: true });
+  }
+
+  /** The secrets a delivery may be signed with now: the current one, and the previous one during its grace. */
+  secretsOf(app: App, now = this.now()): string[] {
+    return openRotated(this.secrets, { current: app.webhook_secret, previous: app.previous_webhook_secret, previousExpiresAt: app.previous_secret_expires_at }, now);
+  }
+
+  private async appOf(appId: string, by: ChangeAuthority, transaction?: Transaction): Promise<App> {
+    const app = await App.findByPk(appId, { transaction, lock: transaction ? transaction.LOCK.UPDATE : undefined });
+    if (!app || !isWithinAuthority(by, app.organization_id)) throw notFound(`No app ${appId} (see npm run apps -- list)`);
+    return app;
+  }
+
+  /** Boards belong to an app, or to a git app (its repositories' issues). */
+  private async boardSourceOf(appId: string, by: ChangeAuthority, transaction?: Transaction): Promise<{ id: string; organization_id: string }> {
+    const source = appId.startsWith('gapp_')
+      ? await GitApp.findByPk(appId, { attributes: ['id', 'organization_id'], transaction })
+      : await App.findByPk(appId, { attributes: ['id', 'organization_id'], transaction });
+    if (!source || !isWithinAuthority(by, source.organization_id)) throw notFound(`No app or git app ${appId} (see npm run apps -- list, npm run gitapps -- list)`);
+    return source;
+  }
+}
+
+/** The tasks a board brought, placed in a team (or in none). */
+async function placeTasks(change: Change, appId: string, board: string, teamId: string | null): Promise<void> {
+  const [placed] = await Task.update({ team_id: teamId }, { where: { app_id: appId, board_key: board, team_id: teamId === null ? { [Op.ne]: null } : { [Op.or]: [{ [Op.is]: null }, { [Op.ne]: teamId }] } }, transaction: change.transaction });
+  if (placed) change.wrote('tasks');
+}
