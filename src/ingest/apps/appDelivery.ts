@@ -1,0 +1,27 @@
+import type { App } from '../../../db/models';
+import type { TaskEvent } from '../../services/work/taskInput';
+
+export type Headers = Record<string, string | string[] | undefined>;
+
+/** What a delivery to an app asks for, read once it is authenticated. */
+export interface ParsedAppDelivery {
+  /** The provider's delivery or event id, repeated by a redelivery (docs/ingest.md#trackers). */
+  id: string;
+  event: string;
+  /** Tasks to store, or why the delivery is acknowledged and ignored (202). */
+  outcome: { tasks: TaskEvent[] } | { ignored: string };
+}
+
+/**
+ * One provider's webhooks (docs/ingest.md#apps): how a delivery proves it knows the app's secret (checked in constant
+ * time, before the body is parsed) and what its body means. `src/ingest/apps/router.ts` does the rest for every
+ * provider: the app, body limits, rate limits, the writer, the answers.
+ */
+export interface AppWebhooks {
+  /** Throws `unauthenticated` (401) unless the delivery is signed with one of the secrets; `invalid` for a stale one. */
+  authenticate(headers: Headers, body: Buffer, secrets: string[], now: Date): void;
+  /** Throws `invalid` (400, saying what to fix) for a body that is not this provider's. */
+  parse(headers: Headers, body: Buffer, app: App): ParsedAppDelivery;
+  /** A header only another provider sends, to point a misdirected delivery to its URL. */
+  otherProviders?: Record<string, string>;
+}
