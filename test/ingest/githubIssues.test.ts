@@ -8,7 +8,7 @@ import { copy, deliverToGithub, githubExamples, GithubDelivery, ingestCounts, in
 
 /**
  * GitHub `issues` deliveries that are no incidents become tasks of their repository (docs/ingest.md#github-and-gitlab-issues),
- * and each peer review between members a `code_review` interaction (docs/metrics.md#activity): the whole HTTP path,
+ * and each peer review between members a `code_review` interaction (docs/metrics.md#pull-requests-flow-and-activity): the whole HTTP path,
  * with GitHub's own example payloads (@octokit/webhooks-examples) signed as GitHub signs them, rewritten only in
  * ids and logins. The examples have no `closed` action: it is the `reopened` example's issue as GitHub closed it
  * (its own `closed_at`), with the `closed` event's documented shape (@octokit/webhooks-types `IssuesClosedEvent`:

@@ -9,7 +9,7 @@ import { GITLAB_EVENT_HEADERS, issueHook, mergeRequestHook, noteHook } from '../
 
 /**
  * GitLab `Issue Hook` deliveries that are no incidents become tasks of their project (docs/ingest.md#github-and-gitlab-issues),
- * and notes on another member's merge request `code_review` interactions (docs/metrics.md#activity): the whole HTTP
+ * and notes on another member's merge request `code_review` interactions (docs/metrics.md#pull-requests-flow-and-activity): the whole HTTP
  * path with GitLab's documented payloads (test/support/peers/gitlabPayloads.ts). The documentation shows one issue
  * event (`action: "open"`); a close, a reopen and a change of assignees are that issue as GitLab then sends it:
  * `state`, `action`, `updated_at` and `closed_at` as they become, and `changes.state_id` / `changes.assignees`

@@ -7,10 +7,10 @@ type Judged = Pick<PullRequestActivity, 'id' | 'organization_id' | 'actor_id' | 
 
 /**
  * Each peer review (a review action by someone other than the author, peerReviews.ts) between two members is a
- * `code_review` interaction, reviewer → author (docs/metrics.md#activity), at the activity's time. Its ref names the
- * activity, so an activity judged again (its author learnt later) is recorded once. No team: a repository is mapped
- * to none (a team's repositories are read from its members' commits at query time), so it counts for the
- * organization and for both people.
+ * `code_review` interaction, reviewer → author (docs/metrics.md#pull-requests-flow-and-activity), at the activity's
+ * time. Its ref names the activity, so an activity judged again (its author learnt later) is recorded once. No team:
+ * a repository is mapped to none (a team's repositories are read from its members' commits at query time), so it
+ * counts for the organization and is listed as the reviewer's.
  */
 export async function recordCodeReviews(change: Change, provider: string, activities: Judged[]): Promise<void> {
   await recordInteractions(
