@@ -21,6 +21,7 @@ import { Directory } from './services/people/directory';
 import { SecretBox, secretsKeyFor } from './secrets/secretBox';
 import { GitAppWriter } from './services/git/apps/gitApps';
 import { GitActivityWriter } from './services/git/writer';
+import { TaskWriter } from './services/work/taskWriter';
 import { WebhookEndpointWriter } from './services/webhooks/endpoints';
 import { DeliveryQueue } from './services/webhooks/deliveryQueue';
 import { DeliveryWorker } from './delivery/worker';
@@ -81,6 +82,7 @@ export interface Writers {
   teams: TeamWriter;
   gitApps: GitAppWriter;
   gitActivity: GitActivityWriter;
+  tasks: TaskWriter;
   webhookEndpoints: WebhookEndpointWriter;
   telemetry: TelemetryWriter;
 }
@@ -151,6 +153,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     teams: new TeamWriter(changes),
     gitApps: new GitAppWriter(changes, secrets),
     gitActivity: new GitActivityWriter(changes),
+    tasks: new TaskWriter(changes),
     webhookEndpoints: new WebhookEndpointWriter(changes, secrets, checkEndpointUrl(config.WEBHOOK_ALLOW_PRIVATE)),
     telemetry: new TelemetryWriter(changes),
   };
@@ -196,6 +199,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
   const ingest = {
     gitApps: writers.gitApps,
     activity: writers.gitActivity,
+    tasks: writers.tasks,
     limiter: new RateLimiter(
       rateLimitTiers(config.INGEST_RATE_LIMIT_PER_HOUR, config.INGEST_RATE_LIMIT_PER_MINUTE),
       redis,
