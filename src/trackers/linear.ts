@@ -109,7 +109,7 @@ export function linearIssueEvent(body: LinearIssueWebhook): TaskEvent {
     transitions: previous?.stateId && previous.stateId !== issue.state.id ? [webhookTransition(previous, issue.state, issue.updatedAt)] : [],
   };
   // Assigned now, by someone Linear names: on creation, or when this update changed the assignee.
-  const assigned = body.action === 'create' || (previous !== null && previous !== undefined && 'assigneeId' in previous);
+  const assigned = body.action === 'create' || (previous ? 'assigneeId' in previous : false);
   if (assigned && issue.assigneeId && body.actor) {
     task.assignment = { externalId: `${issue.id}:assignee@${issue.updatedAt.toISOString()}`, by: account(body.actor), at: issue.updatedAt };
   }
