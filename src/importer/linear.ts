@@ -53,6 +53,8 @@ const historyPage = z.looseObject({ issue: z.looseObject({ history: linearHistor
 const MAX_WAITS = 5;
 const DEFAULT_WAIT_S = 60;
 const MAX_WAIT_S = 3600;
+/** A page Linear has not answered in this long is not coming. */
+const REQUEST_TIMEOUT_MS = 60_000;
 
 /** The issues, a page at a time, each with all its state changes. */
 export async function* linearIssuePages(options: LinearImportOptions): AsyncGenerator<TaskInput[]> {
@@ -98,7 +100,12 @@ async function query(options: LinearImportOptions, text: string, variables: Reco
   for (let waits = 0; ; waits++) {
     let res: Response;
     try {
-      res = await fetch(url, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ query: text, variables }) });
+      res = await fetch(url, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: text, variables }),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
     } catch (e) {
       throw new LinearImportError(`Could not reach Linear at ${url}: ${e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e)}`);
     }

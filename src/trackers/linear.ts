@@ -48,8 +48,9 @@ const actor = z.looseObject({ id, email: z.string().nullish() });
 
 /** A data change webhook's envelope (https://linear.app/developers/webhooks, "The webhook payload"). */
 export const linearWebhook = z.looseObject({
-  action: z.string().min(1).max(50),
-  type: z.string().min(1).max(50),
+  // The event `${type}:${action}` is kept with the delivery's id, in at most 64 characters.
+  action: z.string().min(1).max(23),
+  type: z.string().min(1).max(40),
   createdAt: nullableTime,
   data: z.looseObject({}),
   actor: actor.nullish(),
