@@ -1,0 +1,13 @@
+import { App } from '../../../db/models';
+import { invalid, notFound } from '../../errors';
+import type { TaskSource } from '../work/taskInput';
+import { APP_PROVIDERS, AppProvider } from './providers';
+
+/** Where an import of a tracker's issues stores them: the app, checked to be that tracker's and enabled. */
+export async function appTaskSource(appId: string, provider: AppProvider): Promise<TaskSource> {
+  const app = await App.findByPk(appId, { attributes: ['id', 'organization_id', 'provider', 'is_active'] });
+  if (!app) throw notFound(`No app ${appId} (see npm run apps -- list)`);
+  if (app.provider !== provider) throw invalid(`App ${app.id} is a ${app.provider} app; this import reads ${APP_PROVIDERS[provider].name}`);
+  if (!app.is_active) throw invalid(`App ${app.id} is disabled; enable it first (npm run apps -- enable ${app.id})`);
+  return { appId: app.id, organizationId: app.organization_id, provider, accounts: 'app' };
+}
