@@ -1,0 +1,8 @@
+import type { AppProvider } from '../../services/apps/providers';
+import type { AppWebhooks } from './appDelivery';
+import { jiraWebhooks } from './jira';
+
+/** The app providers that push to `/ingest/<provider>/<app id>`, each with how its deliveries are read. */
+export const APP_WEBHOOKS: Partial<Record<AppProvider, AppWebhooks>> = {
+  jira: jiraWebhooks,
+};
