@@ -1,16 +1,23 @@
 /**
  * npm run import -- git --git-app <id> [--name <repository name>] <path-to-clone> [--json]
+ * npm run import -- jira --app <id> --site <https://x.atlassian.net> --email <e> --token-file <f> [--since <date>] [--base-url <url>] [--json]
  *
  * Backfills a repository's history (docs/ingest.md) from `git log` of a local clone: commits with author, message,
  * line counts and dates, in batches of 500, each one change on the write path (docs/architecture.md#writers). Commits already stored are
  * skipped, so a second run adds nothing; commits a push stored without line counts get them.
- * Exit codes: 0 done, 1 bad input (unknown git app, not a clone) or failure, 2 usage error.
+ * Backfills a Jira Cloud site's issues into a Jira app (docs/ingest.md#backfilling-jira): each page of the search is
+ * one change of the task writer; tasks are unique per app and issue, so a second run (or a webhook's delivery of
+ * the same issue) adds nothing.
+ * Exit codes: 0 done, 1 bad input (unknown git app or app, not a clone, Jira refusing) or failure, 2 usage error.
  */
-import { GitApp } from '../db/models';
+import fs from 'node:fs';
+import { App, GitApp } from '../db/models';
 import { loadConfig } from '../src/config';
 import { ChangeRunner } from '../src/persistence/changes/change';
 import { GitActivityWriter } from '../src/services/git/writer';
 import { CloneError, commitsOfClone, repositoryOfClone } from '../src/importer/gitLog';
+import { JiraImportError, jiraIssuePages } from '../src/importer/jira';
+import { TaskWriter } from '../src/services/work/taskWriter';
 import { commandOrExit, nonEmpty, openServerDatabase, parse, runCli, UsageError } from './cli';
 
 const USAGE = `Usage:
@@ -23,15 +30,27 @@ git   imports the commits reachable from the clone's HEAD into a repository of t
         --json  print {"repository_id","repository","commits_read","commits_added",
                 "stats_filled","seconds"} on one line
 
-Run it again at any time: commits already stored are skipped.`;
+jira  imports a Jira Cloud site's issues, with their status history, into a Jira app's tasks.
+        --app         the Jira app (npm run apps -- list); its points field names the story points
+        --site        the site, e.g. https://example.atlassian.net
+        --email       the Atlassian account the API token belongs to
+        --token-file  a file holding the API token (id.atlassian.com → Security → API tokens)
+        --since       only issues updated since this date (YYYY-MM-DD or ISO 8601); default: all
+        --base-url    send the requests here instead of the site (a proxy, or a test's fake)
+        --json        print {"app_id","site","pages","issues","created","updated","unchanged",
+                      "seconds"} on one line
 
-export type Command = { kind: 'help' } | { kind: 'git'; gitApp: string; name?: string; clone: string; json: boolean };
+Run it again at any time: commits and issues already stored are skipped.`;
+
+export type JiraCommand = { kind: 'jira'; app: string; site: string; email: string; tokenFile: string; since?: Date; baseUrl?: string; json: boolean };
+export type Command = { kind: 'help' } | { kind: 'git'; gitApp: string; name?: string; clone: string; json: boolean } | JiraCommand;
 
 export function parseCommand(argv: string[]): Command {
   const [command, ...rest] = argv;
-  if (command === undefined) throw new UsageError('a source is required: git');
+  if (command === undefined) throw new UsageError('a source is required: git or jira');
   if (command === 'help' || command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) return { kind: 'help' };
-  if (command !== 'git') throw new UsageError(`unknown source "${command}"; this importer reads git`);
+  if (command === 'jira') return parseJira(rest);
+  if (command !== 'git') throw new UsageError(`unknown source "${command}"; this importer reads git and jira`);
   const { values, positionals } = parse(rest, { 'git-app': { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } }, true);
   const v = values as { 'git-app'?: string; name?: string; json?: boolean };
   const gitApp = nonEmpty('--git-app', v['git-app']);
@@ -42,9 +61,50 @@ export function parseCommand(argv: string[]): Command {
   return { kind: 'git', gitApp, name, clone: positionals[0], json: v.json ?? false };
 }
 
+function parseJira(argv: string[]): JiraCommand {
+  const { values } = parse(argv, {
+    app: { type: 'string' },
+    site: { type: 'string' },
+    email: { type: 'string' },
+    'token-file': { type: 'string' },
+    since: { type: 'string' },
+    'base-url': { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const v = values as Record<string, string | boolean | undefined>;
+  const required = (flag: string, hint: string): string => {
+    const value = nonEmpty(`--${flag}`, v[flag] as string | undefined);
+    if (value === undefined) throw new UsageError(`jira needs --${flag} ${hint}`);
+    return value;
+  };
+  const app = required('app', '<id> (see npm run apps -- list)');
+  const site = httpUrl('--site', required('site', '<https://x.atlassian.net>'));
+  const email = required('email', '<the e-mail of the API token\'s account>');
+  const tokenFile = required('token-file', '<a file holding the API token>');
+  const baseUrl = v['base-url'] === undefined ? undefined : httpUrl('--base-url', nonEmpty('--base-url', v['base-url'] as string)!);
+  let since: Date | undefined;
+  if (v.since !== undefined) {
+    since = new Date(nonEmpty('--since', v.since as string)!);
+    if (Number.isNaN(since.getTime())) throw new UsageError(`--since must be a date, e.g. 2024-01-31 (got ${JSON.stringify(v.since)})`);
+  }
+  return { kind: 'jira', app, site, email, tokenFile, since, baseUrl, json: Boolean(v.json) };
+}
+
+function httpUrl(flag: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${flag} must be a URL, e.g. https://example.atlassian.net (got ${JSON.stringify(value)})`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`${flag} must be an http(s) URL`);
+  return url.origin;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const cmd = commandOrExit('import', USAGE, parseCommand, argv);
   if (typeof cmd === 'number') return cmd;
+  if (cmd.kind === 'jira') return importJira(cmd);
   const database = await openServerDatabase('import', loadConfig(), cmd.json);
   if (!database) return 1;
   const say = (s: string) => cmd.json || process.stdout.write(s);
@@ -82,6 +142,65 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (e instanceof CloneError) {
+      process.stderr.write(`import: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  } finally {
+    await database.close();
+  }
+}
+
+async function importJira(cmd: JiraCommand): Promise<number> {
+  let token: string;
+  try {
+    token = fs.readFileSync(cmd.tokenFile, 'utf8').trim();
+  } catch (e) {
+    process.stderr.write(`import: cannot read --token-file ${cmd.tokenFile}: ${(e as Error).message}\n`);
+    return 1;
+  }
+  if (!token) {
+    process.stderr.write(`import: --token-file ${cmd.tokenFile} is empty; put the API token in it\n`);
+    return 1;
+  }
+  const database = await openServerDatabase('import', loadConfig(), cmd.json);
+  if (!database) return 1;
+  try {
+    const app = await App.findByPk(cmd.app);
+    if (!app) throw new JiraImportError(`No app ${cmd.app} (see npm run apps -- list)`);
+    if (app.provider !== 'jira') throw new JiraImportError(`App ${app.id} is a ${app.provider} app; import Jira issues into a Jira app`);
+    const started = process.hrtime.bigint();
+    const writer = new TaskWriter(ChangeRunner.for(database.sequelize));
+    const source = { appId: app.id, organizationId: app.organization_id, provider: app.provider, accounts: 'app' as const };
+    const totals = { pages: 0, issues: 0, created: 0, updated: 0, unchanged: 0 };
+    const pages = jiraIssuePages({
+      baseUrl: cmd.baseUrl ?? cmd.site,
+      email: cmd.email,
+      token,
+      since: cmd.since,
+      pointsField: app.points_field,
+      onWait: (seconds) => process.stderr.write(`  Jira asks to wait ${seconds} s (429); waiting\n`),
+    });
+    for await (const tasks of pages) {
+      const page = await writer.importPage(source, tasks);
+      totals.pages += 1;
+      totals.issues += tasks.length;
+      totals.created += page.created;
+      totals.updated += page.updated;
+      totals.unchanged += page.unchanged;
+      process.stderr.write(`  page ${totals.pages}: ${tasks.length} issues (${totals.issues} read, ${totals.created} created, ${totals.updated} updated)\n`);
+    }
+    const seconds = Number((Number(process.hrtime.bigint() - started) / 1e9).toFixed(2));
+    if (cmd.json) process.stdout.write(`${JSON.stringify({ app_id: app.id, site: cmd.site, ...totals, seconds })}\n`);
+    else {
+      process.stdout.write(
+        `Imported ${totals.issues} issues of ${cmd.site} into app ${app.id} in ${seconds.toFixed(1)} s: ` +
+          `${totals.created} created, ${totals.updated} updated, ${totals.unchanged} already up to date.\n`,
+      );
+    }
+    return 0;
+  } catch (e) {
+    if (e instanceof JiraImportError) {
       process.stderr.write(`import: ${e.message}\n`);
       return 1;
     }
