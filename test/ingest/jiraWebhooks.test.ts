@@ -192,3 +192,26 @@ test('the git providers keep their own ingest beside the apps\'', async () => {
   const unknown = await request(t.runtime.app).post(`/ingest/slack/app_x`).set('Content-Type', 'application/json').send('{}');
   expect(unknown.status).toBe(404);
 });
+
+describe('limits', () => {
+  let limited: TestApp;
+  beforeAll(async () => {
+    limited = await startTestApp({ INGEST_RATE_LIMIT_PER_MINUTE: '2' });
+  });
+  afterAll(async () => limited.close());
+
+  test('an app beyond its deliveries per minute, and a client IP beyond its failed ones, get 429 with Retry-After', async () => {
+    const { app, secret } = await limited.runtime.writers.apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}` });
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await deliverToJira(limited, app.id, secret, { payload: issueCreated }));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 429]);
+    expect(answers[2].body.error.code).toBe('RATE_LIMITED');
+    expect(Number(answers[2].headers['retry-after'])).toBeGreaterThan(0);
+
+    const other = await limited.runtime.writers.apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}` });
+    const guesses = [];
+    for (let i = 0; i < 3; i++) guesses.push(await deliverToJira(limited, other.app.id, 'a guess', { payload: issueCreated }));
+    expect(guesses.map((a) => a.status)).toEqual([401, 401, 429]);
+    expect(await Task.count({ where: { app_id: other.app.id } })).toBe(0);
+  });
+});
