@@ -72,6 +72,8 @@ const webhook = z.looseObject({
   /** Milliseconds since the epoch, when Jira sent the event. */
   timestamp: z.unknown(),
   user: account,
+  /** Read once the event is known: a deletion needs only its id and project. */
+  issue: z.unknown().optional(),
   changelog: z.looseObject({ id, items: z.array(changeItem) }).nullish(),
 });
 
@@ -106,7 +108,7 @@ export function jiraWebhookTasks(body: unknown, pointsField: string | null): Jir
   if (!(ISSUE_EVENTS as readonly string[]).includes(event)) {
     return { event, ignored: `${event} is not an issue event; tick only Issue created, updated and deleted in the webhook` };
   }
-  const raw = (body as { issue?: unknown }).issue;
+  const raw = delivery.issue;
   const sentAt = typeof delivery.timestamp === 'number' && Number.isFinite(delivery.timestamp) ? new Date(delivery.timestamp) : null;
   if (event === 'jira:issue_deleted') {
     const gone = read(deletedIssue, raw, 'a Jira issue', 'issue');
@@ -152,7 +154,7 @@ export function jiraSearchPage(body: unknown, pointsField: string | null): JiraS
 
 function taskOf(current: JiraIssue, pointsField: string | null): TaskInput {
   const f = current.fields;
-  const points = pointsField ? (current.fields as Record<string, unknown>)[pointsField] : null;
+  const points = pointsField ? f[pointsField] : null;
   return {
     board: f.project.key,
     externalId: current.id,

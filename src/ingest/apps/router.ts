@@ -4,6 +4,7 @@ import type { Logger } from '../../logger';
 import type { RateLimiter } from '../../rateLimit/rateLimiter';
 import { setRateLimitHeaders } from '../../rateLimit/headers';
 import type { AppWriter } from '../../services/apps/apps';
+import { isAppProvider } from '../../services/apps/providers';
 import type { TaskWriter } from '../../services/work/taskWriter';
 import { DomainError, invalid, notFound, unauthenticated } from '../../errors';
 import { hasControlCharacters } from '../../wire/text';
@@ -40,9 +41,9 @@ export function appIngestRouter(deps: AppIngestDeps): Router {
   router.post(
     '/:provider/:appId',
     (req: Request, res: Response, next: NextFunction) => {
-      const webhooks = APP_WEBHOOKS[req.params.provider as keyof typeof APP_WEBHOOKS];
-      if (!webhooks) return next('router');
       const provider = String(req.params.provider);
+      const webhooks = isAppProvider(provider) ? APP_WEBHOOKS[provider] : undefined;
+      if (!webhooks) return next('router');
       res.locals.webhooks = webhooks;
       res.once('finish', () => deps.onDelivery?.(provider, String(res.locals.ingestResult ?? 'unknown')));
       const misdirected = Object.entries(webhooks.otherProviders ?? {}).find(([name]) => req.headers[name] !== undefined);
