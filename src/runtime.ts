@@ -21,6 +21,7 @@ import { Directory } from './services/people/directory';
 import { SecretBox, secretsKeyFor } from './secrets/secretBox';
 import { GitAppWriter } from './services/git/apps/gitApps';
 import { GitActivityWriter } from './services/git/writer';
+import { TaskWriter } from './services/work/taskWriter';
 import { WebhookEndpointWriter } from './services/webhooks/endpoints';
 import { DeliveryQueue } from './services/webhooks/deliveryQueue';
 import { DeliveryWorker } from './delivery/worker';
@@ -31,7 +32,6 @@ import { scimRouter } from './scim/router';
 import { ingestBodyBudget, ingestRouter } from './ingest/router';
 import { appIngestRouter } from './ingest/apps/router';
 import { AppWriter } from './services/apps/apps';
-import { TaskWriter } from './services/work/taskWriter';
 import { createHttpServer, refuserByPath } from './http/server';
 import { restHeadRefuser } from './http/headRefusals';
 import { scimHeadRefuser } from './scim/headRefusals';
@@ -203,6 +203,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
   const ingest = {
     gitApps: writers.gitApps,
     activity: writers.gitActivity,
+    tasks: writers.tasks,
     limiter: new RateLimiter(
       rateLimitTiers(config.INGEST_RATE_LIMIT_PER_HOUR, config.INGEST_RATE_LIMIT_PER_MINUTE),
       redis,
@@ -244,7 +245,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     surfaces: [
       { path: '/scim/v2', router: scimRouter(scim) },
       // The apps' providers first; the git providers' deliveries pass through to the git ingest.
-      { path: '/ingest', router: appIngestRouter({ ...ingest, apps: writers.apps, tasks: writers.tasks }) },
+      { path: '/ingest', router: appIngestRouter({ ...ingest, apps: writers.apps }) },
       { path: '/ingest', router: ingestRouter(ingest) },
       { path: '/otlp', router: otlpRouter(otlp) },
       {

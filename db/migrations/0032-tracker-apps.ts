@@ -1,4 +1,4 @@
-import { DataTypes, QueryInterface } from 'sequelize';
+import { DataType, DataTypes, ModelAttributeColumnOptions, QueryInterface, QueryTypes } from 'sequelize';
 import { dropColumn } from './0004-write-path';
 
 /**
@@ -23,7 +23,6 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
   const ts = { type: DataTypes.DATE(3), allowNull: false };
   const optionalTs = { type: DataTypes.DATE(3), allowNull: true };
   const optionalName = { type: DataTypes.STRING(200), allowNull: true };
-  const seconds = { type: DataTypes.INTEGER, allowNull: true };
 
   await qi.addColumn('apps', 'webhook_secret', { type: DataTypes.TEXT, allowNull: true });
   await qi.addColumn('apps', 'previous_webhook_secret', { type: DataTypes.TEXT, allowNull: true });
@@ -47,27 +46,7 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     created_at: ts,
   });
 
-  await allowNullTeam(qi, mysql);
-  await qi.addColumn('tasks', 'app_id', optionalRef);
-  await qi.addColumn('tasks', 'board_key', exact(200, true));
-  await qi.addColumn('tasks', 'external_id', exact(100, true));
-  await qi.addColumn('tasks', 'parent_external_id', exact(100, true));
-  await qi.addColumn('tasks', 'status_name', optionalName);
-  await qi.addColumn('tasks', 'provider_updated_at', optionalTs);
-  await qi.addColumn('tasks', 'started_at', optionalTs);
-  await qi.addColumn('tasks', 'canceled_at', optionalTs);
-  await qi.addColumn('tasks', 'backlog_seconds', seconds);
-  await qi.addColumn('tasks', 'active_seconds', seconds);
-  await qi.addColumn('tasks', 'paused_seconds', seconds);
-  await qi.addColumn('tasks', 'status_changes', { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 });
-  await qi.addIndex('tasks', ['app_id', 'external_id'], { name: 'tasks_app_id_external_id', unique: true });
-  await qi.addIndex('tasks', ['app_id', 'board_key'], { name: 'tasks_app_id_board_key' });
-  await qi.addIndex('tasks', ['app_id', 'parent_external_id'], { name: 'tasks_app_id_parent_external_id' });
-  for (const scope of ['organization_id', 'team_id']) {
-    const flow = [scope, 'status', 'completed_at', 'created_at', 'started_at', 'active_seconds', 'paused_seconds', 'backlog_seconds', 'status_changes'];
-    await qi.addIndex('tasks', flow, { name: `tasks_${scope}_flow` });
-    await qi.addIndex('tasks', [scope, 'status', 'canceled_at'], { name: `tasks_${scope}_canceled` });
-  }
+  await trackTasks(qi, mysql);
 
   await qi.createTable('task_status_changes', {
     task_id: { ...ref, primaryKey: true },
@@ -91,54 +70,116 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
   await qi.addColumn('interactions', 'source_ref', exact(200, true));
   await qi.addIndex('interactions', ['organization_id', 'source_ref'], { name: 'interactions_source_ref', unique: true });
 
-  // Sequelize renames a SQLite column by rebuilding the table, which loses the composite key; both databases rename it in place.
-  await qi.sequelize.query('ALTER TABLE ingest_deliveries RENAME COLUMN git_app_id TO app_id');
+  await renameDeliveryKey(qi, 'git_app_id', 'app_id');
+}
+
+/**
+ * Sequelize renames a SQLite column by rebuilding the table, which loses the composite key; both databases rename it
+ * in place. Done already when the old name is gone (a migration run again after failing halfway).
+ */
+async function renameDeliveryKey(qi: QueryInterface, from: string, to: string): Promise<void> {
+  if (from in (await qi.describeTable('ingest_deliveries'))) await qi.sequelize.query(`ALTER TABLE ingest_deliveries RENAME COLUMN ${from} TO ${to}`);
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {
   const mysql = qi.sequelize.getDialect() === 'mysql';
-  await qi.sequelize.query('ALTER TABLE ingest_deliveries RENAME COLUMN app_id TO git_app_id');
+  await renameDeliveryKey(qi, 'app_id', 'git_app_id');
   await qi.removeIndex('interactions', 'interactions_source_ref');
   await dropColumn(qi, 'interactions', 'source_ref');
   await qi.dropTable('removed_tasks');
   await qi.dropTable('task_status_changes');
   // Tasks of unmapped boards have no team to return to.
   await qi.sequelize.query('DELETE FROM tasks WHERE team_id IS NULL');
-  for (const index of ['tasks_app_id_external_id', 'tasks_app_id_board_key', 'tasks_app_id_parent_external_id', 'tasks_organization_id_flow', 'tasks_team_id_flow', 'tasks_organization_id_canceled', 'tasks_team_id_canceled']) {
-    await qi.removeIndex('tasks', index);
+  if (mysql) {
+    if ('status_changes' in (await qi.describeTable('tasks'))) {
+      const drops = [...TASK_INDEXES.map(([name]) => `DROP INDEX ${name}`), ...TASK_COLUMNS.map(([name]) => `DROP COLUMN ${name}`)];
+      // Rebuilt (FORCE), as dropColumn does: MariaDB keeps instantly dropped columns in the row format.
+      await qi.sequelize.query(`ALTER TABLE tasks ${drops.join(', ')}, MODIFY team_id ${MYSQL_ID_TYPE} NOT NULL, FORCE`);
+    }
+  } else {
+    for (const [name] of TASK_INDEXES) await qi.removeIndex('tasks', name);
+    for (const [name] of [...TASK_COLUMNS].reverse()) await dropColumn(qi, 'tasks', name);
+    await rebuildSqliteTable(qi, 'tasks', (sql) => sql.replace(TEAM_NULLABLE, TEAM_REQUIRED));
   }
-  for (const column of ['status_changes', 'paused_seconds', 'active_seconds', 'backlog_seconds', 'canceled_at', 'started_at', 'provider_updated_at', 'status_name', 'parent_external_id', 'external_id', 'board_key', 'app_id']) {
-    await dropColumn(qi, 'tasks', column);
-  }
-  if (mysql) await qi.sequelize.query(`ALTER TABLE tasks MODIFY team_id ${MYSQL_ID_TYPE} NOT NULL`);
-  else await rebuildSqliteTable(qi, 'tasks', (sql) => sql.replace(TEAM_NULLABLE, TEAM_REQUIRED));
   await qi.dropTable('app_status_overrides');
   await qi.dropTable('app_boards');
   await qi.removeIndex('user_apps', 'user_apps_app_id_external_user_id');
   for (const column of ['points_field', 'previous_secret_expires_at', 'previous_webhook_secret', 'webhook_secret']) await dropColumn(qi, 'apps', column);
 }
 
+const optional = (type: DataType) => ({ type, allowNull: true });
+
+/** The columns tasks gain: in MySQL's words (ids and provider keys case-exact), and SQLite's. */
+const TASK_COLUMNS: [name: string, mysql: string, sqlite: ModelAttributeColumnOptions][] = [
+  ['app_id', `${MYSQL_ID_TYPE} NULL`, optional(DataTypes.STRING(40))],
+  ['board_key', 'VARCHAR(200) BINARY NULL', optional(DataTypes.STRING(200))],
+  ['external_id', 'VARCHAR(100) BINARY NULL', optional(DataTypes.STRING(100))],
+  ['parent_external_id', 'VARCHAR(100) BINARY NULL', optional(DataTypes.STRING(100))],
+  ['status_name', 'VARCHAR(200) NULL', optional(DataTypes.STRING(200))],
+  ['provider_updated_at', 'DATETIME(3) NULL', optional(DataTypes.DATE(3))],
+  ['started_at', 'DATETIME(3) NULL', optional(DataTypes.DATE(3))],
+  ['canceled_at', 'DATETIME(3) NULL', optional(DataTypes.DATE(3))],
+  ['backlog_seconds', 'INTEGER NULL', optional(DataTypes.INTEGER)],
+  ['active_seconds', 'INTEGER NULL', optional(DataTypes.INTEGER)],
+  ['paused_seconds', 'INTEGER NULL', optional(DataTypes.INTEGER)],
+  ['status_changes', 'INTEGER NOT NULL DEFAULT 0', { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 }],
+];
+
+const flowIndex = (scope: string) => [scope, 'status', 'completed_at', 'created_at', 'started_at', 'active_seconds', 'paused_seconds', 'backlog_seconds', 'status_changes'];
+
+const TASK_INDEXES: [name: string, columns: string[], unique?: true][] = [
+  ['tasks_app_id_external_id', ['app_id', 'external_id'], true],
+  ['tasks_app_id_board_key', ['app_id', 'board_key']],
+  ['tasks_app_id_parent_external_id', ['app_id', 'parent_external_id']],
+  ['tasks_organization_id_flow', flowIndex('organization_id')],
+  ['tasks_organization_id_canceled', ['organization_id', 'status', 'canceled_at']],
+  ['tasks_team_id_flow', flowIndex('team_id')],
+  ['tasks_team_id_canceled', ['team_id', 'status', 'canceled_at']],
+];
+
+/**
+ * Tasks may have no team, and gain their columns and indexes. On MySQL in one statement, which MariaDB applies
+ * whole or not at all (done already when the last column exists); twenty statements each rebuilding or scanning
+ * the table took seconds. On SQLite step by step, after the table is rebuilt with `team_id` nullable.
+ */
+async function trackTasks(qi: QueryInterface, mysql: boolean): Promise<void> {
+  if (mysql) {
+    if ('status_changes' in (await qi.describeTable('tasks'))) return;
+    const columns = TASK_COLUMNS.map(([name, type]) => `ADD COLUMN ${name} ${type}`);
+    const indexes = TASK_INDEXES.map(([name, cols, unique]) => `ADD ${unique ? 'UNIQUE ' : ''}INDEX ${name} (${cols.join(', ')})`);
+    await qi.sequelize.query(`ALTER TABLE tasks MODIFY team_id ${MYSQL_ID_TYPE} NULL, ${[...columns, ...indexes].join(', ')}`);
+    return;
+  }
+  await rebuildSqliteTable(qi, 'tasks', (sql) => sql.replace(TEAM_REQUIRED, TEAM_NULLABLE));
+  for (const [name, , attributes] of TASK_COLUMNS) await qi.addColumn('tasks', name, attributes);
+  for (const [name, cols, unique] of TASK_INDEXES) await qi.addIndex('tasks', cols, { name, unique: unique ?? false });
+}
+
 const TEAM_REQUIRED = '`team_id` VARCHAR(40) NOT NULL';
 const TEAM_NULLABLE = '`team_id` VARCHAR(40)';
 
-async function allowNullTeam(qi: QueryInterface, mysql: boolean): Promise<void> {
-  if (mysql) await qi.sequelize.query(`ALTER TABLE tasks MODIFY team_id ${MYSQL_ID_TYPE} NULL`);
-  else await rebuildSqliteTable(qi, 'tasks', (sql) => sql.replace(TEAM_REQUIRED, TEAM_NULLABLE));
-}
-
 /**
  * SQLite cannot change a column: the table is made again from its own definition, changed, with its rows and
- * indexes (the procedure of https://www.sqlite.org/lang_altertable.html#otheralter).
+ * indexes (the procedure of https://www.sqlite.org/lang_altertable.html#otheralter). A definition the change leaves
+ * as it was is changed already.
  */
 async function rebuildSqliteTable(qi: QueryInterface, table: string, change: (definition: string) => string): Promise<void> {
-  const [[definition]] = (await qi.sequelize.query(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = '${table}'`)) as [{ sql: string }[], unknown];
+  const master = (type: 'table' | 'index') =>
+    qi.sequelize.query<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE type = :type AND tbl_name = :table AND sql IS NOT NULL`, { type: QueryTypes.SELECT, replacements: { type, table } });
+  const [definition] = await master('table');
   const changed = change(definition.sql);
-  if (changed === definition.sql) throw new Error(`The definition of ${table} is not the one this migration changes: ${definition.sql}`);
-  const [indexes] = (await qi.sequelize.query(`SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = '${table}' AND sql IS NOT NULL`)) as [{ sql: string }[], unknown];
+  // Changed already (a migration run again after failing halfway).
+  if (changed === definition.sql) return;
+  const indexes = await master('index');
   const rebuilt = `${table}_rebuilt`;
-  await qi.sequelize.query(changed.replace(/^CREATE TABLE [`"]?\w+[`"]?/, `CREATE TABLE \`${rebuilt}\``));
-  await qi.sequelize.query(`INSERT INTO \`${rebuilt}\` SELECT * FROM \`${table}\``);
-  await qi.sequelize.query(`DROP TABLE \`${table}\``);
-  await qi.sequelize.query(`ALTER TABLE \`${rebuilt}\` RENAME TO \`${table}\``);
-  for (const index of indexes) await qi.sequelize.query(index.sql);
+  // One transaction: a failure leaves the table as it was, never half rebuilt.
+  await qi.sequelize.transaction(async (transaction) => {
+    const run = (sql: string) => qi.sequelize.query(sql, { transaction });
+    await run(`DROP TABLE IF EXISTS \`${rebuilt}\``);
+    await run(changed.replace(/^CREATE TABLE [`"]?\w+[`"]?/, `CREATE TABLE \`${rebuilt}\``));
+    await run(`INSERT INTO \`${rebuilt}\` SELECT * FROM \`${table}\``);
+    await run(`DROP TABLE \`${table}\``);
+    await run(`ALTER TABLE \`${rebuilt}\` RENAME TO \`${table}\``);
+    for (const index of indexes) await run(index.sql);
+  });
 }

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { Activity } from '../services/git/activity';
 import type { IngestProvider } from '../services/git/apps/gitApps';
+import type { TaskEvent } from '../services/work/taskInput';
 import { containsNul } from '../wire/text';
 import { badRequest } from './errors';
 import { header } from './auth';
@@ -12,8 +13,11 @@ export interface ParsedDelivery {
   /** The provider's delivery id, unique per delivery and repeated by a redelivery. */
   id: string;
   event: string;
-  /** Activity to store; `ping` when the provider only checks the URL; `ignored` with the reason otherwise. */
-  outcome: { activity: Activity } | { ping: true } | { ignored: string };
+  /**
+   * Activity to store; tasks (an issue that is no incident: the tracker writer's); `ping` when the provider only
+   * checks the URL; `ignored` with the reason otherwise.
+   */
+  outcome: { activity: Activity } | { tasks: TaskEvent[] } | { ping: true } | { ignored: string };
 }
 
 const DELIVERY_ID = /^[A-Za-z0-9._:-]{1,100}$/;
@@ -56,7 +60,7 @@ export function parseGithubDelivery(req: Request): ParsedDelivery {
   // Many events are ignored (check runs, workflow jobs, ... when a webhook sends everything): their bodies are not parsed.
   if (!(GITHUB_EVENTS as readonly string[]).includes(event)) return { id, event, outcome: { ignored: `event '${event}' is not stored by this service` } };
   const result = githubActivity(event, body(req, 'github'));
-  return { id, event, outcome: result === undefined ? { ping: true } : 'ignored' in result ? result : { activity: result } };
+  return { id, event, outcome: result === undefined ? { ping: true } : 'ignored' in result || 'tasks' in result ? result : { activity: result } };
 }
 
 export function parseGitlabDelivery(req: Request): ParsedDelivery {
@@ -70,5 +74,5 @@ export function parseGitlabDelivery(req: Request): ParsedDelivery {
   const objectKind = (payload as { object_kind?: unknown } | null)?.object_kind;
   if (objectKind !== kind) throw badRequest(`A ${event} carries object_kind '${kind}'; this body has ${JSON.stringify(objectKind) ?? 'none'}`);
   const result = gitlabActivity(kind, payload);
-  return { id, event, outcome: 'ignored' in result ? result : { activity: result } };
+  return { id, event, outcome: 'ignored' in result || 'tasks' in result ? result : { activity: result } };
 }

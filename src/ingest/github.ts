@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { Activity, PullRequestInput, RepositoryRef, ReviewActivityKind } from '../services/git/activity';
+import type { TaskEvent, TrackerAccount } from '../services/work/taskInput';
+import { githubIssueEvent } from '../trackers/github';
 import { badRequest } from './errors';
 import { commitInputs, commitSha, isIncidentLabel, lineCount, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, text, time } from './payload';
 import { optionalProviderTime, providerTime } from './times';
@@ -57,7 +59,8 @@ const pullRequestFields = z.looseObject({
     merge_commit_sha: commitSha,
 });
 /** A GitHub user: their login finds the member, their id says who they are (a login can change hands). */
-const login = z.looseObject({ login: text, id: providerId.nullish() }).nullish();
+const githubUser = z.looseObject({ login: text, id: providerId.nullish() });
+const login = githubUser.nullish();
 const idOf = (user: { id?: string | null } | null | undefined) => user?.id ?? null;
 const pullRequest = z.looseObject({ action: text, repository, pull_request: pullRequestFields, after: text.nullish(), sender: login });
 
@@ -124,23 +127,53 @@ const issueLabels = z.looseObject({
   issue: z.looseObject({ labels: z.array(z.looseObject({ name: text })).nullish() }),
 });
 
-const issues = z.looseObject({
-  action: text,
-  repository,
-  issue: z.looseObject({
-    id: providerId,
-    title: text,
-    body: nullableText,
-    state: z.enum(['open', 'closed']),
-    labels: z.array(z.looseObject({ name: text })).nullish(),
-    created_at: time,
-    updated_at: time,
-    closed_at: nullableTime,
-  }),
+const issueFields = z.looseObject({
+  id: providerId,
+  title: text,
+  body: nullableText,
+  state: z.enum(['open', 'closed']),
+  labels: z.array(z.looseObject({ name: text })).nullish(),
+  created_at: time,
+  updated_at: time,
+  closed_at: nullableTime,
+});
+const issues = z.looseObject({ action: text, repository, issue: issueFields });
+const issueTask = issues.extend({
+  issue: issueFields.extend({ state_reason: nullableText, assignees: z.array(githubUser).nullish() }),
+  assignee: login,
+  sender: login,
 });
 
-/** What a GitHub delivery says, as activity; undefined when there is nothing to store (ping, a pending status). */
-export function githubActivity(event: string, payload: unknown): Activity | undefined | { ignored: string } {
+/** Actions whose issue is partial (no state): they change nothing a task keeps. */
+const PARTIAL_ISSUE_ACTIONS = ['pinned', 'unpinned'];
+
+const account = (user: z.infer<typeof login>): TrackerAccount | null => (user ? { externalId: idOf(user), email: null, username: user.login } : null);
+
+/** An issue that is no incident is a task of its repository (src/trackers/github.ts says what each action does). */
+function issueTaskEvent(payload: unknown): TaskEvent {
+  const p = readPayload(issueTask, payload, 'issues');
+  const { issue } = p;
+  return githubIssueEvent({
+    action: p.action,
+    issue: {
+      board: p.repository.full_name,
+      externalId: issue.id,
+      title: issue.title,
+      open: issue.state === 'open',
+      notPlanned: issue.state_reason === 'not_planned',
+      labels: (issue.labels ?? []).map((l) => l.name),
+      assignees: (issue.assignees ?? []).flatMap((a) => account(a) ?? []),
+      createdAt: providerTime(issue.created_at, 'issue.created_at'),
+      updatedAt: providerTime(issue.updated_at, 'issue.updated_at'),
+      closedAt: optionalProviderTime(issue.closed_at, 'issue.closed_at'),
+    },
+    sender: account(p.sender),
+    assignee: account(p.assignee),
+  });
+}
+
+/** What a GitHub delivery says, as activity or (an issue that is no incident) tasks; undefined for a ping. */
+export function githubActivity(event: string, payload: unknown): Activity | undefined | { ignored: string } | { tasks: TaskEvent[] } {
   switch (event) {
     case 'ping':
       return undefined;
@@ -227,7 +260,10 @@ export function githubActivity(event: string, payload: unknown): Activity | unde
     case 'issues': {
       // Most issue events are of no incident, and some (pinned, unpinned) carry a partial issue: look at labels first.
       const labelled = readPayload(issueLabels, payload, 'issues');
-      if (!(labelled.issue.labels ?? []).some((l) => isIncidentLabel(l.name))) return { ignored: "the issue is not labelled 'incident'" };
+      if (!(labelled.issue.labels ?? []).some((l) => isIncidentLabel(l.name))) {
+        if (PARTIAL_ISSUE_ACTIONS.includes(labelled.action)) return { ignored: `an issue ${labelled.action} changes no task` };
+        return { tasks: [issueTaskEvent(payload)] };
+      }
       if (labelled.action === 'deleted') return { ignored: 'a deleted issue leaves its incident as it was' };
       const { repository: repo, issue } = readPayload(issues, payload, 'issues');
       return {

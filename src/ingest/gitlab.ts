@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { Activity, PullRequestInput, PullRequestState, RepositoryRef, ReviewActivityInput } from '../services/git/activity';
+import type { TaskEvent, TrackerAccount } from '../services/work/taskInput';
+import { gitlabIssueEvent } from '../trackers/gitlab';
 import { commitInputs, commitSha, isIncidentLabel, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, text, time } from './payload';
 import { optionalProviderTime, providerTime } from './times';
 
@@ -90,6 +92,48 @@ const issue = z.looseObject({
   }),
 });
 
+/** GitLab lists assignees by user name (and, in recent versions, id). */
+const assignee = z.looseObject({ username: text, id: providerId.nullish() });
+const issueTask = issue.extend({
+  user,
+  assignees: z.array(assignee).nullish(),
+  object_attributes: issue.shape.object_attributes.extend({ action: text.nullish() }),
+  changes: z
+    .looseObject({
+      state_id: z.unknown().optional(),
+      assignees: z.looseObject({ previous: z.array(assignee).nullish() }).nullish(),
+    })
+    .nullish(),
+});
+
+const account = (u: { username: string; id?: string | null } | null | undefined): TrackerAccount | null =>
+  u ? { externalId: u.id ?? null, email: null, username: u.username } : null;
+
+/** An issue that is no incident is a task of its project (src/trackers/gitlab.ts says what each action does). */
+function issueTaskEvent(payload: unknown): TaskEvent {
+  const p = readPayload(issueTask, payload, 'Issue Hook');
+  const item = p.object_attributes;
+  const previous = p.changes?.assignees;
+  return gitlabIssueEvent({
+    action: item.action ?? null,
+    issue: {
+      board: p.project.path_with_namespace,
+      externalId: item.id,
+      title: item.title,
+      open: item.state !== 'closed',
+      notPlanned: false,
+      labels: (p.labels ?? []).map((l) => l.title),
+      assignees: (p.assignees ?? []).flatMap((a) => account(a) ?? []),
+      createdAt: providerTime(item.created_at, 'object_attributes.created_at'),
+      updatedAt: providerTime(item.updated_at, 'object_attributes.updated_at'),
+      closedAt: optionalProviderTime(item.closed_at, 'object_attributes.closed_at'),
+    },
+    user: account(p.user),
+    stateChanged: p.changes?.state_id !== undefined,
+    previousAssignees: previous ? (previous.previous ?? []).flatMap((a) => account(a) ?? []) : null,
+  });
+}
+
 const MR_STATES: Record<string, PullRequestState> = { opened: 'open', locked: 'open', merged: 'merged', closed: 'closed' };
 
 function pullRequestInput(mr: z.infer<typeof mergeRequestFields>, author: string | null, at: string): PullRequestInput {
@@ -115,8 +159,11 @@ function mergeRequestReview(mr: z.infer<typeof mergeRequest>['object_attributes'
   return undefined;
 }
 
-/** What a GitLab delivery says, as activity (the body's `object_kind` was checked against the header). */
-export function gitlabActivity(kind: (typeof GITLAB_EVENTS)[keyof typeof GITLAB_EVENTS], payload: unknown): Activity | { ignored: string } {
+/**
+ * What a GitLab delivery says, as activity or (an issue that is no incident) tasks; the body's `object_kind` was
+ * checked against the header.
+ */
+export function gitlabActivity(kind: (typeof GITLAB_EVENTS)[keyof typeof GITLAB_EVENTS], payload: unknown): Activity | { ignored: string } | { tasks: TaskEvent[] } {
   switch (kind) {
     case 'push': {
       const p = readPayload(push, payload, 'Push Hook');
@@ -163,7 +210,7 @@ export function gitlabActivity(kind: (typeof GITLAB_EVENTS)[keyof typeof GITLAB_
       const item = p.object_attributes;
       // GitLab has incidents of its own (work item type Incident); a label `incident` makes one of any issue.
       const incident = item.type?.toLowerCase() === 'incident' || (p.labels ?? []).some((l) => isIncidentLabel(l.title));
-      if (!incident) return { ignored: "the issue is neither labelled 'incident' nor of type Incident" };
+      if (!incident) return { tasks: [issueTaskEvent(payload)] };
       const updatedAt = providerTime(item.updated_at, 'object_attributes.updated_at');
       return {
         kind: 'incident',

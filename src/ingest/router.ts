@@ -3,6 +3,8 @@ import type { Logger } from '../logger';
 import type { RateLimitDecision, RateLimiter } from '../rateLimit/rateLimiter';
 import { rateLimitMessage, setRateLimitHeaders } from '../rateLimit/headers';
 import type { GitActivityWriter } from '../services/git/writer';
+import type { TaskWriter } from '../services/work/taskWriter';
+import type { TaskSource } from '../services/work/taskInput';
 import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../services/git/apps/gitApps';
 import { addressedGitApp, authenticateDelivery } from './auth';
 import { BodyBudget } from '../wire/bodyBudget';
@@ -15,6 +17,8 @@ import type { GitApp } from '../../db/models';
 export interface IngestDeps {
   gitApps: GitAppWriter;
   activity: GitActivityWriter;
+  /** Issues that are no incidents: tasks of their repository (docs/ingest.md#github-and-gitlab-issues). */
+  tasks: TaskWriter;
   /** Per git app (failed authentications per client IP). */
   limiter: RateLimiter;
   bodyLimitBytes: number;
@@ -87,7 +91,8 @@ const OTHER_PROVIDER_HEADERS: Record<IngestProvider, [header: string, provider: 
 /**
  * Git activity in (docs/ingest.md), a transport beside the REST one: `POST /ingest/github/{git_app_id}` and
  * `POST /ingest/gitlab/{git_app_id}`. It reads the raw body (the signature covers its bytes), authenticates the
- * delivery with the git app's secret, limits the git app, translates the payload and hands it to the git writer.
+ * delivery with the git app's secret, limits the git app, translates the payload and hands it to the git writer (or,
+ * for an issue that is no incident, to the tracker writer).
  * The answer (200 stored or already stored, 202 ignored) comes once the change is committed.
  */
 export function ingestRouter(deps: IngestDeps): Router {
@@ -128,7 +133,13 @@ export function ingestRouter(deps: IngestDeps): Router {
           res.locals.ingestResult = 'pong';
           return res.status(200).json({ status: 'success', data: { ...answer, result: 'pong' } });
         }
-        const outcome = await deps.activity.receive({ gitApp, id: delivery.id, event: delivery.event }, delivery.outcome.activity);
+        // An issue is a task (the tracker writer's) or activity (an incident), never both: each delivery goes to one
+        // writer. Both record the delivery under the git app's id in the same table, so a redelivery is a duplicate
+        // whichever writer took the first one.
+        const outcome =
+          'tasks' in delivery.outcome
+            ? await deps.tasks.receive({ source: gitTaskSource(gitApp), id: delivery.id, event: delivery.event }, delivery.outcome.tasks)
+            : await deps.activity.receive({ gitApp, id: delivery.id, event: delivery.event }, delivery.outcome.activity);
         res.locals.ingestResult = outcome.result;
         res.status(200).json({ status: 'success', data: { ...answer, ...outcome } });
       } catch (err) {
@@ -140,6 +151,9 @@ export function ingestRouter(deps: IngestDeps): Router {
   router.use(ingestErrorHandler(deps.bodyLimitBytes, deps.logger));
   return router;
 }
+
+/** A git app's repositories' issues are tasks of its organization; people are matched by their linked user names. */
+const gitTaskSource = (gitApp: GitApp): TaskSource => ({ appId: gitApp.id, organizationId: gitApp.organization_id, provider: gitApp.provider, accounts: 'git_app' });
 
 /** Authentication, then the git app's rate limit; a failed authentication counts against the client IP instead. */
 async function admitted(deps: IngestDeps, gitApp: GitApp, req: Request, res: Response): Promise<void> {

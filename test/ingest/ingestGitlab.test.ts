@@ -155,11 +155,12 @@ test.each(['label', 'type'] as const)('Issue Hook: an incident by %s is opened, 
   });
 });
 
-test('the documented issue (labelled API) is acknowledged and ignored', async () => {
+test('the documented issue (labelled API) is no incident: a task of its project (test/ingest/gitlabIssues.test.ts)', async () => {
   const app = await gitlabApp();
   const res = await app.deliver({ event: GITLAB_EVENT_HEADERS.issue, payload: issueHook });
-  expect(res.status).toBe(202);
-  expect(res.body.data.reason).toBe("the issue is neither labelled 'incident' nor of type Incident");
+  expect(res.status).toBe(200);
+  expect(res.body.data).toMatchObject({ result: 'applied', tasks: [{ external_id: String(issueHook.object_attributes.id), result: 'created' }] });
+  expect(res.body.data.incident).toBeUndefined();
 });
 
 describe('refusals: a clear 4xx, nothing written', () => {

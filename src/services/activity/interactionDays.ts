@@ -4,10 +4,10 @@ import { TelemetrySql } from '../telemetry/sql';
 
 /**
  * How many interactions of each type each UTC day saw, per organization and per team (interaction_days, `scope_id`
- * holding either id): what the activity figures read instead of a year of interactions. The service receives no
- * interactions itself; whatever stores them for an organization (the demo seed, an import) counts its days again
- * (the SQL: db/rollups/interactionDays.ts). This counts an organization's days and its teams' again from its
- * interactions.
+ * holding either id): what the activity figures read instead of a year of interactions. The writers that make
+ * interactions from real events (task assignments, code reviews: interactions.ts) add to the days in the same
+ * change; whatever stores interactions in bulk for an organization (the demo seed) counts its days again (the SQL:
+ * db/rollups/interactionDays.ts). This counts an organization's days and its teams' again from its interactions.
  */
 export async function recountInteractionDays(transaction: Transaction, organizationId: string): Promise<void> {
   const sql = new TelemetrySql(transaction);

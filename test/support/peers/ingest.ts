@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { sign } from '@octokit/webhooks-methods';
-import { Commit, Deployment, Incident, IngestDelivery, OutboxEvent, PullRequest, PullRequestActivity, Repository } from '../../../db/models';
+import { QueryTypes } from 'sequelize';
+import { Commit, Deployment, Incident, IngestDelivery, Interaction, OutboxEvent, PullRequest, PullRequestActivity, RemovedTask, Repository, Task, TaskStatusChange } from '../../../db/models';
 import type { TestApp } from '../harness';
 
 /** GitHub's own example payloads (`@octokit/webhooks-examples`), by event name. */
@@ -68,7 +69,7 @@ export function deliverToGitlab(t: TestApp, gitAppId: string, secret: string, d:
 
 /** Row counts of everything a delivery may write: equal before and after means nothing was written. */
 export async function ingestCounts(): Promise<Record<string, number>> {
-  const models = { Repository, Commit, PullRequest, PullRequestActivity, Deployment, Incident, IngestDelivery, OutboxEvent };
+  const models = { Repository, Commit, PullRequest, PullRequestActivity, Deployment, Incident, IngestDelivery, OutboxEvent, Task, TaskStatusChange, RemovedTask, Interaction };
   const entries = await Promise.all(Object.entries(models).map(async ([name, model]) => [name, await (model as typeof Commit).count()] as const));
   return Object.fromEntries(entries);
 }
@@ -82,4 +83,13 @@ export async function eventsAfter(seq: number): Promise<{ type: string; data: an
 
 export async function lastEventSeq(): Promise<number> {
   return Number((await OutboxEvent.max('seq')) ?? 0);
+}
+
+/** An interaction_days count (docs/metrics.md#activity): a scope (organization or team), a UTC day, a type. */
+export async function interactionDay(scopeId: string, day: string, type: string): Promise<number> {
+  const rows = await Task.sequelize!.query<{ interactions: number | string }>('SELECT interactions FROM interaction_days WHERE scope_id = :scopeId AND day = :day AND type = :type', {
+    replacements: { scopeId, day, type },
+    type: QueryTypes.SELECT,
+  });
+  return rows.reduce((sum, r) => sum + Number(r.interactions), 0);
 }

@@ -9,8 +9,8 @@ export function webhookUrl(publicBase: string, gitApp: Pick<GitApp, 'id' | 'prov
 
 /** What to tick in the provider's webhook settings, said once by the CLI and the settings page. */
 export const EVENTS_TO_TICK: Record<IngestProvider, string> = {
-  github: 'Content type application/json; events: Pushes, Pull requests, Repositories, Deployment statuses, Issues',
-  gitlab: 'Triggers: Push events (all branches), Merge request events, Deployment events, Issues events',
+  github: 'Content type application/json; events: Pushes, Pull requests, Pull request reviews, Pull request review comments, Issue comments, Repositories, Deployment statuses, Issues',
+  gitlab: 'Triggers: Push events (all branches), Merge request events, Comments, Deployment events, Issues events',
 };
 
 /** A git app as the CLI and the settings show it: whether it has a secret, never the secret. */

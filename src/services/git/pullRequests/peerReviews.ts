@@ -3,6 +3,7 @@ import { PullRequest } from '../../../../db/models';
 import type { Change } from '../../../persistence/changes/change';
 import type { ReviewActivityKind } from '../activity';
 import { refreshPullRequestReviewers } from '../rollups/pullRequestReviewers';
+import { recordPullRequestCodeReviews } from './codeReviews';
 import { refreshPullRequestSamples } from '../rollups/pullRequestSamples';
 
 /**
@@ -30,8 +31,8 @@ export const peerReviewSql = (a: string, p: string) =>
 
 /**
  * After a pull request's author became known (a later delivery named them): each of its activities is judged again,
- * and what is kept from them follows, its first review and approval, its reviewers and its measures. The review
- * figures read the activity table, whose version this change raises.
+ * and what is kept from them follows, its first review and approval, its reviewers, its measures and its
+ * `code_review` interactions. The review figures read the activity table, whose version this change raises.
  */
 export async function rejudgePullRequestReviews(change: Change, pullRequestId: string): Promise<void> {
   const { transaction } = change;
@@ -51,4 +52,6 @@ export async function rejudgePullRequestReviews(change: Change, pullRequestId: s
   change.wrote('pull_request_activities');
   await refreshPullRequestReviewers(transaction, pullRequestId);
   await refreshPullRequestSamples(transaction, [pullRequestId]);
+  // Peer reviews whose author is known only now become interactions; those recorded before are not again.
+  await recordPullRequestCodeReviews(change, pullRequestId);
 }

@@ -5,6 +5,7 @@ import { newId } from '../../../persistence/changes/ids';
 import type { PullRequestInput, ReviewActivityInput } from '../activity';
 import { authorDirectory } from '../authors';
 import { isPeerReview } from './peerReviews';
+import { recordCodeReviews } from './codeReviews';
 import { learnPullRequestAuthor, recordPullRequest } from './pullRequests';
 import { refreshPullRequestAi } from '../rollups/pullRequestAi';
 import { refreshPullRequestReviewers } from '../rollups/pullRequestReviewers';
@@ -42,7 +43,8 @@ export interface ReviewRecorded {
 /**
  * A review, approval, comment or pushed commit on a pull request (docs/metrics.md#ai-review-and-cost-figures): the pull request first, as the
  * delivery shows it (or, from a view that cannot tell its state, only when none is stored yet), then the activity,
- * once per provider id: a redelivery, or the same review brought by two events, adds nothing.
+ * once per provider id: a redelivery, or the same review brought by two events, adds nothing. A peer review between
+ * members is also a `code_review` interaction (codeReviews.ts), in the same change.
  */
 export async function recordReview(
   change: Change,
@@ -65,7 +67,7 @@ export async function recordReview(
   const authors = await authorDirectory(gitApp, { emails: [], usernames: [input.actorUsername] }, transaction);
   const actorId = authors.find(null, input.actorUsername);
   const peerReview = isPeerReview(input.kind, { memberId: actorId, providerId: input.actorProviderId }, { memberId: stored.author_id, providerId: stored.author_provider_id });
-  await PullRequestActivity.create(
+  const activity = await PullRequestActivity.create(
     {
       id: newId('pra'),
       ...key,
@@ -86,6 +88,7 @@ export async function recordReview(
   if (input.kind === 'commit') await refreshPullRequestAi(transaction, stored.id);
   if (peerReview) {
     await keepFirstReview(change, stored.id, input.kind === 'approved', input.createdAt);
+    await recordCodeReviews(change, gitApp.provider, [activity]);
   }
   await refreshPullRequestSamples(transaction, [stored.id]);
   return { pullRequest: applied, activity: 'created' };
