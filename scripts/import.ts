@@ -1,26 +1,33 @@
 /**
  * npm run import -- git --git-app <id> [--name <repository name>] <path-to-clone> [--json]
+ * npm run import -- jira --app <id> --site <https://x.atlassian.net> --email <e> --token-file <f> [--since <date>] [--base-url <url>] [--json]
  * npm run import -- linear --app <id> --key-file <file> [--since <date>] [--base-url <url>] [--json]
  *
  * Backfills a repository's history (docs/ingest.md) from `git log` of a local clone: commits with author, message,
  * line counts and dates, in batches of 500, each one change on the write path (docs/architecture.md#writers). Commits already stored are
  * skipped, so a second run adds nothing; commits a push stored without line counts get them.
- * Exit codes: 0 done, 1 bad input (unknown git app, not a clone) or failure, 2 usage error.
+ * Backfills a tracker's issues with their status history into a Jira or Linear app (docs/ingest.md#trackers): each
+ * page of the provider's search is one change of the task writer; tasks are unique per app and issue, so a second
+ * run (or a webhook's delivery of the same issue) adds nothing.
+ * Exit codes: 0 done, 1 bad input (unknown git app or app, not a clone, the provider refusing) or failure, 2 usage error.
  */
 import fs from 'node:fs';
 import { GitApp } from '../db/models';
 import { loadConfig } from '../src/config';
-import { ChangeRunner } from '../src/persistence/changes/change';
-import { GitActivityWriter } from '../src/services/git/writer';
-import { CloneError, commitsOfClone, repositoryOfClone } from '../src/importer/gitLog';
 import { DomainError } from '../src/errors';
+import { CloneError, commitsOfClone, repositoryOfClone } from '../src/importer/gitLog';
+import { JiraImportError, jiraIssuePages } from '../src/importer/jira';
 import { LINEAR_API_URL, LinearImportError, linearIssuePages } from '../src/importer/linear';
-import { appTaskSource } from '../src/services/apps/taskSource';
+import { ChangeRunner } from '../src/persistence/changes/change';
+import { trackerApp } from '../src/services/apps/taskSource';
+import { GitActivityWriter } from '../src/services/git/writer';
+import type { TaskInput, TaskSource } from '../src/services/work/taskInput';
 import { TaskWriter } from '../src/services/work/taskWriter';
 import { commandOrExit, nonEmpty, openServerDatabase, parse, runCli, ServerDatabase, UsageError } from './cli';
 
 const USAGE = `Usage:
   npm run import -- git --git-app <id> [--name <repository name>] <path-to-clone> [--json]
+  npm run import -- jira --app <id> --site <https://x.atlassian.net> --email <e> --token-file <f> [--since <date>] [--base-url <url>] [--json]
   npm run import -- linear --app <id> --key-file <file> [--since <date>] [--base-url <url>] [--json]
 
 git   imports the commits reachable from the clone's HEAD into a repository of the git app.
@@ -30,27 +37,37 @@ git   imports the commits reachable from the clone's HEAD into a repository of t
         --json  print {"repository_id","repository","commits_read","commits_added",
                 "stats_filled","seconds"} on one line
 
+jira  imports a Jira Cloud site's issues, with their status history, into a Jira app's tasks.
+        --app         the Jira app (npm run apps -- list); its points field names the story points
+        --site        the site, e.g. https://example.atlassian.net
+        --email       the Atlassian account the API token belongs to
+        --token-file  a file holding the API token (id.atlassian.com → Security → API tokens)
+        --since       only issues updated since this date (YYYY-MM-DD or ISO 8601); default: all
+        --base-url    send the requests here instead of the site (a proxy, or a test's fake)
+        --json        print {"app_id","site","pages","issues","created","updated","unchanged",
+                      "seconds"} on one line
+
 linear  imports a Linear app's issues with their state history (GraphQL API), 50 a page.
         --key-file  a file holding a Linear API key (Settings → Security & access → Personal
                     API keys) or an OAuth access token; never given on the command line
         --since     only issues updated since this date (YYYY-MM-DD or an ISO 8601 time)
         --base-url  the API's root (default ${LINEAR_API_URL})
-        --json      print {"app_id","issues_read","created","updated","unchanged","pages",
+        --json      print {"app_id","pages","issues","created","updated","unchanged",
                     "seconds"} on one line
 
-Run either again at any time: what is already stored is not stored twice.`;
+Run any of them again at any time: what is already stored is not stored twice.`;
 
-export type Command =
-  | { kind: 'help' }
-  | { kind: 'git'; gitApp: string; name?: string; clone: string; json: boolean }
-  | { kind: 'linear'; app: string; keyFile: string; since?: Date; baseUrl: string; json: boolean };
+export type JiraCommand = { kind: 'jira'; app: string; site: string; email: string; tokenFile: string; since?: Date; baseUrl?: string; json: boolean };
+export type LinearCommand = { kind: 'linear'; app: string; keyFile: string; since?: Date; baseUrl: string; json: boolean };
+export type Command = { kind: 'help' } | { kind: 'git'; gitApp: string; name?: string; clone: string; json: boolean } | JiraCommand | LinearCommand;
 
 export function parseCommand(argv: string[]): Command {
   const [command, ...rest] = argv;
-  if (command === undefined) throw new UsageError('a source is required: git or linear');
+  if (command === undefined) throw new UsageError('a source is required: git, jira or linear');
   if (command === 'help' || command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) return { kind: 'help' };
+  if (command === 'jira') return parseJira(rest);
   if (command === 'linear') return parseLinear(rest);
-  if (command !== 'git') throw new UsageError(`unknown source "${command}"; this importer reads git or linear`);
+  if (command !== 'git') throw new UsageError(`unknown source "${command}"; this importer reads git, jira or linear`);
   const { values, positionals } = parse(rest, { 'git-app': { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } }, true);
   const v = values as { 'git-app'?: string; name?: string; json?: boolean };
   const gitApp = nonEmpty('--git-app', v['git-app']);
@@ -61,7 +78,7 @@ export function parseCommand(argv: string[]): Command {
   return { kind: 'git', gitApp, name, clone: positionals[0], json: v.json ?? false };
 }
 
-function parseLinear(argv: string[]): Command {
+function parseLinear(argv: string[]): LinearCommand {
   const { values } = parse(argv, { app: { type: 'string' }, 'key-file': { type: 'string' }, since: { type: 'string' }, 'base-url': { type: 'string' }, json: { type: 'boolean' } });
   const v = values as { app?: string; 'key-file'?: string; since?: string; 'base-url'?: string; json?: boolean };
   const app = nonEmpty('--app', v.app);
@@ -75,12 +92,52 @@ function parseLinear(argv: string[]): Command {
   return { kind: 'linear', app, keyFile, since: since === undefined ? undefined : new Date(since), baseUrl, json: v.json ?? false };
 }
 
+function parseJira(argv: string[]): JiraCommand {
+  const { values } = parse(argv, {
+    app: { type: 'string' },
+    site: { type: 'string' },
+    email: { type: 'string' },
+    'token-file': { type: 'string' },
+    since: { type: 'string' },
+    'base-url': { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const v = values as Record<string, string | boolean | undefined>;
+  const required = (flag: string, hint: string): string => {
+    const value = nonEmpty(`--${flag}`, v[flag] as string | undefined);
+    if (value === undefined) throw new UsageError(`jira needs --${flag} ${hint}`);
+    return value;
+  };
+  const app = required('app', '<id> (see npm run apps -- list)');
+  const site = httpUrl('--site', required('site', '<https://x.atlassian.net>'));
+  const email = required('email', '<the e-mail of the API token\'s account>');
+  const tokenFile = required('token-file', '<a file holding the API token>');
+  const baseUrl = v['base-url'] === undefined ? undefined : httpUrl('--base-url', nonEmpty('--base-url', v['base-url'] as string)!);
+  let since: Date | undefined;
+  if (v.since !== undefined) {
+    since = new Date(nonEmpty('--since', v.since as string)!);
+    if (Number.isNaN(since.getTime())) throw new UsageError(`--since must be a date, e.g. 2024-01-31 (got ${JSON.stringify(v.since)})`);
+  }
+  return { kind: 'jira', app, site, email, tokenFile, since, baseUrl, json: Boolean(v.json) };
+}
+
+function httpUrl(flag: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${flag} must be a URL, e.g. https://example.atlassian.net (got ${JSON.stringify(value)})`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`${flag} must be an http(s) URL`);
+  return url.origin;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const cmd = commandOrExit('import', USAGE, parseCommand, argv);
   if (typeof cmd === 'number') return cmd;
+  if (cmd.kind === 'jira' || cmd.kind === 'linear') return importTracker(cmd);
   const database = await openServerDatabase('import', loadConfig(), cmd.json);
   if (!database) return 1;
-  if (cmd.kind === 'linear') return importLinear(cmd, database);
   const say = (s: string) => cmd.json || process.stdout.write(s);
   try {
     const gitApp = await GitApp.findByPk(cmd.gitApp);
@@ -125,37 +182,52 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/**
- * A Linear app's issues, one change per page of 50 (docs/ingest.md#linear); progress on stderr, the summary on
- * stdout. Issues already stored as Linear shows them are counted unchanged, and their history is not added twice.
- */
-async function importLinear(cmd: Extract<Command, { kind: 'linear' }>, database: ServerDatabase): Promise<number> {
+/** A file holding a credential (one on the command line would sit in the shell's history and the process list). */
+function readSecretFile(flag: string, file: string, what: string): string {
+  let secret: string;
   try {
-    const apiKey = readKey(cmd.keyFile);
-    const source = await appTaskSource(cmd.app, 'linear');
-    const writer = new TaskWriter(ChangeRunner.for(database.sequelize));
-    const started = process.hrtime.bigint();
-    const totals = { issues_read: 0, created: 0, updated: 0, unchanged: 0, pages: 0 };
-    const onWait = (seconds: number) => process.stderr.write(`  Linear's rate limit: waiting ${seconds} s\n`);
-    for await (const inputs of linearIssuePages({ apiKey, baseUrl: cmd.baseUrl, since: cmd.since, onWait })) {
-      const page = await writer.importPage(source, inputs);
-      totals.pages += 1;
-      totals.issues_read += inputs.length;
-      totals.created += page.created;
-      totals.updated += page.updated;
-      totals.unchanged += page.unchanged;
-      process.stderr.write(`  page ${totals.pages}: ${totals.issues_read} issues read, ${totals.created} created, ${totals.updated} updated\n`);
-    }
-    const seconds = Number((Number(process.hrtime.bigint() - started) / 1e9).toFixed(2));
-    if (cmd.json) process.stdout.write(`${JSON.stringify({ app_id: source.appId, ...totals, seconds })}\n`);
+    secret = fs.readFileSync(file, 'utf8').trim();
+  } catch (e) {
+    throw new UsageError(`cannot read ${flag} ${file}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (!secret || /\s/.test(secret)) throw new UsageError(`${flag} ${file} must hold ${what} and nothing else`);
+  return secret;
+}
+
+/**
+ * A tracker's issues into its app, one change per page of the provider's search (docs/ingest.md#trackers); progress
+ * on stderr, the summary on stdout. Issues already stored as the provider shows them are counted unchanged, and
+ * their history is not added twice.
+ */
+async function importTracker(cmd: JiraCommand | LinearCommand): Promise<number> {
+  let credential: string;
+  try {
+    credential = cmd.kind === 'jira' ? readSecretFile('--token-file', cmd.tokenFile, 'one API token') : readSecretFile('--key-file', cmd.keyFile, 'one Linear API key');
+  } catch (e) {
+    process.stderr.write(`import: ${(e as Error).message}\n`);
+    return 1;
+  }
+  const database = await openServerDatabase('import', loadConfig(), cmd.json);
+  if (!database) return 1;
+  try {
+    const { source, pointsField } = await trackerApp(cmd.app, cmd.kind);
+    const onWait = (seconds: number) => process.stderr.write(`  ${cmd.kind === 'jira' ? 'Jira' : 'Linear'} asks to wait ${seconds} s (rate limit); waiting\n`);
+    const pages =
+      cmd.kind === 'jira'
+        ? jiraIssuePages({ baseUrl: cmd.baseUrl ?? cmd.site, email: cmd.email, token: credential, since: cmd.since, pointsField, onWait })
+        : linearIssuePages({ apiKey: credential, baseUrl: cmd.baseUrl, since: cmd.since, onWait });
+    const totals = await importPages(database, source, pages);
+    const summary = { app_id: source.appId, ...(cmd.kind === 'jira' ? { site: cmd.site } : {}), ...totals };
+    if (cmd.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
     else {
       process.stdout.write(
-        `Imported ${totals.issues_read} Linear issues into ${source.appId}: ${totals.created} created, ${totals.updated} updated, ${totals.unchanged} unchanged in ${seconds.toFixed(1)} s.\n`,
+        `Imported ${totals.issues} ${cmd.kind === 'jira' ? `issues of ${cmd.site}` : 'Linear issues'} into app ${source.appId} in ${totals.seconds.toFixed(1)} s: ` +
+          `${totals.created} created, ${totals.updated} updated, ${totals.unchanged} already up to date.\n`,
       );
     }
     return 0;
   } catch (e) {
-    if (e instanceof LinearImportError || e instanceof DomainError) {
+    if (e instanceof JiraImportError || e instanceof LinearImportError || e instanceof DomainError) {
       process.stderr.write(`import: ${e.message}\n`);
       return 1;
     }
@@ -165,16 +237,20 @@ async function importLinear(cmd: Extract<Command, { kind: 'linear' }>, database:
   }
 }
 
-/** The API key from its file (a key on the command line would sit in the shell's history and the process list). */
-function readKey(file: string): string {
-  let key: string;
-  try {
-    key = fs.readFileSync(file, 'utf8').trim();
-  } catch (e) {
-    throw new LinearImportError(`Cannot read --key-file ${file}: ${e instanceof Error ? e.message : String(e)}`);
+async function importPages(database: ServerDatabase, source: TaskSource, pages: AsyncGenerator<TaskInput[]>) {
+  const writer = new TaskWriter(ChangeRunner.for(database.sequelize));
+  const started = process.hrtime.bigint();
+  const totals = { pages: 0, issues: 0, created: 0, updated: 0, unchanged: 0 };
+  for await (const inputs of pages) {
+    const page = await writer.importPage(source, inputs);
+    totals.pages += 1;
+    totals.issues += inputs.length;
+    totals.created += page.created;
+    totals.updated += page.updated;
+    totals.unchanged += page.unchanged;
+    process.stderr.write(`  page ${totals.pages}: ${inputs.length} issues (${totals.issues} read, ${totals.created} created, ${totals.updated} updated)\n`);
   }
-  if (!key || /\s/.test(key)) throw new LinearImportError(`--key-file ${file} must hold one Linear API key and nothing else`);
-  return key;
+  return { ...totals, seconds: Number((Number(process.hrtime.bigint() - started) / 1e9).toFixed(2)) };
 }
 
 if (require.main === module) runCli('import', main);

@@ -29,7 +29,9 @@ import { checkEndpointUrl } from './delivery/addressGuard';
 import { appRouter } from './procedures';
 import { createApp } from './http/app';
 import { scimRouter } from './scim/router';
-import { ingestRouter } from './ingest/router';
+import { ingestBodyBudget, ingestRouter } from './ingest/router';
+import { appIngestRouter } from './ingest/apps/router';
+import { AppWriter } from './services/apps/apps';
 import { createHttpServer, refuserByPath } from './http/server';
 import { restHeadRefuser } from './http/headRefusals';
 import { scimHeadRefuser } from './scim/headRefusals';
@@ -82,6 +84,7 @@ export interface Writers {
   teams: TeamWriter;
   gitApps: GitAppWriter;
   gitActivity: GitActivityWriter;
+  apps: AppWriter;
   tasks: TaskWriter;
   webhookEndpoints: WebhookEndpointWriter;
   telemetry: TelemetryWriter;
@@ -153,6 +156,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     teams: new TeamWriter(changes),
     gitApps: new GitAppWriter(changes, secrets),
     gitActivity: new GitActivityWriter(changes),
+    apps: new AppWriter(changes, secrets),
     tasks: new TaskWriter(changes),
     webhookEndpoints: new WebhookEndpointWriter(changes, secrets, checkEndpointUrl(config.WEBHOOK_ALLOW_PRIVATE)),
     telemetry: new TelemetryWriter(changes),
@@ -207,8 +211,10 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
       rejectedOn('ingest'),
     ),
     bodyLimitBytes: config.INGEST_BODY_LIMIT_KB * 1024,
+    // One budget for the git apps' and the apps' deliveries: the bodies this process holds at once.
+    budget: ingestBodyBudget(config.INGEST_BODY_LIMIT_KB * 1024),
     logger,
-    onDelivery: metrics && ((provider: string, result: string) => metrics.gitIngestDelivered(provider, result)),
+    onDelivery: metrics && ((provider: string, result: string) => metrics.ingestDelivered(provider, result)),
   };
 
   const otlp = {
@@ -238,6 +244,8 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
   const app = createApp({
     surfaces: [
       { path: '/scim/v2', router: scimRouter(scim) },
+      // The apps' providers first; the git providers' deliveries pass through to the git ingest.
+      { path: '/ingest', router: appIngestRouter({ ...ingest, apps: writers.apps }) },
       { path: '/ingest', router: ingestRouter(ingest) },
       { path: '/otlp', router: otlpRouter(otlp) },
       {

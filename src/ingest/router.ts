@@ -1,4 +1,4 @@
-import express, { NextFunction, Request, Response, Router } from 'express';
+import express, { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import type { Logger } from '../logger';
 import type { RateLimitDecision, RateLimiter } from '../rateLimit/rateLimiter';
 import { rateLimitMessage, setRateLimitHeaders } from '../rateLimit/headers';
@@ -25,6 +25,8 @@ export interface IngestDeps {
   logger: Logger;
   /** Told each delivery's provider and result once answered: applied, duplicate, ignored, pong, or the error code. */
   onDelivery?: (provider: IngestProvider, result: string) => void;
+  /** Shared with the apps' ingest (src/ingest/apps/router.ts): the bodies this process holds at once. */
+  budget?: BodyBudget;
 }
 
 /**
@@ -34,6 +36,52 @@ export interface IngestDeps {
  */
 const BODY_BUDGET_FACTOR = 2;
 const BODY_WAIT_MS = 8_000;
+
+/** The budget of bodies held at once by every ingest route of the process. */
+export const ingestBodyBudget = (bodyLimitBytes: number) => new BodyBudget(BODY_BUDGET_FACTOR * bodyLimitBytes);
+
+/**
+ * Reads a delivery's raw body (signatures cover its bytes): 413 from the declared length before reading, then a
+ * share of the budget, waited for up to BODY_WAIT_MS.
+ */
+export function readRawBody(bodyLimitBytes: number, budget: BodyBudget): RequestHandler[] {
+  return [
+    async (req: Request, res: Response, next: NextFunction) => {
+      const declared = Number(req.headers['content-length'] ?? bodyLimitBytes);
+      if (declared > bodyLimitBytes) return next(tooLarge(bodyLimitBytes));
+      // Listening before the wait: a client that leaves while queued must not keep its share once granted.
+      let release: (() => void) | undefined;
+      let closed = false;
+      res.once('close', () => {
+        closed = true;
+        release?.();
+      });
+      release = await budget.reserve(Number.isFinite(declared) ? declared : bodyLimitBytes, BODY_WAIT_MS);
+      if (closed) return release?.();
+      if (!release) {
+        return next(new DomainError('unavailable', 'Too many large deliveries are being read at once; retry in a few seconds', { retryAfterSeconds: BODY_WAIT_MS / 1000 }));
+      }
+      next();
+    },
+    express.raw({ type: () => true, limit: bodyLimitBytes }),
+    (req: Request, _res: Response, next: NextFunction) => {
+      if (!Buffer.isBuffer(req.body)) req.body = Buffer.alloc(0); // no body at all
+      next();
+    },
+  ];
+}
+
+/** The ingest surface's answer to anything thrown: its error format; our own faults logged and answered 500. */
+export function ingestErrorHandler(bodyLimitBytes: number, logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const known = toIngestAnswer(err, bodyLimitBytes);
+    if (!known) logger.error({ err, reqId: req.id }, 'ingest delivery failed');
+    noteFailure(res, err);
+    const answer = known ?? ingestAnswer('SERVER_ERROR', 'Internal server error');
+    res.locals.ingestResult = answer.code.toLowerCase();
+    sendIngestError(res, answer);
+  };
+}
 
 const OTHER_PROVIDER_HEADERS: Record<IngestProvider, [header: string, provider: IngestProvider]> = {
   github: ['x-gitlab-event', 'gitlab'],
@@ -49,7 +97,7 @@ const OTHER_PROVIDER_HEADERS: Record<IngestProvider, [header: string, provider: 
  */
 export function ingestRouter(deps: IngestDeps): Router {
   const router = Router();
-  const budget = new BodyBudget(BODY_BUDGET_FACTOR * deps.bodyLimitBytes);
+  const budget = deps.budget ?? ingestBodyBudget(deps.bodyLimitBytes);
   router.post(
     '/:provider/:gitAppId',
     (req: Request, res: Response, next: NextFunction) => {
@@ -67,31 +115,10 @@ export function ingestRouter(deps: IngestDeps): Router {
         res.locals.gitApp = await addressedGitApp(req.params.provider as IngestProvider, String(req.params.gitAppId), deps.gitApps);
         next();
       } catch (err) {
-        next(await limitedFailure(deps, req, res, err));
+        next(await limitedFailure(deps.limiter, req, res, err));
       }
     },
-    async (req: Request, res: Response, next: NextFunction) => {
-      const declared = Number(req.headers['content-length'] ?? deps.bodyLimitBytes);
-      if (declared > deps.bodyLimitBytes) return next(tooLarge(deps.bodyLimitBytes));
-      // Listening before the wait: a client that leaves while queued must not keep its share once granted.
-      let release: (() => void) | undefined;
-      let closed = false;
-      res.once('close', () => {
-        closed = true;
-        release?.();
-      });
-      release = await budget.reserve(Number.isFinite(declared) ? declared : deps.bodyLimitBytes, BODY_WAIT_MS);
-      if (closed) return release?.();
-      if (!release) {
-        return next(new DomainError('unavailable', 'Too many large deliveries are being read at once; retry in a few seconds', { retryAfterSeconds: BODY_WAIT_MS / 1000 }));
-      }
-      next();
-    },
-    express.raw({ type: () => true, limit: deps.bodyLimitBytes }),
-    (req: Request, _res: Response, next: NextFunction) => {
-      if (!Buffer.isBuffer(req.body)) req.body = Buffer.alloc(0); // no body at all
-      next();
-    },
+    ...readRawBody(deps.bodyLimitBytes, budget),
     async (req: Request, res: Response, next: NextFunction) => {
       try {
         const gitApp = res.locals.gitApp as GitApp;
@@ -121,14 +148,7 @@ export function ingestRouter(deps: IngestDeps): Router {
     },
   );
   router.use((req: Request, _res: Response, next: NextFunction) => next(unknownRoute(req)));
-  router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const known = toIngestAnswer(err, deps.bodyLimitBytes);
-    if (!known) deps.logger.error({ err, reqId: req.id }, 'ingest delivery failed');
-    noteFailure(res, err);
-    const answer = known ?? ingestAnswer('SERVER_ERROR', 'Internal server error');
-    res.locals.ingestResult = answer.code.toLowerCase();
-    sendIngestError(res, answer);
-  });
+  router.use(ingestErrorHandler(deps.bodyLimitBytes, deps.logger));
   return router;
 }
 
@@ -140,16 +160,16 @@ async function admitted(deps: IngestDeps, gitApp: GitApp, req: Request, res: Res
   try {
     await authenticateDelivery(gitApp, req.headers, req.body as Buffer, deps.gitApps);
   } catch (err) {
-    throw await limitedFailure(deps, req, res, err);
+    throw await limitedFailure(deps.limiter, req, res, err);
   }
   const decision = await deps.limiter.consume(`gapp:${gitApp.id}`);
   setRateLimitHeaders(res, decision);
   if (!decision.allowed) throw rateLimited(decision);
 }
 
-/** A refused delivery costs its client IP a point: guessing git apps or secrets is limited like any traffic. */
-async function limitedFailure(deps: IngestDeps, req: Request, res: Response, failure: unknown): Promise<unknown> {
-  const decision = await deps.limiter.consume(`ip:${req.ip}`);
+/** A refused delivery costs its client IP a point: guessing git apps, apps or secrets is limited like any traffic. */
+export async function limitedFailure(limiter: RateLimiter, req: Request, res: Response, failure: unknown): Promise<unknown> {
+  const decision = await limiter.consume(`ip:${req.ip}`);
   setRateLimitHeaders(res, decision);
   return decision.allowed ? failure : rateLimited(decision);
 }
@@ -160,4 +180,4 @@ export const rateLimited = (d: RateLimitDecision) =>
 const tooLarge = (limit: number) => new DomainError('too_large', tooLargeMessage(limit));
 
 const unknownRoute = (req: Request) =>
-  notFound(`No ingest endpoint ${req.method} ${req.originalUrl.split('?')[0]}; webhooks go to POST /ingest/github/{git_app_id} or /ingest/gitlab/{git_app_id}`);
+  notFound(`No ingest endpoint ${req.method} ${req.originalUrl.split('?')[0]}; webhooks go to POST /ingest/github/{git_app_id}, /ingest/gitlab/{git_app_id} or /ingest/jira/{app_id}`);

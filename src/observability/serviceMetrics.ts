@@ -64,7 +64,7 @@ export class ServiceMetrics {
     });
     this.gitIngestDeliveries = new Counter({
       name: 'git_ingest_deliveries_total',
-      help: 'GitHub and GitLab webhook deliveries by provider and result: applied, duplicate, ignored, pong, or the error code refusing them',
+      help: 'Webhook deliveries to /ingest by provider (github, gitlab; the apps: jira, …) and result: applied, duplicate, ignored, pong, or the error code refusing them',
       labelNames: ['provider', 'result'],
       registers,
     });
@@ -100,7 +100,7 @@ export class ServiceMetrics {
     this.webhookAttempts.inc({ result });
   }
 
-  gitIngestDelivered(provider: string, result: string): void {
+  ingestDelivered(provider: string, result: string): void {
     this.gitIngestDeliveries.inc({ provider, result });
   }
 

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import request from 'supertest';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { deliverToGithub, githubExamples } from '../support/peers/ingest';
+import { deliverToJira, issueCreated } from '../support/peers/jira/deliveries';
 import { otelMeter } from '../support/peers/otel';
 import { eventually, Receiver } from '../support/peers/receiver';
 import { createLogger } from '../../src/logger';
@@ -101,11 +102,14 @@ describeScrapes('GET /metrics on METRICS_PORT', () => {
     expect(sample(await scrape(), 'webhook_deliveries_due', {})).toBe(t.runtime.webhooks.status().due);
   });
 
-  test('git ingest deliveries by provider and result; OTLP items by signal and result', async () => {
+  test('ingest deliveries (git apps and apps) by provider and result; OTLP items by signal and result', async () => {
     const { gitApp, secret } = await t.runtime.writers.gitApps.create(DEMO.orgs.acme, 'github', 'Scraped GitHub');
+    const jira = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'jira', { name: 'Scraped Jira' });
     const before = await scrape();
     expect((await deliverToGithub(t, gitApp.id, secret, { event: 'ping', payload: githubExamples('ping')[0] })).status).toBe(200);
     expect((await deliverToGithub(t, gitApp.id, 'wrong secret', { event: 'ping', payload: githubExamples('ping')[0] })).status).toBe(401);
+    expect((await deliverToJira(t, jira.app.id, jira.secret, { payload: issueCreated })).status).toBe(200);
+    expect((await deliverToJira(t, jira.app.id, 'wrong secret', { payload: issueCreated })).status).toBe(401);
 
     const otlp = (await createOtlpToken({ organizationId: DEMO.orgs.acme })).token;
     const meter = otelMeter({ baseUrl: base, token: otlp, protocol: 'http/protobuf', temporality: 'delta' });
@@ -117,6 +121,8 @@ describeScrapes('GET /metrics on METRICS_PORT', () => {
     const delta = (name: string, labels: Record<string, string>) => sample(after, name, labels) - sample(before, name, labels);
     expect(delta('git_ingest_deliveries_total', { provider: 'github', result: 'pong' })).toBe(1);
     expect(delta('git_ingest_deliveries_total', { provider: 'github', result: 'unauthorized' })).toBe(1);
+    expect(delta('git_ingest_deliveries_total', { provider: 'jira', result: 'applied' })).toBe(1);
+    expect(delta('git_ingest_deliveries_total', { provider: 'jira', result: 'unauthorized' })).toBe(1);
     expect(delta('otlp_items_total', { signal: 'metrics', result: 'accepted' })).toBeGreaterThanOrEqual(1);
   });
 

@@ -1,5 +1,8 @@
 import type { App } from '../../../db/models';
 import type { TaskEvent } from '../../services/work/taskInput';
+import { containsNul } from '../../wire/text';
+import { header } from '../auth';
+import { badRequest } from '../errors';
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -24,4 +27,18 @@ export interface AppWebhooks {
   parse(headers: Headers, body: Buffer, app: App): ParsedAppDelivery;
   /** A header only another provider sends, to point a misdirected delivery to its URL. */
   otherProviders?: Record<string, string>;
+}
+
+/** A delivery's JSON body, after its Content-Type says so; 400 saying what to fix otherwise. */
+export function jsonBody(headers: Headers, body: Buffer): unknown {
+  const type = header(headers, 'content-type') ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) throw badRequest(`Send the body as application/json (got ${type || 'no Content-Type'})`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw badRequest('The body is not valid JSON');
+  }
+  if (containsNul(parsed)) throw badRequest('The body holds a NUL character (\\u0000); no field of a delivery may contain one');
+  return parsed;
 }

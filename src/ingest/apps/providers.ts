@@ -1,6 +1,10 @@
 import type { AppProvider } from '../../services/apps/providers';
 import type { AppWebhooks } from './appDelivery';
+import { jiraWebhooks } from './jira';
 import { linearWebhooks } from './linear';
 
-/** The providers whose webhooks `/ingest/{provider}/{app_id}` takes, and how each is read (docs/ingest.md#trackers). */
-export const APP_WEBHOOKS: Partial<Record<AppProvider, AppWebhooks>> = { linear: linearWebhooks };
+/** The app providers that push to `/ingest/<provider>/<app id>`, each with how its deliveries are read (docs/ingest.md#trackers). */
+export const APP_WEBHOOKS: Partial<Record<AppProvider, AppWebhooks>> = {
+  jira: jiraWebhooks,
+  linear: linearWebhooks,
+};

@@ -23,6 +23,13 @@ export interface ImportedPage {
 }
 
 /**
+ * Deliveries of one issue arrive at once (Jira sends each change as it is made): once a change holds the task's
+ * row, its reads of the task's history must see what the change before it committed, which MariaDB's default
+ * snapshot (taken at the change's first read) would hide; and the task or tombstone looked up may not exist yet.
+ */
+const READ_COMMITTED = { readCommitted: true };
+
+/**
  * Stores work from trackers (docs/ingest.md#trackers) on the write path of docs/architecture.md#writers, whichever
  * transport brought it: each delivery is one change, recorded with its id so that a redelivery changes nothing;
  * each page of an import is one change too. Tasks are unique per app and provider id, so an issue that arrives
@@ -38,7 +45,7 @@ export class TaskWriter {
       if (await IngestDelivery.findOne({ where: key, attributes: ['delivery_id'], transaction })) return { result: 'duplicate', tasks: [] };
       await IngestDelivery.create({ ...key, event: delivery.event, received_at: this.now() }, { transaction });
       return { result: 'applied', tasks: await this.apply(change, delivery.source, events) };
-    });
+    }, READ_COMMITTED);
   }
 
   /** One page of an import (npm run import -- jira|linear): issues with their whole history. */
@@ -47,7 +54,7 @@ export class TaskWriter {
       const results = await this.apply(change, source, inputs.map((task) => ({ kind: 'upsert', task })));
       const count = (r: TaskResult) => results.filter((x) => x.result === r).length;
       return { created: count('created'), updated: count('updated'), unchanged: results.length - count('created') - count('updated') };
-    });
+    }, READ_COMMITTED);
   }
 
   private async apply(change: Change, source: TaskSource, events: TaskEvent[]): Promise<TaskOutcome['tasks']> {

@@ -1,0 +1,107 @@
+import { NextFunction, Request, Response, Router } from 'express';
+import type { App } from '../../../db/models';
+import type { Logger } from '../../logger';
+import type { RateLimiter } from '../../rateLimit/rateLimiter';
+import { setRateLimitHeaders } from '../../rateLimit/headers';
+import type { AppWriter } from '../../services/apps/apps';
+import { isAppProvider } from '../../services/apps/providers';
+import type { TaskWriter } from '../../services/work/taskWriter';
+import { DomainError, invalid, notFound, unauthenticated } from '../../errors';
+import { hasControlCharacters } from '../../wire/text';
+import type { BodyBudget } from '../../wire/bodyBudget';
+import { ingestBodyBudget, ingestErrorHandler, limitedFailure, rateLimited, readRawBody } from '../router';
+import type { AppWebhooks } from './appDelivery';
+import { APP_WEBHOOKS } from './providers';
+
+export interface AppIngestDeps {
+  apps: AppWriter;
+  tasks: TaskWriter;
+  /** Per app (failed authentications per client IP): the git ingest's limiter, so an IP has one budget. */
+  limiter: RateLimiter;
+  bodyLimitBytes: number;
+  /** The git ingest's budget, so the process holds no more bodies at once than it planned for. */
+  budget?: BodyBudget;
+  logger: Logger;
+  /** Told each delivery's provider and result once answered: applied, duplicate, ignored, or the error code. */
+  onDelivery?: (provider: string, result: string) => void;
+  now?: () => Date;
+}
+
+/**
+ * The apps' deliveries in (docs/ingest.md#trackers): `POST /ingest/{provider}/{app_id}` for every provider of
+ * APP_WEBHOOKS, beside the git ingest (the other providers pass through to it). As there: the app is found and
+ * its provider checked before any body is read; the body is read within the limits; the delivery is
+ * authenticated with the app's secret (or the previous one during a rotation's grace), then the app is limited;
+ * the provider's webhooks translate it and the task writer stores it, a redelivery changing nothing.
+ */
+export function appIngestRouter(deps: AppIngestDeps): Router {
+  const router = Router();
+  const budget = deps.budget ?? ingestBodyBudget(deps.bodyLimitBytes);
+  const now = deps.now ?? (() => new Date());
+  router.post(
+    '/:provider/:appId',
+    (req: Request, res: Response, next: NextFunction) => {
+      const provider = String(req.params.provider);
+      const webhooks = isAppProvider(provider) ? APP_WEBHOOKS[provider] : undefined;
+      if (!webhooks) return next('router');
+      res.locals.webhooks = webhooks;
+      res.once('finish', () => deps.onDelivery?.(provider, String(res.locals.ingestResult ?? 'unknown')));
+      const misdirected = Object.entries(webhooks.otherProviders ?? {}).find(([name]) => req.headers[name] !== undefined);
+      if (misdirected) return next(invalid(`This is a ${misdirected[1]} delivery, not a ${provider} one; send it to /ingest/${misdirected[1]}/{app_id} of a ${misdirected[1]} app`));
+      next();
+    },
+    async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        res.locals.app = await addressedApp(String(req.params.provider), String(req.params.appId), deps.apps);
+        next();
+      } catch (err) {
+        next(await limitedFailure(deps.limiter, req, res, err));
+      }
+    },
+    ...readRawBody(deps.bodyLimitBytes, budget),
+    async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        const app = res.locals.app as App;
+        const webhooks = res.locals.webhooks as AppWebhooks;
+        await admitted(deps, webhooks, app, req, res, now());
+        const delivery = webhooks.parse(req.headers, req.body as Buffer, app);
+        const answer = { delivery_id: delivery.id, event: delivery.event };
+        if ('ignored' in delivery.outcome) {
+          res.locals.ingestResult = 'ignored';
+          return res.status(202).json({ status: 'success', data: { ...answer, result: 'ignored', reason: delivery.outcome.ignored } });
+        }
+        const source = { appId: app.id, organizationId: app.organization_id, provider: app.provider, accounts: 'app' as const };
+        const outcome = await deps.tasks.receive({ source, id: delivery.id, event: delivery.event }, delivery.outcome.tasks);
+        res.locals.ingestResult = outcome.result;
+        res.status(200).json({ status: 'success', data: { ...answer, ...outcome } });
+      } catch (err) {
+        next(err);
+      }
+    },
+  );
+  router.use(ingestErrorHandler(deps.bodyLimitBytes, deps.logger));
+  return router;
+}
+
+/** The app the URL names, when it takes this provider's deliveries and has a secret; before any body is read. */
+async function addressedApp(provider: string, appId: string, apps: AppWriter): Promise<App> {
+  // An id with a control character is nobody's, and is not looked up.
+  const app = hasControlCharacters(appId) ? null : await apps.find(appId);
+  if (!app) throw notFound(`App not found: ${JSON.stringify(appId)} (see npm run apps -- list)`);
+  if (app.provider !== provider) throw invalid(`App ${app.id} is a ${app.provider} app; send its deliveries to /ingest/${app.provider}/${app.id}`);
+  if (!app.webhook_secret) throw unauthenticated(`App ${app.id} has no webhook secret yet: make one with npm run apps -- rotate-secret ${app.id}`);
+  return app;
+}
+
+/** Authentication, then whether the app takes deliveries, then its rate limit; a failed authentication costs the client IP. */
+async function admitted(deps: AppIngestDeps, webhooks: AppWebhooks, app: App, req: Request, res: Response, now: Date): Promise<void> {
+  try {
+    webhooks.authenticate(req.headers, req.body as Buffer, deps.apps.secretsOf(app, now), now);
+  } catch (err) {
+    throw await limitedFailure(deps.limiter, req, res, err);
+  }
+  if (!app.is_active) throw new DomainError('forbidden', `App ${app.id} is disabled; deliveries to it are refused until npm run apps -- enable ${app.id}`);
+  const decision = await deps.limiter.consume(`app:${app.id}`);
+  setRateLimitHeaders(res, decision);
+  if (!decision.allowed) throw rateLimited(decision);
+}
