@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { App } from '../../../db/models';
 import type { TaskEvent } from '../../services/work/taskInput';
 import { containsNul } from '../../wire/text';
@@ -41,4 +42,24 @@ export function jsonBody(headers: Headers, body: Buffer): unknown {
   }
   if (containsNul(parsed)) throw badRequest('The body holds a NUL character (\\u0000); no field of a delivery may contain one');
   return parsed;
+}
+
+const DELIVERY_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+
+/** The provider's delivery id from its header: required, and a plain token (it keys the deduplication). */
+export function deliveryIdHeader(headers: Headers, name: string, hint: string): string {
+  const id = header(headers, name.toLowerCase());
+  if (!id) throw badRequest(`Missing ${name} header: ${hint}`);
+  if (!DELIVERY_ID.test(id)) throw badRequest(`${name} must be 1 to 100 letters, digits, '.', '_', ':' or '-'`);
+  return id;
+}
+
+/**
+ * Whether `hexDigest` is the HMAC-SHA256 of the body with one of the secrets. Every secret is compared, on digests
+ * of equal length, so the time taken says nothing of which matched, or how much of the digest did.
+ */
+export function signedWithOneOf(hexDigest: string | null, body: Buffer, secrets: string[]): boolean {
+  const given = hexDigest !== null && /^[0-9a-f]{64}$/i.test(hexDigest) ? Buffer.from(hexDigest, 'hex') : null;
+  const matches = secrets.map((secret) => given !== null && timingSafeEqual(given, createHmac('sha256', secret).update(body).digest()));
+  return matches.includes(true);
 }
