@@ -36,7 +36,7 @@ test('a signed issue is stored once, placed when its team is mapped, and gone wh
   expect(await tasksOf(app.id)).toBe(1);
 
   await t.runtime.writers.apps.map(app.id, board, { teamId: DEMO.teams.platform });
-  const token = await t.token({ userId: DEMO.users.grace });
+  const token = await t.token({ user: DEMO.users.grace });
   const listed = await t.get(`/v1/teams/${DEMO.teams.platform}/tasks?per_page=100`, token);
   expect(listed.body.data.map((task: { title: string }) => task.title)).toContain((issueCreated.data as { title: string }).title);
 
@@ -73,7 +73,7 @@ test('refusals in the ingest format, nothing stored', async () => {
   // A Jira delivery sent here: its own header says where it belongs.
   const jira = app.delivery();
   jira.headers['x-atlassian-webhook-identifier'] = unique();
-  jira.headers['x-hub-signature'] = jiraSignature(app.secret, jira.body);
+  jira.headers['x-hub-signature'] = jiraSignature(app.secret, jira.body.toString('utf8'));
   const misdirected = await send(app.id, jira);
   expect([misdirected.status, misdirected.body.error.message]).toEqual([400, expect.stringContaining('/ingest/jira/')]);
   expect(await refused(app.delivery(), 'app_nobody')).toEqual([404, 'error', 'NOT_FOUND']);

@@ -158,3 +158,13 @@ test('a child stored before its parent is placed under it when the parent arrive
   await deliver(source, issue({ externalId: 'epic', type: 'epic' }));
   expect((await stored(source, 'child'))!.parent_id).toBe((await stored(source, 'epic'))!.id);
 });
+
+test('one change of status seen by a webhook and by an import, under two ids, is kept once', async () => {
+  const source = await newSource();
+  await deliver(source, issue({ statusName: 'In Progress', statusCategory: 'active', updatedAt: at(5), transitions: [move('state-a->state-b@5h', TODO, DOING, 5)] }));
+  const imported = issue({ statusName: 'In Progress', statusCategory: 'active', updatedAt: at(5), transitions: [{ ...move('history-uuid-1', TODO, DOING, 5), at: new Date(at(5).getTime() + 800) }] });
+  await tasks.importPage(source, [imported]);
+  const task = (await stored(source))!;
+  expect(await TaskStatusChange.count({ where: { task_id: task.id } })).toBe(1);
+  expect(task.status_changes).toBe(1);
+});

@@ -97,16 +97,19 @@ async function recordTransitions(task: Task, ctx: SourceContext, input: TaskInpu
     to_status: ctx.categories(t.toName, t.toCategory) ?? t.toCategory,
     at: t.at,
   }));
-  const stored = await TaskStatusChange.findAll({
-    where: { task_id: task.id, external_id: { [Op.in]: rows.map((r) => r.external_id) } },
-    attributes: ['external_id'],
-    transaction,
-  });
+  const stored = await TaskStatusChange.findAll({ where: { task_id: task.id }, attributes: ['external_id', 'to_name', 'at'], transaction });
   const known = new Set(stored.map((s) => s.external_id));
-  const fresh = rows.filter((r) => !known.has(r.external_id) && known.add(r.external_id));
+  const fresh = rows.filter((r) => !known.has(r.external_id) && !stored.some((s) => sameChange(s, r)) && known.add(r.external_id));
   if (fresh.length) await TaskStatusChange.bulkCreate(fresh, { transaction });
   return fresh.length;
 }
+
+/**
+ * One change seen by two routes under two ids: a Linear webhook names a change by the states and time it shows, its
+ * API by the history entry's id. Into the same status within a few seconds is the same change.
+ */
+const SAME_CHANGE_MS = 5_000;
+const sameChange = (a: { to_name: string; at: Date }, b: { to_name: string; at: Date }) => a.to_name === b.to_name && Math.abs(a.at.getTime() - b.at.getTime()) <= SAME_CHANGE_MS;
 
 /** A task assigned to a member by another member is a `task_assignment` interaction: assigner → assignee. */
 async function recordAssignment(change: Change, ctx: SourceContext, task: Task, input: TaskInput): Promise<void> {
