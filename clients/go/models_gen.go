@@ -203,8 +203,9 @@ type AppList struct {
 type App struct {
 	ID             *string `json:"id,omitempty"`
 	OrganizationID *string `json:"organization_id,omitempty"`
-	// jira, slack, github, google_calendar, ...
+	// jira, linear, slack, pagerduty, opsgenie, deployments, copilot, ...
 	Provider *string `json:"provider,omitempty"`
+	// What it brings in: issues (tasks), chat, git, calendar, incidents, deployments or ai
 	Category *string `json:"category,omitempty"`
 	Name     *string `json:"name,omitempty"`
 	IsActive *bool   `json:"is_active,omitempty"`
@@ -297,10 +298,11 @@ type TaskList struct {
 
 // Task: A work item of a team. All fields are present unless `fields` selects a subset.
 type Task struct {
-	ID         *string `json:"id,omitempty"`
-	TeamID     *string `json:"team_id,omitempty"`
-	Title      *string `json:"title,omitempty"`
-	Type       *string `json:"type,omitempty"`
+	ID     *string `json:"id,omitempty"`
+	TeamID *string `json:"team_id,omitempty"`
+	Title  *string `json:"title,omitempty"`
+	Type   *string `json:"type,omitempty"`
+	// Its category: a provider status such as "In Review" counts as active; canceled is never counted as completed
 	Status     *string `json:"status,omitempty"`
 	AssigneeID *string `json:"assignee_id,omitempty"`
 	// The epic this task belongs to, if any

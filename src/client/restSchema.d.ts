@@ -1553,10 +1553,13 @@ export interface components {
         App: {
             id?: string;
             organization_id?: string;
-            /** @description jira, slack, github, google_calendar, ... */
+            /** @description jira, linear, slack, pagerduty, opsgenie, deployments, copilot, ... */
             provider?: string;
-            /** @enum {string} */
-            category?: "issues" | "chat" | "git" | "calendar";
+            /**
+             * @description What it brings in: issues (tasks), chat, git, calendar, incidents, deployments or ai
+             * @enum {string}
+             */
+            category?: "issues" | "chat" | "git" | "calendar" | "incidents" | "deployments" | "ai";
             name?: string;
             is_active?: boolean;
             /**
@@ -1616,12 +1619,12 @@ export interface components {
              * @description What happened. Example: `webhook_endpoint.created`
              * @enum {string}
              */
-            action?: "api_token.created" | "api_token.revoked" | "scim_token.created" | "scim_token.revoked" | "otlp_token.created" | "otlp_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.events_updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "git_app.created" | "git_app.secret_rotated";
+            action?: "api_token.created" | "api_token.revoked" | "scim_token.created" | "scim_token.revoked" | "otlp_token.created" | "otlp_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.events_updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "git_app.created" | "git_app.secret_rotated" | "app.created" | "app.secret_rotated" | "app.disabled" | "app.enabled" | "app.board_mapped" | "app.board_unmapped" | "app.status_mapped" | "app.user_linked";
             /**
              * @description What kind of thing changed
              * @enum {string}
              */
-            target_type?: "api_token" | "scim_token" | "otlp_token" | "webhook_endpoint" | "webhook_delivery" | "git_app";
+            target_type?: "api_token" | "scim_token" | "otlp_token" | "webhook_endpoint" | "webhook_delivery" | "git_app" | "app";
             /** @description The id of what changed. Example: `whep_…`, `tok_…` */
             target_id?: string;
             /** @description What changed, such as a name, URL, events or scope */
@@ -1678,8 +1681,11 @@ export interface components {
             title?: string;
             /** @enum {string} */
             type?: "story" | "bug" | "task" | "epic";
-            /** @enum {string} */
-            status?: "backlog" | "active" | "paused" | "done";
+            /**
+             * @description Its category: a provider status such as "In Review" counts as active; canceled is never counted as completed
+             * @enum {string}
+             */
+            status?: "backlog" | "active" | "paused" | "done" | "canceled";
             assignee_id?: string | null;
             /** @description The epic this task belongs to, if any */
             parent_id?: string | null;
@@ -3887,7 +3893,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only entries of this action. Example: `api_token.created`. */
-                action?: "api_token.created" | "api_token.revoked" | "scim_token.created" | "scim_token.revoked" | "otlp_token.created" | "otlp_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.events_updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "git_app.created" | "git_app.secret_rotated";
+                action?: "api_token.created" | "api_token.revoked" | "scim_token.created" | "scim_token.revoked" | "otlp_token.created" | "otlp_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.events_updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "git_app.created" | "git_app.secret_rotated" | "app.created" | "app.secret_rotated" | "app.disabled" | "app.enabled" | "app.board_mapped" | "app.board_unmapped" | "app.status_mapped" | "app.user_linked";
                 /** @description Only changes this signed-in user made. Example: `usr_ada`. */
                 actor_user_id?: string;
                 /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */

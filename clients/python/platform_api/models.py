@@ -70,9 +70,9 @@ OrganizationMember.__doc__ = "A user with their role in the organization. All fi
 
 AppList = TypedDict("AppList", {"status": Literal["success"], "data": List["App"], "meta": "ListMeta"})
 
-App = TypedDict("App", {"id": str, "organization_id": str, "provider": str, "category": Literal["issues", "chat", "git", "calendar"], "name": str, "is_active": bool, "created_at": str}, total=False)
+App = TypedDict("App", {"id": str, "organization_id": str, "provider": str, "category": Literal["issues", "chat", "git", "calendar", "incidents", "deployments", "ai"], "name": str, "is_active": bool, "created_at": str}, total=False)
 
-App.__doc__ = "An integration connected to an organization. All fields are present unless `fields` selects a subset.\n\nprovider: jira, slack, github, google_calendar, ...\ncreated_at: ISO 8601 UTC timestamp"
+App.__doc__ = "An integration connected to an organization. All fields are present unless `fields` selects a subset.\n\nprovider: jira, linear, slack, pagerduty, opsgenie, deployments, copilot, ...\ncategory: What it brings in: issues (tasks), chat, git, calendar, incidents, deployments or ai\ncreated_at: ISO 8601 UTC timestamp"
 
 TelemetryEventList = TypedDict("TelemetryEventList", {"status": Literal["success"], "data": List["TelemetryEvent"], "meta": "ListMeta"})
 
@@ -82,7 +82,7 @@ TelemetryEvent.__doc__ = "An event an OpenTelemetry exporter sent to /otlp/v1/lo
 
 AuditEntryList = TypedDict("AuditEntryList", {"status": Literal["success"], "data": List["AuditEntry"], "meta": "ListMeta"})
 
-AuditEntry = TypedDict("AuditEntry", {"id": str, "organization_id": str, "actor_type": Literal["user", "operator"], "actor_user_id": Optional[str], "action": Literal["api_token.created", "api_token.revoked", "scim_token.created", "scim_token.revoked", "otlp_token.created", "otlp_token.revoked", "webhook_endpoint.created", "webhook_endpoint.events_updated", "webhook_endpoint.disabled", "webhook_endpoint.enabled", "webhook_endpoint.secret_rotated", "webhook_delivery.replayed", "git_app.created", "git_app.secret_rotated"], "target_type": Literal["api_token", "scim_token", "otlp_token", "webhook_endpoint", "webhook_delivery", "git_app"], "target_id": str, "details": Dict[str, Any], "created_at": str}, total=False)
+AuditEntry = TypedDict("AuditEntry", {"id": str, "organization_id": str, "actor_type": Literal["user", "operator"], "actor_user_id": Optional[str], "action": Literal["api_token.created", "api_token.revoked", "scim_token.created", "scim_token.revoked", "otlp_token.created", "otlp_token.revoked", "webhook_endpoint.created", "webhook_endpoint.events_updated", "webhook_endpoint.disabled", "webhook_endpoint.enabled", "webhook_endpoint.secret_rotated", "webhook_delivery.replayed", "git_app.created", "git_app.secret_rotated", "app.created", "app.secret_rotated", "app.disabled", "app.enabled", "app.board_mapped", "app.board_unmapped", "app.status_mapped", "app.user_linked"], "target_type": Literal["api_token", "scim_token", "otlp_token", "webhook_endpoint", "webhook_delivery", "git_app", "app"], "target_id": str, "details": Dict[str, Any], "created_at": str}, total=False)
 
 AuditEntry.__doc__ = "A change to the organization’s credentials or webhooks: who made it (a signed-in user in the settings, or an operator with the CLIs), what it changed, when. Never a secret or a token’s value. All fields are present unless `fields` selects a subset.\n\nactor_type: `user`: a signed-in user in the settings; `operator`: someone with shell access, through the CLIs\nactor_user_id: The signed-in user who made the change; null for an operator\naction: What happened. Example: `webhook_endpoint.created`\ntarget_type: What kind of thing changed\ntarget_id: The id of what changed. Example: `whep_…`, `tok_…`\ndetails: What changed, such as a name, URL, events or scope\ncreated_at: When the change was committed"
 
@@ -98,9 +98,9 @@ TeamMemberResponse = TypedDict("TeamMemberResponse", {"status": Literal["success
 
 TaskList = TypedDict("TaskList", {"status": Literal["success"], "data": List["Task"], "meta": "ListMeta"})
 
-Task = TypedDict("Task", {"id": str, "team_id": str, "title": str, "type": Literal["story", "bug", "task", "epic"], "status": Literal["backlog", "active", "paused", "done"], "assignee_id": Optional[str], "parent_id": Optional[str], "story_points": Optional[int], "created_at": str, "completed_at": Optional[str]}, total=False)
+Task = TypedDict("Task", {"id": str, "team_id": str, "title": str, "type": Literal["story", "bug", "task", "epic"], "status": Literal["backlog", "active", "paused", "done", "canceled"], "assignee_id": Optional[str], "parent_id": Optional[str], "story_points": Optional[int], "created_at": str, "completed_at": Optional[str]}, total=False)
 
-Task.__doc__ = "A work item of a team. All fields are present unless `fields` selects a subset.\n\nparent_id: The epic this task belongs to, if any\ncreated_at: ISO 8601 UTC timestamp"
+Task.__doc__ = "A work item of a team. All fields are present unless `fields` selects a subset.\n\nstatus: Its category: a provider status such as \"In Review\" counts as active; canceled is never counted as completed\nparent_id: The epic this task belongs to, if any\ncreated_at: ISO 8601 UTC timestamp"
 
 GitAppList = TypedDict("GitAppList", {"status": Literal["success"], "data": List["GitApp"], "meta": "ListMeta"})
 
