@@ -317,6 +317,41 @@ describeBrowser('the settings page in chromium', () => {
     await page.screenshot({ path: path.join(ARTIFACTS, 'settings-narrow.png'), fullPage: true });
   });
 
+  test('apps: added with the webhook URL and secret once, a board mapped to a team, a status counted as paused, disabled', async () => {
+    const page = await openPage();
+    await signInWithLink(page, DEMO.users.ada);
+    const apps = page.getByRole('region', { name: 'Acme Corp' }).getByRole('region', { name: 'Apps', exact: true });
+    await apps.getByLabel('Provider').selectOption({ label: 'Jira' });
+    await apps.getByLabel('Name').fill('Jira from the page');
+    await apps.getByLabel('Story points field').fill('customfield_10016');
+    await apps.getByRole('button', { name: 'Add app' }).click();
+    expect(await apps.getByLabel('Webhook URL', { exact: true }).inputValue()).toMatch(/\/ingest\/jira\/app_\w+$/);
+    const secret = await apps.getByLabel('Webhook secret', { exact: true }).inputValue();
+    expect(secret).toMatch(/^[\w-]{43}$/);
+    const row = apps.getByRole('row', { name: /Jira from the page/ });
+    expect((await row.getByRole('cell').allInnerTexts()).slice(0, 5)).toEqual(['Jira from the page', 'Jira', expect.stringMatching(/\/ingest\/jira\//), 'Set', 'active']);
+    await apps.getByRole('button', { name: 'Done' }).click();
+    expect(await holds(page, secret)).toBe(false);
+
+    await row.getByRole('button', { name: 'Mappings of Jira from the page' }).click();
+    const mappings = apps.getByRole('region', { name: 'Mappings of Jira from the page' });
+    await mappings.getByText('No boards mapped').waitFor();
+    await mappings.getByLabel('Board').fill('PLAT');
+    await mappings.getByLabel('Team').selectOption({ label: 'Platform' });
+    await mappings.getByRole('button', { name: 'Map board' }).click();
+    await mappings.getByRole('status').filter({ hasText: 'Mapped PLAT to Platform' }).waitFor();
+    await mappings.getByRole('row', { name: /PLAT/ }).getByRole('cell', { name: 'Team Platform' }).waitFor();
+    await mappings.getByLabel('Status', { exact: true }).fill('Blocked');
+    await mappings.getByLabel('Counted as').selectOption({ label: 'Paused' });
+    await mappings.getByRole('button', { name: 'Map status' }).click();
+    await mappings.getByRole('row', { name: /blocked/ }).getByRole('cell', { name: 'Paused' }).waitFor();
+
+    await row.getByRole('button', { name: 'Disable Jira from the page' }).click();
+    await row.getByRole('cell', { name: 'disabled' }).waitFor();
+    const listed = await t.get(`/v1/organizations/${DEMO.orgs.acme}/apps?per_page=100`, await t.token());
+    expect(listed.body.data).toContainEqual(expect.objectContaining({ name: 'Jira from the page', provider: 'jira', category: 'issues', is_active: false }));
+  });
+
   test('reached by a host name over plain HTTP: it all loads, and Copy selects the value where there is no clipboard', async () => {
     // Not a secure context (as a service on an internal name without TLS): no navigator.clipboard, and a CSP with
     // upgrade-insecure-requests would send the page's own script and styles to https.
