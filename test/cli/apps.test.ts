@@ -222,7 +222,7 @@ test('refusals exit 1 with what to fix: unknown organization, app, team, reposit
   for (const [args, stderr] of refusals) expect({ args, ...(await apps(...args)) }).toMatchObject({ args, code: 1, stderr });
 });
 
-test('refusals exit 1 with what to fix: unknown app or member on the mapping commands', async () => {
+test('refusals exit 1 with what to fix: an unknown app, git app or member on the mapping commands', async () => {
   const jira = await json('create', '--org', ACME, '--provider', 'jira', '--name', 'Jira (more refusals)');
   const refusals: [string[], string][] = [
     [['mappings', 'app_nope'], 'apps: No app or git app app_nope (see npm run apps -- list, npm run gitapps -- list)\n'],
