@@ -20,6 +20,7 @@ import { ScimAuthenticator } from './auth/scimAuthenticator';
 import { Directory } from './services/people/directory';
 import { SecretBox, secretsKeyFor } from './secrets/secretBox';
 import { GitAppWriter } from './services/git/apps/gitApps';
+import { AppWriter } from './services/apps/apps';
 import { GitActivityWriter } from './services/git/writer';
 import { TaskWriter } from './services/work/taskWriter';
 import { WebhookEndpointWriter } from './services/webhooks/endpoints';
@@ -83,6 +84,7 @@ export interface Writers {
   members: MemberWriter;
   teams: TeamWriter;
   gitApps: GitAppWriter;
+  apps: AppWriter;
   gitActivity: GitActivityWriter;
   apps: AppWriter;
   tasks: TaskWriter;
@@ -155,6 +157,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     members: new MemberWriter(changes),
     teams: new TeamWriter(changes),
     gitApps: new GitAppWriter(changes, secrets),
+    apps: new AppWriter(changes, secrets),
     gitActivity: new GitActivityWriter(changes),
     apps: new AppWriter(changes, secrets),
     tasks: new TaskWriter(changes),
@@ -238,7 +241,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
   const services = {
     listing,
     metrics: new MetricsService(dataVersions, new ResultCache(config.COUNT_CACHE_TTL_MS, METRICS_CACHE_ENTRIES), config.METRICS_QUERY_TIMEOUT_MS, clock),
-    settings: { webhookEndpoints: writers.webhookEndpoints, gitApps: writers.gitApps, publicBase: publicBase(config) },
+    settings: { webhookEndpoints: writers.webhookEndpoints, gitApps: writers.gitApps, apps: writers.apps, publicBase: publicBase(config) },
   };
   const publicOrigin = new URL(publicBase(config)).origin;
   const app = createApp({

@@ -3,13 +3,15 @@ import type { ListingService } from '../persistence/query/listing';
 import type { MetricsService } from '../services/metrics';
 import type { WebhookEndpointWriter } from '../services/webhooks/endpoints';
 import type { GitAppWriter } from '../services/git/apps/gitApps';
+import type { AppWriter } from '../services/apps/apps';
 import type { Session } from '../auth/sessions';
 
 /** What the settings procedures change through (the same writers as the CLIs). */
 export interface SettingsServices {
   webhookEndpoints: WebhookEndpointWriter;
   gitApps: GitAppWriter;
-  /** Where clients reach this service: git apps' webhook URLs and Claude Code's OTLP endpoint are built from it. */
+  apps: AppWriter;
+  /** Where clients reach this service: git apps' and apps' webhook URLs and Claude Code's OTLP endpoint are built from it. */
   publicBase: string;
 }
 

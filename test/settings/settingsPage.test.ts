@@ -57,7 +57,9 @@ describeBrowser('the settings page in chromium', () => {
   beforeAll(async () => {
     assertBrowser();
     // PUBLIC_URL stays the default: the page's changes come from the origin the browser used, which is accepted too.
-    t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE: '1' });
+    // Each load of the page reads every section of an admin's organization (one point each), and ada signs in to it
+    // many times within a minute here: more than the API's 100 a minute per user that a person would spend.
+    t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE: '1', RATE_LIMIT_PER_MINUTE: '1000' });
     base = await t.listen();
     receiver = await Receiver.start();
     t.runtime.webhooks.start();
@@ -315,6 +317,42 @@ describeBrowser('the settings page in chromium', () => {
 
     await page.setViewportSize({ width: 375, height: 800 });
     await page.screenshot({ path: path.join(ARTIFACTS, 'settings-narrow.png'), fullPage: true });
+  });
+
+  test('apps: added with the webhook URL and secret once, a board mapped to a team, a status counted as paused, disabled', async () => {
+    // margaret, Globex's admin, in her organization.
+    const page = await openPage();
+    await signInWithLink(page, DEMO.users.margaret);
+    const apps = page.getByRole('region', { name: 'Globex' }).getByRole('region', { name: 'Apps', exact: true });
+    await apps.getByLabel('Provider').selectOption({ label: 'Jira' });
+    await apps.getByLabel('Name').fill('Jira from the page');
+    await apps.getByLabel('Story points field').fill('customfield_10016');
+    await apps.getByRole('button', { name: 'Add app' }).click();
+    expect(await apps.getByLabel('Webhook URL', { exact: true }).inputValue()).toMatch(/\/ingest\/jira\/app_\w+$/);
+    const secret = await apps.getByLabel('Webhook secret', { exact: true }).inputValue();
+    expect(secret).toMatch(/^[\w-]{43}$/);
+    const row = apps.getByRole('row', { name: /Jira from the page/ });
+    expect((await row.getByRole('cell').allInnerTexts()).slice(0, 5)).toEqual(['Jira from the page', 'Jira', expect.stringMatching(/\/ingest\/jira\//), 'Set', 'active']);
+    await apps.getByRole('button', { name: 'Done' }).click();
+    expect(await holds(page, secret)).toBe(false);
+
+    await row.getByRole('button', { name: 'Mappings of Jira from the page' }).click();
+    const mappings = apps.getByRole('region', { name: 'Mappings of Jira from the page' });
+    await mappings.getByText('No boards mapped').waitFor();
+    await mappings.getByLabel('Board').fill('CORE');
+    await mappings.getByLabel('Team').selectOption({ label: 'Core' });
+    await mappings.getByRole('button', { name: 'Map board' }).click();
+    await mappings.getByRole('status').filter({ hasText: 'Mapped CORE to Core' }).waitFor();
+    await mappings.getByRole('row', { name: /CORE/ }).getByRole('cell', { name: 'Team Core' }).waitFor();
+    await mappings.getByLabel('Status', { exact: true }).fill('Blocked');
+    await mappings.getByLabel('Counted as').selectOption({ label: 'Paused' });
+    await mappings.getByRole('button', { name: 'Map status' }).click();
+    await mappings.getByRole('row', { name: /blocked/ }).getByRole('cell', { name: 'Paused' }).waitFor();
+
+    await row.getByRole('button', { name: 'Disable Jira from the page' }).click();
+    await row.getByRole('cell', { name: 'disabled' }).waitFor();
+    const listed = await t.get(`/v1/organizations/${DEMO.orgs.globex}/apps?per_page=100`, await t.token({ user: DEMO.emails.margaret }));
+    expect(listed.body.data).toContainEqual(expect.objectContaining({ name: 'Jira from the page', provider: 'jira', category: 'issues', is_active: false }));
   });
 
   test('reached by a host name over plain HTTP: it all loads, and Copy selects the value where there is no clipboard', async () => {

@@ -3,6 +3,7 @@ import { sessionProcedure } from './session';
 import { apiTokensRouter } from './apiTokens';
 import { webhooksRouter } from './webhooks';
 import { gitAppsRouter } from './gitApps';
+import { appsRouter } from './apps';
 import { otlpTokensRouter, scimTokensRouter } from './organizationTokens';
 
 /**
@@ -14,6 +15,7 @@ export const settingsRouter = router({
   apiTokens: apiTokensRouter,
   webhooks: webhooksRouter,
   gitApps: gitAppsRouter,
+  apps: appsRouter,
   scimTokens: scimTokensRouter,
   otlpTokens: otlpTokensRouter,
 });

@@ -9,12 +9,25 @@ import { openRotated, PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../secrets/
 import { ChangeAuthority, isWithinAuthority } from '../audit/actor';
 import { normalizeEmail } from '../people/members';
 import { rederiveTasks } from '../work/rederive';
-import { APP_PROVIDERS, AppProvider } from './providers';
+import { APP_PROVIDERS, AppProvider, isPushProvider, PushProvider } from './providers';
 
 export interface AppWithSecret {
   app: App;
   /** The plain webhook secret: shown once, stored sealed. */
   secret: string;
+}
+
+/** A new app, with its webhook secret when its provider pushes to us (an AI vendor's app has none, §20). */
+export interface NewApp {
+  app: App;
+  secret: string | null;
+}
+
+export interface NewAppOptions {
+  /** Defaults to the provider's name. */
+  name?: string;
+  /** Jira only: the issue field holding story points, e.g. `customfield_10016`. */
+  pointsField?: string;
 }
 
 /** Where a board goes: a team (its tasks) or a repository (its incidents and deployments). */
@@ -36,12 +49,14 @@ export class AppWriter {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  create(organizationId: string, provider: AppProvider, options: { name?: string; pointsField?: string } = {}, by: ChangeAuthority = {}): Promise<AppWithSecret> {
+  create(organizationId: string, provider: PushProvider, options?: NewAppOptions, by?: ChangeAuthority): Promise<AppWithSecret>;
+  create(organizationId: string, provider: AppProvider, options?: NewAppOptions, by?: ChangeAuthority): Promise<NewApp>;
+  create(organizationId: string, provider: AppProvider, options: NewAppOptions = {}, by: ChangeAuthority = {}): Promise<NewApp> {
     return this.changes.run(async (change) => {
       const { transaction } = change;
       if (!(await Organization.findByPk(organizationId, { transaction }))) throw notFound(`No organization ${organizationId}`);
       if (options.pointsField !== undefined && provider !== 'jira') throw invalid(`Only Jira apps name a story points field; ${provider} sends its own estimate`);
-      const secret = newSecret();
+      const secret = isPushProvider(provider) ? newSecret() : null;
       const name = options.name ?? APP_PROVIDERS[provider].name;
       const app = await App.create(
         {
@@ -52,7 +67,7 @@ export class AppWriter {
           name,
           is_active: true,
           created_at: this.now(),
-          webhook_secret: this.secrets.seal(secret),
+          webhook_secret: secret === null ? null : this.secrets.seal(secret),
           points_field: options.pointsField ?? null,
         },
         { transaction },
@@ -67,6 +82,7 @@ export class AppWriter {
   rotateSecret(appId: string, by: ChangeAuthority = {}): Promise<AppWithSecret> {
     return this.changes.run(async (change) => {
       const app = await this.appOf(appId, by, change.transaction);
+      if (!isPushProvider(app.provider)) throw invalid(`App ${app.id} (${app.provider}) receives no webhooks, so it has no webhook secret to rotate`);
       const secret = newSecret();
       await app.update(
         {

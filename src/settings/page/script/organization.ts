@@ -1,12 +1,13 @@
 import type { Outputs } from './api';
 import { h } from './elements';
+import { appsSection } from './apps';
 import { gitAppsSection } from './gitApps';
 import { organizationTokensSection, SCIM, TELEMETRY } from './organizationTokens';
 import { webhooksSection } from './webhooks';
 
 type Organization = Outputs['settings']['session']['organizations'][number];
 
-/** What an admin manages for one organization: webhooks, git apps, SCIM and telemetry tokens. */
+/** What an admin manages for one organization: webhooks, git apps, apps, SCIM and telemetry tokens. */
 export function organizationSection(org: Organization, eventTypes: Outputs['settings']['webhooks']['eventTypes']): HTMLElement {
   const headingId = `${org.id}-heading`;
   return h(
@@ -16,6 +17,7 @@ export function organizationSection(org: Organization, eventTypes: Outputs['sett
     h('p', { class: 'muted' }, 'You are an admin of this organization.'),
     webhooksSection(org, eventTypes),
     gitAppsSection(org),
+    appsSection(org),
     organizationTokensSection(org, SCIM),
     organizationTokensSection(org, TELEMETRY),
   );

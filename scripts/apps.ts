@@ -1,0 +1,240 @@
+/**
+ * npm run apps -- create --org <id> --provider <provider> [--name N] [--points-field F] [--json]
+ * npm run apps -- list [--org <id>] [--json]
+ * npm run apps -- rotate-secret|disable|enable <id> [--json]
+ * npm run apps -- map --app <id> --board <key> (--team <id> | --repository <id>) [--json]
+ * npm run apps -- unmap --app <id> --board <key> [--json]
+ * npm run apps -- mappings <id> [--json]
+ * npm run apps -- map-status --app <id> --status <name> --to <category> [--json]
+ * npm run apps -- link-user --app <id> --user <id|email> --external-id <id> [--json]
+ *
+ * Apps connect an organization's trackers, chat, incident tools, deployment scripts and AI vendors (docs/ingest.md#apps).
+ * `create` and `rotate-secret` print the webhook secret once; it is stored sealed with SECRETS_KEY (on the embedded
+ * default, data/secrets.key). Exit codes: 0 done, 1 refused (unknown organization, app, team or member) or failure,
+ * 2 usage error.
+ */
+import { App, TASK_STATUSES, TaskStatus } from '../db/models';
+import { Config, publicBase } from '../src/config';
+import { notFound } from '../src/errors';
+import { ChangeRunner } from '../src/persistence/changes/change';
+import { PREVIOUS_SECRET_GRACE_MS, SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
+import { AppWriter, BoardTarget } from '../src/services/apps/apps';
+import { appMappings, appView, boardView, listApps, userLinkView } from '../src/services/apps/appViews';
+import { APP_PROVIDER_IDS, APP_PROVIDERS, AppProvider, isAppProvider } from '../src/services/apps/providers';
+import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
+
+const USAGE = `Usage:
+  npm run apps -- create --org <id> --provider <provider> [--name <name>] [--points-field <field>] [--json]
+  npm run apps -- list [--org <id>] [--json]
+  npm run apps -- rotate-secret <app id> [--json]
+  npm run apps -- disable <app id> [--json]
+  npm run apps -- enable <app id> [--json]
+  npm run apps -- map --app <id> --board <key> (--team <team id> | --repository <repository id>) [--json]
+  npm run apps -- unmap --app <id> --board <key> [--json]
+  npm run apps -- mappings <app or git app id> [--json]
+  npm run apps -- map-status --app <id> --status <name> --to ${TASK_STATUSES.join('|')} [--json]
+  npm run apps -- link-user --app <id> --user <user id|email> --external-id <account id> [--json]
+
+create         connects a provider for the organization and prints its webhook URL and secret once.
+                 --provider      ${APP_PROVIDER_IDS.join(', ')}
+                 --name          what lists show (default: the provider's name)
+                 --points-field  Jira only: the issue field holding story points, e.g. customfield_10016
+                 --json          print {"id","webhook_url","secret"} on one line
+list           shows apps (all, or one organization's) with their webhook URLs, never a secret.
+rotate-secret  makes a new secret and prints it once; the previous one is still accepted for 24 hours.
+disable        refuses the app's deliveries until it is enabled; what it brought stays.
+enable         accepts them again.
+map            ties a board (a Jira project key, a Linear team key, a GitHub owner/repo, a GitLab project path,
+               a PagerDuty service id, an Opsgenie team) to a team (tasks) or a repository (incidents,
+               deployments); what the board brought before is placed at once. --app may be a git app id.
+unmap          unties it: its tasks count for the organization only.
+mappings       shows an app's (or a git app's) boards and status overrides.
+map-status     counts a status name (any case, e.g. "Blocked") in another category.
+link-user      links a member's account on the app (its user id there) by hand, for payloads without e-mail.
+
+The webhook URL is PUBLIC_URL (default http://localhost:$PORT) + /ingest/<provider>/<id>. Target database:
+DATABASE_URL (mysql://..., which also needs SECRETS_KEY) or the embedded SQLite file (SQLITE_PATH).`;
+
+export type Command =
+  | { kind: 'help' }
+  | { kind: 'create'; org: string; provider: AppProvider; name?: string; pointsField?: string; json: boolean }
+  | { kind: 'list'; org?: string; json: boolean }
+  | { kind: 'rotate-secret' | 'disable' | 'enable' | 'mappings'; id: string; json: boolean }
+  | { kind: 'map'; app: string; board: string; target: BoardTarget; json: boolean }
+  | { kind: 'unmap'; app: string; board: string; json: boolean }
+  | { kind: 'map-status'; app: string; status: string; category: TaskStatus; json: boolean }
+  | { kind: 'link-user'; app: string; user: string; externalId: string; json: boolean };
+
+const COMMANDS = 'create, list, rotate-secret, disable, enable, map, unmap, mappings, map-status or link-user';
+
+const ONE_ID: Record<string, string> = {
+  'rotate-secret': 'app id (see "apps list")',
+  disable: 'app id (see "apps list")',
+  enable: 'app id (see "apps list")',
+  mappings: 'app or git app id',
+};
+
+const providerName = (provider: string) => (isAppProvider(provider) ? APP_PROVIDERS[provider].name : provider);
+
+const isTaskStatus = (value: string): value is TaskStatus => (TASK_STATUSES as readonly string[]).includes(value);
+
+/** What the database keeps of each flag's value, at most. */
+const MAX_LENGTH: Record<string, number> = { name: 200, 'points-field': 100, board: 200, status: 200, 'external-id': 200 };
+
+/** A flag's value, if given: not empty, not longer than what is kept. */
+function optional(flag: string, value: string | undefined): string | undefined {
+  const given = nonEmpty(`--${flag}`, value)?.trim();
+  const max = MAX_LENGTH[flag];
+  if (given !== undefined && max !== undefined && given.length > max) throw new UsageError(`--${flag} has at most ${max} characters`);
+  return given;
+}
+
+/** A flag the command cannot do without. */
+function required(command: string, flag: string, what: string, value: string | undefined): string {
+  const given = optional(flag, value);
+  if (given === undefined) throw new UsageError(`${command} needs --${flag} <${what}>`);
+  return given;
+}
+
+export function parseCommand(argv: string[]): Command {
+  const [command, ...rest] = argv;
+  if (command === undefined) throw new UsageError(`a command is required: ${COMMANDS}`);
+  if (command === 'help' || command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) return { kind: 'help' };
+  switch (command) {
+    case 'create': {
+      const { values } = parse(rest, { org: { type: 'string' }, provider: { type: 'string' }, name: { type: 'string' }, 'points-field': { type: 'string' }, json: { type: 'boolean' } });
+      const v = values as { org?: string; provider?: string; name?: string; 'points-field'?: string; json?: boolean };
+      const org = required('create', 'org', 'organization id', v.org);
+      const provider = v.provider ?? '';
+      if (!isAppProvider(provider)) throw new UsageError(`create needs --provider ${APP_PROVIDER_IDS.join('|')}${provider ? ` (got '${provider}')` : ''}`);
+      const name = optional('name', v.name);
+      const pointsField = optional('points-field', v['points-field']);
+      return { kind: 'create', org, provider, ...(name ? { name } : {}), ...(pointsField ? { pointsField } : {}), json: v.json ?? false };
+    }
+    case 'list': {
+      const { values } = parse(rest, { org: { type: 'string' }, json: { type: 'boolean' } });
+      const v = values as { org?: string; json?: boolean };
+      return { kind: 'list', org: nonEmpty('--org', v.org), json: v.json ?? false };
+    }
+    case 'rotate-secret':
+    case 'disable':
+    case 'enable':
+    case 'mappings': {
+      const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, true);
+      if (positionals.length !== 1) throw new UsageError(`${command} needs exactly one ${ONE_ID[command]}`);
+      return { kind: command, id: nonEmpty(ONE_ID[command], positionals[0])!, json: (values as { json?: boolean }).json ?? false };
+    }
+    case 'map': {
+      const { values } = parse(rest, { app: { type: 'string' }, board: { type: 'string' }, team: { type: 'string' }, repository: { type: 'string' }, json: { type: 'boolean' } });
+      const v = values as { app?: string; board?: string; team?: string; repository?: string; json?: boolean };
+      const app = required('map', 'app', 'app or git app id', v.app);
+      const board = required('map', 'board', 'board key', v.board);
+      const team = optional('team', v.team);
+      const repository = optional('repository', v.repository);
+      const target: BoardTarget | undefined = team !== undefined && repository === undefined ? { teamId: team } : repository !== undefined && team === undefined ? { repositoryId: repository } : undefined;
+      if (!target) throw new UsageError('map needs either --team <team id> (tasks) or --repository <repository id> (incidents, deployments)');
+      return { kind: 'map', app, board, target, json: v.json ?? false };
+    }
+    case 'unmap': {
+      const { values } = parse(rest, { app: { type: 'string' }, board: { type: 'string' }, json: { type: 'boolean' } });
+      const v = values as { app?: string; board?: string; json?: boolean };
+      return { kind: 'unmap', app: required('unmap', 'app', 'app or git app id', v.app), board: required('unmap', 'board', 'board key', v.board), json: v.json ?? false };
+    }
+    case 'map-status': {
+      const { values } = parse(rest, { app: { type: 'string' }, status: { type: 'string' }, to: { type: 'string' }, json: { type: 'boolean' } });
+      const v = values as { app?: string; status?: string; to?: string; json?: boolean };
+      const app = required('map-status', 'app', 'app or git app id', v.app);
+      const status = required('map-status', 'status', 'status name', v.status);
+      const category = v.to ?? '';
+      if (!isTaskStatus(category)) throw new UsageError(`map-status needs --to ${TASK_STATUSES.join('|')}${category ? ` (got '${category}')` : ''}`);
+      return { kind: 'map-status', app, status, category, json: v.json ?? false };
+    }
+    case 'link-user': {
+      const { values } = parse(rest, { app: { type: 'string' }, user: { type: 'string' }, 'external-id': { type: 'string' }, json: { type: 'boolean' } });
+      const v = values as { app?: string; user?: string; 'external-id'?: string; json?: boolean };
+      return {
+        kind: 'link-user',
+        app: required('link-user', 'app', 'app id', v.app),
+        user: required('link-user', 'user', 'user id or e-mail', v.user),
+        externalId: required('link-user', 'external-id', "the member's account id on the app", v['external-id']),
+        json: v.json ?? false,
+      };
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"; use ${COMMANDS}`);
+  }
+}
+
+async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out: (s: string) => void): Promise<void> {
+  const writer = new AppWriter(ChangeRunner.for(App.sequelize!), new SecretBox(() => secretsKeyFor(config)));
+  const base = publicBase(config);
+  const print = (json: boolean, value: unknown, text: string) => out(json ? `${JSON.stringify(value)}\n` : text);
+  switch (cmd.kind) {
+    case 'create':
+    case 'rotate-secret': {
+      const { app, secret } = cmd.kind === 'create' ? await writer.create(cmd.org, cmd.provider, { name: cmd.name, pointsField: cmd.pointsField }) : await writer.rotateSecret(cmd.id);
+      const view = appView(base, app);
+      if (cmd.json) return out(`${JSON.stringify({ id: app.id, webhook_url: view.webhook_url, secret })}\n`);
+      const heading = `${cmd.kind === 'create' ? 'Created' : 'New secret for'} app ${app.id} (${app.provider}, ${app.category}, organization ${app.organization_id})\n`;
+      if (secret === null) {
+        return out(
+          `${heading}\n${providerName(app.provider)} sends no webhooks: the service will read its API with the vendor's key, ` +
+            'which this command takes once the vendors\' imports arrive (issue 39). No webhook URL and no secret for now.\n',
+        );
+      }
+      const rotated = cmd.kind === 'rotate-secret' && app.previous_webhook_secret;
+      return out(
+        `${heading}  webhook URL: ${view.webhook_url}\n` +
+          (app.provider === 'deployments' ? `               (POST to ${view.webhook_url}/deployments and ${view.webhook_url}/incidents)\n` : '') +
+          `\n  ${secret}\n\n` +
+          'Copy the secret now into the provider\'s webhook settings (docs/ingest.md#apps says where): it is shown only this once.\n' +
+          (rotated ? `The previous secret is still accepted for ${PREVIOUS_SECRET_GRACE_MS / 3_600_000} hours.\n` : ''),
+      );
+    }
+    case 'list': {
+      const rows = await listApps(base, cmd.org);
+      if (cmd.json || rows.length === 0) return print(cmd.json, rows, 'No apps.\n');
+      const header = ['ID', 'ORGANIZATION', 'PROVIDER', 'CATEGORY', 'NAME', 'ACTIVE', 'SECRET', 'WEBHOOK URL', 'CREATED'];
+      const cells = rows.map((r) => [r.id, r.organization_id, r.provider, r.category, r.name, r.is_active ? 'yes' : 'no', r.has_secret ? 'set' : 'none', r.webhook_url ?? '-', r.created_at]);
+      return out(`${table([header, ...cells])}\n`);
+    }
+    case 'disable':
+    case 'enable': {
+      const app = await writer.setActive(cmd.id, cmd.kind === 'enable');
+      const said = cmd.kind === 'enable' ? `Enabled ${app.id}: its deliveries are accepted.\n` : `Disabled ${app.id}: its deliveries are refused until "apps enable ${app.id}"; what it brought stays.\n`;
+      return print(cmd.json, appView(base, app), said);
+    }
+    case 'map': {
+      const board = boardView(await writer.map(cmd.app, cmd.board, cmd.target));
+      return print(cmd.json, board, `Mapped board ${board.board} of ${board.app_id} to ${board.team_id ? `team ${board.team_id}` : `repository ${board.repository_id}`}; what it brought is placed there now.\n`);
+    }
+    case 'unmap': {
+      if (!(await writer.unmap(cmd.app, cmd.board))) throw notFound(`Board ${cmd.board} of ${cmd.app} is not mapped (see npm run apps -- mappings ${cmd.app})`);
+      return print(cmd.json, { app_id: cmd.app, board: cmd.board }, `Unmapped board ${cmd.board} of ${cmd.app}: its tasks count for the organization only.\n`);
+    }
+    case 'mappings': {
+      const mappings = await appMappings(writer, cmd.id);
+      if (cmd.json) return out(`${JSON.stringify(mappings)}\n`);
+      const boards = mappings.boards.length
+        ? table([['BOARD', 'TEAM', 'REPOSITORY', 'MAPPED'], ...mappings.boards.map((b) => [b.board, b.team_id ?? '-', b.repository_id ?? '-', b.created_at])])
+        : 'No boards mapped.';
+      const statuses = mappings.statuses.length ? table([['STATUS', 'COUNTED AS'], ...mappings.statuses.map((s) => [s.status, s.category])]) : 'No status overrides.';
+      return out(`${boards}\n\n${statuses}\n`);
+    }
+    case 'map-status': {
+      const { tasks } = await writer.mapStatus(cmd.app, cmd.status, cmd.category);
+      const status = cmd.status.trim();
+      return print(cmd.json, { app_id: cmd.app, status, category: cmd.category, tasks }, `"${status}" of ${cmd.app} now counts as ${cmd.category}; ${tasks} task${tasks === 1 ? '' : 's'} derived again.\n`);
+    }
+    case 'link-user': {
+      const link = userLinkView(await writer.linkUser(cmd.app, cmd.user, cmd.externalId));
+      return print(cmd.json, link, `Linked account ${link.external_user_id} of ${link.app_id} to ${link.user_id}.\n`);
+    }
+  }
+}
+
+export function main(argv: string[]): Promise<number> {
+  return runWriterCommand('apps', USAGE, parseCommand, argv, run);
+}
+
+if (require.main === module) runCli('apps', main);

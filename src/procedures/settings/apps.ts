@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { TASK_STATUSES } from '../../../db/models';
+import { invalid, notFound } from '../../errors';
+import { router, settingsProcedure } from '../init';
+import { idParam } from '../../wire/query';
+import { APP_PROVIDER_IDS } from '../../services/apps/providers';
+import { appMappings, appView, boardView, listApps, teamsToMap, userLinkView } from '../../services/apps/appViews';
+import { organizationInput } from './inputs';
+import { asAdmin } from './administration';
+
+const appInput = z.strictObject({ ...organizationInput, app_id: idParam('app_id') });
+/** Boards belong to an app or to a git app (its repositories' issues). */
+const boardSourceInput = z.strictObject({ ...organizationInput, app_id: idParam('app_id', 'app or git app') });
+const text = (field: string, max: number) =>
+  z.string({ error: `${field} must be a string` }).trim().min(1, { error: `${field} must not be empty` }).max(max, { error: `${field} must be at most ${max} characters` });
+
+/**
+ * An organization's apps (docs/ingest.md#apps), for its admins: the same writer as `npm run apps`. Another
+ * organization's app named by id is not found.
+ */
+export const appsRouter = router({
+  list: settingsProcedure.input(z.strictObject(organizationInput)).query(async ({ ctx, input }) => {
+    await asAdmin(ctx, input.organization_id);
+    return listApps(ctx.services.settings.publicBase, input.organization_id);
+  }),
+
+  create: settingsProcedure
+    .input(
+      z.strictObject({
+        ...organizationInput,
+        provider: z.enum(APP_PROVIDER_IDS, { error: `provider must be one of ${APP_PROVIDER_IDS.join(', ')}` }),
+        name: text('name', 200).optional(),
+        points_field: text('points_field', 100).optional(),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const by = await asAdmin(ctx, input.organization_id);
+      const { app, secret } = await ctx.services.settings.apps.create(input.organization_id, input.provider, { name: input.name, pointsField: input.points_field }, by);
+      return { app: appView(ctx.services.settings.publicBase, app), secret };
+    }),
+
+  rotateSecret: settingsProcedure.input(appInput).mutation(async ({ ctx, input }) => {
+    const by = await asAdmin(ctx, input.organization_id);
+    const { app, secret } = await ctx.services.settings.apps.rotateSecret(input.app_id, by);
+    return { app: appView(ctx.services.settings.publicBase, app), secret };
+  }),
+
+  disable: settingsProcedure.input(appInput).mutation(async ({ ctx, input }) => {
+    const by = await asAdmin(ctx, input.organization_id);
+    return appView(ctx.services.settings.publicBase, await ctx.services.settings.apps.setActive(input.app_id, false, by));
+  }),
+
+  enable: settingsProcedure.input(appInput).mutation(async ({ ctx, input }) => {
+    const by = await asAdmin(ctx, input.organization_id);
+    return appView(ctx.services.settings.publicBase, await ctx.services.settings.apps.setActive(input.app_id, true, by));
+  }),
+
+  /** The teams a board may be mapped to. */
+  teams: settingsProcedure.input(z.strictObject(organizationInput)).query(async ({ ctx, input }) => {
+    await asAdmin(ctx, input.organization_id);
+    return teamsToMap(input.organization_id);
+  }),
+
+  mappings: settingsProcedure.input(boardSourceInput).query(async ({ ctx, input }) => {
+    const by = await asAdmin(ctx, input.organization_id);
+    return appMappings(ctx.services.settings.apps, input.app_id, by);
+  }),
+
+  map: settingsProcedure
+    .input(
+      boardSourceInput.extend({ board: text('board', 200), team_id: idParam('team_id').optional(), repository_id: idParam('repository_id').optional() }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const { team_id: teamId, repository_id: repositoryId } = input;
+      const target = teamId !== undefined && repositoryId === undefined ? { teamId } : repositoryId !== undefined && teamId === undefined ? { repositoryId } : undefined;
+      if (!target) throw invalid('Give either team_id (the board brings tasks) or repository_id (it brings incidents or deployments)');
+      const by = await asAdmin(ctx, input.organization_id);
+      return boardView(await ctx.services.settings.apps.map(input.app_id, input.board, target, by));
+    }),
+
+  unmap: settingsProcedure.input(boardSourceInput.extend({ board: text('board', 200) })).mutation(async ({ ctx, input }) => {
+    const by = await asAdmin(ctx, input.organization_id);
+    if (!(await ctx.services.settings.apps.unmap(input.app_id, input.board, by))) throw notFound(`Board ${input.board} of ${input.app_id} is not mapped`);
+    return { app_id: input.app_id, board: input.board };
+  }),
+
+  mapStatus: settingsProcedure
+    .input(boardSourceInput.extend({ status: text('status', 200), category: z.enum(TASK_STATUSES, { error: `category must be one of ${TASK_STATUSES.join(', ')}` }) }))
+    .mutation(async ({ ctx, input }) => {
+      const by = await asAdmin(ctx, input.organization_id);
+      const { tasks } = await ctx.services.settings.apps.mapStatus(input.app_id, input.status, input.category, by);
+      return { app_id: input.app_id, status: input.status, category: input.category, tasks };
+    }),
+
+  linkUser: settingsProcedure
+    .input(appInput.extend({ user: text('user', 320), external_id: text('external_id', 200) }))
+    .mutation(async ({ ctx, input }) => {
+      const by = await asAdmin(ctx, input.organization_id);
+      return userLinkView(await ctx.services.settings.apps.linkUser(input.app_id, input.user, input.external_id, by));
+    }),
+});

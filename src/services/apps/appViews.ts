@@ -1,0 +1,66 @@
+import { App, AppBoard, AppStatusOverride, Team, UserApp } from '../../../db/models';
+import type { ChangeAuthority } from '../audit/actor';
+import type { AppWriter } from './apps';
+import { isPushProvider } from './providers';
+
+/**
+ * Where the provider sends an app's webhooks: the service's public base + /ingest/<provider>/<id> (for `deployments`,
+ * the base of its `/deployments` and `/incidents` endpoints); null for an AI vendor's app, which the service reads.
+ */
+export function appWebhookUrl(publicBase: string, app: Pick<App, 'id' | 'provider'>): string | null {
+  if (!isPushProvider(app.provider)) return null;
+  return `${publicBase}/ingest/${app.provider}/${app.id}`;
+}
+
+/** An app as the CLI and the settings show it: whether it has a secret, never the secret. */
+export function appView(publicBase: string, a: App) {
+  return {
+    id: a.id,
+    organization_id: a.organization_id,
+    provider: a.provider,
+    category: a.category,
+    name: a.name,
+    is_active: Boolean(a.is_active),
+    has_secret: a.webhook_secret !== null,
+    webhook_url: appWebhookUrl(publicBase, a),
+    points_field: a.points_field,
+    created_at: a.created_at.toISOString(),
+  };
+}
+
+export type AppView = ReturnType<typeof appView>;
+
+/** Apps, all or one organization's, oldest first. */
+export async function listApps(publicBase: string, organizationId?: string): Promise<AppView[]> {
+  const apps = await App.findAll({ where: organizationId ? { organization_id: organizationId } : {}, order: [['created_at', 'ASC'], ['id', 'ASC']] });
+  return apps.map((a) => appView(publicBase, a));
+}
+
+export function boardView(b: AppBoard) {
+  return { app_id: b.app_id, board: b.board_key, team_id: b.team_id, repository_id: b.repository_id, created_at: b.created_at.toISOString() };
+}
+
+export type BoardView = ReturnType<typeof boardView>;
+
+export function statusOverrideView(o: AppStatusOverride) {
+  return { status: o.status_name, category: o.category, created_at: o.created_at.toISOString() };
+}
+
+export function userLinkView(link: UserApp) {
+  return { app_id: link.app_id, user_id: link.user_id, external_user_id: link.external_user_id, created_at: link.created_at.toISOString() };
+}
+
+/** An app's (or a git app's) boards and the status names it counts in another category, by name. */
+export async function appMappings(apps: AppWriter, appId: string, by: ChangeAuthority = {}) {
+  const boards = await apps.mappings(appId, by);
+  const statuses = await AppStatusOverride.findAll({ where: { app_id: appId }, order: [['status_name', 'ASC']] });
+  return { app_id: appId, boards: boards.map(boardView), statuses: statuses.map(statusOverrideView) };
+}
+
+export type AppMappings = Awaited<ReturnType<typeof appMappings>>;
+
+/** The teams a board may be mapped to, by name: the settings page's choices. */
+export async function teamsToMap(organizationId: string): Promise<{ id: string; name: string }[]> {
+  const teams = await Team.findAll({ where: { organization_id: organizationId }, attributes: ['id', 'name'], order: [['name', 'ASC'], ['id', 'ASC']] });
+  return teams.map((t) => ({ id: t.id, name: t.name }));
+}

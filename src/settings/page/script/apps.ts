@@ -1,0 +1,292 @@
+import { attempt, createForm, rowAction } from './actions';
+import { api, call, Inputs, Outputs } from './api';
+import { field, h, hidden, nextId, table, valueOf } from './elements';
+import { partsOf, subsection } from './parts';
+import { clearSecret, showSecret } from './secrets';
+
+type Organization = Outputs['settings']['session']['organizations'][number];
+type App = Outputs['settings']['apps']['list'][number];
+type Team = Outputs['settings']['apps']['teams'][number];
+type Mappings = Outputs['settings']['apps']['mappings'];
+type Provider = Inputs['settings']['apps']['create']['provider'];
+type Category = Inputs['settings']['apps']['mapStatus']['category'];
+interface Of {
+  organization_id: string;
+}
+
+const PROVIDERS: Record<Provider, string> = {
+  jira: 'Jira',
+  linear: 'Linear',
+  slack: 'Slack',
+  pagerduty: 'PagerDuty',
+  opsgenie: 'Opsgenie',
+  deployments: 'Deployments API',
+  copilot: 'GitHub Copilot',
+  cursor: 'Cursor',
+  claude_code: 'Claude Code',
+};
+const PROVIDER_IDS: readonly Provider[] = ['jira', 'linear', 'slack', 'pagerduty', 'opsgenie', 'deployments', 'copilot', 'cursor', 'claude_code'];
+
+const CATEGORIES: Record<Category, string> = { backlog: 'Backlog', active: 'Active', paused: 'Paused', done: 'Done', canceled: 'Canceled' };
+const CATEGORY_IDS: readonly Category[] = ['backlog', 'active', 'paused', 'done', 'canceled'];
+
+/** The provider's name as people know it; one the page does not know by its id. */
+function providerName(provider: string): string {
+  const known = PROVIDER_IDS.find((p) => p === provider);
+  return known ? PROVIDERS[known] : provider;
+}
+
+function providerOf(value: string): Provider {
+  const provider = PROVIDER_IDS.find((p) => p === value);
+  if (!provider) throw new Error(`Choose a provider: ${Object.values(PROVIDERS).join(', ')}.`);
+  return provider;
+}
+
+function categoryOf(value: string): Category {
+  const category = CATEGORY_IDS.find((c) => c === value);
+  if (!category) throw new Error(`Choose what the status counts as: ${Object.values(CATEGORIES).join(', ')}.`);
+  return category;
+}
+
+/** A field's value, or undefined when left empty (the service's default then applies). */
+function optionalValue(form: HTMLFormElement, name: string): string | undefined {
+  const value = valueOf(form, name).trim();
+  return value === '' ? undefined : value;
+}
+
+/**
+ * An organization's apps: listed, added with their webhook URL and secret shown once, disabled and enabled, secrets
+ * rotated; each app's boards mapped to teams, its status names counted in another category, its accounts linked.
+ */
+export function appsSection(org: Organization): HTMLElement {
+  const parts = partsOf(
+    subsection(`${org.id}-apps`, 'Apps', 'Trackers, chat, incident tools and deployment scripts that send the organization’s work in, and AI vendors.'),
+  );
+  const of = { organization_id: org.id };
+  const mappings = h('div', { class: 'mappings' });
+  parts.secretSlot.before(mappings);
+
+  async function refresh(): Promise<void> {
+    clearSecret(parts);
+    parts.list.replaceChildren(appTable(await call(api.settings.apps.list.query(of))));
+  }
+
+  function appTable(apps: readonly App[]): HTMLElement {
+    if (!apps.length) return h('p', { class: 'empty' }, 'No apps yet.');
+    return table(
+      `Apps of ${org.name}`,
+      ['Name', 'Provider', 'Webhook URL', 'Secret', 'State', 'Actions'],
+      apps.map((app) => [
+        app.name,
+        providerName(app.provider),
+        app.webhook_url ? h('code', { class: 'url' }, app.webhook_url) : 'None',
+        app.has_secret ? 'Set' : 'Not set',
+        h('span', { class: `status status-${app.is_active ? 'active' : 'disabled'}` }, app.is_active ? 'active' : 'disabled'),
+        h(
+          'span',
+          { class: 'actions' },
+          app.is_active
+            ? h('button', { type: 'button', onclick: () => setActive(app, false) }, 'Disable', hidden(` ${app.name}`))
+            : h('button', { type: 'button', onclick: () => setActive(app, true) }, 'Enable', hidden(` ${app.name}`)),
+          app.webhook_url ? h('button', { type: 'button', onclick: () => rotate(app) }, 'Rotate secret', hidden(` of ${app.name}`)) : null,
+          h('button', { type: 'button', onclick: () => showMappings(app) }, 'Mappings', hidden(` of ${app.name}`)),
+        ),
+      ]),
+    );
+  }
+
+  function setActive(app: App, active: boolean): Promise<void> {
+    return rowAction(parts, async () => {
+      const input = { ...of, app_id: app.id };
+      await call(active ? api.settings.apps.enable.mutate(input) : api.settings.apps.disable.mutate(input));
+      await refresh();
+      return active ? `Enabled ${app.name}: its deliveries are accepted.` : `Disabled ${app.name}: its deliveries are refused until it is enabled; what it brought stays.`;
+    });
+  }
+
+  function rotate(app: App): Promise<void> {
+    return rowAction(parts, async () => {
+      const rotated = await call(api.settings.apps.rotateSecret.mutate({ ...of, app_id: app.id }));
+      await refresh();
+      showSecret(parts, `New webhook secret for ${app.name}`, [{ label: 'Webhook secret', text: rotated.secret }], [
+        `Put it where ${providerName(app.provider)} takes it. The previous secret is accepted for 24 hours.`,
+      ]);
+    });
+  }
+
+  async function showMappings(app: App): Promise<void> {
+    const panel = mappingsPanel(of, app, () => {
+      mappings.replaceChildren();
+      parts.heading.focus();
+    });
+    mappings.replaceChildren(panel.element);
+    await panel.load();
+    panel.heading.focus();
+  }
+
+  const form = createForm(
+    'Add an app',
+    4,
+    [
+      field('Provider', h('select', { name: 'provider' }, PROVIDER_IDS.map((p) => h('option', { value: p }, PROVIDERS[p])))),
+      field('Name', h('input', { type: 'text', name: 'name', maxLength: 200, autocomplete: 'off' }), 'Left empty: the provider’s name.'),
+      field(
+        'Story points field',
+        h('input', { type: 'text', name: 'points_field', maxLength: 100, autocomplete: 'off', placeholder: 'customfield_10016' }),
+        'Jira only: the issue field that holds story points.',
+      ),
+    ],
+    'Add app',
+    async (f) => {
+      const created = await call(
+        api.settings.apps.create.mutate({ ...of, provider: providerOf(valueOf(f, 'provider')), name: optionalValue(f, 'name'), points_field: optionalValue(f, 'points_field') }),
+      );
+      await refresh();
+      const { app, secret } = created;
+      if (!app.webhook_url || !secret) {
+        parts.done.textContent = `Added ${app.name}. ${providerName(app.provider)} sends no webhooks: the service will read its usage with the vendor’s API key, which is set here once that import is available.`;
+        return;
+      }
+      const notes = [`In ${providerName(app.provider)}, send the webhooks to this URL with this secret (docs/ingest.md says where each provider takes it).`];
+      if (app.provider === 'deployments') notes.push(`POST deployments to ${app.webhook_url}/deployments and incidents to ${app.webhook_url}/incidents.`);
+      showSecret(
+        parts,
+        `App “${app.name}”`,
+        [
+          { label: 'Webhook URL', text: app.webhook_url },
+          { label: 'Webhook secret', text: secret },
+        ],
+        notes,
+      );
+    },
+  );
+  parts.section.append(form);
+  attempt(parts.alert, refresh);
+  return parts.section;
+}
+
+/** An app's boards, status overrides and linked accounts, each changed by a small form; refreshed after each change. */
+function mappingsPanel(of: Of, app: App, close: () => void): { element: HTMLElement; heading: HTMLElement; load: () => Promise<void> } {
+  const headingId = nextId('mappings');
+  const alert = h('div', { class: 'alert', role: 'alert' });
+  const said = h('p', { class: 'done', role: 'status' });
+  const boards = h('div');
+  const statuses = h('div');
+  const teamChoice = h('select', { name: 'team_id' });
+  const heading = h('h4', { id: headingId, tabIndex: -1 }, `Mappings of ${app.name}`);
+  const ofApp = { ...of, app_id: app.id };
+  let teams: readonly Team[] = [];
+
+  async function fill(): Promise<void> {
+    const [current, choices] = await Promise.all([call(api.settings.apps.mappings.query(ofApp)), call(api.settings.apps.teams.query(of))]);
+    teams = choices;
+    teamChoice.replaceChildren(...teams.map((t) => h('option', { value: t.id }, t.name)));
+    show(current);
+  }
+  const load = () => attempt(alert, fill);
+
+  function show(current: Mappings): void {
+    const teamName = (id: string) => teams.find((t) => t.id === id)?.name ?? id;
+    boards.replaceChildren(
+      current.boards.length
+        ? table(
+            `Boards of ${app.name}`,
+            ['Board', 'Mapped to', 'Actions'],
+            current.boards.map((b) => [
+              h('code', {}, b.board),
+              b.team_id ? `Team ${teamName(b.team_id)}` : `Repository ${b.repository_id ?? ''}`,
+              h('button', { type: 'button', onclick: () => unmap(b.board) }, 'Unmap', hidden(` ${b.board}`)),
+            ]),
+          )
+        : h('p', { class: 'empty' }, 'No boards mapped: what arrives counts for the organization only.'),
+    );
+    statuses.replaceChildren(
+      current.statuses.length
+        ? table(
+            `Status overrides of ${app.name}`,
+            ['Status', 'Counted as'],
+            current.statuses.map((s) => [s.status, CATEGORIES[s.category]]),
+          )
+        : h('p', { class: 'empty' }, 'No status overrides: statuses count as the provider says.'),
+    );
+  }
+
+  /** A change made from the panel: its outcome said in the panel, the lists read again. */
+  function change(work: () => Promise<string>): Promise<void> {
+    said.textContent = '';
+    return attempt(alert, async () => {
+      const outcome = await work();
+      await fill();
+      said.textContent = outcome;
+    });
+  }
+
+  function unmap(board: string): Promise<void> {
+    return change(async () => {
+      await call(api.settings.apps.unmap.mutate({ ...ofApp, board }));
+      return `Unmapped ${board}: its tasks count for the organization only.`;
+    }).then(() => {
+      if (!document.activeElement || document.activeElement === document.body) heading.focus();
+    });
+  }
+
+  const mapForm = createForm(
+    'Map a board',
+    5,
+    [
+      field('Board', h('input', { type: 'text', name: 'board', maxLength: 200, required: true, autocomplete: 'off' }), 'A Jira project key, a Linear team key, a GitHub owner/repo…'),
+      field('Team', teamChoice),
+    ],
+    'Map board',
+    async (f) => {
+      const board = valueOf(f, 'board').trim();
+      const mapped = await call(api.settings.apps.map.mutate({ ...ofApp, board, team_id: valueOf(f, 'team_id') }));
+      await fill();
+      said.textContent = `Mapped ${mapped.board} to ${teams.find((t) => t.id === mapped.team_id)?.name ?? mapped.team_id}; what it brought is placed there now.`;
+    },
+  );
+
+  const statusForm = createForm(
+    'Count a status as',
+    5,
+    [
+      field('Status', h('input', { type: 'text', name: 'status', maxLength: 200, required: true, autocomplete: 'off' }), 'As the tracker names it, e.g. “Blocked”.'),
+      field('Counted as', h('select', { name: 'category' }, CATEGORY_IDS.map((c) => h('option', { value: c }, CATEGORIES[c])))),
+    ],
+    'Map status',
+    async (f) => {
+      const mapped = await call(api.settings.apps.mapStatus.mutate({ ...ofApp, status: valueOf(f, 'status'), category: categoryOf(valueOf(f, 'category')) }));
+      await fill();
+      said.textContent = `“${mapped.status}” now counts as ${CATEGORIES[mapped.category].toLowerCase()}; ${mapped.tasks} task${mapped.tasks === 1 ? '' : 's'} derived again.`;
+    },
+  );
+
+  const linkForm = createForm(
+    'Link a member’s account',
+    5,
+    [
+      field('Member', h('input', { type: 'text', name: 'user', maxLength: 320, required: true, autocomplete: 'off' }), 'Their e-mail or user id.'),
+      field('Account id', h('input', { type: 'text', name: 'external_id', maxLength: 200, required: true, autocomplete: 'off' }), `Their user id on ${app.name}.`),
+    ],
+    'Link account',
+    async (f) => {
+      const link = await call(api.settings.apps.linkUser.mutate({ ...ofApp, user: valueOf(f, 'user'), external_id: valueOf(f, 'external_id') }));
+      said.textContent = `Linked ${link.external_user_id} to ${link.user_id}.`;
+    },
+  );
+
+  const element = h(
+    'section',
+    { class: 'panel', 'aria-labelledby': headingId },
+    heading,
+    h('p', { class: 'actions' }, h('button', { type: 'button', onclick: close }, 'Close', hidden(' mappings'))),
+    alert,
+    said,
+    boards,
+    statuses,
+    mapForm,
+    statusForm,
+    linkForm,
+  );
+  return { element, heading, load };
+}

@@ -1,0 +1,292 @@
+import { App } from '../../db/models';
+import { startTestApp, TestApp, DEMO } from '../support/harness';
+import { appCli, CliRun } from '../support/cli';
+import { parseCommand } from '../../scripts/apps';
+import { UsageError } from '../../scripts/cli';
+
+// Each command is a process of its own (tsx, then the database): a few seconds each on a busy two-core machine.
+jest.setTimeout(180_000);
+
+/**
+ * `npm run apps -- …` (docs/ingest.md#apps) as an operator runs it, in a child process on the test app's database:
+ * apps made with their secret once and stored sealed, listed without it, disabled and enabled, their boards, status
+ * names and accounts mapped; each change in the organization's audit log as the operator's. Refusals exit 1 with the
+ * writer's message, usage errors 2 with the usage.
+ */
+
+let t: TestApp;
+let apps: (...args: string[]) => Promise<CliRun>;
+/** Each organization's admin's token: ada's for Acme, margaret's for Globex. */
+const adminTokens: Record<string, string> = {};
+beforeAll(async () => {
+  t = await startTestApp();
+  apps = appCli(t, 'apps');
+  adminTokens[DEMO.orgs.acme] = await t.token();
+  adminTokens[DEMO.orgs.globex] = await t.token({ user: DEMO.emails.margaret });
+});
+afterAll(async () => t.close());
+
+const ACME = DEMO.orgs.acme;
+const GLOBEX = DEMO.orgs.globex;
+
+async function json(...args: string[]) {
+  const run = await apps(...args, '--json');
+  expect(run).toMatchObject({ code: 0, stderr: '' });
+  return JSON.parse(run.stdout);
+}
+
+/** What a command said, past the line naming the database. */
+const said = (run: CliRun) => run.stdout.replace(/^Database: .*\n/, '');
+
+/** The audit log's entries about one app, oldest first. */
+async function auditOf(organizationId: string, appId: string) {
+  const log = await t.get(`/v1/organizations/${organizationId}/audit-log?per_page=100`, adminTokens[organizationId]);
+  expect(log.status).toBe(200);
+  return log.body.data.filter((e: { target_id: string }) => e.target_id === appId).reverse();
+}
+
+test('create prints the webhook URL and the secret once; the database holds it sealed; list never shows it', async () => {
+  const created = await json('create', '--org', GLOBEX, '--provider', 'jira', '--name', 'Jira globex', '--points-field', 'customfield_10016');
+  expect(created).toEqual({ id: expect.stringMatching(/^app_/), webhook_url: `http://localhost:${t.config.PORT}/ingest/jira/${created.id}`, secret: expect.stringMatching(/^[\w-]{43}$/) });
+  const row = await App.findByPk(created.id);
+  expect(row).toMatchObject({ organization_id: GLOBEX, provider: 'jira', category: 'issues', name: 'Jira globex', points_field: 'customfield_10016' });
+  expect(row!.webhook_secret).toMatch(/^v1\./);
+  expect(row!.webhook_secret).not.toContain(created.secret);
+
+  // The generic push API: its URL is the base of its two endpoints; the name defaults to the provider's.
+  const deployments = await apps('create', '--org', GLOBEX, '--provider', 'deployments');
+  expect(deployments.code).toBe(0);
+  expect(deployments.stdout).toMatch(/^Created app app_\w+ \(deployments, deployments, organization org_globex\)\n {2}webhook URL: http:\/\/localhost:\d+\/ingest\/deployments\/app_\w+\n/m);
+  expect(deployments.stdout).toMatch(/POST to http:\/\/localhost:\d+\/ingest\/deployments\/app_\w+\/deployments and .*\/incidents/);
+  expect(deployments.stdout).toMatch(/shown only this once/);
+
+  // An AI vendor's app pushes nothing: no URL, no secret.
+  const copilot = await json('create', '--org', GLOBEX, '--provider', 'copilot');
+  expect(copilot).toEqual({ id: expect.stringMatching(/^app_/), webhook_url: null, secret: null });
+  expect((await App.findByPk(copilot.id))!.webhook_secret).toBeNull();
+  const cursor = await apps('create', '--org', GLOBEX, '--provider', 'cursor', '--name', 'Cursor globex');
+  expect(cursor.stdout).toMatch(/Cursor sends no webhooks: the service will read its API with the vendor's key.*issue 39/s);
+
+  const list = await json('list', '--org', GLOBEX);
+  const deploymentsId = /app_\w+/.exec(deployments.stdout)![0];
+  const cursorId = /app_\w+/.exec(cursor.stdout)![0];
+  // The demo's apps first (oldest first), then these.
+  expect(list.map((a: { id: string }) => a.id).slice(-4)).toEqual([created.id, deploymentsId, copilot.id, cursorId]);
+  expect(list.find((a: { id: string }) => a.id === DEMO.apps.globexSlack)).toMatchObject({ provider: 'slack', category: 'chat', has_secret: false, webhook_url: expect.stringContaining('/ingest/slack/') });
+  expect(list.at(-4)).toEqual({
+    id: created.id,
+    organization_id: GLOBEX,
+    provider: 'jira',
+    category: 'issues',
+    name: 'Jira globex',
+    is_active: true,
+    has_secret: true,
+    webhook_url: created.webhook_url,
+    points_field: 'customfield_10016',
+    created_at: expect.any(String),
+  });
+  expect(list.at(-3)).toMatchObject({ provider: 'deployments', category: 'deployments', name: 'Deployments API', has_secret: true });
+  expect(list.at(-2)).toMatchObject({ provider: 'copilot', category: 'ai', name: 'GitHub Copilot', has_secret: false, webhook_url: null });
+  expect(JSON.stringify(list)).not.toContain(created.secret);
+
+  const table = await apps('list', '--org', GLOBEX);
+  expect(table.stdout.split('\n')[1]).toMatch(/^ID +ORGANIZATION +PROVIDER +CATEGORY +NAME +ACTIVE +SECRET +WEBHOOK URL +CREATED$/);
+  expect(table.stdout).toMatch(new RegExp(`${created.id} +org_globex +jira +issues +Jira globex +yes +set +http://localhost:\\d+/ingest/jira/${created.id} `));
+  expect(table.stdout).not.toContain(created.secret);
+  expect((await json('list')).length).toBeGreaterThan(list.length);
+
+  expect((await auditOf(GLOBEX, created.id)).map((e: { action: string; actor_type: string; details: object }) => [e.action, e.actor_type, e.details])).toEqual([
+    ['app.created', 'operator', { provider: 'jira', name: 'Jira globex' }],
+  ]);
+});
+
+test('rotate-secret prints a new one; disable and enable; each audited as the operator’s', async () => {
+  const created = await json('create', '--org', ACME, '--provider', 'linear');
+  const rotated = await json('rotate-secret', created.id);
+  expect(rotated).toEqual({ id: created.id, webhook_url: created.webhook_url, secret: expect.stringMatching(/^[\w-]{43}$/) });
+  expect(rotated.secret).not.toBe(created.secret);
+  const row = await App.findByPk(created.id);
+  expect(row!.webhook_secret).not.toContain(rotated.secret);
+  expect(row!.previous_webhook_secret).not.toContain(created.secret);
+  const human = await apps('rotate-secret', created.id);
+  expect(human.stdout).toMatch(/^New secret for app app_\w+ \(linear, issues, organization org_acme\)$/m);
+  expect(human.stdout).toMatch(/The previous secret is still accepted for 24 hours/);
+
+  expect(await json('disable', created.id)).toMatchObject({ id: created.id, is_active: false, has_secret: true });
+  expect(said(await apps('disable', created.id))).toBe(`Disabled ${created.id}: its deliveries are refused until "apps enable ${created.id}"; what it brought stays.\n`);
+  expect(await json('enable', created.id)).toMatchObject({ id: created.id, is_active: true });
+
+  const ai = await json('create', '--org', ACME, '--provider', 'claude_code');
+  expect(await apps('rotate-secret', ai.id)).toMatchObject({ code: 1, stderr: `apps: App ${ai.id} (claude_code) receives no webhooks, so it has no webhook secret to rotate\n` });
+
+  const audit = await auditOf(ACME, created.id);
+  // Disabling twice is one change.
+  expect(audit.map((e: { action: string }) => e.action)).toEqual(['app.created', 'app.secret_rotated', 'app.secret_rotated', 'app.disabled', 'app.enabled']);
+  for (const e of audit) expect(e).toMatchObject({ actor_type: 'operator', actor_user_id: null, target_type: 'app' });
+  const log = JSON.stringify(audit);
+  for (const secret of [created.secret, rotated.secret]) expect(log).not.toContain(secret);
+});
+
+test('map boards to a team or a repository, a git app’s too; each audited', async () => {
+  const jira = await json('create', '--org', ACME, '--provider', 'jira');
+  const pagerduty = await json('create', '--org', ACME, '--provider', 'pagerduty');
+  expect(await json('map', '--app', jira.id, '--board', 'PLAT', '--team', DEMO.teams.platform)).toEqual({
+    app_id: jira.id,
+    board: 'PLAT',
+    team_id: DEMO.teams.platform,
+    repository_id: null,
+    created_at: expect.any(String),
+  });
+  expect(said(await apps('map', '--app', jira.id, '--board', 'MOB', '--team', DEMO.teams.mobile))).toBe(
+    `Mapped board MOB of ${jira.id} to team ${DEMO.teams.mobile}; what it brought is placed there now.\n`,
+  );
+  expect(await json('map', '--app', pagerduty.id, '--board', 'PX1234', '--repository', DEMO.repos.acmeApi)).toMatchObject({ board: 'PX1234', team_id: null, repository_id: DEMO.repos.acmeApi });
+  expect(await json('map', '--app', DEMO.gitApps.acmeGithub, '--board', 'acme/api', '--team', DEMO.teams.platform)).toMatchObject({ app_id: DEMO.gitApps.acmeGithub, board: 'acme/api' });
+
+  expect((await json('mappings', DEMO.gitApps.acmeGithub)).boards).toEqual([expect.objectContaining({ board: 'acme/api', team_id: DEMO.teams.platform })]);
+  expect(said(await apps('mappings', pagerduty.id))).toMatch(/^BOARD +TEAM +REPOSITORY +MAPPED\nPX1234 +- +repo_acme_api +\d{4}-/);
+  expect((await auditOf(ACME, jira.id)).map((e: { action: string; details: object }) => [e.action, e.details])).toEqual([
+    ['app.created', { provider: 'jira', name: 'Jira' }],
+    ['app.board_mapped', { board: 'PLAT', team_id: DEMO.teams.platform }],
+    ['app.board_mapped', { board: 'MOB', team_id: DEMO.teams.mobile }],
+  ]);
+  expect((await auditOf(ACME, pagerduty.id)).map((e: { details: object }) => e.details)).toContainEqual({ board: 'PX1234', repository_id: DEMO.repos.acmeApi });
+});
+
+test('override status names, unmap, list the mappings', async () => {
+  const jira = await json('create', '--org', ACME, '--provider', 'jira', '--name', 'Jira (statuses)');
+  expect(await json('map', '--app', jira.id, '--board', 'PLAT', '--team', DEMO.teams.platform)).toMatchObject({ board: 'PLAT' });
+  expect(await json('map', '--app', jira.id, '--board', 'MOB', '--team', DEMO.teams.mobile)).toMatchObject({ board: 'MOB' });
+  expect(await json('map-status', '--app', jira.id, '--status', ' Blocked ', '--to', 'paused')).toEqual({ app_id: jira.id, status: 'Blocked', category: 'paused', tasks: 0 });
+  expect(said(await apps('map-status', '--app', jira.id, '--status', "Won't Do", '--to', 'canceled'))).toBe(`"Won't Do" of ${jira.id} now counts as canceled; 0 tasks derived again.\n`);
+
+  expect(await json('unmap', '--app', jira.id, '--board', 'MOB')).toEqual({ app_id: jira.id, board: 'MOB' });
+  expect(await apps('unmap', '--app', jira.id, '--board', 'MOB')).toMatchObject({ code: 1, stderr: `apps: Board MOB of ${jira.id} is not mapped (see npm run apps -- mappings ${jira.id})\n` });
+
+  expect(await json('mappings', jira.id)).toEqual({
+    app_id: jira.id,
+    boards: [{ app_id: jira.id, board: 'PLAT', team_id: DEMO.teams.platform, repository_id: null, created_at: expect.any(String) }],
+    statuses: [
+      { status: 'blocked', category: 'paused', created_at: expect.any(String) },
+      { status: "won't do", category: 'canceled', created_at: expect.any(String) },
+    ],
+  });
+  const human = said(await apps('mappings', jira.id));
+  expect(human).toMatch(/^BOARD +TEAM +REPOSITORY +MAPPED\nPLAT +team_platform +- +\d{4}-[^\n]*\n\nSTATUS +COUNTED AS\nblocked +paused\nwon't do +canceled\n$/);
+  expect(said(await apps('mappings', (await json('create', '--org', ACME, '--provider', 'slack')).id))).toBe('No boards mapped.\n\nNo status overrides.\n');
+
+  expect((await auditOf(ACME, jira.id)).map((e: { action: string; details: object }) => [e.action, e.details]).slice(3)).toEqual([
+    ['app.status_mapped', { status: 'Blocked', category: 'paused' }],
+    ['app.status_mapped', { status: "Won't Do", category: 'canceled' }],
+    ['app.board_unmapped', { board: 'MOB' }],
+  ]);
+});
+
+test('link-user links a member by e-mail or id; another member cannot take the same account', async () => {
+  const slack = await json('create', '--org', ACME, '--provider', 'slack', '--name', 'Slack (linked)');
+  expect(await json('link-user', '--app', slack.id, '--user', 'ADA@demo.test', '--external-id', 'U012AB3CD')).toEqual({
+    app_id: slack.id,
+    user_id: DEMO.users.ada,
+    external_user_id: 'U012AB3CD',
+    created_at: expect.any(String),
+  });
+  expect(said(await apps('link-user', '--app', slack.id, '--user', DEMO.users.linus, '--external-id', 'U0LINUS'))).toBe(`Linked account U0LINUS of ${slack.id} to ${DEMO.users.linus}.\n`);
+  expect(await apps('link-user', '--app', slack.id, '--user', DEMO.users.grace, '--external-id', 'U012AB3CD')).toMatchObject({
+    code: 1,
+    stderr: `apps: Account U012AB3CD of app ${slack.id} is already linked to ${DEMO.users.ada}\n`,
+  });
+  expect(await apps('link-user', '--app', slack.id, '--user', DEMO.emails.margaret.replace('margaret', 'nobody'), '--external-id', 'U9')).toMatchObject({
+    code: 1,
+    stderr: `apps: No member nobody@demo.test in organization ${ACME}\n`,
+  });
+  const audit = await auditOf(ACME, slack.id);
+  expect(audit.map((e: { action: string; details: object }) => [e.action, e.details])).toEqual([
+    ['app.created', { provider: 'slack', name: 'Slack (linked)' }],
+    ['app.user_linked', { user_id: DEMO.users.ada, external_user_id: 'U012AB3CD' }],
+    ['app.user_linked', { user_id: DEMO.users.linus, external_user_id: 'U0LINUS' }],
+  ]);
+});
+
+test('refusals exit 1 with what to fix: unknown organization, app, team, repository; another organization’s team or repository', async () => {
+  const jira = await json('create', '--org', ACME, '--provider', 'jira', '--name', 'Jira (refusals)');
+  const refusals: [string[], string][] = [
+    [['create', '--org', 'org_nope', '--provider', 'jira'], 'apps: No organization org_nope\n'],
+    [['create', '--org', ACME, '--provider', 'linear', '--points-field', 'estimate'], 'apps: Only Jira apps name a story points field; linear sends its own estimate\n'],
+    [['rotate-secret', 'app_nope'], 'apps: No app app_nope (see npm run apps -- list)\n'],
+    [['disable', 'app_nope'], 'apps: No app app_nope (see npm run apps -- list)\n'],
+    [['enable', 'app_nope'], 'apps: No app app_nope (see npm run apps -- list)\n'],
+    [['map', '--app', jira.id, '--board', 'X', '--team', 'team_nope'], `apps: No team team_nope in organization ${ACME}\n`],
+    [['map', '--app', jira.id, '--board', 'X', '--team', DEMO.teams.globexCore], `apps: No team ${DEMO.teams.globexCore} in organization ${ACME}\n`],
+    [['map', '--app', jira.id, '--board', 'X', '--repository', DEMO.repos.globexCore], `apps: No repository ${DEMO.repos.globexCore} in organization ${ACME}\n`],
+  ];
+  for (const [args, stderr] of refusals) expect({ args, ...(await apps(...args)) }).toMatchObject({ args, code: 1, stderr });
+});
+
+test('refusals exit 1 with what to fix: an unknown app, git app or member on the mapping commands', async () => {
+  const jira = await json('create', '--org', ACME, '--provider', 'jira', '--name', 'Jira (more refusals)');
+  const refusals: [string[], string][] = [
+    [['mappings', 'app_nope'], 'apps: No app or git app app_nope (see npm run apps -- list, npm run gitapps -- list)\n'],
+    [['map', '--app', 'gapp_nope', '--board', 'X', '--team', DEMO.teams.platform], 'apps: No app or git app gapp_nope (see npm run apps -- list, npm run gitapps -- list)\n'],
+    [['unmap', '--app', 'app_nope', '--board', 'X'], 'apps: No app or git app app_nope (see npm run apps -- list, npm run gitapps -- list)\n'],
+    [['map-status', '--app', 'app_nope', '--status', 'Blocked', '--to', 'paused'], 'apps: No app or git app app_nope (see npm run apps -- list, npm run gitapps -- list)\n'],
+    [['link-user', '--app', 'app_nope', '--user', DEMO.users.ada, '--external-id', 'U1'], 'apps: No app app_nope (see npm run apps -- list)\n'],
+    [['link-user', '--app', jira.id, '--user', DEMO.users.margaret.replace('margaret', 'nobody'), '--external-id', 'U1'], `apps: No member usr_nobody in organization ${ACME}\n`],
+  ];
+  for (const [args, stderr] of refusals) expect({ args, ...(await apps(...args)) }).toMatchObject({ args, code: 1, stderr });
+  expect(await json('mappings', jira.id)).toEqual({ app_id: jira.id, boards: [], statuses: [] });
+});
+
+test('usage errors exit 2 with the usage; --help exits 0', async () => {
+  const bad = await apps('create', '--org', ACME, '--provider', 'bitbucket');
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toMatch(/^apps: create needs --provider jira\|linear\|slack\|pagerduty\|opsgenie\|deployments\|copilot\|cursor\|claude_code \(got 'bitbucket'\)\n\nUsage:\n {2}npm run apps -- create/);
+  expect(await apps('map', '--app', 'app_x', '--board', 'B')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^apps: map needs either --team <team id> \(tasks\) or --repository <repository id>/) });
+  expect(await apps('rotate-secret')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^apps: rotate-secret needs exactly one app id/) });
+  expect(await apps('frobnicate')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^apps: unknown command "frobnicate"/) });
+  const help = await apps('--help');
+  expect(help).toMatchObject({ code: 0, stderr: '' });
+  expect(help.stdout).toContain('npm run apps -- map-status --app <id> --status <name> --to backlog|active|paused|done|canceled');
+});
+
+test('the command line, parsed', () => {
+  const usage = (...argv: string[]) => {
+    try {
+      parseCommand(argv);
+    } catch (e) {
+      if (e instanceof UsageError) return e.message;
+      throw e;
+    }
+    throw new Error(`no usage error for ${argv.join(' ')}`);
+  };
+  expect(parseCommand(['create', '--org', 'o', '--provider', 'jira', '--name', ' Jira ', '--points-field', 'customfield_10016'])).toEqual({
+    kind: 'create',
+    org: 'o',
+    provider: 'jira',
+    name: 'Jira',
+    pointsField: 'customfield_10016',
+    json: false,
+  });
+  expect(parseCommand(['create', '--org', 'o', '--provider', 'cursor', '--json'])).toEqual({ kind: 'create', org: 'o', provider: 'cursor', json: true });
+  expect(parseCommand(['list'])).toEqual({ kind: 'list', json: false });
+  expect(parseCommand(['disable', 'app_1', '--json'])).toEqual({ kind: 'disable', id: 'app_1', json: true });
+  expect(parseCommand(['map', '--app', 'a', '--board', 'B', '--repository', 'r'])).toEqual({ kind: 'map', app: 'a', board: 'B', target: { repositoryId: 'r' }, json: false });
+  expect(parseCommand(['map-status', '--app', 'a', '--status', 'In Review', '--to', 'active'])).toEqual({ kind: 'map-status', app: 'a', status: 'In Review', category: 'active', json: false });
+  expect(parseCommand(['link-user', '--app', 'a', '--user', 'u@x.test', '--external-id', '42'])).toEqual({ kind: 'link-user', app: 'a', user: 'u@x.test', externalId: '42', json: false });
+  expect(parseCommand(['mappings', 'x', '--help'])).toEqual({ kind: 'help' });
+
+  expect(usage()).toMatch(/^a command is required: create, list, rotate-secret/);
+  expect(usage('create', '--provider', 'jira')).toBe('create needs --org <organization id>');
+  expect(usage('create', '--org', 'o', '--provider', 'jira', '--name', ' ')).toBe('--name must not be empty');
+  expect(usage('create', '--org', 'o', '--provider', 'jira', '--name', 'x'.repeat(201))).toBe('--name has at most 200 characters');
+  expect(usage('map', '--app', 'a', '--board', 'B', '--team', 't', '--repository', 'r')).toMatch(/^map needs either --team/);
+  expect(usage('map', '--app', 'a', '--team', 't')).toBe('map needs --board <board key>');
+  expect(usage('unmap', '--board', 'B')).toBe('unmap needs --app <app or git app id>');
+  expect(usage('map-status', '--app', 'a', '--status', 'S', '--to', 'blocked')).toBe("map-status needs --to backlog|active|paused|done|canceled (got 'blocked')");
+  expect(usage('map-status', '--app', 'a', '--to', 'paused')).toBe('map-status needs --status <status name>');
+  expect(usage('link-user', '--app', 'a', '--user', 'u')).toBe("link-user needs --external-id <the member's account id on the app>");
+  expect(usage('mappings', 'a', 'b')).toBe('mappings needs exactly one app or git app id');
+  expect(usage('list', '--org', '')).toBe('--org must not be empty');
+  expect(usage('map', '--app', 'a', '--board', 'B'.repeat(201), '--team', 't')).toBe('--board has at most 200 characters');
+  expect(usage('create', '--org', 'o', '--provider', 'jira', '--points-field', 'f'.repeat(101))).toBe('--points-field has at most 100 characters');
+  expect(usage('enable', 'a', '--force')).toMatch(/Unknown option '--force'/);
+});
