@@ -32,7 +32,6 @@ import { createApp } from './http/app';
 import { scimRouter } from './scim/router';
 import { ingestBodyBudget, ingestRouter } from './ingest/router';
 import { appIngestRouter } from './ingest/apps/router';
-import { AppWriter } from './services/apps/apps';
 import { createHttpServer, refuserByPath } from './http/server';
 import { restHeadRefuser } from './http/headRefusals';
 import { scimHeadRefuser } from './scim/headRefusals';
@@ -86,7 +85,6 @@ export interface Writers {
   gitApps: GitAppWriter;
   apps: AppWriter;
   gitActivity: GitActivityWriter;
-  apps: AppWriter;
   tasks: TaskWriter;
   webhookEndpoints: WebhookEndpointWriter;
   telemetry: TelemetryWriter;
@@ -159,7 +157,6 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     gitApps: new GitAppWriter(changes, secrets),
     apps: new AppWriter(changes, secrets),
     gitActivity: new GitActivityWriter(changes),
-    apps: new AppWriter(changes, secrets),
     tasks: new TaskWriter(changes),
     webhookEndpoints: new WebhookEndpointWriter(changes, secrets, checkEndpointUrl(config.WEBHOOK_ALLOW_PRIVATE)),
     telemetry: new TelemetryWriter(changes),
