@@ -58,8 +58,8 @@ export async function seedTasks({ ins, root, spec }: Seeding, teams: TeamState[]
         const title = taskTitle(rngTask, type);
         const parentId = !isEpic && epics.length > 0 && rngTask.chance(0.45) ? rngTask.pick(epics) : null;
         const storyPoints = isEpic || rngTask.chance(0.15) ? null : rngTask.pick([1, 2, 3, 5, 8, 13]);
-        const completedMs = drawn === 'done' ? laterMs(rngTask, times[i], HOUR, 45 * DAY_MS) : null;
-        const { status, moves } = historyOf(rngHistory, drawn, times[i], completedMs);
+        const drawnCompletedMs = drawn === 'done' ? laterMs(rngTask, times[i], HOUR, 45 * DAY_MS) : null;
+        const { status, completedMs, moves } = historyOf(rngHistory, drawn, times[i], drawnCompletedMs);
         const createdAt = new Date(times[i]);
         const lastMs = moves.at(-1)?.at ?? completedMs ?? times[i];
         const facts = flowFacts(
