@@ -631,13 +631,41 @@ type FlowMetricsResponse struct {
 	Data   FlowMetrics `json:"data"`
 }
 
-// FlowMetricsCycleTimeHours: Completed − created, over the tasks completed in the window
+// FlowMetricsLeadTimeHours: Completed − created, over the tasks completed in the window
+type FlowMetricsLeadTimeHours struct {
+	// Median (nearest rank), in hours to two decimals; null when there is nothing to measure
+	Median *float64 `json:"median"`
+	// 75th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure
+	P75 *float64 `json:"p75"`
+	// 90th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure
+	P90 *float64 `json:"p90"`
+}
+
+// FlowMetricsCycleTimeHours: Completed − first active status, over the tasks completed in the window; a task with no recorded status history (or never active) counts from its creation
 type FlowMetricsCycleTimeHours struct {
 	// Median (nearest rank), in hours to two decimals; null when there is nothing to measure
 	Median *float64 `json:"median"`
 	// 75th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure
 	P75 *float64 `json:"p75"`
 	// 90th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure
+	P90 *float64 `json:"p90"`
+}
+
+// FlowMetricsTimeInStatusHours: Medians (nearest rank) of the time each task spent in each status up to its completion, over the tasks completed in the window with a history
+type FlowMetricsTimeInStatusHours struct {
+	// Median time in backlog, in hours to two decimals; null when there is nothing to measure
+	Backlog *float64 `json:"backlog"`
+	// Median time active, in hours to two decimals; null when there is nothing to measure
+	Active *float64 `json:"active"`
+	// Median time paused, in hours to two decimals; null when there is nothing to measure
+	Paused *float64 `json:"paused"`
+}
+
+// FlowMetricsWipAgeHours: Now − first active status (or creation, when never seen active), over the tasks active now (nearest rank)
+type FlowMetricsWipAgeHours struct {
+	// Median age, in hours to two decimals; null when there is nothing to measure
+	Median *float64 `json:"median"`
+	// 90th percentile age, in hours to two decimals; null when there is nothing to measure
 	P90 *float64 `json:"p90"`
 }
 
@@ -651,6 +679,16 @@ type FlowMetricsByType struct {
 	Task int64 `json:"task"`
 	// Epics
 	Epic int64 `json:"epic"`
+}
+
+// FlowMetricsSeriesItemLeadTimeHours: Nearest-rank percentiles of a sample of durations: the value at rank ⌈p·n⌉ of the sorted sample
+type FlowMetricsSeriesItemLeadTimeHours struct {
+	// Median (nearest rank), in hours to two decimals; null when there is nothing to measure
+	Median *float64 `json:"median"`
+	// 75th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure
+	P75 *float64 `json:"p75"`
+	// 90th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure
+	P90 *float64 `json:"p90"`
 }
 
 // FlowMetricsSeriesItemCycleTimeHours: Nearest-rank percentiles of a sample of durations: the value at rank ⌈p·n⌉ of the sorted sample
@@ -681,12 +719,18 @@ type FlowMetricsSeriesItem struct {
 	// Completed in the bucket
 	Completed int64 `json:"completed"`
 	// Nearest-rank percentiles of a sample of durations: the value at rank ⌈p·n⌉ of the sorted sample
+	LeadTimeHours FlowMetricsSeriesItemLeadTimeHours `json:"lead_time_hours"`
+	// Nearest-rank percentiles of a sample of durations: the value at rank ⌈p·n⌉ of the sorted sample
 	CycleTimeHours FlowMetricsSeriesItemCycleTimeHours `json:"cycle_time_hours"`
+	// Tasks reopened in the bucket (a task reopened in two buckets counts in each)
+	Reworked int64 `json:"reworked"`
+	// Canceled in the bucket
+	Canceled int64 `json:"canceled"`
 	// Completed tasks by type
 	ByType FlowMetricsSeriesItemByType `json:"by_type"`
 }
 
-// FlowMetrics: Flow of the scope’s tasks: throughput, cycle time, work in progress
+// FlowMetrics: Flow of the scope’s tasks: throughput, lead and cycle time, efficiency, rework, work in progress
 type FlowMetrics struct {
 	Scope MetricScope `json:"scope"`
 	// First day of the window (UTC, inclusive)
@@ -695,15 +739,31 @@ type FlowMetrics struct {
 	To string `json:"to"`
 	// The series interval asked for; null without a series
 	Interval *string `json:"interval"`
-	// Tasks completed (done) in the window
+	// Tasks completed (done) in the window; canceled tasks are never completed
 	Completed int64 `json:"completed"`
 	// Completed − created, over the tasks completed in the window
+	LeadTimeHours FlowMetricsLeadTimeHours `json:"lead_time_hours"`
+	// Completed − first active status, over the tasks completed in the window; a task with no recorded status history (or never active) counts from its creation
 	CycleTimeHours FlowMetricsCycleTimeHours `json:"cycle_time_hours"`
+	// Of the tasks completed in the window, those with a recorded status history: their cycle time starts at their first active status
+	CompletedWithHistory int64 `json:"completed_with_history"`
+	// Σ time active ÷ Σ time active or paused, over the tasks completed in the window with a history (4 decimals); null when there are none
+	FlowEfficiency *float64 `json:"flow_efficiency"`
+	// Medians (nearest rank) of the time each task spent in each status up to its completion, over the tasks completed in the window with a history
+	TimeInStatusHours FlowMetricsTimeInStatusHours `json:"time_in_status_hours"`
+	// Tasks reopened in the window: moved from done back to backlog, active or paused (each task once)
+	Reworked int64 `json:"reworked"`
+	// Tasks canceled in the window (and canceled still)
+	Canceled int64 `json:"canceled"`
 	// Tasks active at the time of the request
 	InProgressNow int64 `json:"in_progress_now"`
+	// Now − first active status (or creation, when never seen active), over the tasks active now (nearest rank)
+	WipAgeHours FlowMetricsWipAgeHours `json:"wip_age_hours"`
+	// Tasks in backlog, active or paused with no assignee, at the time of the request
+	UnassignedNow int64 `json:"unassigned_now"`
 	// Completed tasks by type
 	ByType FlowMetricsByType `json:"by_type"`
-	// With `interval`: the same figures per bucket (not the "now" one); counts add up to the totals
+	// With `interval`: the window figures per bucket (not the "now" ones); counts of completed and canceled tasks add up to the totals
 	Series []FlowMetricsSeriesItem `json:"series,omitempty"`
 }
 

@@ -60,7 +60,7 @@ export const DEMO = {
     hedy: 'hedy@demo.test',
   },
   teams: { platform: 'team_platform', mobile: 'team_mobile', globexCore: 'team_globex_core' },
-  apps: { acmeJira: 'app_acme_jira', acmeSlack: 'app_acme_slack', globexSlack: 'app_globex_slack' },
+  apps: { acmeJira: 'app_acme_jira', acmeLinear: 'app_acme_linear', acmeSlack: 'app_acme_slack', globexSlack: 'app_globex_slack' },
   gitApps: { acmeGithub: 'gapp_acme_github', globexGitlab: 'gapp_globex_gitlab' },
   repos: { acmeApi: 'repo_acme_api', acmeWeb: 'repo_acme_web', globexCore: 'repo_globex_core' },
   commits: {
@@ -158,6 +158,15 @@ export interface AppFixture {
   is_active: boolean;
   created_at: string;
 }
+export interface AppBoardFixture {
+  app_id: string;
+  board_key: string;
+  organization_id: string;
+  team_id: string | null;
+  repository_id: string | null;
+  created_at: string;
+}
+export interface StatusOverrideFixture { app_id: string; status_name: string; category: 'backlog' | 'active' | 'paused' | 'done' | 'canceled'; created_at: string }
 export interface UserAppFixture { user_id: string; app_id: string; external_user_id: string; created_at: string }
 export interface GitAppFixture {
   id: string;
@@ -386,6 +395,23 @@ export const FIXTURE_APPS: readonly AppFixture[] = [
   { id: A.acmeJira, organization_id: O.acme, provider: 'jira', category: 'issues', name: 'Jira', is_active: true, created_at: '2024-01-10T09:00:00.000Z' },
   { id: A.acmeSlack, organization_id: O.acme, provider: 'slack', category: 'chat', name: 'Slack', is_active: true, created_at: '2024-01-10T09:00:00.000Z' },
   { id: A.globexSlack, organization_id: O.globex, provider: 'slack', category: 'chat', name: 'Slack', is_active: true, created_at: '2024-02-10T09:00:00.000Z' },
+  { id: A.acmeLinear, organization_id: O.acme, provider: 'linear', category: 'issues', name: 'Linear', is_active: true, created_at: '2024-01-12T10:00:00.000Z' },
+];
+
+/**
+ * Acme's Jira projects, each mapped to its team (Acme's Linear team is mapped to a generated team: steps/apps.ts).
+ * Their tasks come from those apps, with the status history they gave (steps/tasks.ts).
+ */
+export const FIXTURE_APP_BOARDS: readonly AppBoardFixture[] = [
+  { app_id: A.acmeJira, board_key: 'PLAT', organization_id: O.acme, team_id: T.platform, repository_id: null, created_at: '2024-01-10T09:30:00.000Z' },
+  { app_id: A.acmeJira, board_key: 'MOB', organization_id: O.acme, team_id: T.mobile, repository_id: null, created_at: '2024-01-10T09:30:00.000Z' },
+];
+
+/** Jira's "Blocked" sits in its "In Progress" category and "Won't Do" in its "Done" one; Linear's "Blocked" is a started state. */
+export const FIXTURE_STATUS_OVERRIDES: readonly StatusOverrideFixture[] = [
+  { app_id: A.acmeJira, status_name: 'blocked', category: 'paused', created_at: '2024-01-10T09:30:00.000Z' },
+  { app_id: A.acmeJira, status_name: "won't do", category: 'canceled', created_at: '2024-01-10T09:30:00.000Z' },
+  { app_id: A.acmeLinear, status_name: 'blocked', category: 'paused', created_at: '2024-01-12T10:30:00.000Z' },
 ];
 
 export const FIXTURE_USER_APPS: readonly UserAppFixture[] = [

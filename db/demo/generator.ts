@@ -46,8 +46,10 @@ export { isDemoEndDay } from './time';
  *   `closed` => merged_at = null, closed_at >= created_at; numbers run 1..n per repository;
  * - deployments: of a commit of their repository (sha), created after it, finished after that; incidents name a
  *   sha deployed to production before they opened (or none), resolved_at null or after created_at;
- * - tasks: `done` <=> completed_at set (>= created_at); parent_id is null or an epic of the same team;
- *   epics have no parent and no story points; assignee is null or a member of the team;
+ * - tasks: `done` <=> completed_at set (>= created_at), `canceled` <=> canceled_at set; parent_id is null or an epic
+ *   of the same team; epics have no parent and no story points; assignee is null or a member of the team; most have
+ *   a status history (task_status_changes, from backlog at creation to their status) and the flow facts derived
+ *   from it (db/rollups/flowFacts.ts); those of a team mapped to a tracker's board carry its app, board and ids;
  * - interactions: organization_id is where it happened; the user is a member of it; team_id is null or
  *   a team of that organization the user is a member of; counterpart is null or a member of that organization;
  * - dashboard views: type is a catalog key; `organization` and `private` views have team_id null and an
@@ -97,12 +99,12 @@ export async function seedDemo(
   const orgs = await seedOrganizations(s);
   const memberSortFields = await seedUsers(s, orgs);
   const teams = await seedTeams(s, orgs, memberSortFields);
-  await seedApps(s, orgs);
+  const boards = await seedApps(s, orgs);
   const repos = await seedRepositories(s, await seedGitApps(s, orgs));
   const deployments = await seedCommits(s, repos);
   await seedPullRequests(s, repos);
   await insertDeploymentsAndIncidents(ins, deployments.rng, deployments.deployed);
-  await seedTasks(s, teams);
+  await seedTasks(s, teams, boards);
   await seedInteractions(s, orgs);
   await seedDashboardViews(s, orgs);
   const acme = orgs[0];

@@ -7,7 +7,7 @@ import { DataTypes, Sequelize, Transaction } from 'sequelize';
 
 export type Row = Record<string, unknown>;
 
-const DATE_COLUMNS = ['created_at', 'merged_at', 'closed_at', 'completed_at', 'user_created_at', 'finished_at', 'resolved_at', 'provider_updated_at', 'start_at', 'end_at'];
+const DATE_COLUMNS = ['created_at', 'merged_at', 'closed_at', 'completed_at', 'user_created_at', 'finished_at', 'resolved_at', 'provider_updated_at', 'start_at', 'end_at', 'started_at', 'canceled_at', 'at'];
 
 export class Inserter {
   readonly counts: Record<string, number> = {};

@@ -2046,7 +2046,7 @@ export interface components {
             status: "success";
             data: components["schemas"]["FlowMetrics"];
         };
-        /** @description Flow of the scope’s tasks: throughput, cycle time, work in progress */
+        /** @description Flow of the scope’s tasks: throughput, lead and cycle time, efficiency, rework, work in progress */
         FlowMetrics: {
             scope: components["schemas"]["MetricScope"];
             /**
@@ -2063,9 +2063,18 @@ export interface components {
             to: string;
             /** @description The series interval asked for; null without a series */
             interval: ("day" | "week" | "month") | null;
-            /** @description Tasks completed (done) in the window */
+            /** @description Tasks completed (done) in the window; canceled tasks are never completed */
             completed: number;
             /** @description Completed − created, over the tasks completed in the window */
+            lead_time_hours: {
+                /** @description Median (nearest rank), in hours to two decimals; null when there is nothing to measure */
+                median: number | null;
+                /** @description 75th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure */
+                p75: number | null;
+                /** @description 90th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure */
+                p90: number | null;
+            };
+            /** @description Completed − first active status, over the tasks completed in the window; a task with no recorded status history (or never active) counts from its creation */
             cycle_time_hours: {
                 /** @description Median (nearest rank), in hours to two decimals; null when there is nothing to measure */
                 median: number | null;
@@ -2074,8 +2083,34 @@ export interface components {
                 /** @description 90th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure */
                 p90: number | null;
             };
+            /** @description Of the tasks completed in the window, those with a recorded status history: their cycle time starts at their first active status */
+            completed_with_history: number;
+            /** @description Σ time active ÷ Σ time active or paused, over the tasks completed in the window with a history (4 decimals); null when there are none */
+            flow_efficiency: number | null;
+            /** @description Medians (nearest rank) of the time each task spent in each status up to its completion, over the tasks completed in the window with a history */
+            time_in_status_hours: {
+                /** @description Median time in backlog, in hours to two decimals; null when there is nothing to measure */
+                backlog: number | null;
+                /** @description Median time active, in hours to two decimals; null when there is nothing to measure */
+                active: number | null;
+                /** @description Median time paused, in hours to two decimals; null when there is nothing to measure */
+                paused: number | null;
+            };
+            /** @description Tasks reopened in the window: moved from done back to backlog, active or paused (each task once) */
+            reworked: number;
+            /** @description Tasks canceled in the window (and canceled still) */
+            canceled: number;
             /** @description Tasks active at the time of the request */
             in_progress_now: number;
+            /** @description Now − first active status (or creation, when never seen active), over the tasks active now (nearest rank) */
+            wip_age_hours: {
+                /** @description Median age, in hours to two decimals; null when there is nothing to measure */
+                median: number | null;
+                /** @description 90th percentile age, in hours to two decimals; null when there is nothing to measure */
+                p90: number | null;
+            };
+            /** @description Tasks in backlog, active or paused with no assignee, at the time of the request */
+            unassigned_now: number;
             /** @description Completed tasks by type */
             by_type: {
                 /** @description Stories */
@@ -2087,7 +2122,7 @@ export interface components {
                 /** @description Epics */
                 epic: number;
             };
-            /** @description With `interval`: the same figures per bucket (not the "now" one); counts add up to the totals */
+            /** @description With `interval`: the window figures per bucket (not the "now" ones); counts of completed and canceled tasks add up to the totals */
             series?: {
                 /**
                  * Format: date
@@ -2098,6 +2133,15 @@ export interface components {
                 /** @description Completed in the bucket */
                 completed: number;
                 /** @description Nearest-rank percentiles of a sample of durations: the value at rank ⌈p·n⌉ of the sorted sample */
+                lead_time_hours: {
+                    /** @description Median (nearest rank), in hours to two decimals; null when there is nothing to measure */
+                    median: number | null;
+                    /** @description 75th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure */
+                    p75: number | null;
+                    /** @description 90th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure */
+                    p90: number | null;
+                };
+                /** @description Nearest-rank percentiles of a sample of durations: the value at rank ⌈p·n⌉ of the sorted sample */
                 cycle_time_hours: {
                     /** @description Median (nearest rank), in hours to two decimals; null when there is nothing to measure */
                     median: number | null;
@@ -2106,6 +2150,10 @@ export interface components {
                     /** @description 90th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure */
                     p90: number | null;
                 };
+                /** @description Tasks reopened in the bucket (a task reopened in two buckets counts in each) */
+                reworked: number;
+                /** @description Canceled in the bucket */
+                canceled: number;
                 /** @description Completed tasks by type */
                 by_type: {
                     /** @description Stories */

@@ -104,16 +104,45 @@ const TaskTypes = z
 export const FlowMetrics = z
   .object({
     ...windowShape,
-    completed: count('Tasks completed (done) in the window'),
-    cycle_time_hours: Percentiles.meta({ description: 'Completed − created, over the tasks completed in the window' }),
+    completed: count('Tasks completed (done) in the window; canceled tasks are never completed'),
+    lead_time_hours: Percentiles.meta({ description: 'Completed − created, over the tasks completed in the window' }),
+    cycle_time_hours: Percentiles.meta({
+      description: 'Completed − first active status, over the tasks completed in the window; a task with no recorded status history (or never active) counts from its creation',
+    }),
+    completed_with_history: count('Of the tasks completed in the window, those with a recorded status history: their cycle time starts at their first active status'),
+    flow_efficiency: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .meta({ description: 'Σ time active ÷ Σ time active or paused, over the tasks completed in the window with a history (4 decimals); null when there are none' }),
+    time_in_status_hours: z
+      .object({ backlog: hours('Median time in backlog'), active: hours('Median time active'), paused: hours('Median time paused') })
+      .meta({ description: 'Medians (nearest rank) of the time each task spent in each status up to its completion, over the tasks completed in the window with a history' }),
+    reworked: count('Tasks reopened in the window: moved from done back to backlog, active or paused (each task once)'),
+    canceled: count('Tasks canceled in the window (and canceled still)'),
     in_progress_now: count('Tasks active at the time of the request'),
+    wip_age_hours: z
+      .object({ median: hours('Median age'), p90: hours('90th percentile age') })
+      .meta({ description: 'Now − first active status (or creation, when never seen active), over the tasks active now (nearest rank)' }),
+    unassigned_now: count('Tasks in backlog, active or paused with no assignee, at the time of the request'),
     by_type: TaskTypes,
     series: z
-      .array(z.object({ start: bucketStart, completed: count('Completed in the bucket'), cycle_time_hours: Percentiles, by_type: TaskTypes }))
+      .array(
+        z.object({
+          start: bucketStart,
+          completed: count('Completed in the bucket'),
+          lead_time_hours: Percentiles,
+          cycle_time_hours: Percentiles,
+          reworked: count('Tasks reopened in the bucket (a task reopened in two buckets counts in each)'),
+          canceled: count('Canceled in the bucket'),
+          by_type: TaskTypes,
+        }),
+      )
       .optional()
-      .meta({ description: 'With `interval`: the same figures per bucket (not the "now" one); counts add up to the totals' }),
+      .meta({ description: 'With `interval`: the window figures per bucket (not the "now" ones); counts of completed and canceled tasks add up to the totals' }),
   })
-  .meta({ id: 'FlowMetrics', description: 'Flow of the scope’s tasks: throughput, cycle time, work in progress' });
+  .meta({ id: 'FlowMetrics', description: 'Flow of the scope’s tasks: throughput, lead and cycle time, efficiency, rework, work in progress' });
 
 const InteractionTypes = z
   .object({

@@ -50,11 +50,24 @@ describe.each(DAYS)('a first start on %s', (today) => {
     expect(prs.open_now).toBeGreaterThan(0);
   });
 
-  test('flow: tasks completed, some in progress now', async () => {
+  test('flow: tasks completed, some in progress now, and every figure of their history says something', async () => {
     const flow = await defaultWindow('flow');
     expect(flow.completed).toBeGreaterThan(0);
     expect(flow.cycle_time_hours.median).toBeGreaterThan(0);
     expect(flow.in_progress_now).toBeGreaterThan(0);
+    // Most tasks have a history, a few were imported without one.
+    expect(flow.completed_with_history).toBeGreaterThan(0);
+    expect(flow.completed_with_history).toBeLessThanOrEqual(flow.completed);
+    expect(flow.lead_time_hours.median).toBeGreaterThan(0);
+    expect(flow.flow_efficiency).toBeGreaterThan(0);
+    expect(flow.flow_efficiency).toBeLessThan(1);
+    expect(flow.time_in_status_hours.backlog).toBeGreaterThan(0);
+    expect(flow.time_in_status_hours.active).toBeGreaterThan(0);
+    expect(flow.time_in_status_hours.paused).not.toBeNull();
+    expect(flow.reworked).toBeGreaterThan(0);
+    expect(flow.canceled).toBeGreaterThan(0);
+    expect(flow.wip_age_hours.median).toBeGreaterThan(0);
+    expect(flow.unassigned_now).toBeGreaterThan(0);
   });
 
   test('activity, AI usage, collaboration and financial', async () => {

@@ -211,14 +211,17 @@ describe('pull requests, flow and activity', () => {
       // The story (48 h), the bug (6 h), the task (72 h): [6, 48, 72] → median rank 2, p75 and p90 rank 3.
       completed: 3,
       cycle_time_hours: { median: 48, p75: 72, p90: 72 },
+      // Tasks with no recorded history: their cycle time is their lead time, created → done.
+      lead_time_hours: { median: 48, p75: 72, p90: 72 },
       in_progress_now: 1,
       by_type: { story: 1, bug: 1, task: 1, epic: 0 },
     };
     expect(await figures('flow', { organization_id: lab.organizationId, ...WEEK })).toMatchObject(expected);
     const weekly = await figures('flow', { team_id: lab.core, ...WEEK, interval: 'week' });
     expect(weekly).toMatchObject(expected);
+    expect(weekly).toMatchObject({ completed_with_history: 0, flow_efficiency: null, time_in_status_hours: { backlog: null, active: null, paused: null }, reworked: 0, canceled: 0 });
     const { in_progress_now: _now, ...bucket } = expected;
-    expect(weekly.series).toEqual([{ start: '2026-03-02', ...bucket }]);
+    expect(weekly.series).toEqual([{ start: '2026-03-02', ...bucket, reworked: 0, canceled: 0 }]);
     expect(await figures('flow', { team_id: lab.empty, ...WEEK })).toMatchObject({ completed: 0, in_progress_now: 0, cycle_time_hours: { median: null, p75: null, p90: null } });
   });
 

@@ -234,13 +234,29 @@ class PullRequestMetrics(_PullRequestMetricsRequired, _PullRequestMetricsOptiona
 
 FlowMetricsResponse = TypedDict("FlowMetricsResponse", {"status": Literal["success"], "data": "FlowMetrics"})
 
+FlowMetricsLeadTimeHours = TypedDict("FlowMetricsLeadTimeHours", {"median": Optional[float], "p75": Optional[float], "p90": Optional[float]})
+
+FlowMetricsLeadTimeHours.__doc__ = "Completed − created, over the tasks completed in the window\n\nmedian: Median (nearest rank), in hours to two decimals; null when there is nothing to measure\np75: 75th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure\np90: 90th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure"
+
 FlowMetricsCycleTimeHours = TypedDict("FlowMetricsCycleTimeHours", {"median": Optional[float], "p75": Optional[float], "p90": Optional[float]})
 
-FlowMetricsCycleTimeHours.__doc__ = "Completed − created, over the tasks completed in the window\n\nmedian: Median (nearest rank), in hours to two decimals; null when there is nothing to measure\np75: 75th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure\np90: 90th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure"
+FlowMetricsCycleTimeHours.__doc__ = "Completed − first active status, over the tasks completed in the window; a task with no recorded status history (or never active) counts from its creation\n\nmedian: Median (nearest rank), in hours to two decimals; null when there is nothing to measure\np75: 75th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure\np90: 90th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure"
+
+FlowMetricsTimeInStatusHours = TypedDict("FlowMetricsTimeInStatusHours", {"backlog": Optional[float], "active": Optional[float], "paused": Optional[float]})
+
+FlowMetricsTimeInStatusHours.__doc__ = "Medians (nearest rank) of the time each task spent in each status up to its completion, over the tasks completed in the window with a history\n\nbacklog: Median time in backlog, in hours to two decimals; null when there is nothing to measure\nactive: Median time active, in hours to two decimals; null when there is nothing to measure\npaused: Median time paused, in hours to two decimals; null when there is nothing to measure"
+
+FlowMetricsWipAgeHours = TypedDict("FlowMetricsWipAgeHours", {"median": Optional[float], "p90": Optional[float]})
+
+FlowMetricsWipAgeHours.__doc__ = "Now − first active status (or creation, when never seen active), over the tasks active now (nearest rank)\n\nmedian: Median age, in hours to two decimals; null when there is nothing to measure\np90: 90th percentile age, in hours to two decimals; null when there is nothing to measure"
 
 FlowMetricsByType = TypedDict("FlowMetricsByType", {"story": int, "bug": int, "task": int, "epic": int})
 
 FlowMetricsByType.__doc__ = "Completed tasks by type\n\nstory: Stories\nbug: Bugs\ntask: Tasks\nepic: Epics"
+
+FlowMetricsSeriesItemLeadTimeHours = TypedDict("FlowMetricsSeriesItemLeadTimeHours", {"median": Optional[float], "p75": Optional[float], "p90": Optional[float]})
+
+FlowMetricsSeriesItemLeadTimeHours.__doc__ = "Nearest-rank percentiles of a sample of durations: the value at rank ⌈p·n⌉ of the sorted sample\n\nmedian: Median (nearest rank), in hours to two decimals; null when there is nothing to measure\np75: 75th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure\np90: 90th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure"
 
 FlowMetricsSeriesItemCycleTimeHours = TypedDict("FlowMetricsSeriesItemCycleTimeHours", {"median": Optional[float], "p75": Optional[float], "p90": Optional[float]})
 
@@ -250,27 +266,35 @@ FlowMetricsSeriesItemByType = TypedDict("FlowMetricsSeriesItemByType", {"story":
 
 FlowMetricsSeriesItemByType.__doc__ = "Completed tasks by type\n\nstory: Stories\nbug: Bugs\ntask: Tasks\nepic: Epics"
 
-FlowMetricsSeriesItem = TypedDict("FlowMetricsSeriesItem", {"start": str, "completed": int, "cycle_time_hours": "FlowMetricsSeriesItemCycleTimeHours", "by_type": "FlowMetricsSeriesItemByType"})
+FlowMetricsSeriesItem = TypedDict("FlowMetricsSeriesItem", {"start": str, "completed": int, "lead_time_hours": "FlowMetricsSeriesItemLeadTimeHours", "cycle_time_hours": "FlowMetricsSeriesItemCycleTimeHours", "reworked": int, "canceled": int, "by_type": "FlowMetricsSeriesItemByType"})
 
-FlowMetricsSeriesItem.__doc__ = "start: First day of the bucket: a UTC day, the Monday of an ISO week, or the first of a month (the first bucket starts at `from`)\ncompleted: Completed in the bucket\ncycle_time_hours: Nearest-rank percentiles of a sample of durations: the value at rank ⌈p·n⌉ of the sorted sample\nby_type: Completed tasks by type"
+FlowMetricsSeriesItem.__doc__ = "start: First day of the bucket: a UTC day, the Monday of an ISO week, or the first of a month (the first bucket starts at `from`)\ncompleted: Completed in the bucket\nlead_time_hours: Nearest-rank percentiles of a sample of durations: the value at rank ⌈p·n⌉ of the sorted sample\ncycle_time_hours: Nearest-rank percentiles of a sample of durations: the value at rank ⌈p·n⌉ of the sorted sample\nreworked: Tasks reopened in the bucket (a task reopened in two buckets counts in each)\ncanceled: Canceled in the bucket\nby_type: Completed tasks by type"
 
-_FlowMetricsRequired = TypedDict("_FlowMetricsRequired", {"scope": "MetricScope", "from": str, "to": str, "interval": Optional[Literal["day", "week", "month"]], "completed": int, "cycle_time_hours": "FlowMetricsCycleTimeHours", "in_progress_now": int, "by_type": "FlowMetricsByType"})
+_FlowMetricsRequired = TypedDict("_FlowMetricsRequired", {"scope": "MetricScope", "from": str, "to": str, "interval": Optional[Literal["day", "week", "month"]], "completed": int, "lead_time_hours": "FlowMetricsLeadTimeHours", "cycle_time_hours": "FlowMetricsCycleTimeHours", "completed_with_history": int, "flow_efficiency": Optional[float], "time_in_status_hours": "FlowMetricsTimeInStatusHours", "reworked": int, "canceled": int, "in_progress_now": int, "wip_age_hours": "FlowMetricsWipAgeHours", "unassigned_now": int, "by_type": "FlowMetricsByType"})
 
 _FlowMetricsOptional = TypedDict("_FlowMetricsOptional", {"series": List["FlowMetricsSeriesItem"]}, total=False)
 
 
 
 class FlowMetrics(_FlowMetricsRequired, _FlowMetricsOptional):
-    """Flow of the scope’s tasks: throughput, cycle time, work in progress
+    """Flow of the scope’s tasks: throughput, lead and cycle time, efficiency, rework, work in progress
 
     from: First day of the window (UTC, inclusive)
     to: Last day of the window (UTC, inclusive)
     interval: The series interval asked for; null without a series
-    completed: Tasks completed (done) in the window
-    cycle_time_hours: Completed − created, over the tasks completed in the window
+    completed: Tasks completed (done) in the window; canceled tasks are never completed
+    lead_time_hours: Completed − created, over the tasks completed in the window
+    cycle_time_hours: Completed − first active status, over the tasks completed in the window; a task with no recorded status history (or never active) counts from its creation
+    completed_with_history: Of the tasks completed in the window, those with a recorded status history: their cycle time starts at their first active status
+    flow_efficiency: Σ time active ÷ Σ time active or paused, over the tasks completed in the window with a history (4 decimals); null when there are none
+    time_in_status_hours: Medians (nearest rank) of the time each task spent in each status up to its completion, over the tasks completed in the window with a history
+    reworked: Tasks reopened in the window: moved from done back to backlog, active or paused (each task once)
+    canceled: Tasks canceled in the window (and canceled still)
     in_progress_now: Tasks active at the time of the request
+    wip_age_hours: Now − first active status (or creation, when never seen active), over the tasks active now (nearest rank)
+    unassigned_now: Tasks in backlog, active or paused with no assignee, at the time of the request
     by_type: Completed tasks by type
-    series: With `interval`: the same figures per bucket (not the "now" one); counts add up to the totals
+    series: With `interval`: the window figures per bucket (not the "now" ones); counts of completed and canceled tasks add up to the totals
     """
 
 

@@ -1,4 +1,4 @@
-import { FIXTURE_APPS, FIXTURE_USER_APPS } from '../fixtures';
+import { DEMO, FIXTURE_APP_BOARDS, FIXTURE_APPS, FIXTURE_STATUS_OVERRIDES, FIXTURE_USER_APPS } from '../fixtures';
 import { Row } from '../inserter';
 import { DAY_MS } from '../random';
 import { OrgState, Seeding } from '../state';
@@ -6,8 +6,21 @@ import { externalUserId, rank } from '../text';
 import { createdAt, END_MS, HOUR, toDate } from '../time';
 import { APP_PROVIDERS } from '../words';
 
-/** Apps of each organization and the users bound to them. */
-export async function seedApps({ ins, root, spec }: Seeding, orgs: OrgState[]): Promise<void> {
+/** A tracker's board mapped to a team: where the team's tasks come from. */
+export interface TeamBoard {
+  appId: string;
+  provider: string;
+  board: string;
+}
+
+/** Acme's Linear team, mapped to its first generated team. */
+const LINEAR_BOARD = 'ENG';
+
+/**
+ * Apps of each organization and the users bound to them; Acme's trackers' boards mapped to its teams, and their
+ * status names mapped where the provider's category is not the one meant. Returns the board of each mapped team.
+ */
+export async function seedApps({ ins, root, spec }: Seeding, orgs: OrgState[]): Promise<Map<string, TeamBoard>> {
   const rngApp = root.fork('apps');
   const appRows: Row[] = FIXTURE_APPS.map((a) => ({ ...a, created_at: toDate(a.created_at) }));
   for (const f of FIXTURE_APPS) {
@@ -36,6 +49,20 @@ export async function seedApps({ ins, root, spec }: Seeding, orgs: OrgState[]): 
   }
   await ins.insertAll('apps', appRows);
 
+  const acme = orgs.find((o) => o.id === DEMO.orgs.acme)!;
+  const linearTeam = acme.teams.find((t) => !t.fixture);
+  const linear = FIXTURE_APPS.find((a) => a.id === DEMO.apps.acmeLinear)!;
+  const mapped = FIXTURE_APP_BOARDS.map((b) => ({ ...b, created_at: toDate(b.created_at)! }));
+  if (linearTeam) {
+    const createdAt = new Date(Math.max(Date.parse(linear.created_at), linearTeam.createdMs) + HOUR);
+    mapped.push({ app_id: linear.id, board_key: LINEAR_BOARD, organization_id: acme.id, team_id: linearTeam.id, repository_id: null, created_at: createdAt });
+  }
+  await ins.insertAll('app_boards', mapped);
+  await ins.insertAll('app_status_overrides', FIXTURE_STATUS_OVERRIDES.map((o) => ({ ...o, created_at: toDate(o.created_at) })));
+  const providerOf = new Map(FIXTURE_APPS.map((a) => [a.id, a.provider]));
+  const boards = new Map<string, TeamBoard>();
+  for (const b of mapped) if (b.team_id) boards.set(b.team_id, { appId: b.app_id, provider: providerOf.get(b.app_id)!, board: b.board_key });
+
   function* userAppRows(): Generator<Row> {
     for (const f of FIXTURE_USER_APPS) yield { ...f, created_at: toDate(f.created_at) };
     for (const org of orgs) {
@@ -53,4 +80,5 @@ export async function seedApps({ ins, root, spec }: Seeding, orgs: OrgState[]): 
     }
   }
   await ins.insertAll('user_apps', userAppRows());
+  return boards;
 }

@@ -5,7 +5,8 @@ import { newId } from '../../persistence/changes/ids';
 import { recordInteractions } from '../activity/interactions';
 import { clip, LIMITS } from '../git/text';
 import type { AccountDirectory } from './accounts';
-import { flowFacts, StatusCategories, statusCategories } from './statusHistory';
+import { flowFacts } from '../../../db/rollups/flowFacts';
+import { StatusCategories, statusCategories } from './statusHistory';
 import type { TaskInput, TaskResult, TaskSource } from './taskInput';
 
 /** What every task of one source needs while a delivery or an import page is stored: read once. */
