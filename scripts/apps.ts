@@ -13,9 +13,10 @@
  * default, data/secrets.key). Exit codes: 0 done, 1 refused (unknown organization, app, team or member) or failure,
  * 2 usage error.
  */
+import fs from 'node:fs';
 import { App, TASK_STATUSES, TaskStatus } from '../db/models';
 import { Config, publicBase } from '../src/config';
-import { notFound } from '../src/errors';
+import { invalid, notFound } from '../src/errors';
 import { ChangeRunner } from '../src/persistence/changes/change';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { AppWriter, BoardTarget } from '../src/services/apps/apps';
@@ -27,6 +28,7 @@ const USAGE = `Usage:
   npm run apps -- create --org <id> --provider <provider> [--name <name>] [--points-field <field>] [--json]
   npm run apps -- list [--org <id>] [--json]
   npm run apps -- rotate-secret <app id> [--json]
+  npm run apps -- set-secret --app <id> --secret-file <file> [--json]
   npm run apps -- disable <app id> [--json]
   npm run apps -- enable <app id> [--json]
   npm run apps -- map --app <id> --board <key> (--team <team id> | --repository <repository id>) [--json]
@@ -42,6 +44,9 @@ create         connects a provider for the organization and prints its webhook U
                  --json          print {"id","webhook_url","secret"} on one line
 list           shows apps (all, or one organization's) with their webhook URLs, never a secret.
 rotate-secret  makes a new secret and prints it once; the previous one is still accepted for 24 hours.
+set-secret     stores the secret the provider made instead (Linear's webhooks sign with one of their own),
+               read from a file so that it is in neither the shell's history nor the process list; the
+               previous one is still accepted for 24 hours.
 disable        refuses the app's deliveries until it is enabled; what it brought stays.
 enable         accepts them again.
 map            ties a board (a Jira project key, a Linear team key, a GitHub owner/repo, a GitLab project path,
@@ -63,9 +68,10 @@ export type Command =
   | { kind: 'map'; app: string; board: string; target: BoardTarget; json: boolean }
   | { kind: 'unmap'; app: string; board: string; json: boolean }
   | { kind: 'map-status'; app: string; status: string; category: TaskStatus; json: boolean }
-  | { kind: 'link-user'; app: string; user: string; externalId: string; json: boolean };
+  | { kind: 'link-user'; app: string; user: string; externalId: string; json: boolean }
+  | { kind: 'set-secret'; app: string; secretFile: string; json: boolean };
 
-const COMMANDS = 'create, list, rotate-secret, disable, enable, map, unmap, mappings, map-status or link-user';
+const COMMANDS = 'create, list, rotate-secret, set-secret, disable, enable, map, unmap, mappings, map-status or link-user';
 
 const ONE_ID: Record<string, string> = {
   'rotate-secret': 'app id (see "apps list")',
@@ -160,6 +166,16 @@ export function parseCommand(argv: string[]): Command {
         json: v.json ?? false,
       };
     }
+    case 'set-secret': {
+      const { values } = parse(rest, { app: { type: 'string' }, 'secret-file': { type: 'string' }, json: { type: 'boolean' } });
+      const v = values as { app?: string; 'secret-file'?: string; json?: boolean };
+      return {
+        kind: 'set-secret',
+        app: required('set-secret', 'app', 'app id', v.app),
+        secretFile: required('set-secret', 'secret-file', 'file holding the secret the provider showed', v['secret-file']),
+        json: v.json ?? false,
+      };
+    }
     default:
       throw new UsageError(`unknown command "${command}"; use ${COMMANDS}`);
   }
@@ -230,6 +246,26 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
       const link = userLinkView(await writer.linkUser(cmd.app, cmd.user, cmd.externalId));
       return print(cmd.json, link, `Linked account ${link.external_user_id} of ${link.app_id} to ${link.user_id}.\n`);
     }
+    case 'set-secret': {
+      const app = await writer.setSecret(cmd.app, secretFrom(cmd.secretFile));
+      const view = appView(base, app);
+      return print(
+        cmd.json,
+        view,
+        `Stored the provider's secret for app ${app.id}; deliveries signed with it are accepted at ${view.webhook_url}` +
+          (app.previous_webhook_secret ? `, and the previous secret for ${PREVIOUS_SECRET_GRACE_MS / 3_600_000} more hours` : '') +
+          '.\n',
+      );
+    }
+  }
+}
+
+/** The secret from its file, without the line break an editor leaves. */
+function secretFrom(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch (e) {
+    throw invalid(`Cannot read --secret-file ${file}: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
 

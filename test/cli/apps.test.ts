@@ -1,4 +1,10 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
 import { App } from '../../db/models';
+import { commentCreated, linearDelivery } from '../support/peers/linear/webhooks';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { appCli, CliRun } from '../support/cli';
 import { parseCommand } from '../../scripts/apps';
@@ -289,4 +295,23 @@ test('the command line, parsed', () => {
   expect(usage('map', '--app', 'a', '--board', 'B'.repeat(201), '--team', 't')).toBe('--board has at most 200 characters');
   expect(usage('create', '--org', 'o', '--provider', 'jira', '--points-field', 'f'.repeat(101))).toBe('--points-field has at most 100 characters');
   expect(usage('enable', 'a', '--force')).toMatch(/Unknown option '--force'/);
+});
+
+test("set-secret stores the secret a provider made: Linear's deliveries signed with it are taken, the old one kept for its grace", async () => {
+  const created = await json('create', '--org', ACME, '--provider', 'linear');
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'apps-secret-')), 'linear-secret');
+  const linearMade = `lin_wh_${randomBytes(24).toString('hex')}`;
+  fs.writeFileSync(file, `${linearMade}\n`);
+  const stored = await json('set-secret', '--app', created.id, '--secret-file', file);
+  expect(stored).toMatchObject({ id: created.id, has_secret: true, webhook_url: created.webhook_url });
+  const app = (await App.findByPk(created.id))!;
+  expect(t.runtime.writers.apps.secretsOf(app)).toEqual([linearMade, created.secret]);
+  const delivery = linearDelivery(commentCreated, linearMade, { sentAt: new Date() });
+  const answer = await request(t.runtime.app).post(`/ingest/linear/${created.id}`).set(delivery.headers).send(delivery.body.toString('utf8'));
+  expect([answer.status, answer.body.data?.result]).toEqual([202, 'ignored']);
+  expect((await auditOf(ACME, created.id)).map((e: { action: string }) => e.action)).toEqual(['app.created', 'app.secret_rotated']);
+
+  fs.writeFileSync(file, 'short');
+  expect(await apps('set-secret', '--app', created.id, '--secret-file', file)).toMatchObject({ code: 1, stderr: expect.stringContaining('16 to 500 printable characters') });
+  expect(await apps('set-secret', '--app', created.id)).toMatchObject({ code: 2 });
 });

@@ -33,6 +33,9 @@ export interface NewAppOptions {
 /** Where a board goes: a team (its tasks) or a repository (its incidents and deployments). */
 export type BoardTarget = { teamId: string } | { repositoryId: string };
 
+/** What a provider's own signing secret looks like: printable, no spaces. */
+const PROVIDER_SECRET = /^[\x21-\x7e]{16,500}$/;
+
 /** 256 random bits, URL-safe: every provider takes it as a webhook secret or a custom header's value. */
 const newSecret = () => randomBytes(32).toString('base64url');
 
@@ -80,10 +83,22 @@ export class AppWriter {
 
   /** A new secret; the previous one keeps verifying for PREVIOUS_SECRET_GRACE_MS. */
   rotateSecret(appId: string, by: ChangeAuthority = {}): Promise<AppWithSecret> {
+    return this.replaceSecret(appId, newSecret(), 'service', by);
+  }
+
+  /**
+   * The secret the provider made (Linear's, Slack's and PagerDuty's webhooks sign with a secret of their own, shown
+   * once in their settings), in place of ours; the previous one keeps verifying for PREVIOUS_SECRET_GRACE_MS.
+   */
+  setSecret(appId: string, secret: string, by: ChangeAuthority = {}): Promise<App> {
+    if (!PROVIDER_SECRET.test(secret)) throw invalid('The secret must be 16 to 500 printable characters without spaces, as the provider shows it');
+    return this.replaceSecret(appId, secret, 'provider', by).then(({ app }) => app);
+  }
+
+  private replaceSecret(appId: string, secret: string, madeBy: 'service' | 'provider', by: ChangeAuthority): Promise<AppWithSecret> {
     return this.changes.run(async (change) => {
       const app = await this.appOf(appId, by, change.transaction);
-      if (!isPushProvider(app.provider)) throw invalid(`App ${app.id} (${app.provider}) receives no webhooks, so it has no webhook secret to rotate`);
-      const secret = newSecret();
+      if (!isPushProvider(app.provider)) throw invalid(`App ${app.id} (${app.provider}) receives no webhooks, so it has no webhook secret`);
       await app.update(
         {
           webhook_secret: this.secrets.seal(secret),
@@ -92,7 +107,7 @@ export class AppWriter {
         },
         { transaction: change.transaction },
       );
-      change.audit({ organizationId: app.organization_id, actor: by.actor ?? OPERATOR, action: 'app.secret_rotated', target: { type: 'app', id: app.id } });
+      change.audit({ organizationId: app.organization_id, actor: by.actor ?? OPERATOR, action: 'app.secret_rotated', target: { type: 'app', id: app.id }, details: { made_by: madeBy } });
       return { app, secret };
     });
   }
