@@ -8,7 +8,7 @@
  * npm run apps -- map-status --app <id> --status <name> --to <category> [--json]
  * npm run apps -- link-user --app <id> --user <id|email> --external-id <id> [--json]
  *
- * Apps connect an organization's trackers, chat, incident tools, deployment scripts and AI vendors (docs/ingest.md#apps).
+ * Apps connect an organization's trackers, chat, incident tools, deployment scripts and AI vendors (docs/trackers.md#apps).
  * `create` and `rotate-secret` print the webhook secret once; it is stored sealed with SECRETS_KEY (on the embedded
  * default, data/secrets.key). Exit codes: 0 done, 1 refused (unknown organization, app, team or member) or failure,
  * 2 usage error.
@@ -203,7 +203,7 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
         `${heading}  webhook URL: ${view.webhook_url}\n` +
           (app.provider === 'deployments' ? `               (POST to ${view.webhook_url}/deployments and ${view.webhook_url}/incidents)\n` : '') +
           `\n  ${secret}\n\n` +
-          'Copy the secret now into the provider\'s webhook settings (docs/ingest.md#apps says where): it is shown only this once.\n' +
+          'Copy the secret now into the provider\'s webhook settings (docs/trackers.md#apps says where): it is shown only this once.\n' +
           (rotated ? `The previous secret is still accepted for ${PREVIOUS_SECRET_GRACE_MS / 3_600_000} hours.\n` : ''),
       );
     }

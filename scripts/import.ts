@@ -6,7 +6,7 @@
  * Backfills a repository's history (docs/ingest.md) from `git log` of a local clone: commits with author, message,
  * line counts and dates, in batches of 500, each one change on the write path (docs/architecture.md#writers). Commits already stored are
  * skipped, so a second run adds nothing; commits a push stored without line counts get them.
- * Backfills a tracker's issues with their status history into a Jira or Linear app (docs/ingest.md#trackers): each
+ * Backfills a tracker's issues with their status history into a Jira or Linear app (docs/trackers.md#trackers): each
  * page of the provider's search is one change of the task writer; tasks are unique per app and issue, so a second
  * run (or a webhook's delivery of the same issue) adds nothing.
  * Exit codes: 0 done, 1 bad input (unknown git app or app, not a clone, the provider refusing) or failure, 2 usage error.
@@ -195,7 +195,7 @@ function readSecretFile(flag: string, file: string, what: string): string {
 }
 
 /**
- * A tracker's issues into its app, one change per page of the provider's search (docs/ingest.md#trackers); progress
+ * A tracker's issues into its app, one change per page of the provider's search (docs/trackers.md#trackers); progress
  * on stderr, the summary on stdout. Issues already stored as the provider shows them are counted unchanged, and
  * their history is not added twice.
  */

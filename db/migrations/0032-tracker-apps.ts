@@ -2,7 +2,7 @@ import { DataType, DataTypes, ModelAttributeColumnOptions, QueryInterface, Query
 import { dropColumn } from './0004-write-path';
 
 /**
- * Apps become real (docs/ingest.md#trackers): an app keeps a sealed webhook secret like a git app, and Jira's the
+ * Apps become real (docs/trackers.md#trackers): an app keeps a sealed webhook secret like a git app, and Jira's the
  * name of its story points field; its boards (a Jira project, a Linear team, a GitHub repository) are mapped to
  * teams, and its status names may be mapped to other categories. Tasks arrive from those apps: each keeps the app,
  * board and provider id it came from, its provider's status name and update time, and its status history; the

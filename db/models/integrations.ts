@@ -7,7 +7,7 @@ export const APP_CATEGORIES = ['issues', 'chat', 'git', 'calendar', 'incidents',
 export type AppCategory = (typeof APP_CATEGORIES)[number];
 
 /**
- * An organization's connection to a tracker, chat, incident tool or AI vendor (docs/ingest.md#apps). Apps whose
+ * An organization's connection to a tracker, chat, incident tool or AI vendor (docs/trackers.md#apps). Apps whose
  * provider pushes to us keep a webhook secret, sealed as a git app's is.
  */
 export class App extends Model<InferAttributes<App>, InferCreationAttributes<App>> {

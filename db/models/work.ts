@@ -3,7 +3,7 @@ import { ID, NAME, OPTIONAL_REF, OPTIONAL_TIMESTAMP, REF, SHORT, TIMESTAMP } fro
 
 export const TASK_TYPES = ['story', 'bug', 'task', 'epic'] as const;
 export type TaskType = (typeof TASK_TYPES)[number];
-/** Status categories (docs/ingest.md#status-categories): `canceled` never counts as completed. */
+/** Status categories (docs/trackers.md#status-categories): `canceled` never counts as completed. */
 export const TASK_STATUSES = ['backlog', 'active', 'paused', 'done', 'canceled'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 

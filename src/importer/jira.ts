@@ -1,5 +1,5 @@
 /**
- * Reads a Jira Cloud site's issues for a backfill (docs/ingest.md#backfilling-jira): `GET /rest/api/3/search/jql`
+ * Reads a Jira Cloud site's issues for a backfill (docs/trackers.md#backfilling-jira): `GET /rest/api/3/search/jql`
  * with `expand=changelog`, page after page by `nextPageToken`, as the user whose e-mail and API token are given.
  * scripts/import.ts stores each page with the task writer.
  */

@@ -1,5 +1,5 @@
 /**
- * Linear's issues read from its GraphQL API for a backfill (docs/ingest.md#linear): every issue (or those updated
+ * Linear's issues read from its GraphQL API for a backfill (docs/trackers.md#linear): every issue (or those updated
  * since a date) with its state history, a page of 50 at a time, waiting out Linear's rate limits.
  */
 import { z } from 'zod';

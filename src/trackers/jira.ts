@@ -1,5 +1,5 @@
 /**
- * Jira Cloud's issue JSON in the domain's words (docs/ingest.md#trackers): the same issue representation arrives in
+ * Jira Cloud's issue JSON in the domain's words (docs/trackers.md#trackers): the same issue representation arrives in
  * an admin webhook's delivery and in a page of `GET /rest/api/3/search/jql`, so the ingest transport and the
  * importer share this translation. Only what a task keeps is read: never a description or a comment.
  */

@@ -1,5 +1,5 @@
 /**
- * Linear's issues in the domain's words (docs/ingest.md#linear): a webhook's `Issue` delivery and an issue of the
+ * Linear's issues in the domain's words (docs/trackers.md#linear): a webhook's `Issue` delivery and an issue of the
  * GraphQL API's `issues` connection both become a TaskInput. Shared by the ingest transport and the importer, so
  * both read Linear the same way.
  */

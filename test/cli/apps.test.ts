@@ -14,7 +14,7 @@ import { UsageError } from '../../scripts/cli';
 jest.setTimeout(180_000);
 
 /**
- * `npm run apps -- …` (docs/ingest.md#apps) as an operator runs it, in a child process on the test app's database:
+ * `npm run apps -- …` (docs/trackers.md#apps) as an operator runs it, in a child process on the test app's database:
  * apps made with their secret once and stored sealed, listed without it, disabled and enabled, their boards, status
  * names and accounts mapped; each change in the organization's audit log as the operator's. Refusals exit 1 with the
  * writer's message, usage errors 2 with the usage.

@@ -11,7 +11,7 @@ import { copy } from '../support/peers/ingest';
 import { deliverToJira, issueAssigned, issueCreated, issueDone, issueStatusChanged } from '../support/peers/jira/deliveries';
 
 /**
- * `npm run import -- jira` (docs/ingest.md#backfilling-jira) as an operator runs it, against a fake Jira Cloud
+ * `npm run import -- jira` (docs/trackers.md#backfilling-jira) as an operator runs it, against a fake Jira Cloud
  * answering `GET /rest/api/3/search/jql` as Atlassian documents it (test/support/peers/jira/README.md): two pages
  * by `nextPageToken`, the second refused once with 429 and `Retry-After: 1`.
  */

@@ -15,7 +15,7 @@ import { DEMO, startTestApp, TestApp } from '../support/harness';
 import { authenticationFailed, canceledIssue, issuePages, parentIssue, rateLimited, subIssue, subIssueHistoryRest } from '../support/peers/linear/graphql';
 
 /**
- * `npm run import -- linear` (docs/ingest.md#linear) as an operator runs it, against a local stand-in for Linear's
+ * `npm run import -- linear` (docs/trackers.md#linear) as an operator runs it, against a local stand-in for Linear's
  * GraphQL API answering its documented shapes (test/support/peers/linear/graphql.ts): two pages of issues, a history
  * longer than one page, and a rate limit to wait out.
  */

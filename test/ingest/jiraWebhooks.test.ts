@@ -8,7 +8,7 @@ import { commentCreated, deliverToJira, issueAssigned, issueCreated, issueDelete
 import { unique } from '../support/common';
 
 /**
- * `POST /ingest/jira/{app_id}` (docs/ingest.md#trackers) with Jira Cloud's own deliveries
+ * `POST /ingest/jira/{app_id}` (docs/trackers.md#trackers) with Jira Cloud's own deliveries
  * (test/support/peers/jira/README.md), signed as Atlassian documents, and what is stored afterwards.
  */
 

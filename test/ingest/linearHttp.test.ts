@@ -7,7 +7,7 @@ import { jiraSignature } from '../support/peers/jira/deliveries';
 import { commentCreated, issueCreated, kintoneIssueRemoved, linearDelivery, LinearDelivery } from '../support/peers/linear/webhooks';
 
 /**
- * `POST /ingest/linear/{app_id}` over HTTP (docs/ingest.md#linear): Linear's own deliveries (test/support/peers/linear),
+ * `POST /ingest/linear/{app_id}` over HTTP (docs/trackers.md#linear): Linear's own deliveries (test/support/peers/linear),
  * signed as Linear documents, through the apps' router; every refusal stores nothing (rows counted around it).
  */
 let t: TestApp;

@@ -23,7 +23,7 @@ import {
 import { DEMO, startTestApp, TestApp } from '../support/harness';
 
 /**
- * Linear's webhooks (docs/ingest.md#linear) through `linearWebhooks` and the TaskWriter, with deliveries Linear sent
+ * Linear's webhooks (docs/trackers.md#linear) through `linearWebhooks` and the TaskWriter, with deliveries Linear sent
  * (test/support/peers/linear/webhooks.ts): who may deliver, what a body means, and what is stored in the end.
  */
 let t: TestApp;

@@ -10,7 +10,7 @@ import { unique } from '../support/common';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
 
 /**
- * The one writer of tracker tasks (docs/ingest.md#trackers), below any transport: history, flow facts, order,
+ * The one writer of tracker tasks (docs/trackers.md#trackers), below any transport: history, flow facts, order,
  * removal, placement by mapping, status overrides, identity and assignment interactions.
  */
 let t: TestApp;

@@ -9,7 +9,7 @@ export type Headers = Record<string, string | string[] | undefined>;
 
 /** What a delivery to an app asks for, read once it is authenticated. */
 export interface ParsedAppDelivery {
-  /** The provider's delivery or event id, repeated by a redelivery (docs/ingest.md#trackers). */
+  /** The provider's delivery or event id, repeated by a redelivery (docs/trackers.md#trackers). */
   id: string;
   event: string;
   /** Tasks to store, or why the delivery is acknowledged and ignored (202). */
@@ -17,7 +17,7 @@ export interface ParsedAppDelivery {
 }
 
 /**
- * One provider's webhooks (docs/ingest.md#apps): how a delivery proves it knows the app's secret (checked in constant
+ * One provider's webhooks (docs/trackers.md#apps): how a delivery proves it knows the app's secret (checked in constant
  * time, before the body is parsed) and what its body means. `src/ingest/apps/router.ts` does the rest for every
  * provider: the app, body limits, rate limits, the writer, the answers.
  */

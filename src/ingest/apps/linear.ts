@@ -12,7 +12,7 @@ export const LINEAR_TIMESTAMP_TOLERANCE_MS = 60_000;
 const MAX_TIME_MS = 8.64e15;
 
 /**
- * Linear's data change webhooks (docs/ingest.md#linear), `POST /ingest/linear/{app_id}`: `Linear-Signature` is the
+ * Linear's data change webhooks (docs/trackers.md#linear), `POST /ingest/linear/{app_id}`: `Linear-Signature` is the
  * hex HMAC-SHA256 of the raw body with the webhook's signing secret, and the body's `webhookTimestamp` (ms) must be
  * within a minute of now, so a captured delivery cannot be replayed later. `Linear-Delivery` names each delivery.
  */

@@ -3,7 +3,7 @@ import type { AppWebhooks } from './appDelivery';
 import { jiraWebhooks } from './jira';
 import { linearWebhooks } from './linear';
 
-/** The app providers that push to `/ingest/<provider>/<app id>`, each with how its deliveries are read (docs/ingest.md#trackers). */
+/** The app providers that push to `/ingest/<provider>/<app id>`, each with how its deliveries are read (docs/trackers.md#trackers). */
 export const APP_WEBHOOKS: Partial<Record<AppProvider, AppWebhooks>> = {
   jira: jiraWebhooks,
   linear: linearWebhooks,

@@ -28,7 +28,7 @@ export interface AppIngestDeps {
 }
 
 /**
- * The apps' deliveries in (docs/ingest.md#trackers): `POST /ingest/{provider}/{app_id}` for every provider of
+ * The apps' deliveries in (docs/trackers.md#trackers): `POST /ingest/{provider}/{app_id}` for every provider of
  * APP_WEBHOOKS, beside the git ingest (the other providers pass through to it). As there: the app is found and
  * its provider checked before any body is read; the body is read within the limits; the delivery is
  * authenticated with the app's secret (or the previous one during a rotation's grace), then the app is limited;

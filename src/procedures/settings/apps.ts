@@ -15,7 +15,7 @@ const text = (field: string, max: number) =>
   z.string({ error: `${field} must be a string` }).trim().min(1, { error: `${field} must not be empty` }).max(max, { error: `${field} must be at most ${max} characters` });
 
 /**
- * An organization's apps (docs/ingest.md#apps), for its admins: the same writer as `npm run apps`. Another
+ * An organization's apps (docs/trackers.md#apps), for its admins: the same writer as `npm run apps`. Another
  * organization's app named by id is not found.
  */
 export const appsRouter = router({

@@ -40,7 +40,7 @@ const PROVIDER_SECRET = /^[\x21-\x7e]{16,500}$/;
 const newSecret = () => randomBytes(32).toString('base64url');
 
 /**
- * Apps made by the `apps` CLI and the settings page (docs/ingest.md#apps): an organization's connection to a
+ * Apps made by the `apps` CLI and the settings page (docs/trackers.md#apps): an organization's connection to a
  * tracker, chat, incident tool or AI vendor, with the webhook secret its provider signs or sends; the mapping of
  * its boards to teams or repositories, of its status names to categories, and of its accounts to members. Every
  * change is one transaction with its audit entry; a mapping places at once what its board already brought.

@@ -1,7 +1,7 @@
 import type { AppCategory } from '../../../db/models';
 
 /**
- * The providers an app may connect (docs/ingest.md#apps) and what each brings in. Those that push to us are sent to
+ * The providers an app may connect (docs/trackers.md#apps) and what each brings in. Those that push to us are sent to
  * `/ingest/<provider>/<app id>` and prove it with the app's secret; the AI vendors' are read by the service.
  */
 export const APP_PROVIDERS = {

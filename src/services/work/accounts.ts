@@ -4,7 +4,7 @@ import { membersByEmail } from '../people/memberEmails';
 import { normalizeEmail } from '../people/members';
 import type { TaskSource, TrackerAccount } from './taskInput';
 
-/** The member behind a tracker account, or null: never guessed (docs/ingest.md#identity). */
+/** The member behind a tracker account, or null: never guessed (docs/trackers.md#identity). */
 export interface AccountDirectory {
   find(account: TrackerAccount | null | undefined): string | null;
 }

@@ -1,5 +1,5 @@
 /**
- * Work in the domain's words, whatever tracker brought it (docs/ingest.md#trackers): the ingest transports translate
+ * Work in the domain's words, whatever tracker brought it (docs/trackers.md#trackers): the ingest transports translate
  * Jira, Linear, GitHub and GitLab payloads into these, the importers the providers' search answers, and one writer
  * (taskWriter.ts) stores them.
  */

@@ -30,7 +30,7 @@ export interface ImportedPage {
 const READ_COMMITTED = { readCommitted: true };
 
 /**
- * Stores work from trackers (docs/ingest.md#trackers) on the write path of docs/architecture.md#writers, whichever
+ * Stores work from trackers (docs/trackers.md#trackers) on the write path of docs/architecture.md#writers, whichever
  * transport brought it: each delivery is one change, recorded with its id so that a redelivery changes nothing;
  * each page of an import is one change too. Tasks are unique per app and provider id, so an issue that arrives
  * by a webhook and by an import is stored once.

@@ -32,7 +32,7 @@ export async function sourceContext(source: TaskSource, boards: string[], accoun
 }
 
 /**
- * One task as its provider shows it now (docs/ingest.md#trackers). Its row is locked while it is read, so
+ * One task as its provider shows it now (docs/trackers.md#trackers). Its row is locked while it is read, so
  * concurrent deliveries of one issue apply one after the other; a state older than the stored one (by the
  * provider's update time), or not newer than its removal, changes nothing but the history it brings. Whatever
  * arrives, the history is kept (each change once) and the task's flow facts derived again from all of it.
