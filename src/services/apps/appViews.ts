@@ -1,3 +1,4 @@
+import { toApp } from '../../resources/integrations';
 import { App, AppBoard, AppStatusOverride, Team, UserApp } from '../../../db/models';
 import type { ChangeAuthority } from '../audit/actor';
 import type { AppWriter } from './apps';
@@ -14,18 +15,7 @@ export function appWebhookUrl(publicBase: string, app: Pick<App, 'id' | 'provide
 
 /** An app as the CLI and the settings show it: whether it has a secret, never the secret. */
 export function appView(publicBase: string, a: App) {
-  return {
-    id: a.id,
-    organization_id: a.organization_id,
-    provider: a.provider,
-    category: a.category,
-    name: a.name,
-    is_active: Boolean(a.is_active),
-    has_secret: a.webhook_secret !== null,
-    webhook_url: appWebhookUrl(publicBase, a),
-    points_field: a.points_field,
-    created_at: a.created_at.toISOString(),
-  };
+  return { ...toApp(a), has_secret: a.webhook_secret !== null, webhook_url: appWebhookUrl(publicBase, a), points_field: a.points_field };
 }
 
 export type AppView = ReturnType<typeof appView>;
