@@ -108,6 +108,8 @@ export async function measureBodies(
   connections: number,
   seconds: number,
   warmUp: number,
+  /** Headers of each body of its own (a signature, a delivery id), beside `headers`. */
+  bodyHeaders?: Record<string, string>[],
 ): Promise<PostMeasurement> {
   // autocannon gives each connection an equal share of maxOverallRequests; a share of 0 would mean "no limit".
   if (bodies.length < connections) throw new Error(`${bodies.length} bodies for ${connections} connections: at least one each is needed`);
@@ -130,7 +132,7 @@ export async function measureBodies(
           setupRequest: (request) => {
             // Never more calls than bodies (each connection stops at its share); the guard only keeps it so.
             const index = Math.min(next++, bodies.length - 1);
-            return { ...request, headers: { ...headers, 'x-bench-body': String(index) }, body: bodies[index] };
+            return { ...request, headers: { ...headers, ...bodyHeaders?.[index], 'x-bench-body': String(index) }, body: bodies[index] };
           },
         },
       ],

@@ -18,6 +18,8 @@ import { readBaseline, regressions, REGRESSION, saveBaseline } from './baseline'
 import { INGEST_SIGNALS, ingestPath, IngestPlan, ITEM_NAMES, prepareIngest, removeFiles, removeIngested, storedItems } from './otlp/ingest';
 import type { IngestSignal } from './otlp/bodies';
 import { responseType } from '../../src/otlp/messages';
+import { parseSecretsKey } from '../../src/secrets/secretBox';
+import { createJiraApp, JIRA_INGEST_PATH, prepareJira, removeJiraApp, removeJiraFiles, removeJiraRows, storedJira } from './jira/ingest';
 
 const ROOT = path.resolve(__dirname, '../..');
 const PER_PAGE = 50; // the API's default, which every request uses
@@ -72,6 +74,9 @@ async function startApi(name: string, url: string, opts: BenchOptions, env: Reco
     RATE_LIMIT_PER_MINUTE: '100000000',
     RATE_LIMIT_PER_HOUR: '100000000',
     OTLP_RATE_LIMIT_PER_MINUTE: '100000000',
+    // And its Jira app to 600 deliveries a minute.
+    INGEST_RATE_LIMIT_PER_MINUTE: '100000000',
+    INGEST_RATE_LIMIT_PER_HOUR: '100000000',
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     ...env,
@@ -154,12 +159,14 @@ async function main(argv: string[]): Promise<number> {
   const requests = measured.filter((r) => matchesFilters(r, opts.filters));
   // The ingest rows are POSTs, not paths of the document: named by their path for --filter, never by --path.
   const signals = explicit ? [] : INGEST_SIGNALS.filter((s) => matchesFilters({ path: ingestPath(s), base: ingestPath(s) }, opts.filters));
-  if (requests.length === 0 && signals.length === 0) throw new UsageError(`no request matches ${opts.filters.map((f) => `"${f}"`).join(' or ')}`);
+  const jira = !explicit && matchesFilters({ path: JIRA_INGEST_PATH, base: JIRA_INGEST_PATH }, opts.filters);
+  if (requests.length === 0 && signals.length === 0 && !jira) throw new UsageError(`no request matches ${opts.filters.map((f) => `"${f}"`).join(' or ')}`);
   const { planned, differences } = requests.length ? await plan(requests, explicit, servers, headers) : { planned: [], differences: [] };
-  const minutes = (planned.length * 3 * (opts.seconds + 1) + signals.length * (2 * opts.seconds + 60)) / 60;
+  const ingestCount = signals.length + (jira ? 1 : 0);
+  const minutes = (planned.length * 3 * (opts.seconds + 1) + ingestCount * (2 * opts.seconds + 60)) / 60;
   log(
-    `${planned.length} requests${signals.length ? ` and ${signals.length} ingest rows` : ''}, ${opts.connections} connections, ` +
-      `${opts.seconds} s each on the three servers${signals.length ? ' (ingest: the ingest floor and the API)' : ''}: about ${minutes.toFixed(1)} min`,
+    `${planned.length} requests${ingestCount ? ` and ${ingestCount} ingest rows` : ''}, ${opts.connections} connections, ` +
+      `${opts.seconds} s each on the three servers${ingestCount ? ' (ingest: the ingest floor and the API)' : ''}: about ${minutes.toFixed(1)} min`,
   );
 
   // A fresh process runs its first requests unoptimised (V8 compiles hot code after a few thousand calls): without
@@ -225,7 +232,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const clusterRequests = explicit || opts.workers < 2 ? [] : CLUSTER_LISTS.map((list) => planned.find((p) => p.request.path.startsWith(`${list}?`) && !p.request.path.includes('&page=') && p.floorProbe.status === 200)).filter((p) => p !== undefined);
   const clusterRows = clusterRequests.length ? await measureCluster({ url, db, database_name, opts, fixtures, servers, headers, alive, requests: clusterRequests.map((p) => p.request) }) : [];
-  const ingestRows = signals.length ? await measureIngest({ url, db, database_name, opts, organizationId: fixtures.organization_id, signals, api: servers.api, alive, notes, differences }) : [];
+  const ingestContext = { url, db, database_name, opts, organizationId: fixtures.organization_id, signals, api: servers.api, alive, notes, differences };
+  const ingestRows = signals.length ? await measureIngest(ingestContext) : [];
+  if (jira) ingestRows.push(await measureJira(ingestContext));
   apiRss.stop();
   floorRss.stop();
   // "Final": once the last run's leftovers are done and the process has had a moment to collect garbage.
@@ -237,8 +246,8 @@ async function main(argv: string[]): Promise<number> {
   const tables = [rows.length ? `${table(rows)}${listSummary(rows)}` : '', clusterRows.length ? clusterTable(clusterRows) : '', ingestRows.length ? ingestTable(ingestRows) : '']
     .filter(Boolean)
     .join('\n\n');
-  if (opts.saveBaseline) saveBaseline(opts.saveBaseline, rows);
-  const regressed = opts.baseline ? regressions(readBaseline(opts.baseline), rows) : [];
+  if (opts.saveBaseline) saveBaseline(opts.saveBaseline, rows, ingestRows);
+  const regressed = opts.baseline ? regressions(readBaseline(opts.baseline), rows, ingestRows) : [];
   process.stdout.write(
     `${tables}\n${footer({
       connections: opts.connections,
@@ -397,7 +406,7 @@ async function measureIngest(c: IngestContext): Promise<IngestRow[]> {
     log(`${s.path}: CPU per accepted request (warm-up included): ${cpu.join('; ')}`);
     const stored = await storedItems(db, plan, s.signal);
     await clean();
-    rows.push({ path: s.path, items: s.itemsPerBody, itemName: what, bodyKb: s.bodies.reduce((n, b) => n + b.length, 0) / s.bodies.length / 1024, floor: floorRun, api: apiRun });
+    rows.push({ path: s.path, items: s.itemsPerBody, itemName: what, encoding: 'protobuf', bodyKb: s.bodies.reduce((n, b) => n + b.length, 0) / s.bodies.length / 1024, floor: floorRun, api: apiRun });
     for (const [server, m] of [[floor, floorRun], [c.api, apiRun]] as const) {
       if (m.exhausted) {
         c.notes.push(`\`POST ${s.path}\`: the ${server.name} was sent all ${s.bodies.length} prepared bodies ${m.seconds.toFixed(1)} s into its measured window; its rate is over those seconds.`);
@@ -424,6 +433,80 @@ async function measureIngest(c: IngestContext): Promise<IngestRow[]> {
   }
   await stopServer(floor);
   return rows;
+}
+
+/**
+ * The tracker-ingest row (scripts/bench/jira/ingest.ts): a Jira app of the caller's organization made with the
+ * service's AppWriter, its deliveries and the floor's rows prepared, an ingest floor started for them; then a check
+ * of what the API stores for one delivery against what the floor writes for it, and the floor's load and the API's
+ * (measured as the OTLP rows are), with what they wrote deleted after each and the app at the end.
+ */
+async function measureJira(c: IngestContext): Promise<IngestRow> {
+  const { db, opts } = c;
+  const key = parseSecretsKey(process.env.SECRETS_KEY ?? BENCH_SECRETS_KEY);
+  if (!key) throw new database.RefusalError('SECRETS_KEY is not 32 bytes as 64 hex characters or base64; the API would not start with it either');
+  const { app, secret } = await createJiraApp(c.url, key, c.organizationId);
+  cleanups.push(() => removeJiraApp(db, app.id));
+  const plan = prepareJira(app, secret, { ...opts, warmUpSeconds: WARM_UP_SECONDS }, log);
+  cleanups.push(async () => removeJiraFiles(plan));
+  const floor = startServer('ingest floor (Jira)', process.execPath, [path.join(ROOT, 'dist/scripts/bench/floor/ingest.js')], await freePort(), { DATABASE_URL: c.url, ...plan.floorEnv });
+  cleanups.push(() => stopServer(floor));
+  await waitHealthy(floor, 300_000);
+  removeJiraFiles(plan);
+  log(`ingest floor for Jira (pid ${floor.pid}) at ${floor.url}; app ${app.id}`);
+  const clean = async () => {
+    await removeJiraRows(db, app.id);
+    await settle(db, c.database_name);
+  };
+  const route = `POST ${JIRA_INGEST_PATH}`;
+
+  // What the API makes of one delivery, against what the floor writes for it.
+  const [first] = plan.deliveries;
+  const res = await fetch(c.api.url + plan.path, { method: 'POST', headers: first.headers, body: first.body });
+  const answer = await res.text();
+  const stored = await storedJira(db, app.id);
+  const expected = { deliveries: 1, tasks: plan.first.created ? 1 : 0, statusChanges: plan.first.statusChanges };
+  if (res.status !== 200) c.differences.push(`\`${route}\`: API answered ${res.status} ${answer.slice(0, 200)}`);
+  else if (JSON.stringify(stored) !== JSON.stringify(expected)) {
+    c.differences.push(`\`${route}\`: for one delivery the API stored ${JSON.stringify(stored)}, the floor ${JSON.stringify(expected)}`);
+  }
+  await clean();
+
+  const bodies = plan.deliveries.map((d) => d.body);
+  const bodyHeaders = plan.deliveries.map((d) => d.headers);
+  const database_pid = databasePid();
+  const cpu: string[] = [];
+  const load = async (server: Server) => {
+    const pids = [server.pid, database_pid];
+    const before = pids.map(cpuMs);
+    const measured = await measureBodies(server.url + plan.path, {}, bodies, opts.connections, opts.seconds, WARM_UP_SECONDS, bodyHeaders);
+    c.alive([server], route);
+    const [own, dbMs] = pids.map((pid, i) => ((cpuMs(pid) ?? NaN) - (before[i] ?? NaN)) / Math.max(1, measured.ok));
+    cpu.push(`${server.name} ${own.toFixed(1)} ms + database ${dbMs.toFixed(1)} ms`);
+    return measured;
+  };
+  const floorRun = await load(floor);
+  await clean();
+  const apiRun = await load(c.api);
+  log(`${route}: CPU per accepted delivery (warm-up included): ${cpu.join('; ')}`);
+  const after = await storedJira(db, app.id);
+  await clean();
+  for (const [server, m] of [[floor, floorRun], [c.api, apiRun]] as const) {
+    if (m.exhausted) c.notes.push(`\`${route}\`: the ${server.name} was sent all ${bodies.length} prepared deliveries ${m.seconds.toFixed(1)} s into its measured window; its rate is over those seconds.`);
+    const statuses = Object.entries(m.statuses).map(([status, n]) => `${n} × ${status}`);
+    const logged = server.tail().split('\n').reverse().map((l) => /"message":"([^"]{1,200})/.exec(l)?.[1] ?? (/^ingest floor: (.{1,200})/.exec(l)?.[1])).find(Boolean);
+    if (statuses.length) c.notes.push(`\`${route}\`: the ${server.name}'s non-2xx answers in the window: ${statuses.join(', ')}${logged ? ` (its last logged error: "${logged}")` : ''}.`);
+  }
+  // Every delivery answered 2xx must have been applied: none found already received.
+  if (after.deliveries < apiRun.ok) c.differences.push(`\`${route}\`: the API stored ${after.deliveries} deliveries for ${apiRun.ok} accepted`);
+  c.notes.push(
+    `\`${route}\`: Jira Cloud's webhook deliveries, ${plan.created} of ${bodies.length} prepared creating an issue and the others moving an issue created earlier ` +
+      'from To Do to In Progress, each signed with the app\'s secret; the ingest floor writes the delivery, the task and its status change with mysql2.',
+  );
+  log(`${route}: ingest floor ${floorRun.rps.toFixed(1)}, API ${apiRun.rps.toFixed(1)} deliveries/s (measured after ${floorRun.warmUp.toFixed(1)} and ${apiRun.warmUp.toFixed(1)} s of load)`);
+  await stopServer(floor);
+  const kb = bodies.reduce((n, b) => n + b.length, 0) / bodies.length / 1024;
+  return { path: JIRA_INGEST_PATH, items: 1, itemName: 'delivery', encoding: 'JSON', bodyKb: kb, floor: floorRun, api: apiRun };
 }
 
 let interrupted = false;

@@ -8,14 +8,15 @@ Measures every list path of the API that the demo user ada can reach (page 1 and
 field) against a floor server (bare node:http + mysql2, best known plans), the same answers served through the
 API's fixed stack (express + tRPC + trpc-to-openapi + zod: the stack floor), and the API; the metrics (API
 alone; ai-usage with its cache off); and OTLP ingest (/otlp/v1/metrics and /otlp/v1/logs, Claude Code's
-telemetry as the OpenTelemetry SDK encodes it) against an ingest floor that inserts the same rows with mysql2.
+telemetry as the OpenTelemetry SDK encodes it) and Jira webhook deliveries (/ingest/jira/{app_id}, to a Jira
+app made for the run and removed after it) against an ingest floor that inserts the same rows with mysql2.
 Prints Markdown tables. Seeds the large demo data into DATABASE_URL first when it has no users.
 
   --connections N       concurrent connections per request (default 32)
   --seconds N           load per request and server (default 10)
   --quick               2 s per request: a smoke run
   --filter TEXT         only requests whose path contains TEXT (repeatable: any of them), e.g. ai-usage,
-                        otlp (both ingest rows), /otlp/v1/logs
+                        otlp (both OTLP ingest rows), /otlp/v1/logs, jira (the tracker-ingest row)
   --path PATH           exactly this request, e.g. "/v1/users?sort=name&page=1201" (repeatable)
   --floor-count MODE    exact (default): the floor runs SELECT COUNT(*) on every request;
                         cached: it counts each scope once (the cost of totals with a perfect cache)
@@ -30,7 +31,8 @@ Prints Markdown tables. Seeds the large demo data into DATABASE_URL first when i
                         floor with N processes, each beside its one-process run (default 2; 1 skips them)
   --save-baseline FILE  write every row's figures to FILE (JSON), e.g. from main
   --baseline FILE       compare with a saved baseline: a row more than 20 % slower (API ÷ stack floor where the
-                        stack floor serves it, else API req/s) is listed and the run exits with code 3;
+                        stack floor serves it, API ÷ ingest floor for an ingest row, else API req/s) is listed
+                        and the run exits with code 3;
                         compare 10 s runs (the default): at 2 s a row varies by about 25 % from run to run
 
 Environment: DATABASE_URL (required, a MariaDB/MySQL database), REDIS_URL (default redis://127.0.0.1:6379).`;

@@ -66,13 +66,15 @@ export function listSummary(rows: Row[]): string {
   ].join('\n');
 }
 
-/** An ingest row: one kind of OTLP body POSTed to the ingest floor and to the API. */
+/** An ingest row: one kind of body (OTLP, a tracker's delivery) POSTed to the ingest floor and to the API. */
 export interface IngestRow {
   path: string;
-  /** Points or log records per request, and what they are called. */
+  /** Points, log records or deliveries per request, and what they are called. */
   items: number;
   itemName: string;
   bodyKb: number;
+  /** How the body is encoded: protobuf (OTLP), JSON (a tracker's webhook). */
+  encoding: string;
   floor: PostMeasurement;
   api: PostMeasurement;
 }
@@ -119,7 +121,7 @@ export function ingestTable(rows: IngestRow[]): string {
   const perSecond = (m: PostMeasurement, items: number) => (m.rps === 0 ? `< ${(items / m.seconds).toFixed(0)}` : (m.rps * items).toFixed(0));
   for (const row of rows) {
     lines.push(
-      `| \`POST ${row.path}\` | ${row.items} ${row.itemName} (${row.bodyKb.toFixed(0)} KB protobuf) | ${perSecond(row.floor, row.items)} | ` +
+      `| \`POST ${row.path}\` | ${row.items} ${row.itemName} (${row.bodyKb.toFixed(0)} KB ${row.encoding}) | ${perSecond(row.floor, row.items)} | ` +
         `${perSecond(row.api, row.items)} | ${rate(row.api)} | ${ratio(row.api, row.floor)} | ${ms(row.api, row.api.p50)} | ${ms(row.api, row.api.p99)} | ${failures(row.api)} |`,
     );
   }

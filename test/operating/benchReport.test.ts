@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { listSummary, Row } from '../../scripts/bench/report';
+import { IngestRow, listSummary, Row } from '../../scripts/bench/report';
 import { readBaseline, regressions, saveBaseline } from '../../scripts/bench/baseline';
 
 /** What `npm run bench` concludes from its rows: the ratios issue 23 sets targets on, and regressions against main. */
@@ -36,4 +36,16 @@ test('a baseline saved from main flags a row more than 20 % slower, by API ÷ st
     '- `/v1/teams?sort=name`: 0.63 × stack floor, was 0.80 (-22 %)',
     '- `/v1/metrics/dora?organization_id=o`: 390.00 req/s, was 500.00 (-22 %)',
   ]);
+});
+
+test('ingest rows join the baseline by their POST and compare by API ÷ ingest floor', () => {
+  const posted = (rps: number) => ({ ...at(rps), sent: 100, ok: 100, warmUp: 3, exhausted: false, statuses: {} });
+  const ingest = (floor: number, api: number): IngestRow => ({ path: '/ingest/jira/{app_id}', items: 1, itemName: 'delivery', encoding: 'JSON', bodyKb: 11, floor: posted(floor), api: posted(api) });
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-')), 'main.json');
+  saveBaseline(file, rows, [ingest(400, 200)]);
+  const baseline = readBaseline(file);
+  expect(baseline['POST /ingest/jira/{app_id}']).toEqual({ rps: 200, ofFloor: 0.5 });
+  // Both slower on a busier machine: the same ratio, no regression; the API alone slower: a regression.
+  expect(regressions(baseline, rows, [ingest(280, 140)])).toEqual([]);
+  expect(regressions(baseline, rows, [ingest(400, 150)])).toEqual(['- `POST /ingest/jira/{app_id}`: 0.38 × ingest floor, was 0.50 (-25 %)']);
 });

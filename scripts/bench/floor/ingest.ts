@@ -1,46 +1,31 @@
 /**
- * The ingest floor: what storing an OTLP request costs with nothing but node:http and a mysql2 pool. Per
+ * The ingest floor: what storing a delivery costs with nothing but node:http and a mysql2 pool. Per
  * `POST /otlp/v1/metrics` or `/otlp/v1/logs` it reads the body, decodes nothing, and inserts the rows the
  * service would write for that body, worked out before the load (scripts/bench/otlp/rows.ts): the batch row,
  * the points or events, the account ids, the rollup additions, as multi-row INSERTs in one transaction (a
- * deadlock victim runs again, as the service's changes do). Which body a request carries is named by the
- * benchmark's `x-bench-body` header. The answer is the empty (full success) protobuf response.
+ * deadlock victim runs again, as the service's changes do). Per `POST /ingest/jira/{app_id}` likewise the rows
+ * of a Jira delivery (scripts/bench/jira/rows.ts): the delivery, the task, its status changes; no signature is
+ * checked and no JSON read. Which body a request carries is named by the benchmark's `x-bench-body` header. The
+ * answer is the empty (full success) protobuf response, or for Jira an empty 200.
  *
- * Environment: PORT, DATABASE_URL, FLOOR_INGEST_METRICS and/or FLOOR_INGEST_LOGS (files of one JSON array of
- * SQL statements per line, one line per body).
+ * Environment: PORT, DATABASE_URL, FLOOR_INGEST_METRICS and/or FLOOR_INGEST_LOGS and/or FLOOR_INGEST_JIRA with
+ * FLOOR_INGEST_JIRA_PATH (files of one JSON array of SQL statements per line, one line per body; the Jira app's
+ * path).
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import readline from 'node:readline';
-import { createPool, Pool } from 'mysql2/promise';
+import { createPool } from 'mysql2/promise';
+import { storeInOneTransaction } from './store';
 
 // As many connections as the API's Sequelize pool (floor/answer.ts).
 const POOL_SIZE = 20;
-const ATTEMPTS = 5;
 
 async function load(file: string | undefined): Promise<string[][]> {
   if (!file) return [];
   const sets: string[][] = [];
   for await (const line of readline.createInterface({ input: fs.createReadStream(file) })) if (line) sets.push(JSON.parse(line) as string[]);
   return sets;
-}
-
-async function store(pool: Pool, statements: string[]): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const conn = await pool.getConnection();
-    try {
-      await conn.query('START TRANSACTION');
-      for (const sql of statements) await conn.query(sql);
-      await conn.query('COMMIT');
-      return;
-    } catch (err) {
-      await conn.query('ROLLBACK').catch(() => undefined);
-      if ((err as { errno?: number }).errno !== 1213 || attempt >= ATTEMPTS) throw err;
-    } finally {
-      conn.release();
-    }
-    await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
-  }
 }
 
 async function main(): Promise<void> {
@@ -50,11 +35,12 @@ async function main(): Promise<void> {
     '/otlp/v1/metrics': await load(process.env.FLOOR_INGEST_METRICS),
     '/otlp/v1/logs': await load(process.env.FLOOR_INGEST_LOGS),
   };
+  if (process.env.FLOOR_INGEST_JIRA_PATH) sets[process.env.FLOOR_INGEST_JIRA_PATH] = await load(process.env.FLOOR_INGEST_JIRA);
   const pool = createPool({ uri, connectionLimit: POOL_SIZE });
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const done = (status: number, text = '') => {
-      res.writeHead(status, status === 200 ? { 'content-type': 'application/x-protobuf', 'content-length': 0 } : { 'content-type': 'text/plain' });
+      res.writeHead(status, status === 200 && path.startsWith('/otlp/') ? { 'content-type': 'application/x-protobuf', 'content-length': 0 } : { 'content-type': 'text/plain' });
       res.end(text);
     };
     if (path === '/healthz') return done(200);
@@ -66,7 +52,7 @@ async function main(): Promise<void> {
     // The body is read to its end, as the API must read it, then dropped.
     req.on('data', () => undefined);
     req.on('end', () => {
-      store(pool, statements).then(
+      storeInOneTransaction(pool, statements).then(
         () => done(200),
         (err: unknown) => {
           process.stderr.write(`ingest floor: ${err instanceof Error ? err.message.slice(0, 300) : String(err)}\n`);
@@ -77,7 +63,8 @@ async function main(): Promise<void> {
   });
   server.keepAliveTimeout = 65_000;
   server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-    process.stdout.write(`ingest floor listening (${sets['/otlp/v1/metrics'].length} metrics bodies, ${sets['/otlp/v1/logs'].length} logs bodies)\n`);
+    const jira = process.env.FLOOR_INGEST_JIRA_PATH ? sets[process.env.FLOOR_INGEST_JIRA_PATH].length : 0;
+    process.stdout.write(`ingest floor listening (${sets['/otlp/v1/metrics'].length} metrics bodies, ${sets['/otlp/v1/logs'].length} logs bodies, ${jira} Jira deliveries)\n`);
   });
   const stop = () => {
     server.close(() => void pool.end().finally(() => process.exit(0)));
