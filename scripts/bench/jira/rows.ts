@@ -9,7 +9,7 @@
 import { format } from 'mysql2';
 import { newId } from '../../../src/persistence/changes/ids';
 import { clip, LIMITS } from '../../../src/services/git/text';
-import { flowFacts, Transition } from '../../../src/services/work/statusHistory';
+import { flowFacts, Transition } from '../../../db/rollups/flowFacts';
 import { jiraWebhookTasks } from '../../../src/trackers/jira';
 
 export interface BenchApp {
