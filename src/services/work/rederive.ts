@@ -2,7 +2,7 @@ import { Op, Sequelize } from 'sequelize';
 import { AppStatusOverride, Task, TaskStatusChange } from '../../../db/models';
 import type { Change } from '../../persistence/changes/change';
 import { statusCategories } from './statusHistory';
-import { deriveFacts } from './tasks';
+import { deriveFacts, historyOf } from './tasks';
 
 /**
  * After an app's status name is counted in another category: every task of the app that holds the name now or in
@@ -30,7 +30,7 @@ export async function rederiveTasks(change: Change, appId: string, name: string)
     for (const task of tasks) {
       const status = categories(task.status_name, task.status);
       if (status) task.set({ status });
-      await deriveFacts(task, task.completed_at ?? task.canceled_at, transaction);
+      deriveFacts(task, task.completed_at ?? task.canceled_at, await historyOf(task.id, transaction));
       if (task.changed()) await task.save({ transaction });
     }
   }

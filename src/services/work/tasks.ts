@@ -5,7 +5,7 @@ import { newId } from '../../persistence/changes/ids';
 import { recordInteractions } from '../activity/interactions';
 import { clip, LIMITS } from '../git/text';
 import type { AccountDirectory } from './accounts';
-import { flowFacts } from '../../../db/rollups/flowFacts';
+import { flowFacts, Transition } from '../../../db/rollups/flowFacts';
 import { StatusCategories, statusCategories } from './statusHistory';
 import type { TaskInput, TaskResult, TaskSource } from './taskInput';
 
@@ -65,8 +65,8 @@ export async function recordTask(change: Change, ctx: SourceContext, input: Task
   const task = current ?? existing ?? Task.build({ id: newId('task'), ...key, ...fields, completed_at: null });
   if (!current) task.set(fields);
   if (removed) await removed.destroy({ transaction });
-  const added = await recordTransitions(task, ctx, input, transaction);
-  await deriveFacts(task, current ? task.completed_at : input.resolvedAt, transaction);
+  const { added, history } = await recordTransitions(task, ctx, input, transaction);
+  deriveFacts(task, current ? task.completed_at : input.resolvedAt, history);
   if (stale && !added) return 'stale';
   const changed = !existing || task.changed() !== false;
   await task.save({ transaction });
@@ -77,15 +77,21 @@ export async function recordTask(change: Change, ctx: SourceContext, input: Task
   return !existing ? 'created' : stale ? 'stale' : 'updated';
 }
 
+export const historyOf = (taskId: string, transaction: Transaction): Promise<Transition[]> =>
+  TaskStatusChange.findAll({ where: { task_id: taskId }, attributes: ['from_status', 'to_status', 'at'], transaction });
+
 /** The task's flow facts from its status and all its history (a task's history is a few dozen rows at most). */
-export async function deriveFacts(task: Task, resolvedAt: Date | null, transaction: Transaction): Promise<void> {
-  const history = await TaskStatusChange.findAll({ where: { task_id: task.id }, attributes: ['from_status', 'to_status', 'at'], transaction });
+export function deriveFacts(task: Task, resolvedAt: Date | null, history: Transition[]): void {
   task.set(flowFacts({ status: task.status, createdAt: task.created_at, resolvedAt, updatedAt: task.provider_updated_at ?? task.created_at }, history));
 }
 
-/** The history this input brings, each change once, with the categories it means for this app now. */
-async function recordTransitions(task: Task, ctx: SourceContext, input: TaskInput, transaction: Transaction): Promise<number> {
-  if (input.transitions.length === 0) return 0;
+/**
+ * The history this input brings, each change once, with the categories it means for this app now; with the whole
+ * history stored, read once for both (a new task has none yet).
+ */
+async function recordTransitions(task: Task, ctx: SourceContext, input: TaskInput, transaction: Transaction): Promise<{ added: number; history: Transition[] }> {
+  const stored = task.isNewRecord ? [] : await TaskStatusChange.findAll({ where: { task_id: task.id }, attributes: ['external_id', 'to_name', 'from_status', 'to_status', 'at'], transaction });
+  if (input.transitions.length === 0) return { added: 0, history: stored };
   const rows = input.transitions.map((t) => ({
     task_id: task.id,
     external_id: clip(t.externalId, 200),
@@ -98,11 +104,10 @@ async function recordTransitions(task: Task, ctx: SourceContext, input: TaskInpu
     to_status: ctx.categories(t.toName, t.toCategory) ?? t.toCategory,
     at: t.at,
   }));
-  const stored = await TaskStatusChange.findAll({ where: { task_id: task.id }, attributes: ['external_id', 'to_name', 'at'], transaction });
   const known = new Set(stored.map((s) => s.external_id));
   const fresh = rows.filter((r) => !known.has(r.external_id) && !stored.some((s) => sameChange(s, r)) && known.add(r.external_id));
   if (fresh.length) await TaskStatusChange.bulkCreate(fresh, { transaction });
-  return fresh.length;
+  return { added: fresh.length, history: [...stored, ...fresh] };
 }
 
 /**
