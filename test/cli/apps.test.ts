@@ -123,7 +123,7 @@ test('rotate-secret prints a new one; disable and enable; each audited as the op
   expect(await json('enable', created.id)).toMatchObject({ id: created.id, is_active: true });
 
   const ai = await json('create', '--org', ACME, '--provider', 'claude_code');
-  expect(await apps('rotate-secret', ai.id)).toMatchObject({ code: 1, stderr: `apps: App ${ai.id} (claude_code) receives no webhooks, so it has no webhook secret to rotate\n` });
+  expect(await apps('rotate-secret', ai.id)).toMatchObject({ code: 1, stderr: `apps: App ${ai.id} (claude_code) receives no webhooks, so it has no webhook secret to rotate or set\n` });
 
   const audit = await auditOf(ACME, created.id);
   // Disabling twice is one change.

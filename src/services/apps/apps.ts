@@ -98,7 +98,7 @@ export class AppWriter {
   private replaceSecret(appId: string, secret: string, madeBy: 'service' | 'provider', by: ChangeAuthority): Promise<AppWithSecret> {
     return this.changes.run(async (change) => {
       const app = await this.appOf(appId, by, change.transaction);
-      if (!isPushProvider(app.provider)) throw invalid(`App ${app.id} (${app.provider}) receives no webhooks, so it has no webhook secret`);
+      if (!isPushProvider(app.provider)) throw invalid(`App ${app.id} (${app.provider}) receives no webhooks, so it has no webhook secret to rotate or set`);
       await app.update(
         {
           webhook_secret: this.secrets.seal(secret),
