@@ -168,3 +168,11 @@ test('one change of status seen by a webhook and by an import, under two ids, is
   expect(await TaskStatusChange.count({ where: { task_id: task.id } })).toBe(1);
   expect(task.status_changes).toBe(1);
 });
+
+test('a board key or issue id longer than its column is refused whole, with nothing written', async () => {
+  const source = await newSource();
+  const tooLong = [issue({ externalId: 'ok-1' }), issue({ externalId: 'x'.repeat(101) })];
+  await expect(tasks.receive({ source, id: unique(), event: 'jira:issue_created' }, tooLong.map((task) => ({ kind: 'upsert', task })))).rejects.toMatchObject({ kind: 'invalid' });
+  await expect(tasks.importPage(source, [issue({ board: 'B'.repeat(201) })])).rejects.toMatchObject({ kind: 'invalid' });
+  expect(await Task.count({ where: { app_id: source.appId } })).toBe(0);
+});

@@ -1,5 +1,6 @@
 import { Op, Transaction } from 'sequelize';
 import { AppBoard, AppStatusOverride, RemovedTask, Task, TaskStatusChange } from '../../../db/models';
+import { invalid } from '../../errors';
 import type { Change } from '../../persistence/changes/change';
 import { newId } from '../../persistence/changes/ids';
 import { recordInteractions } from '../activity/interactions';
@@ -8,6 +9,15 @@ import type { AccountDirectory } from './accounts';
 import { flowFacts, Transition } from '../../../db/rollups/flowFacts';
 import { StatusCategories, statusCategories } from './statusHistory';
 import type { TaskInput, TaskResult, TaskSource } from './taskInput';
+
+/**
+ * A board key or provider id longer than its column is no provider's (ids are cut nowhere: two cut alike would be
+ * one task): refused before anything is written, whichever translator let it through.
+ */
+function storable(board: string | null, externalId: string): void {
+  if (board !== null && board.length > 200) throw invalid('A board key (project, team or repository) has at most 200 characters');
+  if (externalId.length > 100) throw invalid("An issue's id has at most 100 characters");
+}
 
 /** What every task of one source needs while a delivery or an import page is stored: read once. */
 export interface SourceContext {
@@ -38,6 +48,7 @@ export async function sourceContext(source: TaskSource, boards: string[], accoun
  * arrives, the history is kept (each change once) and the task's flow facts derived again from all of it.
  */
 export async function recordTask(change: Change, ctx: SourceContext, input: TaskInput): Promise<TaskResult> {
+  storable(input.board, input.externalId);
   const { transaction } = change;
   const { source } = ctx;
   const key = { app_id: source.appId, external_id: input.externalId };
@@ -148,6 +159,7 @@ async function adoptChildren(task: Task, transaction: Transaction): Promise<void
 
 /** The provider deleted the issue: no task in lists or figures, and no older delivery brings it back. */
 export async function removeTask(change: Change, source: TaskSource, externalId: string, at: Date): Promise<TaskResult> {
+  storable(null, externalId);
   const { transaction } = change;
   const key = { app_id: source.appId, external_id: externalId };
   const removed = await RemovedTask.findOne({ where: key, transaction, lock: transaction.LOCK.UPDATE });
