@@ -1,4 +1,4 @@
-import { Sequelize } from 'sequelize';
+import { QueryTypes, Sequelize } from 'sequelize';
 import { startTestApp, TestApp } from '../support/harness';
 import { DataVersions, VersionBroadcast } from '../../src/persistence/query/dataVersions';
 import { createSequelize } from '../../db/connection';
@@ -100,6 +100,19 @@ test('versions only go up, whatever order a message, a commit and a poll arrive 
   ).rejects.toThrow('rolled back');
   expect(broadcast.published).toHaveLength(1);
   expect(versionIn(await versions.of(['probe_order']), 'probe_order')).toBe(committed);
+});
+
+test('a change raises each table it names by one and tells the versions the table then holds, a new name starting at 1', async () => {
+  const broadcast = new HandDriven();
+  const versions = DataVersions.for(connection);
+  versions.configure({ broadcast, pollMs: 3_600_000, onError: (err) => { throw err; } });
+  const fresh = `probe_new_${Date.now()}`;
+  await raiseBehindTheBack('probe_raised');
+  const [held] = await connection.query<{ version: number | string }>('SELECT version FROM data_versions WHERE name = ?', { replacements: ['probe_raised'], type: QueryTypes.SELECT });
+  await connection.transaction(async (transaction) => versions.recordChange(['probe_raised', fresh, 'probe_raised'], transaction));
+  expect(broadcast.published).toEqual([{ probe_raised: Number(held.version) + 1, [fresh]: 1 }]);
+  const stored = await connection.query<{ name: string; version: number | string }>('SELECT name, version FROM data_versions WHERE name IN (?)', { replacements: [['probe_raised', fresh]], type: QueryTypes.SELECT });
+  expect(Object.fromEntries(stored.map((r) => [r.name, Number(r.version)]))).toEqual(broadcast.published[0]);
 });
 
 test('without a broadcast the table is polled, so another process’s change shows within the poll', async () => {

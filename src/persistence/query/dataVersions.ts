@@ -78,13 +78,7 @@ export class DataVersions {
    */
   async recordChange(tables: readonly string[], transaction: Transaction): Promise<void> {
     const names = [...new Set(tables)].sort(); // one lock order for every writer
-    const upsert =
-      this.sequelize.getDialect() === 'mysql'
-        ? 'INSERT INTO data_versions (name, version) VALUES (:name, 1) ON DUPLICATE KEY UPDATE version = version + 1'
-        : 'INSERT INTO data_versions (name, version) VALUES (:name, 1) ON CONFLICT (name) DO UPDATE SET version = version + 1';
-    for (const name of names) await this.sequelize.query(upsert, { replacements: { name }, transaction });
-    // The rows are locked by this transaction until it ends: what it reads is what it commits.
-    const raised = await this.read(names, transaction);
+    const raised = this.sequelize.getDialect() === 'mysql' ? await this.raiseEach(names, transaction) : await this.raiseThenRead(names, transaction);
     transaction.afterCommit(async () => {
       this.learn(raised);
       await this.options?.broadcast?.publish(Object.fromEntries(raised)).catch((err) => this.options?.onError(err));
@@ -144,6 +138,29 @@ export class DataVersions {
   }
 
   /** Versions only go up: whichever of a message, a poll or a commit comes last, the highest is kept. */
+  /**
+   * MySQL and MariaDB: one statement per table, which also says the version it raised: `LAST_INSERT_ID(expr)`
+   * hands the new value back as the statement's insert id (0 when the row was made, at version 1).
+   */
+  private async raiseEach(names: string[], transaction: Transaction): Promise<[string, number][]> {
+    const raised: [string, number][] = [];
+    for (const name of names) {
+      const [insertId] = await this.sequelize.query('INSERT INTO data_versions (name, version) VALUES (:name, 1) ON DUPLICATE KEY UPDATE version = LAST_INSERT_ID(version + 1)', {
+        replacements: { name },
+        transaction,
+      });
+      raised.push([name, Number(insertId) || 1]);
+    }
+    return raised;
+  }
+
+  /** SQLite: the rows raised, then read; they are this transaction's until it ends, so what it reads is what it commits. */
+  private async raiseThenRead(names: string[], transaction: Transaction): Promise<[string, number][]> {
+    const upsert = 'INSERT INTO data_versions (name, version) VALUES (:name, 1) ON CONFLICT (name) DO UPDATE SET version = version + 1';
+    for (const name of names) await this.sequelize.query(upsert, { replacements: { name }, transaction });
+    return this.read(names, transaction);
+  }
+
   private learn(versions: Iterable<[string, number]>): void {
     for (const [name, version] of versions) {
       if (version > (this.known.get(name) ?? 0)) this.known.set(name, version);
