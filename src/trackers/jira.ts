@@ -206,8 +206,9 @@ function statusesIn(json: unknown): Map<string, Category> {
   const visit = (value: unknown, depth: number): void => {
     if (depth > 12 || value === null || typeof value !== 'object') return;
     if (Array.isArray(value)) return value.forEach((v) => visit(v, depth + 1));
-    const parsed = status.safeParse(value);
-    if (parsed.success) found.set(parsed.data.name.trim().toLowerCase(), categoryOfKey(parsed.data.statusCategory.key));
+    // Most objects of a payload are not statuses: they are told apart by their keys before any is parsed.
+    const parsed = 'statusCategory' in value && 'name' in value ? status.safeParse(value) : undefined;
+    if (parsed?.success) found.set(parsed.data.name.trim().toLowerCase(), categoryOfKey(parsed.data.statusCategory.key));
     for (const v of Object.values(value)) visit(v, depth + 1);
   };
   visit(json, 0);
