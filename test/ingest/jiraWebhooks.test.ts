@@ -129,6 +129,20 @@ test('during a rotation\'s grace both the previous and the new secret sign', asy
   expect((await deliverToJira(t, app.id, secret, { payload: issueStatusChanged })).status).toBe(200);
 });
 
+test('an app that took deliveries is disabled, enabled and given a new secret at once, on the next delivery', async () => {
+  const app = await jiraApp();
+  expect((await app.deliver({ payload: issueCreated })).status).toBe(200);
+  await t.runtime.writers.apps.setActive(app.id, false);
+  expect((await app.deliver({ payload: issueStatusChanged })).status).toBe(403);
+  await t.runtime.writers.apps.setActive(app.id, true);
+  expect((await app.deliver({ payload: issueStatusChanged })).status).toBe(200);
+  const { secret } = await t.runtime.writers.apps.rotateSecret(app.id);
+  expect((await deliverToJira(t, app.id, secret, { payload: issueDone() })).status).toBe(200);
+  const provided = `provider-made-${unique()}`;
+  await t.runtime.writers.apps.setSecret(app.id, provided);
+  expect((await deliverToJira(t, app.id, provided, { payload: issueDone() })).status).toBe(200);
+});
+
 describe('refused deliveries store nothing', () => {
   async function refused(send: () => Promise<request.Response>, status: number, code: string, message: RegExp) {
     const before = await Task.count();

@@ -6,6 +6,7 @@ import { SecretBox } from '../../src/secrets/secretBox';
 import { AppWriter } from '../../src/services/apps/apps';
 import type { StatusTransition, TaskInput, TaskSource } from '../../src/services/work/taskInput';
 import { TaskWriter } from '../../src/services/work/taskWriter';
+import { createSequelize } from '../../db/connection';
 import { unique } from '../support/common';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
 
@@ -102,6 +103,31 @@ test('deliveries out of order, and again, end in the newest state with the whole
   const id = unique();
   expect((await deliver(source, states[2], id)).result).toBe('applied');
   expect(await deliver(source, states[2], id)).toEqual({ result: 'duplicate', tasks: [] });
+});
+
+test('two instances storing deliveries of the same issues at once, each several times over: one task per issue, newest state, each change once', async () => {
+  const source = await newSource();
+  // A second instance: its own connection pool, change runner and writer, as another process of the service would have.
+  const other = createSequelize({ url: t.config.DATABASE_URL, sqlitePath: t.config.SQLITE_PATH });
+  try {
+    const writers = [tasks, new TaskWriter(ChangeRunner.for(other))];
+    const lives = ['1', '2', '3'].map((key) => [
+      issue({ externalId: key }),
+      issue({ externalId: key, statusName: 'In Progress', statusCategory: 'active', updatedAt: at(5), transitions: [move(`${key}-c1`, TODO, DOING, 5)] }),
+      issue({ externalId: key, statusName: 'Done', statusCategory: 'done', updatedAt: at(9), transitions: [move(`${key}-c2`, DOING, DONE, 9)] }),
+    ]);
+    const sends = lives.flatMap((states, k) => states.flatMap((state, i) => [0, 1, 2].map((copy) => ({ state, id: `d-${k}-${i}`, writer: writers[(i + copy) % 2] }))));
+    const answers = await Promise.all(sends.map(({ state, id, writer }) => writer.receive({ source, id, event: 'jira:issue_updated' }, [{ kind: 'upsert', task: state }])));
+    expect(answers.filter((a) => a.result === 'applied')).toHaveLength(9);
+    for (const key of ['1', '2', '3']) {
+      const task = (await stored(source, key))!;
+      expect(task).toMatchObject({ status: 'done', status_changes: 2, backlog_seconds: 5 * 3600, active_seconds: 4 * 3600 });
+      expect((await TaskStatusChange.findAll({ where: { task_id: task.id }, order: [['at', 'ASC']] })).map((c) => c.external_id)).toEqual([`${key}-c1`, `${key}-c2`]);
+    }
+    expect(await Task.count({ where: { app_id: source.appId } })).toBe(3);
+  } finally {
+    await other.close();
+  }
 });
 
 test('a removed task leaves no row, and an older delivery does not bring it back; a newer one does', async () => {

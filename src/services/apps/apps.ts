@@ -5,6 +5,8 @@ import { conflict, invalid, notFound } from '../../errors';
 import { OPERATOR } from '../../persistence/changes/auditRecord';
 import type { Change, ChangeRunner } from '../../persistence/changes/change';
 import { newId } from '../../persistence/changes/ids';
+import { ResultCache } from '../../persistence/query/countCache';
+import { DataVersions } from '../../persistence/query/dataVersions';
 import { openRotated, PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../secrets/secretBox';
 import { ChangeAuthority, isWithinAuthority } from '../audit/actor';
 import { normalizeEmail } from '../people/members';
@@ -46,6 +48,9 @@ const newSecret = () => randomBytes(32).toString('base64url');
  * change is one transaction with its audit entry; a mapping places at once what its board already brought.
  */
 export class AppWriter {
+  /** Apps deliveries were addressed to, by the apps table's version: see find. */
+  private readonly addressed = new ResultCache<App | null>(60_000, 1_000);
+
   constructor(
     private readonly changes: ChangeRunner,
     private readonly secrets: SecretBox,
@@ -107,6 +112,7 @@ export class AppWriter {
         },
         { transaction: change.transaction },
       );
+      change.wrote('apps');
       change.audit({ organizationId: app.organization_id, actor: by.actor ?? OPERATOR, action: 'app.secret_rotated', target: { type: 'app', id: app.id }, details: { made_by: madeBy } });
       return { app, secret };
     });
@@ -146,6 +152,7 @@ export class AppWriter {
       const existing = await AppBoard.findOne({ where: { app_id: source.id, board_key: board }, transaction, lock: transaction.LOCK.UPDATE });
       const fields = { organization_id: source.organization_id, team_id: teamId, repository_id: repositoryId };
       const mapping = existing ? await existing.update(fields, { transaction }) : await AppBoard.create({ app_id: source.id, board_key: board, ...fields, created_at: this.now() }, { transaction });
+      change.wrote('app_boards');
       await placeTasks(change, source.id, board, teamId);
       change.audit({
         organizationId: source.organization_id,
@@ -165,6 +172,7 @@ export class AppWriter {
       const source = await this.boardSourceOf(appId, by, transaction);
       const removed = await AppBoard.destroy({ where: { app_id: source.id, board_key: board }, transaction });
       if (!removed) return false;
+      change.wrote('app_boards');
       await placeTasks(change, source.id, board, null);
       change.audit({ organizationId: source.organization_id, actor: by.actor ?? OPERATOR, action: 'app.board_unmapped', target: { type: 'app', id: source.id }, details: { board } });
       return true;
@@ -189,6 +197,7 @@ export class AppWriter {
       const existing = await AppStatusOverride.findOne({ where: { app_id: source.id, status_name: name }, transaction, lock: transaction.LOCK.UPDATE });
       if (existing) await existing.update({ category }, { transaction });
       else await AppStatusOverride.create({ app_id: source.id, status_name: name, category, created_at: this.now() }, { transaction });
+      change.wrote('app_status_overrides');
       const tasks = await rederiveTasks(change, source.id, name);
       change.audit({ organizationId: source.organization_id, actor: by.actor ?? OPERATOR, action: 'app.status_mapped', target: { type: 'app', id: source.id }, details: { status: statusName.trim(), category } });
       return { tasks };
@@ -218,9 +227,14 @@ export class AppWriter {
     });
   }
 
-  /** The app a delivery is addressed to, read from the primary so a rotation or a disabling bites at once. */
-  find(appId: string): Promise<App | null> {
-    return App.findByPk(appId, { useMaster: true });
+  /**
+   * The app a delivery is addressed to. Read from the primary once per version of the apps table, which every
+   * change of an app raises (on every instance before the change is answered), so a rotation or a disabling bites
+   * at once while a burst of deliveries reads the app once.
+   */
+  async find(appId: string): Promise<App | null> {
+    const versions = await DataVersions.for(App.sequelize!).of(['apps']);
+    return this.addressed.getOrCompute(`${versions}|${appId}`, () => App.findByPk(appId, { useMaster: true }));
   }
 
   /** The secrets a delivery may be signed with now: the current one, and the previous one during its grace. */

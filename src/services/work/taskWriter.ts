@@ -1,8 +1,13 @@
+import { Op } from 'sequelize';
 import { IngestDelivery } from '../../../db/models';
 import type { Change, ChangeRunner } from '../../persistence/changes/change';
+import { GroupCommit } from '../../persistence/changes/groupCommit';
+import { recordInteractions } from '../activity/interactions';
 import { accountDirectory } from './accounts';
 import type { TaskEvent, TaskInput, TaskResult, TaskSource } from './taskInput';
-import { recordTask, removeTask, sourceContext } from './tasks';
+import { ChangeEffects, removeTask, upsertTask } from './taskState';
+import { IssueStates } from './taskStore';
+import { sourceContext, storable } from './tasks';
 
 export interface TrackerDelivery {
   source: TaskSource;
@@ -29,43 +34,82 @@ export interface ImportedPage {
  */
 const READ_COMMITTED = { readCommitted: true };
 
+type Received = { delivery: TrackerDelivery; events: TaskEvent[] };
+
 /**
  * Stores work from trackers (docs/trackers.md#trackers) on the write path of docs/architecture.md#writers, whichever
- * transport brought it: each delivery is one change, recorded with its id so that a redelivery changes nothing;
- * each page of an import is one change too. Tasks are unique per app and provider id, so an issue that arrives
- * by a webhook and by an import is stored once.
+ * transport brought it. A delivery is recorded with its id so that a redelivery changes nothing; the deliveries of
+ * one app that arrive while one of its changes commits are stored together in the next (group commit), each
+ * answered once that change has committed; each page of an import is one change. Tasks are unique per app and
+ * provider id, so an issue that arrives by a webhook and by an import is stored once.
  */
 export class TaskWriter {
-  constructor(private readonly changes: ChangeRunner, private readonly now: () => Date = () => new Date()) {}
+  private readonly deliveries: GroupCommit<Received, TaskOutcome>;
 
-  receive(delivery: TrackerDelivery, events: TaskEvent[]): Promise<TaskOutcome> {
-    return this.changes.run(async (change) => {
-      const { transaction } = change;
-      const key = { app_id: delivery.source.appId, delivery_id: delivery.id };
-      if (await IngestDelivery.findOne({ where: key, attributes: ['delivery_id'], transaction })) return { result: 'duplicate', tasks: [] };
-      await IngestDelivery.create({ ...key, event: delivery.event, received_at: this.now() }, { transaction });
-      return { result: 'applied', tasks: await this.apply(change, delivery.source, events) };
-    }, READ_COMMITTED);
+  constructor(private readonly changes: ChangeRunner, private readonly now: () => Date = () => new Date()) {
+    this.deliveries = new GroupCommit((_appId, received) => this.changes.run((change) => this.receiveAll(change, received), READ_COMMITTED));
+  }
+
+  async receive(delivery: TrackerDelivery, events: TaskEvent[]): Promise<TaskOutcome> {
+    for (const e of events) {
+      if (e.kind === 'upsert') storable(e.task.board, e.task.externalId);
+      else storable(null, e.externalId);
+    }
+    return this.deliveries.add(delivery.source.appId, { delivery, events });
   }
 
   /** One page of an import (npm run import -- jira|linear): issues with their whole history. */
-  importPage(source: TaskSource, inputs: TaskInput[]): Promise<ImportedPage> {
+  async importPage(source: TaskSource, inputs: TaskInput[]): Promise<ImportedPage> {
+    for (const task of inputs) storable(task.board, task.externalId);
     return this.changes.run(async (change) => {
-      const results = await this.apply(change, source, inputs.map((task) => ({ kind: 'upsert', task })));
+      const [results] = await this.apply(change, source, [inputs.map((task) => ({ kind: 'upsert', task }))]);
       const count = (r: TaskResult) => results.filter((x) => x.result === r).length;
       return { created: count('created'), updated: count('updated'), unchanged: results.length - count('created') - count('updated') };
     }, READ_COMMITTED);
   }
 
-  private async apply(change: Change, source: TaskSource, events: TaskEvent[]): Promise<TaskOutcome['tasks']> {
+  /** Deliveries of one app, each once: those received before (or earlier in the group) are duplicates. */
+  private async receiveAll(change: Change, received: Received[]): Promise<TaskOutcome[]> {
+    const { transaction } = change;
+    const appId = received[0].delivery.source.appId;
+    const ids = received.map((r) => r.delivery.id);
+    const stored = await IngestDelivery.findAll({ where: { app_id: appId, delivery_id: { [Op.in]: ids } }, attributes: ['delivery_id'], transaction });
+    const seen = new Set(stored.map((d) => d.delivery_id));
+    const fresh = received.filter((r) => !seen.has(r.delivery.id) && seen.add(r.delivery.id));
+    if (fresh.length === 0) return received.map(() => ({ result: 'duplicate', tasks: [] }));
+    const at = this.now();
+    await IngestDelivery.bulkCreate(fresh.map((r) => ({ app_id: appId, delivery_id: r.delivery.id, event: r.delivery.event, received_at: at })), { transaction });
+    const results = await this.apply(change, received[0].delivery.source, fresh.map((r) => r.events));
+    return received.map((r) => {
+      const i = fresh.indexOf(r);
+      return i < 0 ? { result: 'duplicate', tasks: [] } : { result: 'applied', tasks: results[i] };
+    });
+  }
+
+  /**
+   * Events of one source, in order, in a fixed number of statements: the issues they touch are read at once,
+   * the events applied to them in memory, and what changed written back.
+   */
+  private async apply(change: Change, source: TaskSource, groups: TaskEvent[][]): Promise<TaskOutcome['tasks'][]> {
+    const { transaction } = change;
+    const events = groups.flat();
     const upserts = events.flatMap((e) => (e.kind === 'upsert' ? [e.task] : []));
-    const accounts = await accountDirectory(source, upserts.flatMap((t) => [t.assignee, t.assignment?.by]), change.transaction, this.now());
-    const ctx = await sourceContext(source, upserts.map((t) => t.board), accounts, change.transaction);
-    const results: TaskOutcome['tasks'] = [];
-    for (const event of events) {
-      const result = event.kind === 'upsert' ? await recordTask(change, ctx, event.task) : await removeTask(change, source, event.externalId, event.at);
-      results.push({ external_id: event.kind === 'upsert' ? event.task.externalId : event.externalId, result });
-    }
+    const accounts = await accountDirectory(source, upserts.flatMap((t) => [t.assignee, t.assignment?.by]), transaction, this.now());
+    const ctx = await sourceContext(source, accounts);
+    const keys = events.map((e) => (e.kind === 'upsert' ? e.task.externalId : e.externalId));
+    const parents = upserts.flatMap((t) => (t.parentExternalId ? [t.parentExternalId] : []));
+    const issues = await IssueStates.load(source.appId, keys, parents, transaction);
+    const effects: ChangeEffects = { interactions: [], wrote: false };
+    const results = groups.map((group) =>
+      group.map((e) =>
+        e.kind === 'upsert'
+          ? { external_id: e.task.externalId, result: upsertTask(issues.of(e.task.externalId), ctx, e.task, issues.parentOf, effects) }
+          : { external_id: e.externalId, result: removeTask(issues.of(e.externalId), e.at, effects) },
+      ),
+    );
+    await issues.save(transaction);
+    await recordInteractions(change, effects.interactions);
+    if (effects.wrote) change.wrote('tasks');
     return results;
   }
 }
