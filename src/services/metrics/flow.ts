@@ -1,20 +1,23 @@
-import { BucketOf, Distribution, emptyDistribution, MetricSql, roundHours } from './reading/sql';
-import { byBucket, countBuckets, distributions, percentiles, ratio, series } from './reading/figures';
+import { BucketOf, Distribution, emptyDistribution, MetricSql, Percentile, roundHours } from './reading/sql';
+import { byBucket, countBuckets, percentiles, ratio, series } from './reading/figures';
 
 import { TASK_TYPES, TaskType } from '../../../db/models';
 
 /**
  * The scope's tasks (docs/metrics.md#flow): a task counts where it was completed. Everything is read from what the
  * task writer derives from each task's history and keeps on the task (started_at, time in each status, canceled_at),
- * through the tasks' flow, canceled and completed indexes, and the history's reopened index.
+ * through the tasks' flow, canceled and completed indexes, and the history's reopened index. The tasks completed in
+ * the window are read three times, each a range of an index that holds all it needs: their types (the completed
+ * index); their lead and cycle times and totals (the flow index), once more per bucket for a series; their time in
+ * each status (the flow index again, apart so that it runs beside the others: together they would run one after the
+ * other).
  */
 export async function flowFigures(q: MetricSql) {
   const buckets = countBuckets(q);
-  const [types, leadTimes, cycleTimes, totals, inStatus, wip, now, canceled, reworked, reworkedBy] = await Promise.all([
+  const [types, [completed], completedBy, inStatus, wip, now, canceled, reworked, reworkedBy] = await Promise.all([
     q.rows<{ bucket: number; type: string; n: number }>(completedByType(q, buckets)),
-    distributions(q, (bucket) => completedSample(q, bucket, 't.created_at')),
-    distributions(q, (bucket) => completedSample(q, bucket, 'COALESCE(t.started_at, t.created_at)')),
-    q.rows<{ bucket: number; with_history: number; active: number | null; timed: number | null }>(completedTotals(q, buckets)),
+    q.rows<CompletedFlow>(completedFlow(q, q.whole)),
+    q.window.interval ? q.rows<CompletedFlow>(completedFlow(q, q.series)).then(byBucket) : new Map<number, CompletedFlow>(),
     q.rows<Record<'backlog' | 'active' | 'paused', number | null>>(timeInStatus(q)),
     q.distribution(`SELECT 0 AS bucket, ${q.hours('COALESCE(t.started_at, t.created_at)', q.nowSql)} AS v FROM tasks t WHERE ${q.scoped('t', 'task')} AND t.status = 'active'`),
     q.rows<{ unassigned: number }>(
@@ -28,16 +31,15 @@ export async function flowFigures(q: MetricSql) {
   ]);
   const byType = (rows: typeof types) => Object.fromEntries(TASK_TYPES.map((type) => [type, rows.filter((r) => r.type === type).reduce((s, r) => s + r.n, 0)])) as Record<TaskType, number>;
   const sum = <T extends { bucket: number }>(rows: T[], key: keyof T) => rows.reduce((s, r) => s + Number(r[key] ?? 0), 0);
-  const wholeTotals = { with_history: sum(totals, 'with_history'), active: sum(totals, 'active'), timed: sum(totals, 'timed') };
   const inWip: Distribution = wip.get(0) ?? emptyDistribution;
   const hoursOf = (seconds: number | null | undefined) => roundHours(seconds === null || seconds === undefined ? null : seconds / 3600);
   const [cancelsBy, reworkBy] = [byBucket(canceled), byBucket(reworkedBy)];
   return {
-    completed: cycleTimes.whole.n,
-    lead_time_hours: percentiles(leadTimes.whole),
-    cycle_time_hours: percentiles(cycleTimes.whole),
-    completed_with_history: wholeTotals.with_history,
-    flow_efficiency: ratio(wholeTotals.active, wholeTotals.timed),
+    completed: completed?.n ?? 0,
+    lead_time_hours: percentiles(completed && distribution(completed, 'lead_time')),
+    cycle_time_hours: percentiles(completed && distribution(completed, 'cycle_time')),
+    completed_with_history: completed?.with_history ?? 0,
+    flow_efficiency: ratio(completed?.active ?? 0, completed?.timed ?? 0),
     time_in_status_hours: { backlog: hoursOf(inStatus[0]?.backlog), active: hoursOf(inStatus[0]?.active), paused: hoursOf(inStatus[0]?.paused) },
     reworked: sum(reworked, 'n'),
     canceled: sum(canceled, 'n'),
@@ -45,15 +47,18 @@ export async function flowFigures(q: MetricSql) {
     wip_age_hours: { median: roundHours(inWip.at[50]), p90: roundHours(inWip.at[90]) },
     unassigned_now: now[0]?.unassigned ?? 0,
     by_type: byType(types),
-    series: series(q, (bucket, i) => ({
-      start: bucket.start,
-      completed: cycleTimes.byBucket.get(i)?.n ?? 0,
-      lead_time_hours: percentiles(leadTimes.byBucket.get(i)),
-      cycle_time_hours: percentiles(cycleTimes.byBucket.get(i)),
-      reworked: reworkBy.get(i)?.n ?? 0,
-      canceled: cancelsBy.get(i)?.n ?? 0,
-      by_type: byType(types.filter((r) => Number(r.bucket) === i)),
-    })),
+    series: series(q, (bucket, i) => {
+      const inBucket = completedBy.get(i);
+      return {
+        start: bucket.start,
+        completed: inBucket?.n ?? 0,
+        lead_time_hours: percentiles(inBucket && distribution(inBucket, 'lead_time')),
+        cycle_time_hours: percentiles(inBucket && distribution(inBucket, 'cycle_time')),
+        reworked: reworkBy.get(i)?.n ?? 0,
+        canceled: cancelsBy.get(i)?.n ?? 0,
+        by_type: byType(types.filter((r) => Number(r.bucket) === i)),
+      };
+    }),
   };
 }
 
@@ -68,18 +73,45 @@ function completedByType(q: MetricSql, bucket: BucketOf): string {
  * Hours from `since` to completion of each task completed in the window: lead time from its creation, cycle time
  * from its first active status (from its creation when it has no recorded history, or never was active).
  */
-function completedSample(q: MetricSql, bucket: BucketOf, since: string): string {
-  return `SELECT ${bucket('t.completed_at')} AS bucket, ${q.hours(since, 't.completed_at')} AS v FROM tasks t WHERE ${completedInWindow(q)}`;
+const SINCE = { lead_time: 't.created_at', cycle_time: 'COALESCE(t.started_at, t.created_at)' } as const;
+type Sample = keyof typeof SINCE;
+const SAMPLES = Object.keys(SINCE) as Sample[];
+const PERCENTILES: Percentile[] = [50, 75, 90];
+
+/** A bucket's tasks completed, their totals, and each sample's percentiles (`lead_time_50`), in hours. */
+type CompletedFlow = { bucket: number; n: number; with_history: number | null; active: number | null; timed: number | null } & Record<`${Sample}_${Percentile}`, number | null>;
+
+/**
+ * The tasks completed in the window, read once: per bucket, how many, the nearest-rank percentiles of their lead
+ * and cycle times (ranked as MetricSql.distribution ranks a sample: the least value whose rank r has r·100 ≥ p·n),
+ * those with a history, and their seconds active, and active or paused. The samples are ranked on their spans
+ * (`MetricSql.span`) and only the percentiles picked are turned into hours. The window's whole (bucket 0: one row,
+ * whatever was completed) is read apart from a series' buckets: MariaDB 10.11 numbers rows wrongly when one
+ * statement ranks the same values both within buckets and over all rows.
+ */
+function completedFlow(q: MetricSql, bucket: BucketOf): string {
+  const series = bucket !== q.whole;
+  const over = (order: string) => `OVER (${series ? 'PARTITION BY bucket ' : ''}${order})`;
+  const ranks = SAMPLES.map((sample) => `ROW_NUMBER() ${over(`ORDER BY ${sample}`)} AS ${sample}_rank`);
+  const picks = SAMPLES.flatMap((sample) =>
+    PERCENTILES.map((p) => `${q.hoursOfSpan(`MIN(CASE WHEN ${sample}_rank * 100 >= ${p} * sample_size THEN ${sample} END)`)} AS ${sample}_${p}`),
+  );
+  const spans = SAMPLES.map((sample) => `${q.span(SINCE[sample], 't.completed_at')} AS ${sample}`);
+  // Grouped only by a series' buckets: grouping every row under bucket 0 costs MariaDB a temporary table.
+  const [selected, inBucket, grouped] = series ? ['bucket', `${bucket('t.completed_at')} AS bucket, `, 'GROUP BY bucket'] : ['0 AS bucket', '', ''];
+  return `SELECT ${selected}, COUNT(*) AS n,
+      SUM(CASE WHEN status_changes > 0 THEN 1 ELSE 0 END) AS with_history,
+      SUM(CASE WHEN paused IS NOT NULL THEN active END) AS active,
+      SUM(active + paused) AS timed,
+      ${picks.join(', ')}
+    FROM (SELECT ${series ? 'bucket, ' : ''}${SAMPLES.join(', ')}, status_changes, active, paused, COUNT(*) ${over('')} AS sample_size, ${ranks.join(', ')}
+          FROM (SELECT ${inBucket}${spans.join(', ')}, t.status_changes AS status_changes, t.active_seconds AS active, t.paused_seconds AS paused
+                FROM tasks t WHERE ${completedInWindow(q)}) AS completed) AS ranked
+    ${grouped}`;
 }
 
-/** Of the tasks completed in each bucket: those with a history, and their seconds active, and active or paused. */
-function completedTotals(q: MetricSql, bucket: BucketOf): string {
-  return `SELECT ${bucket('t.completed_at')} AS bucket,
-      SUM(CASE WHEN t.status_changes > 0 THEN 1 ELSE 0 END) AS with_history,
-      SUM(CASE WHEN t.paused_seconds IS NOT NULL THEN t.active_seconds END) AS active,
-      SUM(t.active_seconds + t.paused_seconds) AS timed
-    FROM tasks t WHERE ${completedInWindow(q)} GROUP BY bucket`;
-}
+/** A sample's distribution over a bucket's tasks. */
+const distribution = (row: CompletedFlow, sample: Sample): Distribution => ({ n: row.n, at: { 50: row[`${sample}_50`], 75: row[`${sample}_75`], 90: row[`${sample}_90`] } });
 
 /** Nearest-rank medians (rank ⌈n/2⌉) of the seconds in each status, over the tasks completed in the window with a history. */
 function timeInStatus(q: MetricSql): string {
