@@ -2,7 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { otelLogger, otelMeter } from '../support/peers/otel';
 import { createOtlpToken } from '../../src/auth/tokens/otlpTokens';
-import { TelemetrySql } from '../../src/services/telemetry/sql';
+import { ChangeSql } from '../../src/persistence/changes/changeSql';
 import { timestampSql } from '../../src/persistence/query/selectSql';
 
 /** docs/telemetry.md's retention: raw bodies OTLP_RAW_RETENTION_DAYS, points and events TELEMETRY_RETENTION_DAYS, rollups for good. */
@@ -53,6 +53,6 @@ test('bodies go after 7 days, points, events and series after 400; the rollups s
 
 test('the writer spells a time as the query builder does on this database, so its rows compare with every reader’s', async () => {
   const dates = [new Date(1), new Date('1999-12-31T23:59:59.999Z'), new Date('2026-11-25T06:05:00.120Z'), new Date('2554-07-21T23:34:33.709Z')];
-  const spelled = await t.runtime.sequelize.transaction(async (transaction) => dates.map((d) => new TelemetrySql(transaction).time(d)));
+  const spelled = await t.runtime.sequelize.transaction(async (transaction) => dates.map((d) => new ChangeSql(transaction).time(d)));
   expect(spelled).toEqual(dates.map((d) => timestampSql(t.runtime.sequelize, d)));
 });

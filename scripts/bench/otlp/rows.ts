@@ -16,7 +16,7 @@ import { subjectOf, Subject } from '../../../src/services/telemetry/identity';
 import { asSent, seriesKey } from '../../../src/services/telemetry/points';
 import { withoutNeverStored } from '../../../src/services/telemetry/privacy';
 import { UsageRollup } from '../../../src/services/telemetry/rollups';
-import type { TelemetrySql } from '../../../src/services/telemetry/sql';
+import type { ChangeSql } from '../../../src/persistence/changes/changeSql';
 import { EVENT_COLUMNS, eventRow, POINT_COLUMNS, pointRow } from '../../../src/services/telemetry/writer';
 import type { IngestSignal, Member } from './bodies';
 
@@ -46,7 +46,7 @@ export interface Sender {
   tokenId: string;
 }
 
-/** The writer's statements hold at most 500 rows (TelemetrySql.insertRows). */
+/** The writer's statements hold at most 500 rows (ChangeSql.insertRows). */
 const CHUNK = 500;
 
 /** DATETIME(3) in UTC, as the API's Sequelize (timezone +00:00) writes it. */
@@ -77,7 +77,7 @@ function actors(sender: Sender, members: Map<string, string>, subjects: Subject[
 
 /**
  * The rollup statements of a request: `UsageRollup.addRollups` itself is run against a stand-in for its SQL that
- * writes down what it is asked to add (tables, rows and their order), as TelemetrySql.addTo would on MariaDB. The
+ * writes down what it is asked to add (tables, rows and their order), as ChangeSql.addTo would on MariaDB. The
  * floor leaves out what the writer does after them, marking the commits of the days a request makes active
  * (git/authorAiActivity.ts, reads of the commits and the rollups they move): the API's figures include that work.
  */
@@ -97,10 +97,10 @@ async function rollupStatements(rollup: UsageRollup): Promise<{ statements: stri
   const sql = new Proxy(recorder, {
     get: (target, name) => {
       if (name in target) return target[name as keyof typeof target];
-      throw new Error(`UsageRollup.addRollups uses TelemetrySql.${String(name)}, which the benchmark's ingest floor (scripts/bench/otlp/rows.ts) does not know yet`);
+      throw new Error(`UsageRollup.addRollups uses ChangeSql.${String(name)}, which the benchmark's ingest floor (scripts/bench/otlp/rows.ts) does not know yet`);
     },
   });
-  await rollup.addRollups(sql as unknown as TelemetrySql);
+  await rollup.addRollups(sql as unknown as ChangeSql);
   return out;
 }
 

@@ -2,7 +2,7 @@ import { Op } from 'sequelize';
 import { Interaction } from '../../../db/models';
 import type { Change } from '../../persistence/changes/change';
 import { newId } from '../../persistence/changes/ids';
-import { TelemetrySql } from '../telemetry/sql';
+import { ChangeSql } from '../../persistence/changes/changeSql';
 
 export interface InteractionInput {
   organizationId: string;
@@ -60,7 +60,7 @@ export async function recordInteractions(change: Change, inputs: InteractionInpu
       days.set(key, row);
     }
   }
-  await new TelemetrySql(transaction).addTo('interaction_days', ['scope_id', 'day', 'type'], ['interactions'], [...days.values()]);
+  await new ChangeSql(transaction).addTo('interaction_days', ['scope_id', 'day', 'type'], ['interactions'], [...days.values()]);
   change.wrote('interactions');
   return fresh.length;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { columnText as text, LogRecord } from './batch';
-import type { TelemetrySql } from './sql';
+import type { ChangeSql } from '../../persistence/changes/changeSql';
 
 /** A log record as an event: its name, where it came from, its session and the key that makes a resend a no-op. */
 export interface EventRecord {
@@ -35,7 +35,7 @@ export function eventOf(record: LogRecord, toolOf: (name: string) => string | un
 }
 
 /** Drops events already stored, and repeats within the request. */
-export async function newEvents(sql: TelemetrySql, organizationId: string, events: EventRecord[]): Promise<EventRecord[]> {
+export async function newEvents(sql: ChangeSql, organizationId: string, events: EventRecord[]): Promise<EventRecord[]> {
   if (!events.length) return [];
   const keys = [...new Set(events.map((e) => e.key))];
   const rows = await sql.select<{ event_key: string }>('SELECT event_key FROM telemetry_events WHERE organization_id = :organizationId AND event_key IN (:keys)', {

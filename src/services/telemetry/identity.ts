@@ -1,5 +1,5 @@
 import { Attributes, columnText as text } from './batch';
-import type { TelemetrySql } from './sql';
+import type { ChangeSql } from '../../persistence/changes/changeSql';
 import { conditions } from '../../access/conditions';
 
 /** Who a point or record says sent it, before it is matched to a member. */
@@ -27,7 +27,7 @@ export function subjectOf(attributes: Attributes, resource: Attributes): Subject
  * account id seen now with a matched e-mail is remembered. Unmatched subjects are unattributed (null).
  */
 export async function resolveActors(
-  sql: TelemetrySql,
+  sql: ChangeSql,
   organizationId: string,
   subjects: Subject[],
   now: Date,

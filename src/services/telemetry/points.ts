@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Attributes, MetricPoint } from './batch';
-import type { TelemetrySql } from './sql';
+import type { ChangeSql } from '../../persistence/changes/changeSql';
 
 /** A point ready to store: its series, the interval it covers, and its delta (Sum) or reading (Gauge). */
 export interface StoredPoint {
@@ -43,7 +43,7 @@ const ms = (value: Date | string) => new Date(value).getTime();
  * the counter having been reset); a point at or before the last one is a redelivery and adds nothing; a new start
  * time is a restarted sender, whose series starts afresh with its whole value.
  */
-export async function cumulativeToDeltas(sql: TelemetrySql, organizationId: string, points: { point: MetricPoint; seriesKey: string }[]): Promise<StoredPoint[]> {
+export async function cumulativeToDeltas(sql: ChangeSql, organizationId: string, points: { point: MetricPoint; seriesKey: string }[]): Promise<StoredPoint[]> {
   if (!points.length) return [];
   const keys = [...new Set(points.map((p) => p.seriesKey))].sort();
   const rows = await sql.select<SeriesState>(
@@ -90,7 +90,7 @@ export function asSent(p: { point: MetricPoint; seriesKey: string }): StoredPoin
 }
 
 /** Drops points already stored (a redelivered delta point, or a batch that overlaps an earlier one). */
-export async function newPoints(sql: TelemetrySql, organizationId: string, points: StoredPoint[]): Promise<StoredPoint[]> {
+export async function newPoints(sql: ChangeSql, organizationId: string, points: StoredPoint[]): Promise<StoredPoint[]> {
   if (!points.length) return [];
   const keys = [...new Set(points.map((p) => p.seriesKey))];
   const from = new Date(Math.min(...points.map((p) => p.endMs)));

@@ -1,5 +1,5 @@
 import { AI_MEASURES, AiMeasure, Contribution } from './aiTools';
-import type { TelemetrySql } from './sql';
+import type { ChangeSql } from '../../persistence/changes/changeSql';
 import { AuthorDay, markCommitsOfActiveDays } from '../git/rollups/authorAiActivity';
 
 const KEYS = ['organization_id', 'day', 'user_key', 'tool', 'model'] as const;
@@ -45,13 +45,13 @@ export class UsageRollup {
    * Sorted by key, so concurrent requests lock shared rows in one order. The members' commits of the days they were
    * active are marked in the same change (AI impact reads the mark; authorAiActivity.ts).
    */
-  async write(sql: TelemetrySql): Promise<void> {
+  async write(sql: ChangeSql): Promise<void> {
     await this.addRollups(sql);
     await markCommitsOfActiveDays(sql.transaction, this.organizationId, this.activeDays());
   }
 
   /** The rollup rows alone: what the benchmark's ingest floor writes too (scripts/bench/otlp/rows.ts). */
-  async addRollups(sql: TelemetrySql): Promise<void> {
+  async addRollups(sql: ChangeSql): Promise<void> {
     if (this.members.size) await sql.addTo('ai_usage_days', KEYS, AI_MEASURES, sortedRows(this.members));
     if (this.organization.size) await sql.addTo('ai_usage_org_days', ORG_KEYS, AI_MEASURES, sortedRows(this.organization));
     if (this.months.size) await sql.addTo('ai_active_months', MONTH_KEYS, ['days'], sortedRows(this.months), '|');

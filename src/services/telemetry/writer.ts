@@ -9,7 +9,7 @@ import { resolveActors, subjectOf } from './identity';
 import { asSent, cumulativeToDeltas, newPoints, seriesKey, StoredPoint } from './points';
 import { storedAttributes, withoutNeverStored } from './privacy';
 import { UsageRollup } from './rollups';
-import { TelemetrySql } from './sql';
+import { ChangeSql } from '../../persistence/changes/changeSql';
 
 /** Who sends: an OTLP token's organization, and its user when the token is bound to one. */
 export interface TelemetrySender {
@@ -102,13 +102,13 @@ export class TelemetryWriter {
     raw: RawBody,
     sanitized: boolean,
     stored: unknown,
-    work: (sql: TelemetrySql, now: Date) => Promise<void>,
+    work: (sql: ChangeSql, now: Date) => Promise<void>,
   ): Promise<void> {
     const bodyHash = createHash('sha256').update(raw.bytes).digest('hex');
     const kept = sanitized ? Buffer.from(JSON.stringify(stored)) : raw.bytes;
     const body = gzipSync(kept, { level: 1 });
     await this.changes.run(async (change) => {
-      const sql = new TelemetrySql(change.transaction);
+      const sql = new ChangeSql(change.transaction);
       const now = this.now();
       // Not a locking read: the unique (organization, hash) index settles two copies sent at once (the loser's
       // insert fails, and its retry finds the winner's row).

@@ -1,6 +1,6 @@
 import { Op, Transaction } from 'sequelize';
 import { RemovedTask, Task, TaskStatusChange } from '../../../db/models';
-import { TelemetrySql } from '../telemetry/sql';
+import { ChangeSql } from '../../persistence/changes/changeSql';
 import type { IssueState, TaskRow } from './taskState';
 
 /** The issues one change touches, by provider id, as stored and as its events leave them. */
@@ -60,7 +60,7 @@ export class IssueStates {
    * tombstones made, moved or dropped.
    */
   async save(transaction: Transaction): Promise<void> {
-    const sql = new TelemetrySql(transaction);
+    const sql = new ChangeSql(transaction);
     const deleted: string[] = [];
     const inserted: TaskRow[] = [];
     const updated: TaskRow[] = [];
@@ -90,7 +90,7 @@ export class IssueStates {
   }
 
   /** Children stored before their parent knew it only by the provider's id: placed under it now. */
-  private async adopt(sql: TelemetrySql, inserted: TaskRow[]): Promise<void> {
+  private async adopt(sql: ChangeSql, inserted: TaskRow[]): Promise<void> {
     if (inserted.length === 0) return;
     const replacements: Record<string, unknown> = { app_id: this.appId, parents: inserted.map((t) => t.external_id) };
     const cases = inserted.map((t, i) => {

@@ -1,7 +1,7 @@
 import { Transaction } from 'sequelize';
 import { AuthorRepository, Repository } from '../../../../db/models';
 import { authorDaysSql } from '../../../../db/rollups/authorDays';
-import { TelemetrySql } from '../../telemetry/sql';
+import { ChangeSql } from '../../../persistence/changes/changeSql';
 import { chunks } from '../../people/memberEmails';
 
 /**
@@ -18,7 +18,7 @@ export async function addToAuthorDays(transaction: Transaction, repository: Pick
   const added = new Map<string, Set<string>>();
   for (const c of commits) if (c.author_id) added.set(c.author_id, (added.get(c.author_id) ?? new Set()).add(dayOf(c.created_at)));
   if (added.size === 0) return;
-  const sql = new TelemetrySql(transaction);
+  const sql = new ChangeSql(transaction);
   const known = new Map<string, Map<string, string | null>>();
   // Locking reads, in key order, which read what others committed: a concurrent change adding days of the same
   // author waits for these rows, or (an author with none yet) for the gap they would go in; a change that then loses
@@ -49,7 +49,7 @@ export async function authorsOf(transaction: Transaction, repositoryId: string):
 
 /** After commits left: these authors' days of the organization, counted again from its commits. */
 export async function recountAuthorDays(transaction: Transaction, organizationId: string, userIds: string[]): Promise<void> {
-  const sql = new TelemetrySql(transaction);
+  const sql = new ChangeSql(transaction);
   for (const users of chunks(userIds)) {
     const replacements = { organization_id: organizationId, users };
     await sql.run('DELETE FROM author_days WHERE organization_id = :organization_id AND user_id IN (:users)', replacements);

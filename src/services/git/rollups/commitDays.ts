@@ -1,6 +1,6 @@
 import { Transaction } from 'sequelize';
 import { Repository } from '../../../../db/models';
-import { TelemetrySql } from '../../telemetry/sql';
+import { ChangeSql } from '../../../persistence/changes/changeSql';
 
 /**
  * The daily commit counts AI impact reads (commit_days: per repository and per organization, all commits and the
@@ -29,12 +29,12 @@ export async function addToCommitDays(transaction: Transaction, repository: Pick
   }
   // In key order, so concurrent changes lock shared rows (the organization's day) in one order.
   const sorted = [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
-  if (sorted.length) await new TelemetrySql(transaction).addTo('commit_days', ['scope_id', 'day'], ['commits', 'ai_commits'], sorted);
+  if (sorted.length) await new ChangeSql(transaction).addTo('commit_days', ['scope_id', 'day'], ['commits', 'ai_commits'], sorted);
 }
 
 /** Before a repository's commits are deleted: its days leave the organization's counts, and its own rows go. */
 export async function removeCommitDays(transaction: Transaction, repository: Pick<Repository, 'id' | 'organization_id'>): Promise<void> {
-  const sql = new TelemetrySql(transaction);
+  const sql = new ChangeSql(transaction);
   const own = await sql.select<{ day: string | Date; commits: number; ai_commits: number }>('SELECT day, commits, ai_commits FROM commit_days WHERE scope_id = :id', { id: repository.id });
   const day = (d: string | Date) => (typeof d === 'string' ? d.slice(0, 10) : dayOf(d));
   const less = own.map((r) => ({ scope_id: repository.organization_id, day: day(r.day), commits: -Number(r.commits), ai_commits: -Number(r.ai_commits) })).sort((a, b) => (a.day < b.day ? -1 : 1));

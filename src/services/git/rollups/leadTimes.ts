@@ -1,6 +1,6 @@
 import { QueryTypes, Transaction } from 'sequelize';
 import { Deployment } from '../../../../db/models';
-import { TelemetrySql } from '../../telemetry/sql';
+import { ChangeSql } from '../../../persistence/changes/changeSql';
 import { timestampSql } from '../../../persistence/query/selectSql';
 import { durationBands } from '../../../../db/rollups/bands';
 import { lockRepositoryRollups } from '../repositories/repositoryLock';
@@ -28,7 +28,7 @@ export const timeOf = (value: Date | string): Date => (value instanceof Date ? v
 /** Recomputes the changes shipped by the repository's deployments that finished at or after `since` (all without). */
 export async function refreshLeadTimes(transaction: Transaction, repository: Repository, since: Date | null): Promise<void> {
   const sequelize = Deployment.sequelize!;
-  const sql = new TelemetrySql(transaction);
+  const sql = new ChangeSql(transaction);
   const from = since ? ` AND finished_at >= ${timestampSql(sequelize, since)}` : '';
   const locking = await lockRepositoryRollups(transaction, repository.id);
   const select = <T extends object>(text: string, replacements: Record<string, unknown>) => sequelize.query<T>(text + locking, { type: QueryTypes.SELECT, replacements, transaction });
@@ -65,7 +65,7 @@ export async function refreshLeadTimes(transaction: Transaction, repository: Rep
 }
 
 /** The daily band counts moved by what left and what came, per repository and per organization, in key order. */
-async function moveDays(sql: TelemetrySql, repository: Repository, moves: { finishedAt: Date; band: number; by: number }[]): Promise<void> {
+async function moveDays(sql: ChangeSql, repository: Repository, moves: { finishedAt: Date; band: number; by: number }[]): Promise<void> {
   const rows = new Map<string, { scope_id: string; day: string; band: number; changes: number }>();
   for (const move of moves) {
     for (const scopeId of [repository.id, repository.organization_id]) {
@@ -81,7 +81,7 @@ async function moveDays(sql: TelemetrySql, repository: Repository, moves: { fini
 
 /** Before a repository's rows are deleted: its shipped changes leave its organization's days, and its own rows go. */
 export async function removeLeadTimes(transaction: Transaction, repository: Repository): Promise<void> {
-  const sql = new TelemetrySql(transaction);
+  const sql = new ChangeSql(transaction);
   const stale = await sql.select<{ finished_at: Date | string; band: number }>('SELECT finished_at, band FROM shipped_changes WHERE repository_id = :id', { id: repository.id });
   await sql.run('DELETE FROM shipped_changes WHERE repository_id = :id', { id: repository.id });
   await moveDays(sql, repository, stale.map((s) => ({ finishedAt: timeOf(s.finished_at), band: Number(s.band), by: -1 })));

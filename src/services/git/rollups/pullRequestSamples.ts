@@ -1,6 +1,6 @@
 import { Transaction } from 'sequelize';
 import { Repository } from '../../../../db/models';
-import { TelemetrySql } from '../../telemetry/sql';
+import { ChangeSql } from '../../../persistence/changes/changeSql';
 import { timeOf } from './leadTimes';
 import { isAiPullRequest, MEASURES, Measure, MergedPullRequest } from '../../../../db/rollups/pullRequestMeasures';
 
@@ -35,7 +35,7 @@ const same = (s: Stored, n: Sample) => timeOf(s.merged_at).getTime() === n.merge
 /** Recomputes the samples of these pull requests from their rows (their rows are locked until the change commits). */
 export async function refreshPullRequestSamples(transaction: Transaction, pullRequestIds: string[]): Promise<void> {
   if (pullRequestIds.length === 0) return;
-  const sql = new TelemetrySql(transaction);
+  const sql = new ChangeSql(transaction);
   const ids = [...new Set(pullRequestIds)].sort();
   type Read = Omit<Row, 'created_at' | 'merged_at' | 'first_review_at' | 'first_approval_at'> & Record<'merged_at' | 'first_review_at' | 'first_approval_at', Date | string | null> & { created_at: Date | string };
   const rows = await sql.select<Read>(
@@ -78,7 +78,7 @@ type Move = { repository_id: string; organization_id: string; day: string; measu
  * The daily and monthly counts moved by what left and what came, per repository and organization, each table in
  * key order (one lock order).
  */
-async function moveDays(sql: TelemetrySql, moves: Move[]): Promise<void> {
+async function moveDays(sql: ChangeSql, moves: Move[]): Promise<void> {
   const periods = [
     { table: 'pull_request_days', column: 'day', of: (day: string) => day },
     { table: 'pull_request_months', column: 'month', of: (day: string) => day.slice(0, 7) },
@@ -102,7 +102,7 @@ async function moveDays(sql: TelemetrySql, moves: Move[]): Promise<void> {
 
 /** Before a repository's pull requests are deleted: their samples leave the organization's days, and its own rows go. */
 export async function removePullRequestSamples(transaction: Transaction, repository: Pick<Repository, 'id' | 'organization_id'>): Promise<void> {
-  const sql = new TelemetrySql(transaction);
+  const sql = new ChangeSql(transaction);
   const stale = await sql.select<Stored>('SELECT merged_at, measure, ai, band FROM pull_request_samples WHERE repository_id = :id', { id: repository.id });
   await sql.run('DELETE FROM pull_request_samples WHERE repository_id = :id', { id: repository.id });
   await moveDays(

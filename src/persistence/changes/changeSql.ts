@@ -1,18 +1,21 @@
 import { QueryTypes, Sequelize, Transaction } from 'sequelize';
-import { TelemetryBatch } from '../../../db/models';
+import { Task } from '../../../db/models';
 
 /** What the writer stores in a column. */
 export type SqlValue = string | number | boolean | Date | Buffer | null;
 export type SqlRow = Record<string, SqlValue | undefined>;
 
-/** The few statements the telemetry writer needs in both databases' words. */
-export class TelemetrySql {
+/**
+ * The few statements writers need in both databases' words, for many rows at once: the telemetry writer's points
+ * and events, the rollups the git and activity writers keep, the task writer's issues.
+ */
+export class ChangeSql {
   readonly mysql: boolean;
   private readonly sequelize: Sequelize;
 
   constructor(readonly transaction: Transaction) {
     // The connection the models were bound to (db/models initModels), which opened the transaction.
-    this.sequelize = TelemetryBatch.sequelize!;
+    this.sequelize = Task.sequelize!;
     this.mysql = this.sequelize.getDialect() === 'mysql';
   }
 
