@@ -39,7 +39,7 @@ export class IssueStates {
       before.set(key, { removedAt, task });
       states.set(key, { removedAt, task, history: task ? history.filter((h) => h.task_id === task.id) : [], added: [] });
     }
-    return new IssueStates(appId, states, before, new Map(parents.map((p) => [p.external_id!, p.id])));
+    return new IssueStates(appId, states, before, new Map(parents.flatMap((p) => (p.external_id ? [[p.external_id, p.id] as const] : []))));
   }
 
   of(externalId: string): IssueState {
@@ -102,7 +102,7 @@ export class IssueStates {
 }
 
 /** Every column of a task, the key first. */
-const TASK_COLUMNS = [
+export const TASK_COLUMNS = [
   'id',
   'team_id',
   'organization_id',
@@ -128,4 +128,4 @@ const TASK_COLUMNS = [
   'status_changes',
 ] as const satisfies readonly (keyof TaskRow)[];
 
-const CHANGE_COLUMNS = ['task_id', 'external_id', 'organization_id', 'from_name', 'to_name', 'from_category', 'to_category', 'from_status', 'to_status', 'at'] as const;
+export const CHANGE_COLUMNS = ['task_id', 'external_id', 'organization_id', 'from_name', 'to_name', 'from_category', 'to_category', 'from_status', 'to_status', 'at'] as const;
