@@ -82,9 +82,14 @@ test('a task keeps its history and the flow facts it gives: first active, time i
   expect(task.completed_at).toEqual(at(20));
 
   // "Blocked" counted as paused from now on, for this task's past too.
+  await deliver(source, issue({ externalId: 'untouched', statusName: 'In Progress', statusCategory: 'active', updatedAt: at(3), transitions: [move('u1', TODO, DOING, 3)] }));
+  const untouched = (await stored(source, 'untouched'))!;
   expect(await apps.mapStatus(source.appId, 'BLOCKED', 'paused')).toEqual({ tasks: 1 });
   await task.reload();
   expect(task).toMatchObject({ active_seconds: 4 * 3600, paused_seconds: 6 * 3600 });
+  const changes = await TaskStatusChange.findAll({ where: { task_id: task.id }, order: [['at', 'ASC']] });
+  expect(changes.map((c) => [c.from_status, c.to_status])).toEqual([['backlog', 'active'], ['active', 'paused'], ['paused', 'done']]);
+  expect((await untouched.reload()).get({ plain: true })).toEqual(untouched.get({ plain: true }));
 });
 
 test('deliveries out of order, and again, end in the newest state with the whole history once', async () => {

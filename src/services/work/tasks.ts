@@ -1,10 +1,8 @@
-import { Transaction } from 'sequelize';
-import { AppBoard, AppStatusOverride, Task, TaskStatusChange } from '../../../db/models';
+import { AppBoard, AppStatusOverride } from '../../../db/models';
 import { invalid } from '../../errors';
 import { ResultCache } from '../../persistence/query/countCache';
 import { DataVersions } from '../../persistence/query/dataVersions';
 import type { AccountDirectory } from './accounts';
-import { flowFacts, Transition } from '../../../db/rollups/flowFacts';
 import { StatusCategories, statusCategories } from './statusHistory';
 import type { TaskSource } from './taskInput';
 
@@ -54,12 +52,4 @@ async function layoutOf(appId: string): Promise<AppLayout> {
 
 export async function sourceContext(source: TaskSource, accounts: AccountDirectory): Promise<SourceContext> {
   return { source, ...(await layoutOf(source.appId)), accounts };
-}
-
-export const historyOf = (taskId: string, transaction: Transaction): Promise<Transition[]> =>
-  TaskStatusChange.findAll({ where: { task_id: taskId }, attributes: ['from_status', 'to_status', 'at'], transaction });
-
-/** The task's flow facts from its status and all its history (a task's history is a few dozen rows at most). */
-export function deriveFacts(task: Task, resolvedAt: Date | null, history: Transition[]): void {
-  task.set(flowFacts({ status: task.status, createdAt: task.created_at, resolvedAt, updatedAt: task.provider_updated_at ?? task.created_at }, history));
 }
