@@ -207,6 +207,22 @@ describe('stored through the TaskWriter', () => {
     ]);
   });
 
+  test("an issue's description is never stored: no row the delivery wrote holds it", async () => {
+    const app = await linearApp();
+    const secretText = `Customer ${randomUUID()} reported the outage`;
+    const payload = copy(issueDescriptionUpdated);
+    payload.data = { ...payload.data, description: secretText, descriptionData: JSON.stringify({ type: 'doc', content: [{ type: 'text', text: secretText }] }) };
+    expect((await app.deliver(linearDelivery(payload, app.secret, { sentAt: sentAfter(payload) }))).result).toBe('applied');
+    const task = (await stored(app.source, payload.data.id))!;
+    const written = [
+      task.get({ plain: true }),
+      ...(await TaskStatusChange.findAll({ where: { task_id: task.id } })).map((c) => c.get({ plain: true })),
+      ...(await Interaction.findAll({ where: { organization_id: app.source.organizationId, source_ref: { [Op.like]: `%${app.source.appId}%` } } })).map((i) => i.get({ plain: true })),
+    ];
+    expect(written[0]).toMatchObject({ title: payload.data.title });
+    expect(JSON.stringify(written)).not.toContain(secretText.slice(9, 45));
+  });
+
   test('a removed issue leaves no task, and an older delivery does not bring it back', async () => {
     const app = await linearApp();
     const removed = kintoneIssueRemoved;
