@@ -245,9 +245,9 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     surfaces: [
       { path: '/scim/v2', router: scimRouter(scim) },
       // The apps' providers first; the git providers' deliveries pass through to the git ingest.
-      { path: '/ingest', router: appIngestRouter({ ...ingest, apps: writers.apps }) },
-      { path: '/ingest', router: ingestRouter(ingest) },
-      { path: '/otlp', router: otlpRouter(otlp) },
+      { path: '/ingest', router: appIngestRouter({ ...ingest, apps: writers.apps }), smallAnswers: true },
+      { path: '/ingest', router: ingestRouter(ingest), smallAnswers: true },
+      { path: '/otlp', router: otlpRouter(otlp), smallAnswers: true },
       {
         path: '/auth',
         router: authRoutes({ sessions: signIn.sessions, oidc: signIn.oidc, limiter, publicOrigin, secureCookies: publicOrigin.startsWith('https:'), logger }),

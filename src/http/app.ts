@@ -36,9 +36,10 @@ export interface AppDeps extends GateDeps {
   observeResponse?: (response: ObservedResponse) => void;
   /**
    * The other surfaces, each a transport of its own (its tokens, limits and error format) mounted at its path:
-   * SCIM at /scim/v2 (docs/scim.md), git activity at /ingest (docs/ingest.md). The runtime builds them.
+   * SCIM at /scim/v2 (docs/scim.md), git activity at /ingest (docs/ingest.md). The runtime builds them. A surface
+   * whose answers are always a few hundred bytes (`smallAnswers`) is never compressed.
    */
-  surfaces: { path: string; router: express.Router }[];
+  surfaces: { path: string; router: express.Router; smallAnswers?: true }[];
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -118,8 +119,11 @@ export function createApp(deps: AppDeps): express.Express {
     });
   }
   app.use(helmet());
-  // Bodies of 1 KB and more are compressed (br or gzip) when the client accepts it.
-  app.use(compression({ threshold: 1024 }));
+  // Bodies of 1 KB and more are compressed (br or gzip) when the client accepts it. The answers of webhook and
+  // telemetry surfaces never reach that size: they skip the middleware and what it costs each delivery.
+  const compress = compression({ threshold: 1024 });
+  const small = deps.surfaces.filter((s) => s.smallAnswers).map((s) => `${s.path}/`);
+  app.use((req, res, next) => (small.some((prefix) => req.path.startsWith(prefix)) ? next() : compress(req, res, next)));
   app.use((_req, res, next) => {
     if (deps.lifecycle.draining) res.setHeader('Connection', 'close');
     next();

@@ -2,6 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
+/** Secrets kept opened at most: more than any deployment's apps, git apps and endpoints that deliver at once. */
+const OPENED_KEPT = 1_000;
+
 /**
  * Secrets the service must present or re-compute (webhook HMAC keys, docs/architecture.md#writers) are stored sealed with
  * AES-256-GCM under `SECRETS_KEY`: `v1.<iv>.<tag>.<ciphertext>`, base64url, a fresh 96-bit IV each time. A row
@@ -9,6 +12,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
  */
 export class SecretBox {
   private resolved?: Buffer;
+  private readonly opened = new Map<string, string>();
 
   /** The key, or how to get it on first use (a process that never seals a secret needs no key). */
   constructor(private readonly keySource: Buffer | (() => Buffer)) {
@@ -27,8 +31,21 @@ export class SecretBox {
     return ['v1', iv, cipher.getAuthTag(), sealed].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
   }
 
-  /** The plain secret; throws when the value was sealed under another key or changed since. */
+  /**
+   * The plain secret; throws when the value was sealed under another key or changed since. Kept once opened: an
+   * app's secret is opened for each of its deliveries, and a sealed value has one plain text under the key.
+   */
   open(sealed: string): string {
+    let plain = this.opened.get(sealed);
+    if (plain === undefined) {
+      plain = this.decrypt(sealed);
+      if (this.opened.size >= OPENED_KEPT) this.opened.clear();
+      this.opened.set(sealed, plain);
+    }
+    return plain;
+  }
+
+  private decrypt(sealed: string): string {
     const [version, iv, tag, data] = sealed.split('.');
     if (version !== 'v1' || iv === undefined || tag === undefined || data === undefined) throw new Error('Not a sealed secret');
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));

@@ -1,5 +1,5 @@
-import { Op, Transaction } from 'sequelize';
-import { UserApp, UserGitApp } from '../../../db/models';
+import type { Transaction } from 'sequelize';
+import { ChangeSql } from '../../persistence/changes/changeSql';
 import { membersByEmail } from '../people/memberEmails';
 import { normalizeEmail } from '../people/members';
 import type { TaskSource, TrackerAccount } from './taskInput';
@@ -22,38 +22,30 @@ export async function accountDirectory(source: TaskSource, accounts: (TrackerAcc
   const byLink = new Map<string, string>();
   const keyOf = (a: TrackerAccount) => (source.accounts === 'app' ? a.externalId : (a.username ?? null));
   const keys = [...new Set(known.map(keyOf).filter((k): k is string => !!k))];
-  if (keys.length && source.accounts === 'app') {
-    for (const r of await UserApp.findAll({ where: { app_id: source.appId, external_user_id: { [Op.in]: keys } }, attributes: ['user_id', 'external_user_id'], transaction })) {
-      byLink.set(r.external_user_id, r.user_id);
-    }
-  } else if (keys.length) {
-    for (const r of await UserGitApp.findAll({ where: { git_app_id: source.appId, username: { [Op.in]: keys } }, attributes: ['user_id', 'username'], transaction })) {
-      byLink.set(r.username, r.user_id);
-    }
+  const sql = new ChangeSql(transaction);
+  if (keys.length) {
+    const linked =
+      source.accounts === 'app'
+        ? 'SELECT external_user_id AS account, user_id FROM user_apps WHERE app_id = :appId AND external_user_id IN (:keys)'
+        : 'SELECT username AS account, user_id FROM user_git_apps WHERE git_app_id = :appId AND username IN (:keys)';
+    for (const r of await sql.select<{ account: string; user_id: string }>(linked, { appId: source.appId, keys })) byLink.set(r.account, r.user_id);
   }
   const find = (a: TrackerAccount | null | undefined) => {
     if (!a) return null;
     const key = keyOf(a);
     return (a.email ? byEmail.get(normalizeEmail(a.email)) : undefined) ?? (key ? byLink.get(key) : undefined) ?? null;
   };
-  if (source.accounts === 'app') await linkMatched(source, known, find, byLink, transaction, now);
+  if (source.accounts === 'app') await linkMatched(sql, source, known, find, byLink, now);
   return { find };
 }
 
 /** Accounts matched by e-mail and not linked yet are linked now (a member has one account per app). */
-async function linkMatched(
-  source: TaskSource,
-  accounts: TrackerAccount[],
-  find: (a: TrackerAccount) => string | null,
-  linked: Map<string, string>,
-  transaction: Transaction,
-  now: Date,
-): Promise<void> {
+async function linkMatched(sql: ChangeSql, source: TaskSource, accounts: TrackerAccount[], find: (a: TrackerAccount) => string | null, linked: Map<string, string>, now: Date): Promise<void> {
   const rows = new Map<string, { user_id: string; app_id: string; external_user_id: string; created_at: Date }>();
   for (const a of accounts) {
     const userId = find(a);
     if (!userId || !a.externalId || linked.has(a.externalId)) continue;
     rows.set(userId, { user_id: userId, app_id: source.appId, external_user_id: a.externalId, created_at: now });
   }
-  if (rows.size) await UserApp.bulkCreate([...rows.values()], { ignoreDuplicates: true, transaction });
+  if (rows.size) await sql.insertIgnore('user_apps', ['user_id', 'app_id', 'external_user_id', 'created_at'], [...rows.values()]);
 }

@@ -1,7 +1,27 @@
-import { Op, Transaction } from 'sequelize';
-import { RemovedTask, Task, TaskStatusChange } from '../../../db/models';
+import type { Transaction } from 'sequelize';
 import { ChangeSql } from '../../persistence/changes/changeSql';
-import type { IssueState, TaskRow } from './taskState';
+import type { IssueState, KnownChange, TaskRow } from './taskState';
+
+/**
+ * Rows as read: the driver gives MariaDB's times as Dates, SQLite's as the text the models wrote. Read without the
+ * models, since a burst of deliveries reads tens of tasks per change and building model instances cost more than
+ * the statements (docs/performance.md#tracker-ingest).
+ */
+type Read<T, Time extends keyof T> = Omit<T, Time> & { [K in Time]: T[K] extends Date ? Date | string : Date | string | null };
+type TaskTime = 'created_at' | 'completed_at' | 'provider_updated_at' | 'started_at' | 'canceled_at';
+type StoredTask = Read<TaskRow, TaskTime>;
+type StoredChange = Read<KnownChange & { task_id: string }, 'at'>;
+type StoredTombstone = { external_id: string; removed_at: Date | string };
+
+const optionalTime = (value: Date | string | null) => (value === null ? null : new Date(value));
+const taskRow = (t: StoredTask): TaskRow => ({
+  ...t,
+  created_at: new Date(t.created_at),
+  completed_at: optionalTime(t.completed_at),
+  provider_updated_at: optionalTime(t.provider_updated_at),
+  started_at: optionalTime(t.started_at),
+  canceled_at: optionalTime(t.canceled_at),
+});
 
 /** The issues one change touches, by provider id, as stored and as its events leave them. */
 export class IssueStates {
@@ -19,18 +39,22 @@ export class IssueStates {
    */
   static async load(appId: string, externalIds: string[], parentIds: string[], transaction: Transaction): Promise<IssueStates> {
     const keys = [...new Set(externalIds)].sort();
-    const lock = transaction.LOCK.UPDATE;
-    const removed = keys.length ? await RemovedTask.findAll({ where: { app_id: appId, external_id: { [Op.in]: keys } }, transaction, lock }) : [];
-    const tasks = keys.length ? (await Task.findAll({ where: { app_id: appId, external_id: { [Op.in]: keys } }, transaction, lock })).map((t) => t.get({ plain: true })) : [];
+    const sql = new ChangeSql(transaction);
+    const ofApp = { appId, keys };
+    const removed = keys.length
+      ? (await sql.select<StoredTombstone>(`SELECT external_id, removed_at FROM removed_tasks WHERE app_id = :appId AND external_id IN (:keys)${sql.forUpdate}`, ofApp)).map((r) => ({
+          external_id: r.external_id,
+          removed_at: new Date(r.removed_at),
+        }))
+      : [];
+    const tasks = keys.length ? (await sql.select<StoredTask>(`SELECT ${TASK_COLUMNS.join(', ')} FROM tasks WHERE app_id = :appId AND external_id IN (:keys)${sql.forUpdate}`, ofApp)).map(taskRow) : [];
     const history = tasks.length
-      ? await TaskStatusChange.findAll({
-          where: { task_id: { [Op.in]: tasks.map((t) => t.id) } },
-          attributes: ['task_id', 'external_id', 'to_name', 'from_status', 'to_status', 'at'],
-          transaction,
-        })
+      ? (await sql.select<StoredChange>('SELECT task_id, external_id, to_name, from_status, to_status, at FROM task_status_changes WHERE task_id IN (:ids)', { ids: tasks.map((t) => t.id) })).map(
+          (h) => ({ ...h, at: new Date(h.at) }),
+        )
       : [];
     const outside = [...new Set(parentIds)].filter((id) => !keys.includes(id));
-    const parents = outside.length ? await Task.findAll({ where: { app_id: appId, external_id: { [Op.in]: outside } }, attributes: ['id', 'external_id'], transaction }) : [];
+    const parents = outside.length ? await sql.select<{ id: string; external_id: string }>('SELECT id, external_id FROM tasks WHERE app_id = :appId AND external_id IN (:outside)', { appId, outside }) : [];
     const states = new Map<string, IssueState>();
     const before = new Map<string, { removedAt: Date | null; task: TaskRow | null }>();
     for (const key of keys) {
@@ -39,7 +63,7 @@ export class IssueStates {
       before.set(key, { removedAt, task });
       states.set(key, { removedAt, task, history: task ? history.filter((h) => h.task_id === task.id) : [], added: [] });
     }
-    return new IssueStates(appId, states, before, new Map(parents.flatMap((p) => (p.external_id ? [[p.external_id, p.id] as const] : []))));
+    return new IssueStates(appId, states, before, new Map(parents.map((p) => [p.external_id, p.id])));
   }
 
   of(externalId: string): IssueState {

@@ -1,6 +1,5 @@
-import { Op } from 'sequelize';
-import { IngestDelivery } from '../../../db/models';
 import type { Change, ChangeRunner } from '../../persistence/changes/change';
+import { ChangeSql } from '../../persistence/changes/changeSql';
 import { GroupCommit } from '../../persistence/changes/groupCommit';
 import { recordInteractions } from '../activity/interactions';
 import { accountDirectory } from './accounts';
@@ -36,6 +35,8 @@ const READ_COMMITTED = { readCommitted: true };
 
 type Received = { delivery: TrackerDelivery; events: TaskEvent[] };
 
+const DELIVERY_COLUMNS = ['app_id', 'delivery_id', 'event', 'received_at'] as const;
+
 /**
  * Stores work from trackers (docs/trackers.md#trackers) on the write path of docs/architecture.md#writers, whichever
  * transport brought it. A delivery is recorded with its id so that a redelivery changes nothing; the deliveries of
@@ -70,15 +71,15 @@ export class TaskWriter {
 
   /** Deliveries of one app, each once: those received before (or earlier in the group) are duplicates. */
   private async receiveAll(change: Change, received: Received[]): Promise<TaskOutcome[]> {
-    const { transaction } = change;
+    const sql = new ChangeSql(change.transaction);
     const appId = received[0].delivery.source.appId;
     const ids = received.map((r) => r.delivery.id);
-    const stored = await IngestDelivery.findAll({ where: { app_id: appId, delivery_id: { [Op.in]: ids } }, attributes: ['delivery_id'], transaction });
+    const stored = await sql.select<{ delivery_id: string }>('SELECT delivery_id FROM ingest_deliveries WHERE app_id = :appId AND delivery_id IN (:ids)', { appId, ids });
     const seen = new Set(stored.map((d) => d.delivery_id));
     const fresh = received.filter((r) => !seen.has(r.delivery.id) && seen.add(r.delivery.id));
     if (fresh.length === 0) return received.map(() => ({ result: 'duplicate', tasks: [] }));
     const at = this.now();
-    await IngestDelivery.bulkCreate(fresh.map((r) => ({ app_id: appId, delivery_id: r.delivery.id, event: r.delivery.event, received_at: at })), { transaction });
+    await sql.insert('ingest_deliveries', DELIVERY_COLUMNS, fresh.map((r) => ({ app_id: appId, delivery_id: r.delivery.id, event: r.delivery.event, received_at: at })));
     const results = await this.apply(change, received[0].delivery.source, fresh.map((r) => r.events));
     return received.map((r) => {
       const i = fresh.indexOf(r);
