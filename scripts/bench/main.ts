@@ -451,9 +451,15 @@ async function measureJira(c: IngestContext): Promise<IngestRow> {
   cleanups.push(async () => removeJiraFiles(plan));
   const floor = startServer('ingest floor (Jira)', process.execPath, [path.join(ROOT, 'dist/scripts/bench/floor/ingest.js')], await freePort(), { DATABASE_URL: c.url, ...plan.floorEnv });
   cleanups.push(() => stopServer(floor));
-  await waitHealthy(floor, 300_000);
+  const stack = startServer('ingest stack floor (Jira)', process.execPath, [path.join(ROOT, 'dist/scripts/bench/floor/ingestStack.js')], await freePort(), {
+    DATABASE_URL: c.url,
+    ...plan.floorEnv,
+    FLOOR_INGEST_JIRA_SECRET: secret,
+  });
+  cleanups.push(() => stopServer(stack));
+  await Promise.all([waitHealthy(floor, 300_000), waitHealthy(stack, 300_000)]);
   removeJiraFiles(plan);
-  log(`ingest floor for Jira (pid ${floor.pid}) at ${floor.url}; app ${app.id}`);
+  log(`ingest floor for Jira (pid ${floor.pid}) at ${floor.url}, its stack floor (pid ${stack.pid}) at ${stack.url}; app ${app.id}`);
   const clean = async () => {
     await removeJiraRows(db, app.id);
     await settle(db, c.database_name);
@@ -487,11 +493,13 @@ async function measureJira(c: IngestContext): Promise<IngestRow> {
   };
   const floorRun = await load(floor);
   await clean();
+  const stackRun = await load(stack);
+  await clean();
   const apiRun = await load(c.api);
   log(`${route}: CPU per accepted delivery (warm-up included): ${cpu.join('; ')}`);
   const after = await storedJira(db, app.id);
   await clean();
-  for (const [server, m] of [[floor, floorRun], [c.api, apiRun]] as const) {
+  for (const [server, m] of [[floor, floorRun], [stack, stackRun], [c.api, apiRun]] as const) {
     if (m.exhausted) c.notes.push(`\`${route}\`: the ${server.name} was sent all ${bodies.length} prepared deliveries ${m.seconds.toFixed(1)} s into its measured window; its rate is over those seconds.`);
     const statuses = Object.entries(m.statuses).map(([status, n]) => `${n} × ${status}`);
     const logged = server.tail().split('\n').reverse().map((l) => /"message":"([^"]{1,200})/.exec(l)?.[1] ?? (/^ingest floor: (.{1,200})/.exec(l)?.[1])).find(Boolean);
@@ -501,12 +509,13 @@ async function measureJira(c: IngestContext): Promise<IngestRow> {
   if (after.deliveries < apiRun.ok) c.differences.push(`\`${route}\`: the API stored ${after.deliveries} deliveries for ${apiRun.ok} accepted`);
   c.notes.push(
     `\`${route}\`: Jira Cloud's webhook deliveries, ${plan.created} of ${bodies.length} prepared creating an issue and the others moving an issue created earlier ` +
-      'from To Do to In Progress, each signed with the app\'s secret; the ingest floor writes the delivery, the task and its status change with mysql2.',
+      'from To Do to In Progress, each signed with the app\'s secret; the ingest floor writes the delivery, the task and its status change with mysql2; ' +
+      'its stack floor writes the same behind express.raw, the HMAC check, JSON.parse and a zod check of the outline.',
   );
-  log(`${route}: ingest floor ${floorRun.rps.toFixed(1)}, API ${apiRun.rps.toFixed(1)} deliveries/s (measured after ${floorRun.warmUp.toFixed(1)} and ${apiRun.warmUp.toFixed(1)} s of load)`);
-  await stopServer(floor);
+  log(`${route}: ingest floor ${floorRun.rps.toFixed(1)}, stack floor ${stackRun.rps.toFixed(1)}, API ${apiRun.rps.toFixed(1)} deliveries/s (measured after ${floorRun.warmUp.toFixed(1)}, ${stackRun.warmUp.toFixed(1)} and ${apiRun.warmUp.toFixed(1)} s of load)`);
+  await Promise.all([stopServer(floor), stopServer(stack)]);
   const kb = bodies.reduce((n, b) => n + b.length, 0) / bodies.length / 1024;
-  return { path: JIRA_INGEST_PATH, items: 1, itemName: 'delivery', encoding: 'JSON', bodyKb: kb, floor: floorRun, api: apiRun };
+  return { path: JIRA_INGEST_PATH, items: 1, itemName: 'delivery', encoding: 'JSON', bodyKb: kb, floor: floorRun, stack: stackRun, api: apiRun };
 }
 
 let interrupted = false;

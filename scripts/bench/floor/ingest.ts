@@ -12,21 +12,9 @@
  * FLOOR_INGEST_JIRA_PATH (files of one JSON array of SQL statements per line, one line per body; the Jira app's
  * path).
  */
-import fs from 'node:fs';
 import http from 'node:http';
-import readline from 'node:readline';
 import { createPool } from 'mysql2/promise';
-import { storeInOneTransaction } from './store';
-
-// As many connections as the API's Sequelize pool (floor/answer.ts).
-const POOL_SIZE = 20;
-
-async function load(file: string | undefined): Promise<string[][]> {
-  if (!file) return [];
-  const sets: string[][] = [];
-  for await (const line of readline.createInterface({ input: fs.createReadStream(file) })) if (line) sets.push(JSON.parse(line) as string[]);
-  return sets;
-}
+import { loadStatementSets as load, POOL_SIZE, storeInOneTransaction } from './store';
 
 async function main(): Promise<void> {
   const uri = process.env.DATABASE_URL;

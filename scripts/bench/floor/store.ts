@@ -1,4 +1,17 @@
+import fs from 'node:fs';
+import readline from 'node:readline';
 import type { Pool } from 'mysql2/promise';
+
+/** As many connections as the API's Sequelize pool (floor/answer.ts). */
+export const POOL_SIZE = 20;
+
+/** The prepared statements of each body: a file of one JSON array of SQL statements per line, one line per body. */
+export async function loadStatementSets(file: string | undefined): Promise<string[][]> {
+  if (!file) return [];
+  const sets: string[][] = [];
+  for await (const line of readline.createInterface({ input: fs.createReadStream(file) })) if (line) sets.push(JSON.parse(line) as string[]);
+  return sets;
+}
 
 const ATTEMPTS = 5;
 
