@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { App } from '../../db/models';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { signInWithLink, SettingsBrowser } from '../support/peers/settingsBrowser';
 import { publicBase } from '../../src/config';
+import { commentCreated, linearDelivery } from '../support/peers/linear/webhooks';
 
 /**
  * `settings.apps.*` (docs/settings.md) as the page calls them: an organization's admin makes apps with their secret
@@ -63,6 +65,39 @@ test('create shows the webhook URL and the secret once, stored sealed; rotate, d
   for (const e of mine) expect(e).toMatchObject({ actor_type: 'user', actor_user_id: DEMO.users.ada, organization_id: DEMO.orgs.acme, target_type: 'app' });
   expect(JSON.stringify(log.body)).not.toContain(created.secret);
   expect(JSON.stringify(log.body)).not.toContain(rotated.secret);
+});
+
+test('the secret a provider made is stored in place of ours: Linear’s deliveries signed with it are taken, and it is never echoed or audited', async () => {
+  const { app, secret: ours } = data(await ada.mutate('settings.apps.create', { ...acme, provider: 'linear', name: 'Linear from settings' }));
+  const linearMade = `lin_wh_${randomBytes(24).toString('hex')}`;
+  const stored = data(await ada.mutate('settings.apps.setSecret', { ...acme, app_id: app.id, secret: linearMade }));
+  expect(stored).toEqual({ ...app, has_secret: true });
+  expect(JSON.stringify(stored)).not.toContain(linearMade);
+  expect((await App.findByPk(app.id))!.webhook_secret).not.toContain(linearMade);
+
+  const deliver = (secret: string) => {
+    const d = linearDelivery(commentCreated, secret, { sentAt: new Date() });
+    return request(t.runtime.app).post(`/ingest/linear/${app.id}`).set(d.headers).send(d.body.toString('utf8'));
+  };
+  expect((await deliver(linearMade)).status).toBe(202);
+  // Ours keeps verifying for its grace, while Linear's settings are changed.
+  expect((await deliver(ours)).status).toBe(202);
+  expect((await deliver('another secret of 32 characters!')).status).toBe(401);
+
+  // Nothing stored for a secret the provider would not show; the one stored keeps working.
+  expect(errorOf(await ada.mutate('settings.apps.setSecret', { ...acme, app_id: app.id, secret: 'short' }))).toMatchObject({ status: 400, message: expect.stringContaining('16 to 500 printable characters') });
+  expect(errorOf(await ada.mutate('settings.apps.setSecret', { ...acme, app_id: app.id }))).toMatchObject({ status: 400, message: expect.stringContaining('secret') });
+  expect((await deliver(linearMade)).status).toBe(202);
+  const copilot = data(await ada.mutate('settings.apps.create', { ...acme, provider: 'copilot' }));
+  expect(errorOf(await ada.mutate('settings.apps.setSecret', { ...acme, app_id: copilot.app.id, secret: linearMade }))).toMatchObject({ status: 400, message: expect.stringContaining('receives no webhooks') });
+
+  const log = await t.get(`/v1/organizations/${DEMO.orgs.acme}/audit-log?per_page=100`, await t.token());
+  const mine = log.body.data.filter((e: { target_id: string }) => e.target_id === app.id);
+  expect(mine.map((e: { action: string; actor_user_id: string }) => [e.action, e.actor_user_id])).toEqual([
+    ['app.secret_rotated', DEMO.users.ada],
+    ['app.created', DEMO.users.ada],
+  ]);
+  expect(JSON.stringify(log.body)).not.toContain(linearMade);
 });
 
 test('boards mapped to a team and unmapped, a status counted as paused, an account linked; the teams to choose from', async () => {
@@ -139,12 +174,14 @@ test('a collaborator or manager is refused; an admin of another organization fin
     expect(errorOf(await who.query('settings.apps.list', acme))).toMatchObject({ status: 403, code: 'FORBIDDEN' });
     expect(errorOf(await who.mutate('settings.apps.create', { ...acme, provider: 'jira' }))).toMatchObject({ status: 403 });
     expect(errorOf(await who.mutate('settings.apps.disable', { ...acme, app_id: app.id }))).toMatchObject({ status: 403 });
+    expect(errorOf(await who.mutate('settings.apps.setSecret', { ...acme, app_id: app.id, secret: 'xoxb-a-secret-slack-made-0123456789' }))).toMatchObject({ status: 403 });
   }
 
   const margaret = await signInWithLink(t.runtime.app, DEMO.users.margaret, origin);
   const globex = { organization_id: DEMO.orgs.globex };
   for (const [path, input] of [
     ['settings.apps.rotateSecret', { ...globex, app_id: app.id }],
+    ['settings.apps.setSecret', { ...globex, app_id: app.id, secret: 'xoxb-a-secret-slack-made-0123456789' }],
     ['settings.apps.disable', { ...globex, app_id: app.id }],
     ['settings.apps.map', { ...globex, app_id: app.id, board: 'X', team_id: DEMO.teams.globexCore }],
     ['settings.apps.unmap', { ...globex, app_id: app.id, board: 'X' }],

@@ -8,6 +8,7 @@ import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { eventually, Receiver, verify } from '../support/peers/receiver';
 import { createLoginLink } from '../../src/auth/signIn';
 import { WebhookAttempt, WebhookEndpoint } from '../../db/models';
+import { commentCreated, linearDelivery } from '../support/peers/linear/webhooks';
 
 /**
  * The settings page (/settings/, docs/settings.md) in Debian's chromium, as a person uses it: signed in with a one-time
@@ -21,6 +22,7 @@ const describeBrowser = describeInBrowser('settingsPage');
 // they touch is declared here, for this file only.
 interface PageElement {
   textContent: string | null;
+  type?: string;
   value?: string;
   labels?: ArrayLike<PageElement>;
   selectionStart?: number | null;
@@ -353,6 +355,32 @@ describeBrowser('the settings page in chromium', () => {
     await row.getByRole('cell', { name: 'disabled' }).waitFor();
     const listed = await t.get(`/v1/organizations/${DEMO.orgs.globex}/apps?per_page=100`, await t.token({ user: DEMO.emails.margaret }));
     expect(listed.body.data).toContainEqual(expect.objectContaining({ name: 'Jira from the page', provider: 'jira', category: 'issues', is_active: false }));
+  });
+
+  test('apps: the secret Linear made, stored from the page in place of ours; Linear’s deliveries are verified with it', async () => {
+    const page = await openPage();
+    await signInWithLink(page, DEMO.users.margaret);
+    const apps = page.getByRole('region', { name: 'Globex' }).getByRole('region', { name: 'Apps', exact: true });
+    await apps.getByLabel('Provider').selectOption({ label: 'Linear' });
+    await apps.getByLabel('Name').fill('Linear from the page');
+    await apps.getByRole('button', { name: 'Add app' }).click();
+    const url = await apps.getByLabel('Webhook URL', { exact: true }).inputValue();
+    const appId = /\/ingest\/linear\/(app_\w+)$/.exec(url)![1];
+    await apps.getByRole('button', { name: 'Done' }).click();
+
+    const linearMade = `lin_wh_${randomBytes(24).toString('hex')}`;
+    const row = apps.getByRole('row', { name: /Linear from the page/ });
+    await row.getByRole('button', { name: 'Use the provider’s secret for Linear from the page' }).click();
+    // Focus is in the field, so the secret can be pasted at once.
+    expect(await page.evaluate(() => document.activeElement?.type)).toBe('password');
+    await apps.getByLabel('Provider’s secret').fill(linearMade);
+    await apps.getByRole('button', { name: 'Store secret' }).click();
+    await apps.getByRole('status').filter({ hasText: 'Stored the secret Linear made for Linear from the page' }).waitFor();
+    expect(await holds(page, linearMade)).toBe(false);
+
+    const d = linearDelivery(commentCreated, linearMade, { sentAt: new Date() });
+    const answer = await request(t.runtime.app).post(`/ingest/linear/${appId}`).set(d.headers).send(d.body.toString('utf8'));
+    expect([answer.status, answer.body.data?.result]).toEqual([202, 'ignored']);
   });
 
   test('reached by a host name over plain HTTP: it all loads, and Copy selects the value where there is no clipboard', async () => {

@@ -45,6 +45,12 @@ export const appsRouter = router({
     return { app: appView(ctx.services.settings.publicBase, app), secret };
   }),
 
+  /** The secret the provider made (Linear's, Slack's, PagerDuty's), in place of ours; never echoed back. */
+  setSecret: settingsProcedure.input(appInput.extend({ secret: z.string({ error: 'secret must be a string' }) })).mutation(async ({ ctx, input }) => {
+    const by = await asAdmin(ctx, input.organization_id);
+    return appView(ctx.services.settings.publicBase, await ctx.services.settings.apps.setSecret(input.app_id, input.secret, by));
+  }),
+
   disable: settingsProcedure.input(appInput).mutation(async ({ ctx, input }) => {
     const by = await asAdmin(ctx, input.organization_id);
     return appView(ctx.services.settings.publicBase, await ctx.services.settings.apps.setActive(input.app_id, false, by));

@@ -89,6 +89,7 @@ export function appsSection(org: Organization): HTMLElement {
             ? h('button', { type: 'button', onclick: () => setActive(app, false) }, 'Disable', hidden(` ${app.name}`))
             : h('button', { type: 'button', onclick: () => setActive(app, true) }, 'Enable', hidden(` ${app.name}`)),
           app.webhook_url ? h('button', { type: 'button', onclick: () => rotate(app) }, 'Rotate secret', hidden(` of ${app.name}`)) : null,
+          app.webhook_url ? h('button', { type: 'button', onclick: () => showProviderSecret(app) }, 'Use the provider’s secret', hidden(` for ${app.name}`)) : null,
           h('button', { type: 'button', onclick: () => showMappings(app) }, 'Mappings', hidden(` of ${app.name}`)),
         ),
       ]),
@@ -112,6 +113,32 @@ export function appsSection(org: Organization): HTMLElement {
         `Put it where ${providerName(app.provider)} takes it. The previous secret is accepted for 24 hours.`,
       ]);
     });
+  }
+
+  /** Linear, Slack and PagerDuty sign with a secret they make and show once: it is stored in place of ours. */
+  function showProviderSecret(app: App): void {
+    const form = createForm(
+      `Secret ${providerName(app.provider)} made for ${app.name}`,
+      4,
+      [
+        field(
+          'Provider’s secret',
+          h('input', { type: 'password', name: 'secret', maxLength: 500, required: true, autocomplete: 'off' }),
+          `As ${providerName(app.provider)} shows it in the webhook’s settings. The secret it replaces is accepted for 24 hours.`,
+        ),
+      ],
+      'Store secret',
+      async (f) => {
+        await call(api.settings.apps.setSecret.mutate({ ...of, app_id: app.id, secret: valueOf(f, 'secret').trim() }));
+        mappings.replaceChildren();
+        await refresh();
+        parts.done.textContent = `Stored the secret ${providerName(app.provider)} made for ${app.name}: its deliveries are verified with it from now on.`;
+        parts.heading.focus();
+      },
+    );
+    form.append(h('p', { class: 'actions' }, h('button', { type: 'button', onclick: () => mappings.replaceChildren() }, 'Cancel', hidden(' storing a secret'))));
+    mappings.replaceChildren(form);
+    form.querySelector('input')?.focus();
   }
 
   async function showMappings(app: App): Promise<void> {
