@@ -37,7 +37,7 @@ export interface AppDeps extends GateDeps {
   /**
    * The other surfaces, each a transport of its own (its tokens, limits and error format) mounted at its path:
    * SCIM at /scim/v2 (docs/scim.md), git activity at /ingest (docs/ingest.md). The runtime builds them. A surface
-   * whose answers are always a few hundred bytes (`smallAnswers`) is never compressed.
+   * whose answers are small (`smallAnswers`: a few hundred bytes, at most a few KB) is never compressed.
    */
   surfaces: { path: string; router: express.Router; smallAnswers?: true }[];
 }
@@ -120,7 +120,8 @@ export function createApp(deps: AppDeps): express.Express {
   }
   app.use(helmet());
   // Bodies of 1 KB and more are compressed (br or gzip) when the client accepts it. The answers of webhook and
-  // telemetry surfaces never reach that size: they skip the middleware and what it costs each delivery.
+  // telemetry surfaces are a few hundred bytes (an OTLP partial success at most about 2 KB): they skip the
+  // middleware, whose cost on every delivery is more than compressing the rare larger answer would save.
   const compress = compression({ threshold: 1024 });
   const small = deps.surfaces.filter((s) => s.smallAnswers).map((s) => `${s.path}/`);
   app.use((req, res, next) => (small.some((prefix) => req.path.startsWith(prefix)) ? next() : compress(req, res, next)));
