@@ -87,6 +87,11 @@ test('the secret a provider made is stored in place of ours: Linear’s deliveri
   // Nothing stored for a secret the provider would not show; the one stored keeps working.
   expect(errorOf(await ada.mutate('settings.apps.setSecret', { ...acme, app_id: app.id, secret: 'short' }))).toMatchObject({ status: 400, message: expect.stringContaining('16 to 500 printable characters') });
   expect(errorOf(await ada.mutate('settings.apps.setSecret', { ...acme, app_id: app.id }))).toMatchObject({ status: 400, message: expect.stringContaining('secret') });
+  // A cross-site page, or an API token in place of the session, changes nothing either.
+  const other = { ...acme, app_id: app.id, secret: `lin_wh_${randomBytes(24).toString('hex')}` };
+  expect(errorOf(await ada.mutate('settings.apps.setSecret', other, { Origin: 'https://evil.example' }))).toMatchObject({ status: 403, code: 'FORBIDDEN' });
+  expect(errorOf(await ada.mutate('settings.apps.setSecret', other, { Authorization: `Bearer ${await t.token()}` }))).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+  expect(t.runtime.writers.apps.secretsOf((await App.findByPk(app.id))!)).toEqual([linearMade, ours]);
   expect((await deliver(linearMade)).status).toBe(202);
   const copilot = data(await ada.mutate('settings.apps.create', { ...acme, provider: 'copilot' }));
   expect(errorOf(await ada.mutate('settings.apps.setSecret', { ...acme, app_id: copilot.app.id, secret: linearMade }))).toMatchObject({ status: 400, message: expect.stringContaining('receives no webhooks') });
