@@ -14,6 +14,7 @@
  */
 import http from 'node:http';
 import { createPool } from 'mysql2/promise';
+import { listen, runFloor } from './listen';
 import { loadStatementSets as load, POOL_SIZE, storeInOneTransaction } from './store';
 
 async function main(): Promise<void> {
@@ -49,20 +50,11 @@ async function main(): Promise<void> {
       );
     });
   });
-  server.keepAliveTimeout = 65_000;
-  server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-    const jira = process.env.FLOOR_INGEST_JIRA_PATH ? sets[process.env.FLOOR_INGEST_JIRA_PATH].length : 0;
-    process.stdout.write(`ingest floor listening (${sets['/otlp/v1/metrics'].length} metrics bodies, ${sets['/otlp/v1/logs'].length} logs bodies, ${jira} Jira deliveries)\n`);
+  const jira = process.env.FLOOR_INGEST_JIRA_PATH ? sets[process.env.FLOOR_INGEST_JIRA_PATH].length : 0;
+  listen(server, 'ingest floor', {
+    describe: () => `${sets['/otlp/v1/metrics'].length} metrics bodies, ${sets['/otlp/v1/logs'].length} logs bodies, ${jira} Jira deliveries`,
+    end: () => pool.end(),
   });
-  const stop = () => {
-    server.close(() => void pool.end().finally(() => process.exit(0)));
-    server.closeAllConnections();
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`ingest floor: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+runFloor('ingest floor', main);

@@ -15,6 +15,7 @@ import http from 'node:http';
 import express from 'express';
 import { createPool } from 'mysql2/promise';
 import { z } from 'zod';
+import { listen, runFloor } from './listen';
 import { loadStatementSets, POOL_SIZE, storeInOneTransaction } from './store';
 
 /** The API's default limit of a delivery's body (INGEST_BODY_LIMIT_KB). */
@@ -57,18 +58,7 @@ async function main(): Promise<void> {
     process.stderr.write(`ingest stack floor: ${err instanceof Error ? err.message.slice(0, 300) : String(err)}\n`);
     res.status(500).json({ status: 'error', error: { code: 'SERVER_ERROR', message: 'Internal error' } });
   });
-  const server = http.createServer(app);
-  server.keepAliveTimeout = 65_000;
-  server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => process.stdout.write(`ingest stack floor listening (${sets.length} Jira deliveries)\n`));
-  const stop = () => {
-    server.close(() => void pool.end().finally(() => process.exit(0)));
-    server.closeAllConnections();
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  listen(http.createServer(app), 'ingest stack floor', { describe: () => `${sets.length} Jira deliveries`, end: () => pool.end() });
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`ingest stack floor: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+runFloor('ingest stack floor', main);

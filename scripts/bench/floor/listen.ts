@@ -2,8 +2,8 @@ import cluster from 'node:cluster';
 import type { Server } from 'node:http';
 import type { Floor } from './answer';
 
-/** Listens on PORT (127.0.0.1) and stops cleanly on SIGTERM/SIGINT; shared by both floor servers. */
-export function listen(server: Server, name: string, floor: Floor): void {
+/** Listens on PORT (127.0.0.1) and stops cleanly on SIGTERM/SIGINT; shared by every floor server, lists' and ingest's. */
+export function listen(server: Server, name: string, floor: Pick<Floor, 'describe' | 'end'>): void {
   // Long keep-alive: autocannon's connections stay open for the whole run, as they do against the API.
   server.keepAliveTimeout = 65_000;
   server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
