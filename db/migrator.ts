@@ -33,6 +33,7 @@ import * as settingsSignIn from './migrations/0029-settings-sign-in';
 import * as retentionIndexes from './migrations/0030-retention-indexes';
 import * as reviewIdentities from './migrations/0031-review-identities';
 import * as trackerApps from './migrations/0032-tracker-apps';
+import * as incidentApps from './migrations/0033-incident-apps';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -68,6 +69,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0030-retention-indexes', ...retentionIndexes },
   { name: '0031-review-identities', ...reviewIdentities },
   { name: '0032-tracker-apps', ...trackerApps },
+  { name: '0033-incident-apps', ...incidentApps },
 ];
 
 /**

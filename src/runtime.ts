@@ -23,6 +23,7 @@ import { GitAppWriter } from './services/git/apps/gitApps';
 import { AppWriter } from './services/apps/apps';
 import { GitActivityWriter } from './services/git/writer';
 import { TaskWriter } from './services/work/taskWriter';
+import { OperationsWriter } from './services/operations/operationsWriter';
 import { WebhookEndpointWriter } from './services/webhooks/endpoints';
 import { DeliveryQueue } from './services/webhooks/deliveryQueue';
 import { DeliveryWorker } from './delivery/worker';
@@ -86,6 +87,7 @@ export interface Writers {
   apps: AppWriter;
   gitActivity: GitActivityWriter;
   tasks: TaskWriter;
+  operations: OperationsWriter;
   webhookEndpoints: WebhookEndpointWriter;
   telemetry: TelemetryWriter;
 }
@@ -158,6 +160,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     apps: new AppWriter(changes, secrets),
     gitActivity: new GitActivityWriter(changes),
     tasks: new TaskWriter(changes),
+    operations: new OperationsWriter(changes),
     webhookEndpoints: new WebhookEndpointWriter(changes, secrets, checkEndpointUrl(config.WEBHOOK_ALLOW_PRIVATE)),
     telemetry: new TelemetryWriter(changes),
   };
@@ -204,6 +207,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     gitApps: writers.gitApps,
     activity: writers.gitActivity,
     tasks: writers.tasks,
+    operations: writers.operations,
     limiter: new RateLimiter(
       rateLimitTiers(config.INGEST_RATE_LIMIT_PER_HOUR, config.INGEST_RATE_LIMIT_PER_MINUTE),
       redis,

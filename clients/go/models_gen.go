@@ -213,6 +213,56 @@ type App struct {
 	CreatedAt *string `json:"created_at,omitempty"`
 }
 
+type IncidentList struct {
+	Status string     `json:"status"`
+	Data   []Incident `json:"data"`
+	Meta   ListMeta   `json:"meta"`
+}
+
+// Incident: A production incident: an issue of the repository labelled 'incident', a PagerDuty incident, an Opsgenie alert, or one a script reported. All fields are present unless `fields` selects a subset.
+type Incident struct {
+	ID *string `json:"id,omitempty"`
+	// Null while its app's service is not mapped to a repository: the organization's figures count it
+	RepositoryID *string `json:"repository_id,omitempty"`
+	// The app it came from (PagerDuty, Opsgenie, the deployments API); null when a git provider reported it
+	AppID *string `json:"app_id,omitempty"`
+	// What the app named as its board: a PagerDuty service id, an Opsgenie team or tag, the repository a CI job gave; `npm run apps -- map` ties it to a repository. Null from a git provider
+	Service *string `json:"service,omitempty"`
+	Title   *string `json:"title,omitempty"`
+	// The commit that caused it, from 'root cause: <sha>' in its body, or the API's `cause_sha`
+	CauseSha *string `json:"cause_sha,omitempty"`
+	// The commit that fixed it, from 'fixed by: <sha>' in its body, or the API's `fix_sha`: its deployment is rework
+	FixSha *string `json:"fix_sha,omitempty"`
+	// ISO 8601 UTC timestamp
+	CreatedAt  *string `json:"created_at,omitempty"`
+	ResolvedAt *string `json:"resolved_at,omitempty"`
+}
+
+type DeploymentList struct {
+	Status string       `json:"status"`
+	Data   []Deployment `json:"data"`
+	Meta   ListMeta     `json:"meta"`
+}
+
+// Deployment: A deployment of a repository to an environment, as its provider reported it. All fields are present unless `fields` selects a subset.
+type Deployment struct {
+	ID *string `json:"id,omitempty"`
+	// Null while its app's board is not mapped to a repository: the organization's figures count it
+	RepositoryID *string `json:"repository_id,omitempty"`
+	// The app it came from (PagerDuty, Opsgenie, the deployments API); null when a git provider reported it
+	AppID *string `json:"app_id,omitempty"`
+	// What the app named as its board: a PagerDuty service id, an Opsgenie team or tag, the repository a CI job gave; `npm run apps -- map` ties it to a repository. Null from a git provider
+	Service     *string `json:"service,omitempty"`
+	Environment *string `json:"environment,omitempty"`
+	Status      *string `json:"status,omitempty"`
+	// The commit deployed
+	Sha *string `json:"sha,omitempty"`
+	// ISO 8601 UTC timestamp
+	CreatedAt *string `json:"created_at,omitempty"`
+	// ISO 8601 UTC timestamp
+	FinishedAt *string `json:"finished_at,omitempty"`
+}
+
 type TelemetryEventList struct {
 	Status string           `json:"status"`
 	Data   []TelemetryEvent `json:"data"`
@@ -395,44 +445,6 @@ type PullRequest struct {
 	CreatedAt *string `json:"created_at,omitempty"`
 	MergedAt  *string `json:"merged_at,omitempty"`
 	ClosedAt  *string `json:"closed_at,omitempty"`
-}
-
-type DeploymentList struct {
-	Status string       `json:"status"`
-	Data   []Deployment `json:"data"`
-	Meta   ListMeta     `json:"meta"`
-}
-
-// Deployment: A deployment of a repository to an environment, as its provider reported it. All fields are present unless `fields` selects a subset.
-type Deployment struct {
-	ID           *string `json:"id,omitempty"`
-	RepositoryID *string `json:"repository_id,omitempty"`
-	Environment  *string `json:"environment,omitempty"`
-	Status       *string `json:"status,omitempty"`
-	// The commit deployed
-	Sha *string `json:"sha,omitempty"`
-	// ISO 8601 UTC timestamp
-	CreatedAt *string `json:"created_at,omitempty"`
-	// ISO 8601 UTC timestamp
-	FinishedAt *string `json:"finished_at,omitempty"`
-}
-
-type IncidentList struct {
-	Status string     `json:"status"`
-	Data   []Incident `json:"data"`
-	Meta   ListMeta   `json:"meta"`
-}
-
-// Incident: A production incident: an issue of the repository labelled 'incident'. All fields are present unless `fields` selects a subset.
-type Incident struct {
-	ID           *string `json:"id,omitempty"`
-	RepositoryID *string `json:"repository_id,omitempty"`
-	Title        *string `json:"title,omitempty"`
-	// The commit that caused it, from 'root cause: <sha>' in the issue's body
-	CauseSha *string `json:"cause_sha,omitempty"`
-	// ISO 8601 UTC timestamp
-	CreatedAt  *string `json:"created_at,omitempty"`
-	ResolvedAt *string `json:"resolved_at,omitempty"`
 }
 
 type PullRequestActivityList struct {

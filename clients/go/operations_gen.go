@@ -35,6 +35,8 @@ var Operations = []Operation{
 	{Method: "ListOrganizationMembers", Path: "/v1/organizations/{organization_id}/members", PathParameters: []string{"organization_id"}},
 	{Method: "ListOrganizationTeams", Path: "/v1/organizations/{organization_id}/teams", PathParameters: []string{"organization_id"}},
 	{Method: "ListOrganizationApps", Path: "/v1/organizations/{organization_id}/apps", PathParameters: []string{"organization_id"}},
+	{Method: "ListOrganizationIncidents", Path: "/v1/organizations/{organization_id}/incidents", PathParameters: []string{"organization_id"}},
+	{Method: "ListOrganizationDeployments", Path: "/v1/organizations/{organization_id}/deployments", PathParameters: []string{"organization_id"}},
 	{Method: "ListOrganizationTelemetryEvents", Path: "/v1/organizations/{organization_id}/telemetry/events", PathParameters: []string{"organization_id"}},
 	{Method: "ListOrganizationAuditLog", Path: "/v1/organizations/{organization_id}/audit-log", PathParameters: []string{"organization_id"}},
 	{Method: "ListTeams", Path: "/v1/teams", PathParameters: []string{}},
@@ -924,6 +926,138 @@ func (c *Client) IterOrganizationApps(ctx context.Context, organizationID string
 	}, next.Page)
 }
 
+// ListOrganizationIncidentsOptions are the query parameters of ListOrganizationIncidents; nil fields are not sent.
+type ListOrganizationIncidentsOptions struct {
+	// Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`.
+	Page *int64
+	// Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`.
+	PerPage *int64
+	// Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`.
+	Sort *string
+	// Sort order: asc or desc (default desc). Example: `asc`.
+	Order *string
+	// Comma-separated fields to return, from: id, repository_id, app_id, service, title, cause_sha, fix_sha, created_at, resolved_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`.
+	Fields *string
+	// Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
+	CreatedAtEq *string
+	// Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
+	CreatedAtGte *string
+	// Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`.
+	CreatedAtLte *string
+	// Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
+	CreatedAtGt *string
+	// Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`.
+	CreatedAtLt *string
+}
+
+// ListOrganizationIncidents: List incidents of an organization
+//
+// Every incident of the organization, whatever reported it: issues labelled 'incident', PagerDuty incidents, Opsgenie alerts and the deployments API's. Those of a service not mapped to a repository yet (`repository_id` null) are listed here only, and count in the organization's DORA figures.
+//
+// Calls GET /v1/organizations/{organization_id}/incidents.
+func (c *Client) ListOrganizationIncidents(ctx context.Context, organizationID string, opts *ListOrganizationIncidentsOptions) (*IncidentList, error) {
+	query := url.Values{}
+	if opts != nil {
+		setQuery(query, "page", opts.Page)
+		setQuery(query, "per_page", opts.PerPage)
+		setQuery(query, "sort", opts.Sort)
+		setQuery(query, "order", opts.Order)
+		setQuery(query, "fields", opts.Fields)
+		setQuery(query, "created_at[eq]", opts.CreatedAtEq)
+		setQuery(query, "created_at[gte]", opts.CreatedAtGte)
+		setQuery(query, "created_at[lte]", opts.CreatedAtLte)
+		setQuery(query, "created_at[gt]", opts.CreatedAtGt)
+		setQuery(query, "created_at[lt]", opts.CreatedAtLt)
+	}
+	var answer IncidentList
+	if err := c.get(ctx, "/organizations/"+url.PathEscape(organizationID)+"/incidents", query, &answer); err != nil {
+		return nil, err
+	}
+	return &answer, nil
+}
+
+// IterOrganizationIncidents walks every page of ListOrganizationIncidents (opts.Page is where it starts); each page is one request.
+func (c *Client) IterOrganizationIncidents(ctx context.Context, organizationID string, opts *ListOrganizationIncidentsOptions) *Pager[Incident] {
+	next := ListOrganizationIncidentsOptions{}
+	if opts != nil {
+		next = *opts
+	}
+	return newPager(func(page int64) ([]Incident, ListMeta, error) {
+		next.Page = &page
+		answer, err := c.ListOrganizationIncidents(ctx, organizationID, &next)
+		if err != nil {
+			return nil, ListMeta{}, err
+		}
+		return answer.Data, answer.Meta, nil
+	}, next.Page)
+}
+
+// ListOrganizationDeploymentsOptions are the query parameters of ListOrganizationDeployments; nil fields are not sent.
+type ListOrganizationDeploymentsOptions struct {
+	// Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`.
+	Page *int64
+	// Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`.
+	PerPage *int64
+	// Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`.
+	Sort *string
+	// Sort order: asc or desc (default desc). Example: `asc`.
+	Order *string
+	// Comma-separated fields to return, from: id, repository_id, app_id, service, environment, status, sha, created_at, finished_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`.
+	Fields *string
+	// Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
+	CreatedAtEq *string
+	// Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
+	CreatedAtGte *string
+	// Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`.
+	CreatedAtLte *string
+	// Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
+	CreatedAtGt *string
+	// Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`.
+	CreatedAtLt *string
+}
+
+// ListOrganizationDeployments: List deployments of an organization
+//
+// Every deployment of the organization, whatever reported it: GitHub's and GitLab's, and those a CI job sent to the deployments API. Those naming a repository the organization does not know yet (`repository_id` null) are listed here only, and count in the organization's DORA figures.
+//
+// Calls GET /v1/organizations/{organization_id}/deployments.
+func (c *Client) ListOrganizationDeployments(ctx context.Context, organizationID string, opts *ListOrganizationDeploymentsOptions) (*DeploymentList, error) {
+	query := url.Values{}
+	if opts != nil {
+		setQuery(query, "page", opts.Page)
+		setQuery(query, "per_page", opts.PerPage)
+		setQuery(query, "sort", opts.Sort)
+		setQuery(query, "order", opts.Order)
+		setQuery(query, "fields", opts.Fields)
+		setQuery(query, "created_at[eq]", opts.CreatedAtEq)
+		setQuery(query, "created_at[gte]", opts.CreatedAtGte)
+		setQuery(query, "created_at[lte]", opts.CreatedAtLte)
+		setQuery(query, "created_at[gt]", opts.CreatedAtGt)
+		setQuery(query, "created_at[lt]", opts.CreatedAtLt)
+	}
+	var answer DeploymentList
+	if err := c.get(ctx, "/organizations/"+url.PathEscape(organizationID)+"/deployments", query, &answer); err != nil {
+		return nil, err
+	}
+	return &answer, nil
+}
+
+// IterOrganizationDeployments walks every page of ListOrganizationDeployments (opts.Page is where it starts); each page is one request.
+func (c *Client) IterOrganizationDeployments(ctx context.Context, organizationID string, opts *ListOrganizationDeploymentsOptions) *Pager[Deployment] {
+	next := ListOrganizationDeploymentsOptions{}
+	if opts != nil {
+		next = *opts
+	}
+	return newPager(func(page int64) ([]Deployment, ListMeta, error) {
+		next.Page = &page
+		answer, err := c.ListOrganizationDeployments(ctx, organizationID, &next)
+		if err != nil {
+			return nil, ListMeta{}, err
+		}
+		return answer.Data, answer.Meta, nil
+	}, next.Page)
+}
+
 // ListOrganizationTelemetryEventsOptions are the query parameters of ListOrganizationTelemetryEvents; nil fields are not sent.
 type ListOrganizationTelemetryEventsOptions struct {
 	// Only events of this name. Example: `deploy.approved`.
@@ -1721,7 +1855,7 @@ type ListGitAppDeploymentsOptions struct {
 	Sort *string
 	// Sort order: asc or desc (default desc). Example: `asc`.
 	Order *string
-	// Comma-separated fields to return, from: id, repository_id, environment, status, sha, created_at, finished_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`.
+	// Comma-separated fields to return, from: id, repository_id, app_id, service, environment, status, sha, created_at, finished_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`.
 	Fields *string
 	// Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
 	CreatedAtEq *string
@@ -1787,7 +1921,7 @@ type ListGitAppIncidentsOptions struct {
 	Sort *string
 	// Sort order: asc or desc (default desc). Example: `asc`.
 	Order *string
-	// Comma-separated fields to return, from: id, repository_id, title, cause_sha, created_at, resolved_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`.
+	// Comma-separated fields to return, from: id, repository_id, app_id, service, title, cause_sha, fix_sha, created_at, resolved_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`.
 	Fields *string
 	// Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
 	CreatedAtEq *string
@@ -2051,7 +2185,7 @@ type ListRepositoryDeploymentsOptions struct {
 	Sort *string
 	// Sort order: asc or desc (default desc). Example: `asc`.
 	Order *string
-	// Comma-separated fields to return, from: id, repository_id, environment, status, sha, created_at, finished_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`.
+	// Comma-separated fields to return, from: id, repository_id, app_id, service, environment, status, sha, created_at, finished_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`.
 	Fields *string
 	// Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
 	CreatedAtEq *string
@@ -2117,7 +2251,7 @@ type ListRepositoryIncidentsOptions struct {
 	Sort *string
 	// Sort order: asc or desc (default desc). Example: `asc`.
 	Order *string
-	// Comma-separated fields to return, from: id, repository_id, title, cause_sha, created_at, resolved_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`.
+	// Comma-separated fields to return, from: id, repository_id, app_id, service, title, cause_sha, fix_sha, created_at, resolved_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`.
 	Fields *string
 	// Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
 	CreatedAtEq *string

@@ -163,7 +163,7 @@ const TEAM_NULLABLE = '`team_id` VARCHAR(40)';
  * indexes (the procedure of https://www.sqlite.org/lang_altertable.html#otheralter). A definition the change leaves
  * as it was is changed already.
  */
-async function rebuildSqliteTable(qi: QueryInterface, table: string, change: (definition: string) => string): Promise<void> {
+export async function rebuildSqliteTable(qi: QueryInterface, table: string, change: (definition: string) => string): Promise<void> {
   const master = (type: 'table' | 'index') =>
     qi.sequelize.query<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE type = :type AND tbl_name = :table AND sql IS NOT NULL`, { type: QueryTypes.SELECT, replacements: { type, table } });
   const [definition] = await master('table');

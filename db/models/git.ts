@@ -73,9 +73,15 @@ export type DeploymentStatus = 'success' | 'failure';
 
 export class Deployment extends Model<InferAttributes<Deployment>, InferCreationAttributes<Deployment>> {
   declare id: string;
-  declare repository_id: string;
-  declare git_app_id: string;
+  /** Null for one from an app whose board (the repository name a CI job gave) is not mapped yet: its organization's only. */
+  declare repository_id: string | null;
+  /** The repository's git app; null with the repository. */
+  declare git_app_id: string | null;
   declare organization_id: string;
+  /** The app it came from (the deployments API); null for a git provider's. */
+  declare app_id: CreationOptional<string | null>;
+  /** What its app named as deployed (a repository's full name or id), placed by a mapping of that board. */
+  declare board_key: CreationOptional<string | null>;
   /** The deployment's id at its provider: a redelivered or later status updates this row. */
   declare external_id: string;
   declare environment: string;
@@ -87,6 +93,8 @@ export class Deployment extends Model<InferAttributes<Deployment>, InferCreation
   declare shipped_ai: CreationOptional<boolean>;
   /** An incident of its repository names its commit as the cause; kept by the writers (shippedChanges.ts). */
   declare blamed: CreationOptional<boolean>;
+  /** Production: finished while an incident of its repository was open, or named as an incident's fix (shippedChanges.ts). */
+  declare rework: CreationOptional<boolean>;
 }
 
 export type PullRequestActivityKind = 'comment' | 'approved' | 'changes_requested' | 'commit';
@@ -124,13 +132,21 @@ export class AuthorRepository extends Model<InferAttributes<AuthorRepository>, I
 
 export class Incident extends Model<InferAttributes<Incident>, InferCreationAttributes<Incident>> {
   declare id: string;
-  declare repository_id: string;
-  declare git_app_id: string;
+  /** Null for one from an app whose service is not mapped to a repository yet: its organization's only. */
+  declare repository_id: string | null;
+  /** The repository's git app; null with the repository. */
+  declare git_app_id: string | null;
   declare organization_id: string;
-  /** The issue's id at its provider. */
+  /** The app it came from (PagerDuty, Opsgenie, the deployments API); null for a git provider's issue. */
+  declare app_id: CreationOptional<string | null>;
+  /** The app's board it came from: a PagerDuty service id, an Opsgenie team or tag, a repository name the API was given. */
+  declare board_key: CreationOptional<string | null>;
+  /** The incident's id at its provider (an issue's, a PagerDuty incident's, an Opsgenie alert's, the caller's). */
   declare external_id: string;
   declare title: string;
   declare cause_sha: string | null;
+  /** The commit that fixed it (`fixed by: <sha>`, or the API's `fix_sha`): its deployment is rework. */
+  declare fix_sha: CreationOptional<string | null>;
   declare created_at: Date;
   declare resolved_at: Date | null;
   declare provider_updated_at: CreationOptional<Date | null>;
@@ -201,9 +217,11 @@ export function initGit(sequelize: Sequelize): void {
   // Sequelize writes into the definitions it is given: each model gets its own.
   const placement = () => ({
     id: { ...ID, primaryKey: true },
-    repository_id: { ...REF },
-    git_app_id: { ...REF },
+    repository_id: { ...OPTIONAL_REF },
+    git_app_id: { ...OPTIONAL_REF },
     organization_id: { ...REF },
+    app_id: { ...OPTIONAL_REF },
+    board_key: { type: DataTypes.STRING(200), allowNull: true },
     external_id: { type: DataTypes.STRING(100), allowNull: false },
   });
   Deployment.init(
@@ -216,6 +234,7 @@ export function initGit(sequelize: Sequelize): void {
       finished_at: { ...TIMESTAMP },
       shipped_ai: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       blamed: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+      rework: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
     },
     { sequelize, tableName: 'deployments', modelName: 'deployment' },
   );
@@ -224,6 +243,7 @@ export function initGit(sequelize: Sequelize): void {
       ...placement(),
       title: { type: DataTypes.STRING(300), allowNull: false },
       cause_sha: { type: DataTypes.STRING(40), allowNull: true },
+      fix_sha: { type: DataTypes.STRING(40), allowNull: true },
       created_at: { ...TIMESTAMP },
       resolved_at: { ...OPTIONAL_TIMESTAMP },
       provider_updated_at: { ...OPTIONAL_TIMESTAMP },

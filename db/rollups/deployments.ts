@@ -22,14 +22,31 @@ export async function markShippedChanges(qi: QueryInterface): Promise<void> {
       FROM commits c WHERE c.ai_assisted = 1 OR c.author_ai_active = 1 GROUP BY c.repository_id, c.created_at) AS a
     JOIN deployments d ON d.repository_id = a.repository_id AND ${production('d')} AND d.status IN ('success', 'failure')
       AND d.finished_at >= a.created_at AND (a.shipped_at IS NULL OR d.finished_at <= a.shipped_at)`;
-  const startsWith = mysql ? 'LEFT(d.sha, CHAR_LENGTH(i.cause_sha)) = i.cause_sha' : 'substr(d.sha, 1, length(i.cause_sha)) = i.cause_sha';
-  const blamed = `SELECT DISTINCT d.id FROM incidents i JOIN deployments d ON d.repository_id = i.repository_id AND ${startsWith} WHERE i.cause_sha IS NOT NULL`;
+  const startsWith = (sha: string) => startsWithSql(mysql, sha);
+  const blamed = `SELECT DISTINCT d.id FROM incidents i JOIN deployments d ON d.repository_id = i.repository_id AND ${startsWith('i.cause_sha')} WHERE i.cause_sha IS NOT NULL`;
   for (const [column, sql] of [['shipped_ai', shippedAi], ['blamed', blamed]]) {
     const ids = (await qi.sequelize.query<{ id: string }>(sql, { type: QueryTypes.SELECT })).map((r) => r.id);
     for (let i = 0; i < ids.length; i += 1000) {
       await qi.sequelize.query(`UPDATE deployments SET ${column} = 1 WHERE id IN (:ids)`, { replacements: { ids: ids.slice(i, i + 1000) } });
     }
   }
+}
+
+/** The deployment's sha starts with the incident's `sha` column (an abbreviation names the commit it abbreviates). */
+const startsWithSql = (mysql: boolean, sha: string) => (mysql ? `LEFT(d.sha, CHAR_LENGTH(${sha})) = ${sha}` : `substr(d.sha, 1, length(${sha})) = ${sha}`);
+
+/**
+ * Production deployments that finished while an incident of their repository was open, or that deployed the commit
+ * an incident names as its fix (src/services/git/rollups/shippedChanges.ts keeps them as they change).
+ */
+const reworkSql = (mysql: boolean) => `SELECT DISTINCT d.id FROM incidents i JOIN deployments d ON d.repository_id = i.repository_id
+    AND LOWER(d.environment) = 'production' AND d.status IN ('success', 'failure')
+    AND ((d.finished_at > i.created_at AND (i.resolved_at IS NULL OR d.finished_at <= i.resolved_at)) OR (i.fix_sha IS NOT NULL AND ${startsWithSql(mysql, 'i.fix_sha')}))`;
+
+/** Marks rework among the stored deployments (its column added by migration 0033). */
+export async function markRework(qi: QueryInterface): Promise<void> {
+  const ids = (await qi.sequelize.query<{ id: string }>(reworkSql(qi.sequelize.getDialect() === 'mysql'), { type: QueryTypes.SELECT })).map((r) => r.id);
+  for (let i = 0; i < ids.length; i += 1000) await qi.sequelize.query('UPDATE deployments SET rework = 1 WHERE id IN (:ids)', { replacements: { ids: ids.slice(i, i + 1000) } });
 }
 
 /** From the stored deployments and commits. */

@@ -325,6 +325,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organizations/{organization_id}/incidents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List incidents of an organization
+         * @description Every incident of the organization, whatever reported it: issues labelled 'incident', PagerDuty incidents, Opsgenie alerts and the deployments API's. Those of a service not mapped to a repository yet (`repository_id` null) are listed here only, and count in the organization's DORA figures.
+         */
+        get: operations["listOrganizationIncidents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/{organization_id}/deployments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deployments of an organization
+         * @description Every deployment of the organization, whatever reported it: GitHub's and GitLab's, and those a CI job sent to the deployments API. Those naming a repository the organization does not know yet (`repository_id` null) are listed here only, and count in the organization's DORA figures.
+         */
+        get: operations["listOrganizationDeployments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/organizations/{organization_id}/telemetry/events": {
         parameters: {
             query?: never;
@@ -1569,6 +1609,67 @@ export interface components {
              */
             created_at?: string;
         };
+        IncidentList: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["Incident"][];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @description A production incident: an issue of the repository labelled 'incident', a PagerDuty incident, an Opsgenie alert, or one a script reported. All fields are present unless `fields` selects a subset. */
+        Incident: {
+            id?: string;
+            /** @description Null while its app's service is not mapped to a repository: the organization's figures count it */
+            repository_id?: string | null;
+            /** @description The app it came from (PagerDuty, Opsgenie, the deployments API); null when a git provider reported it */
+            app_id?: string | null;
+            /** @description What the app named as its board: a PagerDuty service id, an Opsgenie team or tag, the repository a CI job gave; `npm run apps -- map` ties it to a repository. Null from a git provider */
+            service?: string | null;
+            title?: string;
+            /** @description The commit that caused it, from 'root cause: <sha>' in its body, or the API's `cause_sha` */
+            cause_sha?: string | null;
+            /** @description The commit that fixed it, from 'fixed by: <sha>' in its body, or the API's `fix_sha`: its deployment is rework */
+            fix_sha?: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             * @example 2026-01-15T10:30:00.000Z
+             */
+            created_at?: string;
+            resolved_at?: string | null;
+        };
+        DeploymentList: {
+            /** @constant */
+            status: "success";
+            data: components["schemas"]["Deployment"][];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @description A deployment of a repository to an environment, as its provider reported it. All fields are present unless `fields` selects a subset. */
+        Deployment: {
+            id?: string;
+            /** @description Null while its app's board is not mapped to a repository: the organization's figures count it */
+            repository_id?: string | null;
+            /** @description The app it came from (PagerDuty, Opsgenie, the deployments API); null when a git provider reported it */
+            app_id?: string | null;
+            /** @description What the app named as its board: a PagerDuty service id, an Opsgenie team or tag, the repository a CI job gave; `npm run apps -- map` ties it to a repository. Null from a git provider */
+            service?: string | null;
+            environment?: string;
+            /** @enum {string} */
+            status?: "success" | "failure";
+            /** @description The commit deployed */
+            sha?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             * @example 2026-01-15T10:30:00.000Z
+             */
+            created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             * @example 2026-01-15T10:30:00.000Z
+             */
+            finished_at?: string;
+        };
         TelemetryEventList: {
             /** @constant */
             status: "success";
@@ -1795,55 +1896,6 @@ export interface components {
             created_at?: string;
             merged_at?: string | null;
             closed_at?: string | null;
-        };
-        DeploymentList: {
-            /** @constant */
-            status: "success";
-            data: components["schemas"]["Deployment"][];
-            meta: components["schemas"]["ListMeta"];
-        };
-        /** @description A deployment of a repository to an environment, as its provider reported it. All fields are present unless `fields` selects a subset. */
-        Deployment: {
-            id?: string;
-            repository_id?: string;
-            environment?: string;
-            /** @enum {string} */
-            status?: "success" | "failure";
-            /** @description The commit deployed */
-            sha?: string;
-            /**
-             * Format: date-time
-             * @description ISO 8601 UTC timestamp
-             * @example 2026-01-15T10:30:00.000Z
-             */
-            created_at?: string;
-            /**
-             * Format: date-time
-             * @description ISO 8601 UTC timestamp
-             * @example 2026-01-15T10:30:00.000Z
-             */
-            finished_at?: string;
-        };
-        IncidentList: {
-            /** @constant */
-            status: "success";
-            data: components["schemas"]["Incident"][];
-            meta: components["schemas"]["ListMeta"];
-        };
-        /** @description A production incident: an issue of the repository labelled 'incident'. All fields are present unless `fields` selects a subset. */
-        Incident: {
-            id?: string;
-            repository_id?: string;
-            title?: string;
-            /** @description The commit that caused it, from 'root cause: <sha>' in the issue's body */
-            cause_sha?: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 UTC timestamp
-             * @example 2026-01-15T10:30:00.000Z
-             */
-            created_at?: string;
-            resolved_at?: string | null;
         };
         PullRequestActivityList: {
             /** @constant */
@@ -3871,6 +3923,126 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listOrganizationIncidents: {
+        parameters: {
+            query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
+                page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
+                per_page?: number;
+                /** @description Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`. */
+                sort?: "created_at";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
+                order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, repository_id, app_id, service, title, cause_sha, fix_sha, created_at, resolved_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
+                fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
+                "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
+                "created_at[lt]"?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The organization id (an opaque string, at most 64 characters). */
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IncidentList"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOrganizationDeployments: {
+        parameters: {
+            query?: {
+                /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */
+                page?: number;
+                /** @description Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`. */
+                per_page?: number;
+                /** @description Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`. */
+                sort?: "created_at";
+                /** @description Sort order: asc or desc (default desc). Example: `asc`. */
+                order?: "asc" | "desc";
+                /** @description Comma-separated fields to return, from: id, repository_id, app_id, service, environment, status, sha, created_at, finished_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
+                fields?: string;
+                /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[eq]"?: string;
+                /** @description Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[gte]"?: string;
+                /** @description Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
+                "created_at[lte]"?: string;
+                /** @description Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
+                "created_at[gt]"?: string;
+                /** @description Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`. */
+                "created_at[lt]"?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The organization id (an opaque string, at most 64 characters). */
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentList"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["ValidationError"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listOrganizationTelemetryEvents: {
         parameters: {
             query?: {
@@ -4630,7 +4802,7 @@ export interface operations {
                 sort?: "created_at";
                 /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
-                /** @description Comma-separated fields to return, from: id, repository_id, environment, status, sha, created_at, finished_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
+                /** @description Comma-separated fields to return, from: id, repository_id, app_id, service, environment, status, sha, created_at, finished_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
                 fields?: string;
                 /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
@@ -4690,7 +4862,7 @@ export interface operations {
                 sort?: "created_at";
                 /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
-                /** @description Comma-separated fields to return, from: id, repository_id, title, cause_sha, created_at, resolved_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
+                /** @description Comma-separated fields to return, from: id, repository_id, app_id, service, title, cause_sha, fix_sha, created_at, resolved_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
                 fields?: string;
                 /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
@@ -4938,7 +5110,7 @@ export interface operations {
                 sort?: "created_at";
                 /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
-                /** @description Comma-separated fields to return, from: id, repository_id, environment, status, sha, created_at, finished_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
+                /** @description Comma-separated fields to return, from: id, repository_id, app_id, service, environment, status, sha, created_at, finished_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
                 fields?: string;
                 /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
@@ -5000,7 +5172,7 @@ export interface operations {
                 sort?: "created_at";
                 /** @description Sort order: asc or desc (default desc). Example: `asc`. */
                 order?: "asc" | "desc";
-                /** @description Comma-separated fields to return, from: id, repository_id, title, cause_sha, created_at, resolved_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
+                /** @description Comma-separated fields to return, from: id, repository_id, app_id, service, title, cause_sha, fix_sha, created_at, resolved_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`. */
                 fields?: string;
                 /** @description Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`. */
                 "created_at[eq]"?: string;
@@ -6402,7 +6574,12 @@ export interface operations {
                     timestamp: string;
                     data: {
                         id: string;
-                        repository_id: string;
+                        /** @description Null while its app's board is not mapped to a repository: the organization's figures count it */
+                        repository_id: string | null;
+                        /** @description The app it came from (PagerDuty, Opsgenie, the deployments API); null when a git provider reported it */
+                        app_id: string | null;
+                        /** @description What the app named as its board: a PagerDuty service id, an Opsgenie team or tag, the repository a CI job gave; `npm run apps -- map` ties it to a repository. Null from a git provider */
+                        service: string | null;
                         environment: string;
                         /** @enum {string} */
                         status: "success" | "failure";
@@ -6468,7 +6645,12 @@ export interface operations {
                     timestamp: string;
                     data: {
                         id: string;
-                        repository_id: string;
+                        /** @description Null while its app's board is not mapped to a repository: the organization's figures count it */
+                        repository_id: string | null;
+                        /** @description The app it came from (PagerDuty, Opsgenie, the deployments API); null when a git provider reported it */
+                        app_id: string | null;
+                        /** @description What the app named as its board: a PagerDuty service id, an Opsgenie team or tag, the repository a CI job gave; `npm run apps -- map` ties it to a repository. Null from a git provider */
+                        service: string | null;
                         environment: string;
                         /** @enum {string} */
                         status: "success" | "failure";
@@ -6534,10 +6716,17 @@ export interface operations {
                     timestamp: string;
                     data: {
                         id: string;
-                        repository_id: string;
+                        /** @description Null while its app's service is not mapped to a repository: the organization's figures count it */
+                        repository_id: string | null;
+                        /** @description The app it came from (PagerDuty, Opsgenie, the deployments API); null when a git provider reported it */
+                        app_id: string | null;
+                        /** @description What the app named as its board: a PagerDuty service id, an Opsgenie team or tag, the repository a CI job gave; `npm run apps -- map` ties it to a repository. Null from a git provider */
+                        service: string | null;
                         title: string;
-                        /** @description The commit that caused it, from 'root cause: <sha>' in the issue's body */
+                        /** @description The commit that caused it, from 'root cause: <sha>' in its body, or the API's `cause_sha` */
                         cause_sha: string | null;
+                        /** @description The commit that fixed it, from 'fixed by: <sha>' in its body, or the API's `fix_sha`: its deployment is rework */
+                        fix_sha: string | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC timestamp
@@ -6593,10 +6782,17 @@ export interface operations {
                     timestamp: string;
                     data: {
                         id: string;
-                        repository_id: string;
+                        /** @description Null while its app's service is not mapped to a repository: the organization's figures count it */
+                        repository_id: string | null;
+                        /** @description The app it came from (PagerDuty, Opsgenie, the deployments API); null when a git provider reported it */
+                        app_id: string | null;
+                        /** @description What the app named as its board: a PagerDuty service id, an Opsgenie team or tag, the repository a CI job gave; `npm run apps -- map` ties it to a repository. Null from a git provider */
+                        service: string | null;
                         title: string;
-                        /** @description The commit that caused it, from 'root cause: <sha>' in the issue's body */
+                        /** @description The commit that caused it, from 'root cause: <sha>' in its body, or the API's `cause_sha` */
                         cause_sha: string | null;
+                        /** @description The commit that fixed it, from 'fixed by: <sha>' in its body, or the API's `fix_sha`: its deployment is rework */
+                        fix_sha: string | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 UTC timestamp

@@ -3,7 +3,7 @@ import type { Activity, PullRequestInput, RepositoryRef, ReviewActivityKind } fr
 import type { TaskEvent, TrackerAccount } from '../services/work/taskInput';
 import { githubIssueEvent } from '../trackers/github';
 import { badRequest } from './errors';
-import { commitInputs, commitSha, isIncidentLabel, lineCount, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, text, time } from './payload';
+import { commitInputs, commitSha, isIncidentLabel, lineCount, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, fixedBy, text, time } from './payload';
 import { optionalProviderTime, providerTime } from './times';
 
 /** GitHub events this service stores (docs/ingest.md); any other is acknowledged and ignored. */
@@ -273,6 +273,7 @@ export function githubActivity(event: string, payload: unknown): Activity | unde
           externalId: issue.id,
           title: issue.title,
           causeSha: rootCause(issue.body),
+          fixSha: fixedBy(issue.body),
           createdAt: providerTime(issue.created_at, 'issue.created_at'),
           resolvedAt: issue.state === 'closed' ? optionalProviderTime(issue.closed_at, 'issue.closed_at') ?? providerTime(issue.updated_at, 'issue.updated_at') : null,
           updatedAt: providerTime(issue.updated_at, 'issue.updated_at'),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Activity, PullRequestInput, PullRequestState, RepositoryRef, ReviewActivityInput } from '../services/git/activity';
 import type { TaskEvent, TrackerAccount } from '../services/work/taskInput';
 import { gitlabIssueEvent } from '../trackers/gitlab';
-import { commitInputs, commitSha, isIncidentLabel, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, text, time } from './payload';
+import { commitInputs, commitSha, isIncidentLabel, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, fixedBy, text, time } from './payload';
 import { optionalProviderTime, providerTime } from './times';
 
 /** `X-Gitlab-Event` values this service stores (docs/ingest.md), with the `object_kind` their bodies carry. */
@@ -219,6 +219,7 @@ export function gitlabActivity(kind: (typeof GITLAB_EVENTS)[keyof typeof GITLAB_
           externalId: item.id,
           title: item.title,
           causeSha: rootCause(item.description),
+          fixSha: fixedBy(item.description),
           createdAt: providerTime(item.created_at, 'object_attributes.created_at'),
           resolvedAt: item.state === 'closed' ? (optionalProviderTime(item.closed_at, 'object_attributes.closed_at') ?? updatedAt) : null,
           updatedAt,

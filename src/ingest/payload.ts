@@ -9,7 +9,7 @@ export function readPayload<S extends z.ZodType>(schema: S, payload: unknown, wh
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const path = issue.path.length ? issue.path.join('.') : 'the body';
-  throw badRequest(`Not a ${what} payload: ${path}: ${issue.message}`);
+  throw badRequest(`Not ${/^[aeiou]/i.test(what) ? 'an' : 'a'} ${what} payload: ${path}: ${issue.message}`);
 }
 
 export const text = z.string();
@@ -36,8 +36,15 @@ export const commitSha = z
 export const lineCount = z.number().int().nonnegative().max(2_147_483_647);
 
 /** `root cause: <sha>` in an incident's description names the commit that caused it (docs/ingest.md). */
-export function rootCause(body: string | null | undefined): string | null {
-  const match = body ? /root cause:\s*([0-9a-f]{7,40})\b/i.exec(body) : null;
+export const rootCause = (body: string | null | undefined): string | null => shaAfter('root cause', body);
+
+/** `fixed by: <sha>` in an incident's description names the commit that fixed it: its deployment is rework (docs/metrics.md). */
+export const fixedBy = (body: string | null | undefined): string | null => shaAfter('fixed by', body);
+
+const SHA_AFTER = { 'root cause': /root cause:\s*([0-9a-f]{7,40})\b/i, 'fixed by': /fixed by:\s*([0-9a-f]{7,40})\b/i };
+
+function shaAfter(label: keyof typeof SHA_AFTER, body: string | null | undefined): string | null {
+  const match = body ? SHA_AFTER[label].exec(body) : null;
   return match ? match[1].toLowerCase() : null;
 }
 

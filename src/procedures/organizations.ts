@@ -3,6 +3,8 @@ import { router } from './init';
 import * as scopes from '../services/people/organizationScopes';
 import { OrganizationMemberResource, OrganizationResource, TeamResource, toOrganization } from '../resources/people';
 import { AppResource } from '../resources/integrations';
+import { DeploymentResource, IncidentResource } from '../resources/git';
+import { deployments, incidents } from '../services/git/gitScopes';
 import { TelemetryEventResource } from '../resources/telemetry';
 import { organizationEvents } from '../services/telemetry/eventScopes';
 import { AuditEntryResource } from '../resources/audit';
@@ -78,6 +80,36 @@ export const organizationsRouter = router({
       return scopes.organizationApps(organization_id);
     },
   }),
+  incidents: listEndpoint({
+    path: '/organizations/{organization_id}/incidents',
+    operationId: 'listOrganizationIncidents',
+    tag,
+    summary: 'List incidents of an organization',
+    description:
+      "Every incident of the organization, whatever reported it: issues labelled 'incident', PagerDuty incidents, Opsgenie alerts and the deployments API's. Those of a service not mapped to a repository yet (`repository_id` null) are listed here only, and count in the organization's DORA figures.",
+    resource: IncidentResource,
+    params: organizationParams,
+    source: async (ctx, { organization_id }) => {
+      await guard.organization(ctx.principal, organization_id);
+      return incidents({ organizationIds: [organization_id] });
+    },
+  }),
+
+  deployments: listEndpoint({
+    path: '/organizations/{organization_id}/deployments',
+    operationId: 'listOrganizationDeployments',
+    tag,
+    summary: 'List deployments of an organization',
+    description:
+      "Every deployment of the organization, whatever reported it: GitHub's and GitLab's, and those a CI job sent to the deployments API. Those naming a repository the organization does not know yet (`repository_id` null) are listed here only, and count in the organization's DORA figures.",
+    resource: DeploymentResource,
+    params: organizationParams,
+    source: async (ctx, { organization_id }) => {
+      await guard.organization(ctx.principal, organization_id);
+      return deployments({ organizationIds: [organization_id] });
+    },
+  }),
+
   telemetryEvents: listEndpoint({
     path: '/organizations/{organization_id}/telemetry/events',
     operationId: 'listOrganizationTelemetryEvents',

@@ -65,9 +65,18 @@ export const PullRequestActivityResource = defineResource(
   },
 );
 
+const fromApp = {
+  app_id: z.string().nullable().meta({ description: 'The app it came from (PagerDuty, Opsgenie, the deployments API); null when a git provider reported it' }),
+  service: z
+    .string()
+    .nullable()
+    .meta({ description: 'What the app named as its board: a PagerDuty service id, an Opsgenie team or tag, the repository a CI job gave; `npm run apps -- map` ties it to a repository. Null from a git provider' }),
+};
+
 export const DeploymentResource = defineResource('Deployment', 'A deployment of a repository to an environment, as its provider reported it.', {
   id: z.string(),
-  repository_id: z.string(),
+  repository_id: z.string().nullable().meta({ description: "Null while its app's board is not mapped to a repository: the organization's figures count it" }),
+  ...fromApp,
   environment: z.string(),
   status: z.enum(['success', 'failure']),
   sha: z.string().meta({ description: 'The commit deployed' }),
@@ -75,14 +84,20 @@ export const DeploymentResource = defineResource('Deployment', 'A deployment of 
   finished_at: timestamp,
 });
 
-export const IncidentResource = defineResource('Incident', "A production incident: an issue of the repository labelled 'incident'.", {
-  id: z.string(),
-  repository_id: z.string(),
-  title: z.string(),
-  cause_sha: z.string().nullable().meta({ description: "The commit that caused it, from 'root cause: <sha>' in the issue's body" }),
-  created_at: timestamp,
-  resolved_at: nullableTimestamp,
-});
+export const IncidentResource = defineResource(
+  'Incident',
+  "A production incident: an issue of the repository labelled 'incident', a PagerDuty incident, an Opsgenie alert, or one a script reported.",
+  {
+    id: z.string(),
+    repository_id: z.string().nullable().meta({ description: "Null while its app's service is not mapped to a repository: the organization's figures count it" }),
+    ...fromApp,
+    title: z.string(),
+    cause_sha: z.string().nullable().meta({ description: "The commit that caused it, from 'root cause: <sha>' in its body, or the API's `cause_sha`" }),
+    fix_sha: z.string().nullable().meta({ description: "The commit that fixed it, from 'fixed by: <sha>' in its body, or the API's `fix_sha`: its deployment is rework" }),
+    created_at: timestamp,
+    resolved_at: nullableTimestamp,
+  },
+);
 
 export const toRepository = (r: Repository) => ({
   id: r.id,
@@ -133,6 +148,8 @@ export const toPullRequestActivity = (a: PullRequestActivity) => ({
 export const toDeployment = (d: Deployment) => ({
   id: d.id,
   repository_id: d.repository_id,
+  app_id: d.app_id ?? null,
+  service: d.board_key ?? null,
   environment: d.environment,
   status: d.status,
   sha: d.sha,
@@ -143,8 +160,11 @@ export const toDeployment = (d: Deployment) => ({
 export const toIncident = (i: Incident) => ({
   id: i.id,
   repository_id: i.repository_id,
+  app_id: i.app_id ?? null,
+  service: i.board_key ?? null,
   title: i.title,
   cause_sha: i.cause_sha,
+  fix_sha: i.fix_sha ?? null,
   created_at: iso(i.created_at),
   resolved_at: isoOrNull(i.resolved_at),
 });

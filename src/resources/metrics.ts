@@ -52,6 +52,14 @@ export const DoraMetrics = z
       incidents: count('Incidents opened in the window and resolved'),
       band: BAND,
     }),
+    rework_rate: z
+      .object({
+        rate: z.number().min(0).max(1).nullable().meta({ description: 'rework ÷ deployments, to four decimals; null without deployments' }),
+        rework: count('Production deployments that finished while an incident of their repository was open, or that deployed the commit an incident names as its fix (`fixed by: <sha>`, the API’s `fix_sha`)'),
+        deployments: count('Production deployments that finished in the window, successful or failed'),
+        band: BAND.meta({ description: 'The 2024 DORA report gives the rework rate no clusters of its own: banded on the change failure rate’s thresholds (elite ≤ 0.05, high ≤ 0.10, medium ≤ 0.15, else low)' }),
+      })
+      .meta({ description: 'DORA’s fifth metric, deployment rework rate: unplanned deployments made to fix a user-facing incident' }),
     series: z
       .array(
         z.object({
@@ -64,6 +72,7 @@ export const DoraMetrics = z
           change_failure_rate: z.number().min(0).max(1).nullable().meta({ description: 'failed ÷ finished; null when none finished' }),
           incidents: count('Incidents opened in the bucket and resolved'),
           median_time_to_restore_hours: hours('Median time to restore of those incidents'),
+          rework: count('Production deployments finished in the bucket that were rework'),
         }),
       )
       .optional()

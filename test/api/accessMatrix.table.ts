@@ -458,6 +458,13 @@ export const ROWS: readonly Row[] = [
   list('/v1/git/apps/gapp_acme_github/repositories/all/incidents', 'incident', [INCIDENTS_OF_ACME, INCIDENTS_OF_ACME, INCIDENTS_OF_ACME, F.gitApp, INCIDENTS_OF_ACME, INCIDENTS_OF_ACME]),
   list('/v1/git/apps/gapp_globex_gitlab/repositories/all/incidents', 'incident', [F.gitApp, F.gitApp, F.gitApp, INCIDENTS_OF_GLOBEX, F.gitApp, F.gitApp]),
   list('/v1/git/apps/gapp_nope/repositories/all/incidents', 'incident', all(N.gitApp)),
+  // docs/incidents.md: every incident and deployment of an organization, mapped or not, for its members.
+  list('/v1/organizations/org_acme/incidents', 'incident',       [INCIDENTS_OF_ACME, INCIDENTS_OF_ACME, INCIDENTS_OF_ACME, F.org, INCIDENTS_OF_ACME, INCIDENTS_OF_ACME]),
+  list('/v1/organizations/org_globex/incidents', 'incident',     [F.org, F.org, F.org, INCIDENTS_OF_GLOBEX, F.org, F.org]),
+  list('/v1/organizations/org_nope/incidents', 'incident',       all(N.org)),
+  list('/v1/organizations/org_acme/deployments', 'deployment',   [DEPLOYMENTS_OF_ACME, DEPLOYMENTS_OF_ACME, DEPLOYMENTS_OF_ACME, F.org, DEPLOYMENTS_OF_ACME, DEPLOYMENTS_OF_ACME]),
+  list('/v1/organizations/org_globex/deployments', 'deployment', [F.org, F.org, F.org, DEPLOYMENTS_OF_GLOBEX, F.org, F.org]),
+  list('/v1/organizations/org_nope/deployments', 'deployment',   all(N.org)),
 
   // /v1/commits: commits of every repository of every organization the caller can access.
   list('/v1/commits', 'commit',                                                     [COMMITS_OF_ACME, COMMITS_OF_ACME, COMMITS_OF_ACME, COMMITS_OF_GLOBEX, COMMITS_OF_ACME, COMMITS_OF_ACME]),

@@ -109,7 +109,7 @@ describeBrowser('GET /docs in chromium', () => {
     };
     const operations = Object.values(doc.paths).flatMap((item) => Object.entries(item).filter(([method]) => method === 'get'));
     const tags = [...new Set(operations.flatMap(([, op]) => op.tags))].sort();
-    expect(operations).toHaveLength(48);
+    expect(operations).toHaveLength(50);
     expect(tags).toEqual(['Dashboards', 'Git', 'Metrics', 'Organizations', 'Teams', 'Users']);
 
     const page = await browser.newPage();

@@ -22,6 +22,8 @@ const LISTS: Record<string, string[]> = {
   '/organizations/{organization_id}/members': ['created_at', 'name', 'email'],
   '/organizations/{organization_id}/teams': ['created_at', 'name'],
   '/organizations/{organization_id}/apps': ['created_at', 'name'],
+  '/organizations/{organization_id}/incidents': ['created_at'],
+  '/organizations/{organization_id}/deployments': ['created_at'],
   '/organizations/{organization_id}/telemetry/events': ['created_at'],
   '/organizations/{organization_id}/audit-log': ['created_at'],
   '/teams': ['created_at', 'name'],
@@ -103,10 +105,10 @@ test('is served without a token, as JSON, with the /v1 server', () => {
   expect(doc.servers).toEqual([{ url: '/v1' }]);
 });
 
-test('documents the 31 paths of the catalog, the deployment and incident lists of docs/ingest.md, the `all` form of the four repository lists, the four metrics of docs/metrics.md, ai-usage (docs/metrics.md#ai-usage) and pull request activity, telemetry events (docs/telemetry.md) and audit log (docs/settings.md#audit-log), each with GET only', () => {
+test('documents the 31 paths of the catalog, the deployment and incident lists of docs/ingest.md and docs/incidents.md, the `all` form of the four repository lists, the four metrics of docs/metrics.md, ai-usage (docs/metrics.md#ai-usage) and pull request activity, telemetry events (docs/telemetry.md) and audit log (docs/settings.md#audit-log), each with GET only', () => {
   expect(Object.keys(doc.paths).sort()).toEqual([...ALL_PATHS].sort());
   expect(ALL_PATHS.filter((p) => !p.includes('/repositories/all/') && !/deployments|incidents|metrics|telemetry|activity|audit-log/.test(p))).toHaveLength(31);
-  expect(ALL_PATHS).toHaveLength(48);
+  expect(ALL_PATHS).toHaveLength(50);
   for (const path of ALL_PATHS) expect({ path, methods: Object.keys(doc.paths[path]) }).toEqual({ path, methods: ['get'] });
 });
 

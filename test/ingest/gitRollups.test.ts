@@ -10,7 +10,7 @@ import { durationBands, sizeBands } from '../../db/rollups/bands';
  * What the git writers keep beside the rows, against what the figures computed from the rows before: the daily
  * commit counts (commitDays.ts), and what each production deployment shipped (shippedChanges.ts), against what the figures
  * computed at read time before (the oracle below: its changes are the commits after the previous successful
- * production deployment's finish up to its own; blamed when an incident's cause names its commit). The same
+ * production deployment's finish up to its own; blamed when an incident's cause names its commit; rework when it finished while an incident was open or an incident names its fix). The same
  * deliveries arrive in many orders, late ones included: a deployment between two stored ones, an AI-assisted commit
  * after the deployment that shipped it, a status that changed, an incident naming its cause later.
  */
@@ -53,10 +53,15 @@ function deliveriesOf(random: Random, repository: RepositoryRef): Activity[] {
   }
   for (let i = 0; i < 3; i++) {
     const cause = commits[Math.floor(random.float() * commits.length)].sha.slice(0, 7 + i);
-    const incident = { externalId: `i${i}`, title: `Incident ${i}`, causeSha: i === 2 ? null : cause, createdAt: at(20 + i * 15), resolvedAt: null, updatedAt: at(20 + i * 15) };
+    const fix = commits[Math.floor(random.float() * commits.length)].sha.slice(0, 8);
+    // Resolved after a few hours, or still open; the second names its fix.
+    const incident = {
+      externalId: `i${i}`, title: `Incident ${i}`, causeSha: i === 2 ? null : cause, fixSha: i === 1 ? fix : null,
+      createdAt: at(20 + i * 15), resolvedAt: i === 2 ? null : at(20 + i * 15 + 4 * i + 3), updatedAt: at(20 + i * 15),
+    };
     activity.push({ kind: 'incident', repository, incident });
-    // Its cause named later.
-    if (i === 2) activity.push({ kind: 'incident', repository, incident: { ...incident, causeSha: cause, updatedAt: at(80) } });
+    // Its cause named later, and resolved.
+    if (i === 2) activity.push({ kind: 'incident', repository, incident: { ...incident, causeSha: cause, resolvedAt: at(79), updatedAt: at(80) } });
   }
   return activity;
 }
@@ -117,7 +122,7 @@ async function shippedChangesOracle(repositoryId: string) {
   const leadMs = mysql ? 'TIMESTAMPDIFF(MICROSECOND, c.created_at, x.finished_at) DIV 1000' : 'CAST(ROUND((julianday(x.finished_at) - julianday(c.created_at)) * 86400000) AS INTEGER)';
   const rows = await Deployment.sequelize!.query<{ deployment_id: string; commit_id: string; lead_ms: number }>(
     `SELECT x.id AS deployment_id, c.id AS commit_id, ${leadMs} AS lead_ms
-     FROM (SELECT d.id, d.repository_id, d.finished_at,
+     FROM (SELECT d.id, d.repository_id, d.finished_at, d.sha, d.status,
              COALESCE((SELECT MAX(p.finished_at) FROM deployments p WHERE p.repository_id = d.repository_id AND LOWER(p.environment) = 'production'
                AND p.status = 'success' AND p.finished_at < d.finished_at), '1970-01-01') AS previous_finished_at
            FROM deployments d WHERE d.repository_id = :repositoryId AND LOWER(d.environment) = 'production' AND d.status = 'success') AS x
@@ -152,12 +157,15 @@ async function leadTimeDaysOracle(repositoryId: string) {
 async function oracle(repositoryId: string) {
   const mysql = Deployment.sequelize!.getDialect() === 'mysql';
   const startsWith = mysql ? 'LEFT(d.sha, CHAR_LENGTH(i.cause_sha)) = i.cause_sha' : 'substr(d.sha, 1, length(i.cause_sha)) = i.cause_sha';
-  return Deployment.sequelize!.query<{ id: string; shipped_ai: number; blamed: number }>(
+  const fixedBy = mysql ? 'LEFT(x.sha, CHAR_LENGTH(i.fix_sha)) = i.fix_sha' : 'substr(x.sha, 1, length(i.fix_sha)) = i.fix_sha';
+  return Deployment.sequelize!.query<{ id: string; shipped_ai: number; blamed: number; rework: number }>(
     `SELECT x.id,
+       CASE WHEN EXISTS (SELECT 1 FROM incidents i WHERE i.repository_id = x.repository_id
+         AND ((x.finished_at > i.created_at AND (i.resolved_at IS NULL OR x.finished_at <= i.resolved_at)) OR (i.fix_sha IS NOT NULL AND ${fixedBy}))) THEN 1 ELSE 0 END AS rework,
        CASE WHEN EXISTS (SELECT 1 FROM commits c WHERE c.repository_id = x.repository_id AND c.created_at <= x.finished_at AND c.created_at > x.previous_finished_at
          AND (c.ai_assisted = 1 OR c.author_ai_active = 1)) THEN 1 ELSE 0 END AS shipped_ai,
        CASE WHEN EXISTS (SELECT 1 FROM incidents i JOIN deployments d ON d.id = x.id WHERE i.repository_id = x.repository_id AND i.cause_sha IS NOT NULL AND ${startsWith}) THEN 1 ELSE 0 END AS blamed
-     FROM (SELECT d.id, d.repository_id, d.finished_at,
+     FROM (SELECT d.id, d.repository_id, d.finished_at, d.sha, d.status,
              COALESCE((SELECT MAX(p.finished_at) FROM deployments p WHERE p.repository_id = d.repository_id AND LOWER(p.environment) = 'production'
                AND p.status = 'success' AND p.finished_at < d.finished_at), '1970-01-01') AS previous_finished_at
            FROM deployments d WHERE d.repository_id = :repositoryId AND LOWER(d.environment) = 'production') AS x
@@ -203,7 +211,7 @@ test.each([1, 2, 3, 4, 5, 6])('the flags kept by the writers equal the read-time
   const deliveries = random.shuffle(deliveriesOf(random, repository));
   const flags = async (repositoryId: string) => {
     const stored = await Deployment.findAll({ where: { repository_id: repositoryId }, order: [['id', 'ASC']] });
-    return stored.filter((d) => d.environment.toLowerCase() === 'production').map((d) => [d.id, Number(d.shipped_ai), Number(d.blamed)]);
+    return stored.filter((d) => d.environment.toLowerCase() === 'production').map((d) => [d.id, Number(d.shipped_ai), Number(d.blamed), Number(d.rework)]);
   };
   let expected: Awaited<ReturnType<typeof oracle>> = [];
   // Exact after every write, not only at the end.
@@ -212,7 +220,7 @@ test.each([1, 2, 3, 4, 5, 6])('the flags kept by the writers equal the read-time
     expect(outcome.result).toBe('applied');
     const repositoryId = outcome.repository_id!;
     expected = await oracle(repositoryId);
-    expect([i, activity.kind, await flags(repositoryId)]).toEqual([i, activity.kind, expected.map((o) => [o.id, Number(o.shipped_ai), Number(o.blamed)])]);
+    expect([i, activity.kind, await flags(repositoryId)]).toEqual([i, activity.kind, expected.map((o) => [o.id, Number(o.shipped_ai), Number(o.blamed), Number(o.rework)])]);
     expect([i, activity.kind, await commitDays(repositoryId, gitApp.organization_id)]).toEqual([i, activity.kind, await commitDaysOracle(repositoryId, gitApp.organization_id)]);
     expect([i, activity.kind, await authorDays(gitApp.organization_id)]).toEqual([i, activity.kind, await authorDaysOracle(gitApp.organization_id)]);
     expect([i, activity.kind, await shippedChanges(repositoryId)]).toEqual([i, activity.kind, await shippedChangesOracle(repositoryId)]);
@@ -301,11 +309,11 @@ test('concurrent deliveries to one repository keep the rollups exact (pushes and
     // The commit a deployment ships arrives at the same moment as the deployment.
     await Promise.all([deliver(`race-push-${round}`, { kind: 'push', repository, commits: [commit] }), deliver(`race-deploy-${round}`, { kind: 'deployment', repository, deployment })]);
   }
-  const repositoryId = (await Deployment.findOne({ where: { git_app_id: gitAppId }, attributes: ['repository_id'] }))!.repository_id;
+  const repositoryId = (await Deployment.findOne({ where: { git_app_id: gitAppId }, attributes: ['repository_id'] }))!.repository_id!;
   expect(await shippedChanges(repositoryId)).toEqual(await shippedChangesOracle(repositoryId));
   expect(await leadTimeDays(repositoryId, gitApp.organization_id)).toEqual(await leadTimeDaysOracle(repositoryId));
   expect(await commitDays(repositoryId, gitApp.organization_id)).toEqual(await commitDaysOracle(repositoryId, gitApp.organization_id));
   expect(await authorDays(gitApp.organization_id)).toEqual(await authorDaysOracle(gitApp.organization_id));
-  const flags = (await Deployment.findAll({ where: { repository_id: repositoryId }, order: [['id', 'ASC']] })).map((d) => [d.id, Number(d.shipped_ai), Number(d.blamed)]);
-  expect(flags).toEqual((await oracle(repositoryId)).map((o) => [o.id, Number(o.shipped_ai), Number(o.blamed)]));
+  const flags = (await Deployment.findAll({ where: { repository_id: repositoryId }, order: [['id', 'ASC']] })).map((d) => [d.id, Number(d.shipped_ai), Number(d.blamed), Number(d.rework)]);
+  expect(flags).toEqual((await oracle(repositoryId)).map((o) => [o.id, Number(o.shipped_ai), Number(o.blamed), Number(o.rework)]));
 });

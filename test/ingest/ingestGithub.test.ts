@@ -198,8 +198,11 @@ describe('GitHub example payloads', () => {
     expect(list.body.data[0]).toEqual({
       id: expect.stringMatching(/^inc_/),
       repository_id: expect.stringMatching(/^repo_/),
+      app_id: null,
+      service: null,
       title: opened.issue.title,
       cause_sha: 'f95f852bd8fca8fcc58a9a2d6c842781e32a215e',
+      fix_sha: null,
       created_at: new Date(opened.issue.created_at).toISOString(),
       resolved_at: '2019-05-15T16:00:00.000Z',
     });

@@ -129,6 +129,8 @@ test('Deployment Hook: success is a deployment at the full sha, timed by status_
   expect(list.body.data.find((d: { status: string }) => d.status === 'success')).toEqual({
     id: expect.stringMatching(/^dep_/),
     repository_id: expect.stringMatching(/^repo_/),
+    app_id: null,
+    service: null,
     environment: 'staging',
     status: 'success',
     sha: '279484c09fbe69ededfced8c1bb6e6d24616b468',

@@ -56,8 +56,8 @@ async function linearApp(): Promise<LinearApp> {
 async function receive(source: TaskSource, app: App, secret: string, d: LinearDelivery, now?: Date) {
   linearWebhooks.authenticate(d.headers, d.body, [secret], now ?? new Date(JSON.parse(d.body.toString()).webhookTimestamp));
   const parsed = linearWebhooks.parse(d.headers, d.body, app);
-  if ('ignored' in parsed.outcome) return { event: parsed.event, result: 'ignored' as const, tasks: [] };
-  return { event: parsed.event, ...(await tasks.receive({ source, id: parsed.id, event: parsed.event }, parsed.outcome.tasks)) };
+  if (!('tasks' in parsed)) return { event: parsed.event, result: 'ignored' as const, tasks: [] };
+  return { event: parsed.event, ...(await tasks.receive({ source, id: parsed.id, event: parsed.event }, parsed.tasks)) };
 }
 
 const stored = (source: TaskSource, externalId: string) => Task.findOne({ where: { app_id: source.appId, external_id: externalId } });
@@ -134,7 +134,7 @@ describe('what a body means', () => {
     const d = linearDelivery(issueCreated, 's', { id: 'f0e6cb3a-7b8c-4d55-9a4e-1f2f3c4d5e6f' });
     const parsed = linearWebhooks.parse(d.headers, d.body, anyApp);
     expect(parsed).toMatchObject({ id: 'f0e6cb3a-7b8c-4d55-9a4e-1f2f3c4d5e6f', event: 'Issue:create' });
-    expect(parsed.outcome).toEqual({
+    expect('tasks' in parsed && { tasks: parsed.tasks }).toEqual({
       tasks: [
         {
           kind: 'upsert',
@@ -160,7 +160,7 @@ describe('what a body means', () => {
 
   test('other types (a comment) are acknowledged and ignored', () => {
     const d = linearDelivery(commentCreated, 's');
-    expect(linearWebhooks.parse(d.headers, d.body, anyApp)).toMatchObject({ event: 'Comment:create', outcome: { ignored: 'Linear Comment changes are not stored; only Issues are' } });
+    expect(linearWebhooks.parse(d.headers, d.body, anyApp)).toMatchObject({ event: 'Comment:create', ignored: 'Linear Comment changes are not stored; only Issues are' });
   });
 
   test('another provider’s body, a missing Linear-Delivery or an Issue without its fields is refused (400) saying what is wrong', () => {

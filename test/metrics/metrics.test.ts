@@ -54,6 +54,8 @@ describe('DORA', () => {
       change_failure_rate: { rate: 0.4, failed: 2, deployments: 5, band: 'low' },
       // [2.5, 24]: rank 1; I3 is still open.
       time_to_restore: { median_hours: 2.5, incidents: 2, band: 'high' },
+      // No api deployment finished while I1, I2 or I3 was open this week (D6, after I3 opened, is on March 9).
+      rework_rate: { rate: 0, rework: 0, deployments: 5, band: 'elite' },
     });
   });
 
@@ -70,7 +72,7 @@ describe('DORA', () => {
 
   test('a daily series: every bucket by hand, adding up to the totals', async () => {
     const data = await figures('dora', { organization_id: lab.organizationId, ...WEEK, interval: 'day' });
-    const empty = { deployments: 0, changes: 0, median_lead_time_hours: null, finished: 0, failed: 0, change_failure_rate: null, incidents: 0, median_time_to_restore_hours: null };
+    const empty = { deployments: 0, changes: 0, median_lead_time_hours: null, finished: 0, failed: 0, change_failure_rate: null, incidents: 0, median_time_to_restore_hours: null, rework: 0 };
     expect(data.series).toEqual([
       { ...empty, start: '2026-03-02', deployments: 1, changes: 2, median_lead_time_hours: 6, finished: 1, change_failure_rate: 0 },
       { ...empty, start: '2026-03-03', finished: 1, failed: 1, change_failure_rate: 1 },
@@ -93,11 +95,13 @@ describe('DORA', () => {
       // D5 of D3, D5, D7, D6
       change_failure_rate: { rate: 0.25, failed: 1, deployments: 4, band: 'low' },
       time_to_restore: { median_hours: 2.5, incidents: 2, band: 'high' },
+      // D6 finished while I3 (opened March 7) was still open.
+      rework_rate: { rate: 0.25, rework: 1, deployments: 4, band: 'low' },
     });
     expect(data.series).toEqual([
       // D3, D5, D7: [1, 2, 6, 15] → rank 2; D5 blamed.
-      { start: '2026-03-04', deployments: 3, changes: 4, median_lead_time_hours: 2, finished: 3, failed: 1, change_failure_rate: 0.3333, incidents: 2, median_time_to_restore_hours: 2.5 },
-      { start: '2026-03-09', deployments: 1, changes: 1, median_lead_time_hours: 14, finished: 1, failed: 0, change_failure_rate: 0, incidents: 0, median_time_to_restore_hours: null },
+      { start: '2026-03-04', deployments: 3, changes: 4, median_lead_time_hours: 2, finished: 3, failed: 1, change_failure_rate: 0.3333, incidents: 2, median_time_to_restore_hours: 2.5, rework: 0 },
+      { start: '2026-03-09', deployments: 1, changes: 1, median_lead_time_hours: 14, finished: 1, failed: 0, change_failure_rate: 0, incidents: 0, median_time_to_restore_hours: null, rework: 1 },
     ]);
   });
 

@@ -376,6 +376,56 @@ class Client:
         """Every item of list_organization_apps, page after page (one request a page, of `per_page` items)."""
         return _pages(lambda page: self.list_organization_apps(organization_id, per_page=per_page, sort=sort, order=order, fields=fields, created_at_eq=created_at_eq, created_at_gte=created_at_gte, created_at_lte=created_at_lte, created_at_gt=created_at_gt, created_at_lt=created_at_lt, page=page))
 
+    def list_organization_incidents(self, organization_id: str, *, page: Optional[int] = None, per_page: Optional[int] = None, sort: Optional[Literal["created_at"]] = None, order: Optional[Literal["asc", "desc"]] = None, fields: Optional[str] = None, created_at_eq: Optional[str] = None, created_at_gte: Optional[str] = None, created_at_lte: Optional[str] = None, created_at_gt: Optional[str] = None, created_at_lt: Optional[str] = None) -> "IncidentList":
+        """List incidents of an organization
+
+        Every incident of the organization, whatever reported it: issues labelled 'incident', PagerDuty incidents, Opsgenie alerts and the deployments API's. Those of a service not mapped to a repository yet (`repository_id` null) are listed here only, and count in the organization's DORA figures.
+
+        :param organization_id: The organization id (an opaque string, at most 64 characters).
+        :param page: Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`.
+        :param per_page: Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`.
+        :param sort: Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`.
+        :param order: Sort order: asc or desc (default desc). Example: `asc`.
+        :param fields: Comma-separated fields to return, from: id, repository_id, app_id, service, title, cause_sha, fix_sha, created_at, resolved_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`.
+        :param created_at_eq: Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
+        :param created_at_gte: Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
+        :param created_at_lte: Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`.
+        :param created_at_gt: Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
+        :param created_at_lt: Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`.
+
+        Calls GET /v1/organizations/{organization_id}/incidents.
+        """
+        return cast("IncidentList", self._transport.get(f"/organizations/{_segment(organization_id)}/incidents", {"page": page, "per_page": per_page, "sort": sort, "order": order, "fields": fields, "created_at[eq]": created_at_eq, "created_at[gte]": created_at_gte, "created_at[lte]": created_at_lte, "created_at[gt]": created_at_gt, "created_at[lt]": created_at_lt}))
+
+    def iter_organization_incidents(self, organization_id: str, *, per_page: Optional[int] = None, sort: Optional[Literal["created_at"]] = None, order: Optional[Literal["asc", "desc"]] = None, fields: Optional[str] = None, created_at_eq: Optional[str] = None, created_at_gte: Optional[str] = None, created_at_lte: Optional[str] = None, created_at_gt: Optional[str] = None, created_at_lt: Optional[str] = None) -> Iterator["Incident"]:
+        """Every item of list_organization_incidents, page after page (one request a page, of `per_page` items)."""
+        return _pages(lambda page: self.list_organization_incidents(organization_id, per_page=per_page, sort=sort, order=order, fields=fields, created_at_eq=created_at_eq, created_at_gte=created_at_gte, created_at_lte=created_at_lte, created_at_gt=created_at_gt, created_at_lt=created_at_lt, page=page))
+
+    def list_organization_deployments(self, organization_id: str, *, page: Optional[int] = None, per_page: Optional[int] = None, sort: Optional[Literal["created_at"]] = None, order: Optional[Literal["asc", "desc"]] = None, fields: Optional[str] = None, created_at_eq: Optional[str] = None, created_at_gte: Optional[str] = None, created_at_lte: Optional[str] = None, created_at_gt: Optional[str] = None, created_at_lt: Optional[str] = None) -> "DeploymentList":
+        """List deployments of an organization
+
+        Every deployment of the organization, whatever reported it: GitHub's and GitLab's, and those a CI job sent to the deployments API. Those naming a repository the organization does not know yet (`repository_id` null) are listed here only, and count in the organization's DORA figures.
+
+        :param organization_id: The organization id (an opaque string, at most 64 characters).
+        :param page: Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`.
+        :param per_page: Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`.
+        :param sort: Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`.
+        :param order: Sort order: asc or desc (default desc). Example: `asc`.
+        :param fields: Comma-separated fields to return, from: id, repository_id, app_id, service, environment, status, sha, created_at, finished_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`.
+        :param created_at_eq: Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
+        :param created_at_gte: Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
+        :param created_at_lte: Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`.
+        :param created_at_gt: Only items created after (for a date, after its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
+        :param created_at_lt: Only items created before this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`.
+
+        Calls GET /v1/organizations/{organization_id}/deployments.
+        """
+        return cast("DeploymentList", self._transport.get(f"/organizations/{_segment(organization_id)}/deployments", {"page": page, "per_page": per_page, "sort": sort, "order": order, "fields": fields, "created_at[eq]": created_at_eq, "created_at[gte]": created_at_gte, "created_at[lte]": created_at_lte, "created_at[gt]": created_at_gt, "created_at[lt]": created_at_lt}))
+
+    def iter_organization_deployments(self, organization_id: str, *, per_page: Optional[int] = None, sort: Optional[Literal["created_at"]] = None, order: Optional[Literal["asc", "desc"]] = None, fields: Optional[str] = None, created_at_eq: Optional[str] = None, created_at_gte: Optional[str] = None, created_at_lte: Optional[str] = None, created_at_gt: Optional[str] = None, created_at_lt: Optional[str] = None) -> Iterator["Deployment"]:
+        """Every item of list_organization_deployments, page after page (one request a page, of `per_page` items)."""
+        return _pages(lambda page: self.list_organization_deployments(organization_id, per_page=per_page, sort=sort, order=order, fields=fields, created_at_eq=created_at_eq, created_at_gte=created_at_gte, created_at_lte=created_at_lte, created_at_gt=created_at_gt, created_at_lt=created_at_lt, page=page))
+
     def list_organization_telemetry_events(self, organization_id: str, *, name: Optional[str] = None, source: Optional[str] = None, user_id: Optional[str] = None, page: Optional[int] = None, per_page: Optional[int] = None, sort: Optional[Literal["created_at"]] = None, order: Optional[Literal["asc", "desc"]] = None, fields: Optional[str] = None, created_at_eq: Optional[str] = None, created_at_gte: Optional[str] = None, created_at_lte: Optional[str] = None, created_at_gt: Optional[str] = None, created_at_lt: Optional[str] = None) -> "TelemetryEventList":
         """List telemetry events of an organization
 
@@ -689,7 +739,7 @@ class Client:
         :param per_page: Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`.
         :param sort: Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`.
         :param order: Sort order: asc or desc (default desc). Example: `asc`.
-        :param fields: Comma-separated fields to return, from: id, repository_id, environment, status, sha, created_at, finished_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`.
+        :param fields: Comma-separated fields to return, from: id, repository_id, app_id, service, environment, status, sha, created_at, finished_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`.
         :param created_at_eq: Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
         :param created_at_gte: Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
         :param created_at_lte: Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`.
@@ -714,7 +764,7 @@ class Client:
         :param per_page: Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`.
         :param sort: Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`.
         :param order: Sort order: asc or desc (default desc). Example: `asc`.
-        :param fields: Comma-separated fields to return, from: id, repository_id, title, cause_sha, created_at, resolved_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`.
+        :param fields: Comma-separated fields to return, from: id, repository_id, app_id, service, title, cause_sha, fix_sha, created_at, resolved_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`.
         :param created_at_eq: Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
         :param created_at_gte: Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
         :param created_at_lte: Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`.
@@ -819,7 +869,7 @@ class Client:
         :param per_page: Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`.
         :param sort: Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`.
         :param order: Sort order: asc or desc (default desc). Example: `asc`.
-        :param fields: Comma-separated fields to return, from: id, repository_id, environment, status, sha, created_at, finished_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`.
+        :param fields: Comma-separated fields to return, from: id, repository_id, app_id, service, environment, status, sha, created_at, finished_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`.
         :param created_at_eq: Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
         :param created_at_gte: Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
         :param created_at_lte: Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`.
@@ -845,7 +895,7 @@ class Client:
         :param per_page: Items per page, 1 to 100 (default 50). Larger values are rejected with 400, not clamped. Example: `20`.
         :param sort: Sort field, one of: created_at (default created_at). Ties are broken by id in the same order, so pages never repeat or skip items. Example: `created_at`.
         :param order: Sort order: asc or desc (default desc). Example: `asc`.
-        :param fields: Comma-separated fields to return, from: id, repository_id, title, cause_sha, created_at, resolved_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`.
+        :param fields: Comma-separated fields to return, from: id, repository_id, app_id, service, title, cause_sha, fix_sha, created_at, resolved_at. Default: all. Unknown or empty names are rejected with 400. Example: `id,repository_id`.
         :param created_at_eq: Only items created at (or, for a date, within) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
         :param created_at_gte: Only items created at or after this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-01-15T09:30:00Z`.
         :param created_at_lte: Only items created at or before (for a date, through its end) this ISO 8601 date or date-time (with Z or an offset). A date alone means that whole UTC day. Combines with the other created_at filters (AND). Example: `2026-02-01`.

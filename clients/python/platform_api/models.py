@@ -74,6 +74,18 @@ App = TypedDict("App", {"id": str, "organization_id": str, "provider": str, "cat
 
 App.__doc__ = "An integration connected to an organization. All fields are present unless `fields` selects a subset.\n\nprovider: jira, linear, slack, pagerduty, opsgenie, deployments, copilot, ...\ncategory: What it brings in: issues (tasks), chat, git, calendar, incidents, deployments or ai\ncreated_at: ISO 8601 UTC timestamp"
 
+IncidentList = TypedDict("IncidentList", {"status": Literal["success"], "data": List["Incident"], "meta": "ListMeta"})
+
+Incident = TypedDict("Incident", {"id": str, "repository_id": Optional[str], "app_id": Optional[str], "service": Optional[str], "title": str, "cause_sha": Optional[str], "fix_sha": Optional[str], "created_at": str, "resolved_at": Optional[str]}, total=False)
+
+Incident.__doc__ = "A production incident: an issue of the repository labelled 'incident', a PagerDuty incident, an Opsgenie alert, or one a script reported. All fields are present unless `fields` selects a subset.\n\nrepository_id: Null while its app's service is not mapped to a repository: the organization's figures count it\napp_id: The app it came from (PagerDuty, Opsgenie, the deployments API); null when a git provider reported it\nservice: What the app named as its board: a PagerDuty service id, an Opsgenie team or tag, the repository a CI job gave; `npm run apps -- map` ties it to a repository. Null from a git provider\ncause_sha: The commit that caused it, from 'root cause: <sha>' in its body, or the API's `cause_sha`\nfix_sha: The commit that fixed it, from 'fixed by: <sha>' in its body, or the API's `fix_sha`: its deployment is rework\ncreated_at: ISO 8601 UTC timestamp"
+
+DeploymentList = TypedDict("DeploymentList", {"status": Literal["success"], "data": List["Deployment"], "meta": "ListMeta"})
+
+Deployment = TypedDict("Deployment", {"id": str, "repository_id": Optional[str], "app_id": Optional[str], "service": Optional[str], "environment": str, "status": Literal["success", "failure"], "sha": str, "created_at": str, "finished_at": str}, total=False)
+
+Deployment.__doc__ = "A deployment of a repository to an environment, as its provider reported it. All fields are present unless `fields` selects a subset.\n\nrepository_id: Null while its app's board is not mapped to a repository: the organization's figures count it\napp_id: The app it came from (PagerDuty, Opsgenie, the deployments API); null when a git provider reported it\nservice: What the app named as its board: a PagerDuty service id, an Opsgenie team or tag, the repository a CI job gave; `npm run apps -- map` ties it to a repository. Null from a git provider\nsha: The commit deployed\ncreated_at: ISO 8601 UTC timestamp\nfinished_at: ISO 8601 UTC timestamp"
+
 TelemetryEventList = TypedDict("TelemetryEventList", {"status": Literal["success"], "data": List["TelemetryEvent"], "meta": "ListMeta"})
 
 TelemetryEvent = TypedDict("TelemetryEvent", {"id": str, "organization_id": str, "name": str, "source": str, "user_id": Optional[str], "session_id": Optional[str], "attributes": Dict[str, Any], "created_at": str}, total=False)
@@ -125,18 +137,6 @@ PullRequestList = TypedDict("PullRequestList", {"status": Literal["success"], "d
 PullRequest = TypedDict("PullRequest", {"id": str, "repository_id": str, "number": int, "title": str, "state": Literal["open", "closed", "merged"], "author_id": Optional[str], "additions": Optional[int], "deletions": Optional[int], "ai_assisted": bool, "created_at": str, "merged_at": Optional[str], "closed_at": Optional[str]}, total=False)
 
 PullRequest.__doc__ = "A pull (merge) request of a repository. All fields are present unless `fields` selects a subset.\n\nadditions: Lines added, as the provider counts them; null until a delivery says\ndeletions: Lines deleted, as the provider counts them; null until a delivery says\nai_assisted: Its description carries an AI coding tool's mark\ncreated_at: ISO 8601 UTC timestamp"
-
-DeploymentList = TypedDict("DeploymentList", {"status": Literal["success"], "data": List["Deployment"], "meta": "ListMeta"})
-
-Deployment = TypedDict("Deployment", {"id": str, "repository_id": str, "environment": str, "status": Literal["success", "failure"], "sha": str, "created_at": str, "finished_at": str}, total=False)
-
-Deployment.__doc__ = "A deployment of a repository to an environment, as its provider reported it. All fields are present unless `fields` selects a subset.\n\nsha: The commit deployed\ncreated_at: ISO 8601 UTC timestamp\nfinished_at: ISO 8601 UTC timestamp"
-
-IncidentList = TypedDict("IncidentList", {"status": Literal["success"], "data": List["Incident"], "meta": "ListMeta"})
-
-Incident = TypedDict("Incident", {"id": str, "repository_id": str, "title": str, "cause_sha": Optional[str], "created_at": str, "resolved_at": Optional[str]}, total=False)
-
-Incident.__doc__ = "A production incident: an issue of the repository labelled 'incident'. All fields are present unless `fields` selects a subset.\n\ncause_sha: The commit that caused it, from 'root cause: <sha>' in the issue's body\ncreated_at: ISO 8601 UTC timestamp"
 
 PullRequestActivityList = TypedDict("PullRequestActivityList", {"status": Literal["success"], "data": List["PullRequestActivity"], "meta": "ListMeta"})
 

@@ -1,7 +1,7 @@
 import { QueryInterface } from 'sequelize';
 import { fillAuthorDays } from '../../rollups/authorDays';
 import { fillAuthorRepositories, fillCommitDays, markAllCommits } from '../../rollups/commits';
-import { fillLeadTimes, markShippedChanges } from '../../rollups/deployments';
+import { fillLeadTimes, markRework, markShippedChanges } from '../../rollups/deployments';
 import { fillInteractionDays } from '../../rollups/interactionDays';
 import { fillFirstReviews, fillPeerReviews, fillPullRequestMonths, fillPullRequestReviewers, fillPullRequestSamples, markAiPullRequests } from '../../rollups/pullRequests';
 
@@ -16,6 +16,7 @@ export async function rebuildRollups(qi: QueryInterface): Promise<void> {
   await markAiPullRequests(qi);
   await fillAuthorRepositories(qi);
   await markShippedChanges(qi);
+  await markRework(qi);
   await fillCommitDays(qi);
   await fillLeadTimes(qi);
   await fillPullRequestReviewers(qi);

@@ -1,5 +1,6 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { App } from '../../../db/models';
+import type { OperationEvent } from '../../services/operations/operationInput';
 import type { TaskEvent } from '../../services/work/taskInput';
 import { containsNul } from '../../wire/text';
 import { header } from '../auth';
@@ -7,14 +8,16 @@ import { badRequest } from '../errors';
 
 export type Headers = Record<string, string | string[] | undefined>;
 
-/** What a delivery to an app asks for, read once it is authenticated. */
-export interface ParsedAppDelivery {
-  /** The provider's delivery or event id, repeated by a redelivery (docs/trackers.md#trackers). */
-  id: string;
-  event: string;
-  /** Tasks to store, or why the delivery is acknowledged and ignored (202). */
-  outcome: { tasks: TaskEvent[] } | { ignored: string };
-}
+/**
+ * What a delivery to an app asks for, read once it is authenticated: tasks, or incidents and deployments, to store;
+ * or why it is acknowledged and ignored (202). `id` is the provider's delivery or event id, repeated by a redelivery
+ * (docs/trackers.md#trackers): every tracker names its deliveries; the deployments API does not, as the caller's own
+ * id keys the row itself (a later call with a resolution time must resolve it).
+ */
+export type ParsedAppDelivery =
+  | { id: string; event: string; tasks: TaskEvent[] }
+  | { id: string | null; event: string; operations: OperationEvent[] }
+  | { id: string | null; event: string; ignored: string };
 
 /**
  * One provider's webhooks (docs/trackers.md#apps): how a delivery proves it knows the app's secret (checked in constant
@@ -24,10 +27,12 @@ export interface ParsedAppDelivery {
 export interface AppWebhooks {
   /** Throws `unauthenticated` (401) unless the delivery is signed with one of the secrets; `invalid` for a stale one. */
   authenticate(headers: Headers, body: Buffer, secrets: string[], now: Date): void;
-  /** Throws `invalid` (400, saying what to fix) for a body that is not this provider's. */
-  parse(headers: Headers, body: Buffer, app: App): ParsedAppDelivery;
+  /** Throws `invalid` (400, saying what to fix) for a body that is not this provider's; `resource` is the path's last segment, for providers with `resources`. */
+  parse(headers: Headers, body: Buffer, app: App, resource?: string): ParsedAppDelivery;
   /** A header only another provider sends, to point a misdirected delivery to its URL. */
   otherProviders?: Record<string, string>;
+  /** The segments after the app id this provider takes (`/ingest/deployments/{app}/deployments`); none without. */
+  resources?: readonly string[];
 }
 
 /** A delivery's JSON body, after its Content-Type says so; 400 saying what to fix otherwise. */
@@ -60,7 +65,26 @@ export function deliveryIdHeader(headers: Headers, name: string, hint: string): 
  * of equal length, so the time taken says nothing of which matched, or how much of the digest did.
  */
 export function signedWithOneOf(hexDigest: string | null, body: Buffer, secrets: string[]): boolean {
-  const given = hexDigest !== null && /^[0-9a-f]{64}$/i.test(hexDigest) ? Buffer.from(hexDigest, 'hex') : null;
-  const matches = secrets.map((secret) => given !== null && timingSafeEqual(given, createHmac('sha256', secret).update(body).digest()));
+  return hexDigest !== null && signedWithAnyOf([hexDigest], body, secrets);
+}
+
+/** As signedWithOneOf, for a provider that may send several signatures at once (PagerDuty during a rotation). */
+export function signedWithAnyOf(hexDigests: string[], body: Buffer, secrets: string[]): boolean {
+  const given = hexDigests.filter((d) => /^[0-9a-f]{64}$/i.test(d)).map((d) => Buffer.from(d, 'hex'));
+  const expected = secrets.map((secret) => createHmac('sha256', secret).update(body).digest());
+  const matches = given.flatMap((g) => expected.map((e) => timingSafeEqual(g, e)));
+  return matches.includes(true);
+}
+
+/**
+ * Whether `Authorization: Bearer <token>` carries one of the secrets (Opsgenie and the deployments API send it, as a
+ * custom header or from a CI's secret store). Compared as SHA-256 digests, of equal length whatever was sent, so
+ * the time taken says nothing of the secret's length or of how much matched.
+ */
+export function bearerOneOf(headers: Headers, secrets: string[]): boolean {
+  const token = /^Bearer ([\x21-\x7e]{1,500})$/.exec(header(headers, 'authorization') ?? '')?.[1];
+  if (token === undefined) return false;
+  const given = createHash('sha256').update(token).digest();
+  const matches = secrets.map((secret) => timingSafeEqual(given, createHash('sha256').update(secret).digest()));
   return matches.includes(true);
 }

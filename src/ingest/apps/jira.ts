@@ -18,7 +18,7 @@ export const jiraWebhooks: AppWebhooks = {
   parse(headers, body, app) {
     const id = deliveryIdHeader(headers, 'X-Atlassian-Webhook-Identifier', 'Jira Cloud sends it with every webhook delivery');
     const outcome = jiraWebhookTasks(jsonBody(headers, body), app.points_field);
-    return { id, event: outcome.event, outcome: 'ignored' in outcome ? { ignored: outcome.ignored } : { tasks: outcome.tasks } };
+    return 'ignored' in outcome ? { id, event: outcome.event, ignored: outcome.ignored } : { id, event: outcome.event, tasks: outcome.tasks };
   },
   otherProviders: { 'linear-signature': 'linear', 'x-github-event': 'github', 'x-gitlab-event': 'gitlab', 'x-slack-signature': 'slack', 'x-pagerduty-signature': 'pagerduty' },
 };

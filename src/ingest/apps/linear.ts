@@ -36,9 +36,9 @@ export const linearWebhooks: AppWebhooks = {
     const envelope = readPayload(linearWebhook, payload, 'Linear webhook');
     const event = `${envelope.type}:${envelope.action}`;
     const ignored = ignoredLinearChange(envelope);
-    if (ignored) return { id, event, outcome: { ignored } };
+    if (ignored) return { id, event, ignored };
     const delivery = readPayload(linearIssueWebhook, payload, 'Linear Issue webhook');
-    return { id, event, outcome: { tasks: [linearIssueEvent(delivery)] } };
+    return { id, event, tasks: [linearIssueEvent(delivery)] };
   },
 
   otherProviders: { 'x-atlassian-webhook-identifier': 'jira', 'x-github-event': 'github', 'x-gitlab-event': 'gitlab' },

@@ -6,16 +6,18 @@ import { setRateLimitHeaders } from '../../rateLimit/headers';
 import type { AppWriter } from '../../services/apps/apps';
 import { isAppProvider } from '../../services/apps/providers';
 import type { TaskWriter } from '../../services/work/taskWriter';
+import type { OperationResult, OperationsWriter } from '../../services/operations/operationsWriter';
 import { DomainError, invalid, notFound, unauthenticated } from '../../errors';
 import { hasControlCharacters } from '../../wire/text';
 import type { BodyBudget } from '../../wire/bodyBudget';
 import { ingestBodyBudget, ingestErrorHandler, limitedFailure, rateLimited, readRawBody } from '../router';
-import type { AppWebhooks } from './appDelivery';
+import type { AppWebhooks, ParsedAppDelivery } from './appDelivery';
 import { APP_WEBHOOKS } from './providers';
 
 export interface AppIngestDeps {
   apps: AppWriter;
   tasks: TaskWriter;
+  operations: OperationsWriter;
   /** Per app (failed authentications per client IP): the git ingest's limiter, so an IP has one budget. */
   limiter: RateLimiter;
   bodyLimitBytes: number;
@@ -38,8 +40,7 @@ export function appIngestRouter(deps: AppIngestDeps): Router {
   const router = Router();
   const budget = deps.budget ?? ingestBodyBudget(deps.bodyLimitBytes);
   const now = deps.now ?? (() => new Date());
-  router.post(
-    '/:provider/:appId',
+  const receive = [
     (req: Request, res: Response, next: NextFunction) => {
       const provider = String(req.params.provider);
       const webhooks = isAppProvider(provider) ? APP_WEBHOOKS[provider] : undefined;
@@ -48,7 +49,7 @@ export function appIngestRouter(deps: AppIngestDeps): Router {
       res.once('finish', () => deps.onDelivery?.(provider, String(res.locals.ingestResult ?? 'unknown')));
       const misdirected = Object.entries(webhooks.otherProviders ?? {}).find(([name]) => req.headers[name] !== undefined);
       if (misdirected) return next(invalid(`This is a ${misdirected[1]} delivery, not a ${provider} one; send it to /ingest/${misdirected[1]}/{app_id} of a ${misdirected[1]} app`));
-      next();
+      next(unknownResource(provider, webhooks, resourceOf(req)));
     },
     async (req: Request, res: Response, next: NextFunction) => {
       try {
@@ -64,24 +65,48 @@ export function appIngestRouter(deps: AppIngestDeps): Router {
         const app = res.locals.app as App;
         const webhooks = res.locals.webhooks as AppWebhooks;
         await admitted(deps, webhooks, app, req, res, now());
-        const delivery = webhooks.parse(req.headers, req.body as Buffer, app);
-        const answer = { delivery_id: delivery.id, event: delivery.event };
-        if ('ignored' in delivery.outcome) {
+        const delivery = webhooks.parse(req.headers, req.body as Buffer, app, resourceOf(req));
+        const answer = { ...(delivery.id === null ? {} : { delivery_id: delivery.id }), event: delivery.event };
+        if ('ignored' in delivery) {
           res.locals.ingestResult = 'ignored';
-          return res.status(202).json({ status: 'success', data: { ...answer, result: 'ignored', reason: delivery.outcome.ignored } });
+          return res.status(202).json({ status: 'success', data: { ...answer, result: 'ignored', reason: delivery.ignored } });
         }
-        const source = { appId: app.id, organizationId: app.organization_id, provider: app.provider, accounts: 'app' as const };
-        const outcome = await deps.tasks.receive({ source, id: delivery.id, event: delivery.event }, delivery.outcome.tasks);
+        const outcome = await stored(deps, app, delivery);
         res.locals.ingestResult = outcome.result;
         res.status(200).json({ status: 'success', data: { ...answer, ...outcome } });
       } catch (err) {
         next(err);
       }
     },
-  );
+  ];
+  router.post('/:provider/:appId', ...receive);
+  router.post('/:provider/:appId/:resource', ...receive);
   router.use(ingestErrorHandler(deps.bodyLimitBytes, deps.logger));
   return router;
 }
+
+/** A path's resource segment, where the provider takes none or another (404 saying which it takes). */
+function unknownResource(provider: string, webhooks: AppWebhooks, resource: string | undefined): DomainError | undefined {
+  const taken = webhooks.resources ?? [];
+  if (resource === undefined ? taken.length === 0 : taken.includes(resource)) return undefined;
+  const paths = taken.length ? taken.map((r) => `/ingest/${provider}/{app_id}/${r}`).join(' or ') : `/ingest/${provider}/{app_id}`;
+  return notFound(`No such path: ${provider} deliveries go to ${paths}`);
+}
+
+/** Stores what a delivery brought through the writer of its kind. */
+async function stored(deps: AppIngestDeps, app: App, delivery: Exclude<ParsedAppDelivery, { ignored: string }>) {
+  if ('tasks' in delivery) {
+    const source = { appId: app.id, organizationId: app.organization_id, provider: app.provider, accounts: 'app' as const };
+    return deps.tasks.receive({ source, id: delivery.id, event: delivery.event }, delivery.tasks);
+  }
+  const source = { appId: app.id, organizationId: app.organization_id };
+  const { result, items } = await deps.operations.receive({ source, id: delivery.id, event: delivery.event }, delivery.operations);
+  const of = (kind: OperationResult['kind']) => items.filter((i) => i.kind === kind).map(({ kind: _, ...item }) => item);
+  return { result, incidents: of('incident'), deployments: of('deployment') };
+}
+
+/** The path's segment after the app id, when it has one. */
+const resourceOf = (req: Request): string | undefined => (typeof req.params.resource === 'string' ? req.params.resource : undefined);
 
 /** The app the URL names, when it takes this provider's deliveries and has a secret; before any body is read. */
 async function addressedApp(provider: string, appId: string, apps: AppWriter): Promise<App> {

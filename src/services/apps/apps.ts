@@ -11,7 +11,8 @@ import { openRotated, PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../secrets/
 import { ChangeAuthority, isWithinAuthority } from '../audit/actor';
 import { normalizeEmail } from '../people/members';
 import { rederiveTasks } from '../work/rederive';
-import { APP_PROVIDERS, AppProvider, isPushProvider, PushProvider } from './providers';
+import { placeBoardOperations } from '../operations/boardPlacement';
+import { APP_PROVIDERS, AppProvider, isAppProvider, isPushProvider, PushProvider } from './providers';
 
 export interface AppWithSecret {
   app: App;
@@ -140,6 +141,9 @@ export class AppWriter {
       const source = await this.boardSourceOf(appId, by, transaction);
       const teamId = 'teamId' in target ? target.teamId : null;
       const repositoryId = 'repositoryId' in target ? target.repositoryId : null;
+      if (teamId && source.provider !== 'git' && bringsOperations(source.provider)) {
+        throw invalid(`A ${APP_PROVIDERS[source.provider].name} board is mapped to a repository (--repository <id>): its incidents and deployments count for the teams that work in it`);
+      }
       if (teamId) {
         const team = await Team.findByPk(teamId, { attributes: ['id', 'organization_id'], transaction });
         if (!team || team.organization_id !== source.organization_id) throw notFound(`No team ${teamId} in organization ${source.organization_id}`);
@@ -153,7 +157,7 @@ export class AppWriter {
       const fields = { organization_id: source.organization_id, team_id: teamId, repository_id: repositoryId };
       const mapping = existing ? await existing.update(fields, { transaction }) : await AppBoard.create({ app_id: source.id, board_key: board, ...fields, created_at: this.now() }, { transaction });
       change.wrote('app_boards');
-      await placeTasks(change, source.id, board, teamId);
+      await placeBoard(change, source, board, teamId);
       change.audit({
         organizationId: source.organization_id,
         actor: by.actor ?? OPERATOR,
@@ -173,7 +177,7 @@ export class AppWriter {
       const removed = await AppBoard.destroy({ where: { app_id: source.id, board_key: board }, transaction });
       if (!removed) return false;
       change.wrote('app_boards');
-      await placeTasks(change, source.id, board, null);
+      await placeBoard(change, source, board, null);
       change.audit({ organizationId: source.organization_id, actor: by.actor ?? OPERATOR, action: 'app.board_unmapped', target: { type: 'app', id: source.id }, details: { board } });
       return true;
     });
@@ -249,13 +253,25 @@ export class AppWriter {
   }
 
   /** Boards belong to an app, or to a git app (its repositories' issues). */
-  private async boardSourceOf(appId: string, by: ChangeAuthority, transaction?: Transaction): Promise<{ id: string; organization_id: string }> {
+  private async boardSourceOf(appId: string, by: ChangeAuthority, transaction?: Transaction): Promise<BoardSource> {
     const source = appId.startsWith('gapp_')
       ? await GitApp.findByPk(appId, { attributes: ['id', 'organization_id'], transaction })
-      : await App.findByPk(appId, { attributes: ['id', 'organization_id'], transaction });
+      : await App.findByPk(appId, { attributes: ['id', 'organization_id', 'provider'], transaction });
     if (!source || !isWithinAuthority(by, source.organization_id)) throw notFound(`No app or git app ${appId} (see npm run apps -- list, npm run gitapps -- list)`);
-    return source;
+    return { id: source.id, organization_id: source.organization_id, provider: source instanceof App && isAppProvider(source.provider) ? source.provider : 'git' };
   }
+}
+
+/** What owns a board: an app of a provider, or a git app (its repositories' issues). */
+type BoardSource = { id: string; organization_id: string; provider: AppProvider | 'git' };
+
+/** Incident tools and the deployments API: their boards go to repositories. */
+const bringsOperations = (provider: AppProvider | 'git'): boolean => provider !== 'git' && ['incidents', 'deployments'].includes(APP_PROVIDERS[provider].category);
+
+/** What a board brought, placed where its mapping now says: tasks in a team (or none), incidents and deployments in a repository (docs/incidents.md#mapping). */
+async function placeBoard(change: Change, source: BoardSource, board: string, teamId: string | null): Promise<void> {
+  if (!bringsOperations(source.provider)) return placeTasks(change, source.id, board, teamId);
+  await placeBoardOperations(change, { appId: source.id, organizationId: source.organization_id, namesRepository: source.provider === 'deployments' }, board);
 }
 
 /** The tasks a board brought, placed in a team (or in none). */

@@ -61,6 +61,8 @@ export interface IncidentInput {
   externalId: string;
   title: string;
   causeSha: string | null;
+  /** The commit that fixed it: the deployment that shipped it is rework (docs/metrics.md#dora-the-four-keys-method). */
+  fixSha: string | null;
   createdAt: Date;
   resolvedAt: Date | null;
   updatedAt: Date;

@@ -1,9 +1,10 @@
-import { GitApp, IngestDelivery } from '../../../db/models';
+import { GitApp, IngestDelivery, Repository } from '../../../db/models';
 import type { Change, ChangeRunner } from '../../persistence/changes/change';
 import type { Activity, CommitInput, Outcome, RepositoryRef } from './activity';
 import { recordCommits } from './commits/commits';
 import { recordDeployment } from './deployments/deployments';
 import { recordIncident } from './incidents/incidents';
+import type { Placement } from './placement';
 import { recordPullRequest } from './pullRequests/pullRequests';
 import { recordReview } from './pullRequests/reviews';
 import { deleteRepository, findRepository, resolveRepository } from './repositories/repositories';
@@ -72,9 +73,11 @@ export class GitActivityWriter {
         return { ...outcome, pull_request: recorded.pullRequest, review: recorded.activity };
       }
       case 'deployment':
-        return { ...outcome, deployment: await recordDeployment(change, gitApp, repository, activity.deployment) };
+        return { ...outcome, deployment: await recordDeployment(change, gitPlacement(gitApp, repository), activity.deployment) };
       case 'incident':
-        return { ...outcome, incident: await recordIncident(change, gitApp, repository, activity.incident) };
+        return { ...outcome, incident: await recordIncident(change, gitPlacement(gitApp, repository), activity.incident) };
     }
   }
 }
+
+const gitPlacement = (gitApp: GitApp, repository: Repository): Placement => ({ organizationId: gitApp.organization_id, repository, source: { gitAppId: gitApp.id } });

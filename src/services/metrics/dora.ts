@@ -1,6 +1,6 @@
 import { BucketOf, emptyDistribution, MetricSql, roundHours } from './reading/sql';
 import { leadTimeMedians } from './leadTime';
-import { byBucket, countBuckets, distributions, failureRateBand, frequencyBand, leadTimeBand, ratio, restoreBand, round, series, total } from './reading/figures';
+import { byBucket, countBuckets, distributions, failureRateBand, frequencyBand, reworkRateBand, leadTimeBand, ratio, restoreBand, round, series, total } from './reading/figures';
 
 /**
  * DORA by the Four Keys method (docs/metrics.md), over the production deployments of the scope's repositories. A
@@ -11,13 +11,15 @@ export const production = (alias: string) => `LOWER(${alias}.environment) = 'pro
 
 export async function doraFigures(q: MetricSql) {
   const [counts, leadTimes, restores] = await Promise.all([
-    q.rows<{ bucket: number; deployments: number; finished: number; failed: number }>(deploymentCounts(q, countBuckets(q))),
+    q.rows<{ bucket: number; deployments: number; finished: number; failed: number; rework: number }>(deploymentCounts(q, countBuckets(q))),
     leadTimeMedians(q),
     distributions(q, (bucket) => restoredIncidents(q, bucket)),
   ]);
   const deployments = total(counts, 'deployments');
   const finished = total(counts, 'finished');
   const failed = total(counts, 'failed');
+  const rework = total(counts, 'rework');
+  const reworkRate = ratio(rework, finished);
   const perDay = deployments / q.window.days;
   const leadTime = roundHours(leadTimes.whole.at[50]);
   const rate = ratio(failed, finished);
@@ -28,6 +30,7 @@ export async function doraFigures(q: MetricSql) {
     lead_time_for_changes: { median_hours: leadTime, changes: leadTimes.whole.n, band: leadTimeBand(leadTime) },
     change_failure_rate: { rate, failed, deployments: finished, band: failureRateBand(rate) },
     time_to_restore: { median_hours: restore, incidents: restores.whole.n, band: restoreBand(restore) },
+    rework_rate: { rate: reworkRate, rework, deployments: finished, band: reworkRateBand(reworkRate) },
     series: series(q, (bucket, i) => {
       const c = buckets.get(i);
       const lead = leadTimes.byBucket.get(i) ?? emptyDistribution;
@@ -42,6 +45,7 @@ export async function doraFigures(q: MetricSql) {
         change_failure_rate: ratio(c?.failed ?? 0, c?.finished ?? 0),
         incidents: restored.n,
         median_time_to_restore_hours: roundHours(restored.at[50]),
+        rework: c?.rework ?? 0,
       };
     }),
   };
@@ -49,7 +53,7 @@ export async function doraFigures(q: MetricSql) {
 
 /**
  * Per bucket: successful deployments (frequency), and successful plus failed ones with how many failed (failure
- * rate). Failed: status failure, or an incident of the repository names the deployed commit as its cause (a
+ * rate) and how many were rework (kept on each: git/rollups/shippedChanges.ts). Failed: status failure, or an incident of the repository names the deployed commit as its cause (a
  * successful one so blamed still counts in the frequency).
  */
 function deploymentCounts(q: MetricSql, bucket: BucketOf): string {
@@ -57,7 +61,8 @@ function deploymentCounts(q: MetricSql, bucket: BucketOf): string {
   return `SELECT ${bucket('d.finished_at')} AS bucket,
       SUM(CASE WHEN d.status = 'success' THEN 1 ELSE 0 END) AS deployments,
       COUNT(*) AS finished,
-      SUM(CASE WHEN d.status = 'failure' OR ${blamed} THEN 1 ELSE 0 END) AS failed
+      SUM(CASE WHEN d.status = 'failure' OR ${blamed} THEN 1 ELSE 0 END) AS failed,
+      SUM(CASE WHEN d.rework = 1 THEN 1 ELSE 0 END) AS rework
     FROM deployments d
     WHERE ${q.scoped('d', 'repository')} AND ${production('d')} AND d.status IN ('success', 'failure') AND ${q.inWindow('d.finished_at')}
     GROUP BY bucket`;

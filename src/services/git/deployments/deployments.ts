@@ -1,45 +1,63 @@
-import { Deployment, GitApp, Repository } from '../../../../db/models';
+import { Deployment } from '../../../../db/models';
 import { toDeployment } from '../../../resources/git';
 import type { Change } from '../../../persistence/changes/change';
 import { newId } from '../../../persistence/changes/ids';
 import type { DeploymentInput } from '../activity';
+import { Placement, placedColumns, storedBy } from '../placement';
 import { Applied, recordIfNewer, sameTime } from '../recordIfNewer';
 import { clip, LIMITS } from '../text';
 import { refreshShippedChanges } from '../rollups/shippedChanges';
 import { refreshLeadTimes } from '../rollups/leadTimes';
 
 /**
- * One deployment per repository and provider deployment id, in its latest finished state: a status that finished
- * before the stored one is stale (a re-run that succeeded after a failure stays a success).
+ * One deployment per repository and provider deployment id (or per app and the caller's id), in its latest finished
+ * state: a status that finished before the stored one is stale (a re-run that succeeded after a failure stays a
+ * success). What its repository keeps beside its deployments is recomputed from the earlier of its old and new
+ * finish, and in the repository it left when it moved (its board mapped elsewhere meanwhile).
  */
-export async function recordDeployment(change: Change, gitApp: GitApp, repository: Repository, input: DeploymentInput): Promise<Applied> {
+export async function recordDeployment(change: Change, placement: Placement, input: DeploymentInput): Promise<Applied> {
   const { transaction } = change;
-  const existing = await Deployment.findOne({ where: { repository_id: repository.id, external_id: input.externalId }, transaction });
+  // A locking read: a concurrent change of the same row waits, then reads what it committed (a plain read on MariaDB
+  // would keep this change's snapshot, and the later commit would overwrite a newer state with an older one).
+  const existing = await Deployment.findOne({ where: { ...storedBy(placement), external_id: input.externalId }, transaction, lock: transaction.LOCK.UPDATE });
   const fields = {
+    ...placedColumns(placement),
     environment: clip(input.environment, LIMITS.environment),
     status: input.status,
     sha: input.sha,
     created_at: input.createdAt,
     finished_at: input.finishedAt,
   };
-  const previousFinish = existing?.finished_at;
+  const previous = existing ? { repositoryId: existing.repository_id, finishedAt: existing.finished_at } : null;
   const recorded = await recordIfNewer(change, 'deployments', existing, {
     olderThanStored: (stored) => stored.finished_at > input.finishedAt,
-    visiblyDiffers: (stored) => stored.status !== fields.status || !sameTime(stored.finished_at, fields.finished_at),
-    create: () =>
-      Deployment.create(
-        { id: newId('dep'), repository_id: repository.id, git_app_id: gitApp.id, organization_id: gitApp.organization_id, external_id: input.externalId, ...fields },
-        { transaction },
-      ),
+    visiblyDiffers: (stored) =>
+      stored.status !== fields.status ||
+      stored.environment !== fields.environment ||
+      stored.sha !== fields.sha ||
+      stored.repository_id !== fields.repository_id ||
+      !sameTime(stored.finished_at, fields.finished_at),
+    create: () => Deployment.create({ id: newId('dep'), external_id: input.externalId, ...fields }, { transaction }),
     update: (stored) => stored.update(fields, { transaction }),
   });
   if ('row' in recorded) {
     const deployment = recorded.row;
-    // Later deployments' previous one may have moved too: from the earlier of its old and new finish on.
-    const since = previousFinish && previousFinish < deployment.finished_at ? previousFinish : deployment.finished_at;
-    await refreshShippedChanges(transaction, repository.id, since);
-    await refreshLeadTimes(transaction, repository, since);
-    change.emit(gitApp.organization_id, deployment.status === 'success' ? 'deployment.succeeded' : 'deployment.failed', toDeployment(deployment));
+    if (previous?.repositoryId && previous.repositoryId !== fields.repository_id) {
+      await refreshDeployments(change, { id: previous.repositoryId, organization_id: placement.organizationId }, previous.finishedAt);
+    }
+    if (placement.repository) {
+      // Later deployments' previous one may have moved too: from the earlier of its old and new finish on.
+      const stayed = previous?.repositoryId === placement.repository.id;
+      const since = stayed && previous.finishedAt < deployment.finished_at ? previous.finishedAt : deployment.finished_at;
+      await refreshDeployments(change, placement.repository, since);
+    }
+    change.emit(placement.organizationId, deployment.status === 'success' ? 'deployment.succeeded' : 'deployment.failed', toDeployment(deployment));
   }
   return recorded.applied;
+}
+
+/** What a repository keeps beside its deployments, from a time on (all of it without). */
+export async function refreshDeployments(change: Change, repository: { id: string; organization_id: string }, since: Date | null): Promise<void> {
+  await refreshShippedChanges(change.transaction, repository.id, since);
+  await refreshLeadTimes(change.transaction, repository, since);
 }

@@ -1,5 +1,5 @@
 import { Op, Transaction } from 'sequelize';
-import { AuthorRepository, Commit, Deployment, GitApp, Incident, PullRequest, PullRequestActivity, Repository } from '../../../../db/models';
+import { AppBoard, AuthorRepository, Commit, Deployment, GitApp, Incident, PullRequest, PullRequestActivity, Repository } from '../../../../db/models';
 import { toRepository } from '../../../resources/git';
 import type { Change } from '../../../persistence/changes/change';
 import { newId } from '../../../persistence/changes/ids';
@@ -61,7 +61,10 @@ export async function findRepository(gitApp: GitApp, ref: RepositoryRef, transac
   return Repository.findOne({ where: { git_app_id: gitApp.id, full_name: fullName, ...providerMatch }, transaction });
 }
 
-/** A repository deleted at the provider leaves, with its commits, pull requests, deployments and incidents. */
+/**
+ * A repository deleted at the provider leaves, with its commits, pull requests, deployments and incidents. Those
+ * an app brought (PagerDuty, the deployments API) stay their organization's, unplaced, as the boards mapped to it.
+ */
 export async function deleteRepository(change: Change, repository: Repository): Promise<void> {
   const { transaction } = change;
   const where = { repository_id: repository.id };
@@ -69,9 +72,13 @@ export async function deleteRepository(change: Change, repository: Repository): 
   await removeLeadTimes(transaction, repository);
   await removePullRequestSamples(transaction, repository);
   const authors = await authorsOf(transaction, repository.id);
+  const fromApps = { ...where, app_id: { [Op.ne]: null } };
+  await Incident.update({ repository_id: null, git_app_id: null }, { where: fromApps, transaction });
+  await Deployment.update({ repository_id: null, git_app_id: null }, { where: fromApps, transaction });
+  await AppBoard.destroy({ where, transaction });
   for (const model of [Commit, AuthorRepository, PullRequest, PullRequestActivity, Deployment, Incident] as (typeof Commit)[]) await model.destroy({ where, transaction });
   // Read again from the commits left: after them.
   await recountAuthorDays(transaction, repository.organization_id, authors);
   await repository.destroy({ transaction });
-  change.wrote('repositories', 'commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents');
+  change.wrote('repositories', 'commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents', 'app_boards');
 }

@@ -9,14 +9,21 @@ import { timeOf } from './leadTimes';
  * What each production deployment shipped, kept on it (docs/metrics.md#ai-review-and-cost-figures: "shipped changes per deployment") so that AI
  * impact and DORA read deployments, not a range of commits per deployment (minutes cold for a year of the large
  * data): `shipped_ai`, whether the changes it shipped, or would have (a failure), include an AI-assisted commit;
- * `blamed`, whether an incident of its repository names its commit as the cause. Its changes are the commits of its
+ * `blamed`, whether an incident of its repository names its commit as the cause; `rework`, below. Its changes are the commits of its
  * repository created after the previous successful production deployment finished, up to its own finish.
  *
  * Recomputed for one repository by the writers whose rows decide them: a deployment (from the earlier of its old
  * and new finish: later deployments' previous one may move), commits and the telemetry that makes them AI-assisted
- * (from the earliest), an incident (its blame, all deployments).
+ * (from the earliest), an incident (its blame and rework, all deployments).
  */
 const PRODUCTION = "LOWER(d.environment) = 'production' AND d.status IN ('success', 'failure')";
+
+/**
+ * Rework (DORA 2024's deployment rework rate, docs/metrics.md#dora-the-four-keys-method): a production deployment
+ * that finished while an incident of its repository was open (after it opened, up to its resolution), or that
+ * deployed the commit an incident names as its fix.
+ */
+const whileOpen = '(d.finished_at > i.created_at AND (i.resolved_at IS NULL OR d.finished_at <= i.resolved_at))';
 
 /**
  * The deployments whose changes include an AI-assisted commit, found from those commits: commit c is among
@@ -33,7 +40,7 @@ const shippedAiSql = (repository: string) => `SELECT DISTINCT d.id FROM commits 
 export async function refreshShippedChanges(transaction: Transaction | null, repositoryId: string, since: Date | null): Promise<void> {
   const sequelize = Deployment.sequelize!;
   const locking = transaction ? await lockRepositoryRollups(transaction, repositoryId) : '';
-  const startsWith = sequelize.getDialect() === 'mysql' ? 'LEFT(d.sha, CHAR_LENGTH(i.cause_sha)) = i.cause_sha' : 'substr(d.sha, 1, length(i.cause_sha)) = i.cause_sha';
+  const startsWith = (sha: string) => (sequelize.getDialect() === 'mysql' ? `LEFT(d.sha, CHAR_LENGTH(${sha})) = ${sha}` : `substr(d.sha, 1, length(${sha})) = ${sha}`);
   const from = since ? `d.finished_at >= ${timestampSql(sequelize, since)}` : '1 = 1';
   const select = async (sql: string) =>
     (await sequelize.query<{ id: string }>(sql + locking, { type: QueryTypes.SELECT, replacements: { repositoryId }, transaction })).map((r) => r.id);
@@ -47,14 +54,18 @@ export async function refreshShippedChanges(transaction: Transaction | null, rep
     : [];
   const after = floor?.at ? ` AND c.created_at > ${timestampSql(sequelize, timeOf(floor.at))}` : '';
   const ai = await select(`${shippedAiSql('c.repository_id = :repositoryId')}${after} AND ${from}`);
-  const blamed = await select(`SELECT DISTINCT d.id FROM incidents i JOIN deployments d ON d.repository_id = i.repository_id AND ${startsWith}
+  const blamed = await select(`SELECT DISTINCT d.id FROM incidents i JOIN deployments d ON d.repository_id = i.repository_id AND ${startsWith('i.cause_sha')}
     WHERE i.repository_id = :repositoryId AND i.cause_sha IS NOT NULL AND ${from}`);
-  // Both columns in one statement; an id list that is never empty keeps IN valid.
+  const rework = await select(`SELECT DISTINCT d.id FROM incidents i JOIN deployments d ON d.repository_id = i.repository_id AND ${PRODUCTION}
+    AND (${whileOpen} OR (i.fix_sha IS NOT NULL AND ${startsWith('i.fix_sha')}))
+    WHERE i.repository_id = :repositoryId AND ${from}`);
+  // The three columns in one statement; an id list that is never empty keeps IN valid.
   const flag = (ids: string[], name: string) => `CASE WHEN d.id IN (:${name}) THEN 1 ELSE 0 END`;
-  await sequelize.query(`UPDATE deployments AS d SET shipped_ai = ${flag(ai, 'ai')}, blamed = ${flag(blamed, 'blamed')} WHERE d.repository_id = :repositoryId AND ${from}`, {
-    replacements: { repositoryId, ai: ai.length ? ai : [''], blamed: blamed.length ? blamed : [''] },
-    transaction,
-  });
+  const listed = (ids: string[]) => (ids.length ? ids : ['']);
+  await sequelize.query(
+    `UPDATE deployments AS d SET shipped_ai = ${flag(ai, 'ai')}, blamed = ${flag(blamed, 'blamed')}, rework = ${flag(rework, 'rework')} WHERE d.repository_id = :repositoryId AND ${from}`,
+    { replacements: { repositoryId, ai: listed(ai), blamed: listed(blamed), rework: listed(rework) }, transaction },
+  );
 }
 
 export const earliest = (times: Date[]): Date => new Date(Math.min(...times.map((t) => t.getTime())));

@@ -29,6 +29,12 @@ export function failureRateBand(rate: number | null): Band | null {
   return rate <= 0.15 ? 'medium' : 'low';
 }
 
+/**
+ * The 2024 report introduced the rework rate without clusters of its own (its clusters hold the other four keys);
+ * DORA took the change failure rate as its proxy, so it is banded on the failure rate's thresholds.
+ */
+export const reworkRateBand = failureRateBand;
+
 export const ratio = (part: number, whole: number, digits = 4): number | null => (whole === 0 ? null : round(part / whole, digits));
 export const round = (value: number, digits: number): number => Math.round(value * 10 ** digits) / 10 ** digits;
 

@@ -1,0 +1,35 @@
+/**
+ * Where an incident or a deployment is stored (docs/incidents.md): its organization always; its repository when
+ * known; and what brought it. A git provider's is found again by repository and provider id; an app's (PagerDuty,
+ * Opsgenie, the deployments API) by app and provider id, whatever repository its board is mapped to meanwhile.
+ */
+export interface Placement {
+  organizationId: string;
+  repository: PlacedRepository | null;
+  source: { gitAppId: string } | { appId: string; boardKey: string | null };
+}
+
+export interface PlacedRepository {
+  id: string;
+  git_app_id: string;
+  organization_id: string;
+}
+
+/** The key a later delivery of the same provider object is found by, beside its `external_id`. */
+export function storedBy(placement: Placement): { repository_id: string } | { app_id: string } {
+  if ('appId' in placement.source) return { app_id: placement.source.appId };
+  if (!placement.repository) throw new Error('A git provider’s incident or deployment always has its repository');
+  return { repository_id: placement.repository.id };
+}
+
+/** The row's placement columns. */
+export function placedColumns(placement: Placement) {
+  const fromApp = 'appId' in placement.source ? placement.source : null;
+  return {
+    organization_id: placement.organizationId,
+    repository_id: placement.repository?.id ?? null,
+    git_app_id: placement.repository?.git_app_id ?? ('gitAppId' in placement.source ? placement.source.gitAppId : null),
+    app_id: fromApp?.appId ?? null,
+    board_key: fromApp?.boardKey ?? null,
+  };
+}
