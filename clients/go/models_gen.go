@@ -522,6 +522,18 @@ type DoraMetricsTimeToRestore struct {
 	Band *string `json:"band"`
 }
 
+// DoraMetricsReworkRate: DORA’s fifth metric, deployment rework rate: unplanned deployments made to fix a user-facing incident
+type DoraMetricsReworkRate struct {
+	// rework ÷ deployments, to four decimals; null without deployments
+	Rate *float64 `json:"rate"`
+	// Production deployments that finished while an incident of their repository was open, or that deployed the commit an incident names as its fix (`fixed by: <sha>`, the API’s `fix_sha`)
+	Rework int64 `json:"rework"`
+	// Production deployments that finished in the window, successful or failed
+	Deployments int64 `json:"deployments"`
+	// The 2024 DORA report gives the rework rate no clusters of its own: banded on the change failure rate’s thresholds (elite ≤ 0.05, high ≤ 0.10, medium ≤ 0.15, else low)
+	Band *string `json:"band"`
+}
+
 type DoraMetricsSeriesItem struct {
 	// First day of the bucket: a UTC day, the Monday of an ISO week, or the first of a month (the first bucket starts at `from`)
 	Start string `json:"start"`
@@ -541,6 +553,8 @@ type DoraMetricsSeriesItem struct {
 	Incidents int64 `json:"incidents"`
 	// Median time to restore of those incidents, in hours to two decimals; null when there is nothing to measure
 	MedianTimeToRestoreHours *float64 `json:"median_time_to_restore_hours"`
+	// Production deployments finished in the bucket that were rework
+	Rework int64 `json:"rework"`
 }
 
 // DoraMetrics: DORA metrics by the Four Keys method, over production deployments of the scope’s repositories
@@ -556,6 +570,8 @@ type DoraMetrics struct {
 	LeadTimeForChanges  DoraMetricsLeadTimeForChanges  `json:"lead_time_for_changes"`
 	ChangeFailureRate   DoraMetricsChangeFailureRate   `json:"change_failure_rate"`
 	TimeToRestore       DoraMetricsTimeToRestore       `json:"time_to_restore"`
+	// DORA’s fifth metric, deployment rework rate: unplanned deployments made to fix a user-facing incident
+	ReworkRate DoraMetricsReworkRate `json:"rework_rate"`
 	// With `interval`: the same figures per bucket; counts add up to the totals
 	Series []DoraMetricsSeriesItem `json:"series,omitempty"`
 }

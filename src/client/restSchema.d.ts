@@ -1990,6 +1990,17 @@ export interface components {
                 /** @description The DORA performance band of the figure; null when the figure is null */
                 band: ("elite" | "high" | "medium" | "low") | null;
             };
+            /** @description DORA’s fifth metric, deployment rework rate: unplanned deployments made to fix a user-facing incident */
+            rework_rate: {
+                /** @description rework ÷ deployments, to four decimals; null without deployments */
+                rate: number | null;
+                /** @description Production deployments that finished while an incident of their repository was open, or that deployed the commit an incident names as its fix (`fixed by: <sha>`, the API’s `fix_sha`) */
+                rework: number;
+                /** @description Production deployments that finished in the window, successful or failed */
+                deployments: number;
+                /** @description The 2024 DORA report gives the rework rate no clusters of its own: banded on the change failure rate’s thresholds (elite ≤ 0.05, high ≤ 0.10, medium ≤ 0.15, else low) */
+                band: ("elite" | "high" | "medium" | "low") | null;
+            };
             /** @description With `interval`: the same figures per bucket; counts add up to the totals */
             series?: {
                 /**
@@ -2014,6 +2025,8 @@ export interface components {
                 incidents: number;
                 /** @description Median time to restore of those incidents, in hours to two decimals; null when there is nothing to measure */
                 median_time_to_restore_hours: number | null;
+                /** @description Production deployments finished in the bucket that were rework */
+                rework: number;
             }[];
         };
         /** @description What the figures cover: an organization, or one of its teams (the repositories its members authored commits in, its tasks and interactions) */

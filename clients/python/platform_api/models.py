@@ -168,11 +168,15 @@ DoraMetricsTimeToRestore = TypedDict("DoraMetricsTimeToRestore", {"median_hours"
 
 DoraMetricsTimeToRestore.__doc__ = "median_hours: Median of (resolved − opened) over the incidents, in hours to two decimals; null when there is nothing to measure\nincidents: Incidents opened in the window and resolved\nband: The DORA performance band of the figure; null when the figure is null"
 
-DoraMetricsSeriesItem = TypedDict("DoraMetricsSeriesItem", {"start": str, "deployments": int, "changes": int, "median_lead_time_hours": Optional[float], "finished": int, "failed": int, "change_failure_rate": Optional[float], "incidents": int, "median_time_to_restore_hours": Optional[float]})
+DoraMetricsReworkRate = TypedDict("DoraMetricsReworkRate", {"rate": Optional[float], "rework": int, "deployments": int, "band": Optional[Literal["elite", "high", "medium", "low"]]})
 
-DoraMetricsSeriesItem.__doc__ = "start: First day of the bucket: a UTC day, the Monday of an ISO week, or the first of a month (the first bucket starts at `from`)\ndeployments: Successful production deployments finished in the bucket\nchanges: Commits those deployments shipped\nmedian_lead_time_hours: Median lead time of those changes, in hours to two decimals; null when there is nothing to measure\nfinished: Production deployments finished in the bucket, successful or failed\nfailed: Of those, the failed ones\nchange_failure_rate: failed ÷ finished; null when none finished\nincidents: Incidents opened in the bucket and resolved\nmedian_time_to_restore_hours: Median time to restore of those incidents, in hours to two decimals; null when there is nothing to measure"
+DoraMetricsReworkRate.__doc__ = "DORA’s fifth metric, deployment rework rate: unplanned deployments made to fix a user-facing incident\n\nrate: rework ÷ deployments, to four decimals; null without deployments\nrework: Production deployments that finished while an incident of their repository was open, or that deployed the commit an incident names as its fix (`fixed by: <sha>`, the API’s `fix_sha`)\ndeployments: Production deployments that finished in the window, successful or failed\nband: The 2024 DORA report gives the rework rate no clusters of its own: banded on the change failure rate’s thresholds (elite ≤ 0.05, high ≤ 0.10, medium ≤ 0.15, else low)"
 
-_DoraMetricsRequired = TypedDict("_DoraMetricsRequired", {"scope": "MetricScope", "from": str, "to": str, "interval": Optional[Literal["day", "week", "month"]], "deployment_frequency": "DoraMetricsDeploymentFrequency", "lead_time_for_changes": "DoraMetricsLeadTimeForChanges", "change_failure_rate": "DoraMetricsChangeFailureRate", "time_to_restore": "DoraMetricsTimeToRestore"})
+DoraMetricsSeriesItem = TypedDict("DoraMetricsSeriesItem", {"start": str, "deployments": int, "changes": int, "median_lead_time_hours": Optional[float], "finished": int, "failed": int, "change_failure_rate": Optional[float], "incidents": int, "median_time_to_restore_hours": Optional[float], "rework": int})
+
+DoraMetricsSeriesItem.__doc__ = "start: First day of the bucket: a UTC day, the Monday of an ISO week, or the first of a month (the first bucket starts at `from`)\ndeployments: Successful production deployments finished in the bucket\nchanges: Commits those deployments shipped\nmedian_lead_time_hours: Median lead time of those changes, in hours to two decimals; null when there is nothing to measure\nfinished: Production deployments finished in the bucket, successful or failed\nfailed: Of those, the failed ones\nchange_failure_rate: failed ÷ finished; null when none finished\nincidents: Incidents opened in the bucket and resolved\nmedian_time_to_restore_hours: Median time to restore of those incidents, in hours to two decimals; null when there is nothing to measure\nrework: Production deployments finished in the bucket that were rework"
+
+_DoraMetricsRequired = TypedDict("_DoraMetricsRequired", {"scope": "MetricScope", "from": str, "to": str, "interval": Optional[Literal["day", "week", "month"]], "deployment_frequency": "DoraMetricsDeploymentFrequency", "lead_time_for_changes": "DoraMetricsLeadTimeForChanges", "change_failure_rate": "DoraMetricsChangeFailureRate", "time_to_restore": "DoraMetricsTimeToRestore", "rework_rate": "DoraMetricsReworkRate"})
 
 _DoraMetricsOptional = TypedDict("_DoraMetricsOptional", {"series": List["DoraMetricsSeriesItem"]}, total=False)
 
@@ -184,6 +188,7 @@ class DoraMetrics(_DoraMetricsRequired, _DoraMetricsOptional):
     from: First day of the window (UTC, inclusive)
     to: Last day of the window (UTC, inclusive)
     interval: The series interval asked for; null without a series
+    rework_rate: DORA’s fifth metric, deployment rework rate: unplanned deployments made to fix a user-facing incident
     series: With `interval`: the same figures per bucket; counts add up to the totals
     """
 
