@@ -24,6 +24,7 @@ import { AppWriter } from './services/apps/apps';
 import { GitActivityWriter } from './services/git/writer';
 import { TaskWriter } from './services/work/taskWriter';
 import { OperationsWriter } from './services/operations/operationsWriter';
+import { ConversationWriter } from './services/activity/conversations';
 import { WebhookEndpointWriter } from './services/webhooks/endpoints';
 import { DeliveryQueue } from './services/webhooks/deliveryQueue';
 import { DeliveryWorker } from './delivery/worker';
@@ -88,6 +89,7 @@ export interface Writers {
   gitActivity: GitActivityWriter;
   tasks: TaskWriter;
   operations: OperationsWriter;
+  conversations: ConversationWriter;
   webhookEndpoints: WebhookEndpointWriter;
   telemetry: TelemetryWriter;
 }
@@ -161,6 +163,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     gitActivity: new GitActivityWriter(changes),
     tasks: new TaskWriter(changes),
     operations: new OperationsWriter(changes),
+    conversations: new ConversationWriter(changes),
     webhookEndpoints: new WebhookEndpointWriter(changes, secrets, checkEndpointUrl(config.WEBHOOK_ALLOW_PRIVATE)),
     telemetry: new TelemetryWriter(changes),
   };
@@ -208,6 +211,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     activity: writers.gitActivity,
     tasks: writers.tasks,
     operations: writers.operations,
+    conversations: writers.conversations,
     limiter: new RateLimiter(
       rateLimitTiers(config.INGEST_RATE_LIMIT_PER_HOUR, config.INGEST_RATE_LIMIT_PER_MINUTE),
       redis,

@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { App } from '../../../db/models';
+import type { ChatMessage } from '../../services/activity/conversations';
 import type { OperationEvent } from '../../services/operations/operationInput';
 import type { TaskEvent } from '../../services/work/taskInput';
 import { containsNul } from '../../wire/text';
@@ -9,15 +10,18 @@ import { badRequest } from '../errors';
 export type Headers = Record<string, string | string[] | undefined>;
 
 /**
- * What a delivery to an app asks for, read once it is authenticated: tasks, or incidents and deployments, to store;
- * or why it is acknowledged and ignored (202). `id` is the provider's delivery or event id, repeated by a redelivery
+ * What a delivery to an app asks for, read once it is authenticated: tasks, incidents and deployments, or chat
+ * messages to store; why it is acknowledged and ignored (202); or the answer a handshake expects. `id` is the provider's delivery or event id, repeated by a redelivery
  * (docs/trackers.md#trackers): every tracker names its deliveries; the deployments API does not, as the caller's own
  * id keys the row itself (a later call with a resolution time must resolve it).
  */
 export type ParsedAppDelivery =
   | { id: string; event: string; tasks: TaskEvent[] }
   | { id: string | null; event: string; operations: OperationEvent[] }
-  | { id: string | null; event: string; ignored: string };
+  | { id: string; event: string; messages: ChatMessage[] }
+  | { id: string | null; event: string; ignored: string }
+  /** A handshake the provider expects answered as it says (Slack's `url_verification`: its challenge). */
+  | { id: null; event: string; reply: Record<string, string> };
 
 /**
  * One provider's webhooks (docs/trackers.md#apps): how a delivery proves it knows the app's secret (checked in constant

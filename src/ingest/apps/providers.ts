@@ -5,6 +5,7 @@ import { linearWebhooks } from './linear';
 import { opsgenieWebhooks } from './opsgenie';
 import { pagerdutyWebhooks } from './pagerduty';
 import { deploymentsApi } from './deploymentsApi';
+import { slackWebhooks } from './slack';
 
 /** The app providers that push to `/ingest/<provider>/<app id>`, each with how its deliveries are read (docs/trackers.md#trackers, docs/incidents.md). */
 export const APP_WEBHOOKS: Partial<Record<AppProvider, AppWebhooks>> = {
@@ -13,4 +14,5 @@ export const APP_WEBHOOKS: Partial<Record<AppProvider, AppWebhooks>> = {
   pagerduty: pagerdutyWebhooks,
   opsgenie: opsgenieWebhooks,
   deployments: deploymentsApi,
+  slack: slackWebhooks,
 };

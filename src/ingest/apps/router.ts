@@ -7,6 +7,7 @@ import type { AppWriter } from '../../services/apps/apps';
 import { isAppProvider } from '../../services/apps/providers';
 import type { TaskWriter } from '../../services/work/taskWriter';
 import type { OperationResult, OperationsWriter } from '../../services/operations/operationsWriter';
+import type { ConversationWriter } from '../../services/activity/conversations';
 import { DomainError, invalid, notFound, unauthenticated } from '../../errors';
 import { hasControlCharacters } from '../../wire/text';
 import type { BodyBudget } from '../../wire/bodyBudget';
@@ -18,6 +19,7 @@ export interface AppIngestDeps {
   apps: AppWriter;
   tasks: TaskWriter;
   operations: OperationsWriter;
+  conversations: ConversationWriter;
   /** Per app (failed authentications per client IP): the git ingest's limiter, so an IP has one budget. */
   limiter: RateLimiter;
   bodyLimitBytes: number;
@@ -71,6 +73,10 @@ export function appIngestRouter(deps: AppIngestDeps): Router {
           res.locals.ingestResult = 'ignored';
           return res.status(202).json({ status: 'success', data: { ...answer, result: 'ignored', reason: delivery.ignored } });
         }
+        if ('reply' in delivery) {
+          res.locals.ingestResult = 'answered';
+          return res.status(200).json(delivery.reply);
+        }
         const outcome = await stored(deps, app, delivery);
         res.locals.ingestResult = outcome.result;
         res.status(200).json({ status: 'success', data: { ...answer, ...outcome } });
@@ -94,7 +100,10 @@ function unknownResource(provider: string, webhooks: AppWebhooks, resource: stri
 }
 
 /** Stores what a delivery brought through the writer of its kind. */
-async function stored(deps: AppIngestDeps, app: App, delivery: Exclude<ParsedAppDelivery, { ignored: string }>) {
+async function stored(deps: AppIngestDeps, app: App, delivery: Exclude<ParsedAppDelivery, { ignored: string } | { reply: Record<string, string> }>) {
+  if ('messages' in delivery) {
+    return deps.conversations.receive({ source: { appId: app.id, organizationId: app.organization_id, provider: app.provider }, id: delivery.id, event: delivery.event }, delivery.messages);
+  }
   if ('tasks' in delivery) {
     const source = { appId: app.id, organizationId: app.organization_id, provider: app.provider, accounts: 'app' as const };
     return deps.tasks.receive({ source, id: delivery.id, event: delivery.event }, delivery.tasks);
