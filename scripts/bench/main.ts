@@ -19,7 +19,9 @@ import { INGEST_SIGNALS, ingestPath, IngestPlan, ITEM_NAMES, prepareIngest, remo
 import type { IngestSignal } from './otlp/bodies';
 import { responseType } from '../../src/otlp/messages';
 import { parseSecretsKey } from '../../src/secrets/secretBox';
-import { createJiraApp, JIRA_INGEST_PATH, prepareJira, removeJiraApp, removeJiraFiles, removeJiraRows, storedJira } from './jira/ingest';
+import { AppIngestSource, createBenchApp, prepareAppIngest, removeAppIngestFiles, removeBenchApp } from './apps/ingest';
+import { jiraIngest } from './jira/source';
+import { pagerdutyIngest } from './pagerduty/source';
 
 const ROOT = path.resolve(__dirname, '../..');
 const PER_PAGE = 50; // the API's default, which every request uses
@@ -74,7 +76,7 @@ async function startApi(name: string, url: string, opts: BenchOptions, env: Reco
     RATE_LIMIT_PER_MINUTE: '100000000',
     RATE_LIMIT_PER_HOUR: '100000000',
     OTLP_RATE_LIMIT_PER_MINUTE: '100000000',
-    // And its Jira app to 600 deliveries a minute.
+    // And its apps (Jira, PagerDuty) to 600 deliveries a minute.
     INGEST_RATE_LIMIT_PER_MINUTE: '100000000',
     INGEST_RATE_LIMIT_PER_HOUR: '100000000',
     LOG_LEVEL: 'warn',
@@ -159,10 +161,10 @@ async function main(argv: string[]): Promise<number> {
   const requests = measured.filter((r) => matchesFilters(r, opts.filters));
   // The ingest rows are POSTs, not paths of the document: named by their path for --filter, never by --path.
   const signals = explicit ? [] : INGEST_SIGNALS.filter((s) => matchesFilters({ path: ingestPath(s), base: ingestPath(s) }, opts.filters));
-  const jira = !explicit && matchesFilters({ path: JIRA_INGEST_PATH, base: JIRA_INGEST_PATH }, opts.filters);
-  if (requests.length === 0 && signals.length === 0 && !jira) throw new UsageError(`no request matches ${opts.filters.map((f) => `"${f}"`).join(' or ')}`);
+  const appSources = explicit ? [] : APP_INGEST_SOURCES.filter((source) => matchesFilters({ path: source.rowPath, base: source.rowPath }, opts.filters));
+  if (requests.length === 0 && signals.length === 0 && appSources.length === 0) throw new UsageError(`no request matches ${opts.filters.map((f) => `"${f}"`).join(' or ')}`);
   const { planned, differences } = requests.length ? await plan(requests, explicit, servers, headers) : { planned: [], differences: [] };
-  const ingestCount = signals.length + (jira ? 1 : 0);
+  const ingestCount = signals.length + appSources.length;
   const minutes = (planned.length * 3 * (opts.seconds + 1) + ingestCount * (2 * opts.seconds + 60)) / 60;
   log(
     `${planned.length} requests${ingestCount ? ` and ${ingestCount} ingest rows` : ''}, ${opts.connections} connections, ` +
@@ -234,7 +236,7 @@ async function main(argv: string[]): Promise<number> {
   const clusterRows = clusterRequests.length ? await measureCluster({ url, db, database_name, opts, fixtures, servers, headers, alive, requests: clusterRequests.map((p) => p.request) }) : [];
   const ingestContext = { url, db, database_name, opts, organizationId: fixtures.organization_id, signals, api: servers.api, alive, notes, differences };
   const ingestRows = signals.length ? await measureIngest(ingestContext) : [];
-  if (jira) ingestRows.push(await measureJira(ingestContext));
+  for (const source of appSources) ingestRows.push(await measureAppIngest(ingestContext, source));
   apiRss.stop();
   floorRss.stop();
   // "Final": once the last run's leftovers are done and the process has had a moment to collect garbage.
@@ -435,46 +437,48 @@ async function measureIngest(c: IngestContext): Promise<IngestRow[]> {
   return rows;
 }
 
+/** The app-ingest rows, in the report's order: trackers, then incident tools. */
+const APP_INGEST_SOURCES: AppIngestSource[] = [jiraIngest, pagerdutyIngest];
+
 /**
- * The tracker-ingest row (scripts/bench/jira/ingest.ts): a Jira app of the caller's organization made with the
- * service's AppWriter, its deliveries and the floor's rows prepared, an ingest floor started for them; then a check
- * of what the API stores for one delivery against what the floor writes for it, and the floor's load and the API's
- * (measured as the OTLP rows are), with what they wrote deleted after each and the app at the end.
+ * An app-ingest row (scripts/bench/apps/ingest.ts): an app of the caller's organization made with the service's
+ * AppWriter, its deliveries and the floor's rows prepared, an ingest floor and its stack floor started for them;
+ * then a check of what the API stores for one delivery against what the floor writes for it, and the floors' load
+ * and the API's (measured as the OTLP rows are), with what they wrote deleted after each and the app at the end.
  */
-async function measureJira(c: IngestContext): Promise<IngestRow> {
+async function measureAppIngest(c: IngestContext, source: AppIngestSource): Promise<IngestRow> {
   const { db, opts } = c;
   const key = parseSecretsKey(process.env.SECRETS_KEY ?? BENCH_SECRETS_KEY);
   if (!key) throw new database.RefusalError('SECRETS_KEY is not 32 bytes as 64 hex characters or base64; the API would not start with it either');
-  const { app, secret } = await createJiraApp(c.url, key, c.organizationId);
-  cleanups.push(() => removeJiraApp(db, app.id));
-  const plan = prepareJira(app, secret, { ...opts, warmUpSeconds: WARM_UP_SECONDS }, log);
-  cleanups.push(async () => removeJiraFiles(plan));
-  const floor = startServer('ingest floor (Jira)', process.execPath, [path.join(ROOT, 'dist/scripts/bench/floor/ingest.js')], await freePort(), { DATABASE_URL: c.url, ...plan.floorEnv });
+  const { app, secret } = await createBenchApp(c.url, key, c.organizationId, source.provider);
+  cleanups.push(() => removeBenchApp(db, source, app.id));
+  const plan = prepareAppIngest(source, app, secret, { ...opts, warmUpSeconds: WARM_UP_SECONDS }, log);
+  cleanups.push(async () => removeAppIngestFiles(plan));
+  const floor = startServer(`ingest floor (${source.provider})`, process.execPath, [path.join(ROOT, 'dist/scripts/bench/floor/ingest.js')], await freePort(), { DATABASE_URL: c.url, ...plan.floorEnv });
   cleanups.push(() => stopServer(floor));
-  const stack = startServer('ingest stack floor (Jira)', process.execPath, [path.join(ROOT, 'dist/scripts/bench/floor/ingestStack.js')], await freePort(), {
+  const stack = startServer(`ingest stack floor (${source.provider})`, process.execPath, [path.join(ROOT, 'dist/scripts/bench/floor/ingestStack.js')], await freePort(), {
     DATABASE_URL: c.url,
     ...plan.floorEnv,
-    FLOOR_INGEST_JIRA_SECRET: secret,
+    FLOOR_INGEST_APP_SECRET: secret,
   });
   cleanups.push(() => stopServer(stack));
   await Promise.all([waitHealthy(floor, 300_000), waitHealthy(stack, 300_000)]);
-  removeJiraFiles(plan);
-  log(`ingest floor for Jira (pid ${floor.pid}) at ${floor.url}, its stack floor (pid ${stack.pid}) at ${stack.url}; app ${app.id}`);
+  removeAppIngestFiles(plan);
+  log(`ingest floor for ${source.provider} (pid ${floor.pid}) at ${floor.url}, its stack floor (pid ${stack.pid}) at ${stack.url}; app ${app.id}`);
   const clean = async () => {
-    await removeJiraRows(db, app.id);
+    await source.removeRows(db, app.id);
     await settle(db, c.database_name);
   };
-  const route = `POST ${JIRA_INGEST_PATH}`;
+  const route = `POST ${source.rowPath}`;
 
   // What the API makes of one delivery, against what the floor writes for it.
   const [first] = plan.deliveries;
   const res = await fetch(c.api.url + plan.path, { method: 'POST', headers: first.headers, body: first.body });
   const answer = await res.text();
-  const stored = await storedJira(db, app.id);
-  const expected = { deliveries: 1, tasks: plan.first.created ? 1 : 0, statusChanges: plan.first.statusChanges };
+  const stored = await source.stored(db, app.id);
   if (res.status !== 200) c.differences.push(`\`${route}\`: API answered ${res.status} ${answer.slice(0, 200)}`);
-  else if (JSON.stringify(stored) !== JSON.stringify(expected)) {
-    c.differences.push(`\`${route}\`: for one delivery the API stored ${JSON.stringify(stored)}, the floor ${JSON.stringify(expected)}`);
+  else if (JSON.stringify(stored) !== JSON.stringify(plan.first)) {
+    c.differences.push(`\`${route}\`: for one delivery the API stored ${JSON.stringify(stored)}, the floor ${JSON.stringify(plan.first)}`);
   }
   await clean();
 
@@ -497,25 +501,21 @@ async function measureJira(c: IngestContext): Promise<IngestRow> {
   await clean();
   const apiRun = await load(c.api);
   log(`${route}: CPU per accepted delivery (warm-up included): ${cpu.join('; ')}`);
-  const after = await storedJira(db, app.id);
+  const after = await source.stored(db, app.id);
   await clean();
   for (const [server, m] of [[floor, floorRun], [stack, stackRun], [c.api, apiRun]] as const) {
     if (m.exhausted) c.notes.push(`\`${route}\`: the ${server.name} was sent all ${bodies.length} prepared deliveries ${m.seconds.toFixed(1)} s into its measured window; its rate is over those seconds.`);
     const statuses = Object.entries(m.statuses).map(([status, n]) => `${n} × ${status}`);
-    const logged = server.tail().split('\n').reverse().map((l) => /"message":"([^"]{1,200})/.exec(l)?.[1] ?? (/^ingest floor: (.{1,200})/.exec(l)?.[1])).find(Boolean);
+    const logged = server.tail().split('\n').reverse().map((l) => /"message":"([^"]{1,200})/.exec(l)?.[1] ?? (/^ingest (?:stack )?floor: (.{1,200})/.exec(l)?.[1])).find(Boolean);
     if (statuses.length) c.notes.push(`\`${route}\`: the ${server.name}'s non-2xx answers in the window: ${statuses.join(', ')}${logged ? ` (its last logged error: "${logged}")` : ''}.`);
   }
   // Every delivery answered 2xx must have been applied: none found already received.
   if (after.deliveries < apiRun.ok) c.differences.push(`\`${route}\`: the API stored ${after.deliveries} deliveries for ${apiRun.ok} accepted`);
-  c.notes.push(
-    `\`${route}\`: Jira Cloud's webhook deliveries, ${plan.created} of ${bodies.length} prepared creating an issue and the others moving an issue created earlier ` +
-      'from To Do to In Progress, each signed with the app\'s secret; the ingest floor writes the delivery, the task and its status change with mysql2; ' +
-      'its stack floor writes the same behind express.raw, the HMAC check, JSON.parse and a zod check of the outline.',
-  );
+  c.notes.push(`\`${route}\`: ${source.note}`);
   log(`${route}: ingest floor ${floorRun.rps.toFixed(1)}, stack floor ${stackRun.rps.toFixed(1)}, API ${apiRun.rps.toFixed(1)} deliveries/s (measured after ${floorRun.warmUp.toFixed(1)}, ${stackRun.warmUp.toFixed(1)} and ${apiRun.warmUp.toFixed(1)} s of load)`);
   await Promise.all([stopServer(floor), stopServer(stack)]);
   const kb = bodies.reduce((n, b) => n + b.length, 0) / bodies.length / 1024;
-  return { path: JIRA_INGEST_PATH, items: 1, itemName: 'delivery', encoding: 'JSON', bodyKb: kb, floor: floorRun, stack: stackRun, api: apiRun };
+  return { path: source.rowPath, items: 1, itemName: source.itemName, encoding: 'JSON', bodyKb: kb, floor: floorRun, stack: stackRun, api: apiRun };
 }
 
 let interrupted = false;

@@ -8,15 +8,17 @@ Measures every list path of the API that the demo user ada can reach (page 1 and
 field) against a floor server (bare node:http + mysql2, best known plans), the same answers served through the
 API's fixed stack (express + tRPC + trpc-to-openapi + zod: the stack floor), and the API; the metrics (API
 alone; ai-usage with its cache off); and OTLP ingest (/otlp/v1/metrics and /otlp/v1/logs, Claude Code's
-telemetry as the OpenTelemetry SDK encodes it) and Jira webhook deliveries (/ingest/jira/{app_id}, to a Jira
-app made for the run and removed after it) against an ingest floor that inserts the same rows with mysql2.
+telemetry as the OpenTelemetry SDK encodes it), Jira and PagerDuty webhook deliveries (/ingest/jira/{app_id},
+/ingest/pagerduty/{app_id}, to apps made for the run and removed after it) against an ingest floor that inserts
+the same rows with mysql2.
 Prints Markdown tables. Seeds the large demo data into DATABASE_URL first when it has no users.
 
   --connections N       concurrent connections per request (default 32)
   --seconds N           load per request and server (default 10)
   --quick               2 s per request: a smoke run
   --filter TEXT         only requests whose path contains TEXT (repeatable: any of them), e.g. ai-usage,
-                        otlp (both OTLP ingest rows), /otlp/v1/logs, jira (the tracker-ingest row)
+                        otlp (both OTLP ingest rows), /otlp/v1/logs, jira (the tracker-ingest row),
+                        pagerduty (the incident-ingest row), /ingest/ (both)
   --path PATH           exactly this request, e.g. "/v1/users?sort=name&page=1201" (repeatable)
   --floor-count MODE    exact (default): the floor runs SELECT COUNT(*) on every request;
                         cached: it counts each scope once (the cost of totals with a perfect cache)

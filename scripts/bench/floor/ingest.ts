@@ -3,14 +3,14 @@
  * `POST /otlp/v1/metrics` or `/otlp/v1/logs` it reads the body, decodes nothing, and inserts the rows the
  * service would write for that body, worked out before the load (scripts/bench/otlp/rows.ts): the batch row,
  * the points or events, the account ids, the rollup additions, as multi-row INSERTs in one transaction (a
- * deadlock victim runs again, as the service's changes do). Per `POST /ingest/jira/{app_id}` likewise the rows
- * of a Jira delivery (scripts/bench/jira/rows.ts): the delivery, the task, its status changes; no signature is
- * checked and no JSON read. Which body a request carries is named by the benchmark's `x-bench-body` header. The
- * answer is the empty (full success) protobuf response, or for Jira an empty 200.
+ * deadlock victim runs again, as the service's changes do). Per `POST /ingest/{provider}/{app_id}` likewise the
+ * rows of an app's delivery (scripts/bench/jira/rows.ts: the delivery, the task, its status changes;
+ * scripts/bench/pagerduty/source.ts: the delivery, the incident, its outbox event); no signature is checked and no
+ * JSON read. Which body a request carries is named by the benchmark's `x-bench-body` header. The answer is the
+ * empty (full success) protobuf response, or for an app an empty 200.
  *
- * Environment: PORT, DATABASE_URL, FLOOR_INGEST_METRICS and/or FLOOR_INGEST_LOGS and/or FLOOR_INGEST_JIRA with
- * FLOOR_INGEST_JIRA_PATH (files of one JSON array of SQL statements per line, one line per body; the Jira app's
- * path).
+ * Environment: PORT, DATABASE_URL, FLOOR_INGEST_METRICS and/or FLOOR_INGEST_LOGS and/or FLOOR_INGEST_APP with
+ * FLOOR_INGEST_APP_PATH (files of one JSON array of SQL statements per line, one line per body; the app's path).
  */
 import http from 'node:http';
 import { createPool } from 'mysql2/promise';
@@ -24,7 +24,8 @@ async function main(): Promise<void> {
     '/otlp/v1/metrics': await load(process.env.FLOOR_INGEST_METRICS),
     '/otlp/v1/logs': await load(process.env.FLOOR_INGEST_LOGS),
   };
-  if (process.env.FLOOR_INGEST_JIRA_PATH) sets[process.env.FLOOR_INGEST_JIRA_PATH] = await load(process.env.FLOOR_INGEST_JIRA);
+  const appPath = process.env.FLOOR_INGEST_APP_PATH;
+  if (appPath) sets[appPath] = await load(process.env.FLOOR_INGEST_APP);
   const pool = createPool({ uri, connectionLimit: POOL_SIZE });
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -50,9 +51,9 @@ async function main(): Promise<void> {
       );
     });
   });
-  const jira = process.env.FLOOR_INGEST_JIRA_PATH ? sets[process.env.FLOOR_INGEST_JIRA_PATH].length : 0;
+  const deliveries = appPath ? sets[appPath].length : 0;
   listen(server, 'ingest floor', {
-    describe: () => `${sets['/otlp/v1/metrics'].length} metrics bodies, ${sets['/otlp/v1/logs'].length} logs bodies, ${jira} Jira deliveries`,
+    describe: () => `${sets['/otlp/v1/metrics'].length} metrics bodies, ${sets['/otlp/v1/logs'].length} logs bodies, ${deliveries} deliveries to ${appPath ?? 'no app'}`,
     end: () => pool.end(),
   });
 }

@@ -11,12 +11,7 @@ import { newId } from '../../../src/persistence/changes/ids';
 import { clip, LIMITS } from '../../../src/services/git/text';
 import { flowFacts, Transition } from '../../../db/rollups/flowFacts';
 import { jiraWebhookTasks } from '../../../src/trackers/jira';
-
-export interface BenchApp {
-  id: string;
-  organization_id: string;
-  points_field: string | null;
-}
+import type { BenchApp } from '../apps/ingest';
 
 /** What the floor knows of the issues it has written so far, as the service reads it back from its rows. */
 export type KnownTasks = Map<string, { id: string; history: Transition[] }>;
