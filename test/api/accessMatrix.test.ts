@@ -158,9 +158,11 @@ function leak(actor: Actor, kind: ItemKind, item: Body): string | null {
       return org(owners.gitAppOrganization.get(item.git_app_id), 'repository');
     case 'commit':
     case 'pullRequest':
+      return org(owners.repositoryOrganization.get(item.repository_id), kind);
     case 'deployment':
     case 'incident':
-      return org(owners.repositoryOrganization.get(item.repository_id), kind);
+      // One from an app whose board is not mapped yet has no repository: its app says whose it is.
+      return org(item.repository_id === null ? owners.appOrganization.get(item.app_id) : owners.repositoryOrganization.get(item.repository_id), kind);
     case 'pullRequestActivity':
       return org(owners.pullRequestOrganization.get(item.pull_request_id), 'pull request activity');
     case 'task':

@@ -197,7 +197,7 @@ describe('GET /v1/organizations/{organization_id}/apps', () => {
     expect(body.data).toContainEqual(appItem(DEMO.apps.acmeSlack));
     for (const item of body.data) {
       expect(item.organization_id).toBe(O.acme);
-      expect(['issues', 'chat', 'git', 'calendar']).toContain(item.category);
+      expect(['issues', 'chat', 'git', 'calendar', 'incidents']).toContain(item.category);
       expect(typeof item.is_active).toBe('boolean');
     }
     // the Jira/Slack tie, by id in the list's direction
