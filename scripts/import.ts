@@ -2,6 +2,7 @@
  * npm run import -- git --git-app <id> [--name <repository name>] <path-to-clone> [--json]
  * npm run import -- jira --app <id> --site <https://x.atlassian.net> --email <e> --token-file <f> [--since <date>] [--base-url <url>] [--json]
  * npm run import -- linear --app <id> --key-file <file> [--since <date>] [--base-url <url>] [--json]
+ * npm run import -- slack --app <id> --token-file <file> [--base-url <url>] [--json]
  *
  * Backfills a repository's history (docs/ingest.md) from `git log` of a local clone: commits with author, message,
  * line counts and dates, in batches of 500, each one change on the write path (docs/architecture.md#writers). Commits already stored are
@@ -9,15 +10,19 @@
  * Backfills a tracker's issues with their status history into a Jira or Linear app (docs/trackers.md#trackers): each
  * page of the provider's search is one change of the task writer; tasks are unique per app and issue, so a second
  * run (or a webhook's delivery of the same issue) adds nothing.
+ * Links a Slack workspace's members to the organization's members by e-mail (docs/conversations.md#linking-accounts).
  * Exit codes: 0 done, 1 bad input (unknown git app or app, not a clone, the provider refusing) or failure, 2 usage error.
  */
 import fs from 'node:fs';
-import { GitApp } from '../db/models';
+import { App, GitApp } from '../db/models';
 import { loadConfig } from '../src/config';
 import { DomainError } from '../src/errors';
 import { CloneError, commitsOfClone, repositoryOfClone } from '../src/importer/gitLog';
 import { JiraImportError, jiraIssuePages } from '../src/importer/jira';
 import { LINEAR_API_URL, LinearImportError, linearIssuePages } from '../src/importer/linear';
+import { SLACK_API_URL, SlackImportError, slackAccountPages } from '../src/importer/slack';
+import { SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
+import { AppWriter } from '../src/services/apps/apps';
 import { ChangeRunner } from '../src/persistence/changes/change';
 import { trackerApp } from '../src/services/apps/taskSource';
 import { GitActivityWriter } from '../src/services/git/writer';
@@ -29,6 +34,7 @@ const USAGE = `Usage:
   npm run import -- git --git-app <id> [--name <repository name>] <path-to-clone> [--json]
   npm run import -- jira --app <id> --site <https://x.atlassian.net> --email <e> --token-file <f> [--since <date>] [--base-url <url>] [--json]
   npm run import -- linear --app <id> --key-file <file> [--since <date>] [--base-url <url>] [--json]
+  npm run import -- slack --app <id> --token-file <file> [--base-url <url>] [--json]
 
 git   imports the commits reachable from the clone's HEAD into a repository of the git app.
         --name  the repository's full name (owner/repo); default: the path of the clone's
@@ -55,19 +61,28 @@ linear  imports a Linear app's issues with their state history (GraphQL API), 50
         --json      print {"app_id","pages","issues","created","updated","unchanged",
                     "seconds"} on one line
 
+slack  links a Slack app's workspace members to the organization's members with the same e-mail
+       (users.list), so their messages become conversations.
+        --token-file  a file holding the Slack app's bot token (xoxb-…; scopes users:read and
+                      users:read.email)
+        --base-url    the Web API's root (default ${SLACK_API_URL})
+        --json        print {"app_id","accounts","linked","unchanged","unmatched","seconds"} on one line
+
 Run any of them again at any time: what is already stored is not stored twice.`;
 
 export type JiraCommand = { kind: 'jira'; app: string; site: string; email: string; tokenFile: string; since?: Date; baseUrl?: string; json: boolean };
 export type LinearCommand = { kind: 'linear'; app: string; keyFile: string; since?: Date; baseUrl: string; json: boolean };
-export type Command = { kind: 'help' } | { kind: 'git'; gitApp: string; name?: string; clone: string; json: boolean } | JiraCommand | LinearCommand;
+export type SlackCommand = { kind: 'slack'; app: string; tokenFile: string; baseUrl: string; json: boolean };
+export type Command = { kind: 'help' } | { kind: 'git'; gitApp: string; name?: string; clone: string; json: boolean } | JiraCommand | LinearCommand | SlackCommand;
 
 export function parseCommand(argv: string[]): Command {
   const [command, ...rest] = argv;
-  if (command === undefined) throw new UsageError('a source is required: git, jira or linear');
+  if (command === undefined) throw new UsageError('a source is required: git, jira, linear or slack');
   if (command === 'help' || command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) return { kind: 'help' };
   if (command === 'jira') return parseJira(rest);
   if (command === 'linear') return parseLinear(rest);
-  if (command !== 'git') throw new UsageError(`unknown source "${command}"; this importer reads git, jira or linear`);
+  if (command === 'slack') return parseSlack(rest);
+  if (command !== 'git') throw new UsageError(`unknown source "${command}"; this importer reads git, jira, linear or slack`);
   const { values, positionals } = parse(rest, { 'git-app': { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } }, true);
   const v = values as { 'git-app'?: string; name?: string; json?: boolean };
   const gitApp = nonEmpty('--git-app', v['git-app']);
@@ -90,6 +105,18 @@ function parseLinear(argv: string[]): LinearCommand {
   const baseUrl = nonEmpty('--base-url', v['base-url']) ?? LINEAR_API_URL;
   if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) throw new UsageError(`--base-url must be an http(s) URL; got "${baseUrl}"`);
   return { kind: 'linear', app, keyFile, since: since === undefined ? undefined : new Date(since), baseUrl, json: v.json ?? false };
+}
+
+function parseSlack(argv: string[]): SlackCommand {
+  const { values } = parse(argv, { app: { type: 'string' }, 'token-file': { type: 'string' }, 'base-url': { type: 'string' }, json: { type: 'boolean' } });
+  const v = values as { app?: string; 'token-file'?: string; 'base-url'?: string; json?: boolean };
+  const app = nonEmpty('--app', v.app);
+  if (!app) throw new UsageError('slack needs --app <id> (see npm run apps -- list)');
+  const tokenFile = nonEmpty('--token-file', v['token-file']);
+  if (!tokenFile) throw new UsageError("slack needs --token-file <file>: a file holding the Slack app's bot token");
+  const baseUrl = nonEmpty('--base-url', v['base-url']) ?? SLACK_API_URL;
+  if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) throw new UsageError(`--base-url must be an http(s) URL; got "${baseUrl}"`);
+  return { kind: 'slack', app, tokenFile, baseUrl, json: v.json ?? false };
 }
 
 function parseJira(argv: string[]): JiraCommand {
@@ -136,6 +163,7 @@ export async function main(argv: string[]): Promise<number> {
   const cmd = commandOrExit('import', USAGE, parseCommand, argv);
   if (typeof cmd === 'number') return cmd;
   if (cmd.kind === 'jira' || cmd.kind === 'linear') return importTracker(cmd);
+  if (cmd.kind === 'slack') return linkSlackAccounts(cmd);
   const database = await openServerDatabase('import', loadConfig(), cmd.json);
   if (!database) return 1;
   const say = (s: string) => cmd.json || process.stdout.write(s);
@@ -228,6 +256,57 @@ async function importTracker(cmd: JiraCommand | LinearCommand): Promise<number> 
     return 0;
   } catch (e) {
     if (e instanceof JiraImportError || e instanceof LinearImportError || e instanceof DomainError) {
+      process.stderr.write(`import: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  } finally {
+    await database.close();
+  }
+}
+
+/**
+ * A Slack workspace's members linked to the organization's members by e-mail, one change per page of `users.list`;
+ * progress on stderr, the summary on stdout. Run again, it links only those not linked yet.
+ */
+async function linkSlackAccounts(cmd: SlackCommand): Promise<number> {
+  let token: string;
+  try {
+    token = readSecretFile('--token-file', cmd.tokenFile, "one Slack bot token");
+  } catch (e) {
+    process.stderr.write(`import: ${(e as Error).message}\n`);
+    return 1;
+  }
+  const database = await openServerDatabase('import', loadConfig(), cmd.json);
+  if (!database) return 1;
+  try {
+    const app = await App.findByPk(cmd.app, { attributes: ['id', 'provider', 'is_active'] });
+    if (!app) throw new SlackImportError(`No app ${cmd.app} (see npm run apps -- list)`);
+    if (app.provider !== 'slack') throw new SlackImportError(`App ${app.id} is a ${app.provider} app; this import links a Slack app's accounts`);
+    // The key is read only when a secret is sealed or opened: linking accounts does neither.
+    const writer = new AppWriter(ChangeRunner.for(database.sequelize), new SecretBox(() => secretsKeyFor(loadConfig())));
+    const started = process.hrtime.bigint();
+    const totals = { accounts: 0, linked: 0, unchanged: 0, unmatched: 0 };
+    const onWait = (seconds: number) => process.stderr.write(`  Slack asks to wait ${seconds} s (rate limit); waiting\n`);
+    for await (const page of slackAccountPages({ token, baseUrl: cmd.baseUrl, onWait })) {
+      const counts = page.accounts.length ? await writer.linkByEmail(app.id, page.accounts) : { linked: 0, unchanged: 0, unmatched: 0 };
+      totals.accounts += page.read;
+      totals.linked += counts.linked;
+      totals.unchanged += counts.unchanged;
+      totals.unmatched += counts.unmatched + page.read - page.accounts.length;
+      process.stderr.write(`  ${totals.accounts} accounts read, ${totals.linked} linked\n`);
+    }
+    const seconds = Number((Number(process.hrtime.bigint() - started) / 1e9).toFixed(2));
+    if (cmd.json) process.stdout.write(`${JSON.stringify({ app_id: app.id, ...totals, seconds })}\n`);
+    else {
+      process.stdout.write(
+        `Read ${totals.accounts} Slack accounts for app ${app.id} in ${seconds.toFixed(1)} s: ${totals.linked} linked to members, ` +
+          `${totals.unchanged} already linked, ${totals.unmatched} without a member's e-mail (bots, deleted accounts, guests of other domains).\n`,
+      );
+    }
+    return 0;
+  } catch (e) {
+    if (e instanceof SlackImportError || e instanceof DomainError) {
       process.stderr.write(`import: ${e.message}\n`);
       return 1;
     }

@@ -9,6 +9,7 @@ import { ResultCache } from '../../persistence/query/countCache';
 import { DataVersions } from '../../persistence/query/dataVersions';
 import { openRotated, PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../secrets/secretBox';
 import { ChangeAuthority, isWithinAuthority } from '../audit/actor';
+import { membersByEmail } from '../people/memberEmails';
 import { normalizeEmail } from '../people/members';
 import { rederiveTasks } from '../work/rederive';
 import { placeBoardOperations } from '../operations/boardPlacement';
@@ -228,6 +229,38 @@ export class AppWriter {
       change.wrote('user_apps');
       change.audit({ organizationId: app.organization_id, actor: by.actor ?? OPERATOR, action: 'app.user_linked', target: { type: 'app', id: app.id }, details: { user_id: member.user_id, external_user_id: externalId } });
       return link;
+    });
+  }
+
+  /**
+   * Links the accounts a provider's directory lists (Slack's `users.list`: npm run import -- slack) to the members
+   * with the same e-mail, in one change, each link audit-logged as `link-user` does. A member already linked keeps
+   * their account, and an account already linked to someone keeps its member; accounts whose e-mail is no member's
+   * are left alone, never guessed.
+   */
+  linkByEmail(appId: string, accounts: { externalId: string; email: string }[], by: ChangeAuthority = {}): Promise<{ linked: number; unchanged: number; unmatched: number }> {
+    return this.changes.run(async (change) => {
+      const { transaction } = change;
+      const app = await this.appOf(appId, by, transaction);
+      const members = await membersByEmail(app.organization_id, accounts.map((a) => a.email), transaction);
+      const links = await UserApp.findAll({ where: { app_id: app.id }, attributes: ['user_id', 'external_user_id'], transaction });
+      const linkedMembers = new Set(links.map((l) => l.user_id));
+      const linkedAccounts = new Set(links.map((l) => l.external_user_id));
+      const counts = { linked: 0, unchanged: 0, unmatched: 0 };
+      for (const account of accounts) {
+        const userId = members.get(normalizeEmail(account.email));
+        if (!userId) counts.unmatched++;
+        else if (linkedMembers.has(userId) || linkedAccounts.has(account.externalId)) counts.unchanged++;
+        else {
+          await UserApp.create({ user_id: userId, app_id: app.id, external_user_id: account.externalId, created_at: this.now() }, { transaction });
+          linkedMembers.add(userId);
+          linkedAccounts.add(account.externalId);
+          counts.linked++;
+          change.audit({ organizationId: app.organization_id, actor: by.actor ?? OPERATOR, action: 'app.user_linked', target: { type: 'app', id: app.id }, details: { user_id: userId, external_user_id: account.externalId } });
+        }
+      }
+      if (counts.linked) change.wrote('user_apps');
+      return counts;
     });
   }
 
