@@ -1,11 +1,12 @@
 import type { Change, ChangeRunner } from '../../persistence/changes/change';
 import { ChangeSql } from '../../persistence/changes/changeSql';
+import { GroupCommit } from '../../persistence/changes/groupCommit';
 import { recordDeployment } from '../git/deployments/deployments';
 import { recordIncident, recordIncidentNote } from '../git/incidents/incidents';
 import type { Placement } from '../git/placement';
 import type { Applied } from '../git/recordIfNewer';
 import { placedBoard } from './boardPlacement';
-import type { OperationDelivery, OperationEvent, OperationSource } from './operationInput';
+import type { BoardRef, OperationDelivery, OperationEvent, OperationSource } from './operationInput';
 
 export interface OperationResult {
   kind: 'incident' | 'deployment';
@@ -23,41 +24,74 @@ export interface OperationOutcome {
 
 const DELIVERY_COLUMNS = ['app_id', 'delivery_id', 'event', 'received_at'] as const;
 
+type Received = { delivery: OperationDelivery; events: OperationEvent[] };
+
 /**
- * Stores incidents and deployments from apps (docs/incidents.md) on the write path of docs/architecture.md#writers:
- * each delivery is one change with its events and with what DORA reads beside the rows (shippedChanges.ts,
- * leadTimes.ts), through the git writers' own recordIncident and recordDeployment, so that an incident from
- * PagerDuty counts exactly as an issue labelled `incident` does. A delivery with a provider id is recorded, so that
- * a redelivery changes nothing; the rows are unique per app and provider id, so a call repeated with the caller's
- * id (the deployments API) finds its row, and a state older than the stored one changes nothing.
+ * Stores incidents and deployments from apps (docs/incidents.md) on the write path of docs/architecture.md#writers,
+ * with what DORA reads beside the rows (shippedChanges.ts, leadTimes.ts), through the git writers' own
+ * recordIncident and recordDeployment, so that an incident from PagerDuty counts exactly as an issue labelled
+ * `incident` does. The deliveries of one app that arrive while one of its changes commits are stored together in the
+ * next, in the order they came (group commit, as the task writer's), each answered once that change has committed.
+ * A delivery with a provider id is recorded, so that a redelivery changes nothing; the rows are unique per app and
+ * provider id, so a call repeated with the caller's id (the deployments API) finds its row, and a state older than
+ * the stored one changes nothing.
  */
 export class OperationsWriter {
-  constructor(private readonly changes: ChangeRunner, private readonly now: () => Date = () => new Date()) {}
+  private readonly deliveries: GroupCommit<Received, OperationOutcome>;
+
+  constructor(private readonly changes: ChangeRunner, private readonly now: () => Date = () => new Date()) {
+    this.deliveries = new GroupCommit((_appId, received) => this.changes.run((change) => this.receiveAll(change, received)));
+  }
 
   receive(delivery: OperationDelivery, events: OperationEvent[]): Promise<OperationOutcome> {
-    return this.changes.run(async (change) => {
-      if (delivery.id !== null && !(await this.firstSight(change, delivery))) return { result: 'duplicate', items: [] };
+    return this.deliveries.add(delivery.source.appId, { delivery, events });
+  }
+
+  /** Deliveries of one app, each once: those received before (or earlier in the group) are duplicates. */
+  private async receiveAll(change: Change, received: Received[]): Promise<OperationOutcome[]> {
+    const fresh = await this.firstSights(change, received);
+    // Boards repeat within a group (one service pages many incidents): each is placed once per change.
+    const placements = new Map<string, ReturnType<typeof placedBoard>>();
+    const place = (source: OperationSource, board: BoardRef) => {
+      const key = JSON.stringify([board.candidates, board.namesRepository]);
+      if (!placements.has(key)) placements.set(key, placedBoard(change.transaction, source, board));
+      return placements.get(key)!;
+    };
+    const outcomes: OperationOutcome[] = [];
+    for (const r of received) {
+      if (!fresh.has(r)) {
+        outcomes.push({ result: 'duplicate', items: [] });
+        continue;
+      }
       const items: OperationResult[] = [];
-      for (const event of events) items.push(await this.apply(change, delivery.source, event));
-      return { result: 'applied', items };
-    });
+      for (const event of r.events) items.push(await this.apply(change, r.delivery.source, event, place));
+      outcomes.push({ result: 'applied', items });
+    }
+    return outcomes;
   }
 
-  /** Records the delivery's id; false when it was recorded before. */
-  private async firstSight(change: Change, delivery: OperationDelivery): Promise<boolean> {
+  /** The deliveries seen for the first time, their ids recorded; those without a provider id always are. */
+  private async firstSights(change: Change, received: Received[]): Promise<Set<Received>> {
+    const named = received.filter((r) => r.delivery.id !== null);
+    const fresh = new Set(received.filter((r) => r.delivery.id === null));
+    if (named.length === 0) return fresh;
     const sql = new ChangeSql(change.transaction);
-    const key = { appId: delivery.source.appId, id: delivery.id };
-    if ((await sql.select('SELECT delivery_id FROM ingest_deliveries WHERE app_id = :appId AND delivery_id = :id', key)).length) return false;
-    await sql.insert('ingest_deliveries', DELIVERY_COLUMNS, [{ app_id: key.appId, delivery_id: key.id, event: delivery.event, received_at: this.now() }]);
-    return true;
+    const appId = received[0].delivery.source.appId;
+    const stored = await sql.select<{ delivery_id: string }>('SELECT delivery_id FROM ingest_deliveries WHERE app_id = :appId AND delivery_id IN (:ids)', { appId, ids: named.map((r) => r.delivery.id) });
+    const seen = new Set(stored.map((d) => d.delivery_id));
+    for (const r of named) if (r.delivery.id !== null && !seen.has(r.delivery.id) && seen.add(r.delivery.id)) fresh.add(r);
+    const at = this.now();
+    const rows = named.filter((r) => fresh.has(r)).map((r) => ({ app_id: appId, delivery_id: r.delivery.id, event: r.delivery.event, received_at: at }));
+    if (rows.length) await sql.insert('ingest_deliveries', DELIVERY_COLUMNS, rows);
+    return fresh;
   }
 
-  private async apply(change: Change, source: OperationSource, event: OperationEvent): Promise<OperationResult> {
+  private async apply(change: Change, source: OperationSource, event: OperationEvent, place: (source: OperationSource, board: BoardRef) => ReturnType<typeof placedBoard>): Promise<OperationResult> {
     if (event.kind === 'incident_note') {
       const noted = await recordIncidentNote(change, source.appId, event.externalId, event.note);
       return { kind: 'incident', external_id: event.externalId, result: noted?.applied ?? 'unknown', repository_id: noted?.repositoryId ?? null };
     }
-    const { boardKey, repository } = await placedBoard(change.transaction, source, event.board);
+    const { boardKey, repository } = await place(source, event.board);
     const placement: Placement = { organizationId: source.organizationId, repository, source: { appId: source.appId, boardKey } };
     const repositoryId = repository?.id ?? null;
     if (event.kind === 'incident') {
