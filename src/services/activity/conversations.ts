@@ -1,5 +1,5 @@
 import type { Change, ChangeRunner } from '../../persistence/changes/change';
-import { ChangeSql } from '../../persistence/changes/changeSql';
+import { firstDeliveries } from '../apps/appDeliveries';
 import { accountDirectory } from '../work/accounts';
 import { recordInteractions } from './interactions';
 
@@ -32,8 +32,6 @@ export interface ConversationOutcome {
   interactions: number;
 }
 
-const DELIVERY_COLUMNS = ['app_id', 'delivery_id', 'event', 'received_at'] as const;
-
 /**
  * Stores conversations from chat (docs/conversations.md) as `communication` interactions, author → each counterpart,
  * where both accounts are members of the organization (matched as trackers' accounts are: linked by `apps link-user`
@@ -45,10 +43,8 @@ export class ConversationWriter {
 
   receive(delivery: ChatDelivery, messages: ChatMessage[]): Promise<ConversationOutcome> {
     return this.changes.run(async (change) => {
-      const sql = new ChangeSql(change.transaction);
-      const key = { appId: delivery.source.appId, id: delivery.id };
-      if ((await sql.select('SELECT delivery_id FROM ingest_deliveries WHERE app_id = :appId AND delivery_id = :id', key)).length) return { result: 'duplicate', interactions: 0 };
-      await sql.insert('ingest_deliveries', DELIVERY_COLUMNS, [{ app_id: key.appId, delivery_id: key.id, event: delivery.event, received_at: this.now() }]);
+      const firstSeen = await firstDeliveries(change.transaction, delivery.source.appId, [delivery], this.now());
+      if (firstSeen.size === 0) return { result: 'duplicate', interactions: 0 };
       return { result: 'applied', interactions: await this.record(change, delivery.source, messages) };
     });
   }

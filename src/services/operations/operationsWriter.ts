@@ -1,6 +1,6 @@
 import type { Change, ChangeRunner } from '../../persistence/changes/change';
-import { ChangeSql } from '../../persistence/changes/changeSql';
 import { GroupCommit } from '../../persistence/changes/groupCommit';
+import { firstDeliveries } from '../apps/appDeliveries';
 import { recordDeployment } from '../git/deployments/deployments';
 import { recordIncident, recordIncidentNote } from '../git/incidents/incidents';
 import type { Placement } from '../git/placement';
@@ -21,8 +21,6 @@ export interface OperationOutcome {
   result: 'applied' | 'duplicate';
   items: OperationResult[];
 }
-
-const DELIVERY_COLUMNS = ['app_id', 'delivery_id', 'event', 'received_at'] as const;
 
 type Received = { delivery: OperationDelivery; events: OperationEvent[] };
 
@@ -72,18 +70,9 @@ export class OperationsWriter {
 
   /** The deliveries seen for the first time, their ids recorded; those without a provider id always are. */
   private async firstSights(change: Change, received: Received[]): Promise<Set<Received>> {
-    const named = received.filter((r) => r.delivery.id !== null);
-    const fresh = new Set(received.filter((r) => r.delivery.id === null));
-    if (named.length === 0) return fresh;
-    const sql = new ChangeSql(change.transaction);
-    const appId = received[0].delivery.source.appId;
-    const stored = await sql.select<{ delivery_id: string }>('SELECT delivery_id FROM ingest_deliveries WHERE app_id = :appId AND delivery_id IN (:ids)', { appId, ids: named.map((r) => r.delivery.id) });
-    const seen = new Set(stored.map((d) => d.delivery_id));
-    for (const r of named) if (r.delivery.id !== null && !seen.has(r.delivery.id) && seen.add(r.delivery.id)) fresh.add(r);
-    const at = this.now();
-    const rows = named.filter((r) => fresh.has(r)).map((r) => ({ app_id: appId, delivery_id: r.delivery.id, event: r.delivery.event, received_at: at }));
-    if (rows.length) await sql.insert('ingest_deliveries', DELIVERY_COLUMNS, rows);
-    return fresh;
+    const named = received.flatMap((r) => (r.delivery.id === null ? [] : [{ id: r.delivery.id, event: r.delivery.event, received: r }]));
+    const firstSeen = await firstDeliveries(change.transaction, received[0].delivery.source.appId, named, this.now());
+    return new Set([...received.filter((r) => r.delivery.id === null), ...[...firstSeen].map((d) => d.received)]);
   }
 
   private async apply(change: Change, source: OperationSource, event: OperationEvent, place: (source: OperationSource, board: BoardRef) => ReturnType<typeof placedBoard>): Promise<OperationResult> {

@@ -1,7 +1,7 @@
 import type { Change, ChangeRunner } from '../../persistence/changes/change';
-import { ChangeSql } from '../../persistence/changes/changeSql';
 import { GroupCommit } from '../../persistence/changes/groupCommit';
 import { recordInteractions } from '../activity/interactions';
+import { firstDeliveries } from '../apps/appDeliveries';
 import { accountDirectory } from './accounts';
 import type { TaskEvent, TaskInput, TaskResult, TaskSource } from './taskInput';
 import { ChangeEffects, removeTask, upsertTask } from './taskState';
@@ -34,8 +34,6 @@ export interface ImportedPage {
 const READ_COMMITTED = { readCommitted: true };
 
 type Received = { delivery: TrackerDelivery; events: TaskEvent[] };
-
-const DELIVERY_COLUMNS = ['app_id', 'delivery_id', 'event', 'received_at'] as const;
 
 /**
  * Stores work from trackers (docs/trackers.md#trackers) on the write path of docs/architecture.md#writers, whichever
@@ -71,15 +69,9 @@ export class TaskWriter {
 
   /** Deliveries of one app, each once: those received before (or earlier in the group) are duplicates. */
   private async receiveAll(change: Change, received: Received[]): Promise<TaskOutcome[]> {
-    const sql = new ChangeSql(change.transaction);
-    const appId = received[0].delivery.source.appId;
-    const ids = received.map((r) => r.delivery.id);
-    const stored = await sql.select<{ delivery_id: string }>('SELECT delivery_id FROM ingest_deliveries WHERE app_id = :appId AND delivery_id IN (:ids)', { appId, ids });
-    const seen = new Set(stored.map((d) => d.delivery_id));
-    const fresh = received.filter((r) => !seen.has(r.delivery.id) && seen.add(r.delivery.id));
+    const firstSeen = await firstDeliveries(change.transaction, received[0].delivery.source.appId, received.map((r) => r.delivery), this.now());
+    const fresh = received.filter((r) => firstSeen.has(r.delivery));
     if (fresh.length === 0) return received.map(() => ({ result: 'duplicate', tasks: [] }));
-    const at = this.now();
-    await sql.insert('ingest_deliveries', DELIVERY_COLUMNS, fresh.map((r) => ({ app_id: appId, delivery_id: r.delivery.id, event: r.delivery.event, received_at: at })));
     const results = await this.apply(change, received[0].delivery.source, fresh.map((r) => r.events));
     return received.map((r) => {
       const i = fresh.indexOf(r);
