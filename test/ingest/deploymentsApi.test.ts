@@ -69,6 +69,17 @@ test('a repository the organization does not know is kept for it, and placed whe
   const token = await t.token();
   const listed = await t.get(`/v1/git/apps/gapp_acme_github/repositories/${DEMO.repos.acmeWeb}/deployments?created_at[gte]=2026-10-05&created_at[lte]=2026-10-05`, token);
   expect(listed.body.data.map((d: { id: string; app_id: string; service: string }) => [d.app_id, d.service])).toContainEqual([app.id, 'checkout-service']);
+  // An incident of acme/web open when it finished makes it rework; unmapped again, it has no repository, and keeps
+  // no mark that repository gave it.
+  await app.send('incidents', { id: `INC-${unique()}`, title: 'Web 500s', created_at: '2026-10-05T06:00:00Z', resolved_at: '2026-10-05T08:00:00Z', repository: 'acme/web' });
+  const placed = async () => {
+    const d = (await Deployment.findOne({ where: { app_id: app.id, external_id: body.id } }))!;
+    return [d.repository_id, d.git_app_id, Boolean(d.rework)];
+  };
+  expect(await placed()).toEqual([DEMO.repos.acmeWeb, 'gapp_acme_github', true]);
+  await t.runtime.writers.apps.unmap(app.id, 'checkout-service');
+  expect(await placed()).toEqual([null, null, false]);
+  await t.runtime.writers.apps.map(app.id, 'checkout-service', { repositoryId: DEMO.repos.acmeWeb });
   // A team, not a repository, is refused for such a board.
   await expect(t.runtime.writers.apps.map(app.id, 'checkout-service', { teamId: DEMO.teams.platform })).rejects.toThrow(/mapped to a repository/);
 });

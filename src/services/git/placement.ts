@@ -33,3 +33,10 @@ export function placedColumns(placement: Placement) {
     board_key: fromApp?.boardKey ?? null,
   };
 }
+
+/**
+ * The marks a deployment's repository gives it (what it shipped, whether an incident of that repository blamed it or
+ * was open when it finished), cleared on one that has no repository: they are recomputed only per repository
+ * (rollups/shippedChanges.ts), so a deployment that left its repository would keep them stale.
+ */
+export const UNPLACED_MARKS = { shipped_ai: false, blamed: false, rework: false } as const;

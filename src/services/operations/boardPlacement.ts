@@ -54,7 +54,9 @@ export async function placeBoardOperations(change: Change, app: { appId: string;
     const held = await sql.select<{ repository_id: string | null }>(`SELECT DISTINCT repository_id FROM ${table} WHERE app_id = :appId AND board_key = :boardKey`, keys);
     const left = held.map((r) => r.repository_id).filter((id) => id !== target.repositoryId);
     if (left.length === 0) continue;
-    await sql.run(`UPDATE ${table} SET repository_id = :repositoryId, git_app_id = :gitAppId WHERE app_id = :appId AND board_key = :boardKey`, { ...keys, ...target });
+    // A deployment leaving every repository keeps no mark its repository gave it (placement.ts UNPLACED_MARKS).
+    const marks = table === 'deployments' && target.repositoryId === null ? ', shipped_ai = 0, blamed = 0, rework = 0' : '';
+    await sql.run(`UPDATE ${table} SET repository_id = :repositoryId, git_app_id = :gitAppId${marks} WHERE app_id = :appId AND board_key = :boardKey`, { ...keys, ...target });
     change.wrote(table);
     for (const id of [...left, target.repositoryId]) if (id) touched.add(id);
   }

@@ -3,7 +3,7 @@ import { toDeployment } from '../../../resources/git';
 import type { Change } from '../../../persistence/changes/change';
 import { newId } from '../../../persistence/changes/ids';
 import type { DeploymentInput } from '../activity';
-import { Placement, placedColumns, storedBy } from '../placement';
+import { Placement, placedColumns, storedBy, UNPLACED_MARKS } from '../placement';
 import { Applied, recordIfNewer, sameTime } from '../recordIfNewer';
 import { clip, LIMITS } from '../text';
 import { refreshShippedChanges } from '../rollups/shippedChanges';
@@ -22,6 +22,7 @@ export async function recordDeployment(change: Change, placement: Placement, inp
   const existing = await Deployment.findOne({ where: { ...storedBy(placement), external_id: input.externalId }, transaction, lock: transaction.LOCK.UPDATE });
   const fields = {
     ...placedColumns(placement),
+    ...(placement.repository ? {} : UNPLACED_MARKS),
     environment: clip(input.environment, LIMITS.environment),
     status: input.status,
     sha: input.sha,

@@ -9,6 +9,7 @@ import { removeLeadTimes } from '../rollups/leadTimes';
 import { removePullRequestSamples } from '../rollups/pullRequestSamples';
 import type { RepositoryRef } from '../activity';
 import { clip, LIMITS } from '../text';
+import { UNPLACED_MARKS } from '../placement';
 
 export interface ResolvedRepository {
   repository: Repository;
@@ -74,7 +75,7 @@ export async function deleteRepository(change: Change, repository: Repository): 
   const authors = await authorsOf(transaction, repository.id);
   const fromApps = { ...where, app_id: { [Op.ne]: null } };
   await Incident.update({ repository_id: null, git_app_id: null }, { where: fromApps, transaction });
-  await Deployment.update({ repository_id: null, git_app_id: null }, { where: fromApps, transaction });
+  await Deployment.update({ repository_id: null, git_app_id: null, ...UNPLACED_MARKS }, { where: fromApps, transaction });
   await AppBoard.destroy({ where, transaction });
   for (const model of [Commit, AuthorRepository, PullRequest, PullRequestActivity, Deployment, Incident] as (typeof Commit)[]) await model.destroy({ where, transaction });
   // Read again from the commits left: after them.
