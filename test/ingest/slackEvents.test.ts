@@ -114,6 +114,7 @@ describe('refused, storing nothing', () => {
     ['another secret', () => ({ signature: `v0=${'0'.repeat(64)}` }), 401, /does not match the body/],
     ['a stale timestamp, signed', () => ({ timestamp: String(Number(now()) - 600) }), 400, /stale delivery/],
     ['a body that is not Slack’s', () => ({ body: { webhookEvent: 'jira:issue_created' } }), 400, /Not a Slack Events API payload: type/],
+    ['a ts past the year 9999', () => ({ body: { ...payload('messageWithUserMentions.json'), event: { ...payload('messageWithUserMentions.json').event, ts: '999999999999.000100' } } }), 400, /Slack message event payload: ts: a Slack message ts/],
     ['a message without its channel', () => ({ body: { ...payload('messageWithUserMentions.json'), event: { ...payload('messageWithUserMentions.json').event, channel: undefined } } }), 400, /channel/],
   ];
   test.each(cases)('%s', async (_name, make, status, message) => {

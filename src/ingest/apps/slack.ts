@@ -73,7 +73,8 @@ function ignoredMessage(event: z.infer<typeof eventCallback>['event']): string |
 const mentioned = (message: z.infer<typeof channelMessage>): string[] => [...message.text.matchAll(/<@([UW][A-Z0-9]{1,30})(?:\|[^>]*)?>/g)].map((m) => m[1]);
 
 const slackId = z.string().regex(/^[A-Z0-9]{1,30}$/, { error: 'a Slack id: capital letters and digits' });
-const ts = z.string().regex(/^\d{1,12}\.\d{1,9}$/, { error: "a Slack message ts, such as '1719209649.631399'" });
+/** Seconds since the epoch, with Slack's digits after the point: ten digits of seconds reach the year 2286. */
+const ts = z.string().regex(/^\d{9,10}\.\d{1,9}$/, { error: "a Slack message ts, such as '1719209649.631399'" });
 
 const envelope = z.looseObject({ type: z.string().min(1).max(64) });
 const verification = z.looseObject({ challenge: z.string().min(1).max(200) });
