@@ -14,7 +14,7 @@
  * Exit codes: 0 done, 1 bad input (unknown git app or app, not a clone, the provider refusing) or failure, 2 usage error.
  */
 import fs from 'node:fs';
-import { App, GitApp } from '../db/models';
+import { GitApp } from '../db/models';
 import { loadConfig } from '../src/config';
 import { DomainError } from '../src/errors';
 import { CloneError, commitsOfClone, repositoryOfClone } from '../src/importer/gitLog';
@@ -24,7 +24,7 @@ import { SLACK_API_URL, SlackImportError, slackAccountPages } from '../src/impor
 import { SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { AppWriter } from '../src/services/apps/apps';
 import { ChangeRunner } from '../src/persistence/changes/change';
-import { trackerApp } from '../src/services/apps/taskSource';
+import { importingApp, trackerApp } from '../src/services/apps/taskSource';
 import { GitActivityWriter } from '../src/services/git/writer';
 import type { TaskInput, TaskSource } from '../src/services/work/taskInput';
 import { TaskWriter } from '../src/services/work/taskWriter';
@@ -210,16 +210,21 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** A file holding a credential (one on the command line would sit in the shell's history and the process list). */
-function readSecretFile(flag: string, file: string, what: string): string {
+/**
+ * A file holding a credential (one on the command line would sit in the shell's history and the process list); null,
+ * said on stderr, when it cannot be read or holds something else.
+ */
+function credentialFile(flag: string, file: string, what: string): string | null {
   let secret: string;
   try {
     secret = fs.readFileSync(file, 'utf8').trim();
   } catch (e) {
-    throw new UsageError(`cannot read ${flag} ${file}: ${e instanceof Error ? e.message : String(e)}`);
+    process.stderr.write(`import: cannot read ${flag} ${file}: ${e instanceof Error ? e.message : String(e)}\n`);
+    return null;
   }
-  if (!secret || /\s/.test(secret)) throw new UsageError(`${flag} ${file} must hold ${what} and nothing else`);
-  return secret;
+  if (secret && !/\s/.test(secret)) return secret;
+  process.stderr.write(`import: ${flag} ${file} must hold ${what} and nothing else\n`);
+  return null;
 }
 
 /**
@@ -228,13 +233,8 @@ function readSecretFile(flag: string, file: string, what: string): string {
  * their history is not added twice.
  */
 async function importTracker(cmd: JiraCommand | LinearCommand): Promise<number> {
-  let credential: string;
-  try {
-    credential = cmd.kind === 'jira' ? readSecretFile('--token-file', cmd.tokenFile, 'one API token') : readSecretFile('--key-file', cmd.keyFile, 'one Linear API key');
-  } catch (e) {
-    process.stderr.write(`import: ${(e as Error).message}\n`);
-    return 1;
-  }
+  const credential = cmd.kind === 'jira' ? credentialFile('--token-file', cmd.tokenFile, 'one API token') : credentialFile('--key-file', cmd.keyFile, 'one Linear API key');
+  if (credential === null) return 1;
   const database = await openServerDatabase('import', loadConfig(), cmd.json);
   if (!database) return 1;
   try {
@@ -270,19 +270,12 @@ async function importTracker(cmd: JiraCommand | LinearCommand): Promise<number> 
  * progress on stderr, the summary on stdout. Run again, it links only those not linked yet.
  */
 async function linkSlackAccounts(cmd: SlackCommand): Promise<number> {
-  let token: string;
-  try {
-    token = readSecretFile('--token-file', cmd.tokenFile, "one Slack bot token");
-  } catch (e) {
-    process.stderr.write(`import: ${(e as Error).message}\n`);
-    return 1;
-  }
+  const token = credentialFile('--token-file', cmd.tokenFile, 'one Slack bot token');
+  if (token === null) return 1;
   const database = await openServerDatabase('import', loadConfig(), cmd.json);
   if (!database) return 1;
   try {
-    const app = await App.findByPk(cmd.app, { attributes: ['id', 'provider', 'is_active'] });
-    if (!app) throw new SlackImportError(`No app ${cmd.app} (see npm run apps -- list)`);
-    if (app.provider !== 'slack') throw new SlackImportError(`App ${app.id} is a ${app.provider} app; this import links a Slack app's accounts`);
+    const app = await importingApp(cmd.app, 'slack');
     // The key is read only when a secret is sealed or opened: linking accounts does neither.
     const writer = new AppWriter(ChangeRunner.for(database.sequelize), new SecretBox(() => secretsKeyFor(loadConfig())));
     const started = process.hrtime.bigint();

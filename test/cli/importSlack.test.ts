@@ -88,7 +88,7 @@ test('members linked by e-mail across pages, a rate limit waited out; bots, dele
   expect(await UserApp.count({ where: { app_id: appId } })).toBe(2);
 });
 
-test("a token Slack refuses, an unknown app or another provider's app: exit 1 saying what to fix, nothing linked", async () => {
+test("a token Slack refuses, an unknown app, another provider's app or a disabled one: exit 1 saying what to fix, nothing linked", async () => {
   const appId = await slackApp();
   const wrong = path.join(path.dirname(tokenFile), 'wrong');
   fs.writeFileSync(wrong, 'xoxb-wrong\n');
@@ -97,7 +97,10 @@ test("a token Slack refuses, an unknown app or another provider's app: exit 1 sa
   const unknown = await importer('slack', '--app', 'app_nope', '--token-file', tokenFile, '--base-url', baseUrl);
   expect([unknown.code, unknown.stderr]).toEqual([1, 'import: No app app_nope (see npm run apps -- list)\n']);
   const jira = await importer('slack', '--app', DEMO.apps.acmeJira, '--token-file', tokenFile, '--base-url', baseUrl);
-  expect([jira.code, jira.stderr]).toEqual([1, `import: App ${DEMO.apps.acmeJira} is a jira app; this import links a Slack app's accounts\n`]);
+  expect([jira.code, jira.stderr]).toEqual([1, `import: App ${DEMO.apps.acmeJira} is a jira app; this import reads Slack\n`]);
+  await t.runtime.writers.apps.setActive(appId, false);
+  const disabled = await importer('slack', '--app', appId, '--token-file', tokenFile, '--base-url', baseUrl);
+  expect([disabled.code, disabled.stderr]).toEqual([1, `import: App ${appId} is disabled; enable it first (npm run apps -- enable ${appId})\n`]);
   expect(await UserApp.count({ where: { app_id: appId } })).toBe(0);
 });
 

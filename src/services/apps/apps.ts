@@ -247,20 +247,23 @@ export class AppWriter {
       const linkedMembers = new Set(links.map((l) => l.user_id));
       const linkedAccounts = new Set(links.map((l) => l.external_user_id));
       const counts = { linked: 0, unchanged: 0, unmatched: 0 };
+      const made: { user_id: string; app_id: string; external_user_id: string; created_at: Date }[] = [];
       for (const account of accounts) {
         const userId = members.get(normalizeEmail(account.email));
         if (!userId) counts.unmatched++;
         else if (linkedMembers.has(userId) || linkedAccounts.has(account.externalId)) counts.unchanged++;
         else {
-          await UserApp.create({ user_id: userId, app_id: app.id, external_user_id: account.externalId, created_at: this.now() }, { transaction });
+          made.push({ user_id: userId, app_id: app.id, external_user_id: account.externalId, created_at: this.now() });
           linkedMembers.add(userId);
           linkedAccounts.add(account.externalId);
-          counts.linked++;
           change.audit({ organizationId: app.organization_id, actor: by.actor ?? OPERATOR, action: 'app.user_linked', target: { type: 'app', id: app.id }, details: { user_id: userId, external_user_id: account.externalId } });
         }
       }
-      if (counts.linked) change.wrote('user_apps');
-      return counts;
+      if (made.length) {
+        await UserApp.bulkCreate(made, { transaction });
+        change.wrote('user_apps');
+      }
+      return { ...counts, linked: made.length };
     });
   }
 
