@@ -32,7 +32,10 @@ test('deliveries: half trigger an incident, half resolve one triggered at least 
   expect(triggered.length / events.length).toBeGreaterThanOrEqual(0.5);
   expect(triggered.length / events.length).toBeLessThan(0.6);
   events.forEach((e, i) => {
-    if (e.event_type === 'incident.resolved') expect(events.findIndex((o) => o.event_type === 'incident.triggered' && o.data.id === e.data.id)).toBeLessThanOrEqual(i - 16);
+    if (e.event_type === 'incident.resolved') {
+      const trigger = events.findIndex((o) => o.event_type === 'incident.triggered' && o.data.id === e.data.id);
+      expect([trigger >= 0, trigger <= i - 16]).toEqual([true, true]);
+    }
     // The service's own check of PagerDuty's signature accepts it; another secret's does not.
     expect(() => pagerdutyWebhooks.authenticate(deliveries[i].headers, deliveries[i].body, [secret], new Date())).not.toThrow();
     expect(() => pagerdutyWebhooks.authenticate(deliveries[i].headers, deliveries[i].body, ['another secret'], new Date())).toThrow(/does not match/);
