@@ -1,3 +1,4 @@
+import type { Attributes } from 'sequelize';
 import { z } from 'zod';
 import type { Commit, Deployment, Incident, PullRequest, PullRequestActivity, Repository } from '../../db/models';
 import { nullableTimestamp, timestamp } from '../wire/envelopes';
@@ -157,7 +158,8 @@ export const toDeployment = (d: Deployment) => ({
   finished_at: iso(d.finished_at),
 });
 
-export const toIncident = (i: Incident) => ({
+/** An incident as stored, read through its model or as a row (the writers' batched reads). */
+export const toIncident = (i: Attributes<Incident>) => ({
   id: i.id,
   repository_id: i.repository_id,
   app_id: i.app_id ?? null,

@@ -1,4 +1,4 @@
-import { Deployment, Incident } from '../../db/models';
+import { Deployment, Incident, OutboxEvent } from '../../db/models';
 import { createSequelize } from '../../db/connection';
 import { ChangeRunner } from '../../src/persistence/changes/change';
 import type { OperationEvent } from '../../src/services/operations/operationInput';
@@ -64,5 +64,49 @@ test('deployments API calls of one id at once on two instances, the later finish
   } finally {
     await other.close();
     await Deployment.destroy({ where: { app_id: app.id } });
+  }
+});
+
+test('one group holding an incident’s trigger, its fix note and its resolution, and the deployment of that fix: stored once, announced in order, the deployment rework', async () => {
+  const { app } = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'deployments', { name: `CI ${unique()}` });
+  const source = { appId: app.id, organizationId: app.organization_id };
+  const fix = 'f'.repeat(40);
+  const onApi = { candidates: ['acme/api'], namesRepository: true };
+  const event = (id: string, resolvedAt: Date | null, updatedAt: Date): OperationEvent => ({
+    kind: 'incident',
+    board: onApi,
+    incident: { externalId: id, title: `Incident ${id}`, causeSha: null, fixSha: null, createdAt: at(10), resolvedAt, updatedAt },
+  });
+  const seq = Number((await OutboxEvent.max('seq')) ?? 0);
+  try {
+    // The first delivery starts a change at once; the others arrive while it commits and are stored together in the next.
+    const first = t.runtime.writers.operations.receive({ source, id: 'first', event: 'incident' }, [event('R1', null, at(10))]);
+    const group = [
+      { id: 'triggered', events: [event('R2', null, at(10))] },
+      { id: 'noted', events: [{ kind: 'incident_note', externalId: 'R2', note: { causeSha: null, fixSha: fix } } as const] },
+      { id: 'resolved', events: [event('R2', at(12), at(12))] },
+      {
+        id: 'deployed',
+        events: [{ kind: 'deployment', board: onApi, deployment: { externalId: 'run-9', environment: 'production', status: 'success', sha: fix, createdAt: at(13), finishedAt: at(14) } } as const],
+      },
+    ].map((d) => t.runtime.writers.operations.receive({ source, id: d.id, event: 'incident' }, d.events));
+    const answers = await Promise.all([first, ...group]);
+    expect(answers.map((a) => a.items.map((i) => i.result))).toEqual([['created'], ['created'], ['updated'], ['updated'], ['created']]);
+    const stored = await Incident.findAll({ where: { app_id: app.id }, order: [['external_id', 'ASC']] });
+    expect(stored.map((i) => [i.external_id, i.repository_id, i.fix_sha, i.resolved_at?.toISOString() ?? null])).toEqual([
+      ['R1', DEMO.repos.acmeApi, null, null],
+      ['R2', DEMO.repos.acmeApi, fix, at(12).toISOString()],
+    ]);
+    const events = (await OutboxEvent.findAll({ order: [['seq', 'ASC']] })).filter((e) => Number(e.seq) > seq && e.type.startsWith('incident.') && e.data.includes(app.id));
+    expect(events.map((e) => [e.type, (JSON.parse(e.data) as { title: string }).title])).toEqual([
+      ['incident.opened', 'Incident R1'],
+      ['incident.opened', 'Incident R2'],
+      ['incident.resolved', 'Incident R2'],
+    ]);
+    // The fix's deployment is rework, though the incident was written after it in the same change.
+    expect((await Deployment.findOne({ where: { app_id: app.id } }))?.rework).toBe(true);
+  } finally {
+    await Deployment.destroy({ where: { app_id: app.id } });
+    await Incident.destroy({ where: { app_id: app.id } });
   }
 });

@@ -2,7 +2,7 @@ import type { Change, ChangeRunner } from '../../persistence/changes/change';
 import { GroupCommit } from '../../persistence/changes/groupCommit';
 import { firstDeliveries } from '../apps/appDeliveries';
 import { recordDeployment } from '../git/deployments/deployments';
-import { recordIncident, recordIncidentNote } from '../git/incidents/incidents';
+import { IncidentRecords } from '../git/incidents/incidents';
 import type { Placement } from '../git/placement';
 import type { Applied } from '../git/recordIfNewer';
 import { placedBoard } from './boardPlacement';
@@ -27,7 +27,7 @@ type Received = { delivery: OperationDelivery; events: OperationEvent[] };
 /**
  * Stores incidents and deployments from apps (docs/incidents.md) on the write path of docs/architecture.md#writers,
  * with what DORA reads beside the rows (shippedChanges.ts, leadTimes.ts), through the git writers' own
- * recordIncident and recordDeployment, so that an incident from PagerDuty counts exactly as an issue labelled
+ * IncidentRecords and recordDeployment, so that an incident from PagerDuty counts exactly as an issue labelled
  * `incident` does. The deliveries of one app that arrive while one of its changes commits are stored together in the
  * next, in the order they came (group commit, as the task writer's), each answered once that change has committed.
  * A delivery with a provider id is recorded, so that a redelivery changes nothing; the rows are unique per app and
@@ -45,16 +45,15 @@ export class OperationsWriter {
     return this.deliveries.add(delivery.source.appId, { delivery, events });
   }
 
-  /** Deliveries of one app, each once: those received before (or earlier in the group) are duplicates. */
+  /**
+   * Deliveries of one app, each once: those received before (or earlier in the group) are duplicates. The group's
+   * incidents are read in one statement and written together at the end, after its deployments.
+   */
   private async receiveAll(change: Change, received: Received[]): Promise<OperationOutcome[]> {
     const fresh = await this.firstSights(change, received);
-    // Boards repeat within a group (one service pages many incidents): each is placed once per change.
-    const placements = new Map<string, ReturnType<typeof placedBoard>>();
-    const place = (source: OperationSource, board: BoardRef) => {
-      const key = JSON.stringify([board.candidates, board.namesRepository]);
-      if (!placements.has(key)) placements.set(key, placedBoard(change.transaction, source, board));
-      return placements.get(key)!;
-    };
+    const events = received.filter((r) => fresh.has(r)).flatMap((r) => r.events);
+    const incidentIds = events.flatMap((e) => (e.kind === 'incident' ? [e.incident.externalId] : e.kind === 'incident_note' ? [e.externalId] : []));
+    const group: Group = { change, incidents: await IncidentRecords.load(change, { app_id: received[0].delivery.source.appId }, incidentIds), boards: new Map() };
     const outcomes: OperationOutcome[] = [];
     for (const r of received) {
       if (!fresh.has(r)) {
@@ -62,9 +61,10 @@ export class OperationsWriter {
         continue;
       }
       const items: OperationResult[] = [];
-      for (const event of r.events) items.push(await this.apply(change, r.delivery.source, event, place));
+      for (const event of r.events) items.push(await this.apply(group, r.delivery.source, event));
       outcomes.push({ result: 'applied', items });
     }
+    await group.incidents.save();
     return outcomes;
   }
 
@@ -75,17 +75,32 @@ export class OperationsWriter {
     return new Set([...received.filter((r) => r.delivery.id === null), ...[...firstSeen].map((d) => d.received)]);
   }
 
-  private async apply(change: Change, source: OperationSource, event: OperationEvent, place: (source: OperationSource, board: BoardRef) => ReturnType<typeof placedBoard>): Promise<OperationResult> {
+  private async apply(group: Group, source: OperationSource, event: OperationEvent): Promise<OperationResult> {
     if (event.kind === 'incident_note') {
-      const noted = await recordIncidentNote(change, source.appId, event.externalId, event.note);
+      const noted = group.incidents.note(event.externalId, event.note);
       return { kind: 'incident', external_id: event.externalId, result: noted?.applied ?? 'unknown', repository_id: noted?.repositoryId ?? null };
     }
-    const { boardKey, repository } = await place(source, event.board);
+    const { boardKey, repository } = await placed(group, source, event.board);
     const placement: Placement = { organizationId: source.organizationId, repository, source: { appId: source.appId, boardKey } };
     const repositoryId = repository?.id ?? null;
     if (event.kind === 'incident') {
-      return { kind: 'incident', external_id: event.incident.externalId, result: await recordIncident(change, placement, event.incident), repository_id: repositoryId };
+      return { kind: 'incident', external_id: event.incident.externalId, result: group.incidents.record(placement, event.incident), repository_id: repositoryId };
     }
-    return { kind: 'deployment', external_id: event.deployment.externalId, result: await recordDeployment(change, placement, event.deployment), repository_id: repositoryId };
+    return { kind: 'deployment', external_id: event.deployment.externalId, result: await recordDeployment(group.change, placement, event.deployment), repository_id: repositoryId };
   }
+}
+
+/** What one change of a group holds while its deliveries are applied. */
+interface Group {
+  change: Change;
+  incidents: IncidentRecords;
+  /** Boards repeat within a group (one service pages many incidents): each is placed once per change. */
+  boards: Map<string, ReturnType<typeof placedBoard>>;
+}
+
+function placed(group: Group, source: OperationSource, board: BoardRef): ReturnType<typeof placedBoard> {
+  const key = JSON.stringify([board.candidates, board.namesRepository]);
+  let placing = group.boards.get(key);
+  if (!placing) group.boards.set(key, (placing = placedBoard(group.change.transaction, source, board)));
+  return placing;
 }
