@@ -111,6 +111,10 @@ test('boards mapped to a team and unmapped, a status counted as paused, an accou
   const teams: { id: string; name: string }[] = data(await ada.query('settings.apps.teams', acme));
   expect(teams).toEqual(expect.arrayContaining([{ id: DEMO.teams.mobile, name: 'Mobile' }, { id: DEMO.teams.platform, name: 'Platform' }]));
   expect(teams.map((team) => team.id)).not.toContain(DEMO.teams.globexCore);
+  // An incident tool's or the deployments API's boards go to repositories: the organization's, by full name.
+  const repositories: { id: string; full_name: string }[] = data(await ada.query('settings.apps.repositories', acme));
+  expect(repositories).toEqual(expect.arrayContaining([{ id: DEMO.repos.acmeApi, full_name: 'acme/api' }, { id: DEMO.repos.acmeWeb, full_name: 'acme/web' }]));
+  expect(repositories.map((r) => r.id)).not.toContain(DEMO.repos.globexCore);
 
   expect(data(await ada.mutate('settings.apps.map', { ...ofApp, board: 'ENG', team_id: DEMO.teams.platform }))).toEqual({
     app_id: app.id,
@@ -199,6 +203,7 @@ test('a collaborator or manager is refused; an admin of another organization fin
   expect(errorOf(await margaret.query('settings.apps.mappings', { ...globex, app_id: app.id }))).toMatchObject({ status: 404 });
   // Under acme's id she is no admin.
   expect(errorOf(await margaret.mutate('settings.apps.disable', { ...acme, app_id: app.id }))).toMatchObject({ status: 403 });
+  expect(errorOf(await margaret.query('settings.apps.repositories', acme))).toMatchObject({ status: 403 });
   expect(JSON.stringify(data(await margaret.query('settings.apps.list', globex)))).not.toContain(app.id);
   expect((await App.findByPk(app.id))!.is_active).toBeTruthy();
   expect(errorOf(await ada.query('settings.apps.list', { organization_id: 'org_nothing' }))).toMatchObject({ status: 404 });

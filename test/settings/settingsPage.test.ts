@@ -383,6 +383,45 @@ describeBrowser('the settings page in chromium', () => {
     expect([answer.status, answer.body.data?.result]).toEqual([202, 'ignored']);
   });
 
+  test('apps: a PagerDuty service mapped to a repository from the page; the incident it brought before counts there', async () => {
+    const page = await openPage();
+    await signInWithLink(page, DEMO.users.margaret);
+    const apps = page.getByRole('region', { name: 'Globex' }).getByRole('region', { name: 'Apps', exact: true });
+    await apps.getByLabel('Provider').selectOption({ label: 'PagerDuty' });
+    await apps.getByLabel('Name').fill('PagerDuty from the page');
+    await apps.getByRole('button', { name: 'Add app' }).click();
+    const appId = /\/ingest\/pagerduty\/(app_\w+)$/.exec(await apps.getByLabel('Webhook URL', { exact: true }).inputValue())![1];
+    await apps.getByRole('button', { name: 'Done' }).click();
+    const source = { appId, organizationId: DEMO.orgs.globex };
+    const opened = new Date('2026-06-01T08:00:00Z');
+    await t.runtime.writers.operations.receive({ source, id: 'page-triggered', event: 'incident.triggered' }, [
+      {
+        kind: 'incident',
+        board: { candidates: ['PCORE01'], namesRepository: false },
+        incident: { externalId: 'Q1PAGE', title: 'Core down', causeSha: null, fixSha: null, createdAt: opened, resolvedAt: null, updatedAt: opened },
+      },
+    ]);
+
+    await apps.getByRole('row', { name: /PagerDuty from the page/ }).getByRole('button', { name: 'Mappings of PagerDuty from the page' }).click();
+    const mappings = apps.getByRole('region', { name: 'Mappings of PagerDuty from the page' });
+    await mappings.getByText('No boards mapped').waitFor();
+    // An incident tool has no statuses or accounts to map, and its boards go to repositories, not teams.
+    expect(await mappings.getByRole('button', { name: 'Map status' }).count()).toBe(0);
+    expect(await mappings.getByLabel('Team').count()).toBe(0);
+    await mappings.getByLabel('Board').fill('PCORE01');
+    await mappings.getByLabel('Repository').selectOption({ label: 'globex/core' });
+    await mappings.getByRole('button', { name: 'Map board' }).click();
+    await mappings.getByRole('status').filter({ hasText: 'Mapped PCORE01 to globex/core' }).waitFor();
+    await mappings.getByRole('row', { name: /PCORE01/ }).getByRole('cell', { name: 'Repository globex/core' }).waitFor();
+    const listed = await t.get(`/v1/organizations/${DEMO.orgs.globex}/incidents?per_page=100`, await t.token({ user: DEMO.emails.margaret }));
+    expect(listed.body.data).toContainEqual(expect.objectContaining({ app_id: appId, service: 'PCORE01', repository_id: DEMO.repos.globexCore }));
+
+    await mappings.getByRole('button', { name: 'Unmap PCORE01' }).click();
+    await mappings.getByRole('status').filter({ hasText: 'Unmapped PCORE01: its incidents and deployments count for the organization only.' }).waitFor();
+    const after = await t.get(`/v1/organizations/${DEMO.orgs.globex}/incidents?per_page=100`, await t.token({ user: DEMO.emails.margaret }));
+    expect(after.body.data).toContainEqual(expect.objectContaining({ app_id: appId, service: 'PCORE01', repository_id: null }));
+  });
+
   test('reached by a host name over plain HTTP: it all loads, and Copy selects the value where there is no clipboard', async () => {
     // Not a secure context (as a service on an internal name without TLS): no navigator.clipboard, and a CSP with
     // upgrade-insecure-requests would send the page's own script and styles to https.

@@ -4,7 +4,7 @@ import { invalid, notFound } from '../../errors';
 import { router, settingsProcedure } from '../init';
 import { idParam } from '../../wire/query';
 import { APP_PROVIDER_IDS } from '../../services/apps/providers';
-import { appMappings, appView, boardView, listApps, teamsToMap, userLinkView } from '../../services/apps/appViews';
+import { appMappings, appView, boardView, listApps, repositoriesToMap, teamsToMap, userLinkView } from '../../services/apps/appViews';
 import { organizationInput } from './inputs';
 import { asAdmin } from './administration';
 
@@ -65,6 +65,12 @@ export const appsRouter = router({
   teams: settingsProcedure.input(z.strictObject(organizationInput)).query(async ({ ctx, input }) => {
     await asAdmin(ctx, input.organization_id);
     return teamsToMap(input.organization_id);
+  }),
+
+  /** The repositories an incident tool's or the deployments API's board may be mapped to. */
+  repositories: settingsProcedure.input(z.strictObject(organizationInput)).query(async ({ ctx, input }) => {
+    await asAdmin(ctx, input.organization_id);
+    return repositoriesToMap(input.organization_id);
   }),
 
   mappings: settingsProcedure.input(boardSourceInput).query(async ({ ctx, input }) => {

@@ -1,5 +1,5 @@
 import { toApp } from '../../resources/integrations';
-import { App, AppBoard, AppStatusOverride, Team, UserApp } from '../../../db/models';
+import { App, AppBoard, AppStatusOverride, Repository, Team, UserApp } from '../../../db/models';
 import type { ChangeAuthority } from '../audit/actor';
 import type { AppWriter } from './apps';
 import { isPushProvider } from './providers';
@@ -53,4 +53,10 @@ export type AppMappings = Awaited<ReturnType<typeof appMappings>>;
 export async function teamsToMap(organizationId: string): Promise<{ id: string; name: string }[]> {
   const teams = await Team.findAll({ where: { organization_id: organizationId }, attributes: ['id', 'name'], order: [['name', 'ASC'], ['id', 'ASC']] });
   return teams.map((t) => ({ id: t.id, name: t.name }));
+}
+
+/** The repositories an incident tool's or the deployments API's board may be mapped to, by full name. */
+export async function repositoriesToMap(organizationId: string): Promise<{ id: string; full_name: string }[]> {
+  const repositories = await Repository.findAll({ where: { organization_id: organizationId }, attributes: ['id', 'full_name'], order: [['full_name', 'ASC'], ['id', 'ASC']] });
+  return repositories.map((r) => ({ id: r.id, full_name: r.full_name }));
 }

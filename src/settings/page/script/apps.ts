@@ -7,6 +7,7 @@ import { clearSecret, showSecret } from './secrets';
 type Organization = Outputs['settings']['session']['organizations'][number];
 type App = Outputs['settings']['apps']['list'][number];
 type Team = Outputs['settings']['apps']['teams'][number];
+type Repository = Outputs['settings']['apps']['repositories'][number];
 type Mappings = Outputs['settings']['apps']['mappings'];
 type Provider = Inputs['settings']['apps']['create']['provider'];
 type Category = Inputs['settings']['apps']['mapStatus']['category'];
@@ -54,9 +55,13 @@ function optionalValue(form: HTMLFormElement, name: string): string | undefined 
   return value === '' ? undefined : value;
 }
 
+/** Incident tools and the deployments API: their boards (services, teams, names) are mapped to repositories. */
+const mapsToRepositories = (app: App): boolean => app.category === 'incidents' || app.category === 'deployments';
+
 /**
  * An organization's apps: listed, added with their webhook URL and secret shown once, disabled and enabled, secrets
- * rotated; each app's boards mapped to teams, its status names counted in another category, its accounts linked.
+ * rotated; each app's boards mapped to teams (trackers, chat) or repositories (incident tools, the deployments
+ * API), a tracker's status names counted in another category, its accounts linked.
  */
 export function appsSection(org: Organization): HTMLElement {
   const parts = partsOf(
@@ -192,28 +197,37 @@ export function appsSection(org: Organization): HTMLElement {
   return parts.section;
 }
 
-/** An app's boards, status overrides and linked accounts, each changed by a small form; refreshed after each change. */
+/**
+ * An app's boards, status overrides and linked accounts, each changed by a small form; refreshed after each change. A
+ * tracker's boards go to teams; an incident tool's and the deployments API's to repositories, with no statuses or accounts.
+ */
 function mappingsPanel(of: Of, app: App, close: () => void): { element: HTMLElement; heading: HTMLElement; load: () => Promise<void> } {
   const headingId = nextId('mappings');
   const alert = h('div', { class: 'alert', role: 'alert' });
   const said = h('p', { class: 'done', role: 'status' });
   const boards = h('div');
   const statuses = h('div');
-  const teamChoice = h('select', { name: 'team_id' });
+  const toRepositories = mapsToRepositories(app);
+  const targetChoice = h('select', { name: 'target' });
   const heading = h('h4', { id: headingId, tabIndex: -1 }, `Mappings of ${app.name}`);
   const ofApp = { ...of, app_id: app.id };
   let teams: readonly Team[] = [];
+  let repositories: readonly Repository[] = [];
 
   async function fill(): Promise<void> {
-    const [current, choices] = await Promise.all([call(api.settings.apps.mappings.query(ofApp)), call(api.settings.apps.teams.query(of))]);
-    teams = choices;
-    teamChoice.replaceChildren(...teams.map((t) => h('option', { value: t.id }, t.name)));
+    const [current] = await Promise.all([
+      call(api.settings.apps.mappings.query(ofApp)),
+      toRepositories ? call(api.settings.apps.repositories.query(of)).then((r) => void (repositories = r)) : call(api.settings.apps.teams.query(of)).then((t) => void (teams = t)),
+    ]);
+    targetChoice.replaceChildren(...(toRepositories ? repositories.map((r) => h('option', { value: r.id }, r.full_name)) : teams.map((t) => h('option', { value: t.id }, t.name))));
     show(current);
   }
   const load = () => attempt(alert, fill);
 
+  const teamName = (id: string) => teams.find((t) => t.id === id)?.name ?? id;
+  const repositoryName = (id: string) => repositories.find((r) => r.id === id)?.full_name ?? id;
+
   function show(current: Mappings): void {
-    const teamName = (id: string) => teams.find((t) => t.id === id)?.name ?? id;
     boards.replaceChildren(
       current.boards.length
         ? table(
@@ -221,12 +235,13 @@ function mappingsPanel(of: Of, app: App, close: () => void): { element: HTMLElem
             ['Board', 'Mapped to', 'Actions'],
             current.boards.map((b) => [
               h('code', {}, b.board),
-              b.team_id ? `Team ${teamName(b.team_id)}` : `Repository ${b.repository_id ?? ''}`,
+              b.team_id ? `Team ${teamName(b.team_id)}` : `Repository ${repositoryName(b.repository_id ?? '')}`,
               h('button', { type: 'button', onclick: () => unmap(b.board) }, 'Unmap', hidden(` ${b.board}`)),
             ]),
           )
         : h('p', { class: 'empty' }, 'No boards mapped: what arrives counts for the organization only.'),
     );
+    if (toRepositories) return;
     statuses.replaceChildren(
       current.statuses.length
         ? table(
@@ -251,7 +266,7 @@ function mappingsPanel(of: Of, app: App, close: () => void): { element: HTMLElem
   function unmap(board: string): Promise<void> {
     return change(async () => {
       await call(api.settings.apps.unmap.mutate({ ...ofApp, board }));
-      return `Unmapped ${board}: its tasks count for the organization only.`;
+      return `Unmapped ${board}: its ${toRepositories ? 'incidents and deployments' : 'tasks'} count for the organization only.`;
     }).then(() => {
       if (!document.activeElement || document.activeElement === document.body) heading.focus();
     });
@@ -261,15 +276,21 @@ function mappingsPanel(of: Of, app: App, close: () => void): { element: HTMLElem
     'Map a board',
     5,
     [
-      field('Board', h('input', { type: 'text', name: 'board', maxLength: 200, required: true, autocomplete: 'off' }), 'A Jira project key, a Linear team key, a GitHub owner/repo…'),
-      field('Team', teamChoice),
+      field(
+        'Board',
+        h('input', { type: 'text', name: 'board', maxLength: 200, required: true, autocomplete: 'off' }),
+        toRepositories ? 'A PagerDuty service id, an Opsgenie team or tag, the repository name a CI job sends…' : 'A Jira project key, a Linear team key, a GitHub owner/repo…',
+      ),
+      field(toRepositories ? 'Repository' : 'Team', targetChoice),
     ],
     'Map board',
     async (f) => {
       const board = valueOf(f, 'board').trim();
-      const mapped = await call(api.settings.apps.map.mutate({ ...ofApp, board, team_id: valueOf(f, 'team_id') }));
+      const target = valueOf(f, 'target');
+      const mapped = await call(api.settings.apps.map.mutate(toRepositories ? { ...ofApp, board, repository_id: target } : { ...ofApp, board, team_id: target }));
       await fill();
-      said.textContent = `Mapped ${mapped.board} to ${teams.find((t) => t.id === mapped.team_id)?.name ?? mapped.team_id}; what it brought is placed there now.`;
+      const where = mapped.team_id ? teamName(mapped.team_id) : repositoryName(mapped.repository_id ?? '');
+      said.textContent = `Mapped ${mapped.board} to ${where}; what it brought is placed there now.`;
     },
   );
 
@@ -310,10 +331,7 @@ function mappingsPanel(of: Of, app: App, close: () => void): { element: HTMLElem
     alert,
     said,
     boards,
-    statuses,
-    mapForm,
-    statusForm,
-    linkForm,
+    ...(toRepositories ? [mapForm] : [statuses, mapForm, statusForm, linkForm]),
   );
   return { element, heading, load };
 }
