@@ -1,5 +1,6 @@
 import { DatabaseError, Sequelize, Transaction, UniqueConstraintError } from 'sequelize';
-import { AccessChange, AuditEntry, OutboxEvent } from '../../../db/models';
+import { AccessChange, AuditEntry } from '../../../db/models';
+import { ChangeSql } from './changeSql';
 import type { AuditRecord } from './auditRecord';
 import { DataVersions } from '../query/dataVersions';
 import type { EventType } from './events';
@@ -33,6 +34,9 @@ export interface Committed {
 }
 
 const MAX_ATTEMPTS = 5;
+
+/** An outbox event's columns; its `seq` is the database's. */
+const OUTBOX_COLUMNS = ['id', 'organization_id', 'type', 'data', 'created_at'] as const;
 
 export class ChangeRunner {
   private static readonly runners = new WeakMap<Sequelize, ChangeRunner>();
@@ -125,7 +129,8 @@ export class ChangeRunner {
       // Every instance reads these and forgets the users' cached tokens (src/auth/accessChangeFeed.ts).
       if (users.size) await AccessChange.bulkCreate([...users].map((user_id) => ({ user_id, created_at: this.now() })), { transaction });
       if (events.length) {
-        await OutboxEvent.bulkCreate(events, { transaction });
+        // Without model instances: a burst of deliveries emits tens of events per change.
+        await new ChangeSql(transaction).insert('outbox_events', OUTBOX_COLUMNS, events);
         deliveries = await fanOut(events, transaction, this.now());
       }
       return value;

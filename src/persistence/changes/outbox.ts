@@ -1,5 +1,6 @@
 import { Transaction } from 'sequelize';
 import { OutboxEvent, WebhookDelivery, WebhookEndpoint } from '../../../db/models';
+import { ChangeSql } from './changeSql';
 import { newId } from './ids';
 
 export interface EmittedEvent {
@@ -20,11 +21,11 @@ export function subscribedTypes(endpoint: Pick<WebhookEndpoint, 'event_types'>):
  */
 export async function fanOut(events: readonly EmittedEvent[], transaction: Transaction, now: Date): Promise<number> {
   const organizations = [...new Set(events.map((e) => e.organization_id))];
-  const endpoints = await WebhookEndpoint.findAll({
-    where: { organization_id: organizations, is_active: true },
-    attributes: ['id', 'organization_id', 'event_types'],
-    transaction,
-  });
+  const sql = new ChangeSql(transaction);
+  const endpoints = await sql.select<Pick<WebhookEndpoint, 'id' | 'organization_id' | 'event_types'>>(
+    'SELECT id, organization_id, event_types FROM webhook_endpoints WHERE organization_id IN (:organizations) AND is_active = :active',
+    { organizations, active: true },
+  );
   if (endpoints.length === 0) return 0;
   const seqs = await OutboxEvent.findAll({ where: { id: events.map((e) => e.id) }, attributes: ['id', 'seq'], transaction });
   const seqOf = new Map(seqs.map((e) => [e.id, Number(e.seq)]));

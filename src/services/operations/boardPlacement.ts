@@ -1,5 +1,6 @@
 import { Transaction } from 'sequelize';
-import { AppBoard, Repository } from '../../../db/models';
+import { Repository } from '../../../db/models';
+import type { AppBoard } from '../../../db/models';
 import type { Change } from '../../persistence/changes/change';
 import { ChangeSql } from '../../persistence/changes/changeSql';
 import { refreshDeployments } from '../git/deployments/deployments';
@@ -14,7 +15,10 @@ import type { BoardRef } from './operationInput';
  */
 export async function placedBoard(transaction: Transaction, app: { appId: string; organizationId: string }, board: BoardRef): Promise<{ boardKey: string | null; repository: PlacedRepository | null }> {
   if (board.candidates.length === 0) return { boardKey: null, repository: null };
-  const mapped = await AppBoard.findAll({ where: { app_id: app.appId, board_key: board.candidates }, attributes: ['board_key', 'repository_id'], transaction });
+  const mapped = await new ChangeSql(transaction).select<Pick<AppBoard, 'board_key' | 'repository_id'>>(
+    'SELECT board_key, repository_id FROM app_boards WHERE app_id = :appId AND board_key IN (:candidates)',
+    { appId: app.appId, candidates: board.candidates },
+  );
   for (const key of board.candidates) {
     const repositoryId = mapped.find((m) => m.board_key === key)?.repository_id;
     if (repositoryId) return { boardKey: key, repository: await repositoryOf(transaction, repositoryId) };
