@@ -34,6 +34,7 @@ import * as retentionIndexes from './migrations/0030-retention-indexes';
 import * as reviewIdentities from './migrations/0031-review-identities';
 import * as trackerApps from './migrations/0032-tracker-apps';
 import * as incidentApps from './migrations/0033-incident-apps';
+import * as aiVendorSources from './migrations/0034-ai-vendor-sources';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -70,6 +71,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0031-review-identities', ...reviewIdentities },
   { name: '0032-tracker-apps', ...trackerApps },
   { name: '0033-incident-apps', ...incidentApps },
+  { name: '0034-ai-vendor-sources', ...aiVendorSources },
 ];
 
 /**

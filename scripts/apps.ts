@@ -1,5 +1,7 @@
 /**
  * npm run apps -- create --org <id> --provider <provider> [--name N] [--points-field F] [--json]
+ * npm run apps -- create --org <id> --provider copilot|cursor|claude_code --token-file <file> [--github-org <slug> |
+ *                 --github-enterprise <slug>] [--base-url <url>] [--name N] [--json]
  * npm run apps -- list [--org <id>] [--json]
  * npm run apps -- rotate-secret|disable|enable <id> [--json]
  * npm run apps -- map --app <id> --board <key> (--team <id> | --repository <id>) [--json]
@@ -20,12 +22,15 @@ import { invalid, notFound } from '../src/errors';
 import { ChangeRunner } from '../src/persistence/changes/change';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { AppWriter, BoardTarget } from '../src/services/apps/apps';
-import { appMappings, appView, boardView, listApps, userLinkView } from '../src/services/apps/appViews';
+import { appMappings, AppView, boardView, describeApp, listApps, userLinkView } from '../src/services/apps/appViews';
 import { APP_PROVIDER_IDS, APP_PROVIDERS, AppProvider, isAppProvider } from '../src/services/apps/providers';
+import { isAiVendor, VendorAccess } from '../src/services/apps/vendorSources';
 import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
 
 const USAGE = `Usage:
   npm run apps -- create --org <id> --provider <provider> [--name <name>] [--points-field <field>] [--json]
+  npm run apps -- create --org <id> --provider copilot|cursor|claude_code --token-file <file>
+                         [--github-org <slug> | --github-enterprise <slug>] [--base-url <url>] [--name <name>] [--json]
   npm run apps -- list [--org <id>] [--json]
   npm run apps -- rotate-secret <app id> [--json]
   npm run apps -- set-secret --app <id> --secret-file <file> [--json]
@@ -41,12 +46,20 @@ create         connects a provider for the organization and prints its webhook U
                  --provider      ${APP_PROVIDER_IDS.join(', ')}
                  --name          what lists show (default: the provider's name)
                  --points-field  Jira only: the issue field holding story points, e.g. customfield_10016
+                 --token-file    an AI vendor only, and required: the file holding the key or token the vendor
+                                 issued (docs/ai-vendors.md says which, with the least scope it needs); stored
+                                 sealed, never printed
+                 --github-org, --github-enterprise
+                                 Copilot only, one of them: whose usage metrics reports are read
+                 --base-url      an AI vendor only: the API's root when not the vendor's public one (GitHub
+                                 Enterprise Server: https://HOST/api/v3)
                  --json          print {"id","webhook_url","secret"} on one line
-list           shows apps (all, or one organization's) with their webhook URLs, never a secret.
+list           shows apps (all, or one organization's) with their webhook URLs, never a secret; an AI vendor's
+               app with its last pull (--json: its result too).
 rotate-secret  makes a new secret and prints it once; the previous one is still accepted for 24 hours.
 set-secret     stores the secret the provider made instead (Linear's webhooks sign with one of their own),
                read from a file so that it is in neither the shell's history nor the process list; the
-               previous one is still accepted for 24 hours.
+               previous one is still accepted for 24 hours. For an AI vendor's app: its new credential.
 disable        refuses the app's deliveries until it is enabled; what it brought stays.
 enable         accepts them again.
 map            ties a board (a Jira project key, a Linear team key, a GitHub owner/repo, a GitLab project path,
@@ -62,7 +75,7 @@ DATABASE_URL (mysql://..., which also needs SECRETS_KEY) or the embedded SQLite 
 
 export type Command =
   | { kind: 'help' }
-  | { kind: 'create'; org: string; provider: AppProvider; name?: string; pointsField?: string; json: boolean }
+  | { kind: 'create'; org: string; provider: AppProvider; name?: string; pointsField?: string; vendor?: VendorFlags; json: boolean }
   | { kind: 'list'; org?: string; json: boolean }
   | { kind: 'rotate-secret' | 'disable' | 'enable' | 'mappings'; id: string; json: boolean }
   | { kind: 'map'; app: string; board: string; target: BoardTarget; json: boolean }
@@ -70,6 +83,13 @@ export type Command =
   | { kind: 'map-status'; app: string; status: string; category: TaskStatus; json: boolean }
   | { kind: 'link-user'; app: string; user: string; externalId: string; json: boolean }
   | { kind: 'set-secret'; app: string; secretFile: string; json: boolean };
+
+/** How an AI vendor's app is read, as given: the credential's file is read when the command runs. */
+interface VendorFlags {
+  tokenFile: string;
+  account?: { kind: 'organization' | 'enterprise'; slug: string };
+  baseUrl?: string;
+}
 
 const COMMANDS = 'create, list, rotate-secret, set-secret, disable, enable, map, unmap, mappings, map-status or link-user';
 
@@ -85,7 +105,7 @@ const providerName = (provider: string) => (isAppProvider(provider) ? APP_PROVID
 const isTaskStatus = (value: string): value is TaskStatus => (TASK_STATUSES as readonly string[]).includes(value);
 
 /** What the database keeps of each flag's value, at most. */
-const MAX_LENGTH: Record<string, number> = { name: 200, 'points-field': 100, board: 200, status: 200, 'external-id': 200 };
+const MAX_LENGTH: Record<string, number> = { name: 200, 'points-field': 100, board: 200, status: 200, 'external-id': 200, 'github-org': 39, 'github-enterprise': 39, 'base-url': 500 };
 
 /** A flag's value, if given: not empty, not longer than what is kept. */
 function optional(flag: string, value: string | undefined): string | undefined {
@@ -102,20 +122,49 @@ function required(command: string, flag: string, what: string, value: string | u
   return given;
 }
 
+/** An AI vendor's flags, required there and refused elsewhere, so that a mistyped provider is not read as another. */
+function vendorFlags(provider: AppProvider, v: Partial<Record<'token-file' | 'github-org' | 'github-enterprise' | 'base-url', string>>): VendorFlags | undefined {
+  const tokenFile = optional('token-file', v['token-file']);
+  const org = optional('github-org', v['github-org']);
+  const enterprise = optional('github-enterprise', v['github-enterprise']);
+  const baseUrl = optional('base-url', v['base-url']);
+  if (!isAiVendor(provider)) {
+    const given = [tokenFile && '--token-file', org && '--github-org', enterprise && '--github-enterprise', baseUrl && '--base-url'].filter(Boolean);
+    if (given.length) throw new UsageError(`${given.join(', ')}: only for an AI vendor's app (copilot, cursor, claude_code)`);
+    return undefined;
+  }
+  if (tokenFile === undefined) throw new UsageError(`create --provider ${provider} needs --token-file <file holding the key the vendor issued>`);
+  if (org !== undefined && enterprise !== undefined) throw new UsageError('give --github-org or --github-enterprise, not both');
+  if (provider === 'copilot' && org === undefined && enterprise === undefined) throw new UsageError('create --provider copilot needs --github-org <slug> or --github-enterprise <slug>');
+  const account = org !== undefined ? { kind: 'organization' as const, slug: org } : enterprise !== undefined ? { kind: 'enterprise' as const, slug: enterprise } : undefined;
+  return { tokenFile, ...(account ? { account } : {}), ...(baseUrl ? { baseUrl } : {}) };
+}
+
 export function parseCommand(argv: string[]): Command {
   const [command, ...rest] = argv;
   if (command === undefined) throw new UsageError(`a command is required: ${COMMANDS}`);
   if (command === 'help' || command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) return { kind: 'help' };
   switch (command) {
     case 'create': {
-      const { values } = parse(rest, { org: { type: 'string' }, provider: { type: 'string' }, name: { type: 'string' }, 'points-field': { type: 'string' }, json: { type: 'boolean' } });
-      const v = values as { org?: string; provider?: string; name?: string; 'points-field'?: string; json?: boolean };
+      const { values } = parse(rest, {
+        org: { type: 'string' },
+        provider: { type: 'string' },
+        name: { type: 'string' },
+        'points-field': { type: 'string' },
+        'token-file': { type: 'string' },
+        'github-org': { type: 'string' },
+        'github-enterprise': { type: 'string' },
+        'base-url': { type: 'string' },
+        json: { type: 'boolean' },
+      });
+      const v = values as { org?: string; provider?: string; name?: string; 'points-field'?: string; json?: boolean } & Partial<Record<'token-file' | 'github-org' | 'github-enterprise' | 'base-url', string>>;
       const org = required('create', 'org', 'organization id', v.org);
       const provider = v.provider ?? '';
       if (!isAppProvider(provider)) throw new UsageError(`create needs --provider ${APP_PROVIDER_IDS.join('|')}${provider ? ` (got '${provider}')` : ''}`);
       const name = optional('name', v.name);
       const pointsField = optional('points-field', v['points-field']);
-      return { kind: 'create', org, provider, ...(name ? { name } : {}), ...(pointsField ? { pointsField } : {}), json: v.json ?? false };
+      const vendor = vendorFlags(provider, v);
+      return { kind: 'create', org, provider, ...(name ? { name } : {}), ...(pointsField ? { pointsField } : {}), ...(vendor ? { vendor } : {}), json: v.json ?? false };
     }
     case 'list': {
       const { values } = parse(rest, { org: { type: 'string' }, json: { type: 'boolean' } });
@@ -188,14 +237,18 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
   switch (cmd.kind) {
     case 'create':
     case 'rotate-secret': {
-      const { app, secret } = cmd.kind === 'create' ? await writer.create(cmd.org, cmd.provider, { name: cmd.name, pointsField: cmd.pointsField }) : await writer.rotateSecret(cmd.id);
-      const view = appView(base, app);
+      const { app, secret } =
+        cmd.kind === 'create'
+          ? await writer.create(cmd.org, cmd.provider, { name: cmd.name, pointsField: cmd.pointsField, vendor: cmd.vendor && vendorAccess(cmd.vendor) })
+          : await writer.rotateSecret(cmd.id);
+      const view = await describeApp(base, app);
       if (cmd.json) return out(`${JSON.stringify({ id: app.id, webhook_url: view.webhook_url, secret })}\n`);
       const heading = `${cmd.kind === 'create' ? 'Created' : 'New secret for'} app ${app.id} (${app.provider}, ${app.category}, organization ${app.organization_id})\n`;
       if (secret === null) {
         return out(
-          `${heading}\n${providerName(app.provider)} sends no webhooks: the service will read its API with the vendor's key, ` +
-            'which this command takes once the vendors\' imports arrive (issue 39). No webhook URL and no secret for now.\n',
+          `${heading}\n${providerName(app.provider)} is read by the service with the credential stored sealed now; it is never shown ` +
+            'again. The worker pulls yesterday\'s usage each day; "npm run import -- ai --app ' +
+            `${app.id}" pulls the days before (docs/ai-vendors.md).\n`,
         );
       }
       const rotated = cmd.kind === 'rotate-secret' && app.previous_webhook_secret;
@@ -210,15 +263,15 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
     case 'list': {
       const rows = await listApps(base, cmd.org);
       if (cmd.json || rows.length === 0) return print(cmd.json, rows, 'No apps.\n');
-      const header = ['ID', 'ORGANIZATION', 'PROVIDER', 'CATEGORY', 'NAME', 'ACTIVE', 'SECRET', 'WEBHOOK URL', 'CREATED'];
-      const cells = rows.map((r) => [r.id, r.organization_id, r.provider, r.category, r.name, r.is_active ? 'yes' : 'no', r.has_secret ? 'set' : 'none', r.webhook_url ?? '-', r.created_at]);
+      const header = ['ID', 'ORGANIZATION', 'PROVIDER', 'CATEGORY', 'NAME', 'ACTIVE', 'SECRET', 'WEBHOOK URL', 'LAST PULL', 'CREATED'];
+      const cells = rows.map((r) => [r.id, r.organization_id, r.provider, r.category, r.name, r.is_active ? 'yes' : 'no', r.has_secret ? 'set' : 'none', r.webhook_url ?? '-', lastPull(r), r.created_at]);
       return out(`${table([header, ...cells])}\n`);
     }
     case 'disable':
     case 'enable': {
       const app = await writer.setActive(cmd.id, cmd.kind === 'enable');
       const said = cmd.kind === 'enable' ? `Enabled ${app.id}: its deliveries are accepted.\n` : `Disabled ${app.id}: its deliveries are refused until "apps enable ${app.id}"; what it brought stays.\n`;
-      return print(cmd.json, appView(base, app), said);
+      return print(cmd.json, await describeApp(base, app), said);
     }
     case 'map': {
       const board = boardView(await writer.map(cmd.app, cmd.board, cmd.target));
@@ -248,7 +301,8 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
     }
     case 'set-secret': {
       const app = await writer.setSecret(cmd.app, secretFrom(cmd.secretFile));
-      const view = appView(base, app);
+      const view = await describeApp(base, app);
+      if (view.vendor) return print(cmd.json, view, `Stored the new credential of app ${app.id}, sealed; the next pull uses it.\n`);
       return print(
         cmd.json,
         view,
@@ -260,12 +314,24 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
   }
 }
 
+/** An AI vendor's app's last pull, in a list's cell: when and how it went, or '-' for an app that is not pulled. */
+function lastPull(app: AppView): string {
+  if (!app.vendor) return '-';
+  if (app.vendor.pulled_at === null) return app.vendor.failing ? 'failing' : 'never';
+  return `${app.vendor.pulled_at}${app.vendor.failing ? ' (failing)' : ''}`;
+}
+
+/** The vendor's access, its credential read from its file. */
+function vendorAccess(flags: VendorFlags): VendorAccess {
+  return { credential: secretFrom(flags.tokenFile, '--token-file'), ...(flags.account ? { account: flags.account } : {}), ...(flags.baseUrl ? { baseUrl: flags.baseUrl } : {}) };
+}
+
 /** The secret from its file, without the line break an editor leaves. */
-function secretFrom(file: string): string {
+function secretFrom(file: string, flag = '--secret-file'): string {
   try {
     return fs.readFileSync(file, 'utf8').trim();
   } catch (e) {
-    throw invalid(`Cannot read --secret-file ${file}: ${e instanceof Error ? e.message : String(e)}`);
+    throw invalid(`Cannot read ${flag} ${file}: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
 

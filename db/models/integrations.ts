@@ -26,6 +26,31 @@ export class App extends Model<InferAttributes<App>, InferCreationAttributes<App
 }
 
 /**
+ * How the service reads an AI vendor's app (docs/ai-vendors.md): the credential the vendor issued (sealed), what its
+ * API needs besides, and what the last pull did. One row per app of category `ai`.
+ */
+export class AiVendorSource extends Model<InferAttributes<AiVendorSource>, InferCreationAttributes<AiVendorSource>> {
+  declare app_id: string;
+  declare organization_id: string;
+  /** The vendor's key or token, sealed as webhook secrets are. */
+  declare credential: string;
+  /** Copilot: whether `account` names a GitHub organization or an enterprise; null for the other vendors. */
+  declare account_kind: 'organization' | 'enterprise' | null;
+  declare account: string | null;
+  /** The vendor API's root when not its public one (GitHub Enterprise Server, a test's fake). */
+  declare base_url: string | null;
+  declare pulled_at: CreationOptional<Date | null>;
+  /** What the last pull did, in words: the days it stored, or why it stopped. */
+  declare pull_result: CreationOptional<string | null>;
+  /** The vendor refused the credential (expired, revoked, too little scope): pulls wait for a new one. */
+  declare failing: CreationOptional<boolean>;
+  /** The worker pulling it now, until when: one pull of an app at a time across instances. */
+  declare lease_owner: CreationOptional<string | null>;
+  declare lease_until: CreationOptional<Date | null>;
+  declare updated_at: Date;
+}
+
+/**
  * A board of an app (a Jira project key, a Linear team key, a GitHub `owner/repo`, a GitLab project path) placed in
  * a team; `app_id` may name a git app, whose repositories' issues are its boards. Unmapped boards have no row.
  */
@@ -94,6 +119,23 @@ export function initIntegrations(sequelize: Sequelize): void {
       points_field: { type: DataTypes.STRING(100), allowNull: true },
     },
     { sequelize, tableName: 'apps', modelName: 'app' },
+  );
+  AiVendorSource.init(
+    {
+      app_id: { ...ID, primaryKey: true },
+      organization_id: { ...REF },
+      credential: { type: DataTypes.TEXT, allowNull: false },
+      account_kind: { type: DataTypes.STRING(20), allowNull: true },
+      account: { type: DataTypes.STRING(200), allowNull: true },
+      base_url: { type: DataTypes.STRING(500), allowNull: true },
+      pulled_at: { ...OPTIONAL_TIMESTAMP },
+      pull_result: { type: DataTypes.STRING(500), allowNull: true },
+      failing: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+      lease_owner: { type: DataTypes.STRING(40), allowNull: true },
+      lease_until: { ...OPTIONAL_TIMESTAMP },
+      updated_at: { ...TIMESTAMP },
+    },
+    { sequelize, tableName: 'ai_vendor_sources', modelName: 'ai_vendor_source' },
   );
   AppBoard.init(
     {

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { appCli, CliRun } from '../support/cli';
 
@@ -29,7 +32,12 @@ async function json(...args: string[]) {
 test('apps made by the CLI are listed for their organization, each with its provider’s category, a disabled one as inactive', async () => {
   const categories: Record<string, string> = { jira: 'issues', linear: 'issues', slack: 'chat', pagerduty: 'incidents', deployments: 'deployments', cursor: 'ai' };
   const made: { id: string; provider: string }[] = [];
-  for (const provider of Object.keys(categories)) made.push({ id: (await json('create', '--org', DEMO.orgs.globex, '--provider', provider, '--name', `${provider} of globex`)).id, provider });
+  const keyFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'connected-apps-')), 'cursor-key');
+  fs.writeFileSync(keyFile, 'key_0123456789abcdef0123456789abcdef');
+  const vendorFlags = (provider: string) => (provider === 'cursor' ? ['--token-file', keyFile] : []);
+  for (const provider of Object.keys(categories)) {
+    made.push({ id: (await json('create', '--org', DEMO.orgs.globex, '--provider', provider, '--name', `${provider} of globex`, ...vendorFlags(provider))).id, provider });
+  }
   const cursor = made.find((a) => a.provider === 'cursor')!;
   expect(await json('disable', cursor.id)).toMatchObject({ is_active: false });
 

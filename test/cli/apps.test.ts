@@ -3,12 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { App } from '../../db/models';
+import { AiVendorSource, App } from '../../db/models';
 import { commentCreated, linearDelivery } from '../support/peers/linear/webhooks';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { appCli, CliRun } from '../support/cli';
 import { parseCommand } from '../../scripts/apps';
 import { UsageError } from '../../scripts/cli';
+import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
 
 // Each command is a process of its own (tsx, then the database): a few seconds each on a busy two-core machine.
 jest.setTimeout(180_000);
@@ -34,6 +35,13 @@ afterAll(async () => t.close());
 
 const ACME = DEMO.orgs.acme;
 const GLOBEX = DEMO.orgs.globex;
+
+/** A credential in a file of its own, as an operator keeps one. */
+function tokenFile(credential: string): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'apps-cli-')), 'token');
+  fs.writeFileSync(file, `${credential}\n`, { mode: 0o600 });
+  return file;
+}
 
 async function json(...args: string[]) {
   const run = await apps(...args, '--json');
@@ -66,12 +74,20 @@ test('create prints the webhook URL and the secret once; the database holds it s
   expect(deployments.stdout).toMatch(/POST to http:\/\/localhost:\d+\/ingest\/deployments\/app_\w+\/deployments and .*\/incidents/);
   expect(deployments.stdout).toMatch(/shown only this once/);
 
-  // An AI vendor's app pushes nothing: no URL, no secret.
-  const copilot = await json('create', '--org', GLOBEX, '--provider', 'copilot');
+  // An AI vendor's app pushes nothing: no URL, no secret; it is read with the credential the vendor issued, kept sealed.
+  const githubToken = `github_pat_${randomBytes(30).toString('hex')}`;
+  const copilot = await json('create', '--org', GLOBEX, '--provider', 'copilot', '--token-file', tokenFile(githubToken), '--github-org', 'globex-corp');
   expect(copilot).toEqual({ id: expect.stringMatching(/^app_/), webhook_url: null, secret: null });
   expect((await App.findByPk(copilot.id))!.webhook_secret).toBeNull();
-  const cursor = await apps('create', '--org', GLOBEX, '--provider', 'cursor', '--name', 'Cursor globex');
-  expect(cursor.stdout).toMatch(/Cursor sends no webhooks: the service will read its API with the vendor's key.*issue 39/s);
+  const source = await AiVendorSource.findByPk(copilot.id);
+  expect(source).toMatchObject({ organization_id: GLOBEX, account_kind: 'organization', account: 'globex-corp', base_url: null, failing: false });
+  expect(source!.credential).not.toContain(githubToken);
+  expect(new SecretBox(() => secretsKeyFor(t.config)).open(source!.credential)).toBe(githubToken);
+  const cursorKey = `key_${randomBytes(32).toString('hex')}`;
+  const cursor = await apps('create', '--org', GLOBEX, '--provider', 'cursor', '--name', 'Cursor globex', '--token-file', tokenFile(cursorKey), '--base-url', 'http://127.0.0.1:9/cursor/');
+  expect(cursor.stdout).toMatch(/Cursor is read by the service with the credential stored sealed now; it is never shown again/);
+  expect(cursor.stdout).not.toContain(cursorKey);
+  expect(await AiVendorSource.findByPk(/app_\w+/.exec(cursor.stdout)![0])).toMatchObject({ account: null, base_url: 'http://127.0.0.1:9/cursor' });
 
   const list = await json('list', '--org', GLOBEX);
   const deploymentsId = /app_\w+/.exec(deployments.stdout)![0];
@@ -89,15 +105,26 @@ test('create prints the webhook URL and the secret once; the database holds it s
     has_secret: true,
     webhook_url: created.webhook_url,
     points_field: 'customfield_10016',
+    vendor: null,
     created_at: expect.any(String),
   });
   expect(list.at(-3)).toMatchObject({ provider: 'deployments', category: 'deployments', name: 'Deployments API', has_secret: true });
-  expect(list.at(-2)).toMatchObject({ provider: 'copilot', category: 'ai', name: 'GitHub Copilot', has_secret: false, webhook_url: null });
+  expect(list.at(-2)).toMatchObject({
+    provider: 'copilot',
+    category: 'ai',
+    name: 'GitHub Copilot',
+    has_secret: true,
+    webhook_url: null,
+    vendor: { account: { kind: 'organization', slug: 'globex-corp' }, base_url: null, pulled_at: null, pull_result: null, failing: false },
+  });
   expect(JSON.stringify(list)).not.toContain(created.secret);
+  expect(JSON.stringify(list)).not.toContain(githubToken);
 
   const table = await apps('list', '--org', GLOBEX);
-  expect(table.stdout.split('\n')[1]).toMatch(/^ID +ORGANIZATION +PROVIDER +CATEGORY +NAME +ACTIVE +SECRET +WEBHOOK URL +CREATED$/);
-  expect(table.stdout).toMatch(new RegExp(`${created.id} +org_globex +jira +issues +Jira globex +yes +set +http://localhost:\\d+/ingest/jira/${created.id} `));
+  expect(table.stdout.split('\n')[1]).toMatch(/^ID +ORGANIZATION +PROVIDER +CATEGORY +NAME +ACTIVE +SECRET +WEBHOOK URL +LAST PULL +CREATED$/);
+  expect(table.stdout).toMatch(new RegExp(`${created.id} +org_globex +jira +issues +Jira globex +yes +set +http://localhost:\\d+/ingest/jira/${created.id} +- `));
+  expect(table.stdout).toMatch(new RegExp(`${copilot.id} +org_globex +copilot +ai +GitHub Copilot +yes +set +- +never `));
+  expect(table.stdout).not.toContain(githubToken);
   expect(table.stdout).not.toContain(created.secret);
   expect((await json('list')).length).toBeGreaterThan(list.length);
 
@@ -121,9 +148,6 @@ test('rotate-secret prints a new one; disable and enable; each audited as the op
   expect(await json('disable', created.id)).toMatchObject({ id: created.id, is_active: false, has_secret: true });
   expect(said(await apps('disable', created.id))).toBe(`Disabled ${created.id}: its deliveries are refused until "apps enable ${created.id}"; what it brought stays.\n`);
   expect(await json('enable', created.id)).toMatchObject({ id: created.id, is_active: true });
-
-  const ai = await json('create', '--org', ACME, '--provider', 'claude_code');
-  expect(await apps('rotate-secret', ai.id)).toMatchObject({ code: 1, stderr: `apps: App ${ai.id} (claude_code) receives no webhooks, so it has no webhook secret to rotate or set\n` });
 
   const audit = await auditOf(ACME, created.id);
   // Disabling twice is one change.
@@ -272,7 +296,14 @@ test('the command line, parsed', () => {
     pointsField: 'customfield_10016',
     json: false,
   });
-  expect(parseCommand(['create', '--org', 'o', '--provider', 'cursor', '--json'])).toEqual({ kind: 'create', org: 'o', provider: 'cursor', json: true });
+  expect(parseCommand(['create', '--org', 'o', '--provider', 'cursor', '--token-file', 'k', '--json'])).toEqual({ kind: 'create', org: 'o', provider: 'cursor', vendor: { tokenFile: 'k' }, json: true });
+  expect(parseCommand(['create', '--org', 'o', '--provider', 'copilot', '--token-file', 'k', '--github-enterprise', 'acme', '--base-url', 'https://ghe.example/api/v3'])).toEqual({
+    kind: 'create',
+    org: 'o',
+    provider: 'copilot',
+    vendor: { tokenFile: 'k', account: { kind: 'enterprise', slug: 'acme' }, baseUrl: 'https://ghe.example/api/v3' },
+    json: false,
+  });
   expect(parseCommand(['list'])).toEqual({ kind: 'list', json: false });
   expect(parseCommand(['disable', 'app_1', '--json'])).toEqual({ kind: 'disable', id: 'app_1', json: true });
   expect(parseCommand(['map', '--app', 'a', '--board', 'B', '--repository', 'r'])).toEqual({ kind: 'map', app: 'a', board: 'B', target: { repositoryId: 'r' }, json: false });
@@ -295,6 +326,10 @@ test('the command line, parsed', () => {
   expect(usage('map', '--app', 'a', '--board', 'B'.repeat(201), '--team', 't')).toBe('--board has at most 200 characters');
   expect(usage('create', '--org', 'o', '--provider', 'jira', '--points-field', 'f'.repeat(101))).toBe('--points-field has at most 100 characters');
   expect(usage('enable', 'a', '--force')).toMatch(/Unknown option '--force'/);
+  expect(usage('create', '--org', 'o', '--provider', 'cursor')).toBe('create --provider cursor needs --token-file <file holding the key the vendor issued>');
+  expect(usage('create', '--org', 'o', '--provider', 'copilot', '--token-file', 'k')).toBe('create --provider copilot needs --github-org <slug> or --github-enterprise <slug>');
+  expect(usage('create', '--org', 'o', '--provider', 'copilot', '--token-file', 'k', '--github-org', 'a', '--github-enterprise', 'b')).toBe('give --github-org or --github-enterprise, not both');
+  expect(usage('create', '--org', 'o', '--provider', 'jira', '--token-file', 'k', '--base-url', 'https://x')).toBe("--token-file, --base-url: only for an AI vendor's app (copilot, cursor, claude_code)");
 });
 
 test("set-secret stores the secret a provider made: Linear's deliveries signed with it are taken, the old one kept for its grace", async () => {
@@ -314,4 +349,35 @@ test("set-secret stores the secret a provider made: Linear's deliveries signed w
   fs.writeFileSync(file, 'short');
   expect(await apps('set-secret', '--app', created.id, '--secret-file', file)).toMatchObject({ code: 1, stderr: expect.stringContaining('16 to 500 printable characters') });
   expect(await apps('set-secret', '--app', created.id)).toMatchObject({ code: 2 });
+});
+
+test('an AI vendor’s app: a new credential replaces the one that failed, sealed and audited; what the vendor would refuse is refused first', async () => {
+  const claude = await json('create', '--org', ACME, '--provider', 'claude_code', '--token-file', tokenFile(`sk-ant-admin01-${randomBytes(40).toString('hex')}`));
+  await AiVendorSource.update({ failing: true, pull_result: 'The vendor refused the credential (401)' }, { where: { app_id: claude.id } });
+  const renewed = `sk-ant-admin01-${randomBytes(40).toString('hex')}`;
+  const file = tokenFile(renewed);
+  const set = await apps('set-secret', '--app', claude.id, '--secret-file', file);
+  expect([set.code, said(set)]).toEqual([0, `Stored the new credential of app ${claude.id}, sealed; the next pull uses it.\n`]);
+  const source = (await AiVendorSource.findByPk(claude.id))!;
+  expect([source.failing, source.pull_result]).toEqual([false, 'The credential was replaced; the next pull uses it.']);
+  expect(new SecretBox(() => secretsKeyFor(t.config)).open(source.credential)).toBe(renewed);
+  expect((await auditOf(ACME, claude.id)).map((e: { action: string; details: object }) => [e.action, e.details])).toEqual([
+    ['app.created', { provider: 'claude_code', name: 'Claude Code' }],
+    ['app.secret_rotated', { made_by: 'vendor' }],
+  ]);
+  // No rotation of a webhook secret it does not have.
+  expect(await apps('rotate-secret', claude.id)).toMatchObject({ code: 1, stderr: `apps: App ${claude.id} (claude_code) receives no webhooks, so it has no webhook secret to rotate or set\n` });
+
+  const before = await AiVendorSource.count();
+  for (const [args, message] of [
+    [['--provider', 'cursor', '--token-file', tokenFile('short')], 'The credential must be 8 to 1000 printable characters without spaces: a Cursor Admin API key'],
+    [['--provider', 'cursor', '--token-file', tokenFile('key_0123456789abcdef'), '--github-org', 'acme'], 'Cursor reads the usage of the whole team its key belongs to: it takes no GitHub organization'],
+    [['--provider', 'copilot', '--token-file', tokenFile('ghp_0123456789abcdef'), '--github-org', 'acme--corp'], "'acme--corp' is not a GitHub organization slug"],
+    [['--provider', 'copilot', '--token-file', tokenFile('ghp_0123456789abcdef'), '--github-org', 'acme', '--base-url', 'ftp://ghe.example'], 'The base URL must be http or https, not ftp:'],
+    [['--provider', 'copilot', '--token-file', tokenFile('ghp_0123456789abcdef'), '--github-org', 'acme', '--base-url', 'https://u:p@ghe.example'], 'The base URL takes no user, password, query or fragment'],
+    [['--provider', 'claude_code', '--token-file', '/nonexistent/token'], 'Cannot read --token-file /nonexistent/token'],
+  ] as const) {
+    expect(await apps('create', '--org', ACME, ...args)).toMatchObject({ code: 1, stderr: expect.stringContaining(message) });
+  }
+  expect(await AiVendorSource.count()).toBe(before);
 });

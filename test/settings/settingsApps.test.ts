@@ -39,6 +39,7 @@ test('create shows the webhook URL and the secret once, stored sealed; rotate, d
       has_secret: true,
       webhook_url: `${publicBase(t.config)}/ingest/jira/${created.app.id}`,
       points_field: 'customfield_10016',
+      vendor: null,
       created_at: expect.any(String),
     },
     secret: expect.stringMatching(/^[\w-]{43}$/),
@@ -54,9 +55,18 @@ test('create shows the webhook URL and the secret once, stored sealed; rotate, d
   expect(data(await ada.mutate('settings.apps.disable', { ...acme, app_id: id }))).toMatchObject({ id, is_active: false });
   expect(data(await ada.mutate('settings.apps.enable', { ...acme, app_id: id }))).toMatchObject({ id, is_active: true });
 
-  // An AI vendor's app: no URL, no secret, nothing to rotate.
-  const copilot = data(await ada.mutate('settings.apps.create', { ...acme, provider: 'copilot' }));
-  expect(copilot).toMatchObject({ app: { provider: 'copilot', category: 'ai', name: 'GitHub Copilot', has_secret: false, webhook_url: null }, secret: null });
+  // An AI vendor's app: no URL, no secret, nothing to rotate; read with the credential the vendor issued, never shown back.
+  const githubToken = `github_pat_${randomBytes(30).toString('hex')}`;
+  expect(errorOf(await ada.mutate('settings.apps.create', { ...acme, provider: 'copilot' }))).toMatchObject({ status: 400, message: expect.stringContaining('is read with the credential the vendor issued') });
+  expect(errorOf(await ada.mutate('settings.apps.create', { ...acme, provider: 'copilot', credential: githubToken }))).toMatchObject({ status: 400, message: expect.stringContaining('--github-org') });
+  expect(errorOf(await ada.mutate('settings.apps.create', { ...acme, provider: 'jira', credential: githubToken }))).toMatchObject({ status: 400, message: expect.stringContaining('takes no vendor credential') });
+  const copilot = data(await ada.mutate('settings.apps.create', { ...acme, provider: 'copilot', credential: githubToken, github_org: 'acme-corp' }));
+  expect(copilot).toMatchObject({
+    app: { provider: 'copilot', category: 'ai', name: 'GitHub Copilot', has_secret: true, webhook_url: null, vendor: { account: { kind: 'organization', slug: 'acme-corp' }, pulled_at: null, failing: false } },
+    secret: null,
+  });
+  expect(JSON.stringify(copilot)).not.toContain(githubToken);
+  expect(JSON.stringify(data(await ada.query('settings.apps.list', acme)))).not.toContain(githubToken);
   expect(errorOf(await ada.mutate('settings.apps.rotateSecret', { ...acme, app_id: copilot.app.id }))).toMatchObject({ status: 400, message: expect.stringContaining('receives no webhooks') });
 
   const log = await t.get(`/v1/organizations/${DEMO.orgs.acme}/audit-log?per_page=100`, await t.token());
@@ -93,8 +103,11 @@ test('the secret a provider made is stored in place of ours: Linear’s deliveri
   expect(errorOf(await ada.mutate('settings.apps.setSecret', other, { Authorization: `Bearer ${await t.token()}` }))).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
   expect(t.runtime.writers.apps.secretsOf((await App.findByPk(app.id))!)).toEqual([linearMade, ours]);
   expect((await deliver(linearMade)).status).toBe(202);
-  const copilot = data(await ada.mutate('settings.apps.create', { ...acme, provider: 'copilot' }));
-  expect(errorOf(await ada.mutate('settings.apps.setSecret', { ...acme, app_id: copilot.app.id, secret: linearMade }))).toMatchObject({ status: 400, message: expect.stringContaining('receives no webhooks') });
+  // An AI vendor's app takes a new credential the same way.
+  const cursor = data(await ada.mutate('settings.apps.create', { ...acme, provider: 'cursor', credential: `key_${randomBytes(32).toString('hex')}` }));
+  const cursorKey = `key_${randomBytes(32).toString('hex')}`;
+  expect(data(await ada.mutate('settings.apps.setSecret', { ...acme, app_id: cursor.app.id, secret: cursorKey }))).toMatchObject({ id: cursor.app.id, has_secret: true, vendor: { failing: false } });
+  expect(errorOf(await ada.mutate('settings.apps.setSecret', { ...acme, app_id: cursor.app.id, secret: 'short' }))).toMatchObject({ status: 400, message: expect.stringContaining('a Cursor Admin API key') });
 
   const log = await t.get(`/v1/organizations/${DEMO.orgs.acme}/audit-log?per_page=100`, await t.token());
   const mine = log.body.data.filter((e: { target_id: string }) => e.target_id === app.id);

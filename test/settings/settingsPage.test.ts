@@ -383,6 +383,35 @@ describeBrowser('the settings page in chromium', () => {
     expect([answer.status, answer.body.data?.result]).toEqual([202, 'ignored']);
   });
 
+  test('apps: a Copilot app added with its credential and GitHub organization, never shown back; its credential replaced', async () => {
+    const page = await openPage();
+    await signInWithLink(page, DEMO.users.margaret);
+    const apps = page.getByRole('region', { name: 'Globex' }).getByRole('region', { name: 'Apps', exact: true });
+    const token = `github_pat_${randomBytes(30).toString('hex')}`;
+    await apps.getByLabel('Provider').selectOption({ label: 'GitHub Copilot' });
+    await apps.getByLabel('Name').fill('Copilot from the page');
+    await apps.getByLabel('Vendor credential').fill(token);
+    await apps.getByLabel('GitHub organization').fill('globex-corp');
+    await apps.getByRole('button', { name: 'Add app' }).click();
+    await apps.getByRole('status').filter({ hasText: 'Added Copilot from the page: the service reads GitHub Copilot’s usage with the credential' }).waitFor();
+    const row = apps.getByRole('row', { name: /Copilot from the page/ });
+    expect((await row.getByRole('cell').allInnerTexts()).slice(0, 6)).toEqual(['Copilot from the page', 'GitHub Copilot', 'None', 'Set', 'active', 'Never']);
+    expect(await holds(page, token)).toBe(false);
+    // Nothing to map: its usage is the organization's members'.
+    expect(await row.getByRole('button', { name: /Mappings/ }).count()).toBe(0);
+
+    const renewed = `github_pat_${randomBytes(30).toString('hex')}`;
+    await row.getByRole('button', { name: 'Replace credential of Copilot from the page' }).click();
+    expect(await page.evaluate(() => document.activeElement?.type)).toBe('password');
+    await apps.getByLabel('New credential').fill(renewed);
+    await apps.getByRole('button', { name: 'Store credential' }).click();
+    await apps.getByRole('status').filter({ hasText: 'Stored the new credential of Copilot from the page, sealed' }).waitFor();
+    expect(await holds(page, renewed)).toBe(false);
+    const listed = await t.get(`/v1/organizations/${DEMO.orgs.globex}/apps?per_page=100`, await t.token({ user: DEMO.emails.margaret }));
+    expect(listed.body.data).toContainEqual(expect.objectContaining({ name: 'Copilot from the page', provider: 'copilot', category: 'ai', is_active: true }));
+    expect(JSON.stringify(listed.body)).not.toContain(renewed);
+  });
+
   test('apps: a PagerDuty service mapped to a repository from the page; the incident it brought before counts there', async () => {
     const page = await openPage();
     await signInWithLink(page, DEMO.users.margaret);

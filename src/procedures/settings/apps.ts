@@ -4,7 +4,8 @@ import { invalid, notFound } from '../../errors';
 import { router, settingsProcedure } from '../init';
 import { idParam } from '../../wire/query';
 import { APP_PROVIDER_IDS } from '../../services/apps/providers';
-import { appMappings, appView, boardView, listApps, repositoriesToMap, teamsToMap, userLinkView } from '../../services/apps/appViews';
+import type { VendorAccess } from '../../services/apps/vendorSources';
+import { appMappings, boardView, describeApp, listApps, repositoriesToMap, teamsToMap, userLinkView } from '../../services/apps/appViews';
 import { organizationInput } from './inputs';
 import { asAdmin } from './administration';
 
@@ -13,6 +14,15 @@ const appInput = z.strictObject({ ...organizationInput, app_id: idParam('app_id'
 const boardSourceInput = z.strictObject({ ...organizationInput, app_id: idParam('app_id', 'app or git app') });
 const text = (field: string, max: number) =>
   z.string({ error: `${field} must be a string` }).trim().min(1, { error: `${field} must not be empty` }).max(max, { error: `${field} must be at most ${max} characters` });
+
+/** How an AI vendor's app is read, from the create form's fields; undefined when none was given. */
+function vendorAccessOf(input: { credential?: string; github_org?: string; github_enterprise?: string; base_url?: string }): VendorAccess | undefined {
+  const { credential, github_org: org, github_enterprise: enterprise, base_url: baseUrl } = input;
+  if (credential === undefined && org === undefined && enterprise === undefined && baseUrl === undefined) return undefined;
+  if (org !== undefined && enterprise !== undefined) throw invalid('Give github_org or github_enterprise, not both');
+  const account = org !== undefined ? { kind: 'organization' as const, slug: org } : enterprise !== undefined ? { kind: 'enterprise' as const, slug: enterprise } : undefined;
+  return { credential: credential ?? '', ...(account ? { account } : {}), ...(baseUrl !== undefined ? { baseUrl } : {}) };
+}
 
 /**
  * An organization's apps (docs/trackers.md#apps), for its admins: the same writer as `npm run apps`. Another
@@ -31,34 +41,40 @@ export const appsRouter = router({
         provider: z.enum(APP_PROVIDER_IDS, { error: `provider must be one of ${APP_PROVIDER_IDS.join(', ')}` }),
         name: text('name', 200).optional(),
         points_field: text('points_field', 100).optional(),
+        // An AI vendor's app: the credential it is read with (never shown back), and for Copilot whose reports.
+        credential: z.string({ error: 'credential must be a string' }).trim().optional(),
+        github_org: text('github_org', 39).optional(),
+        github_enterprise: text('github_enterprise', 39).optional(),
+        base_url: text('base_url', 500).optional(),
       }),
     )
     .mutation(async ({ ctx, input }) => {
       const by = await asAdmin(ctx, input.organization_id);
-      const { app, secret } = await ctx.services.settings.apps.create(input.organization_id, input.provider, { name: input.name, pointsField: input.points_field }, by);
-      return { app: appView(ctx.services.settings.publicBase, app), secret };
+      const vendor = vendorAccessOf(input);
+      const { app, secret } = await ctx.services.settings.apps.create(input.organization_id, input.provider, { name: input.name, pointsField: input.points_field, vendor }, by);
+      return { app: await describeApp(ctx.services.settings.publicBase, app), secret };
     }),
 
   rotateSecret: settingsProcedure.input(appInput).mutation(async ({ ctx, input }) => {
     const by = await asAdmin(ctx, input.organization_id);
     const { app, secret } = await ctx.services.settings.apps.rotateSecret(input.app_id, by);
-    return { app: appView(ctx.services.settings.publicBase, app), secret };
+    return { app: await describeApp(ctx.services.settings.publicBase, app), secret };
   }),
 
   /** The secret the provider made (Linear's, Slack's, PagerDuty's), in place of ours; never echoed back. */
   setSecret: settingsProcedure.input(appInput.extend({ secret: z.string({ error: 'secret must be a string' }) })).mutation(async ({ ctx, input }) => {
     const by = await asAdmin(ctx, input.organization_id);
-    return appView(ctx.services.settings.publicBase, await ctx.services.settings.apps.setSecret(input.app_id, input.secret, by));
+    return await describeApp(ctx.services.settings.publicBase, await ctx.services.settings.apps.setSecret(input.app_id, input.secret, by));
   }),
 
   disable: settingsProcedure.input(appInput).mutation(async ({ ctx, input }) => {
     const by = await asAdmin(ctx, input.organization_id);
-    return appView(ctx.services.settings.publicBase, await ctx.services.settings.apps.setActive(input.app_id, false, by));
+    return await describeApp(ctx.services.settings.publicBase, await ctx.services.settings.apps.setActive(input.app_id, false, by));
   }),
 
   enable: settingsProcedure.input(appInput).mutation(async ({ ctx, input }) => {
     const by = await asAdmin(ctx, input.organization_id);
-    return appView(ctx.services.settings.publicBase, await ctx.services.settings.apps.setActive(input.app_id, true, by));
+    return await describeApp(ctx.services.settings.publicBase, await ctx.services.settings.apps.setActive(input.app_id, true, by));
   }),
 
   /** The teams a board may be mapped to. */

@@ -14,6 +14,7 @@ import { normalizeEmail } from '../people/members';
 import { rederiveTasks } from '../work/rederive';
 import { placeBoardOperations } from '../operations/boardPlacement';
 import { APP_PROVIDERS, AppProvider, isAppProvider, isPushProvider, PushProvider } from './providers';
+import { connectVendorSource, isAiVendor, replaceVendorCredential, VendorAccess } from './vendorSources';
 
 export interface AppWithSecret {
   app: App;
@@ -32,6 +33,8 @@ export interface NewAppOptions {
   name?: string;
   /** Jira only: the issue field holding story points, e.g. `customfield_10016`. */
   pointsField?: string;
+  /** An AI vendor's app only, and required there: how the service reads the vendor's API (docs/ai-vendors.md). */
+  vendor?: VendorAccess;
 }
 
 /** Where a board goes: a team (its tasks) or a repository (its incidents and deployments). */
@@ -66,6 +69,8 @@ export class AppWriter {
       const { transaction } = change;
       if (!(await Organization.findByPk(organizationId, { transaction }))) throw notFound(`No organization ${organizationId}`);
       if (options.pointsField !== undefined && provider !== 'jira') throw invalid(`Only Jira apps name a story points field; ${provider} sends its own estimate`);
+      if (isAiVendor(provider) && !options.vendor) throw invalid(`A ${APP_PROVIDERS[provider].name} app is read with the credential the vendor issued: give it (--token-file <file>)`);
+      if (!isAiVendor(provider) && options.vendor) throw invalid(`${APP_PROVIDERS[provider].name} sends its data to the service: it takes no vendor credential, GitHub organization or base URL`);
       const secret = isPushProvider(provider) ? newSecret() : null;
       const name = options.name ?? APP_PROVIDERS[provider].name;
       const app = await App.create(
@@ -83,6 +88,7 @@ export class AppWriter {
         { transaction },
       );
       change.wrote('apps');
+      if (isAiVendor(provider) && options.vendor) await connectVendorSource(change, app, provider, options.vendor, this.secrets, this.now());
       change.audit({ organizationId, actor: by.actor ?? OPERATOR, action: 'app.created', target: { type: 'app', id: app.id }, details: { provider, name } });
       return { app, secret };
     });
@@ -95,11 +101,23 @@ export class AppWriter {
 
   /**
    * The secret the provider made (Linear's, Slack's and PagerDuty's webhooks sign with a secret of their own, shown
-   * once in their settings), in place of ours; the previous one keeps verifying for PREVIOUS_SECRET_GRACE_MS.
+   * once in their settings), in place of ours; the previous one keeps verifying for PREVIOUS_SECRET_GRACE_MS. For an
+   * AI vendor's app, the new credential the vendor issued.
    */
-  setSecret(appId: string, secret: string, by: ChangeAuthority = {}): Promise<App> {
+  async setSecret(appId: string, secret: string, by: ChangeAuthority = {}): Promise<App> {
+    if (isAiVendor((await this.appOf(appId, by)).provider)) return this.replaceCredential(appId, secret, by);
     if (!PROVIDER_SECRET.test(secret)) throw invalid('The secret must be 16 to 500 printable characters without spaces, as the provider shows it');
     return this.replaceSecret(appId, secret, 'provider', by).then(({ app }) => app);
+  }
+
+  private replaceCredential(appId: string, credential: string, by: ChangeAuthority): Promise<App> {
+    return this.changes.run(async (change) => {
+      const app = await this.appOf(appId, by, change.transaction);
+      if (!isAiVendor(app.provider)) throw invalid(`App ${app.id} (${app.provider}) is not read from a vendor's API`);
+      await replaceVendorCredential(change, app, app.provider, credential, this.secrets, this.now());
+      change.audit({ organizationId: app.organization_id, actor: by.actor ?? OPERATOR, action: 'app.secret_rotated', target: { type: 'app', id: app.id }, details: { made_by: 'vendor' } });
+      return app;
+    });
   }
 
   private replaceSecret(appId: string, secret: string, madeBy: 'service' | 'provider', by: ChangeAuthority): Promise<AppWithSecret> {

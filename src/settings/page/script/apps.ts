@@ -49,6 +49,13 @@ function categoryOf(value: string): Category {
   return category;
 }
 
+/** An AI vendor's app's last pull: when, and what it did; a dash for an app the service does not read. */
+function lastPull(app: App): HTMLElement | string {
+  if (!app.vendor) return '–';
+  const when = app.vendor.pulled_at ? app.vendor.pulled_at.replace('T', ' ').slice(0, 16) + ' UTC' : 'Never';
+  return h('span', { class: app.vendor.failing ? 'status status-disabled' : '' }, app.vendor.failing ? `${when}: failing` : when, app.vendor.pull_result ? h('small', {}, ` ${app.vendor.pull_result}`) : null);
+}
+
 /** A field's value, or undefined when left empty (the service's default then applies). */
 function optionalValue(form: HTMLFormElement, name: string): string | undefined {
   const value = valueOf(form, name).trim();
@@ -80,13 +87,14 @@ export function appsSection(org: Organization): HTMLElement {
     if (!apps.length) return h('p', { class: 'empty' }, 'No apps yet.');
     return table(
       `Apps of ${org.name}`,
-      ['Name', 'Provider', 'Webhook URL', 'Secret', 'State', 'Actions'],
+      ['Name', 'Provider', 'Webhook URL', 'Secret', 'State', 'Last pull', 'Actions'],
       apps.map((app) => [
         app.name,
         providerName(app.provider),
         app.webhook_url ? h('code', { class: 'url' }, app.webhook_url) : 'None',
         app.has_secret ? 'Set' : 'Not set',
         h('span', { class: `status status-${app.is_active ? 'active' : 'disabled'}` }, app.is_active ? 'active' : 'disabled'),
+        lastPull(app),
         h(
           'span',
           { class: 'actions' },
@@ -95,7 +103,8 @@ export function appsSection(org: Organization): HTMLElement {
             : h('button', { type: 'button', onclick: () => setActive(app, true) }, 'Enable', hidden(` ${app.name}`)),
           app.webhook_url ? h('button', { type: 'button', onclick: () => rotate(app) }, 'Rotate secret', hidden(` of ${app.name}`)) : null,
           app.webhook_url ? h('button', { type: 'button', onclick: () => showProviderSecret(app) }, 'Use the provider’s secret', hidden(` for ${app.name}`)) : null,
-          h('button', { type: 'button', onclick: () => showMappings(app) }, 'Mappings', hidden(` of ${app.name}`)),
+          app.vendor ? h('button', { type: 'button', onclick: () => showProviderSecret(app) }, 'Replace credential', hidden(` of ${app.name}`)) : null,
+          app.vendor ? null : h('button', { type: 'button', onclick: () => showMappings(app) }, 'Mappings', hidden(` of ${app.name}`)),
         ),
       ]),
     );
@@ -120,28 +129,36 @@ export function appsSection(org: Organization): HTMLElement {
     });
   }
 
-  /** Linear, Slack and PagerDuty sign with a secret they make and show once: it is stored in place of ours. */
+  /**
+   * Linear, Slack and PagerDuty sign with a secret they make and show once: it is stored in place of ours. An AI
+   * vendor's app takes a new credential the same way, when the vendor's key expired or was revoked.
+   */
   function showProviderSecret(app: App): void {
+    const vendor = app.vendor !== null;
     const form = createForm(
-      `Secret ${providerName(app.provider)} made for ${app.name}`,
+      vendor ? `New credential for ${app.name}` : `Secret ${providerName(app.provider)} made for ${app.name}`,
       4,
       [
         field(
-          'Provider’s secret',
-          h('input', { type: 'password', name: 'secret', maxLength: 500, required: true, autocomplete: 'off' }),
-          `As ${providerName(app.provider)} shows it in the webhook’s settings. The secret it replaces is accepted for 24 hours.`,
+          vendor ? 'New credential' : 'Provider’s secret',
+          h('input', { type: 'password', name: 'secret', maxLength: 1000, required: true, autocomplete: 'off' }),
+          vendor
+            ? `The key or token ${providerName(app.provider)} issued (docs/ai-vendors.md says which). The next pull uses it.`
+            : `As ${providerName(app.provider)} shows it in the webhook’s settings. The secret it replaces is accepted for 24 hours.`,
         ),
       ],
-      'Store secret',
+      vendor ? 'Store credential' : 'Store secret',
       async (f) => {
         await call(api.settings.apps.setSecret.mutate({ ...of, app_id: app.id, secret: valueOf(f, 'secret').trim() }));
         mappings.replaceChildren();
         await refresh();
-        parts.done.textContent = `Stored the secret ${providerName(app.provider)} made for ${app.name}: its deliveries are verified with it from now on.`;
+        parts.done.textContent = vendor
+          ? `Stored the new credential of ${app.name}, sealed: the next pull uses it.`
+          : `Stored the secret ${providerName(app.provider)} made for ${app.name}: its deliveries are verified with it from now on.`;
         parts.heading.focus();
       },
     );
-    form.append(h('p', { class: 'actions' }, h('button', { type: 'button', onclick: () => mappings.replaceChildren() }, 'Cancel', hidden(' storing a secret'))));
+    form.append(h('p', { class: 'actions' }, h('button', { type: 'button', onclick: () => mappings.replaceChildren() }, 'Cancel', hidden(vendor ? ' storing a credential' : ' storing a secret'))));
     mappings.replaceChildren(form);
     form.querySelector('input')?.focus();
   }
@@ -163,6 +180,16 @@ export function appsSection(org: Organization): HTMLElement {
       field('Provider', h('select', { name: 'provider' }, PROVIDER_IDS.map((p) => h('option', { value: p }, PROVIDERS[p])))),
       field('Name', h('input', { type: 'text', name: 'name', maxLength: 200, autocomplete: 'off' }), 'Left empty: the provider’s name.'),
       field(
+        'Vendor credential',
+        h('input', { type: 'password', name: 'credential', maxLength: 1000, autocomplete: 'off' }),
+        'GitHub Copilot, Cursor and Claude Code only, and required there: the key or token the vendor issued (docs/ai-vendors.md). Never shown again.',
+      ),
+      field(
+        'GitHub organization',
+        h('input', { type: 'text', name: 'github_org', maxLength: 39, autocomplete: 'off' }),
+        'GitHub Copilot only: the organization whose usage reports are read (an enterprise: npm run apps).',
+      ),
+      field(
         'Story points field',
         h('input', { type: 'text', name: 'points_field', maxLength: 100, autocomplete: 'off', placeholder: 'customfield_10016' }),
         'Jira only: the issue field that holds story points.',
@@ -171,12 +198,19 @@ export function appsSection(org: Organization): HTMLElement {
     'Add app',
     async (f) => {
       const created = await call(
-        api.settings.apps.create.mutate({ ...of, provider: providerOf(valueOf(f, 'provider')), name: optionalValue(f, 'name'), points_field: optionalValue(f, 'points_field') }),
+        api.settings.apps.create.mutate({
+          ...of,
+          provider: providerOf(valueOf(f, 'provider')),
+          name: optionalValue(f, 'name'),
+          points_field: optionalValue(f, 'points_field'),
+          credential: optionalValue(f, 'credential'),
+          github_org: optionalValue(f, 'github_org'),
+        }),
       );
       await refresh();
       const { app, secret } = created;
       if (!app.webhook_url || !secret) {
-        parts.done.textContent = `Added ${app.name}. ${providerName(app.provider)} sends no webhooks: the service will read its usage with the vendor’s API key, which is set here once that import is available.`;
+        parts.done.textContent = `Added ${app.name}: the service reads ${providerName(app.provider)}’s usage with the credential, stored sealed and never shown again. The worker pulls each day.`;
         return;
       }
       const notes = [`In ${providerName(app.provider)}, send the webhooks to this URL with this secret (docs/ingest.md says where each provider takes it).`];

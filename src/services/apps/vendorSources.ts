@@ -1,0 +1,89 @@
+import { AiVendorSource, App } from '../../../db/models';
+import { invalid } from '../../errors';
+import type { Change } from '../../persistence/changes/change';
+import type { SecretBox } from '../../secrets/secretBox';
+import { APP_PROVIDERS, AppProvider, isAppProvider } from './providers';
+
+/** The AI vendors whose usage the service reads from their APIs (docs/ai-vendors.md). */
+export type AiVendor = { [P in AppProvider]: (typeof APP_PROVIDERS)[P]['category'] extends 'ai' ? P : never }[AppProvider];
+
+export const isAiVendor = (provider: string): provider is AiVendor => isAppProvider(provider) && APP_PROVIDERS[provider].category === 'ai';
+
+/** How the service reaches an AI vendor's API for an app, as the CLI and the settings page take it. */
+export interface VendorAccess {
+  /** The vendor's key or token, as issued: a GitHub token, a Cursor Admin API key, an Anthropic Admin API key. */
+  credential: string;
+  /** Copilot only: the GitHub organization or enterprise whose reports are read. */
+  account?: { kind: 'organization' | 'enterprise'; slug: string };
+  /** The API's root when not the vendor's public one: GitHub Enterprise Server's `https://host/api/v3`, a test's fake. */
+  baseUrl?: string;
+}
+
+/** What a vendor's key or token looks like: printable, no spaces (each vendor's are 40 to 120 characters). */
+const CREDENTIAL = /^[\x21-\x7e]{8,1000}$/;
+/** GitHub's organization and enterprise slugs: letters, digits and single hyphens, at most 39 characters. */
+const GITHUB_SLUG = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
+
+const credentialName: Record<AiVendor, string> = {
+  copilot:
+    'a GitHub token that may read the Copilot usage metrics (a fine-grained token or GitHub App token with "Organization Copilot metrics: read", or a classic token with read:org; for an enterprise, manage_billing:copilot or read:enterprise)',
+  cursor: 'a Cursor Admin API key, made by a team admin in the Cursor dashboard',
+  claude_code: 'an Anthropic Admin API key (sk-ant-admin…), made by an organization admin in the Claude Console',
+};
+
+/** The access as stored, or a refusal that says what to fix. */
+function checked(provider: AiVendor, access: VendorAccess) {
+  if (!CREDENTIAL.test(access.credential)) throw invalid(`The credential must be 8 to 1000 printable characters without spaces: ${credentialName[provider]}`);
+  if (provider === 'copilot' && !access.account) throw invalid('A GitHub Copilot app reads one GitHub organization’s or enterprise’s reports: name it (--github-org <slug> or --github-enterprise <slug>)');
+  if (provider !== 'copilot' && access.account) throw invalid(`${APP_PROVIDERS[provider].name} reads the usage of the whole team its key belongs to: it takes no GitHub organization`);
+  if (access.account && !GITHUB_SLUG.test(access.account.slug)) throw invalid(`'${access.account.slug}' is not a GitHub ${access.account.kind} slug (letters, digits and single hyphens, at most 39 characters)`);
+  return { account_kind: access.account?.kind ?? null, account: access.account?.slug ?? null, base_url: access.baseUrl === undefined ? null : apiRoot(access.baseUrl) };
+}
+
+/** A base URL as requests are made from it: http or https, no credentials, query or fragment, no trailing slash. */
+export function apiRoot(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw invalid(`The base URL '${text}' is not an absolute URL, e.g. https://github.example.com/api/v3`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid(`The base URL must be http or https, not ${url.protocol}`);
+  if (url.username || url.password || url.search || url.hash) throw invalid('The base URL takes no user, password, query or fragment: the credential is sent in a header');
+  const root = url.toString().replace(/\/+$/, '');
+  if (root.length > 500) throw invalid('The base URL has at most 500 characters');
+  return root;
+}
+
+/** The new AI vendor's app's source, in the change that makes the app. */
+export async function connectVendorSource(change: Change, app: App, provider: AiVendor, access: VendorAccess, secrets: SecretBox, now: Date): Promise<AiVendorSource> {
+  const source = await AiVendorSource.create(
+    { app_id: app.id, organization_id: app.organization_id, credential: secrets.seal(access.credential), ...checked(provider, access), updated_at: now },
+    { transaction: change.transaction },
+  );
+  change.wrote('ai_vendor_sources');
+  return source;
+}
+
+/** A new credential for the app (the last one expired or was revoked): the app is no longer failing. */
+export async function replaceVendorCredential(change: Change, app: App, provider: AiVendor, credential: string, secrets: SecretBox, now: Date): Promise<AiVendorSource> {
+  if (!CREDENTIAL.test(credential)) throw invalid(`The credential must be 8 to 1000 printable characters without spaces: ${credentialName[provider]}`);
+  const source = await AiVendorSource.findByPk(app.id, { transaction: change.transaction, lock: change.transaction.LOCK.UPDATE });
+  if (!source) throw invalid(`App ${app.id} has no vendor source`);
+  await source.update({ credential: secrets.seal(credential), failing: false, pull_result: 'The credential was replaced; the next pull uses it.', updated_at: now }, { transaction: change.transaction });
+  change.wrote('ai_vendor_sources');
+  return source;
+}
+
+/** What lists show of how an app is read: never the credential. */
+export function vendorSourceView(source: AiVendorSource) {
+  return {
+    account: source.account === null ? null : { kind: source.account_kind, slug: source.account },
+    base_url: source.base_url,
+    pulled_at: source.pulled_at?.toISOString() ?? null,
+    pull_result: source.pull_result ?? null,
+    failing: Boolean(source.failing),
+  };
+}
+
+export type VendorSourceView = ReturnType<typeof vendorSourceView>;
