@@ -35,6 +35,7 @@ import * as reviewIdentities from './migrations/0031-review-identities';
 import * as trackerApps from './migrations/0032-tracker-apps';
 import * as incidentApps from './migrations/0033-incident-apps';
 import * as aiVendorSources from './migrations/0034-ai-vendor-sources';
+import * as aiVendorDays from './migrations/0035-ai-vendor-days';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -72,6 +73,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0032-tracker-apps', ...trackerApps },
   { name: '0033-incident-apps', ...incidentApps },
   { name: '0034-ai-vendor-sources', ...aiVendorSources },
+  { name: '0035-ai-vendor-days', ...aiVendorDays },
 ];
 
 /**

@@ -3,6 +3,7 @@
  * npm run import -- jira --app <id> --site <https://x.atlassian.net> --email <e> --token-file <f> [--since <date>] [--base-url <url>] [--json]
  * npm run import -- linear --app <id> --key-file <file> [--since <date>] [--base-url <url>] [--json]
  * npm run import -- slack --app <id> --token-file <file> [--base-url <url>] [--json]
+ * npm run import -- ai --app <id> [--since <day>] [--until <day>] [--json]
  *
  * Backfills a repository's history (docs/ingest.md) from `git log` of a local clone: commits with author, message,
  * line counts and dates, in batches of 500, each one change on the write path (docs/architecture.md#writers). Commits already stored are
@@ -11,6 +12,8 @@
  * page of the provider's search is one change of the task writer; tasks are unique per app and issue, so a second
  * run (or a webhook's delivery of the same issue) adds nothing.
  * Links a Slack workspace's members to the organization's members by e-mail (docs/conversations.md#linking-accounts).
+ * Pulls an AI vendor's app's usage over a range of days (docs/ai-vendors.md#how-a-pull-goes), each day in place of what
+ * an earlier pull stored for it.
  * Exit codes: 0 done, 1 bad input (unknown git app or app, not a clone, the provider refusing) or failure, 2 usage error.
  */
 import fs from 'node:fs';
@@ -26,6 +29,8 @@ import { AppWriter } from '../src/services/apps/apps';
 import { ChangeRunner } from '../src/persistence/changes/change';
 import { importingApp, trackerApp } from '../src/services/apps/taskSource';
 import { GitActivityWriter } from '../src/services/git/writer';
+import { defaultHttp } from '../src/services/aiVendors/vendorHttp';
+import { daysBetween, summary as pullSummary, VendorPulls } from '../src/services/aiVendors/vendorPulls';
 import type { TaskInput, TaskSource } from '../src/services/work/taskInput';
 import { TaskWriter } from '../src/services/work/taskWriter';
 import { commandOrExit, nonEmpty, openServerDatabase, parse, runCli, ServerDatabase, UsageError } from './cli';
@@ -35,6 +40,7 @@ const USAGE = `Usage:
   npm run import -- jira --app <id> --site <https://x.atlassian.net> --email <e> --token-file <f> [--since <date>] [--base-url <url>] [--json]
   npm run import -- linear --app <id> --key-file <file> [--since <date>] [--base-url <url>] [--json]
   npm run import -- slack --app <id> --token-file <file> [--base-url <url>] [--json]
+  npm run import -- ai --app <id> [--since <day>] [--until <day>] [--json]
 
 git   imports the commits reachable from the clone's HEAD into a repository of the git app.
         --name  the repository's full name (owner/repo); default: the path of the clone's
@@ -68,21 +74,31 @@ slack  links a Slack app's workspace members to the organization's members with 
         --base-url    the Web API's root (default ${SLACK_API_URL})
         --json        print {"app_id","accounts","linked","unchanged","unmatched","seconds"} on one line
 
+ai    pulls an AI vendor's app's usage (GitHub Copilot's reports), a UTC day at a time, with the
+      credential stored with the app (npm run apps -- create --provider copilot --token-file …).
+        --since  the first day (YYYY-MM-DD); default: 27 days before --until
+        --until  the last day (YYYY-MM-DD); default: yesterday (UTC)
+        --json   print {"app_id","stored":[{"day","accounts","matched"}],"without_report",
+                 "refused":[{"day","reason"}],"credential_refused","seconds"} on one line
+      Exit 1 when the vendor refused the credential or refused a day (the other days are kept).
+
 Run any of them again at any time: what is already stored is not stored twice.`;
 
 export type JiraCommand = { kind: 'jira'; app: string; site: string; email: string; tokenFile: string; since?: Date; baseUrl?: string; json: boolean };
 export type LinearCommand = { kind: 'linear'; app: string; keyFile: string; since?: Date; baseUrl: string; json: boolean };
 export type SlackCommand = { kind: 'slack'; app: string; tokenFile: string; baseUrl: string; json: boolean };
-export type Command = { kind: 'help' } | { kind: 'git'; gitApp: string; name?: string; clone: string; json: boolean } | JiraCommand | LinearCommand | SlackCommand;
+export type AiCommand = { kind: 'ai'; app: string; since: string; until: string; json: boolean };
+export type Command = { kind: 'help' } | { kind: 'git'; gitApp: string; name?: string; clone: string; json: boolean } | JiraCommand | LinearCommand | SlackCommand | AiCommand;
 
 export function parseCommand(argv: string[]): Command {
   const [command, ...rest] = argv;
-  if (command === undefined) throw new UsageError('a source is required: git, jira, linear or slack');
+  if (command === undefined) throw new UsageError('a source is required: git, jira, linear, slack or ai');
   if (command === 'help' || command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) return { kind: 'help' };
   if (command === 'jira') return parseJira(rest);
   if (command === 'linear') return parseLinear(rest);
   if (command === 'slack') return parseSlack(rest);
-  if (command !== 'git') throw new UsageError(`unknown source "${command}"; this importer reads git, jira, linear or slack`);
+  if (command === 'ai') return parseAi(rest);
+  if (command !== 'git') throw new UsageError(`unknown source "${command}"; this importer reads git, jira, linear, slack or ai`);
   const { values, positionals } = parse(rest, { 'git-app': { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } }, true);
   const v = values as { 'git-app'?: string; name?: string; json?: boolean };
   const gitApp = nonEmpty('--git-app', v['git-app']);
@@ -105,6 +121,30 @@ function parseLinear(argv: string[]): LinearCommand {
   const baseUrl = nonEmpty('--base-url', v['base-url']) ?? LINEAR_API_URL;
   if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) throw new UsageError(`--base-url must be an http(s) URL; got "${baseUrl}"`);
   return { kind: 'linear', app, keyFile, since: since === undefined ? undefined : new Date(since), baseUrl, json: v.json ?? false };
+}
+
+/** At most a year a run: the vendors keep about that much (GitHub: a year; Anthropic and Cursor say no limit). */
+const MAX_AI_DAYS = 366;
+
+function parseAi(argv: string[], today = new Date()): AiCommand {
+  const { values } = parse(argv, { app: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' }, json: { type: 'boolean' } });
+  const v = values as { app?: string; since?: string; until?: string; json?: boolean };
+  const app = nonEmpty('--app', v.app);
+  if (!app) throw new UsageError('ai needs --app <id> (see npm run apps -- list)');
+  const day = (flag: string, value: string | undefined): string | undefined => {
+    const given = nonEmpty(flag, value);
+    if (given === undefined) return undefined;
+    const at = Date.parse(`${given}T00:00:00Z`);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(given) || Number.isNaN(at) || new Date(at).toISOString().slice(0, 10) !== given) throw new UsageError(`${flag} must be a day, YYYY-MM-DD; got "${given}"`);
+    return given;
+  };
+  const yesterday = new Date(today.getTime() - 86_400_000).toISOString().slice(0, 10);
+  const until = day('--until', v.until) ?? yesterday;
+  const since = day('--since', v.since) ?? new Date(Date.parse(`${until}T00:00:00Z`) - 27 * 86_400_000).toISOString().slice(0, 10);
+  if (since > until) throw new UsageError(`--since ${since} is after --until ${until}`);
+  if (until > yesterday) throw new UsageError(`--until ${until} has not ended yet (UTC); the last whole day is ${yesterday}`);
+  if ((Date.parse(until) - Date.parse(since)) / 86_400_000 + 1 > MAX_AI_DAYS) throw new UsageError(`at most ${MAX_AI_DAYS} days a run; ${since} to ${until} is more`);
+  return { kind: 'ai', app, since, until, json: v.json ?? false };
 }
 
 function parseSlack(argv: string[]): SlackCommand {
@@ -164,6 +204,7 @@ export async function main(argv: string[]): Promise<number> {
   if (typeof cmd === 'number') return cmd;
   if (cmd.kind === 'jira' || cmd.kind === 'linear') return importTracker(cmd);
   if (cmd.kind === 'slack') return linkSlackAccounts(cmd);
+  if (cmd.kind === 'ai') return pullVendor(cmd);
   const database = await openServerDatabase('import', loadConfig(), cmd.json);
   if (!database) return 1;
   const say = (s: string) => cmd.json || process.stdout.write(s);
@@ -300,6 +341,33 @@ async function linkSlackAccounts(cmd: SlackCommand): Promise<number> {
     return 0;
   } catch (e) {
     if (e instanceof SlackImportError || e instanceof DomainError) {
+      process.stderr.write(`import: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  } finally {
+    await database.close();
+  }
+}
+
+/**
+ * An AI vendor's app pulled over the days asked (docs/ai-vendors.md#how-a-pull-goes); the vendor's rate-limit waits said
+ * on stderr, the summary on stdout.
+ */
+async function pullVendor(cmd: AiCommand): Promise<number> {
+  const database = await openServerDatabase('import', loadConfig(), cmd.json);
+  if (!database) return 1;
+  try {
+    const http = { ...defaultHttp(), onWait: (seconds: number, why: string) => process.stderr.write(`  ${why}; waiting ${seconds} s\n`) };
+    const pulls = new VendorPulls(ChangeRunner.for(database.sequelize), new SecretBox(() => secretsKeyFor(loadConfig())), http);
+    const started = process.hrtime.bigint();
+    const outcome = await pulls.pull(cmd.app, daysBetween(cmd.since, cmd.until));
+    const seconds = Number((Number(process.hrtime.bigint() - started) / 1e9).toFixed(2));
+    if (cmd.json) process.stdout.write(`${JSON.stringify({ ...outcome, seconds })}\n`);
+    else process.stdout.write(`Pulled app ${cmd.app} from ${cmd.since} to ${cmd.until} in ${seconds.toFixed(1)} s: ${pullSummary(outcome)}\n`);
+    return outcome.credential_refused || outcome.refused.length ? 1 : 0;
+  } catch (e) {
+    if (e instanceof DomainError) {
       process.stderr.write(`import: ${e.message}\n`);
       return 1;
     }

@@ -17,7 +17,7 @@ import { DataTypes, QueryInterface } from 'sequelize';
  *   that stores the points.
  */
 const MYSQL_ID_TYPE = 'VARCHAR(40) BINARY';
-const MEASURES = [
+export const MEASURES = [
   'sessions',
   'prompts',
   'api_requests',

@@ -1,0 +1,149 @@
+import { QueryTypes } from 'sequelize';
+import { AiVendorSource } from '../../db/models';
+import { ChangeRunner } from '../../src/persistence/changes/change';
+import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
+import { daysBetween, VendorPulls } from '../../src/services/aiVendors/vendorPulls';
+import { defaultHttp, VendorHttp } from '../../src/services/aiVendors/vendorHttp';
+import { unique } from '../support/common';
+import { copilotUserRow, FakeGitHub } from '../support/peers/copilot/fakeGitHub';
+import { DEMO, startTestApp, TestApp } from '../support/harness';
+
+/**
+ * GitHub Copilot's usage metrics reports pulled into an app (docs/ai-vendors.md#github-copilot), from a local fake that
+ * answers with GitHub's documented examples (test/support/peers/copilot/): accounts matched by the members' GitHub
+ * logins, a day pulled again replacing itself, GitHub's rate limits and failures waited out or reported per day.
+ */
+let t: TestApp;
+let github: FakeGitHub;
+const waits: number[] = [];
+const http: VendorHttp = { ...defaultHttp(), sleep: async (ms) => void waits.push(ms / 1000) };
+beforeAll(async () => {
+  t = await startTestApp();
+  github = new FakeGitHub();
+  await github.start();
+});
+afterAll(async () => {
+  await github.stop();
+  await t.close();
+});
+beforeEach(() => {
+  waits.length = 0;
+});
+
+async function copilotApp(): Promise<string> {
+  const { app } = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'copilot', {
+    name: `Copilot ${unique()}`,
+    vendor: { credential: 'github_pat_0123456789abcdefghij', account: { kind: 'organization', slug: 'acme-corp' }, baseUrl: github.base },
+  });
+  return app.id;
+}
+
+const pulls = () => new VendorPulls(ChangeRunner.for(t.runtime.sequelize), new SecretBox(() => secretsKeyFor(t.config)), http);
+
+type StoredRow = { day: string; account: string; user_key: string; active: number; suggestions_shown: number; suggestions_accepted: number; lines_suggested: number; lines_added: number; sessions: number; input_tokens: number; output_tokens: number };
+async function stored(appId: string): Promise<StoredRow[]> {
+  const rows = await t.runtime.sequelize.query<StoredRow>(
+    'SELECT day, account, user_key, active, suggestions_shown, suggestions_accepted, lines_suggested, lines_added, sessions, input_tokens, output_tokens FROM ai_vendor_days WHERE app_id = :appId ORDER BY day, account',
+    { replacements: { appId }, type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => ({ ...r, day: String(r.day).slice(0, 10), active: Number(r.active) }));
+}
+
+test('two days of reports: each member by their GitHub login, the unknown login for the organization only, GitHub’s figures as documented', async () => {
+  const app = await copilotApp();
+  github.report('2026-10-01', [[copilotUserRow('ada-lovelace', 11, '2026-10-01'), copilotUserRow('GHopper', 12, '2026-10-01')], [copilotUserRow('someone-else', 13, '2026-10-01')]]);
+  github.report('2026-10-02', [[copilotUserRow('ada-lovelace', 11, '2026-10-02')]]);
+  const outcome = await pulls().pull(app, daysBetween('2026-10-01', '2026-10-03'));
+  expect(outcome).toEqual({
+    app_id: app,
+    stored: [
+      { day: '2026-10-01', accounts: 3, matched: 2 },
+      { day: '2026-10-02', accounts: 1, matched: 1 },
+    ],
+    without_report: ['2026-10-03'],
+    refused: [],
+    credential_refused: null,
+  });
+  // The documented row: 1 suggestion shown and accepted, 10 lines suggested, 8 added; its CLI: 2 sessions, 3800 prompt and 5000 output tokens.
+  const figures = { active: 1, suggestions_shown: 1, suggestions_accepted: 1, lines_suggested: 10, lines_added: 8, sessions: 2, input_tokens: 3800, output_tokens: 5000 };
+  expect(await stored(app)).toEqual([
+    { day: '2026-10-01', account: 'ada-lovelace', user_key: DEMO.users.ada, ...figures },
+    { day: '2026-10-01', account: 'ghopper', user_key: DEMO.users.grace, ...figures },
+    { day: '2026-10-01', account: 'someone-else', user_key: '', ...figures },
+    { day: '2026-10-02', account: 'ada-lovelace', user_key: DEMO.users.ada, ...figures },
+  ]);
+  // GitHub's API with the token and its documented version; the report files without the token (signed URLs).
+  const asked = github.requests.filter((r) => r.path.startsWith('/orgs/acme-corp/'));
+  expect(asked.map((r) => r.path)).toEqual(['2026-10-01', '2026-10-02', '2026-10-03'].map((day) => `/orgs/acme-corp/copilot/metrics/reports/users-1-day?day=${day}`));
+  for (const r of asked) expect([r.authorization, r.apiVersion]).toEqual(['Bearer github_pat_0123456789abcdefghij', '2026-03-10']);
+  for (const r of github.requests.filter((r) => r.path.startsWith('/files/'))) expect(r.authorization).toBeUndefined();
+  const source = (await AiVendorSource.findByPk(app))!;
+  expect([source.failing, source.pull_result, source.lease_owner]).toEqual([false, '2 days stored, 1 without a report yet.', null]);
+});
+
+test('a day pulled again, after GitHub corrected it, replaces what was stored: never counted twice', async () => {
+  const app = await copilotApp();
+  github.report('2026-10-05', [[copilotUserRow('ada-lovelace', 11, '2026-10-05')]]);
+  await pulls().pull(app, ['2026-10-05']);
+  github.report('2026-10-05', [[copilotUserRow('ada-lovelace', 11, '2026-10-05', 3), copilotUserRow('torvalds', 14, '2026-10-05')]]);
+  await pulls().pull(app, ['2026-10-05']);
+  expect((await stored(app)).map((r) => [r.account, r.user_key, r.suggestions_shown, r.lines_added])).toEqual([
+    ['ada-lovelace', DEMO.users.ada, 3, 24],
+    ['torvalds', DEMO.users.linus, 1, 8],
+  ]);
+});
+
+test('GitHub’s rate limit, a 500 and a report file that fails once are waited out; the day is stored whole', async () => {
+  const app = await copilotApp();
+  const reset = String(Math.floor(Date.now() / 1000) + 30);
+  github.report('2026-10-07', [[copilotUserRow('ada-lovelace', 11, '2026-10-07')]], [
+    { status: 429, headers: { 'retry-after': '7' } },
+    { status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset }, body: '{"message":"API rate limit exceeded"}' },
+    { status: 500, body: '{"message":"Internal Error"}' },
+    'report',
+  ]);
+  github.failFile('2026-10-07', 1, 503);
+  const outcome = await pulls().pull(app, ['2026-10-07']);
+  expect(outcome.stored).toEqual([{ day: '2026-10-07', accounts: 1, matched: 1 }]);
+  expect(waits[0]).toBe(7);
+  expect(waits[1]).toBeGreaterThanOrEqual(28);
+  // The 500 was the third try (4 s after it), the file's 503 its first (1 s).
+  expect(waits.slice(2)).toEqual([4, 1]);
+});
+
+test('a malformed report refuses its day with the reason; the other days are kept', async () => {
+  const app = await copilotApp();
+  github.report('2026-10-09', [[copilotUserRow('ada-lovelace', 11, '2026-10-09')]]);
+  github.report('2026-10-10', [[copilotUserRow('ada-lovelace', 11, '2026-10-10'), '{"day": "2026-10-10", "user_login": "ghopper", "code_generation_activity_count": ']]);
+  github.report('2026-10-11', [[{ ...copilotUserRow('ada-lovelace', 11, '2026-10-11'), loc_added_sum: 'eight' }]]);
+  github.report('2026-10-12', [[copilotUserRow('ada-lovelace', 11, '2026-10-01')]]);
+  const outcome = await pulls().pull(app, daysBetween('2026-10-09', '2026-10-12'));
+  expect(outcome.stored.map((d) => d.day)).toEqual(['2026-10-09']);
+  expect(outcome.refused).toEqual([
+    { day: '2026-10-10', reason: "Copilot's users report of 2026-10-10, file 1: line 2 is not JSON" },
+    { day: '2026-10-11', reason: expect.stringMatching(/^Copilot's users report of 2026-10-11, file 1: line 1: .*loc_added_sum/) },
+    { day: '2026-10-12', reason: "Copilot's users report of 2026-10-12, file 1: line 1 is of 2026-10-01" },
+  ]);
+  expect((await stored(app)).map((r) => r.day)).toEqual(['2026-10-09']);
+  expect((await AiVendorSource.findByPk(app))!.pull_result).toMatch(/^1 day stored, 3 refused \(2026-10-10: /);
+});
+
+test('a refused credential stops the pull and marks the app failing, until a new one is stored', async () => {
+  const app = await copilotApp();
+  github.report('2026-10-14', [[copilotUserRow('ada-lovelace', 11, '2026-10-14')]], [{ status: 401, body: '{"message":"Bad credentials","documentation_url":"https://docs.github.com/rest","status":"401"}' }]);
+  const outcome = await pulls().pull(app, daysBetween('2026-10-14', '2026-10-15'));
+  expect(outcome.credential_refused).toBe("Copilot's users report of 2026-10-14: the vendor refused the credential (401: {\"message\":\"Bad credentials\",\"documentation_url\":\"https://docs.github.com/rest\",\"status\":\"401\"})");
+  // It stopped at the first day: the second was not asked.
+  expect(github.requests.some((r) => r.path.endsWith('day=2026-10-15'))).toBe(false);
+  expect((await AiVendorSource.findByPk(app))!.failing).toBe(true);
+  await t.runtime.writers.apps.setSecret(app, 'github_pat_renewed0123456789');
+  expect((await AiVendorSource.findByPk(app))!.failing).toBe(false);
+});
+
+test('one pull of an app at a time: a second worker is refused while the first holds the lease; a lease left by a dead worker expires', async () => {
+  const app = await copilotApp();
+  await AiVendorSource.update({ lease_owner: 'pull_other', lease_until: new Date(Date.now() + 60_000) }, { where: { app_id: app } });
+  await expect(pulls().pull(app, ['2026-10-16'])).rejects.toThrow(`App ${app} is being pulled by another worker`);
+  await AiVendorSource.update({ lease_until: new Date(Date.now() - 1) }, { where: { app_id: app } });
+  expect((await pulls().pull(app, ['2026-10-16'])).without_report).toEqual(['2026-10-16']);
+});
