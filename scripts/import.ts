@@ -74,8 +74,9 @@ slack  links a Slack app's workspace members to the organization's members with 
         --base-url    the Web API's root (default ${SLACK_API_URL})
         --json        print {"app_id","accounts","linked","unchanged","unmatched","seconds"} on one line
 
-ai    pulls an AI vendor's app's usage (GitHub Copilot's reports), a UTC day at a time, with the
-      credential stored with the app (npm run apps -- create --provider copilot --token-file …).
+ai    pulls an AI vendor's app's usage (GitHub Copilot's reports, Cursor's daily usage, Claude Code's
+      analytics), a UTC day at a time, with the credential stored with the app (npm run apps -- create
+      --provider copilot|cursor|claude_code --token-file …).
         --since  the first day (YYYY-MM-DD); default: 27 days before --until
         --until  the last day (YYYY-MM-DD); default: yesterday (UTC)
         --json   print {"app_id","stored":[{"day","accounts","matched"}],"without_report",

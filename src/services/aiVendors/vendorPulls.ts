@@ -5,7 +5,9 @@ import type { ChangeRunner } from '../../persistence/changes/change';
 import { newId } from '../../persistence/changes/ids';
 import type { SecretBox } from '../../secrets/secretBox';
 import { AiVendor, isAiVendor } from '../apps/vendorSources';
+import { claudeCodeDay } from './claudeCode';
 import { copilotDay } from './copilot';
+import { cursorDay } from './cursor';
 import type { Day, OpenedSource, VendorAccountDay } from './vendorDay';
 import { CredentialRefused, defaultHttp, VendorFailure, VendorHttp } from './vendorHttp';
 import { StoredDay, VendorUsageWriter } from './vendorUsage';
@@ -13,7 +15,7 @@ import { StoredDay, VendorUsageWriter } from './vendorUsage';
 /** One vendor's day: its accounts, or null when the vendor has no report for it yet. */
 type DayPuller = (source: OpenedSource, day: Day, http: VendorHttp) => Promise<VendorAccountDay[] | null>;
 
-const PULLERS: Partial<Record<AiVendor, DayPuller>> = { copilot: copilotDay };
+const PULLERS: Record<AiVendor, DayPuller> = { copilot: copilotDay, cursor: cursorDay, claude_code: claudeCodeDay };
 
 /** A pull holds its app this long past its last day stored; a worker that died lets go of it then. */
 const LEASE_MS = 10 * 60_000;
@@ -50,7 +52,6 @@ export class VendorPulls {
   async pull(appId: string, days: Day[]): Promise<PullOutcome> {
     const source = await this.openedSource(appId);
     const puller = PULLERS[source.vendor];
-    if (!puller) throw invalid(`Pulling ${source.vendor} is not built yet: only GitHub Copilot's reports are read so far`);
     if (!(await this.lease(appId))) throw invalid(`App ${appId} is being pulled by another worker; try again when it is done (at most ${LEASE_MS / 60_000} minutes)`);
     const outcome: PullOutcome = { app_id: appId, stored: [], without_report: [], refused: [], credential_refused: null };
     try {

@@ -1,5 +1,4 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { ScriptedAnswer, ScriptedPeer } from '../scriptedPeer';
 import reportAnswer from './users-1-day.json';
 import documentedRow from './users-1-day-row.json';
 
@@ -20,11 +19,17 @@ export function copilotUserRow(login: string, userId: number, day: string, scale
  * users report (the last one repeats), and per file a queue of answers to its download link. Requests are recorded.
  */
 export class FakeGitHub {
-  readonly requests: { path: string; authorization: string | undefined; apiVersion: string | undefined }[] = [];
   private readonly days = new Map<string, Scripted[]>();
   private readonly files = new Map<string, { lines: string[]; failures: number[] }>();
-  private server?: http.Server;
-  base = '';
+  private readonly peer = new ScriptedPeer((request, url) => this.answer(url));
+
+  get base(): string {
+    return this.peer.base;
+  }
+
+  get requests() {
+    return this.peer.requests.map((r) => ({ path: r.path, authorization: r.headers.authorization, apiVersion: r.headers['x-github-api-version'] as string | undefined }));
+  }
 
   /** The day's report: its files, each a list of rows (one NDJSON line each, or a raw line as given). */
   report(day: string, files: (Record<string, unknown> | string)[][], answers: Scripted[] = ['report']): void {
@@ -37,37 +42,33 @@ export class FakeGitHub {
     this.files.get(`${day}-${index}.ndjson`)!.failures.push(...statuses);
   }
 
-  async start(): Promise<void> {
-    this.server = http.createServer((req, res) => this.answer(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  start(): Promise<void> {
+    return this.peer.start();
   }
 
-  async stop(): Promise<void> {
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  stop(): Promise<void> {
+    return this.peer.stop();
   }
 
-  private answer(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const url = new URL(req.url ?? '/', this.base);
-    this.requests.push({ path: `${url.pathname}${url.search}`, authorization: req.headers.authorization, apiVersion: req.headers['x-github-api-version'] as string | undefined });
+  private answer(url: URL): ScriptedAnswer {
     const file = /^\/files\/(.+)$/.exec(url.pathname);
-    if (file) return this.serveFile(file[1], res);
-    if (!/^\/(orgs|enterprises)\/[^/]+\/copilot\/metrics\/reports\/users-1-day$/.test(url.pathname)) return void res.writeHead(404).end();
+    if (file) return this.serveFile(file[1]);
+    if (!/^\/(orgs|enterprises)\/[^/]+\/copilot\/metrics\/reports\/users-1-day$/.test(url.pathname)) return { status: 404 };
     const day = url.searchParams.get('day') ?? '';
     const queue = this.days.get(day) ?? [{ status: 404, body: '{"message":"Not Found","documentation_url":"https://docs.github.com/rest","status":"404"}' }];
     const next = queue.length > 1 ? queue.shift()! : queue[0];
     if (next === 'report') {
       const links = [...this.files.keys()].filter((name) => name.startsWith(`${day}-`)).map((name) => `${this.base}/files/${name}`);
-      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...reportAnswer, download_links: links, report_day: day }));
+      return { status: 200, body: { ...reportAnswer, download_links: links, report_day: day } };
     }
-    res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers }).end(next.body ?? '');
+    return { status: next.status, text: next.body ?? '', headers: next.headers };
   }
 
-  private serveFile(name: string, res: http.ServerResponse): void {
+  private serveFile(name: string): ScriptedAnswer {
     const file = this.files.get(name);
-    if (!file) return void res.writeHead(404).end();
+    if (!file) return { status: 404 };
     const failure = file.failures.shift();
-    if (failure) return void res.writeHead(failure).end();
-    res.writeHead(200, { 'content-type': 'application/x-ndjson' }).end(`${file.lines.join('\n')}\n`);
+    if (failure) return { status: failure };
+    return { status: 200, text: `${file.lines.join('\n')}\n`, headers: { 'content-type': 'application/x-ndjson' } };
   }
 }
