@@ -1,15 +1,16 @@
 /**
  * npm run worker
  *
- * Sends outgoing webhooks (docs/webhooks.md) and deletes rows past their retention (docs/operating.md) without serving HTTP: the same
- * delivery worker and pruner every API process runs,
+ * Sends outgoing webhooks (docs/webhooks.md), deletes rows past their retention (docs/operating.md) and pulls the AI vendors'
+ * apps daily (docs/ai-vendors.md#the-daily-pull) without serving HTTP: the same delivery worker, pruner and pull schedule
+ * every API process runs,
  * for operators who want more senders, or senders apart from the API. Any number may run against MySQL/MariaDB
  * (they lease endpoints with FOR UPDATE SKIP LOCKED); on the embedded SQLite database one process should send,
  * and the API already does. SIGTERM or SIGINT: the attempts in flight finish and the endpoints are given back.
  */
 import { loadConfig, requireServingConfig } from '../src/config';
 import { createLogger } from '../src/logger';
-import { createDeliveryWorker, createPruner } from '../src/runtime';
+import { createDeliveryWorker, createPruner, createVendorPullSchedule } from '../src/runtime';
 import { SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { ChangeRunner } from '../src/persistence/changes/change';
 import { databasePools, ServiceMetrics } from '../src/observability/serviceMetrics';
@@ -27,18 +28,21 @@ async function main(): Promise<number> {
   const metrics = config.METRICS_PORT
     ? new ServiceMetrics({ dueWebhookDeliveries: () => worker.status().due, databasePools: () => databasePools(sequelize.connectionManager) })
     : undefined;
-  const worker = createDeliveryWorker(config, logger, ChangeRunner.for(sequelize), new SecretBox(() => secretsKeyFor(config)), metrics);
+  const secrets = new SecretBox(() => secretsKeyFor(config));
+  const worker = createDeliveryWorker(config, logger, ChangeRunner.for(sequelize), secrets, metrics);
   worker.start();
   if (metrics && config.METRICS_PORT) await startMetricsServer(config.METRICS_PORT, config.HOST, () => metrics.registry.metrics(), logger);
   const pruner = createPruner(config, logger, sequelize);
   pruner.start();
+  const aiPulls = createVendorPullSchedule(logger, ChangeRunner.for(sequelize), secrets);
+  aiPulls.start();
   logger.info({ database: config.DATABASE_URL ? 'mysql' : 'sqlite' }, 'webhook worker started');
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);
   });
   logger.info('webhook worker stopping');
-  await Promise.all([worker.stop(), pruner.stop()]);
+  await Promise.all([worker.stop(), pruner.stop(), aiPulls.stop()]);
   await database.close();
   return 0;
 }

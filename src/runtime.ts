@@ -43,6 +43,8 @@ import { otlpHeadRefuser } from './otlp/headRefusals';
 import { OtlpAuthenticator } from './auth/otlpAuthenticator';
 import { TelemetryWriter } from './services/telemetry/writer';
 import { Pruner } from './services/retention/pruner';
+import { VendorPullSchedule } from './services/aiVendors/pullSchedule';
+import { VendorPulls } from './services/aiVendors/vendorPulls';
 import { databasePools, ServiceMetrics } from './observability/serviceMetrics';
 import { retentionPolicies } from './services/retention/policies';
 import { API_VERSION } from './openapi';
@@ -74,6 +76,8 @@ export interface Runtime {
   metrics?: ServiceMetrics;
   /** Deletes what has outlived its retention once an hour (docs/operating.md); src/service.ts starts it. close() stops it. */
   retention: Pruner;
+  /** Pulls the AI vendors' apps once a day (docs/ai-vendors.md#the-daily-pull); src/service.ts starts it. close() stops it. */
+  aiPulls: VendorPullSchedule;
   /** The service's "now": the metrics' default windows and the day a first start's demo data ends on. */
   clock: () => Date;
   /** Closes the database pool and the Redis connection. */
@@ -169,6 +173,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
   };
   const webhooks = createDeliveryWorker(config, logger, changes, secrets, metrics);
   const retention = createPruner(config, logger, sequelize);
+  const aiPulls = createVendorPullSchedule(logger, changes, secrets);
 
   const lifecycle = { draining: false };
   const readiness = async () => {
@@ -296,11 +301,13 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     webhooks,
     signIn,
     retention,
+    aiPulls,
     clock,
     async close() {
       await accessChanges.stop();
       await dataVersions.stop();
       await retention.stop();
+      await aiPulls.stop();
       await webhooks.stop();
       // QUIT waits for a connection that may never come back (Redis down): only a ready client says goodbye.
       if (redis?.isReady) await redis.quit().catch(() => redis.destroy());
@@ -355,6 +362,22 @@ export function createDeliveryWorker(config: Config, logger: Logger, changes: Ch
 export function createPruner(config: Config, logger: Logger, sequelize: Sequelize): Pruner {
   return new Pruner(sequelize, retentionPolicies(config), {
     onError: (err) => logger.warn({ err }, 'could not delete rows past their retention; the next hour tries again'),
+  });
+}
+
+/**
+ * The daily pull of the AI vendors' apps of a process (an API instance or `npm run worker`): a tick an hour, the first
+ * two minutes after start. Several processes may tick at once: each app's lease lets one of them pull it.
+ */
+export function createVendorPullSchedule(logger: Logger, changes: ChangeRunner, secrets: SecretBox): VendorPullSchedule {
+  return new VendorPullSchedule(new VendorPulls(changes, secrets), {
+    onPulled: (outcome) => {
+      const said = { app: outcome.app_id, stored: outcome.stored.length, without_report: outcome.without_report.length, refused: outcome.refused.length };
+      if (outcome.credential_refused) logger.warn({ ...said, reason: outcome.credential_refused }, 'an AI vendor refused the app\'s credential; it waits for a new one');
+      else if (outcome.refused.length) logger.warn({ ...said, first: outcome.refused[0] }, 'an AI vendor\'s pull refused days; the other days are stored');
+      else logger.info(said, 'AI vendor usage pulled');
+    },
+    onError: (err, appId) => logger.warn({ err, app: appId }, 'could not pull an AI vendor\'s app; the next tick tries again'),
   });
 }
 

@@ -52,6 +52,7 @@ async function serve(config: Config, logger: Logger, options: { migrate: boolean
   logger.info({ port, database: embedded ? 'sqlite' : 'mysql', redis: Boolean(config.REDIS_URL) }, 'platform API listening');
   runtime.webhooks.start();
   runtime.retention.start();
+  runtime.aiPulls.start();
   if (runtime.metrics && config.METRICS_PORT) {
     // In a cluster the primary serves every worker's figures together (src/cluster.ts).
     const { registry } = runtime.metrics;

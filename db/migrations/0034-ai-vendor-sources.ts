@@ -21,6 +21,8 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     account: { type: DataTypes.STRING(200), allowNull: true },
     base_url: { type: DataTypes.STRING(500), allowNull: true },
     pulled_at: optionalTs,
+    // The last day a pull stored a report of: the daily pull starts a few days before it (late reports, corrections).
+    pulled_through: { type: DataTypes.DATEONLY, allowNull: true },
     pull_result: { type: DataTypes.STRING(500), allowNull: true },
     failing: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
     lease_owner: { type: DataTypes.STRING(40), allowNull: true },

@@ -40,6 +40,8 @@ export class AiVendorSource extends Model<InferAttributes<AiVendorSource>, Infer
   /** The vendor API's root when not its public one (GitHub Enterprise Server, a test's fake). */
   declare base_url: string | null;
   declare pulled_at: CreationOptional<Date | null>;
+  /** The last day (`YYYY-MM-DD`) a pull stored a report of. */
+  declare pulled_through: CreationOptional<string | null>;
   /** What the last pull did, in words: the days it stored, or why it stopped. */
   declare pull_result: CreationOptional<string | null>;
   /** The vendor refused the credential (expired, revoked, too little scope): pulls wait for a new one. */
@@ -129,6 +131,7 @@ export function initIntegrations(sequelize: Sequelize): void {
       account: { type: DataTypes.STRING(200), allowNull: true },
       base_url: { type: DataTypes.STRING(500), allowNull: true },
       pulled_at: { ...OPTIONAL_TIMESTAMP },
+      pulled_through: { type: DataTypes.DATEONLY, allowNull: true },
       pull_result: { type: DataTypes.STRING(500), allowNull: true },
       failing: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       lease_owner: { type: DataTypes.STRING(40), allowNull: true },

@@ -3,6 +3,7 @@ import { AiVendorSource } from '../../db/models';
 import { ChangeRunner } from '../../src/persistence/changes/change';
 import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
 import { daysBetween, VendorPulls } from '../../src/services/aiVendors/vendorPulls';
+import { dueDays, VendorPullSchedule } from '../../src/services/aiVendors/pullSchedule';
 import { defaultHttp, VendorHttp } from '../../src/services/aiVendors/vendorHttp';
 import { unique } from '../support/common';
 import { copilotUserRow, FakeGitHub } from '../support/peers/copilot/fakeGitHub';
@@ -28,6 +29,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   waits.length = 0;
+  github.reset();
 });
 
 async function copilotApp(): Promise<string> {
@@ -146,4 +148,28 @@ test('one pull of an app at a time: a second worker is refused while the first h
   await expect(pulls().pull(app, ['2026-10-16'])).rejects.toThrow(`App ${app} is being pulled by another worker`);
   await AiVendorSource.update({ lease_until: new Date(Date.now() - 1) }, { where: { app_id: app } });
   expect((await pulls().pull(app, ['2026-10-16'])).without_report).toEqual(['2026-10-16']);
+});
+
+test('the daily pull: a new app’s last four weeks, then from a few days before the last day stored; failing, disabled and recently pulled apps wait', async () => {
+  expect(dueDays(null, new Date('2026-11-27T06:00:00Z'))).toEqual(daysBetween('2026-10-30', '2026-11-26'));
+  expect(dueDays('2026-11-20', new Date('2026-11-27T06:00:00Z'))).toEqual(daysBetween('2026-11-17', '2026-11-26'));
+  expect(dueDays('2024-01-01', new Date('2026-11-27T06:00:00Z'))[0]).toBe('2025-11-26');
+
+  const now = new Date('2026-10-22T06:00:00Z');
+  const pulled = await copilotApp();
+  const failing = await copilotApp();
+  const disabled = await copilotApp();
+  await AiVendorSource.update({ failing: true }, { where: { app_id: failing } });
+  await t.runtime.writers.apps.setActive(disabled, false);
+  github.report('2026-10-21', [[copilotUserRow('ada-lovelace', 11, '2026-10-21')]]);
+  const schedule = new VendorPullSchedule(pulls(), { onPulled: () => undefined, onError: (err) => { throw err; } }, () => now);
+  const first = await schedule.runDue();
+  const mine = first.find((o) => o.app_id === pulled)!;
+  expect(mine.stored.map((d) => d.day)).toEqual(['2026-10-21']);
+  expect(mine.without_report).toEqual(daysBetween('2026-09-24', '2026-10-20'));
+  expect(first.map((o) => o.app_id)).not.toContain(failing);
+  expect(first.map((o) => o.app_id)).not.toContain(disabled);
+  expect((await AiVendorSource.findByPk(pulled))!.pulled_through).toBe('2026-10-21');
+  // Pulled minutes ago: the next tick leaves it alone.
+  expect((await schedule.runDue()).map((o) => o.app_id)).not.toContain(pulled);
 });

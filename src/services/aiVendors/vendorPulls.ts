@@ -106,9 +106,12 @@ export class VendorPulls {
 
   /** What the pull did, kept on the app for `apps list` and the settings page; the lease let go. */
   private async finish(appId: string, outcome: PullOutcome): Promise<void> {
+    const before = (await AiVendorSource.findByPk(appId, { attributes: ['pulled_through'] }))?.pulled_through ?? null;
+    const through = [before, ...outcome.stored.map((d) => d.day)].reduce<string | null>((last, day) => (day !== null && (last === null || day > last) ? day : last), null);
     await AiVendorSource.update(
       {
         pulled_at: this.http.now(),
+        pulled_through: through,
         pull_result: summary(outcome).slice(0, 500),
         failing: outcome.credential_refused !== null,
         lease_owner: null,

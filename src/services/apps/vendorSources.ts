@@ -81,6 +81,7 @@ export function vendorSourceView(source: AiVendorSource) {
     account: source.account === null ? null : { kind: source.account_kind, slug: source.account },
     base_url: source.base_url,
     pulled_at: source.pulled_at?.toISOString() ?? null,
+    pulled_through: source.pulled_through ?? null,
     pull_result: source.pull_result ?? null,
     failing: Boolean(source.failing),
   };

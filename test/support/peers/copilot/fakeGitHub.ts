@@ -37,6 +37,12 @@ export class FakeGitHub {
     files.forEach((rows, i) => this.files.set(`${day}-${i + 1}.ndjson`, { lines: rows.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))), failures: [] }));
   }
 
+  /** Forgets every scripted day and file: each test scripts its own. */
+  reset(): void {
+    this.days.clear();
+    this.files.clear();
+  }
+
   /** The file's next requests fail with these statuses, once each. */
   failFile(day: string, index: number, ...statuses: number[]): void {
     this.files.get(`${day}-${index}.ndjson`)!.failures.push(...statuses);
