@@ -318,7 +318,9 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
 function lastPull(app: AppView): string {
   if (!app.vendor) return '-';
   if (app.vendor.pulled_at === null) return app.vendor.failing ? 'failing' : 'never';
-  return `${app.vendor.pulled_at}${app.vendor.failing ? ' (failing)' : ''}`;
+  const { held } = app.vendor;
+  const days = held.days ? `, ${held.days} day${held.days === 1 ? '' : 's'} held ${held.first} to ${held.last}` : ', no day held';
+  return `${app.vendor.pulled_at}${app.vendor.failing ? ' (failing)' : ''}${days}`;
 }
 
 /** The vendor's access, its credential read from its file. */

@@ -1,5 +1,6 @@
 import { QueryTypes } from 'sequelize';
-import { AiVendorSource } from '../../db/models';
+import { AiVendorSource, App } from '../../db/models';
+import { describeApp } from '../../src/services/apps/appViews';
 import { ChangeRunner } from '../../src/persistence/changes/change';
 import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
 import { daysBetween, VendorPulls } from '../../src/services/aiVendors/vendorPulls';
@@ -81,6 +82,8 @@ test('two days of reports: each member by their GitHub login, the unknown login 
   for (const r of github.requests.filter((r) => r.path.startsWith('/files/'))) expect(r.authorization).toBeUndefined();
   const source = (await AiVendorSource.findByPk(app))!;
   expect([source.failing, source.pull_result, source.lease_owner]).toEqual([false, '2 days stored, 1 without a report yet.', null]);
+  // Lists say what the app holds.
+  expect((await describeApp('http://localhost', (await App.findByPk(app))!)).vendor).toMatchObject({ pulled_through: '2026-10-02', held: { days: 2, first: '2026-10-01', last: '2026-10-02' } });
 });
 
 test('a day pulled again, after GitHub corrected it, replaces what was stored: never counted twice', async () => {

@@ -1,6 +1,6 @@
 import { toApp } from '../../resources/integrations';
 import { AiVendorSource, App, AppBoard, AppStatusOverride, Repository, Team, UserApp } from '../../../db/models';
-import { isAiVendor, vendorSourceView } from './vendorSources';
+import { HeldDays, heldDays, isAiVendor, vendorSourceView } from './vendorSources';
 import type { ChangeAuthority } from '../audit/actor';
 import type { AppWriter } from './apps';
 import { isPushProvider } from './providers';
@@ -18,13 +18,13 @@ export function appWebhookUrl(publicBase: string, app: Pick<App, 'id' | 'provide
  * An app as the CLI and the settings show it: whether it has a secret (for an AI vendor's app, a credential), never
  * the secret; for an AI vendor's app, how it is read and what its last pull did.
  */
-export function appView(publicBase: string, a: App, source: AiVendorSource | null) {
+export function appView(publicBase: string, a: App, source: AiVendorSource | null, held?: HeldDays) {
   return {
     ...toApp(a),
     has_secret: a.webhook_secret !== null || source !== null,
     webhook_url: appWebhookUrl(publicBase, a),
     points_field: a.points_field,
-    vendor: source ? vendorSourceView(source) : null,
+    vendor: source ? vendorSourceView(source, held) : null,
   };
 }
 
@@ -32,7 +32,8 @@ export type AppView = ReturnType<typeof appView>;
 
 /** One app as shown, its vendor source read when it has one. */
 export async function describeApp(publicBase: string, a: App): Promise<AppView> {
-  return appView(publicBase, a, isAiVendor(a.provider) ? await AiVendorSource.findByPk(a.id) : null);
+  if (!isAiVendor(a.provider)) return appView(publicBase, a, null);
+  return appView(publicBase, a, await AiVendorSource.findByPk(a.id), (await heldDays([a.id])).get(a.id));
 }
 
 /** Apps, all or one organization's, oldest first. */
@@ -40,7 +41,8 @@ export async function listApps(publicBase: string, organizationId?: string): Pro
   const apps = await App.findAll({ where: organizationId ? { organization_id: organizationId } : {}, order: [['created_at', 'ASC'], ['id', 'ASC']] });
   const read = apps.filter((a) => isAiVendor(a.provider)).map((a) => a.id);
   const sources = new Map((read.length ? await AiVendorSource.findAll({ where: { app_id: read } }) : []).map((v) => [v.app_id, v]));
-  return apps.map((a) => appView(publicBase, a, sources.get(a.id) ?? null));
+  const held = await heldDays(read);
+  return apps.map((a) => appView(publicBase, a, sources.get(a.id) ?? null, held.get(a.id)));
 }
 
 export function boardView(b: AppBoard) {

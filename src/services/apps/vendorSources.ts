@@ -1,3 +1,4 @@
+import { QueryTypes } from 'sequelize';
 import { AiVendorSource, App } from '../../../db/models';
 import { invalid } from '../../errors';
 import type { Change } from '../../persistence/changes/change';
@@ -75,8 +76,28 @@ export async function replaceVendorCredential(change: Change, app: App, provider
   return source;
 }
 
-/** What lists show of how an app is read: never the credential. */
-export function vendorSourceView(source: AiVendorSource) {
+/** The days an app holds usage of: how many, the first and the last. */
+export interface HeldDays {
+  days: number;
+  first: string | null;
+  last: string | null;
+}
+
+const NONE_HELD: HeldDays = { days: 0, first: null, last: null };
+
+/** The days each app holds, in one statement over the apps' own rows (the key's leading columns). */
+export async function heldDays(appIds: string[]): Promise<Map<string, HeldDays>> {
+  if (appIds.length === 0) return new Map();
+  const rows = await AiVendorSource.sequelize!.query<{ app_id: string; days: number | string; first: Date | string; last: Date | string }>(
+    'SELECT app_id, COUNT(DISTINCT day) AS days, MIN(day) AS first, MAX(day) AS last FROM ai_vendor_days WHERE app_id IN (:appIds) GROUP BY app_id',
+    { replacements: { appIds }, type: QueryTypes.SELECT },
+  );
+  const day = (value: Date | string) => (value instanceof Date ? value.toISOString() : String(value)).slice(0, 10);
+  return new Map(rows.map((r) => [r.app_id, { days: Number(r.days), first: day(r.first), last: day(r.last) }]));
+}
+
+/** What lists show of how an app is read, and what it holds: never the credential. */
+export function vendorSourceView(source: AiVendorSource, held: HeldDays = NONE_HELD) {
   return {
     account: source.account === null ? null : { kind: source.account_kind, slug: source.account },
     base_url: source.base_url,
@@ -84,6 +105,7 @@ export function vendorSourceView(source: AiVendorSource) {
     pulled_through: source.pulled_through ?? null,
     pull_result: source.pull_result ?? null,
     failing: Boolean(source.failing),
+    held,
   };
 }
 

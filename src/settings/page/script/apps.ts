@@ -52,8 +52,15 @@ function categoryOf(value: string): Category {
 /** An AI vendor's app's last pull: when, and what it did; a dash for an app the service does not read. */
 function lastPull(app: App): HTMLElement | string {
   if (!app.vendor) return '–';
+  const { held } = app.vendor;
   const when = app.vendor.pulled_at ? app.vendor.pulled_at.replace('T', ' ').slice(0, 16) + ' UTC' : 'Never';
-  return h('span', { class: app.vendor.failing ? 'status status-disabled' : '' }, app.vendor.failing ? `${when}: failing` : when, app.vendor.pull_result ? h('small', {}, ` ${app.vendor.pull_result}`) : null);
+  return h(
+    'span',
+    { class: app.vendor.failing ? 'status status-disabled' : '' },
+    app.vendor.failing ? `${when}: failing` : when,
+    app.vendor.pull_result ? h('small', {}, ` ${app.vendor.pull_result}`) : null,
+    held.days ? h('small', {}, ` ${held.days} day${held.days === 1 ? '' : 's'} held, ${held.first} to ${held.last}.`) : null,
+  );
 }
 
 /** A field's value, or undefined when left empty (the service's default then applies). */
