@@ -377,7 +377,10 @@ export function createVendorPullSchedule(logger: Logger, changes: ChangeRunner, 
       else if (outcome.refused.length) logger.warn({ ...said, first: outcome.refused[0] }, 'an AI vendor\'s pull refused days; the other days are stored');
       else logger.info(said, 'AI vendor usage pulled');
     },
-    onError: (err, appId) => logger.warn({ err, app: appId }, 'could not pull an AI vendor\'s app; the next tick tries again'),
+    onError: (err, appId) =>
+      appId
+        ? logger.warn({ err, app: appId }, 'could not pull an AI vendor\'s app; the next tick tries again')
+        : logger.warn({ err }, 'could not read the AI vendors\' apps due for a pull; the next tick tries again'),
   });
 }
 

@@ -176,3 +176,29 @@ test('the daily pull: a new app’s last four weeks, then from a few days before
   // Pulled minutes ago: the next tick leaves it alone.
   expect((await schedule.runDue()).map((o) => o.app_id)).not.toContain(pulled);
 });
+
+test('the daily pull’s tick: a failure to read the due apps is told, never thrown; stop waits for the tick in progress', async () => {
+  jest.useFakeTimers();
+  try {
+    const told: unknown[] = [];
+    let finish: () => void = () => undefined;
+    const schedule = new VendorPullSchedule(pulls(), { intervalMs: 3_600_000, onPulled: () => undefined, onError: (err, appId) => void told.push([String(err), appId]) });
+    const failing = jest.spyOn(schedule, 'runDue').mockImplementationOnce(() => Promise.reject(new Error('database away'))).mockImplementationOnce(() => new Promise((resolve) => (finish = () => resolve([]))));
+    schedule.start();
+    await jest.advanceTimersByTimeAsync(119_999);
+    expect(failing).not.toHaveBeenCalled();
+    await jest.advanceTimersByTimeAsync(1);
+    expect(told).toEqual([['Error: database away', null]]);
+    await jest.advanceTimersByTimeAsync(3_600_000);
+    expect(failing).toHaveBeenCalledTimes(2);
+    let stopped = false;
+    const stopping = schedule.stop().then(() => (stopped = true));
+    await Promise.resolve();
+    expect(stopped).toBe(false);
+    finish();
+    await stopping;
+    expect(stopped).toBe(true);
+  } finally {
+    jest.useRealTimers();
+  }
+});

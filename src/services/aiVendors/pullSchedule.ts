@@ -1,6 +1,7 @@
 import { Op } from 'sequelize';
 import { AiVendorSource, App } from '../../../db/models';
 import { DomainError } from '../../errors';
+import { Periodic } from '../periodic';
 import type { Day } from './vendorDay';
 import { daysBetween, PullOutcome, VendorPulls } from './vendorPulls';
 
@@ -16,7 +17,8 @@ export interface PullScheduleOptions {
   /** Between two ticks; the first comes two minutes after start. */
   intervalMs?: number;
   onPulled(outcome: PullOutcome): void;
-  onError(err: unknown, appId: string): void;
+  /** A pull that failed unexpectedly (its app's id), or a tick that could not read the due apps (null). */
+  onError(err: unknown, appId: string | null): void;
 }
 
 /** The UTC day `days` before `day`. */
@@ -40,30 +42,23 @@ export function dueDays(pulledThrough: Day | null, now: Date): Day[] {
  * it. An app whose credential the vendor refused waits for a new one; the other apps are pulled as usual.
  */
 export class VendorPullSchedule {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private readonly periodic: Periodic;
 
   constructor(
     private readonly pulls: VendorPulls,
     private readonly options: PullScheduleOptions,
     private readonly now: () => Date = () => new Date(),
-  ) {}
-
-  start(): void {
-    if (this.timer) return;
-    const tick = () => {
-      this.running = this.runDue();
-      this.timer = setTimeout(tick, this.options.intervalMs ?? 3_600_000);
-      this.timer.unref();
-    };
-    this.timer = setTimeout(tick, 120_000);
-    this.timer.unref();
+  ) {
+    // A tick that cannot even read the due apps (the database away) is told, and the next one tries again.
+    this.periodic = new Periodic(() => this.runDue().catch((err) => this.options.onError(err, null)), 120_000, options.intervalMs ?? 3_600_000);
   }
 
-  async stop(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running;
+  start(): void {
+    this.periodic.start();
+  }
+
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 
   /** One tick: each due app pulled over its due days; what happened told to the options' callbacks. */

@@ -2,6 +2,7 @@ import { QueryTypes, Sequelize } from 'sequelize';
 import { timestampSql } from '../../persistence/query/selectSql';
 import { ChangeRunner } from '../../persistence/changes/change';
 import type { RetentionPolicy } from './policies';
+import { Periodic } from '../periodic';
 
 const DAY_MS = 86_400_000;
 
@@ -26,8 +27,7 @@ export type Pruned = Record<string, number>;
  * waits for one batch at most. SQLite has a single writer; its batches are short for the same reason.
  */
 export class Pruner {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private readonly periodic: Periodic;
   private readonly batchSize: number;
 
   constructor(
@@ -37,23 +37,15 @@ export class Pruner {
     private readonly now: () => Date = () => new Date(),
   ) {
     this.batchSize = options.batchSize ?? 1_000;
+    this.periodic = new Periodic(() => this.prune(this.now()).catch(this.options.onError), 60_000, options.intervalMs ?? 3_600_000);
   }
 
   start(): void {
-    if (this.timer) return;
-    const tick = () => {
-      this.running = this.prune(this.now()).catch(this.options.onError);
-      this.timer = setTimeout(tick, this.options.intervalMs ?? 3_600_000);
-      this.timer.unref();
-    };
-    this.timer = setTimeout(tick, 60_000);
-    this.timer.unref();
+    this.periodic.start();
   }
 
-  async stop(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running;
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 
   /** One run over every table, as of `now`. */
