@@ -60,6 +60,8 @@ test('create shows the webhook URL and the secret once, stored sealed; rotate, d
   expect(errorOf(await ada.mutate('settings.apps.create', { ...acme, provider: 'copilot' }))).toMatchObject({ status: 400, message: expect.stringContaining('is read with the credential the vendor issued') });
   expect(errorOf(await ada.mutate('settings.apps.create', { ...acme, provider: 'copilot', credential: githubToken }))).toMatchObject({ status: 400, message: expect.stringContaining('--github-org') });
   expect(errorOf(await ada.mutate('settings.apps.create', { ...acme, provider: 'jira', credential: githubToken }))).toMatchObject({ status: 400, message: expect.stringContaining('takes no vendor credential') });
+  // Where a credential is sent is the operator's choice: the settings take no base URL.
+  expect(errorOf(await ada.mutate('settings.apps.create', { ...acme, provider: 'copilot', credential: githubToken, github_org: 'acme-corp', base_url: 'http://169.254.169.254' }))).toMatchObject({ status: 400, message: expect.stringContaining('base_url') });
   const copilot = data(await ada.mutate('settings.apps.create', { ...acme, provider: 'copilot', credential: githubToken, github_org: 'acme-corp' }));
   expect(copilot).toMatchObject({
     app: { provider: 'copilot', category: 'ai', name: 'GitHub Copilot', has_secret: true, webhook_url: null, vendor: { account: { kind: 'organization', slug: 'acme-corp' }, pulled_at: null, failing: false } },

@@ -16,12 +16,12 @@ const text = (field: string, max: number) =>
   z.string({ error: `${field} must be a string` }).trim().min(1, { error: `${field} must not be empty` }).max(max, { error: `${field} must be at most ${max} characters` });
 
 /** How an AI vendor's app is read, from the create form's fields; undefined when none was given. */
-function vendorAccessOf(input: { credential?: string; github_org?: string; github_enterprise?: string; base_url?: string }): VendorAccess | undefined {
-  const { credential, github_org: org, github_enterprise: enterprise, base_url: baseUrl } = input;
-  if (credential === undefined && org === undefined && enterprise === undefined && baseUrl === undefined) return undefined;
+function vendorAccessOf(input: { credential?: string; github_org?: string; github_enterprise?: string }): VendorAccess | undefined {
+  const { credential, github_org: org, github_enterprise: enterprise } = input;
+  if (credential === undefined && org === undefined && enterprise === undefined) return undefined;
   if (org !== undefined && enterprise !== undefined) throw invalid('Give github_org or github_enterprise, not both');
   const account = org !== undefined ? { kind: 'organization' as const, slug: org } : enterprise !== undefined ? { kind: 'enterprise' as const, slug: enterprise } : undefined;
-  return { credential: credential ?? '', ...(account ? { account } : {}), ...(baseUrl !== undefined ? { baseUrl } : {}) };
+  return { credential: credential ?? '', ...(account ? { account } : {}) };
 }
 
 /**
@@ -41,11 +41,11 @@ export const appsRouter = router({
         provider: z.enum(APP_PROVIDER_IDS, { error: `provider must be one of ${APP_PROVIDER_IDS.join(', ')}` }),
         name: text('name', 200).optional(),
         points_field: text('points_field', 100).optional(),
-        // An AI vendor's app: the credential it is read with (never shown back), and for Copilot whose reports.
+        // An AI vendor's app: the credential it is read with (never shown back), and for Copilot whose reports. No base
+        // URL here: where the service sends a credential is the operator's choice (npm run apps), not a web form's.
         credential: z.string({ error: 'credential must be a string' }).trim().optional(),
         github_org: text('github_org', 39).optional(),
         github_enterprise: text('github_enterprise', 39).optional(),
-        base_url: text('base_url', 500).optional(),
       }),
     )
     .mutation(async ({ ctx, input }) => {
