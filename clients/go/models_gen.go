@@ -896,7 +896,7 @@ type AiUsageMetricsEditDecisions struct {
 }
 
 type AiUsageMetricsByToolItem struct {
-	// `claude_code`, `gemini_cli` or `codex`
+	// `claude_code`, `gemini_cli` or `codex` (OTLP telemetry), `copilot` or `cursor` (the vendors' APIs)
 	Tool string `json:"tool"`
 	// Members who used it
 	ActiveUsers int64 `json:"active_users"`

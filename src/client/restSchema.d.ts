@@ -2369,7 +2369,7 @@ export interface components {
             };
             /** @description Per tool, by name */
             by_tool: {
-                /** @description `claude_code`, `gemini_cli` or `codex` */
+                /** @description `claude_code`, `gemini_cli` or `codex` (OTLP telemetry), `copilot` or `cursor` (the vendors' APIs) */
                 tool: string;
                 /** @description Members who used it */
                 active_users: number;

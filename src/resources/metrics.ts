@@ -223,7 +223,7 @@ export const AiUsageMetrics = z
       .meta({ description: 'Active users by how many days a week they used the tools (active days ÷ the window’s weeks)' }),
     ...aiFigures,
     by_tool: z
-      .array(z.object({ tool: z.string().meta({ description: '`claude_code`, `gemini_cli` or `codex`' }), active_users: count('Members who used it'), sessions: amount('Sessions'), cost_usd: amount('Cost in US dollars'), tokens: Tokens }))
+      .array(z.object({ tool: z.string().meta({ description: '`claude_code`, `gemini_cli` or `codex` (OTLP telemetry), `copilot` or `cursor` (the vendors\' APIs)' }), active_users: count('Members who used it'), sessions: amount('Sessions'), cost_usd: amount('Cost in US dollars'), tokens: Tokens }))
       .meta({ description: 'Per tool, by name' }),
     by_model: z
       .array(z.object({ model: z.string().meta({ description: 'The model as the tool names it' }), cost_usd: amount('Cost in US dollars'), tokens: Tokens }))

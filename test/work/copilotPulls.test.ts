@@ -202,3 +202,45 @@ test('the daily pull’s tick: a failure to read the due apps is told, never thr
     jest.useRealTimers();
   }
 });
+
+test('ai-usage counts Copilot’s members: by tool, in the totals and the active users, exactly the rows’ sums; a day pulled again replaces its share', async () => {
+  const token = await t.token();
+  const usage = async () => {
+    const res = await t.get(`/v1/metrics/ai-usage?organization_id=${DEMO.orgs.acme}&from=2026-08-03&to=2026-08-04`, token);
+    expect(res.status).toBe(200);
+    return res.body.data;
+  };
+  // Of ada and grace, those the demo's telemetry already shows active in the window.
+  const already = new Set(
+    (
+      await t.runtime.sequelize.query<{ user_key: string }>("SELECT DISTINCT user_key FROM ai_usage_days WHERE organization_id = :org AND day IN ('2026-08-03', '2026-08-04') AND user_key IN (:users)", {
+        replacements: { org: DEMO.orgs.acme, users: [DEMO.users.ada, DEMO.users.grace] },
+        type: QueryTypes.SELECT,
+      })
+    ).map((r) => r.user_key),
+  );
+  const newlyActive = (...users: string[]) => users.filter((u) => !already.has(u)).length;
+  const before = await usage();
+  const app = await copilotApp();
+  github.report('2026-08-03', [[copilotUserRow('ada-lovelace', 11, '2026-08-03'), copilotUserRow('ghopper', 12, '2026-08-03'), copilotUserRow('nobody-here', 13, '2026-08-03')]]);
+  github.report('2026-08-04', [[copilotUserRow('ada-lovelace', 11, '2026-08-04')]]);
+  await pulls().pull(app, ['2026-08-03', '2026-08-04']);
+  const after = await usage();
+  // Three member-days (ada twice, grace once), each GitHub's documented row: 2 CLI sessions, 3800 prompt and 5000
+  // output tokens, 8 lines added; the unmatched login's day counts for the organization only.
+  expect(after.by_tool.find((b: { tool: string }) => b.tool === 'copilot')).toEqual({ tool: 'copilot', active_users: 2, sessions: 6, cost_usd: 0, tokens: { input: 11400, output: 15000, cache_read: 0, cache_creation: 0 } });
+  expect(after.lines.added - before.lines.added).toBe(24);
+  expect(after.sessions - before.sessions).toBe(6);
+  expect(after.unattributed.sessions - before.unattributed.sessions).toBe(2);
+  expect(after.active_users - before.active_users).toBe(newlyActive(DEMO.users.ada, DEMO.users.grace));
+
+  // GitHub corrects the 3rd: grace was not there after all, and ada did three times as much.
+  github.report('2026-08-03', [[copilotUserRow('ada-lovelace', 11, '2026-08-03', 3)]]);
+  await pulls().pull(app, ['2026-08-03']);
+  const corrected = await usage();
+  expect(corrected.by_tool.find((b: { tool: string }) => b.tool === 'copilot')).toEqual({ tool: 'copilot', active_users: 1, sessions: 4, cost_usd: 0, tokens: { input: 7600, output: 10000, cache_read: 0, cache_creation: 0 } });
+  expect(corrected.lines.added - before.lines.added).toBe(3 * 8 + 8);
+  expect(corrected.unattributed.sessions).toBe(before.unattributed.sessions);
+  // Grace is active only as the demo's telemetry shows her, if at all: her day's bit went with Copilot's row.
+  expect(corrected.active_users - before.active_users).toBe(newlyActive(DEMO.users.ada));
+});

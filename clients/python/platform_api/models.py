@@ -356,7 +356,7 @@ AiUsageMetricsEditDecisions.__doc__ = "Decisions on the tools’ proposed file e
 
 AiUsageMetricsByToolItem = TypedDict("AiUsageMetricsByToolItem", {"tool": str, "active_users": int, "sessions": float, "cost_usd": float, "tokens": "AiTokens"})
 
-AiUsageMetricsByToolItem.__doc__ = "tool: `claude_code`, `gemini_cli` or `codex`\nactive_users: Members who used it\nsessions: Sessions\ncost_usd: Cost in US dollars"
+AiUsageMetricsByToolItem.__doc__ = "tool: `claude_code`, `gemini_cli` or `codex` (OTLP telemetry), `copilot` or `cursor` (the vendors' APIs)\nactive_users: Members who used it\nsessions: Sessions\ncost_usd: Cost in US dollars"
 
 AiUsageMetricsByModelItem = TypedDict("AiUsageMetricsByModelItem", {"model": str, "cost_usd": float, "tokens": "AiTokens"})
 

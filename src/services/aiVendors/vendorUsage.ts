@@ -4,6 +4,7 @@ import { ChangeSql, SqlRow } from '../../persistence/changes/changeSql';
 import { chunks, membersByEmail } from '../people/memberEmails';
 import { normalizeEmail } from '../people/members';
 import { AccountKind, Day, OpenedSource, VENDOR_MEASURES, VendorAccountDay } from './vendorDay';
+import { refreshVendorRollups } from './usageRollups';
 
 /** How each vendor names an account: Copilot by GitHub login, Cursor and Claude Code by e-mail. */
 export const ACCOUNT_KIND: Record<OpenedSource['vendor'], AccountKind> = { copilot: 'github_login', cursor: 'email', claude_code: 'email' };
@@ -31,6 +32,7 @@ export class VendorUsageWriter {
       const sql = new ChangeSql(change.transaction);
       const merged = mergeAccounts(accounts, ACCOUNT_KIND[source.vendor]);
       const members = await membersOf(source, [...merged.keys()], change.transaction);
+      const before = (await sql.select<{ user_key: string }>("SELECT DISTINCT user_key FROM ai_vendor_days WHERE app_id = :appId AND day = :day AND user_key <> ''", { appId: source.appId, day })).map((r) => r.user_key);
       await sql.run('DELETE FROM ai_vendor_days WHERE app_id = :appId AND day = :day', { appId: source.appId, day });
       const rows: SqlRow[] = [...merged].map(([account, a]) => ({
         app_id: source.appId,
@@ -43,6 +45,8 @@ export class VendorUsageWriter {
         ...Object.fromEntries(VENDOR_MEASURES.map((m) => [m, a.measures[m] ?? 0])),
       }));
       if (rows.length) await sql.insert('ai_vendor_days', COLUMNS, rows);
+      // Claude Code's analytics wait for the rule that counts a member's day once where OTLP reports it too.
+      if (source.vendor !== 'claude_code') await refreshVendorRollups(sql, source.organizationId, day, source.vendor, before);
       change.wrote('ai_vendor_days');
       return { day, accounts: rows.length, matched: rows.filter((r) => r.user_key !== '').length };
     });

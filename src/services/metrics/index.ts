@@ -23,10 +23,11 @@ const READS: Record<MetricKind, string[]> = {
   pullRequests: ['pull_requests', 'commits', 'team_memberships'],
   flow: ['tasks', 'teams'],
   activity: ['commits', 'interactions', 'team_memberships'],
-  // Telemetry raises no data version (a shared row every batch would wait on): its figures show within the TTL.
-  aiUsage: ['team_memberships', 'organization_memberships'],
+  // Telemetry raises no data version (a shared row every batch would wait on): its figures show within the TTL. A
+  // vendor's pull does (ai_vendor_days), a day at a time.
+  aiUsage: ['team_memberships', 'organization_memberships', 'ai_vendor_days'],
   // And the telemetry's days, which raise no version (see aiUsage).
-  aiImpact: ['commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents', 'team_memberships'],
+  aiImpact: ['ai_vendor_days', 'commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents', 'team_memberships'],
   financial: ['cost_rates', 'organization_memberships', 'team_memberships', 'tasks', 'pull_requests', 'pull_request_activities', 'commits'],
   collaboration: ['pull_requests', 'pull_request_activities', 'commits', 'team_memberships', 'organization_memberships'],
 };
