@@ -895,6 +895,26 @@ type AiUsageMetricsEditDecisions struct {
 	AcceptanceRate *float64 `json:"acceptance_rate"`
 }
 
+// AiUsageMetricsByToolItemSuggestions: Inline suggestions, as Copilot and Cursor report them; 0 for the tools that make none
+type AiUsageMetricsByToolItemSuggestions struct {
+	// Suggestions shown (Copilot’s code generations, Cursor’s tab completions)
+	Shown float64 `json:"shown"`
+	// Suggestions accepted
+	Accepted float64 `json:"accepted"`
+	// accepted ÷ shown; null when none was shown
+	AcceptanceRate *float64 `json:"acceptance_rate"`
+}
+
+// AiUsageMetricsByToolItemLines: The tool’s lines
+type AiUsageMetricsByToolItemLines struct {
+	// Lines suggested (Copilot)
+	Suggested float64 `json:"suggested"`
+	// Lines the tool wrote that were kept
+	Added float64 `json:"added"`
+	// Lines the tool removed
+	Removed float64 `json:"removed"`
+}
+
 type AiUsageMetricsByToolItem struct {
 	// `claude_code`, `gemini_cli` or `codex` (OTLP telemetry), `copilot` or `cursor` (the vendors' APIs)
 	Tool string `json:"tool"`
@@ -905,6 +925,14 @@ type AiUsageMetricsByToolItem struct {
 	// Cost in US dollars
 	CostUsd float64  `json:"cost_usd"`
 	Tokens  AiTokens `json:"tokens"`
+	// Inline suggestions, as Copilot and Cursor report them; 0 for the tools that make none
+	Suggestions AiUsageMetricsByToolItemSuggestions `json:"suggestions"`
+	// The tool’s lines
+	Lines AiUsageMetricsByToolItemLines `json:"lines"`
+	// Chat requests (Copilot’s chat panel, Cursor’s chat)
+	ChatRequests float64 `json:"chat_requests"`
+	// Agent requests (Copilot’s agent mode and edits, Cursor’s agent and Composer)
+	AgentRequests float64 `json:"agent_requests"`
 }
 
 type AiUsageMetricsByModelItem struct {
@@ -974,7 +1002,7 @@ type AiUsageMetricsSeriesItem struct {
 	EditDecisions AiUsageMetricsSeriesItemEditDecisions `json:"edit_decisions"`
 }
 
-// AiUsageMetrics: How the scope’s members use AI coding tools (Claude Code, Gemini CLI, Codex), from the telemetry they send to /otlp
+// AiUsageMetrics: How the scope’s members use AI coding tools: Claude Code, Gemini CLI and Codex from the telemetry they send to /otlp, GitHub Copilot and Cursor from their vendors’ APIs
 type AiUsageMetrics struct {
 	Scope MetricScope `json:"scope"`
 	// First day of the window (UTC, inclusive)

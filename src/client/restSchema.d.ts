@@ -2299,7 +2299,7 @@ export interface components {
             status: "success";
             data: components["schemas"]["AiUsageMetrics"];
         };
-        /** @description How the scope’s members use AI coding tools (Claude Code, Gemini CLI, Codex), from the telemetry they send to /otlp */
+        /** @description How the scope’s members use AI coding tools: Claude Code, Gemini CLI and Codex from the telemetry they send to /otlp, GitHub Copilot and Cursor from their vendors’ APIs */
         AiUsageMetrics: {
             scope: components["schemas"]["MetricScope"];
             /**
@@ -2378,6 +2378,28 @@ export interface components {
                 /** @description Cost in US dollars */
                 cost_usd: number;
                 tokens: components["schemas"]["AiTokens"];
+                /** @description Inline suggestions, as Copilot and Cursor report them; 0 for the tools that make none */
+                suggestions: {
+                    /** @description Suggestions shown (Copilot’s code generations, Cursor’s tab completions) */
+                    shown: number;
+                    /** @description Suggestions accepted */
+                    accepted: number;
+                    /** @description accepted ÷ shown; null when none was shown */
+                    acceptance_rate: number | null;
+                };
+                /** @description The tool’s lines */
+                lines: {
+                    /** @description Lines suggested (Copilot) */
+                    suggested: number;
+                    /** @description Lines the tool wrote that were kept */
+                    added: number;
+                    /** @description Lines the tool removed */
+                    removed: number;
+                };
+                /** @description Chat requests (Copilot’s chat panel, Cursor’s chat) */
+                chat_requests: number;
+                /** @description Agent requests (Copilot’s agent mode and edits, Cursor’s agent and Composer) */
+                agent_requests: number;
             }[];
             /** @description Per model, by name: the figures that have a model (tokens, cost) */
             by_model: {

@@ -223,7 +223,27 @@ export const AiUsageMetrics = z
       .meta({ description: 'Active users by how many days a week they used the tools (active days ÷ the window’s weeks)' }),
     ...aiFigures,
     by_tool: z
-      .array(z.object({ tool: z.string().meta({ description: '`claude_code`, `gemini_cli` or `codex` (OTLP telemetry), `copilot` or `cursor` (the vendors\' APIs)' }), active_users: count('Members who used it'), sessions: amount('Sessions'), cost_usd: amount('Cost in US dollars'), tokens: Tokens }))
+      .array(
+        z.object({
+          tool: z.string().meta({ description: '`claude_code`, `gemini_cli` or `codex` (OTLP telemetry), `copilot` or `cursor` (the vendors\' APIs)' }),
+          active_users: count('Members who used it'),
+          sessions: amount('Sessions'),
+          cost_usd: amount('Cost in US dollars'),
+          tokens: Tokens,
+          suggestions: z
+            .object({
+              shown: amount('Suggestions shown (Copilot’s code generations, Cursor’s tab completions)'),
+              accepted: amount('Suggestions accepted'),
+              acceptance_rate: z.number().min(0).max(1).nullable().meta({ description: 'accepted ÷ shown; null when none was shown' }),
+            })
+            .meta({ description: 'Inline suggestions, as Copilot and Cursor report them; 0 for the tools that make none' }),
+          lines: z
+            .object({ suggested: amount('Lines suggested (Copilot)'), added: amount('Lines the tool wrote that were kept'), removed: amount('Lines the tool removed') })
+            .meta({ description: 'The tool’s lines' }),
+          chat_requests: amount('Chat requests (Copilot’s chat panel, Cursor’s chat)'),
+          agent_requests: amount('Agent requests (Copilot’s agent mode and edits, Cursor’s agent and Composer)'),
+        }),
+      )
       .meta({ description: 'Per tool, by name' }),
     by_model: z
       .array(z.object({ model: z.string().meta({ description: 'The model as the tool names it' }), cost_usd: amount('Cost in US dollars'), tokens: Tokens }))
@@ -237,7 +257,10 @@ export const AiUsageMetrics = z
       .optional()
       .meta({ description: 'With `interval`: the same figures per bucket; amounts add up to the totals, active users do not' }),
   })
-  .meta({ id: 'AiUsageMetrics', description: 'How the scope’s members use AI coding tools (Claude Code, Gemini CLI, Codex), from the telemetry they send to /otlp' });
+  .meta({
+    id: 'AiUsageMetrics',
+    description: 'How the scope’s members use AI coding tools: Claude Code, Gemini CLI and Codex from the telemetry they send to /otlp, GitHub Copilot and Cursor from their vendors’ APIs',
+  });
 
 export const DoraMetricsResponse = itemEnvelope('DoraMetrics', DoraMetrics);
 export const PullRequestMetricsResponse = itemEnvelope('PullRequestMetrics', PullRequestMetrics);

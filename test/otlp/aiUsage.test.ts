@@ -100,6 +100,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
+const noSuggestions = { suggestions: { shown: 0, accepted: 0, acceptance_rate: null }, chat_requests: 0, agent_requests: 0 };
 const tokens = (input: number, output: number, cache_read = 0, cache_creation = 0) => ({ input, output, cache_read, cache_creation });
 
 async function aiUsage(query: Record<string, string>, token = orgToken) {
@@ -127,10 +128,11 @@ test('the organization: members’ figures exactly, per tool and model, stranger
     commits: 1,
     pull_requests: 1,
     edit_decisions: { accepted: 4, rejected: 1, acceptance_rate: 0.8 },
+    // No inline suggestions, chat or agent requests: those are what Copilot's and Cursor's APIs report.
     by_tool: [
-      { tool: 'claude_code', active_users: 3, sessions: 5, cost_usd: 2.05, tokens: tokens(1500, 150) },
-      { tool: 'codex', active_users: 1, sessions: 0, cost_usd: 0, tokens: tokens(40, 8, 16) },
-      { tool: 'gemini_cli', active_users: 1, sessions: 1, cost_usd: 0, tokens: tokens(300, 20) },
+      { tool: 'claude_code', active_users: 3, sessions: 5, cost_usd: 2.05, tokens: tokens(1500, 150), ...noSuggestions, lines: { suggested: 0, added: 10, removed: 2 } },
+      { tool: 'codex', active_users: 1, sessions: 0, cost_usd: 0, tokens: tokens(40, 8, 16), ...noSuggestions, lines: { suggested: 0, added: 0, removed: 0 } },
+      { tool: 'gemini_cli', active_users: 1, sessions: 1, cost_usd: 0, tokens: tokens(300, 20), ...noSuggestions, lines: { suggested: 0, added: 0, removed: 0 } },
     ],
     by_model: [
       { model: HAIKU, cost_usd: 0.05, tokens: tokens(0, 50) },

@@ -228,7 +228,18 @@ test('ai-usage counts Copilot’s members: by tool, in the totals and the active
   const after = await usage();
   // Three member-days (ada twice, grace once), each GitHub's documented row: 2 CLI sessions, 3800 prompt and 5000
   // output tokens, 8 lines added; the unmatched login's day counts for the organization only.
-  expect(after.by_tool.find((b: { tool: string }) => b.tool === 'copilot')).toEqual({ tool: 'copilot', active_users: 2, sessions: 6, cost_usd: 0, tokens: { input: 11400, output: 15000, cache_read: 0, cache_creation: 0 } });
+  // And 1 suggestion shown and accepted, 10 lines suggested, no chat or agent request.
+  expect(after.by_tool.find((b: { tool: string }) => b.tool === 'copilot')).toEqual({
+    tool: 'copilot',
+    active_users: 2,
+    sessions: 6,
+    cost_usd: 0,
+    tokens: { input: 11400, output: 15000, cache_read: 0, cache_creation: 0 },
+    suggestions: { shown: 3, accepted: 3, acceptance_rate: 1 },
+    lines: { suggested: 30, added: 24, removed: 0 },
+    chat_requests: 0,
+    agent_requests: 0,
+  });
   expect(after.lines.added - before.lines.added).toBe(24);
   expect(after.sessions - before.sessions).toBe(6);
   expect(after.unattributed.sessions - before.unattributed.sessions).toBe(2);
@@ -238,7 +249,13 @@ test('ai-usage counts Copilot’s members: by tool, in the totals and the active
   github.report('2026-08-03', [[copilotUserRow('ada-lovelace', 11, '2026-08-03', 3)]]);
   await pulls().pull(app, ['2026-08-03']);
   const corrected = await usage();
-  expect(corrected.by_tool.find((b: { tool: string }) => b.tool === 'copilot')).toEqual({ tool: 'copilot', active_users: 1, sessions: 4, cost_usd: 0, tokens: { input: 7600, output: 10000, cache_read: 0, cache_creation: 0 } });
+  expect(corrected.by_tool.find((b: { tool: string }) => b.tool === 'copilot')).toMatchObject({
+    active_users: 1,
+    sessions: 4,
+    tokens: { input: 7600, output: 10000, cache_read: 0, cache_creation: 0 },
+    suggestions: { shown: 4, accepted: 4, acceptance_rate: 1 },
+    lines: { suggested: 40, added: 32, removed: 0 },
+  });
   expect(corrected.lines.added - before.lines.added).toBe(3 * 8 + 8);
   expect(corrected.unattributed.sessions).toBe(before.unattributed.sessions);
   // Grace is active only as the demo's telemetry shows her, if at all: her day's bit went with Copilot's row.

@@ -354,9 +354,17 @@ AiUsageMetricsEditDecisions = TypedDict("AiUsageMetricsEditDecisions", {"accepte
 
 AiUsageMetricsEditDecisions.__doc__ = "Decisions on the tools’ proposed file edits\n\naccepted: Edits members accepted\nrejected: Edits members rejected\nacceptance_rate: accepted ÷ (accepted + rejected); null without decisions"
 
-AiUsageMetricsByToolItem = TypedDict("AiUsageMetricsByToolItem", {"tool": str, "active_users": int, "sessions": float, "cost_usd": float, "tokens": "AiTokens"})
+AiUsageMetricsByToolItemSuggestions = TypedDict("AiUsageMetricsByToolItemSuggestions", {"shown": float, "accepted": float, "acceptance_rate": Optional[float]})
 
-AiUsageMetricsByToolItem.__doc__ = "tool: `claude_code`, `gemini_cli` or `codex` (OTLP telemetry), `copilot` or `cursor` (the vendors' APIs)\nactive_users: Members who used it\nsessions: Sessions\ncost_usd: Cost in US dollars"
+AiUsageMetricsByToolItemSuggestions.__doc__ = "Inline suggestions, as Copilot and Cursor report them; 0 for the tools that make none\n\nshown: Suggestions shown (Copilot’s code generations, Cursor’s tab completions)\naccepted: Suggestions accepted\nacceptance_rate: accepted ÷ shown; null when none was shown"
+
+AiUsageMetricsByToolItemLines = TypedDict("AiUsageMetricsByToolItemLines", {"suggested": float, "added": float, "removed": float})
+
+AiUsageMetricsByToolItemLines.__doc__ = "The tool’s lines\n\nsuggested: Lines suggested (Copilot)\nadded: Lines the tool wrote that were kept\nremoved: Lines the tool removed"
+
+AiUsageMetricsByToolItem = TypedDict("AiUsageMetricsByToolItem", {"tool": str, "active_users": int, "sessions": float, "cost_usd": float, "tokens": "AiTokens", "suggestions": "AiUsageMetricsByToolItemSuggestions", "lines": "AiUsageMetricsByToolItemLines", "chat_requests": float, "agent_requests": float})
+
+AiUsageMetricsByToolItem.__doc__ = "tool: `claude_code`, `gemini_cli` or `codex` (OTLP telemetry), `copilot` or `cursor` (the vendors' APIs)\nactive_users: Members who used it\nsessions: Sessions\ncost_usd: Cost in US dollars\nsuggestions: Inline suggestions, as Copilot and Cursor report them; 0 for the tools that make none\nlines: The tool’s lines\nchat_requests: Chat requests (Copilot’s chat panel, Cursor’s chat)\nagent_requests: Agent requests (Copilot’s agent mode and edits, Cursor’s agent and Composer)"
 
 AiUsageMetricsByModelItem = TypedDict("AiUsageMetricsByModelItem", {"model": str, "cost_usd": float, "tokens": "AiTokens"})
 
@@ -389,7 +397,7 @@ _AiUsageMetricsOptional = TypedDict("_AiUsageMetricsOptional", {"series": List["
 
 
 class AiUsageMetrics(_AiUsageMetricsRequired, _AiUsageMetricsOptional):
-    """How the scope’s members use AI coding tools (Claude Code, Gemini CLI, Codex), from the telemetry they send to /otlp
+    """How the scope’s members use AI coding tools: Claude Code, Gemini CLI and Codex from the telemetry they send to /otlp, GitHub Copilot and Cursor from their vendors’ APIs
 
     from: First day of the window (UTC, inclusive)
     to: Last day of the window (UTC, inclusive)

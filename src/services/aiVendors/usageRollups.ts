@@ -1,13 +1,12 @@
 import type { ChangeSql } from '../../persistence/changes/changeSql';
-import { AI_MEASURES } from '../telemetry/aiTools';
 import { dayBit } from '../telemetry/rollups';
 import { markCommitsOfActiveDays } from '../git/rollups/authorAiActivity';
-import type { Day } from './vendorDay';
+import { Day, VENDOR_MEASURES } from './vendorDay';
 
 /** Every day bit of a month's `days` (ai_active_months): 31 bits. */
 const ALL_DAYS = 2 ** 31 - 1;
-const sums = AI_MEASURES.map((m) => `SUM(v.${m})`).join(', ');
-const measures = AI_MEASURES.join(', ');
+const sums = VENDOR_MEASURES.map((m) => `SUM(v.${m})`).join(', ');
+const measures = VENDOR_MEASURES.join(', ');
 
 /**
  * What `ai-usage` reads (the rollups OTLP telemetry keeps, docs/metrics.md#ai-review-and-cost-figures), made again for

@@ -1,4 +1,4 @@
-import { AI_MEASURES, AiMeasure } from '../telemetry/aiTools';
+import { VENDOR_MEASURES, VendorMeasure } from '../aiVendors/vendorDay';
 import { membersNowSql } from './members';
 import { MetricSql } from './reading/sql';
 import { countBuckets, ratio, round, series } from './reading/figures';
@@ -8,17 +8,18 @@ import { countBuckets, ratio, round, series } from './reading/figures';
  * organization's daily rows (a few thousand a year, whatever its size) or, for a team, from its members' daily
  * rows; who was active, and on how many days, from each member's monthly day bits (twelve rows a year each).
  */
-type Sums = Record<AiMeasure, number>;
+/** OTLP's measures and the vendors' own (both kept in the daily rollups; docs/ai-vendors.md#what-the-figures-count). */
+type Sums = Record<VendorMeasure, number>;
 type SumRow = Sums & { bucket: number; tool: string; model: string; attributed: number };
 type MemberRow = { user_key: string; active_days: number };
 
-const sumsSql = AI_MEASURES.map((m) => `SUM(a.${m}) AS ${m}`).join(', ');
+const sumsSql = VENDOR_MEASURES.map((m) => `SUM(a.${m}) AS ${m}`).join(', ');
 const money = (usd: number) => round(usd, 4);
 const hours = (seconds: number) => round(seconds / 3600, 2);
-const zero = (): Sums => Object.fromEntries(AI_MEASURES.map((m) => [m, 0])) as Sums;
+const zero = (): Sums => Object.fromEntries(VENDOR_MEASURES.map((m) => [m, 0])) as Sums;
 
 function add(into: Sums, row: Sums): Sums {
-  for (const m of AI_MEASURES) into[m] += Number(row[m] ?? 0);
+  for (const m of VENDOR_MEASURES) into[m] += Number(row[m] ?? 0);
   return into;
 }
 const total = (rows: SumRow[]) => rows.reduce((sum, row) => add(sum, row), zero());
@@ -103,7 +104,17 @@ export async function aiUsageFigures(q: MetricSql) {
     ...figures(total(attributed)),
     by_tool: [...byTool].map(([tool, toolRows]) => {
       const s = total(toolRows);
-      return { tool, active_users: usersOf.get(tool) ?? 0, sessions: s.sessions, cost_usd: money(s.cost_usd), tokens: figures(s).tokens };
+      return {
+        tool,
+        active_users: usersOf.get(tool) ?? 0,
+        sessions: s.sessions,
+        cost_usd: money(s.cost_usd),
+        tokens: figures(s).tokens,
+        suggestions: { shown: s.suggestions_shown, accepted: s.suggestions_accepted, acceptance_rate: ratio(s.suggestions_accepted, s.suggestions_shown) },
+        lines: { suggested: s.lines_suggested, added: s.lines_added, removed: s.lines_removed },
+        chat_requests: s.chat_requests,
+        agent_requests: s.agent_requests,
+      };
     }),
     by_model: [...byModel].map(([model, modelRows]) => {
       const s = total(modelRows);
