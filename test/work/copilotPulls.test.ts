@@ -116,6 +116,16 @@ test('GitHub’s rate limit, a 500 and a report file that fails once are waited 
   expect(waits.slice(2)).toEqual([4, 1]);
 });
 
+test('a report file that breaks off halfway refuses its day, not the pull: the next day is stored', async () => {
+  const app = await copilotApp();
+  github.report('2026-10-13', [[copilotUserRow('ada-lovelace', 11, '2026-10-13')]]);
+  github.report('2026-10-14', [[copilotUserRow('ada-lovelace', 11, '2026-10-14')]]);
+  github.failFile('2026-10-13', 1, 0);
+  const outcome = await pulls().pull(app, ['2026-10-13', '2026-10-14']);
+  expect(outcome.refused).toEqual([{ day: '2026-10-13', reason: expect.stringMatching(/^Copilot's users report of 2026-10-13, file 1: the answer broke off/) }]);
+  expect(outcome.stored.map((d) => d.day)).toEqual(['2026-10-14']);
+});
+
 test('a malformed report refuses its day with the reason; the other days are kept', async () => {
   const app = await copilotApp();
   github.report('2026-10-09', [[copilotUserRow('ada-lovelace', 11, '2026-10-09')]]);

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { Day, OpenedSource, VendorAccountDay } from './vendorDay';
-import { jsonOf, VendorFailure, VendorHttp, vendorRequest } from './vendorHttp';
+import { jsonOf, textOf, VendorFailure, VendorHttp, vendorRequest } from './vendorHttp';
 
 export const GITHUB_API_URL = 'https://api.github.com';
 /** The REST API version the reports are documented under. */
@@ -57,7 +57,7 @@ export async function copilotDay(source: OpenedSource, day: Day, http: VendorHtt
   const accounts: VendorAccountDay[] = [];
   for (const [i, link] of links.data.download_links.entries()) {
     const file = await vendorRequest(http, link, { headers: { 'User-Agent': 'platform-api' } }, `${what}, file ${i + 1}`);
-    accounts.push(...usersOf(await file.text(), day, `${what}, file ${i + 1}`));
+    accounts.push(...usersOf(await textOf(file, `${what}, file ${i + 1}`), day, `${what}, file ${i + 1}`));
   }
   return accounts;
 }

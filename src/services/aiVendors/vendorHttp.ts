@@ -56,9 +56,18 @@ export async function vendorRequest(http: VendorHttp, url: string, init: Request
   }
 }
 
+/** The answer's body: a connection dropped while it is read refuses that day, as one dropped before it would. */
+export async function textOf(answer: Response, what: string): Promise<string> {
+  try {
+    return await answer.text();
+  } catch (err) {
+    throw new VendorFailure(`${what}: the answer broke off (${err instanceof Error ? err.message : String(err)})`);
+  }
+}
+
 /** The answer's JSON, or a failure naming what it was. */
 export async function jsonOf(answer: Response, what: string): Promise<unknown> {
-  const text = await answer.text();
+  const text = await textOf(answer, what);
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -8,6 +8,8 @@ export interface ScriptedAnswer {
   body?: unknown;
   text?: string;
   headers?: Record<string, string>;
+  /** The connection drops after these bytes of a longer promised body. */
+  cutAfter?: string;
 }
 
 export interface RecordedRequest {
@@ -35,7 +37,12 @@ export class ScriptedPeer {
       req.on('end', () => {
         const recorded = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
         this.requests.push(recorded);
-        const { status, body, text, headers } = this.answer(recorded, new URL(recorded.path, this.base));
+        const { status, body, text, headers, cutAfter } = this.answer(recorded, new URL(recorded.path, this.base));
+        if (cutAfter !== undefined) {
+          res.writeHead(status, { 'content-length': String(cutAfter.length + 1000), ...headers });
+          res.write(cutAfter, () => res.destroy());
+          return;
+        }
         res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(text ?? (body === undefined ? '' : JSON.stringify(body)));
       });
     });

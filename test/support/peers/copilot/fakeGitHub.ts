@@ -43,7 +43,7 @@ export class FakeGitHub {
     this.files.clear();
   }
 
-  /** The file's next requests fail with these statuses, once each. */
+  /** The file's next requests fail with these statuses, once each (0: the connection drops halfway through the file). */
   failFile(day: string, index: number, ...statuses: number[]): void {
     this.files.get(`${day}-${index}.ndjson`)!.failures.push(...statuses);
   }
@@ -74,6 +74,7 @@ export class FakeGitHub {
     const file = this.files.get(name);
     if (!file) return { status: 404 };
     const failure = file.failures.shift();
+    if (failure === 0) return { status: 200, cutAfter: file.lines[0].slice(0, 20), headers: { 'content-type': 'application/x-ndjson' } };
     if (failure) return { status: failure };
     return { status: 200, text: `${file.lines.join('\n')}\n`, headers: { 'content-type': 'application/x-ndjson' } };
   }
