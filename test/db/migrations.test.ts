@@ -14,7 +14,7 @@ import { SERVICES } from '../support/harness';
  */
 
 /** The migrations after 0012, applied again by each test below that goes down past them: one list to extend. */
-const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories', '0019-shipped-changes', '0020-commit-days', '0021-lead-times', '0022-pull-request-samples', '0023-peer-reviews', '0024-activity-rollups', '0025-completed-tasks-index', '0026-task-organizations', '0027-pull-request-states', '0028-pull-request-months', '0029-settings-sign-in', '0030-retention-indexes', '0031-review-identities', '0032-tracker-apps', '0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days'];
+const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories', '0019-shipped-changes', '0020-commit-days', '0021-lead-times', '0022-pull-request-samples', '0023-peer-reviews', '0024-activity-rollups', '0025-completed-tasks-index', '0026-task-organizations', '0027-pull-request-states', '0028-pull-request-months', '0029-settings-sign-in', '0030-retention-indexes', '0031-review-identities', '0032-tracker-apps', '0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days', '0036-ai-usage-sources'];
 
 let sequelize: Sequelize;
 let cleanup: () => Promise<void>;
@@ -631,7 +631,7 @@ test('0031 judges the activity already stored again, by member where no provider
        ${activity('pra_i3', 'pr_i1', 'approved', 'usr_b', 'usr_a', 1, 4)}, ${activity('pra_i4', 'pr_i1', 'commit', 'usr_a', 'usr_a', 0, 3)},
        ${activity('pra_i5', 'pr_i2', 'comment', null, null, 1, 1)}, ${activity('pra_i6', 'pr_i2', 'approved', 'usr_b', null, 1, 3)}`,
   );
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0031-review-identities', '0032-tracker-apps', '0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0031-review-identities', '0032-tracker-apps', '0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days', '0036-ai-usage-sources']);
   const columns = async (table: string) => Object.keys(await sequelize.getQueryInterface().describeTable(table));
   expect(await columns('pull_requests')).toContain('author_provider_id');
   expect(await columns('pull_request_activities')).toContain('actor_provider_id');
@@ -693,7 +693,7 @@ test('0032 lets a task have no team yet and keeps the tasks, indexes and deliver
        ('task_m1', 'team_m', 'org_m', 'kept', 'story', 'done', NULL, NULL, 3, '${at}', '${at}')`,
   );
   await sequelize.query(`INSERT INTO ingest_deliveries (git_app_id, delivery_id, event, received_at) VALUES ('gapp_m', 'd1', 'push', '${at}'), ('gapp_m', 'd2', 'push', '${at}')`);
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0032-tracker-apps', '0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0032-tracker-apps', '0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days', '0036-ai-usage-sources']);
   const [task] = await sequelize.query<{ team_id: string; status_changes: number }>("SELECT team_id, status_changes FROM tasks WHERE id = 'task_m1'", { type: QueryTypes.SELECT });
   expect([task.team_id, Number(task.status_changes)]).toEqual(['team_m', 0]);
   await sequelize.query(`INSERT INTO tasks (id, team_id, organization_id, title, type, status, created_at) VALUES ('task_m2', NULL, 'org_m', 'unplaced', 'task', 'backlog', '${at}')`);
@@ -726,7 +726,7 @@ test('0033 lets incidents and deployments come from apps without a repository ye
     `INSERT INTO incidents (id, repository_id, git_app_id, organization_id, external_id, title, created_at, resolved_at) VALUES
        ('inc_w1', 'repo_w', 'gapp_w', 'org_w', 'i1', 'Checkout down', '2026-09-01 10:00:00.000', '2026-09-01 12:00:00.000')`,
   );
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days', '0036-ai-usage-sources']);
   // Only the deployment that finished while the incident was open is rework.
   const flags = await sequelize.query<{ id: string; rework: number }>("SELECT id, rework FROM deployments WHERE organization_id = 'org_w' ORDER BY id", { type: QueryTypes.SELECT });
   expect(flags.map((d) => [d.id, Number(d.rework)])).toEqual([['dep_w1', 0], ['dep_w2', 1], ['dep_w3', 0]]);
@@ -744,4 +744,39 @@ test('0033 lets incidents and deployments come from apps without a repository ye
   await migrator.up();
   expect(await columns('deployments')).toEqual(expect.arrayContaining(['app_id', 'board_key', 'rework']));
   for (const table of ['incidents', 'deployments']) await sequelize.query(`DELETE FROM ${table} WHERE organization_id = 'org_w'`);
+});
+
+test('0036 keys the AI usage rollups by source, Copilot’s and Cursor’s rows as the vendors’, counts their active vendor rows, and goes down and up again', async () => {
+  const migrator = createMigrator(sequelize);
+  const rows = <T extends object>(sql: string) => sequelize.query<T>(sql, { type: QueryTypes.SELECT });
+  await migrator.down({ to: '0036-ai-usage-sources' });
+  await sequelize.query(
+    `INSERT INTO ai_usage_days (organization_id, day, user_key, tool, model, sessions) VALUES
+       ('org_s', '2026-09-01', 'usr_s', 'claude_code', '', 2), ('org_s', '2026-09-01', 'usr_s', 'copilot', '', 3)`,
+  );
+  await sequelize.query(
+    `INSERT INTO ai_vendor_days (app_id, day, account, organization_id, tool, user_key, active, sessions) VALUES
+       ('app_c', '2026-09-01', 'ada', 'org_s', 'copilot', 'usr_s', 1, 3), ('app_c', '2026-09-01', 'idle', 'org_s', 'copilot', '', 0, 0),
+       ('app_a', '2026-09-01', 'ada@acme.test', 'org_s', 'claude_code', 'usr_s', 1, 5)`,
+  );
+  await migrator.up();
+  expect(await rows("SELECT tool, source, sessions FROM ai_usage_days WHERE organization_id = 'org_s' ORDER BY tool")).toEqual([
+    { tool: 'claude_code', source: 'otlp', sessions: 2 },
+    { tool: 'copilot', source: 'vendor', sessions: 3 },
+  ]);
+  const counted = await rows<{ account: string; counted: number }>("SELECT account, counted FROM ai_vendor_days WHERE organization_id = 'org_s' ORDER BY account");
+  // Claude Code's row waits for its next pull, which sees OTLP's.
+  expect(counted.map((r) => [r.account, Number(r.counted)])).toEqual([['ada', 1], ['ada@acme.test', 0], ['idle', 0]]);
+  // The vendor's row of a member's day OTLP reports too, under the same key but its own source.
+  await sequelize.query("INSERT INTO ai_usage_days (organization_id, day, user_key, tool, model, source, sessions) VALUES ('org_s', '2026-09-01', 'usr_s', 'claude_code', '', 'vendor', 5)");
+
+  await migrator.down({ to: '0036-ai-usage-sources' });
+  expect(await rows("SELECT tool, sessions FROM ai_usage_days WHERE organization_id = 'org_s' ORDER BY tool")).toEqual([
+    { tool: 'claude_code', sessions: 2 },
+    { tool: 'copilot', sessions: 3 },
+  ]);
+  expect(Object.keys(await sequelize.getQueryInterface().describeTable('ai_vendor_days'))).not.toContain('counted');
+  await migrator.up();
+  expect(Object.keys(await sequelize.getQueryInterface().describeTable('ai_usage_org_days'))).toContain('source');
+  for (const table of ['ai_usage_days', 'ai_vendor_days']) await sequelize.query(`DELETE FROM ${table} WHERE organization_id = 'org_s'`);
 });

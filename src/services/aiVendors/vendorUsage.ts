@@ -4,12 +4,12 @@ import { ChangeSql, SqlRow } from '../../persistence/changes/changeSql';
 import { chunks, membersByEmail } from '../people/memberEmails';
 import { normalizeEmail } from '../people/members';
 import { AccountKind, Day, OpenedSource, VENDOR_MEASURES, VendorAccountDay } from './vendorDay';
-import { refreshVendorRollups } from './usageRollups';
+import { membersReportedByOtlp, refreshVendorRollups } from '../aiUsage/vendorRollups';
 
 /** How each vendor names an account: Copilot by GitHub login, Cursor and Claude Code by e-mail. */
 export const ACCOUNT_KIND: Record<OpenedSource['vendor'], AccountKind> = { copilot: 'github_login', cursor: 'email', claude_code: 'email' };
 
-const COLUMNS = ['app_id', 'day', 'account', 'organization_id', 'tool', 'user_key', 'active', ...VENDOR_MEASURES] as const;
+const COLUMNS = ['app_id', 'day', 'account', 'organization_id', 'tool', 'user_key', 'active', 'counted', ...VENDOR_MEASURES] as const;
 
 export interface StoredDay {
   day: Day;
@@ -22,7 +22,8 @@ export interface StoredDay {
  * Stores what a vendor reported for an app's day (docs/ai-vendors.md#what-is-read), in place of what an earlier pull
  * of that day stored: a day pulled again, or corrected by the vendor since, is never counted twice. Each account is
  * matched to the organization's member it belongs to; an account the vendor lists twice in a day (two report files)
- * is one row with the sums.
+ * is one row with the sums. Where OTLP reports a member's day of the tool too, OTLP's figures count and the
+ * vendor's row is kept uncounted (docs/ai-vendors.md#what-the-figures-count).
  */
 export class VendorUsageWriter {
   constructor(private readonly changes: ChangeRunner) {}
@@ -34,19 +35,23 @@ export class VendorUsageWriter {
       const members = await membersOf(source, [...merged.keys()], change.transaction);
       const before = (await sql.select<{ user_key: string }>("SELECT DISTINCT user_key FROM ai_vendor_days WHERE app_id = :appId AND day = :day AND user_key <> ''", { appId: source.appId, day })).map((r) => r.user_key);
       await sql.run('DELETE FROM ai_vendor_days WHERE app_id = :appId AND day = :day', { appId: source.appId, day });
-      const rows: SqlRow[] = [...merged].map(([account, a]) => ({
-        app_id: source.appId,
-        day,
-        account,
-        organization_id: source.organizationId,
-        tool: source.vendor,
-        user_key: members.get(account) ?? '',
-        active: a.active,
-        ...Object.fromEntries(VENDOR_MEASURES.map((m) => [m, a.measures[m] ?? 0])),
-      }));
+      const byOtlp = await membersReportedByOtlp(sql, source.organizationId, day, source.vendor, [...new Set(members.values())]);
+      const rows: SqlRow[] = [...merged].map(([account, a]) => {
+        const userKey = members.get(account) ?? '';
+        return {
+          app_id: source.appId,
+          day,
+          account,
+          organization_id: source.organizationId,
+          tool: source.vendor,
+          user_key: userKey,
+          active: a.active,
+          counted: a.active && !byOtlp.has(userKey),
+          ...Object.fromEntries(VENDOR_MEASURES.map((m) => [m, a.measures[m] ?? 0])),
+        };
+      });
       if (rows.length) await sql.insert('ai_vendor_days', COLUMNS, rows);
-      // Claude Code's analytics wait for the rule that counts a member's day once where OTLP reports it too.
-      if (source.vendor !== 'claude_code') await refreshVendorRollups(sql, source.organizationId, day, source.vendor, before);
+      await refreshVendorRollups(sql, source.organizationId, day, source.vendor, before);
       change.wrote('ai_vendor_days');
       return { day, accounts: rows.length, matched: rows.filter((r) => r.user_key !== '').length };
     });

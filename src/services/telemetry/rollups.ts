@@ -1,13 +1,12 @@
 import { AI_MEASURES, AiMeasure, Contribution } from './aiTools';
 import type { ChangeSql } from '../../persistence/changes/changeSql';
 import { AuthorDay, markCommitsOfActiveDays } from '../git/rollups/authorAiActivity';
+import { dayBit } from '../aiUsage/activeDays';
+import { yieldVendorDaysToOtlp } from '../aiUsage/vendorRollups';
 
-const KEYS = ['organization_id', 'day', 'user_key', 'tool', 'model'] as const;
-const ORG_KEYS = ['organization_id', 'day', 'tool', 'model', 'attributed'] as const;
+const KEYS = ['organization_id', 'day', 'user_key', 'tool', 'model', 'source'] as const;
+const ORG_KEYS = ['organization_id', 'day', 'tool', 'model', 'attributed', 'source'] as const;
 const MONTH_KEYS = ['organization_id', 'user_key', 'month', 'tool'] as const;
-
-/** The bit of a day in its month's `days` (ai_active_months): bit d - 1 for day d. */
-export const dayBit = (day: string) => 2 ** (Number(day.slice(8, 10)) - 1);
 
 /**
  * A request's additions to the daily AI usage rollups (docs/metrics.md#ai-review-and-cost-figures), summed in the process per (day, member, tool,
@@ -25,8 +24,8 @@ export class UsageRollup {
     const day = new Date(timeMs).toISOString().slice(0, 10);
     for (const { measure, value, model } of contributions) {
       if (value === 0) continue;
-      const member = rowFor(this.members, [day, userId ?? '', tool, model], () => ({ organization_id: this.organizationId, day, user_key: userId ?? '', tool, model }));
-      const organization = rowFor(this.organization, [day, tool, model, String(userId !== null)], () => ({ organization_id: this.organizationId, day, tool, model, attributed: userId !== null }));
+      const member = rowFor(this.members, [day, userId ?? '', tool, model], () => ({ organization_id: this.organizationId, day, user_key: userId ?? '', tool, model, source: 'otlp' }));
+      const organization = rowFor(this.organization, [day, tool, model, String(userId !== null)], () => ({ organization_id: this.organizationId, day, tool, model, attributed: userId !== null, source: 'otlp' }));
       member[measure] = Number(member[measure]) + value;
       organization[measure] = Number(organization[measure]) + value;
       if (userId !== null) for (const t of [tool, '']) this.activeOn(day, userId, t);
@@ -42,11 +41,14 @@ export class UsageRollup {
   }
 
   /**
-   * Sorted by key, so concurrent requests lock shared rows in one order. The members' commits of the days they were
-   * active are marked in the same change (AI impact reads the mark; authorAiActivity.ts).
+   * Sorted by key, so concurrent requests lock shared rows in one order. Where a vendor's API counted one of these
+   * members' days of a tool, OTLP's figures take its place (after OTLP's rows are written, so a pull writing that
+   * day at once is waited for: aiUsage/vendorRollups.ts). The members' commits of the days they were active are
+   * marked in the same change (AI impact reads the mark; authorAiActivity.ts).
    */
   async write(sql: ChangeSql): Promise<void> {
     await this.addRollups(sql);
+    await yieldVendorDaysToOtlp(sql, this.organizationId, this.memberDays());
     await markCommitsOfActiveDays(sql.transaction, this.organizationId, this.activeDays());
   }
 
@@ -55,6 +57,11 @@ export class UsageRollup {
     if (this.members.size) await sql.addTo('ai_usage_days', KEYS, AI_MEASURES, sortedRows(this.members));
     if (this.organization.size) await sql.addTo('ai_usage_org_days', ORG_KEYS, AI_MEASURES, sortedRows(this.organization));
     if (this.months.size) await sql.addTo('ai_active_months', MONTH_KEYS, ['days'], sortedRows(this.months), '|');
+  }
+
+  /** Each member, day and tool this request reports. */
+  private memberDays(): { userId: string; day: string; tool: string }[] {
+    return [...this.members.values()].flatMap((row) => (row.user_key === '' ? [] : [{ userId: String(row.user_key), day: String(row.day), tool: String(row.tool) }]));
   }
 
   /** Each member and day this request shows active (the all-tools month rows' day bits). */
