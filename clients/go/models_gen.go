@@ -1197,6 +1197,55 @@ type AiImpactMetricsChangeFailureRate struct {
 	Other AiImpactMetricsChangeFailureRateOther `json:"other"`
 }
 
+type AiImpactMetricsByAdoptionTierItemTeamsItem struct {
+	// The team’s id
+	ID string `json:"id"`
+	// The team’s name
+	Name string `json:"name"`
+	// Its members today
+	Members int64 `json:"members"`
+	// Of those, active with an AI coding tool (telemetry or a vendor’s API) on at least one day of the window
+	ActiveUsers int64 `json:"active_users"`
+	// active_users ÷ members, to four decimals
+	AdoptionRate float64 `json:"adoption_rate"`
+}
+
+// AiImpactMetricsByAdoptionTierItemTimeToMergeHours: Opened → merged, over the pull requests merged in the window in the repositories the tier’s teams’ members authored commits in
+type AiImpactMetricsByAdoptionTierItemTimeToMergeHours struct {
+	// Median (nearest rank), in hours; null when there is nothing to measure
+	Median *float64 `json:"median"`
+	// Pull requests merged in the window in the teams’ repositories
+	N int64 `json:"n"`
+}
+
+// AiImpactMetricsByAdoptionTierItemChangeFailureRate: DORA’s change failure rate of those repositories’ production deployments
+type AiImpactMetricsByAdoptionTierItemChangeFailureRate struct {
+	// failed ÷ deployments, to four decimals; null when there is nothing to divide by
+	Rate *float64 `json:"rate"`
+	// Failed: status failure, or named as the cause of an incident
+	Failed int64 `json:"failed"`
+	// Production deployments finished in the window, successful or failed
+	Deployments int64 `json:"deployments"`
+}
+
+// AiImpactMetricsByAdoptionTierItem: A group of teams by AI adoption, read as one team covering them all (docs/metrics.md, "What a team covers"): a repository several tiers’ teams work in counts in each
+type AiImpactMetricsByAdoptionTierItem struct {
+	// The share of a team’s members active with an AI coding tool in the window: under 25 %, 25 to 50 %, 50 to 75 %, 75 % and over
+	Tier string `json:"tier"`
+	// The tier’s lowest share, included
+	From float64 `json:"from"`
+	// The share the tier stops below; null for the top tier (up to 100 % included)
+	Below *float64 `json:"below"`
+	// The teams in the tier, by name; a team with no members today is in none
+	Teams []AiImpactMetricsByAdoptionTierItemTeamsItem `json:"teams"`
+	// Opened → merged, over the pull requests merged in the window in the repositories the tier’s teams’ members authored commits in
+	TimeToMergeHours AiImpactMetricsByAdoptionTierItemTimeToMergeHours `json:"time_to_merge_hours"`
+	// Successful production deployments of those repositories finished in the window ÷ the window’s days; null for a tier without teams
+	DeploymentsPerDay *float64 `json:"deployments_per_day"`
+	// DORA’s change failure rate of those repositories’ production deployments
+	ChangeFailureRate AiImpactMetricsByAdoptionTierItemChangeFailureRate `json:"change_failure_rate"`
+}
+
 // AiImpactMetricsSeriesItemTimeToMergeHoursAI: AI-assisted pull requests
 type AiImpactMetricsSeriesItemTimeToMergeHoursAI struct {
 	// Median (nearest rank), in hours; null when there is nothing to measure
@@ -1261,6 +1310,8 @@ type AiImpactMetrics struct {
 	PRSizeLines AiImpactMetricsPRSizeLines `json:"pr_size_lines"`
 	// DORA’s change failure rate, split by what the deployments shipped (the commits created since the previous successful production deployment of the repository)
 	ChangeFailureRate AiImpactMetricsChangeFailureRate `json:"change_failure_rate"`
+	// The organization’s teams in four tiers of AI adoption, each with its delivery figures (always four, lowest first); null for a team’s figures and for anyone but the organization’s admins
+	ByAdoptionTier []AiImpactMetricsByAdoptionTierItem `json:"by_adoption_tier"`
 	// With `interval`: the same counts and time to merge per bucket; counts add up to the totals
 	Series []AiImpactMetricsSeriesItem `json:"series,omitempty"`
 }

@@ -2669,7 +2669,7 @@ type GetAIUsageMetricsOptions struct {
 
 // GetAIUsageMetrics: AI usage metrics
 //
-// How members use AI coding tools (Claude Code, Gemini CLI, Codex): active users and adoption, engagement, sessions, prompts, tokens, cost, lines, commits, pull requests and edit decisions, per tool and per model, from the telemetry the tools send to /otlp. A team's figures are its members' today. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
+// How members use AI coding tools (Claude Code, Gemini CLI, Codex, GitHub Copilot, Cursor): active users and adoption, engagement, sessions, prompts, tokens, cost, lines, commits, pull requests and edit decisions, per tool (with suggestions, chat and agent requests where the vendors report them) and per model, from the telemetry the tools send to /otlp and the usage the vendors' APIs report, a member's day of a tool counted once. A team's figures are its members' today. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
 //
 // Calls GET /v1/metrics/ai-usage.
 func (c *Client) GetAIUsageMetrics(ctx context.Context, opts *GetAIUsageMetricsOptions) (*AiUsageMetrics, error) {
@@ -2704,7 +2704,7 @@ type GetAIImpactMetricsOptions struct {
 
 // GetAIImpactMetrics: AI impact metrics
 //
-// Whether AI-assisted work ships faster or breaks more: the share of AI-assisted commits and merged pull requests (by an AI tool's mark, or the author's AI tool use that day), their time to merge, pickup time and size against the others, and the change failure rate of deployments that shipped AI-assisted commits against the others. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
+// Whether AI-assisted work ships faster or breaks more: the share of AI-assisted commits and merged pull requests (by an AI tool's mark, or the author's AI tool use that day), their time to merge, pickup time and size against the others, and the change failure rate of deployments that shipped AI-assisted commits against the others; for the organization's admins, its teams grouped by AI adoption with each group's time to merge, deployments a day and change failure rate. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
 //
 // Calls GET /v1/metrics/ai-impact.
 func (c *Client) GetAIImpactMetrics(ctx context.Context, opts *GetAIImpactMetricsOptions) (*AiImpactMetrics, error) {

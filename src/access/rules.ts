@@ -55,6 +55,11 @@ export const rules = {
     return p.organizations.get(organizationId) === 'admin' && !p.teamScope;
   },
 
+  /** AI adoption team by team, against their delivery (ai-impact's tiers): the organization's admins only. */
+  canReadAdoptionTiers(p: Principal, organizationId: string): boolean {
+    return p.organizations.get(organizationId) === 'admin';
+  },
+
   /** Money: the organization's admins only. */
   canReadFinancialMetrics(p: Principal, organizationId: string): boolean {
     return p.organizations.get(organizationId) === 'admin';

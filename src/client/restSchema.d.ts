@@ -934,7 +934,7 @@ export interface paths {
         };
         /**
          * AI usage metrics
-         * @description How members use AI coding tools (Claude Code, Gemini CLI, Codex): active users and adoption, engagement, sessions, prompts, tokens, cost, lines, commits, pull requests and edit decisions, per tool and per model, from the telemetry the tools send to /otlp. A team's figures are its members' today. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
+         * @description How members use AI coding tools (Claude Code, Gemini CLI, Codex, GitHub Copilot, Cursor): active users and adoption, engagement, sessions, prompts, tokens, cost, lines, commits, pull requests and edit decisions, per tool (with suggestions, chat and agent requests where the vendors report them) and per model, from the telemetry the tools send to /otlp and the usage the vendors' APIs report, a member's day of a tool counted once. A team's figures are its members' today. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
          */
         get: operations["getAiUsageMetrics"];
         put?: never;
@@ -954,7 +954,7 @@ export interface paths {
         };
         /**
          * AI impact metrics
-         * @description Whether AI-assisted work ships faster or breaks more: the share of AI-assisted commits and merged pull requests (by an AI tool's mark, or the author's AI tool use that day), their time to merge, pickup time and size against the others, and the change failure rate of deployments that shipped AI-assisted commits against the others. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
+         * @description Whether AI-assisted work ships faster or breaks more: the share of AI-assisted commits and merged pull requests (by an AI tool's mark, or the author's AI tool use that day), their time to merge, pickup time and size against the others, and the change failure rate of deployments that shipped AI-assisted commits against the others; for the organization's admins, its teams grouped by AI adoption with each group's time to merge, deployments a day and change failure rate. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
          */
         get: operations["getAiImpactMetrics"];
         put?: never;
@@ -2599,6 +2599,49 @@ export interface components {
                     deployments: number;
                 };
             };
+            /** @description The organization’s teams in four tiers of AI adoption, each with its delivery figures (always four, lowest first); null for a team’s figures and for anyone but the organization’s admins */
+            by_adoption_tier: {
+                /**
+                 * @description The share of a team’s members active with an AI coding tool in the window: under 25 %, 25 to 50 %, 50 to 75 %, 75 % and over
+                 * @enum {string}
+                 */
+                tier: "under_25" | "25_to_50" | "50_to_75" | "75_and_over";
+                /** @description The tier’s lowest share, included */
+                from: number;
+                /** @description The share the tier stops below; null for the top tier (up to 100 % included) */
+                below: number | null;
+                /** @description The teams in the tier, by name; a team with no members today is in none */
+                teams: {
+                    /** @description The team’s id */
+                    id: string;
+                    /** @description The team’s name */
+                    name: string;
+                    /** @description Its members today */
+                    members: number;
+                    /** @description Of those, active with an AI coding tool (telemetry or a vendor’s API) on at least one day of the window */
+                    active_users: number;
+                    /** @description active_users ÷ members, to four decimals */
+                    adoption_rate: number;
+                }[];
+                /** @description Opened → merged, over the pull requests merged in the window in the repositories the tier’s teams’ members authored commits in */
+                time_to_merge_hours: {
+                    /** @description Median (nearest rank), in hours; null when there is nothing to measure */
+                    median: number | null;
+                    /** @description Pull requests merged in the window in the teams’ repositories */
+                    n: number;
+                };
+                /** @description Successful production deployments of those repositories finished in the window ÷ the window’s days; null for a tier without teams */
+                deployments_per_day: number | null;
+                /** @description DORA’s change failure rate of those repositories’ production deployments */
+                change_failure_rate: {
+                    /** @description failed ÷ deployments, to four decimals; null when there is nothing to divide by */
+                    rate: number | null;
+                    /** @description Failed: status failure, or named as the cause of an incident */
+                    failed: number;
+                    /** @description Production deployments finished in the window, successful or failed */
+                    deployments: number;
+                };
+            }[] | null;
             /** @description With `interval`: the same counts and time to merge per bucket; counts add up to the totals */
             series?: {
                 /**

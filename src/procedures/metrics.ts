@@ -103,6 +103,10 @@ const resolveMetric =
 const collaborationForCaller = (figures: MetricPayload<'collaboration'>, ctx: AuthedContext, target: MetricTarget) =>
   rules.canReadPeopleMetrics(ctx.principal, target) ? figures : { ...figures, review_load: null, review_network: null, knowledge_silos: null };
 
+/** Teams by AI adoption: for the organization's admins only. */
+const aiImpactForCaller = (figures: MetricPayload<'aiImpact'>, ctx: AuthedContext, target: MetricTarget) =>
+  figures.by_adoption_tier && rules.canReadAdoptionTiers(ctx.principal, target.organizationId) ? figures : { ...figures, by_adoption_tier: null };
+
 const SCOPE_RULES = 'Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).';
 
 export const metricsRouter = router({
@@ -142,7 +146,7 @@ export const metricsRouter = router({
     path: '/metrics/ai-usage',
     operationId: 'getAiUsageMetrics',
     summary: 'AI usage metrics',
-    description: `How members use AI coding tools (Claude Code, Gemini CLI, Codex): active users and adoption, engagement, sessions, prompts, tokens, cost, lines, commits, pull requests and edit decisions, per tool and per model, from the telemetry the tools send to /otlp. A team's figures are its members' today. ${SCOPE_RULES}`,
+    description: `How members use AI coding tools (Claude Code, Gemini CLI, Codex, GitHub Copilot, Cursor): active users and adoption, engagement, sessions, prompts, tokens, cost, lines, commits, pull requests and edit decisions, per tool (with suggestions, chat and agent requests where the vendors report them) and per model, from the telemetry the tools send to /otlp and the usage the vendors' APIs report, a member's day of a tool counted once. A team's figures are its members' today. ${SCOPE_RULES}`,
   })
     .output(AiUsageMetricsResponse)
     .query(resolveMetric('aiUsage')),
@@ -150,10 +154,10 @@ export const metricsRouter = router({
     path: '/metrics/ai-impact',
     operationId: 'getAiImpactMetrics',
     summary: 'AI impact metrics',
-    description: `Whether AI-assisted work ships faster or breaks more: the share of AI-assisted commits and merged pull requests (by an AI tool's mark, or the author's AI tool use that day), their time to merge, pickup time and size against the others, and the change failure rate of deployments that shipped AI-assisted commits against the others. ${SCOPE_RULES}`,
+    description: `Whether AI-assisted work ships faster or breaks more: the share of AI-assisted commits and merged pull requests (by an AI tool's mark, or the author's AI tool use that day), their time to merge, pickup time and size against the others, and the change failure rate of deployments that shipped AI-assisted commits against the others; for the organization's admins, its teams grouped by AI adoption with each group's time to merge, deployments a day and change failure rate. ${SCOPE_RULES}`,
   })
     .output(AiImpactMetricsResponse)
-    .query(resolveMetric('aiImpact')),
+    .query(resolveMetric('aiImpact', { forCaller: aiImpactForCaller })),
   collaboration: metricProcedure({
     path: '/metrics/collaboration',
     operationId: 'getCollaborationMetrics',

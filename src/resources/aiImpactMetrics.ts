@@ -21,6 +21,30 @@ const FailureRate = (description: string) =>
     })
     .meta({ description });
 
+const AdoptionTier = z
+  .object({
+    tier: z.enum(['under_25', '25_to_50', '50_to_75', '75_and_over']).meta({ description: 'The share of a team’s members active with an AI coding tool in the window: under 25 %, 25 to 50 %, 50 to 75 %, 75 % and over' }),
+    from: z.number().min(0).max(1).meta({ description: 'The tier’s lowest share, included' }),
+    below: z.number().min(0).max(1).nullable().meta({ description: 'The share the tier stops below; null for the top tier (up to 100 % included)' }),
+    teams: z
+      .array(
+        z.object({
+          id: z.string().meta({ description: 'The team’s id' }),
+          name: z.string().meta({ description: 'The team’s name' }),
+          members: count('Its members today'),
+          active_users: count('Of those, active with an AI coding tool (telemetry or a vendor’s API) on at least one day of the window'),
+          adoption_rate: z.number().min(0).max(1).meta({ description: 'active_users ÷ members, to four decimals' }),
+        }),
+      )
+      .meta({ description: 'The teams in the tier, by name; a team with no members today is in none' }),
+    time_to_merge_hours: z
+      .object({ median: value('Median (nearest rank), in hours'), n: count('Pull requests merged in the window in the teams’ repositories') })
+      .meta({ description: 'Opened → merged, over the pull requests merged in the window in the repositories the tier’s teams’ members authored commits in' }),
+    deployments_per_day: z.number().min(0).nullable().meta({ description: 'Successful production deployments of those repositories finished in the window ÷ the window’s days; null for a tier without teams' }),
+    change_failure_rate: FailureRate('DORA’s change failure rate of those repositories’ production deployments'),
+  })
+  .meta({ description: 'A group of teams by AI adoption, read as one team covering them all (docs/metrics.md, "What a team covers"): a repository several tiers’ teams work in counts in each' });
+
 export const AiImpactMetrics = z
   .object({
     ...windowShape,
@@ -36,6 +60,10 @@ export const AiImpactMetrics = z
     change_failure_rate: z
       .object({ ai: FailureRate('Deployments that shipped at least one AI-assisted commit'), other: FailureRate('Deployments that shipped none') })
       .meta({ description: 'DORA’s change failure rate, split by what the deployments shipped (the commits created since the previous successful production deployment of the repository)' }),
+    by_adoption_tier: z
+      .array(AdoptionTier)
+      .nullable()
+      .meta({ description: 'The organization’s teams in four tiers of AI adoption, each with its delivery figures (always four, lowest first); null for a team’s figures and for anyone but the organization’s admins' }),
     series: z
       .array(
         z.object({

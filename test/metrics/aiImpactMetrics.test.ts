@@ -63,6 +63,9 @@ const WEEK = { from: '2026-03-02', to: '2026-03-08' };
 const aiImpact = (query: Record<string, string>, as = token) => t.get(`/v1/metrics/ai-impact?${new URLSearchParams(query)}`, as);
 const none = { median: null, p75: null, n: 0 };
 const noDeployments = { rate: null, failed: 0, deployments: 0 };
+/** An adoption tier without teams, and a one-member team none of whose members used an AI tool. */
+const tier = (name: string, from: number, below: number | null) => ({ tier: name, from, below, teams: [], time_to_merge_hours: { median: null, n: 0 }, deployments_per_day: null, change_failure_rate: noDeployments });
+const idle = (name: string) => ({ id: expect.any(String), name, members: 1, active_users: 0, adoption_rate: 0 });
 
 describe.each(['github', 'gitlab'] as const)('the week, delivered by %s', (provider) => {
   test('every figure by hand', async () => {
@@ -82,6 +85,14 @@ describe.each(['github', 'gitlab'] as const)('the week, delivered by %s', (provi
       // GitLab's webhooks give no line counts.
       pr_size_lines: provider === 'github' ? { ai: { median: 42, p75: 150, n: 3 }, other: { median: 10, p75: 400, n: 2 } } : { ai: none, other: none },
       change_failure_rate: { ai: noDeployments, other: noDeployments },
+      // Neither Core (ada: her mark is in a commit, not telemetry) nor Empty (margaret) used an AI tool: both under
+      // 25 %, over the one repository ada and margaret commit in: all five pull requests, [2, 5, 6, 8, 10] hours.
+      by_adoption_tier: [
+        { ...tier('under_25', 0, 0.25), teams: [idle('Core'), idle('Empty')], time_to_merge_hours: { median: 6, n: 5 }, deployments_per_day: 0 },
+        tier('25_to_50', 0.25, 0.5),
+        tier('50_to_75', 0.5, 0.75),
+        tier('75_and_over', 0.75, null),
+      ],
     });
   });
 

@@ -484,6 +484,22 @@ AiImpactMetricsChangeFailureRate = TypedDict("AiImpactMetricsChangeFailureRate",
 
 AiImpactMetricsChangeFailureRate.__doc__ = "DORA’s change failure rate, split by what the deployments shipped (the commits created since the previous successful production deployment of the repository)\n\nai: Deployments that shipped at least one AI-assisted commit\nother: Deployments that shipped none"
 
+AiImpactMetricsByAdoptionTierItemTeamsItem = TypedDict("AiImpactMetricsByAdoptionTierItemTeamsItem", {"id": str, "name": str, "members": int, "active_users": int, "adoption_rate": float})
+
+AiImpactMetricsByAdoptionTierItemTeamsItem.__doc__ = "id: The team’s id\nname: The team’s name\nmembers: Its members today\nactive_users: Of those, active with an AI coding tool (telemetry or a vendor’s API) on at least one day of the window\nadoption_rate: active_users ÷ members, to four decimals"
+
+AiImpactMetricsByAdoptionTierItemTimeToMergeHours = TypedDict("AiImpactMetricsByAdoptionTierItemTimeToMergeHours", {"median": Optional[float], "n": int})
+
+AiImpactMetricsByAdoptionTierItemTimeToMergeHours.__doc__ = "Opened → merged, over the pull requests merged in the window in the repositories the tier’s teams’ members authored commits in\n\nmedian: Median (nearest rank), in hours; null when there is nothing to measure\nn: Pull requests merged in the window in the teams’ repositories"
+
+AiImpactMetricsByAdoptionTierItemChangeFailureRate = TypedDict("AiImpactMetricsByAdoptionTierItemChangeFailureRate", {"rate": Optional[float], "failed": int, "deployments": int})
+
+AiImpactMetricsByAdoptionTierItemChangeFailureRate.__doc__ = "DORA’s change failure rate of those repositories’ production deployments\n\nrate: failed ÷ deployments, to four decimals; null when there is nothing to divide by\nfailed: Failed: status failure, or named as the cause of an incident\ndeployments: Production deployments finished in the window, successful or failed"
+
+AiImpactMetricsByAdoptionTierItem = TypedDict("AiImpactMetricsByAdoptionTierItem", {"tier": Literal["under_25", "25_to_50", "50_to_75", "75_and_over"], "from": float, "below": Optional[float], "teams": List["AiImpactMetricsByAdoptionTierItemTeamsItem"], "time_to_merge_hours": "AiImpactMetricsByAdoptionTierItemTimeToMergeHours", "deployments_per_day": Optional[float], "change_failure_rate": "AiImpactMetricsByAdoptionTierItemChangeFailureRate"})
+
+AiImpactMetricsByAdoptionTierItem.__doc__ = "A group of teams by AI adoption, read as one team covering them all (docs/metrics.md, \"What a team covers\"): a repository several tiers’ teams work in counts in each\n\ntier: The share of a team’s members active with an AI coding tool in the window: under 25 %, 25 to 50 %, 50 to 75 %, 75 % and over\nfrom: The tier’s lowest share, included\nbelow: The share the tier stops below; null for the top tier (up to 100 % included)\nteams: The teams in the tier, by name; a team with no members today is in none\ntime_to_merge_hours: Opened → merged, over the pull requests merged in the window in the repositories the tier’s teams’ members authored commits in\ndeployments_per_day: Successful production deployments of those repositories finished in the window ÷ the window’s days; null for a tier without teams\nchange_failure_rate: DORA’s change failure rate of those repositories’ production deployments"
+
 AiImpactMetricsSeriesItemTimeToMergeHoursAi = TypedDict("AiImpactMetricsSeriesItemTimeToMergeHoursAi", {"median": Optional[float], "p75": Optional[float], "n": int})
 
 AiImpactMetricsSeriesItemTimeToMergeHoursAi.__doc__ = "AI-assisted pull requests\n\nmedian: Median (nearest rank), in hours; null when there is nothing to measure\np75: 75th percentile (nearest rank), in hours; null when there is nothing to measure\nn: Pull requests measured"
@@ -500,7 +516,7 @@ AiImpactMetricsSeriesItem = TypedDict("AiImpactMetricsSeriesItem", {"start": str
 
 AiImpactMetricsSeriesItem.__doc__ = "start: First day of the bucket: a UTC day, the Monday of an ISO week, or the first of a month (the first bucket starts at `from`)\ncommits: Commits created in the bucket\nai_assisted_commits: Of those, AI-assisted\nmerged: Pull requests merged in the bucket\nai_assisted_prs: Of those, AI-assisted\ntime_to_merge_hours: Time to merge of those merged in the bucket"
 
-_AiImpactMetricsRequired = TypedDict("_AiImpactMetricsRequired", {"scope": "MetricScope", "from": str, "to": str, "interval": Optional[Literal["day", "week", "month"]], "ai_assisted_commits": "AiImpactMetricsAiAssistedCommits", "ai_assisted_prs": "AiImpactMetricsAiAssistedPrs", "time_to_merge_hours": "AiImpactMetricsTimeToMergeHours", "pickup_hours": "AiImpactMetricsPickupHours", "pr_size_lines": "AiImpactMetricsPrSizeLines", "change_failure_rate": "AiImpactMetricsChangeFailureRate"})
+_AiImpactMetricsRequired = TypedDict("_AiImpactMetricsRequired", {"scope": "MetricScope", "from": str, "to": str, "interval": Optional[Literal["day", "week", "month"]], "ai_assisted_commits": "AiImpactMetricsAiAssistedCommits", "ai_assisted_prs": "AiImpactMetricsAiAssistedPrs", "time_to_merge_hours": "AiImpactMetricsTimeToMergeHours", "pickup_hours": "AiImpactMetricsPickupHours", "pr_size_lines": "AiImpactMetricsPrSizeLines", "change_failure_rate": "AiImpactMetricsChangeFailureRate", "by_adoption_tier": Optional[List["AiImpactMetricsByAdoptionTierItem"]]})
 
 _AiImpactMetricsOptional = TypedDict("_AiImpactMetricsOptional", {"series": List["AiImpactMetricsSeriesItem"]}, total=False)
 
@@ -518,6 +534,7 @@ class AiImpactMetrics(_AiImpactMetricsRequired, _AiImpactMetricsOptional):
     pickup_hours: Opened → first review action by someone other than the author, over those merged in the window that were reviewed
     pr_size_lines: Lines added + deleted, over those merged in the window whose size the provider gave (GitHub does; GitLab’s webhooks do not)
     change_failure_rate: DORA’s change failure rate, split by what the deployments shipped (the commits created since the previous successful production deployment of the repository)
+    by_adoption_tier: The organization’s teams in four tiers of AI adoption, each with its delivery figures (always four, lowest first); null for a team’s figures and for anyone but the organization’s admins
     series: With `interval`: the same counts and time to merge per bucket; counts add up to the totals
     """
 

@@ -2,6 +2,7 @@ import { Distribution, emptyDistribution, MetricSql, roundHours } from './readin
 import { MergedCounts, mergedCountsSql, measureDistributions } from './mergedPullRequests';
 import { byBucket, countBuckets, ratio, series, total } from './reading/figures';
 import { blamedSql, production } from './dora';
+import { adoptionTiers } from './adoptionTiers';
 
 /**
  * Whether AI-assisted work ships faster or breaks more (docs/metrics.md#ai-review-and-cost-figures). A commit is AI-assisted by the mark an AI
@@ -23,7 +24,7 @@ type Deployments = { ai: number; deployments: number; failed: number };
 
 export async function aiImpactFigures(q: MetricSql) {
   const counts = countBuckets(q);
-  const [commits, merged, split, deployments] = await Promise.all([
+  const [commits, merged, split, deployments, tiers] = await Promise.all([
     q.rows<{ bucket: number; commits: number; ai: number }>(
       // The daily counts kept by the writers (git/commitDays.ts).
       `SELECT ${counts('cd.day')} AS bucket, SUM(cd.commits) AS commits, SUM(cd.ai_commits) AS ai
@@ -32,6 +33,8 @@ export async function aiImpactFigures(q: MetricSql) {
     q.rows<MergedCounts>(mergedCountsSql(q, counts)),
     measureDistributions(q, ['merge', 'pickup', 'size'], [50, 75], true),
     q.rows<Deployments>(deploymentsByShippedChanges(q)),
+    // An organization's teams by adoption; a team's figures have no tiers.
+    q.scope.teamId ? null : adoptionTiers(q),
   ]);
   const failureRate = (ai: 0 | 1) => {
     const row = deployments.find((r) => Number(r.ai) === ai);
@@ -45,6 +48,7 @@ export async function aiImpactFigures(q: MetricSql) {
     pickup_hours: compared(split, 'pickup'),
     pr_size_lines: compared(split, 'size'),
     change_failure_rate: { ai: failureRate(1), other: failureRate(0) },
+    by_adoption_tier: tiers,
     series: series(q, (bucket, i) => ({
       start: bucket.start,
       commits: commitsBy.get(i)?.commits ?? 0,

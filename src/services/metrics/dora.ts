@@ -56,7 +56,7 @@ export async function doraFigures(q: MetricSql) {
  * rate) and how many were rework (kept on each: git/rollups/shippedChanges.ts). Failed: status failure, or an incident of the repository names the deployed commit as its cause (a
  * successful one so blamed still counts in the frequency).
  */
-function deploymentCounts(q: MetricSql, bucket: BucketOf): string {
+export function deploymentCounts(q: MetricSql, bucket: BucketOf): string {
   const blamed = blamedSql('d');
   return `SELECT ${bucket('d.finished_at')} AS bucket,
       SUM(CASE WHEN d.status = 'success' THEN 1 ELSE 0 END) AS deployments,

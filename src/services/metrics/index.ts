@@ -27,7 +27,7 @@ const READS: Record<MetricKind, string[]> = {
   // vendor's pull does (ai_vendor_days), a day at a time.
   aiUsage: ['team_memberships', 'organization_memberships', 'ai_vendor_days'],
   // And the telemetry's days, which raise no version (see aiUsage).
-  aiImpact: ['ai_vendor_days', 'commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents', 'team_memberships'],
+  aiImpact: ['ai_vendor_days', 'commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents', 'team_memberships', 'teams'],
   financial: ['cost_rates', 'organization_memberships', 'team_memberships', 'tasks', 'pull_requests', 'pull_request_activities', 'commits'],
   collaboration: ['pull_requests', 'pull_request_activities', 'commits', 'team_memberships', 'organization_memberships'],
 };

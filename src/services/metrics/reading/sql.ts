@@ -33,6 +33,11 @@ export class MetricSql {
     this.mysql = sequelize.getDialect() === 'mysql';
   }
 
+  /** The same window, "now" and time limit over another scope (the teams of an adoption tier: adoptionTiers.ts). */
+  over(scope: MetricScope): MetricSql {
+    return new MetricSql(this.sequelize, scope, this.window, this.now, this.timeoutMs);
+  }
+
   /** The scope's rows of a table aliased `alias` (scope.ts). */
   scoped(alias: string, by: ScopedBy): string {
     return scopeCondition(this.scope, alias, by);

@@ -1,0 +1,99 @@
+import { AiVendorSource } from '../../db/models';
+import { ChangeRunner } from '../../src/persistence/changes/change';
+import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
+import { defaultHttp } from '../../src/services/aiVendors/vendorHttp';
+import { VendorPulls } from '../../src/services/aiVendors/vendorPulls';
+import cursorUsage from '../support/peers/cursor/daily-usage-data.json';
+import { ScriptedPeer } from '../support/peers/scriptedPeer';
+import { sendPastPoints } from '../support/peers/otlpJson';
+import { insertHistory, Lab } from '../support/data/metricsHistory';
+import { DEMO, startTestApp, TestApp } from '../support/harness';
+
+/**
+ * `ai-impact`'s `by_adoption_tier[]` (docs/metrics.md#ai-impact), worked by hand on DORA's week of
+ * test/metrics/metrics.test.ts (the Lab: repository api, where ada commits and merges two pull requests, and web,
+ * where grace commits), with three teams: Core (ada), Web (grace and margaret) and Empty (margaret). Ada used Claude
+ * Code that week (OTLP); grace used Cursor (its Admin API's documented row, pulled); margaret used nothing.
+ *
+ * Core: 1 of 1 active, ≥ 75 %: api's production deployments finished March 2–8: D1, D3, D5 succeeded (3 ÷ 7 days =
+ *   0.4286 a day), D2 failed and I1 blames D5 (2 of 4); pull requests #1 (48 h) and #2 (12 h): median 12 h.
+ * Web: 1 of 2, 50–75 %: web's D7 succeeded (1 ÷ 7 = 0.1429 a day, 0 of 1 failed); no pull request.
+ * Empty: 0 of 1, under 25 %: margaret authored nothing, so no repository: nothing deployed or merged.
+ * 25–50 %: no team.
+ */
+let t: TestApp;
+let cursor: ScriptedPeer;
+let lab: Lab;
+const WEEK = { from: '2026-03-02', to: '2026-03-08' };
+
+beforeAll(async () => {
+  t = await startTestApp({ COUNT_CACHE_TTL_MS: '0' });
+  cursor = new ScriptedPeer(() => {
+    const [documented] = cursorUsage.data;
+    const day = Date.parse('2026-03-05T00:00:00Z');
+    return { status: 200, body: { data: [{ ...documented, email: DEMO.emails.grace, date: day, day: '2026-03-05' }], period: { startDate: day, endDate: day + 86_400_000 } } };
+  });
+  await cursor.start();
+  lab = await insertHistory(t);
+  await t.runtime.writers.teams.create(lab.organizationId, { name: 'Web', externalId: null }, [DEMO.users.grace, DEMO.users.margaret]);
+  await sendPastPoints(t, lab.organizationId, [{ service: 'claude-code', name: 'claude_code.session.count', email: DEMO.emails.ada, at: '2026-03-04T10:00:00Z', value: 1 }]);
+  const { app } = await t.runtime.writers.apps.create(lab.organizationId, 'cursor', { name: 'Cursor', vendor: { credential: 'key_cursor_0123456789', baseUrl: `${cursor.base}/cursor` } });
+  const pulls = new VendorPulls(ChangeRunner.for(t.runtime.sequelize), new SecretBox(() => secretsKeyFor(t.config)), { ...defaultHttp(), sleep: async () => undefined });
+  expect((await pulls.pull(app.id, ['2026-03-05'])).stored).toEqual([{ day: '2026-03-05', accounts: 1, matched: 1 }]);
+  expect(await AiVendorSource.count({ where: { app_id: app.id, failing: false } })).toBe(1);
+});
+afterAll(async () => {
+  await cursor.stop();
+  await t.close();
+});
+
+const aiImpact = (query: Record<string, string>, as: string) => t.get(`/v1/metrics/ai-impact?${new URLSearchParams(query)}`, as);
+
+test('teams in four tiers by the share of their members active with an AI tool, each with its delivery figures, by hand', async () => {
+  const res = await aiImpact({ organization_id: lab.organizationId, ...WEEK }, await t.token({ user: DEMO.emails.ada }));
+  expect(res.status).toBe(200);
+  const team = (name: string, members: number, active: number) => ({ id: expect.any(String), name, members, active_users: active, adoption_rate: active / members });
+  expect(res.body.data.by_adoption_tier).toEqual([
+    {
+      tier: 'under_25',
+      from: 0,
+      below: 0.25,
+      teams: [team('Empty', 1, 0)],
+      time_to_merge_hours: { median: null, n: 0 },
+      deployments_per_day: 0,
+      change_failure_rate: { rate: null, failed: 0, deployments: 0 },
+    },
+    { tier: '25_to_50', from: 0.25, below: 0.5, teams: [], time_to_merge_hours: { median: null, n: 0 }, deployments_per_day: null, change_failure_rate: { rate: null, failed: 0, deployments: 0 } },
+    {
+      tier: '50_to_75',
+      from: 0.5,
+      below: 0.75,
+      teams: [team('Web', 2, 1)],
+      time_to_merge_hours: { median: null, n: 0 },
+      deployments_per_day: 0.1429,
+      change_failure_rate: { rate: 0, failed: 0, deployments: 1 },
+    },
+    {
+      tier: '75_and_over',
+      from: 0.75,
+      below: null,
+      teams: [team('Core', 1, 1)],
+      time_to_merge_hours: { median: 12, n: 2 },
+      deployments_per_day: 0.4286,
+      change_failure_rate: { rate: 0.5, failed: 2, deployments: 4 },
+    },
+  ]);
+  // Each tier reads as one team covering its teams would: Core's own DORA figures agree.
+  const dora = (await t.get(`/v1/metrics/dora?${new URLSearchParams({ team_id: lab.core, ...WEEK })}`, await t.token({ user: DEMO.emails.ada }))).body.data;
+  expect([dora.deployment_frequency.per_day, dora.change_failure_rate.rate]).toEqual([0.4286, 0.5]);
+});
+
+test("the tiers are the organization's admins' only: a member sees null, and a team's figures have none", async () => {
+  await t.runtime.writers.members.provision(lab.organizationId, { email: DEMO.emails.linus, name: 'Linus', role: 'collaborator', active: true, externalId: null, title: null });
+  const member = await aiImpact({ organization_id: lab.organizationId, ...WEEK }, await t.token({ user: DEMO.emails.linus }));
+  expect(member.status).toBe(200);
+  expect(member.body.data.by_adoption_tier).toBeNull();
+  expect(member.body.data.ai_assisted_commits.commits).toBeGreaterThan(0);
+  const teamFigures = await aiImpact({ team_id: lab.core, ...WEEK }, await t.token({ user: DEMO.emails.ada }));
+  expect(teamFigures.body.data.by_adoption_tier).toBeNull();
+});
