@@ -60,7 +60,7 @@ export const DEMO = {
     hedy: 'hedy@demo.test',
   },
   teams: { platform: 'team_platform', mobile: 'team_mobile', globexCore: 'team_globex_core' },
-  apps: { acmeJira: 'app_acme_jira', acmeLinear: 'app_acme_linear', acmeSlack: 'app_acme_slack', globexSlack: 'app_globex_slack', acmePagerduty: 'app_acme_pagerduty' },
+  apps: { acmeJira: 'app_acme_jira', acmeLinear: 'app_acme_linear', acmeSlack: 'app_acme_slack', globexSlack: 'app_globex_slack', acmePagerduty: 'app_acme_pagerduty', acmeCopilot: 'app_acme_copilot' },
   gitApps: { acmeGithub: 'gapp_acme_github', globexGitlab: 'gapp_globex_gitlab' },
   repos: { acmeApi: 'repo_acme_api', acmeWeb: 'repo_acme_web', globexCore: 'repo_globex_core' },
   commits: {

@@ -5,6 +5,8 @@ import { Random } from './random';
 import { DEFAULT_DEMO_SEED, DEMO_SCALES, DemoScale, SCALES } from './scales';
 import { Seeding } from './state';
 import { seedTelemetry } from './telemetry';
+import { DemoUsageRollups } from './usageRollups';
+import { seedCopilot } from './steps/copilot';
 import { END_MS, startOfDay } from './time';
 import { seedApps } from './steps/apps';
 import { seedCommits } from './steps/commits';
@@ -109,7 +111,10 @@ export async function seedDemo(
   await seedDashboardViews(s, orgs);
   const acme = orgs[0];
   const seededTelemetry = { insertAll: (table: string, rows: Iterable<Row>) => ins.insertAll(table, rows, 'seeded') };
-  await seedTelemetry(seededTelemetry, s.root.fork('telemetry'), spec.telemetry, acme.id, acme.members.map((m) => ({ userId: m.user.id, joinedMs: m.joinedMs + moveMs })), endMs);
+  const usage = new DemoUsageRollups(acme.id);
+  await seedTelemetry(seededTelemetry, s.root.fork('telemetry'), spec.telemetry, usage, acme.id, acme.members.map((m) => ({ userId: m.user.id, joinedMs: m.joinedMs + moveMs })), endMs);
+  await seedCopilot(seededTelemetry, usage, acme, moveMs, endMs);
+  await usage.insert(seededTelemetry);
   await rebuildRollups(sequelize.getQueryInterface());
   return ins.counts;
 }

@@ -50,9 +50,12 @@ export interface TeamState {
 export interface GitAppState {
   id: string;
   org: OrgState;
+  provider: string;
   createdMs: number;
   /** Generated members bound to this git app: the author pool of its commits and pull requests. */
   authors: MemberState[];
+  /** Their user names there, by user id (a Copilot report names members by their GitHub login). */
+  logins: Map<string, string>;
   repos: RepoState[];
 }
 

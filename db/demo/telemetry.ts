@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { DAY_MS, type Random } from './random';
+import type { DemoUsageRollups } from './usageRollups';
 
 /**
  * Demo telemetry (docs/telemetry.md, docs/metrics.md#ai-review-and-cost-figures): Acme's members using Claude Code (a few Gemini CLI) at the volumes a
  * developer produces in a working day, so `ai-usage` has something believable to say; plus some custom
  * workflow events of a release bot. The daily rollups cover a year of adoption; raw points exist for the last
- * week only (the rollups are what the metrics read), each day's points adding up to that day's rollups.
+ * week only (the rollups are what the metrics read), each day's points adding up to that day's rollups. The
+ * organization's sums and the active days are kept with the vendors' (usageRollups.ts) and inserted with theirs.
  */
 type Row = Record<string, unknown>;
 
@@ -121,29 +123,11 @@ const POINTS: [string, Record<string, string>, (typeof MEASURES)[number], boolea
   ['pull_request.count', {}, 'pull_requests', false],
 ];
 
-export async function seedTelemetry(ins: TelemetryInserter, rng: Random, spec: TelemetrySpec, organizationId: string, members: TelemetryMember[], endMs: number): Promise<void> {
+export async function seedTelemetry(ins: TelemetryInserter, rng: Random, spec: TelemetrySpec, usage: DemoUsageRollups, organizationId: string, members: TelemetryMember[], endMs: number): Promise<void> {
   const startMs = endMs - 365 * DAY_MS;
   const users = adopters(rng, spec, members, startMs);
   const points: Row[] = [];
-  // The organization's rollup (a few thousand rows) is summed as the members' rows stream by.
-  const organization = new Map<string, Row>();
-  const rollup = (day: string, userKey: string, tool: string, model: string, figures: Day): Row => {
-    const sums = Object.fromEntries(MEASURES.map((m) => [m, figures[m] ?? 0]));
-    const key = [day, tool, model, userKey !== ''].join('|');
-    const org = organization.get(key) ?? { organization_id: organizationId, day, tool, model, attributed: userKey !== '', ...Object.fromEntries(MEASURES.map((m) => [m, 0])) };
-    for (const m of MEASURES) org[m] = Number(org[m]) + sums[m];
-    organization.set(key, org);
-    if (userKey !== '') for (const t of [tool, '']) activeOn(day, userKey, t);
-    return { organization_id: organizationId, day, user_key: userKey, tool, model, ...sums };
-  };
-  // Which days each member was active, as the writer keeps them (bit d - 1 of a month's `days`: day d).
-  const months = new Map<string, Row>();
-  const activeOn = (day: string, userKey: string, tool: string) => {
-    const key = [userKey, day.slice(0, 7), tool].join('|');
-    const row = months.get(key) ?? { organization_id: organizationId, user_key: userKey, month: day.slice(0, 7), tool, days: 0 };
-    row.days = Number(row.days) | (2 ** (Number(day.slice(8, 10)) - 1));
-    months.set(key, row);
-  };
+  const rollup = (day: string, userKey: string, tool: string, model: string, figures: Day): Row => usage.member(day, userKey, tool, model, 'otlp', figures);
   // Streamed: at the large scale a year of rollups would not fit in memory at once; the week of points does.
   function* rollups(): Generator<Row> {
     for (let dayMs = startMs; dayMs < endMs; dayMs += DAY_MS) {
@@ -162,8 +146,6 @@ export async function seedTelemetry(ins: TelemetryInserter, rng: Random, spec: T
     }
   }
   await ins.insertAll('ai_usage_days', rollups());
-  await ins.insertAll('ai_usage_org_days', organization.values());
-  await ins.insertAll('ai_active_months', months.values());
   await ins.insertAll('telemetry_points', points);
   await ins.insertAll('telemetry_events', releaseBotEvents(rng, organizationId, endMs));
 }

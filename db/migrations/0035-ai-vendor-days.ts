@@ -14,7 +14,7 @@ const MYSQL_ID_TYPE = 'VARCHAR(40) BINARY';
  * The figures a vendor's day may carry: those telemetry's daily rollups keep (0009), and what only the vendors report
  * (suggestions shown and accepted, lines suggested, chat and agent requests). Those a vendor does not report stay 0.
  */
-const VENDOR_ONLY = ['suggestions_shown', 'suggestions_accepted', 'lines_suggested', 'chat_requests', 'agent_requests'];
+export const VENDOR_ONLY = ['suggestions_shown', 'suggestions_accepted', 'lines_suggested', 'chat_requests', 'agent_requests'];
 const VENDOR_MEASURES = [...MEASURES, ...VENDOR_ONLY];
 const ROLLUPS = ['ai_usage_days', 'ai_usage_org_days'];
 

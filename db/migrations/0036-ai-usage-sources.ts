@@ -10,6 +10,9 @@ import { rebuildSqliteTable } from './0032-tracker-apps';
  *
  * `ai_vendor_days.counted`: whether a vendor's row is in the rollups. Copilot's and Cursor's active rows always
  * are (no telemetry reports them); Claude Code's are made so by its next pull, which sees OTLP's rows.
+ *
+ * `ai_vendor_sources.credential` may be null: an app that holds reports but no credential yet (the demo's, which
+ * cannot seal one: the service's key is not the seed's to know) is pulled once `apps set-secret` stores one.
  */
 const ROLLUPS = { ai_usage_days: ['organization_id', 'day', 'user_key', 'tool', 'model'], ai_usage_org_days: ['organization_id', 'day', 'tool', 'model', 'attributed'] };
 type Rollup = keyof typeof ROLLUPS;
@@ -30,6 +33,8 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     // Copilot's and Cursor's rows came from their vendors' APIs: no telemetry reports those tools.
     await qi.sequelize.query(`UPDATE ${table} SET source = 'vendor' WHERE tool IN ('copilot', 'cursor')`);
   }
+  if (mysql) await qi.sequelize.query('ALTER TABLE ai_vendor_sources MODIFY credential TEXT NULL');
+  else await rebuildSqliteTable(qi, 'ai_vendor_sources', (sql) => sql.replace('`credential` TEXT NOT NULL', '`credential` TEXT'));
   if (!('counted' in (await qi.describeTable('ai_vendor_days')))) {
     await qi.addColumn('ai_vendor_days', 'counted', { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false });
   }
@@ -53,4 +58,8 @@ export async function down({ context: qi }: { context: QueryInterface }): Promis
     await qi.sequelize.transaction((transaction) => qi.sequelize.query(`ALTER TABLE \`${table}\` DROP COLUMN source`, { transaction }));
   }
   if ('counted' in (await qi.describeTable('ai_vendor_days'))) await dropColumn(qi, 'ai_vendor_days', 'counted');
+  // The older schema requires a credential: an app without one is read as one never connected (its days stay).
+  await qi.sequelize.query('DELETE FROM ai_vendor_sources WHERE credential IS NULL');
+  if (mysql) await qi.sequelize.query('ALTER TABLE ai_vendor_sources MODIFY credential TEXT NOT NULL');
+  else await rebuildSqliteTable(qi, 'ai_vendor_sources', (sql) => sql.replace(/`credential` TEXT(?! NOT NULL)/, '`credential` TEXT NOT NULL'));
 }

@@ -32,8 +32,8 @@ export class App extends Model<InferAttributes<App>, InferCreationAttributes<App
 export class AiVendorSource extends Model<InferAttributes<AiVendorSource>, InferCreationAttributes<AiVendorSource>> {
   declare app_id: string;
   declare organization_id: string;
-  /** The vendor's key or token, sealed as webhook secrets are. */
-  declare credential: string;
+  /** The vendor's key or token, sealed as webhook secrets are; null until one is stored (the demo's app). */
+  declare credential: string | null;
   /** Copilot: whether `account` names a GitHub organization or an enterprise; null for the other vendors. */
   declare account_kind: 'organization' | 'enterprise' | null;
   declare account: string | null;
@@ -126,7 +126,7 @@ export function initIntegrations(sequelize: Sequelize): void {
     {
       app_id: { ...ID, primaryKey: true },
       organization_id: { ...REF },
-      credential: { type: DataTypes.TEXT, allowNull: false },
+      credential: { type: DataTypes.TEXT, allowNull: true },
       account_kind: { type: DataTypes.STRING(20), allowNull: true },
       account: { type: DataTypes.STRING(200), allowNull: true },
       base_url: { type: DataTypes.STRING(500), allowNull: true },

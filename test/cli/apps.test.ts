@@ -82,7 +82,7 @@ test('create prints the webhook URL and the secret once; the database holds it s
   const source = await AiVendorSource.findByPk(copilot.id);
   expect(source).toMatchObject({ organization_id: GLOBEX, account_kind: 'organization', account: 'globex-corp', base_url: null, failing: false });
   expect(source!.credential).not.toContain(githubToken);
-  expect(new SecretBox(() => secretsKeyFor(t.config)).open(source!.credential)).toBe(githubToken);
+  expect(new SecretBox(() => secretsKeyFor(t.config)).open(source!.credential!)).toBe(githubToken);
   const cursorKey = `key_${randomBytes(32).toString('hex')}`;
   const cursor = await apps('create', '--org', GLOBEX, '--provider', 'cursor', '--name', 'Cursor globex', '--token-file', tokenFile(cursorKey), '--base-url', 'http://127.0.0.1:9/cursor/');
   expect(cursor.stdout).toMatch(/Cursor is read by the service with the credential stored sealed now; it is never shown again/);
@@ -360,7 +360,7 @@ test('an AI vendor’s app: a new credential replaces the one that failed, seale
   expect([set.code, said(set)]).toEqual([0, `Stored the new credential of app ${claude.id}, sealed; the next pull uses it.\n`]);
   const source = (await AiVendorSource.findByPk(claude.id))!;
   expect([source.failing, source.pull_result]).toEqual([false, 'The credential was replaced; the next pull uses it.']);
-  expect(new SecretBox(() => secretsKeyFor(t.config)).open(source.credential)).toBe(renewed);
+  expect(new SecretBox(() => secretsKeyFor(t.config)).open(source.credential!)).toBe(renewed);
   expect((await auditOf(ACME, claude.id)).map((e: { action: string; details: object }) => [e.action, e.details])).toEqual([
     ['app.created', { provider: 'claude_code', name: 'Claude Code' }],
     ['app.secret_rotated', { made_by: 'vendor' }],

@@ -13,7 +13,7 @@ export async function seedGitApps({ ins, root, spec }: Seeding, orgs: OrgState[]
   const gitApps: GitAppState[] = [];
   for (const f of FIXTURE_GIT_APPS) {
     const org = orgs.find((o) => o.id === f.organization_id)!;
-    const g: GitAppState = { id: f.id, org, createdMs: Date.parse(f.created_at), authors: [], repos: [] };
+    const g: GitAppState = { id: f.id, org, provider: f.provider, createdMs: Date.parse(f.created_at), authors: [], logins: new Map(), repos: [] };
     org.gitApps.push(g);
     gitApps.push(g);
   }
@@ -31,7 +31,7 @@ export async function seedGitApps({ ins, root, spec }: Seeding, orgs: OrgState[]
           ? previousMs
           : createdAt(rngGit, org.createdMs + HOUR, Math.min(org.createdMs + 300 * DAY_MS, END_MS - 90 * DAY_MS));
       previousMs = createdMs;
-      const g: GitAppState = { id: rngGit.id('gapp_'), org, createdMs, authors: [], repos: [] };
+      const g: GitAppState = { id: rngGit.id('gapp_'), org, provider, createdMs, authors: [], logins: new Map(), repos: [] };
       org.gitApps.push(g);
       gitApps.push(g);
       if (!org.sources.git.includes(provider)) org.sources.git.push(provider);
@@ -55,10 +55,12 @@ export async function seedGitApps({ ins, root, spec }: Seeding, orgs: OrgState[]
       }
       for (const g of org.gitApps) {
         for (const m of g.authors) {
+          const username = gitUsername(rngGit, m.user);
+          g.logins.set(m.user.id, username);
           yield {
             user_id: m.user.id,
             git_app_id: g.id,
-            username: gitUsername(rngGit, m.user),
+            username,
             created_at: new Date(createdAt(rngGit, Math.max(m.joinedMs, g.createdMs), END_MS)),
           };
         }

@@ -67,6 +67,8 @@ export class VendorPullSchedule {
     const due = await AiVendorSource.findAll({
       where: {
         failing: false,
+        // An app without a credential (the demo's) waits for one.
+        credential: { [Op.ne]: null },
         [Op.and]: [
           { [Op.or]: [{ pulled_at: null }, { pulled_at: { [Op.lt]: new Date(now.getTime() - PULLED_RECENTLY_MS) } }] },
           { [Op.or]: [{ lease_until: null }, { lease_until: { [Op.lt]: now } }] },

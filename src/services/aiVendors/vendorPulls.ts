@@ -82,7 +82,7 @@ export class VendorPulls {
     if (!isAiVendor(app.provider)) throw invalid(`App ${appId} is ${app.provider}'s: it sends its data, nothing is pulled from it`);
     if (!app.is_active) throw invalid(`App ${appId} is disabled: enable it first (npm run apps -- enable ${appId})`);
     const source = await AiVendorSource.findByPk(appId);
-    if (!source) throw invalid(`App ${appId} has no credential: store one (npm run apps -- set-secret --app ${appId} --secret-file <file>)`);
+    if (!source || source.credential === null) throw invalid(`App ${appId} has no credential: store one (npm run apps -- set-secret --app ${appId} --secret-file <file>)`);
     return {
       appId,
       organizationId: app.organization_id,

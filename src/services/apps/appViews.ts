@@ -21,7 +21,7 @@ export function appWebhookUrl(publicBase: string, app: Pick<App, 'id' | 'provide
 export function appView(publicBase: string, a: App, source: AiVendorSource | null, held?: HeldDays) {
   return {
     ...toApp(a),
-    has_secret: a.webhook_secret !== null || source !== null,
+    has_secret: a.webhook_secret !== null || (source !== null && source.credential !== null),
     webhook_url: appWebhookUrl(publicBase, a),
     points_field: a.points_field,
     vendor: source ? vendorSourceView(source, held) : null,
