@@ -39,10 +39,16 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     await qi.addColumn('ai_vendor_days', 'counted', { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false });
   }
   await qi.sequelize.query("UPDATE ai_vendor_days SET counted = active WHERE tool <> 'claude_code'");
+  // A day of a tool, as its vendor rows are made again after each pull: its rows alone, not the organization's year.
+  if (!(await hasIndex(qi, 'ai_vendor_days', DAY_INDEX))) await qi.addIndex('ai_vendor_days', ['organization_id', 'day', 'tool'], { name: DAY_INDEX });
 }
+
+const DAY_INDEX = 'ai_vendor_days_organization_id_day_tool';
+const hasIndex = async (qi: QueryInterface, table: string, name: string) => ((await qi.showIndex(table)) as { name: string }[]).some((i) => i.name === name);
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {
   const mysql = qi.sequelize.getDialect() === 'mysql';
+  if (await hasIndex(qi, 'ai_vendor_days', DAY_INDEX)) await qi.removeIndex('ai_vendor_days', DAY_INDEX);
   for (const [table, columns] of Object.entries(ROLLUPS) as [Rollup, string[]][]) {
     if (!('source' in (await qi.describeTable(table)))) continue;
     // The older key has no room for Claude Code's vendor rows beside OTLP's: they go (the next pull, once migrated

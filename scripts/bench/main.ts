@@ -22,6 +22,7 @@ import { parseSecretsKey } from '../../src/secrets/secretBox';
 import { AppIngestSource, createBenchApp, prepareAppIngest, removeAppIngestFiles, removeBenchApp } from './apps/ingest';
 import { jiraIngest } from './jira/source';
 import { pagerdutyIngest } from './pagerduty/source';
+import { COPILOT_ROW_PATH, measureCopilotPull } from './copilot/pull';
 
 const ROOT = path.resolve(__dirname, '../..');
 const PER_PAGE = 50; // the API's default, which every request uses
@@ -162,7 +163,8 @@ async function main(argv: string[]): Promise<number> {
   // The ingest rows are POSTs, not paths of the document: named by their path for --filter, never by --path.
   const signals = explicit ? [] : INGEST_SIGNALS.filter((s) => matchesFilters({ path: ingestPath(s), base: ingestPath(s) }, opts.filters));
   const appSources = explicit ? [] : APP_INGEST_SOURCES.filter((source) => matchesFilters({ path: source.rowPath, base: source.rowPath }, opts.filters));
-  if (requests.length === 0 && signals.length === 0 && appSources.length === 0) throw new UsageError(`no request matches ${opts.filters.map((f) => `"${f}"`).join(' or ')}`);
+  const copilotPull = !explicit && matchesFilters({ path: COPILOT_ROW_PATH, base: COPILOT_ROW_PATH }, opts.filters);
+  if (requests.length === 0 && signals.length === 0 && appSources.length === 0 && !copilotPull) throw new UsageError(`no request matches ${opts.filters.map((f) => `"${f}"`).join(' or ')}`);
   const { planned, differences } = requests.length ? await plan(requests, explicit, servers, headers) : { planned: [], differences: [] };
   const ingestCount = signals.length + appSources.length;
   const minutes = (planned.length * 3 * (opts.seconds + 1) + ingestCount * (2 * opts.seconds + 60)) / 60;
@@ -237,6 +239,7 @@ async function main(argv: string[]): Promise<number> {
   const ingestContext = { url, db, database_name, opts, organizationId: fixtures.organization_id, signals, api: servers.api, alive, notes, differences };
   const ingestRows = signals.length ? await measureIngest(ingestContext) : [];
   for (const source of appSources) ingestRows.push(await measureAppIngest(ingestContext, source));
+  if (copilotPull) ingestRows.push(await measureVendorPull(ingestContext));
   apiRss.stop();
   floorRss.stop();
   // "Final": once the last run's leftovers are done and the process has had a moment to collect garbage.
@@ -516,6 +519,17 @@ async function measureAppIngest(c: IngestContext, source: AppIngestSource): Prom
   await Promise.all([stopServer(floor), stopServer(stack)]);
   const kb = bodies.reduce((n, b) => n + b.length, 0) / bodies.length / 1024;
   return { path: source.rowPath, items: 1, itemName: source.itemName, encoding: 'JSON', bodyKb: kb, floor: floorRun, stack: stackRun, api: apiRun };
+}
+
+/**
+ * The AI vendors' pull row (scripts/bench/copilot/pull.ts): the import CLI of the build whose API is measured, with
+ * the benchmark's SECRETS_KEY, against the floor that writes the same rows.
+ */
+async function measureVendorPull(c: IngestContext): Promise<IngestRow> {
+  const key = parseSecretsKey(process.env.SECRETS_KEY ?? BENCH_SECRETS_KEY);
+  if (!key) throw new database.RefusalError('SECRETS_KEY is not 32 bytes as 64 hex characters or base64; the API would not start with it either');
+  const importMain = c.opts.apiMain ? path.resolve(path.dirname(c.opts.apiMain), '../scripts/import.js') : path.join(ROOT, 'dist/scripts/import.js');
+  return measureCopilotPull({ url: c.url, db: c.db, organizationId: c.organizationId, secretsKey: key, importMain, log, differences: c.differences, notes: c.notes });
 }
 
 let interrupted = false;

@@ -172,7 +172,10 @@ test('the daily pull: a new app’s last four weeks, then from a few days before
   const pulled = await copilotApp();
   const failing = await copilotApp();
   const disabled = await copilotApp();
+  // As the demo's app is: reports held, no credential stored yet.
+  const withoutCredential = await copilotApp();
   await AiVendorSource.update({ failing: true }, { where: { app_id: failing } });
+  await AiVendorSource.update({ credential: null }, { where: { app_id: withoutCredential } });
   await t.runtime.writers.apps.setActive(disabled, false);
   github.report('2026-10-21', [[copilotUserRow('ada-lovelace', 11, '2026-10-21')]]);
   const schedule = new VendorPullSchedule(pulls(), { onPulled: () => undefined, onError: (err) => { throw err; } }, () => now);
@@ -182,6 +185,9 @@ test('the daily pull: a new app’s last four weeks, then from a few days before
   expect(mine.without_report).toEqual(daysBetween('2026-09-24', '2026-10-20'));
   expect(first.map((o) => o.app_id)).not.toContain(failing);
   expect(first.map((o) => o.app_id)).not.toContain(disabled);
+  expect(first.map((o) => o.app_id)).not.toContain(withoutCredential);
+  await expect(pulls().pull(withoutCredential, ['2026-10-21'])).rejects.toThrow(`App ${withoutCredential} has no credential: store one (npm run apps -- set-secret --app ${withoutCredential} --secret-file <file>)`);
+  expect((await describeApp('http://localhost', (await App.findByPk(withoutCredential))!)).has_secret).toBe(false);
   expect((await AiVendorSource.findByPk(pulled))!.pulled_through).toBe('2026-10-21');
   // Pulled minutes ago: the next tick leaves it alone.
   expect((await schedule.runDue()).map((o) => o.app_id)).not.toContain(pulled);

@@ -41,6 +41,14 @@ export const isActiveAuthorDay = (active: Set<string>, authorId: string | null, 
 export async function markCommitsOfActiveDays(transaction: Transaction, organizationId: string, authorDays: AuthorDay[]): Promise<number> {
   if (authorDays.length === 0) return 0;
   const next = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000);
+  // A day's authors together: one range of the (organization, created_at, author) index a day, where a condition per
+  // author and day made MariaDB weigh a thousand alternatives (0.7 s for a vendor's day of 1,100 members).
+  const authorsByDay = new Map<string, string[]>();
+  for (const { userId, day } of authorDays) {
+    const authors = authorsByDay.get(day);
+    if (authors) authors.push(userId);
+    else authorsByDay.set(day, [userId]);
+  }
   const marked = await Commit.findAll({
     attributes: ['id', 'repository_id', 'sha', 'created_at', 'ai_assisted'],
     // Two telemetry requests marking one day at once: the second waits and finds the commits marked, so a commit
@@ -49,7 +57,7 @@ export async function markCommitsOfActiveDays(transaction: Transaction, organiza
     where: {
       organization_id: organizationId,
       author_ai_active: false,
-      [Op.or]: authorDays.map(({ userId, day }) => ({ author_id: userId, created_at: { [Op.gte]: new Date(`${day}T00:00:00Z`), [Op.lt]: next(day) } })),
+      [Op.or]: [...authorsByDay].map(([day, authors]) => ({ created_at: { [Op.gte]: new Date(`${day}T00:00:00Z`), [Op.lt]: next(day) }, author_id: authors })),
     },
     transaction,
   });
