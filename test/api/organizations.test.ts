@@ -195,9 +195,11 @@ describe('GET /v1/organizations/{organization_id}/apps', () => {
       created_at: '2024-01-10T09:00:00.000Z',
     });
     expect(body.data).toContainEqual(appItem(DEMO.apps.acmeSlack));
+    // The demo's GitHub Copilot app (an AI vendor's: docs/ai-vendors.md).
+    expect(body.data).toContainEqual(expect.objectContaining({ id: DEMO.apps.acmeCopilot, provider: 'copilot', category: 'ai' }));
     for (const item of body.data) {
       expect(item.organization_id).toBe(O.acme);
-      expect(['issues', 'chat', 'git', 'calendar', 'incidents']).toContain(item.category);
+      expect(['issues', 'chat', 'git', 'calendar', 'incidents', 'ai']).toContain(item.category);
       expect(typeof item.is_active).toBe('boolean');
     }
     // the Jira/Slack tie, by id in the list's direction
