@@ -1,5 +1,5 @@
 /**
- * npm run gitapps -- create --org <id> --provider github|gitlab --name <name> [--json]
+ * npm run gitapps -- create --org <id> --provider github|gitlab|bitbucket --name <name> [--json]
  * npm run gitapps -- list [--org <id>] [--json]
  * npm run gitapps -- rotate-secret <id> [--json]
  *
@@ -16,7 +16,7 @@ import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../src/services/
 import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
 
 const USAGE = `Usage:
-  npm run gitapps -- create --org <id> --provider github|gitlab --name <name> [--json]
+  npm run gitapps -- create --org <id> --provider github|gitlab|bitbucket --name <name> [--json]
   npm run gitapps -- list [--org <id>] [--json]
   npm run gitapps -- rotate-secret <id> [--json]
 

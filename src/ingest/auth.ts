@@ -5,11 +5,11 @@ import type { GitApp } from '../../db/models';
 import type { GitAppWriter, IngestProvider } from '../services/git/apps/gitApps';
 import { DomainError, invalid, notFound, unauthenticated } from '../errors';
 
-const PROVIDER_NAMES: Record<IngestProvider, string> = { github: 'GitHub', gitlab: 'GitLab' };
+const PROVIDER_NAMES: Record<IngestProvider, string> = { github: 'GitHub', gitlab: 'GitLab', bitbucket: 'Bitbucket' };
 
 /**
- * The git app a delivery is addressed to, when the delivery proves it knows the app's webhook secret: GitHub signs
- * the body (`X-Hub-Signature-256`, HMAC-SHA256, checked by GitHub's own helper in constant time); GitLab sends the
+ * The git app a delivery is addressed to, when the delivery proves it knows the app's webhook secret: GitHub and
+ * Bitbucket sign the body (HMAC-SHA256, checked by GitHub's own helper in constant time); GitLab sends the
  * secret itself (`X-Gitlab-Token`, compared as SHA-256 digests in constant time, so neither length nor content
  * leaks through timing). During a rotation's grace period the previous secret is accepted too.
  */
@@ -35,16 +35,22 @@ export async function authenticateDelivery(
   gitApps: GitAppWriter,
 ): Promise<void> {
   const secrets = gitApps.secretsOf(gitApp);
-  if (gitApp.provider === 'github') await checkSignature(header(headers, 'x-hub-signature-256'), body, secrets);
+  if (gitApp.provider === 'github') await checkSignature('X-Hub-Signature-256', headers, body, secrets);
+  else if (gitApp.provider === 'bitbucket') await checkSignature('X-Hub-Signature', headers, body, secrets);
   else checkToken(header(headers, 'x-gitlab-token'), secrets);
   if (!gitApp.is_active) throw new DomainError('forbidden', `Git app ${gitApp.id} is inactive; deliveries to it are refused`);
 }
 
-async function checkSignature(signature: string | undefined, body: Buffer, secrets: string[]): Promise<void> {
-  if (!signature) throw unauthenticated("Missing X-Hub-Signature-256: set the webhook's secret to the one `npm run gitapps` printed");
+/**
+ * GitHub's `X-Hub-Signature-256` and Bitbucket's `X-Hub-Signature` are both `sha256=<hex HMAC-SHA256 of the body>`,
+ * checked by GitHub's own helper in constant time.
+ */
+async function checkSignature(name: string, headers: Record<string, string | string[] | undefined>, body: Buffer, secrets: string[]): Promise<void> {
+  const signature = header(headers, name.toLowerCase());
+  if (!signature) throw unauthenticated(`Missing ${name}: set the webhook's secret to the one \`npm run gitapps\` printed`);
   // The helper would fall back to SHA-1 for other prefixes; only SHA-256 is accepted here.
   const valid = signature.startsWith('sha256=') && body.length > 0 && (await verifyWithFallback(secrets[0], body.toString('utf8'), signature, secrets.slice(1)));
-  if (!valid) throw unauthenticated("X-Hub-Signature-256 does not match the body: the webhook's secret differs from the git app's");
+  if (!valid) throw unauthenticated(`${name} does not match the body: the webhook's secret differs from the git app's`);
 }
 
 function checkToken(token: string | undefined, secrets: string[]): void {

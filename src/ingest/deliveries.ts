@@ -7,6 +7,7 @@ import { badRequest } from './errors';
 import { header } from './auth';
 import { GITHUB_EVENTS, githubActivity } from './github';
 import { GITLAB_EVENTS, gitlabActivity } from './gitlab';
+import { BITBUCKET_EVENTS, BitbucketEvent, bitbucketActivity } from './bitbucket';
 
 /** What a delivery asks for, read from its headers and body once it is authenticated. */
 export interface ParsedDelivery {
@@ -49,7 +50,7 @@ function body(req: Request, provider: IngestProvider): unknown {
   } catch {
     throw badRequest('The body is not valid JSON');
   }
-  // Git refuses NUL in what it stores; a payload that holds one was not written by GitHub or GitLab.
+  // Git refuses NUL in what it stores; a payload that holds one was not written by a git provider.
   if (containsNul(parsed)) throw badRequest('The body holds a NUL character (\\u0000); no field of a delivery may contain one');
   return parsed;
 }
@@ -76,3 +77,20 @@ export function parseGitlabDelivery(req: Request): ParsedDelivery {
   const result = gitlabActivity(kind, payload);
   return { id, event, outcome: 'ignored' in result || 'tasks' in result ? result : { activity: result } };
 }
+
+export function parseBitbucketDelivery(req: Request): ParsedDelivery {
+  const event = requiredHeader(req, 'X-Event-Key', 'Bitbucket names the event there');
+  // Bitbucket keeps X-Request-UUID on a retry and on a resend from the webhook's request history.
+  const id = deliveryId(requiredHeader(req, 'X-Request-UUID', 'Bitbucket names each delivery there'), 'X-Request-UUID');
+  if (!(BITBUCKET_EVENTS as readonly string[]).includes(event)) return { id, event, outcome: { ignored: `event '${event}' is not stored by this service` } };
+  const payload = body(req, 'bitbucket');
+  const result = bitbucketActivity(event as BitbucketEvent, payload);
+  return { id, event, outcome: 'ignored' in result ? result : { activity: result } };
+}
+
+/** The delivery as its provider's parser reads it. */
+export const parseDelivery: Record<IngestProvider, (req: Request) => ParsedDelivery> = {
+  github: parseGithubDelivery,
+  gitlab: parseGitlabDelivery,
+  bitbucket: parseBitbucketDelivery,
+};

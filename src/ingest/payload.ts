@@ -15,7 +15,7 @@ export function readPayload<S extends z.ZodType>(schema: S, payload: unknown, wh
 export const text = z.string();
 export const nullableText = z.string().nullish().transform((v) => v ?? null);
 /** Provider ids are numbers (GitHub, GitLab) or strings; kept as strings. */
-export const providerId = z.union([z.number().int(), z.string().min(1).max(100)]).transform(String);
+export const providerId = z.union([z.number().int(), z.string().min(1).max(100)], { error: 'an id is a number or 1 to 100 characters' }).transform(String);
 export const time = z.union([z.string(), z.number()]);
 /** A pull (merge) request's number: the column is a signed 32-bit INT. */
 export const pullRequestNumber = z.number().int().positive().max(2_147_483_647);

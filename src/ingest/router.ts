@@ -8,7 +8,7 @@ import type { TaskSource } from '../services/work/taskInput';
 import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../services/git/apps/gitApps';
 import { addressedGitApp, authenticateDelivery } from './auth';
 import { BodyBudget } from '../wire/bodyBudget';
-import { parseGithubDelivery, parseGitlabDelivery } from './deliveries';
+import { parseDelivery } from './deliveries';
 import { sendIngestError, toIngestAnswer, ingestAnswer, tooLargeMessage } from './errors';
 import { noteFailure } from '../http/observeResponses';
 import { DomainError, invalid, notFound } from '../errors';
@@ -83,14 +83,12 @@ export function ingestErrorHandler(bodyLimitBytes: number, logger: Logger): Erro
   };
 }
 
-const OTHER_PROVIDER_HEADERS: Record<IngestProvider, [header: string, provider: IngestProvider]> = {
-  github: ['x-gitlab-event', 'gitlab'],
-  gitlab: ['x-github-event', 'github'],
-};
+/** The header that names each provider's event: a delivery carrying another's was sent to the wrong URL. */
+const EVENT_HEADERS: Record<IngestProvider, string> = { github: 'x-github-event', gitlab: 'x-gitlab-event', bitbucket: 'x-event-key' };
 
 /**
- * Git activity in (docs/ingest.md), a transport beside the REST one: `POST /ingest/github/{git_app_id}` and
- * `POST /ingest/gitlab/{git_app_id}`. It reads the raw body (the signature covers its bytes), authenticates the
+ * Git activity in (docs/ingest.md), a transport beside the REST one: `POST /ingest/github/{git_app_id}`,
+ * `POST /ingest/gitlab/{git_app_id}` and `POST /ingest/bitbucket/{git_app_id}`. It reads the raw body (the signature covers its bytes), authenticates the
  * delivery with the git app's secret, limits the git app, translates the payload and hands it to the git writer (or,
  * for an issue that is no incident, to the tracker writer).
  * The answer (200 stored or already stored, 202 ignored) comes once the change is committed.
@@ -105,8 +103,8 @@ export function ingestRouter(deps: IngestDeps): Router {
       if (!(INGEST_PROVIDERS as readonly string[]).includes(provider)) return next(unknownRoute(req));
       // Whatever the answer, once it is sent: the result the handlers or the error handler named.
       res.once('finish', () => deps.onDelivery?.(provider, String(res.locals.ingestResult ?? 'unknown')));
-      const [otherHeader, other] = OTHER_PROVIDER_HEADERS[provider];
-      if (req.headers[otherHeader]) return next(invalid(`This is a ${other} delivery; send it to /ingest/${other}/${req.params.gitAppId}`));
+      const other = INGEST_PROVIDERS.find((p) => p !== provider && req.headers[EVENT_HEADERS[p]]);
+      if (other) return next(invalid(`This is a ${other} delivery; send it to /ingest/${other}/${req.params.gitAppId}`));
       next();
     },
     // Nobody makes the process read a body for a git app that does not exist or cannot verify it.
@@ -123,7 +121,7 @@ export function ingestRouter(deps: IngestDeps): Router {
       try {
         const gitApp = res.locals.gitApp as GitApp;
         await admitted(deps, gitApp, req, res);
-        const delivery = gitApp.provider === 'github' ? parseGithubDelivery(req) : parseGitlabDelivery(req);
+        const delivery = parseDelivery[gitApp.provider as IngestProvider](req);
         const answer = { delivery_id: delivery.id, event: delivery.event };
         if ('ignored' in delivery.outcome) {
           res.locals.ingestResult = 'ignored';
@@ -180,4 +178,4 @@ export const rateLimited = (d: RateLimitDecision) =>
 const tooLarge = (limit: number) => new DomainError('too_large', tooLargeMessage(limit));
 
 const unknownRoute = (req: Request) =>
-  notFound(`No ingest endpoint ${req.method} ${req.originalUrl.split('?')[0]}; webhooks go to POST /ingest/github/{git_app_id}, /ingest/gitlab/{git_app_id} or /ingest/jira/{app_id}`);
+  notFound(`No ingest endpoint ${req.method} ${req.originalUrl.split('?')[0]}; webhooks go to POST /ingest/github/{git_app_id}, /ingest/gitlab/{git_app_id}, /ingest/bitbucket/{git_app_id} or /ingest/jira/{app_id}`);

@@ -91,6 +91,11 @@ describe('gitapps', () => {
     expect(human.stdout).toMatch(/webhook URL: http:\/\/localhost:\d+\/ingest\/gitlab\/gapp_\w+\n/);
     expect(human.stdout).toMatch(/Triggers: Push events/);
     expect(human.stdout).toMatch(/shown only this once/);
+
+    // Bitbucket Cloud: where to paste them, and the triggers to choose (docs/ingest.md#bitbucket-cloud).
+    const bitbucket = await gitapps('create', '--org', DEMO.orgs.acme, '--provider', 'bitbucket', '--name', 'Bitbucket acme');
+    expect(bitbucket.stdout).toMatch(/webhook URL: http:\/\/localhost:\d+\/ingest\/bitbucket\/gapp_\w+\n/);
+    expect(bitbucket.stdout).toMatch(/settings: {4}Repository settings → Webhooks → Add webhook \(or Workspace settings → Webhooks, for all its repositories\): Secret as above; Triggers: Repository Push, Updated; Pull Request Created, Updated, Approved, Approval removed, Changes request created, Merged, Declined, Comment created\n\n {2}\S{43}\n/);
   });
 
   test('list shows URLs and whether a secret is set, never a secret; rotate-secret prints a new one', async () => {
@@ -118,7 +123,7 @@ describe('gitapps', () => {
   });
 
   test('bad input: usage errors exit 2, an unknown organization or git app exits 1', async () => {
-    expect(await gitapps('create', '--org', DEMO.orgs.acme, '--provider', 'bitbucket', '--name', 'x')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--provider github\|gitlab \(got 'bitbucket'\)/) });
+    expect(await gitapps('create', '--org', DEMO.orgs.acme, '--provider', 'git', '--name', 'x')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--provider github\|gitlab\|bitbucket \(got 'git'\)/) });
     expect(await gitapps('create', '--provider', 'github', '--name', 'x')).toMatchObject({ code: 2, stderr: expect.stringMatching(/create needs --org/) });
     expect(await gitapps('rotate-secret')).toMatchObject({ code: 2 });
     expect(await gitapps('create', '--org', 'org_nope', '--provider', 'github', '--name', 'x')).toMatchObject({ code: 1, stderr: 'gitapps: No organization org_nope\n' });

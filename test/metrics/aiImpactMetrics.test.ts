@@ -1,14 +1,15 @@
-import { Commit } from '../../db/models';
+import request from 'supertest';
+import { Commit, Repository } from '../../db/models';
 import { refreshShippedChanges } from '../../src/services/git/rollups/shippedChanges';
 import { addToCommitDays } from '../../src/services/git/rollups/commitDays';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { deliverReviewHistory, Step } from '../support/data/reviewHistory';
+import { deliverReviewHistory, ReviewProvider, Step } from '../support/data/reviewHistory';
 import { insertHistory, sha } from '../support/data/metricsHistory';
 import { sendPastPoints } from '../support/peers/otlpJson';
 
 /**
- * `GET /v1/metrics/ai-impact` (docs/metrics.md#ai-review-and-cost-figures) on a week of commits and pull requests delivered as GitHub and as GitLab
- * send them, with one day of Claude Code telemetry sent over OTLP/JSON; every figure worked out here by hand.
+ * `GET /v1/metrics/ai-impact` (docs/metrics.md#ai-review-and-cost-figures) on a week of commits and pull requests delivered as GitHub, GitLab
+ * and Bitbucket Cloud send them, with one day of Claude Code telemetry sent over OTLP/JSON; every figure worked out here by hand.
  *
  * Commits: k1 (ada, Claude's co-author trailer: AI), k2 (ada), k3 (grace, who used Claude Code that day: AI),
  * k4 (margaret), k5 (grace, the day after: not AI). Pull requests merged (hours to merge, pickup, lines):
@@ -43,7 +44,7 @@ const AI_HISTORY: Step[] = [
 
 let t: TestApp;
 let token: string;
-const labs: Record<'github' | 'gitlab', string> = { github: '', gitlab: '' };
+const labs: Record<ReviewProvider, string> = { github: '', gitlab: '', bitbucket: '' };
 
 /** Grace's Claude Code session on the evening of March 5. */
 const graceUsedClaudeCode = (organizationId: string) =>
@@ -51,7 +52,7 @@ const graceUsedClaudeCode = (organizationId: string) =>
 
 beforeAll(async () => {
   t = await startTestApp({ INGEST_RATE_LIMIT_PER_MINUTE: '100000', INGEST_RATE_LIMIT_PER_HOUR: '100000', COUNT_CACHE_TTL_MS: '0' });
-  for (const provider of ['github', 'gitlab'] as const) {
+  for (const provider of ['github', 'gitlab', 'bitbucket'] as const) {
     labs[provider] = (await deliverReviewHistory(t, provider, AI_HISTORY)).organizationId;
     await graceUsedClaudeCode(labs[provider]);
   }
@@ -67,7 +68,7 @@ const noDeployments = { rate: null, failed: 0, deployments: 0 };
 const tier = (name: string, from: number, below: number | null) => ({ tier: name, from, below, teams: [], time_to_merge_hours: { median: null, n: 0 }, deployments_per_day: null, change_failure_rate: noDeployments });
 const idle = (name: string) => ({ id: expect.any(String), name, members: 1, active_users: 0, adoption_rate: 0 });
 
-describe.each(['github', 'gitlab'] as const)('the week, delivered by %s', (provider) => {
+describe.each(['github', 'gitlab', 'bitbucket'] as const)('the week, delivered by %s', (provider) => {
   test('every figure by hand', async () => {
     const res = await aiImpact({ organization_id: labs[provider], ...WEEK });
     expect(res.status).toBe(200);
@@ -82,7 +83,7 @@ describe.each(['github', 'gitlab'] as const)('the week, delivered by %s', (provi
       time_to_merge_hours: { ai: { median: 6, p75: 8, n: 3 }, other: { median: 2, p75: 10, n: 2 } },
       // #1 and #4 [1, 2]; #5 [8] (Grace's pushed commit is no review).
       pickup_hours: { ai: { median: 1, p75: 2, n: 2 }, other: { median: 8, p75: 8, n: 1 } },
-      // GitLab's webhooks give no line counts.
+      // GitLab's and Bitbucket's webhooks give no line counts.
       pr_size_lines: provider === 'github' ? { ai: { median: 42, p75: 150, n: 3 }, other: { median: 10, p75: 400, n: 2 } } : { ai: none, other: none },
       change_failure_rate: { ai: noDeployments, other: noDeployments },
       // Neither Core (ada: her mark is in a commit, not telemetry) nor Empty (margaret) used an AI tool: both under
@@ -172,10 +173,33 @@ const LATE_COMMITS: Step[] = [
   { do: 'merge', pr: 5, by: 'margaret', at: '2026-03-06T12:00:00Z' },
 ];
 
-test.each(['github', 'gitlab'] as const)('a pull request is AI-assisted whichever arrives first, it or its AI-assisted commit (%s)', async (provider) => {
+test.each(['github', 'gitlab', 'bitbucket'] as const)('a pull request is AI-assisted whichever arrives first, it or its AI-assisted commit (%s)', async (provider) => {
   const lab = await deliverReviewHistory(t, provider, LATE_COMMITS);
   const data = (await aiImpact({ organization_id: lab.organizationId, ...WEEK }, await t.token())).body.data;
   expect(data.ai_assisted_prs).toEqual({ count: 4, merged: 5, share: 0.8 });
+});
+
+test("DORA over the week is the same whichever provider delivered its commits (deployments from the deployments API)", async () => {
+  const figures: Record<string, unknown> = {};
+  for (const provider of ['github', 'gitlab', 'bitbucket'] as const) {
+    const organizationId = labs[provider];
+    const { app, secret } = await t.runtime.writers.apps.create(organizationId, 'deployments', { name: `CI of the ${provider} lab` });
+    const repository = await Repository.findOne({ where: { organization_id: organizationId } });
+    const deploy = (id: string, key: string, status: string, at: string) =>
+      request(t.runtime.app)
+        .post(`/ingest/deployments/${app.id}/deployments`)
+        .set('Content-Type', 'application/json')
+        .set('Authorization', `Bearer ${secret}`)
+        .send({ id, repository: repository!.id, environment: 'production', status, sha: sha(key), created_at: at, finished_at: at });
+    expect((await deploy('d1', 'k2', 'success', '2026-03-03T18:00:00Z')).status).toBe(200);
+    expect((await deploy('d2', 'k5', 'failure', '2026-03-06T20:00:00Z')).status).toBe(200);
+    const { scope, ...data } = (await t.get(`/v1/metrics/dora?${new URLSearchParams({ organization_id: organizationId, ...WEEK })}`, token)).body.data;
+    expect(scope).toEqual({ organization_id: organizationId, team_id: null });
+    figures[provider] = data;
+  }
+  expect(figures.github).toMatchObject({ deployment_frequency: { deployments: 1 }, change_failure_rate: { failed: 1, deployments: 2 }, lead_time_for_changes: { changes: 2 } });
+  expect(figures.gitlab).toEqual(figures.github);
+  expect(figures.bitbucket).toEqual(figures.github);
 });
 
 test('a team: its repositories only; another organization is 403', async () => {

@@ -1,5 +1,5 @@
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { deliverReviewHistory, Step } from '../support/data/reviewHistory';
+import { deliverReviewHistory, ReviewProvider, Step } from '../support/data/reviewHistory';
 import { REVIEW_LOAD_REVIEWERS, REVIEW_NETWORK_EDGES, reviewLoad, sharingIndex } from '../../src/services/metrics/collaboration';
 import { PullRequest, PullRequestActivity, Repository } from '../../db/models';
 import { newId } from '../../src/persistence/changes/ids';
@@ -7,7 +7,7 @@ import { createLab } from '../support/data/metricsHistory';
 
 /**
  * `GET /v1/metrics/collaboration` (docs/metrics.md#ai-review-and-cost-figures) on the week of review in test/support/data/reviewHistory.ts, delivered
- * once as GitHub sends it and once as GitLab does: both must give the figures worked out here by hand.
+ * once as GitHub sends it, once as GitLab does and once as Bitbucket Cloud does: each must give the figures worked out here by hand.
  *
  * Merged March 2–8 (hours: pickup = opened → first review by another, approval = opened → first approval by
  * another, review → merge):
@@ -23,8 +23,8 @@ import { createLab } from '../support/data/metricsHistory';
  */
 let t: TestApp;
 let token: string;
-const labs: Record<'github' | 'gitlab', string> = { github: '', gitlab: '' };
-const contractorLabs: Record<'github' | 'gitlab', string> = { github: '', gitlab: '' };
+const labs: Record<ReviewProvider, string> = { github: '', gitlab: '', bitbucket: '' };
+const contractorLabs: Record<ReviewProvider, string> = { github: '', gitlab: '', bitbucket: '' };
 
 /**
  * A week whose most frequent author, Dana, is no member: nothing matches her to anyone, only the provider's user id
@@ -62,6 +62,8 @@ beforeAll(async () => {
   labs.gitlab = (await deliverReviewHistory(t, 'gitlab')).organizationId;
   contractorLabs.github = (await deliverReviewHistory(t, 'github', CONTRACTOR_HISTORY)).organizationId;
   contractorLabs.gitlab = (await deliverReviewHistory(t, 'gitlab', CONTRACTOR_HISTORY)).organizationId;
+  labs.bitbucket = (await deliverReviewHistory(t, 'bitbucket')).organizationId;
+  contractorLabs.bitbucket = (await deliverReviewHistory(t, 'bitbucket', CONTRACTOR_HISTORY)).organizationId;
   token = await t.token();
 });
 afterAll(async () => t.close());
@@ -69,7 +71,7 @@ afterAll(async () => t.close());
 const WEEK = { from: '2026-03-02', to: '2026-03-08' };
 const collaboration = (query: Record<string, string>, as = token) => t.get(`/v1/metrics/collaboration?${new URLSearchParams(query)}`, as);
 
-describe.each(['github', 'gitlab'] as const)('the week of review, delivered by %s', (provider) => {
+describe.each(['github', 'gitlab', 'bitbucket'] as const)('the week of review, delivered by %s', (provider) => {
   test('every figure by hand', async () => {
     const res = await collaboration({ organization_id: labs[provider], ...WEEK });
     expect(res.status).toBe(200);
@@ -133,7 +135,7 @@ describe.each(['github', 'gitlab'] as const)('the week of review, delivered by %
   });
 });
 
-describe.each(['github', 'gitlab'] as const)('an author who is no member, delivered by %s', (provider) => {
+describe.each(['github', 'gitlab', 'bitbucket'] as const)('an author who is no member, delivered by %s', (provider) => {
   test('her own comments, review comments and approvals are no review: pickup from the other person, her self-reviewed pull request unreviewed, no edge of hers', async () => {
     const res = await collaboration({ organization_id: contractorLabs[provider], ...WEEK });
     expect(res.status).toBe(200);

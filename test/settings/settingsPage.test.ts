@@ -278,6 +278,16 @@ describeBrowser('the settings page in chromium', () => {
     await gitApps.getByRole('button', { name: 'Done' }).click();
     expect(await holds(page, rotated)).toBe(false);
 
+    // Bitbucket Cloud: the URL, the secret, and where in Bitbucket to paste them.
+    await gitApps.getByLabel('Provider').selectOption({ label: 'Bitbucket Cloud' });
+    await gitApps.getByLabel('Name').fill('Bitbucket from the page');
+    await gitApps.getByRole('button', { name: 'Add git app' }).click();
+    expect(await gitApps.getByLabel('Webhook URL', { exact: true }).inputValue()).toMatch(/\/ingest\/bitbucket\/gapp_\w+$/);
+    await gitApps.getByText(/Workspace settings → Webhooks, for all its repositories\): Secret as above; Triggers: Repository Push, Updated; Pull Request Created/).waitFor();
+    const bitbucketRow = gitApps.getByRole('row', { name: /Bitbucket from the page/ });
+    expect((await bitbucketRow.getByRole('cell').allInnerTexts()).slice(0, 4)).toEqual(['Bitbucket from the page', 'Bitbucket Cloud', expect.stringMatching(/\/ingest\/bitbucket\//), 'Set']);
+    await gitApps.getByRole('button', { name: 'Done' }).click();
+
     const scim = acme.getByRole('region', { name: 'SCIM tokens' });
     await scim.getByLabel('Name').fill('Okta from the page');
     await scim.getByRole('button', { name: 'Create SCIM token' }).click();

@@ -14,7 +14,7 @@ export const gitAppsRouter = router({
   }),
 
   create: settingsProcedure
-    .input(z.strictObject({ ...organizationInput, provider: z.enum(INGEST_PROVIDERS, { error: `provider must be ${INGEST_PROVIDERS.join(' or ')}` }), name: label('git app') }))
+    .input(z.strictObject({ ...organizationInput, provider: z.enum(INGEST_PROVIDERS, { error: `provider must be one of ${INGEST_PROVIDERS.join(', ')}` }), name: label('git app') }))
     .mutation(async ({ ctx, input }) => {
       const by = await asAdmin(ctx, input.organization_id);
       const { gitApp, secret } = await ctx.services.settings.gitApps.create(input.organization_id, input.provider, input.name, by);

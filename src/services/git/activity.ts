@@ -8,7 +8,8 @@ export interface RepositoryRef {
   providerId: string | null;
   name: string;
   fullName: string;
-  defaultBranch: string;
+  /** Null when the delivery does not say (Bitbucket's): the stored one stays, `main` for a new repository. */
+  defaultBranch: string | null;
   isPrivate: boolean;
   /** The provider's creation time; first sight when unknown. */
   createdAt: Date | null;
@@ -39,7 +40,10 @@ export interface PullRequestInput {
   body: string | null;
   /** Lines, when the delivery counts them (GitHub's pull_request events; not GitLab's). */
   size: { additions: number; deletions: number } | null;
-  /** Its head commit and the commit that landed it, when the delivery names them (full 40-digit shas). */
+  /**
+   * Its head commit and the commit that landed it, when the delivery names them: full 40-digit shas, or
+   * Bitbucket's first 12 digits, completed from the repository's commits (commits/abbreviatedShas.ts).
+   */
   commits: { head: string | null; merge: string | null };
   createdAt: Date;
   mergedAt: Date | null;
@@ -79,12 +83,18 @@ export interface ReviewActivityInput {
   /** The provider's own id of who acted, compared with the pull request's author's (git/peerReviews.ts). */
   actorProviderId: string | null;
   createdAt: Date;
+  /**
+   * A pushed commit known only as the pull request's new head (Bitbucket's `pullrequest:updated`, sent for an edit
+   * as for a push): activity only when that head differs from the one stored.
+   */
+  onlyIfHeadMoved?: boolean;
 }
 
 export type RepositoryAction = 'created' | 'updated' | 'deleted';
 
 export type Activity =
-  | { kind: 'push'; repository: RepositoryRef; commits: CommitInput[] }
+  /** `truncated`: the provider listed only some of the push's commits (Bitbucket lists at most 5 per branch). */
+  | { kind: 'push'; repository: RepositoryRef; commits: CommitInput[]; truncated?: boolean }
   | { kind: 'repository'; action: RepositoryAction; repository: RepositoryRef }
   | { kind: 'pull_request'; repository: RepositoryRef; pullRequest: PullRequestInput }
   /**

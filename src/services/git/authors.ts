@@ -1,11 +1,14 @@
-import { Transaction } from 'sequelize';
+import { Op, Transaction } from 'sequelize';
 import { GitApp, UserGitApp } from '../../../db/models';
+import type { Change } from '../../persistence/changes/change';
 import { normalizeEmail } from '../people/members';
 import { chunks, membersByEmail } from '../people/memberEmails';
 
 /** Finds the organization's member behind an author: by e-mail, else by their user name bound to the git app. */
 export interface AuthorDirectory {
   find(email: string | null, username: string | null): string | null;
+  /** The member an e-mail alone names. */
+  byEmail(email: string | null): string | null;
 }
 
 /**
@@ -26,7 +29,38 @@ export async function authorDirectory(
     const rows = await UserGitApp.findAll({ where: { git_app_id: gitApp.id, username: chunk }, attributes: ['user_id', 'username'], transaction });
     for (const r of rows) byUsername.set(r.username, r.user_id);
   }
+  const memberOf = (email: string | null) => (email && byEmail.get(normalizeEmail(email))) || null;
   return {
-    find: (email, username) => (email && byEmail.get(normalizeEmail(email))) || (username && byUsername.get(username)) || null,
+    find: (email, username) => memberOf(email) || (username && byUsername.get(username)) || null,
+    byEmail: memberOf,
   };
+}
+
+/**
+ * The provider's accounts of members, learnt from their commits: when a push names the account the provider matched
+ * to a commit's e-mail (GitHub's `author.username`, Bitbucket's `author.user`) and that e-mail is a member's, the
+ * account is theirs on this git app (`/v1/users/{id}/git/apps`), and finds them on pull requests and reviews, which
+ * name accounts only. A member keeps the account first learnt, and an account bound to someone stays theirs.
+ */
+export async function learnAccounts(change: Change, gitApp: GitApp, commits: { email: string | null; username: string | null }[], authors: AuthorDirectory): Promise<void> {
+  const { transaction } = change;
+  const learnt = new Map<string, string>();
+  const members = new Set<string>();
+  for (const c of commits) {
+    const userId = authors.byEmail(c.email);
+    if (!userId || !c.username || learnt.has(c.username) || members.has(userId)) continue;
+    learnt.set(c.username, userId);
+    members.add(userId);
+  }
+  if (learnt.size === 0) return;
+  const bound = await UserGitApp.findAll({
+    where: { git_app_id: gitApp.id, [Op.or]: [{ username: [...learnt.keys()] }, { user_id: [...learnt.values()] }] },
+    attributes: ['user_id', 'username'],
+    transaction,
+  });
+  const taken = new Set(bound.flatMap((b) => [`u:${b.username}`, `m:${b.user_id}`]));
+  const rows = [...learnt].filter(([username, userId]) => !taken.has(`u:${username}`) && !taken.has(`m:${userId}`));
+  if (rows.length === 0) return;
+  await UserGitApp.bulkCreate(rows.map(([username, user_id]) => ({ user_id, git_app_id: gitApp.id, username, created_at: new Date() })), { ignoreDuplicates: true, transaction });
+  change.wrote('user_git_apps');
 }

@@ -64,7 +64,8 @@ export class GitActivityWriter {
         return outcome;
       case 'push': {
         const { added } = await recordCommits(change, gitApp, repository, activity.commits);
-        return { ...outcome, commits_added: added };
+        // What the provider left out comes with the clone's import (docs/ingest.md#bitbucket-cloud).
+        return { ...outcome, commits_added: added, ...(activity.truncated ? { commits_truncated: true } : {}) };
       }
       case 'pull_request':
         return { ...outcome, pull_request: await recordPullRequest(change, gitApp, repository, activity.pullRequest) };

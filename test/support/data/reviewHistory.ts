@@ -4,6 +4,7 @@ import { DEMO } from '../harness';
 import { copy, deliverToGithub, deliverToGitlab, githubExamples } from '../peers/ingest';
 import { GITLAB_EVENT_HEADERS, mergeRequestHook, noteHook, pushHook } from '../peers/gitlabPayloads';
 import { createLab, sha } from './metricsHistory';
+import { BITBUCKET_PAYLOADS, deliverToBitbucket } from '../peers/bitbucket/deliveries';
 
 /**
  * A week of code review in March 2026 whose collaboration figures test/metrics/collaborationMetrics.test.ts works out by
@@ -13,6 +14,9 @@ import { createLab, sha } from './metricsHistory';
  */
 export type Person = 'ada' | 'grace' | 'margaret' | 'dana';
 export const PROVIDER_USER_IDS: Record<Person, number> = { ada: 9001, grace: 9002, margaret: 9003, dana: 9004 };
+/** Bitbucket names an account by its Atlassian account id (bound on the git app) and its uuid. */
+const bitbucketUser = (person: Person) => ({ uuid: `{00000000-0000-4000-8000-00000000${PROVIDER_USER_IDS[person]}}`, account_id: `557058:${person}-${PROVIDER_USER_IDS[person]}`, nickname: person, display_name: person, type: 'user' });
+export type ReviewProvider = 'github' | 'gitlab' | 'bitbucket';
 /** Commits are named by a key (their sha is `sha(key)`); `size` is GitHub's additions and deletions. */
 export type Step =
   | { do: 'push'; key: string; by: Person; at: string; message: string }
@@ -77,39 +81,44 @@ interface Opened {
 const EMAILS: Record<Person, string> = { ada: DEMO.emails.ada, grace: DEMO.emails.grace, margaret: DEMO.emails.margaret, dana: 'dana@contractor.example' };
 
 /** The Lab organization, with the history delivered through a new git app of that provider. */
-export async function deliverReviewHistory(t: TestApp, provider: 'github' | 'gitlab', steps: Step[] = REVIEW_HISTORY, first?: (organizationId: string) => Promise<void>) {
+export async function deliverReviewHistory(t: TestApp, provider: ReviewProvider, steps: Step[] = REVIEW_HISTORY, first?: (organizationId: string) => Promise<void>) {
   const { lab, gitAppId, secret } = await createLab(t, `Lab (${provider} reviews)`);
   await first?.(lab.organizationId);
-  const { gitApp, secret: gitlabSecret } = provider === 'gitlab' ? await t.runtime.writers.gitApps.create(lab.organizationId, 'gitlab', 'GitLab Lab') : { gitApp: { id: gitAppId }, secret };
+  const { gitApp, secret: appSecret } = provider === 'github' ? { gitApp: { id: gitAppId }, secret } : await t.runtime.writers.gitApps.create(lab.organizationId, provider, `${provider} Lab`);
   for (const person of Object.keys(USERS) as (keyof typeof USERS)[]) {
-    await UserGitApp.create({ user_id: USERS[person], git_app_id: gitApp.id, username: person, created_at: new Date() });
+    const username = provider === 'bitbucket' ? bitbucketUser(person).account_id : person;
+    await UserGitApp.create({ user_id: USERS[person], git_app_id: gitApp.id, username, created_at: new Date() });
   }
   const deliver = async (event: string, payload: unknown) => {
     const res =
       provider === 'github'
         ? await deliverToGithub(t, gitApp.id, secret, { event, payload })
-        : await deliverToGitlab(t, gitApp.id, gitlabSecret, { event, payload });
+        : provider === 'gitlab'
+          ? await deliverToGitlab(t, gitApp.id, appSecret, { event, payload })
+          : await deliverToBitbucket(t, gitApp.id, appSecret, { event, payload });
     if (res.status !== 200) throw new Error(`${event}: ${res.status} ${JSON.stringify(res.body)}`);
   };
+  const translate = { github, gitlab, bitbucket }[provider];
+  const translatePush = { github: githubPush, gitlab: gitlabPush, bitbucket: bitbucketPush }[provider];
   const opened = new Map<number, Opened>();
   let n = 0;
   for (const step of steps) {
     n++;
     if (step.do === 'push') {
-      await deliver(...(provider === 'github' ? githubPush(step) : gitlabPush(step)));
+      await deliver(...translatePush(step));
       continue;
     }
     if (step.do === 'open') opened.set(step.pr, { by: step.by, at: step.at, body: step.body ?? 'Fixes the thing.', head: step.head ? sha(step.head) : null, size: step.size ?? null });
     const pr = opened.get(step.pr)!;
     if (step.do === 'commit') pr.head = step.key ? sha(step.key) : serial(n);
-    const [event, payload] = provider === 'github' ? github(step, pr, n) : gitlab(step, pr, n);
+    const [event, payload] = translate(step, pr, n);
     await deliver(event, payload);
   }
   return lab;
 }
 
-/** A commit of no push, for steps that name none. */
-const serial = (n: number) => n.toString(16).padStart(40, 'a');
+/** A commit of no push, for steps that name none: distinct in its first 12 digits, as Bitbucket names commits. */
+const serial = (n: number) => n.toString(16).padStart(12, '0').padEnd(40, 'a');
 
 function githubPush(step: Extract<Step, { do: 'push' }>): [string, unknown] {
   const example = copy(githubExamples('push').find((p) => p.commits.length === 1)!);
@@ -223,4 +232,58 @@ function gitlab(step: PullRequestStep, opened: Opened, n: number): [string, unkn
   const action = { open: 'open', merge: 'merge', approved: 'approved', commit: 'update' }[step.do];
   payload.object_attributes = { ...attributes(payload.object_attributes), action, ...(step.do === 'commit' ? { oldrev: serial(n - 1) } : {}) };
   return [GITLAB_EVENT_HEADERS.mergeRequest, payload];
+}
+
+/** Bitbucket's times: microseconds and an offset. */
+const bitbucketTime = (iso: string) => iso.replace('Z', '.000000+00:00');
+/** Every Bitbucket delivery of the week is of the repository of the captured approval and merge. */
+const bitbucketRepository = () => copy(BITBUCKET_PAYLOADS['pullrequest:fulfilled'].repository);
+
+function bitbucketPush(step: Extract<Step, { do: 'push' }>): [string, unknown] {
+  const example = copy(BITBUCKET_PAYLOADS['repo:push']);
+  example.repository = bitbucketRepository();
+  const [change] = example.push.changes;
+  const commit = { ...change.commits[0], hash: sha(step.key), message: step.message, date: bitbucketTime(step.at), author: { type: 'author', raw: `${step.by} <${EMAILS[step.by]}>`, user: { ...change.commits[0].author.user, ...bitbucketUser(step.by) } } };
+  example.push.changes = [{ ...change, new: { ...change.new, target: commit }, commits: [commit], truncated: false }];
+  return ['repo:push', example];
+}
+
+/**
+ * Bitbucket's captured pull request deliveries, of one repository. Bitbucket names the head and merge commits by
+ * 12 digits; a pushed commit is a `pullrequest:updated` with a new head.
+ */
+function bitbucket(step: PullRequestStep, opened: Opened, n: number): [string, unknown] {
+  const merged = step.do === 'merge';
+  const event = {
+    open: 'pullrequest:created',
+    commit: 'pullrequest:updated',
+    merge: 'pullrequest:fulfilled',
+    approved: 'pullrequest:approved',
+    changes_requested: 'pullrequest:changes_request_created',
+    comment: 'pullrequest:comment_created',
+    review_comment: 'pullrequest:comment_created',
+  }[step.do];
+  const payload = copy(BITBUCKET_PAYLOADS[event]);
+  const template = payload.pullrequest;
+  payload.repository = bitbucketRepository();
+  payload.actor = { ...payload.actor, ...bitbucketUser(step.by) };
+  payload.pullrequest = {
+    ...template,
+    id: step.pr,
+    title: `PR ${step.pr}`,
+    description: opened.body,
+    author: { ...template.author, ...bitbucketUser(opened.by) },
+    state: merged ? 'MERGED' : 'OPEN',
+    source: { ...template.source, commit: { ...template.source.commit, hash: (opened.head ?? serial(0)).slice(0, 12) } },
+    merge_commit: merged ? { type: 'commit', hash: 'mergeCommit' in step && step.mergeCommit ? sha(step.mergeCommit).slice(0, 12) : '6ca069123978' } : null,
+    created_on: bitbucketTime(opened.at),
+    updated_on: bitbucketTime(step.at),
+  };
+  const verdict = { date: bitbucketTime(step.at), user: { ...payload.actor } };
+  if (step.do === 'approved') payload.approval = verdict;
+  if (step.do === 'changes_requested') payload.changes_request = verdict;
+  if (step.do === 'comment' || step.do === 'review_comment') {
+    payload.comment = { ...payload.comment, id: 30_000 + n, created_on: bitbucketTime(step.at), updated_on: bitbucketTime(step.at), user: { ...payload.comment.user, ...bitbucketUser(step.by) } };
+  }
+  return [event, payload];
 }

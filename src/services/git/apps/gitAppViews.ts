@@ -11,6 +11,8 @@ export function webhookUrl(publicBase: string, gitApp: Pick<GitApp, 'id' | 'prov
 export const EVENTS_TO_TICK: Record<IngestProvider, string> = {
   github: 'Content type application/json; events: Pushes, Pull requests, Pull request reviews, Pull request review comments, Issue comments, Repositories, Deployment statuses, Issues',
   gitlab: 'Triggers: Push events (all branches), Merge request events, Comments, Deployment events, Issues events',
+  bitbucket:
+    'Repository settings → Webhooks → Add webhook (or Workspace settings → Webhooks, for all its repositories): Secret as above; Triggers: Repository Push, Updated; Pull Request Created, Updated, Approved, Approval removed, Changes request created, Merged, Declined, Comment created',
 };
 
 /** A git app as the CLI and the settings show it: whether it has a secret, never the secret. */

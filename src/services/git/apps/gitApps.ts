@@ -8,7 +8,7 @@ import { notFound } from '../../../errors';
 import { newId } from '../../../persistence/changes/ids';
 
 /** Providers whose webhooks this service receives (docs/ingest.md). */
-export const INGEST_PROVIDERS = ['github', 'gitlab'] as const satisfies readonly GitProvider[];
+export const INGEST_PROVIDERS = ['github', 'gitlab', 'bitbucket'] as const satisfies readonly GitProvider[];
 export type IngestProvider = (typeof INGEST_PROVIDERS)[number];
 
 export interface GitAppWithSecret {

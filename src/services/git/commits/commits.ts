@@ -4,7 +4,8 @@ import { toCommit, toRepository } from '../../../resources/git';
 import type { Change } from '../../../persistence/changes/change';
 import { newId } from '../../../persistence/changes/ids';
 import type { CommitInput } from '../activity';
-import { authorDirectory } from '../authors';
+import { authorDirectory, learnAccounts } from '../authors';
+import { completeAbbreviatedShas } from './abbreviatedShas';
 import { chunks } from '../../people/memberEmails';
 import { clip, LIMITS } from '../text';
 import { hasAiMarker } from '../../../../db/rollups/aiMarkers';
@@ -50,6 +51,7 @@ export async function recordCommits(change: Change, gitApp: GitApp, repository: 
   }
   const authors = await authorDirectory(gitApp, { emails: fresh.map((c) => c.authorEmail), usernames: fresh.map((c) => c.authorUsername) }, transaction);
   const authored = fresh.map((c) => ({ commit: c, authorId: authors.find(c.authorEmail, c.authorUsername), createdAt: c.createdAt }));
+  await learnAccounts(change, gitApp, fresh.map((c) => ({ email: c.authorEmail, username: c.authorUsername })), authors);
   const activeDays = await activeAuthorDays(transaction, gitApp.organization_id, authored);
   const rows = authored.map(({ commit: c, authorId }) => ({
     id: newId('cmt'),
@@ -72,6 +74,7 @@ export async function recordCommits(change: Change, gitApp: GitApp, repository: 
   await recordAuthors(transaction, repository, rows);
   await addToCommitDays(transaction, repository, rows.map((r) => ({ createdAt: r.created_at, commits: 1, ai: r.ai_assisted || r.author_ai_active })));
   await addToAuthorDays(transaction, repository, rows);
+  if (gitApp.provider === 'bitbucket') await completeAbbreviatedShas(change, repository.id, rows.map((r) => r.sha));
   const ai = rows.filter((r) => r.ai_assisted || r.author_ai_active);
   for (const shas of chunks(ai.map((r) => r.sha))) await refreshPullRequestsOfCommits(transaction, repository.id, shas);
   if (ai.length) await refreshShippedChanges(transaction, repository.id, earliest(ai.map((r) => r.created_at)));

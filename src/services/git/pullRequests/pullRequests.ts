@@ -5,6 +5,7 @@ import type { Change } from '../../../persistence/changes/change';
 import { newId } from '../../../persistence/changes/ids';
 import type { PullRequestInput, PullRequestState } from '../activity';
 import { authorDirectory } from '../authors';
+import { completeSha } from '../commits/abbreviatedShas';
 import { clip, LIMITS } from '../text';
 import { hasAiMarker } from '../../../../db/rollups/aiMarkers';
 import { rejudgePullRequestReviews } from './peerReviews';
@@ -27,6 +28,7 @@ const EVENT_OF_STATE: Record<PullRequestState, EventType> = {
 export async function recordPullRequest(change: Change, gitApp: GitApp, repository: Repository, input: PullRequestInput): Promise<Applied> {
   const { transaction } = change;
   const existing = await PullRequest.findOne({ where: { repository_id: repository.id, number: input.number }, transaction });
+  const commits = { head: await completeSha(transaction, repository.id, input.commits.head), merge: await completeSha(transaction, repository.id, input.commits.merge) };
   const fields = {
     title: clip(input.title, LIMITS.title),
     state: input.state,
@@ -37,8 +39,8 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
     ai_assisted: hasAiMarker(input.body),
     ...(input.size ?? {}),
     // A view that does not name them (an issue comment's) keeps the ones stored.
-    ...(input.commits.head ? { head_sha: input.commits.head } : {}),
-    ...(input.commits.merge ? { merge_commit_sha: input.commits.merge } : {}),
+    ...(commits.head ? { head_sha: commits.head } : {}),
+    ...(commits.merge ? { merge_commit_sha: commits.merge } : {}),
   };
   const previousState = existing?.state;
   const recorded = await recordIfNewer(change, 'pull_requests', existing, {
@@ -63,7 +65,7 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
   });
   if ('row' in recorded) {
     const { row } = recorded;
-    if (input.commits.head || input.commits.merge) await refreshPullRequestAi(transaction, row.id);
+    if (commits.head || commits.merge) await refreshPullRequestAi(transaction, row.id);
     // Its opening may have moved (iteration counts commits after it); its measures follow the row.
     if (recorded.applied === 'updated') await refreshPullRequestReviewers(transaction, row.id);
     await refreshPullRequestSamples(transaction, [row.id]);

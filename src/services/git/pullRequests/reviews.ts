@@ -7,7 +7,9 @@ import { authorDirectory } from '../authors';
 import { isPeerReview } from './peerReviews';
 import { recordCodeReviews } from './codeReviews';
 import { learnPullRequestAuthor, recordPullRequest } from './pullRequests';
-import { refreshPullRequestAi } from '../rollups/pullRequestAi';
+import { COMMIT_ACTIVITY_PREFIX, refreshPullRequestAi } from '../rollups/pullRequestAi';
+import { completeSha, sameCommit } from '../commits/abbreviatedShas';
+import type { Transaction } from 'sequelize';
 import { refreshPullRequestReviewers } from '../rollups/pullRequestReviewers';
 import { refreshPullRequestSamples } from '../rollups/pullRequestSamples';
 import type { Applied } from '../recordIfNewer';
@@ -35,6 +37,18 @@ async function keepFirstReview(change: Change, pullRequestId: string, approval: 
   await sequelize.query(`UPDATE pull_requests SET ${columns.map(earlier).join(', ')} WHERE id = :id`, { replacements: { id: pullRequestId }, transaction: change.transaction });
 }
 
+/**
+ * A new head is pushed commits; a head unknown before (the pull request not stored, or stored without one) tells
+ * nothing: an edit of a pull request whose commits were never seen is no push.
+ */
+const headMoved = (before: string | null, after: string | null) => before !== null && after !== null && !sameCommit(before, after);
+
+/** A pushed commit's activity names it in full once its commit is stored (Bitbucket's names are abbreviated). */
+async function completedCommitId(transaction: Transaction, repositoryId: string, input: ReviewActivityInput): Promise<string> {
+  if (input.kind !== 'commit' || !input.externalId.startsWith(COMMIT_ACTIVITY_PREFIX)) return input.externalId;
+  return COMMIT_ACTIVITY_PREFIX + (await completeSha(transaction, repositoryId, input.externalId.slice(COMMIT_ACTIVITY_PREFIX.length)));
+}
+
 export interface ReviewRecorded {
   pullRequest: Applied;
   activity: 'created' | 'unchanged';
@@ -56,13 +70,15 @@ export async function recordReview(
 ): Promise<ReviewRecorded> {
   const { transaction } = change;
   const find = () => PullRequest.findOne({ where: { repository_id: repository.id, number: pullRequest.number }, transaction });
+  const headBefore = input.onlyIfHeadMoved ? ((await find())?.head_sha ?? null) : null;
   let stored = current ? null : await find();
   const applied = stored ? 'unchanged' : await recordPullRequest(change, gitApp, repository, pullRequest);
   if (stored) await learnPullRequestAuthor(change, gitApp, stored, pullRequest);
   stored ??= await find();
   if (!stored) throw new Error(`pull request ${pullRequest.number} of ${repository.id} was recorded but is not found`);
 
-  const key = { pull_request_id: stored.id, external_id: storedExternalId(input.externalId) };
+  if (input.onlyIfHeadMoved && !headMoved(headBefore, pullRequest.commits.head)) return { pullRequest: applied, activity: 'unchanged' };
+  const key = { pull_request_id: stored.id, external_id: storedExternalId(await completedCommitId(transaction, repository.id, input)) };
   if (await PullRequestActivity.findOne({ where: key, attributes: ['id'], transaction })) return { pullRequest: applied, activity: 'unchanged' };
   const authors = await authorDirectory(gitApp, { emails: [], usernames: [input.actorUsername] }, transaction);
   const actorId = authors.find(null, input.actorUsername);

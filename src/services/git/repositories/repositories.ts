@@ -26,13 +26,13 @@ export async function resolveRepository(change: Change, gitApp: GitApp, ref: Rep
   const fields = {
     name: clip(ref.name, LIMITS.name),
     full_name: clip(ref.fullName, LIMITS.name),
-    default_branch: clip(ref.defaultBranch, LIMITS.name),
     is_private: ref.isPrivate,
+    ...(ref.defaultBranch === null ? {} : { default_branch: clip(ref.defaultBranch, LIMITS.name) }),
   };
   let repository = await findRepository(gitApp, ref, transaction);
   if (!repository) {
     repository = await Repository.create(
-      { id: newId('repo'), git_app_id: gitApp.id, organization_id: gitApp.organization_id, ...fields, provider_id: ref.providerId, created_at: ref.createdAt ?? now },
+      { id: newId('repo'), git_app_id: gitApp.id, organization_id: gitApp.organization_id, default_branch: 'main', ...fields, provider_id: ref.providerId, created_at: ref.createdAt ?? now },
       { transaction },
     );
     change.wrote('repositories');

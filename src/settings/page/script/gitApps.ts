@@ -9,8 +9,8 @@ type GitApp = Outputs['settings']['gitApps']['list'][number];
 /** The providers a git app may be added for here. */
 type Provider = Inputs['settings']['gitApps']['create']['provider'];
 
-const PROVIDERS: Record<Provider, string> = { github: 'GitHub', gitlab: 'GitLab' };
-const PROVIDER_IDS: readonly Provider[] = ['github', 'gitlab'];
+const PROVIDERS: Record<Provider, string> = { github: 'GitHub', gitlab: 'GitLab', bitbucket: 'Bitbucket Cloud' };
+const PROVIDER_IDS: readonly Provider[] = ['github', 'gitlab', 'bitbucket'];
 
 /** The provider's name as people know it; a provider of an app made elsewhere (the CLIs) by its id. */
 function providerName(provider: string): string {
@@ -21,13 +21,13 @@ function providerName(provider: string): string {
 /** The provider chosen in the form, one of those it offers. */
 function providerOf(value: string): Provider {
   const provider = PROVIDER_IDS.find((p) => p === value);
-  if (!provider) throw new Error(`Choose a provider: ${Object.values(PROVIDERS).join(' or ')}.`);
+  if (!provider) throw new Error(`Choose a provider: ${Object.values(PROVIDERS).join(', ')}.`);
   return provider;
 }
 
 /** An organization's git apps: listed, added with their webhook URL and secret shown once, secrets rotated. */
 export function gitAppsSection(org: Organization): HTMLElement {
-  const parts = partsOf(subsection(`${org.id}-git-apps`, 'Git apps', 'Connections that receive GitHub’s or GitLab’s webhooks for your repositories.'));
+  const parts = partsOf(subsection(`${org.id}-git-apps`, 'Git apps', 'Connections that receive GitHub’s, GitLab’s or Bitbucket’s webhooks for your repositories.'));
   const of = { organization_id: org.id };
 
   async function refresh(): Promise<void> {

@@ -1,0 +1,53 @@
+import { Op, Transaction } from 'sequelize';
+import { Commit, PullRequest, PullRequestActivity } from '../../../../db/models';
+import type { Change } from '../../../persistence/changes/change';
+import { COMMIT_ACTIVITY_PREFIX } from '../rollups/pullRequestAi';
+
+/**
+ * Bitbucket names a pull request's head and merge commits by their first 12 hex digits. Such a name is completed
+ * from the repository's commits when one of them starts with it; until its commit arrives it is kept as given
+ * (docs/ingest.md#bitbucket-cloud), and completed by the push that brings it (completeAbbreviatedShas).
+ */
+export const isAbbreviated = (sha: string) => sha.length < 40;
+
+/** How long Bitbucket's names are: a stored name of that length is completed by a commit that starts with it. */
+const BITBUCKET_ABBREVIATION = 12;
+
+/** The full sha of the repository's only commit starting with `sha`, else `sha` as given. */
+export async function completeSha(transaction: Transaction, repositoryId: string, sha: string | null): Promise<string | null> {
+  if (sha === null || !isAbbreviated(sha)) return sha;
+  // A range on (repository_id, sha): hex digits sort below 'g', so these are the commits that start with it.
+  const rows = await Commit.findAll({
+    where: { repository_id: repositoryId, sha: { [Op.gte]: sha, [Op.lt]: `${sha}g` } },
+    attributes: ['sha'],
+    limit: 2,
+    transaction,
+  });
+  return rows.length === 1 ? rows[0].sha : sha;
+}
+
+/** Whether two names, either abbreviated, name the same commit. */
+export const sameCommit = (a: string | null, b: string | null) => a !== null && b !== null && (a.startsWith(b) || b.startsWith(a));
+
+/**
+ * Pull requests and pushed-commit activity that name these new commits by Bitbucket's abbreviation now name them in
+ * full, so that what reads them by sha (AI marks, lead times) finds them. Reads on the (repository, sha) indexes.
+ */
+export async function completeAbbreviatedShas(change: Change, repositoryId: string, shas: string[]): Promise<void> {
+  const { transaction } = change;
+  const full = new Map(shas.map((sha) => [sha.slice(0, BITBUCKET_ABBREVIATION), sha]));
+  const prefixes = [...full.keys()];
+  for (const column of ['head_sha', 'merge_commit_sha'] as const) {
+    const rows = await PullRequest.findAll({ where: { repository_id: repositoryId, [column]: prefixes }, attributes: ['id', column], transaction });
+    for (const row of rows) await PullRequest.update({ [column]: full.get(row[column]!) }, { where: { id: row.id }, transaction });
+    // Not in the item, but AI impact reads them: the table's version moves like for any other change.
+    if (rows.length) change.wrote('pull_requests');
+  }
+  const activityIds = prefixes.map((p) => COMMIT_ACTIVITY_PREFIX + p);
+  const activities = await PullRequestActivity.findAll({ where: { repository_id: repositoryId, external_id: activityIds, kind: 'commit' }, attributes: ['id', 'external_id'], transaction });
+  for (const a of activities) {
+    const sha = full.get(a.external_id.slice(COMMIT_ACTIVITY_PREFIX.length))!;
+    await PullRequestActivity.update({ external_id: COMMIT_ACTIVITY_PREFIX + sha }, { where: { id: a.id }, transaction });
+  }
+  if (activities.length) change.wrote('pull_request_activities');
+}
