@@ -7,6 +7,7 @@ import { optionalProviderTime, providerTime } from './times';
 export const BITBUCKET_EVENTS = [
   'repo:push',
   'repo:updated',
+  'repo:deleted',
   'pullrequest:created',
   'pullrequest:updated',
   'pullrequest:fulfilled',
@@ -148,6 +149,11 @@ export function bitbucketActivity(event: BitbucketEvent, payload: unknown): Acti
       // The repository as it is now: a rename keeps its uuid.
       const p = readPayload(z.looseObject({ repository }), payload, 'repo:updated');
       return { kind: 'repository', action: 'updated', repository: repositoryRef(p.repository) };
+    }
+    case 'repo:deleted': {
+      // For workspace and app subscriptions: a repository's own webhook is gone with it.
+      const p = readPayload(z.looseObject({ repository }), payload, 'repo:deleted');
+      return { kind: 'repository', action: 'deleted', repository: repositoryRef(p.repository) };
     }
     case 'pullrequest:created':
     case 'pullrequest:fulfilled':
