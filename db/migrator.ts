@@ -37,6 +37,7 @@ import * as incidentApps from './migrations/0033-incident-apps';
 import * as aiVendorSources from './migrations/0034-ai-vendor-sources';
 import * as aiVendorDays from './migrations/0035-ai-vendor-days';
 import * as aiUsageSources from './migrations/0036-ai-usage-sources';
+import * as dashboardCatalog from './migrations/0037-dashboard-catalog';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -76,6 +77,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0034-ai-vendor-sources', ...aiVendorSources },
   { name: '0035-ai-vendor-days', ...aiVendorDays },
   { name: '0036-ai-usage-sources', ...aiUsageSources },
+  { name: '0037-dashboard-catalog', ...dashboardCatalog },
 ];
 
 /**

@@ -280,60 +280,21 @@ export interface DashboardViewFixture {
   owner_id: string;
   created_at: string;
 }
-export interface DashboardCatalogFixture { key: string; name: string; description: string; category: string }
+export interface DashboardCatalogFixture { key: string; name: string }
 
 // ---------------------------------------------------------------------------------------------------
-// The dashboard catalog: fixed, identical in every scale. Every dashboard view's `type` is one of these keys.
+// The dashboard types the demo's views are made from, by the names the catalog gives them (migration 0037 writes
+// the catalog itself, in every database). Fixed and identical in every scale: the demo picks among these eight.
 
 export const DASHBOARD_CATALOG = [
-  {
-    key: 'dora',
-    name: 'DORA metrics',
-    description: 'Deployment frequency, lead time for changes, change failure rate and time to restore service.',
-    category: 'delivery',
-  },
-  {
-    key: 'flow',
-    name: 'Flow metrics',
-    description: 'Flow velocity, time, efficiency and load of work items across the value stream.',
-    category: 'delivery',
-  },
-  {
-    key: 'pull_requests',
-    name: 'Pull request insights',
-    description: 'Pull request size, cycle time, review depth and merge rate per repository and team.',
-    category: 'delivery',
-  },
-  {
-    key: 'sprint',
-    name: 'Sprint health',
-    description: 'Planned versus completed work, scope change and carry-over for each sprint.',
-    category: 'planning',
-  },
-  {
-    key: 'collaboration',
-    name: 'Collaboration',
-    description: 'Code review participation, communication patterns and knowledge sharing between people and teams.',
-    category: 'people',
-  },
-  {
-    key: 'wellbeing',
-    name: 'Developer wellbeing',
-    description: 'Meeting load, focus time and after-hours activity, aggregated per team.',
-    category: 'people',
-  },
-  {
-    key: 'investment',
-    name: 'Investment profile',
-    description: 'Where engineering effort goes: new features, maintenance, bugs and unplanned work.',
-    category: 'financial',
-  },
-  {
-    key: 'cost',
-    name: 'Engineering cost',
-    description: 'Estimated cost of engineering work per initiative, team and repository.',
-    category: 'financial',
-  },
+  { key: 'dora', name: 'DORA metrics' },
+  { key: 'flow', name: 'Flow metrics' },
+  { key: 'pull_requests', name: 'Pull request insights' },
+  { key: 'sprint', name: 'Sprint health' },
+  { key: 'collaboration', name: 'Collaboration' },
+  { key: 'wellbeing', name: 'Developer wellbeing' },
+  { key: 'investment', name: 'Investment profile' },
+  { key: 'cost', name: 'Engineering cost' },
 ] as const satisfies readonly DashboardCatalogFixture[];
 
 export type DashboardCatalogKey = (typeof DASHBOARD_CATALOG)[number]['key'];

@@ -1,5 +1,4 @@
 import { Sequelize } from 'sequelize';
-import { DASHBOARD_CATALOG } from './fixtures';
 import { Inserter, Row } from './inserter';
 import { Random } from './random';
 import { DEFAULT_DEMO_SEED, DEMO_SCALES, DemoScale, SCALES } from './scales';
@@ -97,7 +96,6 @@ export async function seedDemo(
   const ins = new Inserter(sequelize, opts.chunkSize ?? 2_000, opts.concurrency ?? 4, log, moveMs);
   const s: Seeding = { ins, root: new Random(`demo:${opts.scale}:${seed}`), spec };
 
-  await ins.insertAll('dashboard_catalog', DASHBOARD_CATALOG.map((e) => ({ ...e })));
   const orgs = await seedOrganizations(s);
   const memberSortFields = await seedUsers(s, orgs);
   const teams = await seedTeams(s, orgs, memberSortFields);

@@ -14,7 +14,7 @@ import { SERVICES } from '../support/harness';
  */
 
 /** The migrations after 0012, applied again by each test below that goes down past them: one list to extend. */
-const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories', '0019-shipped-changes', '0020-commit-days', '0021-lead-times', '0022-pull-request-samples', '0023-peer-reviews', '0024-activity-rollups', '0025-completed-tasks-index', '0026-task-organizations', '0027-pull-request-states', '0028-pull-request-months', '0029-settings-sign-in', '0030-retention-indexes', '0031-review-identities', '0032-tracker-apps', '0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days', '0036-ai-usage-sources'];
+const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories', '0019-shipped-changes', '0020-commit-days', '0021-lead-times', '0022-pull-request-samples', '0023-peer-reviews', '0024-activity-rollups', '0025-completed-tasks-index', '0026-task-organizations', '0027-pull-request-states', '0028-pull-request-months', '0029-settings-sign-in', '0030-retention-indexes', '0031-review-identities', '0032-tracker-apps', '0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days', '0036-ai-usage-sources', '0037-dashboard-catalog'];
 
 let sequelize: Sequelize;
 let cleanup: () => Promise<void>;
@@ -631,7 +631,7 @@ test('0031 judges the activity already stored again, by member where no provider
        ${activity('pra_i3', 'pr_i1', 'approved', 'usr_b', 'usr_a', 1, 4)}, ${activity('pra_i4', 'pr_i1', 'commit', 'usr_a', 'usr_a', 0, 3)},
        ${activity('pra_i5', 'pr_i2', 'comment', null, null, 1, 1)}, ${activity('pra_i6', 'pr_i2', 'approved', 'usr_b', null, 1, 3)}`,
   );
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0031-review-identities', '0032-tracker-apps', '0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days', '0036-ai-usage-sources']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0031-review-identities', '0032-tracker-apps', '0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days', '0036-ai-usage-sources', '0037-dashboard-catalog']);
   const columns = async (table: string) => Object.keys(await sequelize.getQueryInterface().describeTable(table));
   expect(await columns('pull_requests')).toContain('author_provider_id');
   expect(await columns('pull_request_activities')).toContain('actor_provider_id');
@@ -693,7 +693,7 @@ test('0032 lets a task have no team yet and keeps the tasks, indexes and deliver
        ('task_m1', 'team_m', 'org_m', 'kept', 'story', 'done', NULL, NULL, 3, '${at}', '${at}')`,
   );
   await sequelize.query(`INSERT INTO ingest_deliveries (git_app_id, delivery_id, event, received_at) VALUES ('gapp_m', 'd1', 'push', '${at}'), ('gapp_m', 'd2', 'push', '${at}')`);
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0032-tracker-apps', '0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days', '0036-ai-usage-sources']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0032-tracker-apps', '0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days', '0036-ai-usage-sources', '0037-dashboard-catalog']);
   const [task] = await sequelize.query<{ team_id: string; status_changes: number }>("SELECT team_id, status_changes FROM tasks WHERE id = 'task_m1'", { type: QueryTypes.SELECT });
   expect([task.team_id, Number(task.status_changes)]).toEqual(['team_m', 0]);
   await sequelize.query(`INSERT INTO tasks (id, team_id, organization_id, title, type, status, created_at) VALUES ('task_m2', NULL, 'org_m', 'unplaced', 'task', 'backlog', '${at}')`);
@@ -726,7 +726,7 @@ test('0033 lets incidents and deployments come from apps without a repository ye
     `INSERT INTO incidents (id, repository_id, git_app_id, organization_id, external_id, title, created_at, resolved_at) VALUES
        ('inc_w1', 'repo_w', 'gapp_w', 'org_w', 'i1', 'Checkout down', '2026-09-01 10:00:00.000', '2026-09-01 12:00:00.000')`,
   );
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days', '0036-ai-usage-sources']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days', '0036-ai-usage-sources', '0037-dashboard-catalog']);
   // Only the deployment that finished while the incident was open is rework.
   const flags = await sequelize.query<{ id: string; rework: number }>("SELECT id, rework FROM deployments WHERE organization_id = 'org_w' ORDER BY id", { type: QueryTypes.SELECT });
   expect(flags.map((d) => [d.id, Number(d.rework)])).toEqual([['dep_w1', 0], ['dep_w2', 1], ['dep_w3', 0]]);
@@ -779,4 +779,17 @@ test('0036 keys the AI usage rollups by source, Copilot’s and Cursor’s rows 
   await migrator.up();
   expect(Object.keys(await sequelize.getQueryInterface().describeTable('ai_usage_org_days'))).toContain('source');
   for (const table of ['ai_usage_days', 'ai_vendor_days']) await sequelize.query(`DELETE FROM ${table} WHERE organization_id = 'org_s'`);
+});
+
+test('0037 writes the dashboard catalog to every database (the demo’s eight rows brought up to date, three added), and goes down and up again', async () => {
+  const migrator = createMigrator(sequelize);
+  const catalog = () => sequelize.query<{ key: string; description: string }>('SELECT `key`, description FROM dashboard_catalog ORDER BY `key`', { type: QueryTypes.SELECT });
+  await migrator.down({ to: '0037-dashboard-catalog' });
+  const before = await catalog();
+  expect(before.map((r) => r.key)).toEqual(['collaboration', 'cost', 'dora', 'flow', 'investment', 'pull_requests', 'sprint', 'wellbeing']);
+  expect(before.find((r) => r.key === 'wellbeing')?.description).toBe('Meeting load, focus time and after-hours activity, aggregated per team.');
+  await migrator.up();
+  const after = await catalog();
+  expect(after.map((r) => r.key)).toEqual(['activity', 'ai_impact', 'ai_usage', 'collaboration', 'cost', 'dora', 'flow', 'investment', 'pull_requests', 'sprint', 'wellbeing']);
+  expect(after.find((r) => r.key === 'wellbeing')?.description).toBe('Commit activity and the interactions (reviews, messages, assignments, meetings) people carry, period by period.');
 });
