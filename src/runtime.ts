@@ -25,6 +25,7 @@ import { GitActivityWriter } from './services/git/writer';
 import { TaskWriter } from './services/work/taskWriter';
 import { OperationsWriter } from './services/operations/operationsWriter';
 import { ConversationWriter } from './services/activity/conversations';
+import { DashboardViewWriter } from './services/dashboards/dashboardViewWriter';
 import { WebhookEndpointWriter } from './services/webhooks/endpoints';
 import { DeliveryQueue } from './services/webhooks/deliveryQueue';
 import { DeliveryWorker } from './delivery/worker';
@@ -96,6 +97,7 @@ export interface Writers {
   conversations: ConversationWriter;
   webhookEndpoints: WebhookEndpointWriter;
   telemetry: TelemetryWriter;
+  dashboardViews: DashboardViewWriter;
 }
 
 /**
@@ -170,6 +172,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     conversations: new ConversationWriter(changes),
     webhookEndpoints: new WebhookEndpointWriter(changes, secrets, checkEndpointUrl(config.WEBHOOK_ALLOW_PRIVATE)),
     telemetry: new TelemetryWriter(changes),
+    dashboardViews: new DashboardViewWriter(changes, clock),
   };
   const webhooks = createDeliveryWorker(config, logger, changes, secrets, metrics);
   const retention = createPruner(config, logger, sequelize);
@@ -251,7 +254,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
   const services = {
     listing,
     metrics: new MetricsService(dataVersions, new ResultCache(config.COUNT_CACHE_TTL_MS, METRICS_CACHE_ENTRIES), config.METRICS_QUERY_TIMEOUT_MS, clock),
-    settings: { webhookEndpoints: writers.webhookEndpoints, gitApps: writers.gitApps, apps: writers.apps, publicBase: publicBase(config) },
+    settings: { webhookEndpoints: writers.webhookEndpoints, gitApps: writers.gitApps, apps: writers.apps, dashboardViews: writers.dashboardViews, publicBase: publicBase(config) },
   };
   const publicOrigin = new URL(publicBase(config)).origin;
   const app = createApp({

@@ -1,5 +1,5 @@
 import { literal } from 'sequelize';
-import { DomainError, forbidden, resourceNotFound } from '../errors';
+import { DomainError, forbidden, invalid, resourceNotFound } from '../errors';
 import { DashboardView, GitApp, Organization, OrganizationMembership, PullRequest, Repository, Team, TeamMembership, User } from '../../db/models';
 import type { Principal } from './principal';
 import { rules } from './rules';
@@ -114,6 +114,23 @@ export const guard = {
     if (!view) throw resourceNotFound('dashboardView');
     if (!rules.canSeeDashboardView(p, view)) throw forbidden('dashboardView');
     return view;
+  },
+
+  /** A view its owner changes: 404/403 as for reading it, then 403 for anyone but its owner. */
+  async ownDashboardView(p: Principal, viewId: string): Promise<DashboardView> {
+    const view = await guard.dashboardView(p, viewId);
+    if (!rules.canChangeDashboardView(p, view)) throw new DomainError('forbidden', 'Only the owner of a dashboard view can change it');
+    return view;
+  },
+
+  /** Where a new or re-shared view goes: an organization the caller reads, and a team of it they are in (or administer). */
+  async dashboardViewPlace(p: Principal, place: { organizationId: string; teamId: string | null; forAdmins: boolean }): Promise<void> {
+    await guard.organizationMetrics(p, place.organizationId);
+    if (place.forAdmins) guard.financialMetrics(p, place.organizationId);
+    if (place.teamId === null) return;
+    const team = await guard.team(p, place.teamId);
+    if (team.organization_id !== place.organizationId) throw invalid(`Team ${team.id} is not a team of organization ${place.organizationId}`);
+    if (!rules.canShareDashboardViewWithTeam(p, team)) throw new DomainError('forbidden', `A view can be shared with a team you are in; you are not in ${team.name}`);
   },
 
   /** Personal data of a user: 403 unless the caller is the user, an admin over them, or (interactions) their manager. */

@@ -99,6 +99,16 @@ export const rules = {
     return view.owner_id === scope.userId;
   },
 
+  /** A view is changed (renamed, shared, deleted) by its owner only; admins see every view but change their own. */
+  canChangeDashboardView(p: Principal, view: { owner_id: string }): boolean {
+    return view.owner_id === p.userId;
+  },
+
+  /** A view shared with a team (or about one) is of a team the caller is in, or of an organization they administer. */
+  canShareDashboardViewWithTeam(p: Principal, team: { id: string; organization_id: string }): boolean {
+    return this.canAccessTeam(p, team) && (p.teams.has(team.id) || p.organizations.get(team.organization_id) === 'admin');
+  },
+
   /**
    * Where the caller may read personal data of user U (apps, git apps, dashboard views, interactions):
    * U themself in every accessible organization; an admin in the accessible organizations they administer

@@ -17,7 +17,7 @@ declare module 'express-serve-static-core' {
 
 export interface GateDeps {
   authenticator: Authenticator;
-  /** Signed-in browsers, for `settings.*` calls only. */
+  /** Signed-in browsers, for `settings.*` and `dashboards.*` calls only. */
   sessions: SessionAuthenticator;
   /** The origin of PUBLIC_URL: where the settings page is served from. */
   publicOrigin: string;
@@ -76,12 +76,14 @@ function trpcCallNames(req: Request): string[] {
   return url.searchParams.get('batch') === '1' ? decoded.split(',') : [decoded];
 }
 
-const SETTINGS_PREFIX = 'settings.';
+/** The procedures of the service's own pages, which take the signed-in session: the settings and the dashboards. */
+const SESSION_PREFIXES = ['settings.', 'dashboards.'];
+const takesSession = (name: string) => SESSION_PREFIXES.some((prefix) => name.startsWith(prefix));
 
-/** Which credentials a /trpc request's calls take: all `settings.*` a session, none an API token; both is a mistake. */
+/** Which credentials a /trpc request's calls take: all the pages' a session, none an API token; both is a mistake. */
 function credentialsFor(names: string[]): 'session' | 'token' | 'mixed' {
-  const settings = names.filter((n) => n.startsWith(SETTINGS_PREFIX)).length;
-  return settings === 0 ? 'token' : settings === names.length ? 'session' : 'mixed';
+  const session = names.filter(takesSession).length;
+  return session === 0 ? 'token' : session === names.length ? 'session' : 'mixed';
 }
 
 interface Charge {
@@ -124,7 +126,7 @@ export function requestGate(deps: GateDeps, transport: Transport) {
       const credentials = credentialsFor(names);
       const caller =
         credentials === 'mixed'
-          ? { failure: invalid('A /trpc batch cannot mix settings.* calls (signed-in session) with other calls (API token); send them separately') }
+          ? { failure: invalid('A /trpc batch cannot mix settings.* or dashboards.* calls (signed-in session) with other calls (API token); send them separately') }
           : credentials === 'session'
             ? await settingsCaller(deps, req, context)
             : await tokenCaller(deps, req, context);
@@ -164,10 +166,10 @@ async function tokenCaller(deps: GateDeps, req: Request, context: RequestContext
   }
 }
 
-/** A signed-in browser on `settings.*`: its session, and whether it may change anything (same origin, CSRF token). */
+/** A signed-in browser on `settings.*` or `dashboards.*`: its session, and whether it may change anything (same origin, CSRF token). */
 async function settingsCaller(deps: GateDeps, req: Request, context: RequestContext): Promise<Caller> {
   if (req.headers.authorization !== undefined) {
-    return { failure: unauthenticated('settings.* takes the signed-in session of the settings page (sign in at /auth/login), not an API token; leave the Authorization header out') };
+    return { failure: unauthenticated('settings.* and dashboards.* take the signed-in session of the service\'s pages (sign in at /auth/login), not an API token; leave the Authorization header out') };
   }
   try {
     const { session, principal } = await deps.sessions.authenticate(readCookie(req.headers.cookie, SESSION_COOKIE));

@@ -4,6 +4,7 @@ import type { MetricsService } from '../services/metrics';
 import type { WebhookEndpointWriter } from '../services/webhooks/endpoints';
 import type { GitAppWriter } from '../services/git/apps/gitApps';
 import type { AppWriter } from '../services/apps/apps';
+import type { DashboardViewWriter } from '../services/dashboards/dashboardViewWriter';
 import type { Session } from '../auth/sessions';
 
 /** What the settings procedures change through (the same writers as the CLIs). */
@@ -11,6 +12,8 @@ export interface SettingsServices {
   webhookEndpoints: WebhookEndpointWriter;
   gitApps: GitAppWriter;
   apps: AppWriter;
+  /** Dashboard views their owners make on the dashboards page (`dashboards.*`). */
+  dashboardViews: DashboardViewWriter;
   /** Where clients reach this service: git apps' and apps' webhook URLs and Claude Code's OTLP endpoint are built from it. */
   publicBase: string;
 }

@@ -6,6 +6,7 @@ import { commitsEndpoint, gitRouter } from './git';
 import { dashboardViewsRouter } from './dashboards';
 import { metricsRouter } from './metrics';
 import { settingsRouter } from './settings';
+import { dashboardsRouter } from './dashboardPage';
 
 export const appRouter = router({
   users: usersRouter,
@@ -16,6 +17,7 @@ export const appRouter = router({
   commits: commitsEndpoint,
   metrics: metricsRouter,
   settings: settingsRouter,
+  dashboards: dashboardsRouter,
 });
 
 /** The type in-house TypeScript frontends import for a typed tRPC client. */

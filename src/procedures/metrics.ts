@@ -107,6 +107,21 @@ const collaborationForCaller = (figures: MetricPayload<'collaboration'>, ctx: Au
 const aiImpactForCaller = (figures: MetricPayload<'aiImpact'>, ctx: AuthedContext, target: MetricTarget) =>
   figures.by_adoption_tier && rules.canReadAdoptionTiers(ctx.principal, target.organizationId) ? figures : { ...figures, by_adoption_tier: null };
 
+/**
+ * Each metric's answer, as the Metrics API gives it to a caller: `/v1/metrics/...`, tRPC `metrics.*` and the
+ * dashboards' `dashboards.metrics.*` (a signed-in session's) all go through these, so their numbers are the same.
+ */
+export const metricResolvers = {
+  dora: resolveMetric('dora'),
+  pullRequests: resolveMetric('pullRequests'),
+  flow: resolveMetric('flow'),
+  activity: resolveMetric('activity'),
+  aiUsage: resolveMetric('aiUsage'),
+  aiImpact: resolveMetric('aiImpact', { forCaller: aiImpactForCaller }),
+  collaboration: resolveMetric('collaboration', { forCaller: collaborationForCaller }),
+  financial: resolveMetric('financial', { mayRead: (ctx, target) => guard.financialMetrics(ctx.principal, target.organizationId) }),
+};
+
 const SCOPE_RULES = 'Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).';
 
 export const metricsRouter = router({
@@ -117,7 +132,7 @@ export const metricsRouter = router({
     description: `Deployment frequency, lead time for changes, change failure rate and time to restore, by the Four Keys method, over production deployments. ${SCOPE_RULES}`,
   })
     .output(DoraMetricsResponse)
-    .query(resolveMetric('dora')),
+    .query(metricResolvers.dora),
   pullRequests: metricProcedure({
     path: '/metrics/pull-requests',
     operationId: 'getPullRequestMetrics',
@@ -125,7 +140,7 @@ export const metricsRouter = router({
     description: `Pull requests opened, merged and closed, time to merge, and what is open now. ${SCOPE_RULES}`,
   })
     .output(PullRequestMetricsResponse)
-    .query(resolveMetric('pullRequests')),
+    .query(metricResolvers.pullRequests),
   flow: metricProcedure({
     path: '/metrics/flow',
     operationId: 'getFlowMetrics',
@@ -133,7 +148,7 @@ export const metricsRouter = router({
     description: `Tasks completed, their cycle time and types, and the work in progress now. ${SCOPE_RULES}`,
   })
     .output(FlowMetricsResponse)
-    .query(resolveMetric('flow')),
+    .query(metricResolvers.flow),
   activity: metricProcedure({
     path: '/metrics/activity',
     operationId: 'getActivityMetrics',
@@ -141,7 +156,7 @@ export const metricsRouter = router({
     description: `Commits, active authors and interactions by type. ${SCOPE_RULES}`,
   })
     .output(ActivityMetricsResponse)
-    .query(resolveMetric('activity')),
+    .query(metricResolvers.activity),
   aiUsage: metricProcedure({
     path: '/metrics/ai-usage',
     operationId: 'getAiUsageMetrics',
@@ -149,7 +164,7 @@ export const metricsRouter = router({
     description: `How members use AI coding tools (Claude Code, Gemini CLI, Codex, GitHub Copilot, Cursor): active users and adoption, engagement, sessions, prompts, tokens, cost, lines, commits, pull requests and edit decisions, per tool (with suggestions, chat and agent requests where the vendors report them) and per model, from the telemetry the tools send to /otlp and the usage the vendors' APIs report, a member's day of a tool counted once. A team's figures are its members' today. ${SCOPE_RULES}`,
   })
     .output(AiUsageMetricsResponse)
-    .query(resolveMetric('aiUsage')),
+    .query(metricResolvers.aiUsage),
   aiImpact: metricProcedure({
     path: '/metrics/ai-impact',
     operationId: 'getAiImpactMetrics',
@@ -157,7 +172,7 @@ export const metricsRouter = router({
     description: `Whether AI-assisted work ships faster or breaks more: the share of AI-assisted commits and merged pull requests (by an AI tool's mark, or the author's AI tool use that day), their time to merge, pickup time and size against the others, and the change failure rate of deployments that shipped AI-assisted commits against the others; for the organization's admins, its teams grouped by AI adoption with each group's time to merge, deployments a day and change failure rate. ${SCOPE_RULES}`,
   })
     .output(AiImpactMetricsResponse)
-    .query(resolveMetric('aiImpact', { forCaller: aiImpactForCaller })),
+    .query(metricResolvers.aiImpact),
   collaboration: metricProcedure({
     path: '/metrics/collaboration',
     operationId: 'getCollaborationMetrics',
@@ -165,7 +180,7 @@ export const metricsRouter = router({
     description: `How people review each other's pull requests: pickup, first approval and review-to-merge times, pull requests iterated or merged unreviewed, how evenly reviews are shared, and (for the organization's admins and the team's managers only) review load, who reviews whom and knowledge silos. ${SCOPE_RULES}`,
   })
     .output(CollaborationMetricsResponse)
-    .query(resolveMetric('collaboration', { forCaller: collaborationForCaller })),
+    .query(metricResolvers.collaboration),
   financial: metricProcedure({
     path: '/metrics/financial',
     operationId: 'getFinancialMetrics',
@@ -173,5 +188,5 @@ export const metricsRouter = router({
     description: `What engineering costs, for the organization's admins only (403 for everyone else): people cost from the rates set with \`npm run costs\`, cost per engineer, merged pull request and completed task, the split of time between capitalizable and expensed work, and what AI coding tools cost. A figure that needs a rate nobody set is null, never 0. ${SCOPE_RULES}`,
   })
     .output(FinancialMetricsResponse)
-    .query(resolveMetric('financial', { mayRead: (ctx, target) => guard.financialMetrics(ctx.principal, target.organizationId) })),
+    .query(metricResolvers.financial),
 });

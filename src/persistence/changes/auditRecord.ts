@@ -41,10 +41,14 @@ export const AUDIT_ACTIONS = [
   'app.board_unmapped',
   'app.status_mapped',
   'app.user_linked',
+  'dashboard_view.created',
+  'dashboard_view.renamed',
+  'dashboard_view.shared',
+  'dashboard_view.deleted',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const AUDIT_TARGET_TYPES = ['api_token', 'scim_token', 'otlp_token', 'webhook_endpoint', 'webhook_delivery', 'git_app', 'app'] as const;
+export const AUDIT_TARGET_TYPES = ['api_token', 'scim_token', 'otlp_token', 'webhook_endpoint', 'webhook_delivery', 'git_app', 'app', 'dashboard_view'] as const;
 
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
