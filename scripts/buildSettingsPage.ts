@@ -14,7 +14,7 @@ import { projectRoot } from '../src/projectRoot';
 import { PAGE_BUNDLE_DIR, PAGE_SCRIPT_DIR } from '../src/settings/pageFiles';
 
 /** What a bundle may be made of, as paths from the project's root. */
-const ALLOWED_INPUTS = [/^src\/settings\/page\/script\//, /^src\/wire\/limits\.ts$/, /(^|\/)node_modules\/@trpc\/(client|server)\//];
+const ALLOWED_INPUTS = [/^src\/settings\/page\/script\//, /^src\/wire\/limits\.ts$/, /(^|\/)node_modules\/@trpc\/(client|server)\//, /(^|\/)node_modules\/(chart\.js|@kurkle\/color)\//];
 
 export async function buildSettingsPage(): Promise<void> {
   const result = await build({
@@ -22,6 +22,7 @@ export async function buildSettingsPage(): Promise<void> {
     entryPoints: [
       { in: path.join(PAGE_SCRIPT_DIR, 'settings.ts'), out: 'settings' },
       { in: path.join(PAGE_SCRIPT_DIR, 'signInLink.ts'), out: 'sign-in-link' },
+      { in: path.join(PAGE_SCRIPT_DIR, 'dashboards', 'main.ts'), out: 'dashboards' },
     ],
     outdir: PAGE_BUNDLE_DIR,
     bundle: true,

@@ -55,7 +55,7 @@ import { SessionAuthenticator } from './auth/sessionAuthenticator';
 import { DatabaseAuthStore, RedisAuthStore } from './auth/sessionStore';
 import { OidcSignIn } from './auth/oidc';
 import { authRoutes } from './settings/authRoutes';
-import { settingsPageRoutes } from './settings/pageRoutes';
+import { dashboardsPageRoutes, settingsPageRoutes } from './settings/pageRoutes';
 
 export interface Runtime {
   app: Express;
@@ -269,6 +269,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
         router: authRoutes({ sessions: signIn.sessions, oidc: signIn.oidc, limiter, publicOrigin, secureCookies: publicOrigin.startsWith('https:'), logger }),
       },
       { path: '/settings', router: settingsPageRoutes() },
+      { path: '/dashboards', router: dashboardsPageRoutes() },
     ],
     router: appRouter,
     logger,

@@ -25,3 +25,27 @@ export function settingsPageRoutes(): Router {
   router.use(express.static(PAGE_BUNDLE_DIR, { index: false, redirect: false }));
   return router;
 }
+
+/**
+ * `/dashboards` (docs/dashboards.md): the views one may open (`/dashboards/`), and one opened
+ * (`/dashboards/{view_id}?organization_id=…|team_id=…&from=…&to=…&interval=…`), through `dashboards.*` only. The same
+ * page answers every view's address; its script reads the address.
+ */
+export function dashboardsPageRoutes(): Router {
+  const router = Router();
+  router.use(pageSecurityPolicy());
+  router.use((_req, res, next) => {
+    res.set('Cache-Control', 'no-cache');
+    next();
+  });
+  const page = (_req: express.Request, res: express.Response) => res.sendFile(path.join(PAGE_DIR, 'dashboards.html'));
+  router.get('/', (req, res) => {
+    const url = new URL(req.originalUrl, 'http://localhost');
+    if (!url.pathname.endsWith('/')) return res.redirect(301, `${url.pathname}/${url.search}`);
+    page(req, res);
+  });
+  router.get('/dashboards.css', (_req, res) => res.sendFile(path.join(PAGE_DIR, 'dashboards.css')));
+  for (const file of ['dashboards.js', 'dashboards.js.map']) router.get(`/${file}`, (_req, res) => res.sendFile(path.join(PAGE_BUNDLE_DIR, file)));
+  router.get('/:viewId', page);
+  return router;
+}

@@ -49,7 +49,7 @@ interface Figure<Path extends string> {
 export type Panel = {
   [M in MetricName]:
     | { metric: M; title: string; unit: Unit; chart: 'number'; figure: NumberPaths<MetricAnswers[M]>; band?: NumberPaths<MetricAnswers[M]> | BandPath<M> }
-    | { metric: M; title: string; unit: Unit; chart: 'line' | 'bar' | 'stacked_bar'; series: Figure<NumberPaths<SeriesItem<M>>>[] }
+    | ([NumberPaths<SeriesItem<M>>] extends [never] ? never : { metric: M; title: string; unit: Unit; chart: 'line' | 'bar' | 'stacked_bar'; series: Figure<NumberPaths<SeriesItem<M>>>[] })
     | {
         [L in ListKeys<MetricAnswers[M]>]: { metric: M; title: string; unit: Unit; chart: 'table'; rows: L; label: StringKeys<ItemOf<MetricAnswers[M], L>>; columns: Figure<NumberPaths<ItemOf<MetricAnswers[M], L>>>[] };
       }[ListKeys<MetricAnswers[M]>];

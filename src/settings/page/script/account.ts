@@ -2,22 +2,22 @@ import { $ } from './elements';
 import { partsOf } from './parts';
 import { clearSecret } from './secrets';
 
-/** From settings.session; every change sends it in the X-CSRF-Token header. */
-let csrf = '';
+import { keepCsrfToken, whenSignedOut } from './session';
+
 let signedIn = false;
 
-export const csrfToken = () => csrf;
-
+/** From settings.session; every change sends it in the X-CSRF-Token header. */
 export function showSignedIn(token: string): void {
-  csrf = token;
+  keepCsrfToken(token);
   signedIn = true;
   $('#loading').hidden = true;
   $('#account').hidden = false;
   $('#signed-in').hidden = false;
 }
 
+whenSignedOut(showSignedOut);
+
 export function showSignedOut(reason: string): void {
-  csrf = '';
   // Whatever was shown goes, secrets included.
   $('#organizations').replaceChildren();
   const tokens = partsOf($('#api-tokens'));

@@ -2,10 +2,10 @@ import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '../../../procedures';
 import { MAX_TRPC_BATCH } from '../../../wire/limits';
-import { csrfToken, showSignedOut } from './account';
+import { csrfToken, signedOut } from './session';
 
 /**
- * The settings procedures, typed by the server's router: a renamed procedure or a changed input fails the build.
+ * The pages' procedures (`settings.*`, `dashboards.*`), typed by the server's router: a renamed procedure or a changed input fails the build.
  * Same origin, so the session cookie goes with every call; a change carries the session's CSRF token. Batched as
  * the server allows (no transformer: the server has none).
  */
@@ -38,7 +38,7 @@ export async function call<T>(request: Promise<T>): Promise<T> {
     return await request;
   } catch (err) {
     const failure = apiError(err);
-    if (failure.status === 401) showSignedOut(failure.message);
+    if (failure.status === 401) signedOut(failure.message);
     throw failure;
   }
 }
