@@ -18,7 +18,12 @@ const describeBrowser = describeInBrowser('dashboardsPage');
 interface DrawnCanvas {
   chart?: { data: { labels: string[]; datasets: { label: string; data: (number | null)[] }[] } };
 }
-declare const document: { querySelector(selector: string): DrawnCanvas | null };
+interface Focused {
+  tagName: string;
+  textContent: string | null;
+  labels?: ArrayLike<{ textContent: string | null }> | null;
+}
+declare const document: { querySelector(selector: string): DrawnCanvas | null; activeElement: Focused | null };
 
 const ARTIFACTS = path.join(__dirname, '..', '..', 'artifacts');
 const YEAR = { from: '2025-11-01', to: '2026-10-31', interval: 'month' };
@@ -119,5 +124,63 @@ describeBrowser('the dashboards page in chromium', () => {
     expect(await small.getByRole('region', { name: 'Deployments a day', exact: true }).locator('.panel-number').getAttribute('data-value')).toBe(String(dora.deployment_frequency.per_day));
     await small.screenshot({ path: path.join(ARTIFACTS, 'dashboards-dora-390x844.png'), fullPage: true });
     await phone.close();
+  });
+
+  test('what one may not see: money for admins, a team one cannot read, a private view of another; the page says why', async () => {
+    const views = t.runtime.writers.dashboardViews;
+    const money = await views.create(DEMO.users.ada, { organizationId: DEMO.orgs.acme, type: 'investment', name: 'Where the time goes', visibility: 'organization', teamId: null });
+    const hers = await views.create(DEMO.users.ada, { organizationId: DEMO.orgs.acme, type: 'dora', name: 'Ada’s own', visibility: 'private', teamId: null });
+    const page = await signedIn(DEMO.users.linus, { expectStatuses: [403, 404] });
+    await page.goto(`${base}/dashboards/`);
+    const list = page.getByRole('region', { name: 'Your dashboards' });
+    await list.getByRole('link', { name: 'Where the time goes' }).waitFor();
+    expect(await list.getByRole('link', { name: 'Ada’s own' }).count()).toBe(0);
+
+    await list.getByRole('link', { name: 'Where the time goes' }).click();
+    await page.getByRole('alert').filter({ hasText: "Financial metrics are for the organization's admins" }).waitFor();
+    expect(await page.getByText("Not available: Financial metrics are for the organization's admins").count()).toBe(4);
+    // Not his: nothing to manage.
+    expect(await page.getByRole('region', { name: 'Manage this dashboard' }).count()).toBe(0);
+
+    await page.goto(`${base}/dashboards/${money.id}?team_id=${DEMO.teams.globexCore}&from=2026-10-01&to=2026-10-31&interval=week`);
+    await page.getByRole('alert').filter({ hasText: 'You do not have permission to access this team' }).waitFor();
+
+    await page.goto(`${base}/dashboards/${hers.id}`);
+    await page.getByRole('alert').filter({ hasText: 'You do not have permission to access this dashboard view' }).waitFor();
+    await page.goto(`${base}/dashboards/view_nobodys`);
+    await page.getByRole('alert').filter({ hasText: 'Dashboard view not found' }).waitFor();
+  });
+
+  test('keyboard only: every control of a view is reached in order and works', async () => {
+    const view = await t.runtime.writers.dashboardViews.create(DEMO.users.grace, { organizationId: DEMO.orgs.acme, type: 'pull_requests', name: 'Review speed', visibility: 'private', teamId: null });
+    const page = await signedIn(DEMO.users.grace);
+    await page.goto(`${base}/dashboards/${view.id}?organization_id=${DEMO.orgs.acme}&from=2026-08-01&to=2026-10-31&interval=month`);
+    await page.getByText('Figures from 2026-08-01 to 2026-10-31, by month.').waitFor();
+    const focusedName = () =>
+      page.evaluate(() => {
+        const el = document.activeElement;
+        if (!el) return '';
+        return (el.labels && el.labels.length ? el.labels[0].textContent : el.textContent)?.trim() ?? '';
+      });
+    const reached: string[] = [];
+    // A date field is three stops (month, day, year) and its calendar button in chromium.
+    for (let i = 0; i < 20 && !reached.includes('Show'); i++) {
+      await page.keyboard.press('Tab');
+      reached.push(await focusedName());
+    }
+    expect(reached).toEqual(expect.arrayContaining(['Scope', 'From', 'To', 'Interval', 'Show']));
+    expect(reached.indexOf('Scope')).toBeLessThan(reached.indexOf('Show'));
+    // The interval changed from the keyboard, and the form sent with Enter.
+    await page.getByLabel('Interval').focus();
+    await page.keyboard.press('ArrowDown');
+    await page.getByRole('button', { name: 'Show' }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/interval=week$/);
+    await page.getByText('Figures from 2026-08-01 to 2026-10-31, by week.').waitFor();
+    // A chart's numbers open from the keyboard.
+    const numbers = page.getByRole('region', { name: 'Pull requests', exact: true }).getByText('Numbers');
+    await numbers.focus();
+    await page.keyboard.press('Enter');
+    expect(await page.getByRole('region', { name: 'Pull requests', exact: true }).getByRole('table').isVisible()).toBe(true);
   });
 });
