@@ -23,7 +23,10 @@ interface Focused {
   textContent: string | null;
   labels?: ArrayLike<{ textContent: string | null }> | null;
 }
-declare const document: { querySelector(selector: string): DrawnCanvas | null; activeElement: Focused | null };
+interface Found extends DrawnCanvas {
+  getAttribute(name: string): string | null;
+}
+declare const document: { querySelector(selector: string): Found | null; activeElement: Focused | null };
 
 const ARTIFACTS = path.join(__dirname, '..', '..', 'artifacts');
 const YEAR = { from: '2025-11-01', to: '2026-10-31', interval: 'month' };
@@ -114,6 +117,16 @@ describeBrowser('the dashboards page in chromium', () => {
     );
     expect(cells).toEqual(dora.series.map((b: { start: string; deployments: number; failed: number }) => [b.start, b.deployments, b.failed]));
     await page.screenshot({ path: path.join(ARTIFACTS, 'dashboards-dora-1280x800.png'), fullPage: true });
+
+    // Her team's figures: the same view, the scope changed to the team she manages.
+    await query.getByLabel('Scope').selectOption({ label: 'Team Platform' });
+    await query.getByRole('button', { name: 'Show' }).click();
+    await page.waitForURL(`**?team_id=${DEMO.teams.platform}&from=${YEAR.from}&to=${YEAR.to}&interval=month`);
+    const team = await api('dora', { team_id: DEMO.teams.platform, ...YEAR }, DEMO.emails.grace);
+    await page.waitForFunction((perDay) => document.querySelector('section[aria-label="Deployments a day"] .panel-number')?.getAttribute('data-value') === perDay, String(team.deployment_frequency.per_day));
+    expect(await panel('Lead time for changes').locator('.panel-number').getAttribute('data-value')).toBe(String(team.lead_time_for_changes.median_hours));
+    await page.goBack();
+    await page.waitForURL(`**?organization_id=${DEMO.orgs.acme}&from=${YEAR.from}&to=${YEAR.to}&interval=month`);
 
     // The address is the state: opened afresh (a shared link), it shows the same.
     const address = page.url();
