@@ -1,10 +1,4 @@
-import type { Outputs } from '../api';
-
-/** A panel of the catalog, as `dashboards.catalog` gives it (src/services/dashboards/catalog.ts declares them). */
-export type DashboardType = Outputs['dashboards']['catalog'][number];
-export type Panel = DashboardType['panels'][number];
-export type MetricName = Panel['metric'];
-export type Unit = Panel['unit'];
+import type { Unit } from './answers';
 
 /** The value at a dotted path of an answer (`lead_time_for_changes.median_hours`); null where there is none. */
 export function valueAt(answer: unknown, path: string): unknown {

@@ -1,11 +1,8 @@
 import { attempt } from '../actions';
-import { api, call, Outputs } from '../api';
+import { api, call } from '../api';
 import { $, field, h, table, valueOf } from '../elements';
-import type { DashboardType } from './figures';
+import type { DashboardType, Scopes, Views } from './answers';
 import { visibilityChoices, visibilityOf } from './manage';
-import type { Scopes } from './view';
-
-type Views = Outputs['dashboards']['views'];
 
 const SHARED = { private: 'Private', team: 'Team', organization: 'Organization' };
 

@@ -2,7 +2,7 @@ import { attempt } from '../actions';
 import { api, call } from '../api';
 import { confirmingButton } from '../confirm';
 import { field, h, valueOf } from '../elements';
-import type { Scopes, View } from './view';
+import type { Scopes, View } from './answers';
 
 /** Where a view may be shared: nobody else, a team the owner is in (any team for an admin), the organization. */
 export function visibilityChoices(organization: Scopes[number] | undefined) {

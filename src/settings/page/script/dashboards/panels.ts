@@ -1,6 +1,7 @@
 import { h, table } from '../elements';
 import { draw } from './charts';
-import { formatted, numberAt, Panel, valueAt } from './figures';
+import type { Panel } from './answers';
+import { formatted, numberAt, valueAt } from './figures';
 
 /** A metric's answer for a panel, or why there is none (the API's refusal, said as it is). */
 export type Figures = { data: unknown } | { failure: string };

@@ -1,12 +1,9 @@
-import { api, ApiError, call, Outputs } from '../api';
+import { api, ApiError, call } from '../api';
 import { $, field, h } from '../elements';
-import type { DashboardType, MetricName } from './figures';
+import type { DashboardType, MetricName, Scopes, View } from './answers';
 import { manageSection } from './manage';
 import { Figures, panelCard } from './panels';
 import { addressOf, intervalOf, MetricsQuery, queryOf } from './query';
-
-export type View = Outputs['dashboards']['view'];
-export type Scopes = Outputs['dashboards']['scopes'];
 
 /** Each metric's procedure: the Metrics API's answer for the session, as `/v1/metrics/...` gives it. */
 const FETCH: Record<MetricName, (query: MetricsQuery) => Promise<{ data: unknown }>> = {
