@@ -4,6 +4,7 @@ import type { Browser } from 'playwright-core';
 import { assertBrowser, describeInBrowser } from '../support/peers/chromium';
 import { launchChromium, signInThroughLink, watchedPage, WatchedPage } from '../support/peers/pageBrowser';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
+import { DASHBOARD_TYPES } from '../../src/services/dashboards/catalog';
 
 /**
  * The dashboards page (/dashboards/, docs/dashboards.md) in Debian's chromium, as a manager uses it: signed in with a
@@ -29,6 +30,7 @@ interface Found extends DrawnCanvas {
 declare const document: { querySelector(selector: string): Found | null; activeElement: Focused | null };
 
 const ARTIFACTS = path.join(__dirname, '..', '..', 'artifacts');
+const DORA_TYPE = DASHBOARD_TYPES.find((type) => type.key === 'dora')!;
 const YEAR = { from: '2025-11-01', to: '2026-10-31', interval: 'month' };
 
 let t: TestApp;
@@ -116,6 +118,14 @@ describeBrowser('the dashboards page in chromium', () => {
       ]),
     );
     expect(cells).toEqual(dora.series.map((b: { start: string; deployments: number; failed: number }) => [b.start, b.deployments, b.failed]));
+    // Every other chart of the view, as the catalog declares it: its lines are the series' figures it names.
+    for (const chart of DORA_TYPE.panels.filter((p) => 'series' in p && p.title !== 'Deployments')) {
+      if (!('series' in chart)) continue;
+      const selector = `section[aria-label="${chart.title}"] canvas`;
+      await page.waitForFunction((s) => Boolean(document.querySelector(s)?.chart), selector);
+      const data = await page.evaluate((s) => document.querySelector(s)!.chart!.data, selector);
+      expect(data.datasets.map((d) => [d.label, d.data])).toEqual(chart.series.map((line) => [line.label, dora.series.map((b: Record<string, unknown>) => b[line.figure] ?? null)]));
+    }
     await page.screenshot({ path: path.join(ARTIFACTS, 'dashboards-dora-1280x800.png'), fullPage: true });
 
     // Her team's figures: the same view, the scope changed to the team she manages.
