@@ -193,7 +193,7 @@ const ALL_INTERACTIONS = [
 const ACME_VIEWS = ['view_acme_org', 'view_platform_team', 'view_mobile_team', 'view_ada_private', 'view_linus_private'];
 const GLOBEX_VIEWS = ['view_globex_org', 'view_outsider_private'];
 const ALL_VIEWS = [...ACME_VIEWS, ...GLOBEX_VIEWS];
-const CATALOG = ['dora', 'flow', 'pull_requests', 'sprint', 'collaboration', 'wellbeing', 'investment', 'cost'];
+const CATALOG = ['dora', 'flow', 'pull_requests', 'sprint', 'collaboration', 'wellbeing', 'activity', 'ai_usage', 'ai_impact', 'investment', 'cost'];
 
 const except = (ids: readonly string[], ...keep: string[]) => ids.filter((id) => !keep.includes(id));
 
