@@ -106,7 +106,7 @@ describe('refusals: a message that says what to fix, nothing written', () => {
     expect(await DashboardView.count()).toBe(before);
   });
 
-  test('an API token is no session; a change without the CSRF token is refused', async () => {
+  test('an API token is no session; a change without the CSRF token, or from another origin, is refused', async () => {
     const token = await t.token();
     const res = await request(t.runtime.app).get('/trpc/dashboards.views').set('Authorization', `Bearer ${token}`);
     expect(res.status).toBe(401);
@@ -114,6 +114,9 @@ describe('refusals: a message that says what to fix, nothing written', () => {
     const before = await DashboardView.count();
     const forged = await browsers.ada.mutate('dashboards.create', { organization_id: acme, type: 'dora', name: 'x', visibility: 'private' }, { 'X-CSRF-Token': 'not-the-token' });
     expect(forged.status).toBe(403);
+    // The right token, from another site's page: refused by its Origin.
+    const foreign = await browsers.ada.mutate('dashboards.create', { organization_id: acme, type: 'dora', name: 'x', visibility: 'private' }, { Origin: 'https://attacker.example' });
+    expect(foreign.status).toBe(403);
     expect(await DashboardView.count()).toBe(before);
   });
 });

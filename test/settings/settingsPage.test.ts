@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { chromium, Browser, BrowserContext, Page } from 'playwright-core';
-import { assertBrowser, CHROMIUM, describeInBrowser } from '../support/peers/chromium';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { assertBrowser, describeInBrowser } from '../support/peers/chromium';
+import { launchChromium, watchedPage } from '../support/peers/pageBrowser';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { eventually, Receiver, verify } from '../support/peers/receiver';
 import { createLoginLink } from '../../src/auth/signIn';
@@ -34,16 +35,6 @@ declare const navigator: { clipboard: { readText(): Promise<string> } };
 declare const localStorage: { length: number };
 declare const sessionStorage: { length: number };
 
-/** Chromium, headless. */
-function launch(extraArgs: string[] = []): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    // Without the background-networking flags chromium's own connections are refused on the closed network.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extraArgs],
-  });
-}
-
 const ARTIFACTS = path.join(__dirname, '..', '..', 'artifacts');
 
 let t: TestApp;
@@ -52,8 +43,6 @@ let browser: Browser;
 let receiver: Receiver;
 let context: BrowserContext | undefined;
 let problems: string[] = [];
-/** Answers a test causes on purpose, which chromium logs as console errors too. 401: the signed-out view. */
-let expectedStatuses = new Set([401]);
 
 describeBrowser('the settings page in chromium', () => {
   beforeAll(async () => {
@@ -65,7 +54,7 @@ describeBrowser('the settings page in chromium', () => {
     base = await t.listen();
     receiver = await Receiver.start();
     t.runtime.webhooks.start();
-    browser = await launch();
+    browser = await launchChromium();
     fs.mkdirSync(ARTIFACTS, { recursive: true });
   });
 
@@ -465,7 +454,7 @@ describeBrowser('the settings page in chromium', () => {
     // Not a secure context (as a service on an internal name without TLS): no navigator.clipboard, and a CSP with
     // upgrade-insecure-requests would send the page's own script and styles to https.
     const host = 'platform.test';
-    const plain = await launch([`--host-resolver-rules=MAP ${host} 127.0.0.1`]);
+    const plain = await launchChromium([`--host-resolver-rules=MAP ${host} 127.0.0.1`]);
     try {
       const origin = `http://${host}:${new URL(base).port}`;
       const page = await openPage({ in: plain });
@@ -512,26 +501,10 @@ describeBrowser('the settings page in chromium', () => {
 
 /** A fresh context, its console errors, page errors and failed requests collected, but for the answers expected. */
 async function openPage(options: { clipboard?: boolean; expectStatuses?: number[]; in?: Browser } = {}): Promise<Page> {
-  problems = [];
-  expectedStatuses = new Set([401, ...(options.expectStatuses ?? [])]);
-  context = await (options.in ?? browser).newContext(options.clipboard ? { permissions: ['clipboard-read', 'clipboard-write'] } : {});
-  // The sign-in pages name no icon, so chromium asks for /favicon.ico; its 404 is not the page's fault.
-  await context.route('**/favicon.ico', (route) => route.fulfill({ status: 204 }));
-  const page = await context.newPage();
-  page.on('console', (msg) => {
-    const status = /the server responded with a status of (\d+)/.exec(msg.text());
-    if (msg.type() !== 'error' || (status && expectedStatuses.has(Number(status[1])))) return;
-    // helmet's Cross-Origin-Opener-Policy means nothing on plain HTTP, and chromium says so on each page.
-    if (msg.text().startsWith('The Cross-Origin-Opener-Policy header has been ignored')) return;
-    problems.push(`console: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('requestfailed', (req) => {
-    // Sign-out's redirect is not followed (redirect: 'manual'): chromium reports it as aborted.
-    if (new URL(req.url()).pathname === '/auth/logout' && req.failure()?.errorText === 'net::ERR_ABORTED') return;
-    problems.push(`request failed: ${req.url()} ${req.failure()?.errorText}`);
-  });
-  return page;
+  const watched = await watchedPage(options.in ?? browser, { expectStatuses: options.expectStatuses, permissions: options.clipboard ? ['clipboard-read', 'clipboard-write'] : undefined });
+  context = watched.context;
+  problems = watched.problems;
+  return watched.page;
 }
 
 /** The real flow: `npm run tokens -- login-link` prints /auth/link#<token>; its page has a "Sign in" button. */

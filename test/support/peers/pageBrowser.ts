@@ -19,10 +19,14 @@ export interface WatchedPage {
   problems: string[];
 }
 
-export async function watchedPage(browser: Browser, options: { expectStatuses?: number[]; viewport?: { width: number; height: number } } = {}): Promise<WatchedPage> {
+/** 401 is always expected: the signed-out view. `expectStatuses`: answers a test causes on purpose, which chromium logs as errors. */
+export async function watchedPage(
+  browser: Browser,
+  options: { expectStatuses?: number[]; viewport?: { width: number; height: number }; permissions?: string[] } = {},
+): Promise<WatchedPage> {
   const expected = new Set([401, ...(options.expectStatuses ?? [])]);
   const problems: string[] = [];
-  const context = await browser.newContext(options.viewport ? { viewport: options.viewport } : {});
+  const context = await browser.newContext({ ...(options.viewport ? { viewport: options.viewport } : {}), ...(options.permissions ? { permissions: options.permissions } : {}) });
   // The sign-in pages name no icon, so chromium asks for /favicon.ico; its 404 is not the page's fault.
   await context.route('**/favicon.ico', (route) => route.fulfill({ status: 204 }));
   const page = await context.newPage();
@@ -34,7 +38,11 @@ export async function watchedPage(browser: Browser, options: { expectStatuses?: 
     problems.push(`console: ${msg.text()}`);
   });
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('requestfailed', (req) => problems.push(`request failed: ${req.url()} ${req.failure()?.errorText}`));
+  page.on('requestfailed', (req) => {
+    // Sign-out's redirect is not followed (redirect: 'manual'): chromium reports it as aborted.
+    if (new URL(req.url()).pathname === '/auth/logout' && req.failure()?.errorText === 'net::ERR_ABORTED') return;
+    problems.push(`request failed: ${req.url()} ${req.failure()?.errorText}`);
+  });
   return { page, context, problems };
 }
 
