@@ -16,7 +16,7 @@ import { selectSql } from './selectSql';
 import type { DataVersions } from './dataVersions';
 import { anchoredKeys, OrderedRange, PageAnchors } from './pageAnchors';
 import { findPlain } from './plainRows';
-import { findRaw } from './findRaw';
+import { findKeptRaw } from './statements';
 import type { ColumnRef, KeyIndex, ListSource, Page, PageRequest } from './listSource';
 import { scopeKey } from './scopeKey';
 
@@ -151,7 +151,7 @@ export class ListingService {
       [index.key, direction],
     ];
     const readKeys = async (where: WhereOptions, group?: string[]) =>
-      (await findRaw<Record<string, string>>(index.model, { attributes: [index.key], where, group, order, limit, offset })).map((r) => r[index.key]);
+      (await findKeptRaw<Record<string, string>>(index.model, { attributes: [index.key], where, group, order, limit, offset })).map((r) => r[index.key]);
     // One partition: one index range. Several: the merge of their ranges while shallow; deeper, one grouped
     // (distinct) read of the whole scope sorts less than every branch's first offset + limit entries.
     const identity = this.listIdentity(source, request);
@@ -245,7 +245,7 @@ export class ListingService {
     offset: number,
   ): Promise<Row[]> {
     const keyColumns = source.model.primaryKeyAttributes;
-    const keys = await findRaw(source.model, {
+    const keys = await findKeptRaw(source.model, {
       ...query,
       attributes: [...keyColumns],
       include: source.include?.map((i) => ({ ...(i as IncludeOptions), attributes: [] })),

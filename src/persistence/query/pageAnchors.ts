@@ -1,5 +1,5 @@
 import { Model, ModelStatic, Op, WhereOptions } from 'sequelize';
-import { findRaw } from './findRaw';
+import { findKeptRaw } from './statements';
 
 /**
  * Deep pages without walking the index from the start. An OFFSET of 250,000 reads 250,000 index entries on
@@ -93,7 +93,7 @@ function after(range: OrderedRange, anchor: Anchor): WhereOptions {
 }
 
 async function readKeys(range: OrderedRange, from: Anchor | undefined, limit: number, offset: number): Promise<Record<string, unknown>[]> {
-  return findRaw(range.model, {
+  return findKeptRaw(range.model, {
     attributes: [range.sortColumn, range.idColumn],
     where: from ? { [Op.and]: [range.where, after(range, from)] } : range.where,
     order: [

@@ -1,6 +1,5 @@
 import { FindOptions, IncludeOptions, Includeable, Model, ModelStatic } from 'sequelize';
-import { findRaw } from './findRaw';
-import { statements } from './statements';
+import { findKeptRaw } from './statements';
 
 /**
  * List rows as plain objects. A Sequelize instance per row was the largest allocation of a list request
@@ -10,7 +9,7 @@ import { statements } from './statements';
  */
 export async function findPlain<M extends Model>(model: ModelStatic<M>, options: FindOptions): Promise<M[]> {
   // The rows stand in for instances of M: the resources read them by attribute, as they would an instance.
-  const rows = (await statements.findRaw<M>(model, options)) ?? (await findRaw<M>(model, { ...options, nest: Boolean(options.include) }));
+  const rows = await findKeptRaw<M>(model, { ...options, nest: Boolean(options.include) });
   const conversions = conversionsOf(model, options.include);
   for (const row of rows) convert(row, conversions);
   return rows;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { FindOptions, Model, ModelStatic, QueryTypes, WhereOptions } from 'sequelize';
+import { FindOptions, IncludeOptions, Includeable, Model, ModelStatic, QueryTypes, Utils, WhereOptions } from 'sequelize';
+import { findRaw } from './findRaw';
 import { written } from './written';
 
 /**
@@ -22,9 +23,9 @@ interface Statement {
   order: number[];
 }
 
-/** The where with each string of a string column replaced by a marker, and the values taken out; undefined if it cannot be. */
+/** The options with each string compared with a string column replaced by a marker, and the values taken out. */
 interface Parameterised {
-  where: WhereOptions | undefined;
+  shaped: FindOptions;
   values: unknown[];
 }
 
@@ -32,40 +33,86 @@ class CannotParameterise extends Error {}
 
 const STRING_TYPES = new Set(['STRING', 'CHAR', 'TEXT', 'UUID']);
 
-function parameterise(model: ModelStatic<Model>, where: WhereOptions | undefined): Parameterised | undefined {
+type Attributes = ReturnType<ModelStatic<Model>['getAttributes']>;
+const isStringColumn = (attribute: Attributes[string] | undefined) => STRING_TYPES.has((attribute?.type as { key?: string } | undefined)?.key ?? '');
+
+/** What each included model is called (`as`), for a where naming `$as.column$`; nested ones by their path. */
+function includedModels(include: Includeable[] | undefined, prefix = ''): Map<string, ModelStatic<Model>> {
+  const models = new Map<string, ModelStatic<Model>>();
+  for (const item of include ?? []) {
+    const options = item as IncludeOptions;
+    if (!options.as || !options.model) continue;
+    models.set(prefix + options.as, options.model as ModelStatic<Model>);
+    for (const [path, model] of includedModels(options.include as Includeable[] | undefined, `${prefix}${options.as}.`)) models.set(path, model);
+  }
+  return models;
+}
+
+/**
+ * Walks the options Sequelize will write: each `where` (the list's, and each include's on its own model) and the
+ * replacements of its literal subqueries. Sequelize's helpers (literal, col, fn) are kept as they are: their text
+ * is part of the shape, as their class and fields are part of its key (written.ts).
+ */
+function parameterise(model: ModelStatic<Model>, options: FindOptions): Parameterised | undefined {
   const values: unknown[] = [];
-  const attributes = model.getAttributes();
+  const marker = (value: string) => (values.push(value), `${MARKER}${values.length - 1}__`);
   const leaf = (value: unknown, stringColumn: boolean): unknown => {
-    if (typeof value === 'string') {
-      if (!stringColumn) return value;
-      values.push(value);
-      return `${MARKER}${values.length - 1}__`;
-    }
+    if (typeof value === 'string') return stringColumn ? marker(value) : value;
     if (value === null || value === undefined || typeof value === 'number' || typeof value === 'boolean' || value instanceof Date) return value;
+    if (value instanceof Utils.SequelizeMethod) return value;
     if (Array.isArray(value)) return value.map((v) => leaf(v, stringColumn));
     if (isPlain(value)) {
       const out: Record<string | symbol, unknown> = {};
-      // Only operators may follow a column: a nested column or a Sequelize helper keeps the old path.
+      // Only operators may follow a column: a nested column keeps the old path.
       if (Object.keys(value).length) throw new CannotParameterise();
       for (const op of Object.getOwnPropertySymbols(value)) out[op] = leaf((value as Record<symbol, unknown>)[op], stringColumn);
       return out;
     }
     throw new CannotParameterise();
   };
-  const conditions = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(conditions);
+  const included = includedModels(options.include as Includeable[] | undefined);
+  const attributeOf = (attributes: Attributes, column: string): Attributes[string] | undefined => {
+    const path = /^\$(.+)\.([^.]+)\$$/.exec(column);
+    if (!path) return attributes[column];
+    const other = included.get(path[1]);
+    if (!other) throw new CannotParameterise();
+    return other.getAttributes()[path[2]];
+  };
+  const conditions = (node: unknown, attributes: Attributes): unknown => {
+    if (Array.isArray(node)) return node.map((n) => conditions(n, attributes));
     if (!isPlain(node)) throw new CannotParameterise();
     const out: Record<string | symbol, unknown> = {};
     for (const [column, value] of Object.entries(node)) {
-      const attribute = attributes[column];
-      if (!attribute) throw new CannotParameterise(); // `$include.column$` and the like
-      out[column] = leaf(value, STRING_TYPES.has((attribute.type as { key?: string }).key ?? ''));
+      const attribute = attributeOf(attributes, column);
+      if (!attribute) throw new CannotParameterise();
+      out[column] = leaf(value, isStringColumn(attribute));
     }
-    for (const op of Object.getOwnPropertySymbols(node)) out[op] = conditions((node as Record<symbol, unknown>)[op]);
+    for (const op of Object.getOwnPropertySymbols(node)) out[op] = conditions((node as Record<symbol, unknown>)[op], attributes);
     return out;
   };
+  const where = (node: WhereOptions | undefined, of: ModelStatic<Model>) => (node === undefined ? undefined : (conditions(node, of.getAttributes()) as WhereOptions));
+  const include = (items: Includeable[] | undefined): Includeable[] | undefined =>
+    items?.map((item) => {
+      const options = item as IncludeOptions;
+      if (!isPlain(item) || !options.model) throw new CannotParameterise();
+      const of = options.model as ModelStatic<Model>;
+      // Sequelize reads a key that is present as given: an include without a where or includes keeps none.
+      const shaped: IncludeOptions = { ...options };
+      if (options.where) shaped.where = where(options.where, of);
+      if (options.include) shaped.include = include(options.include as Includeable[]);
+      return shaped;
+    });
+  const replacements = (options as { replacements?: unknown }).replacements;
   try {
-    return { where: where === undefined ? undefined : (conditions(where) as WhereOptions), values };
+    const shaped: FindOptions & { replacements?: unknown } = { ...options };
+    if (options.where) shaped.where = where(options.where, model);
+    if (options.include) shaped.include = include(options.include as Includeable[]);
+    if (replacements !== undefined) {
+      // A replacement stands for a value in a literal subquery: a string is bound whatever column it meets.
+      if (!isPlain(replacements)) throw new CannotParameterise();
+      shaped.replacements = Object.fromEntries(Object.entries(replacements).map(([name, value]) => [name, leaf(value, true)]));
+    }
+    return { shaped, values };
   } catch (err) {
     if (err instanceof CannotParameterise) return undefined;
     throw err;
@@ -75,28 +122,31 @@ function parameterise(model: ModelStatic<Model>, where: WhereOptions | undefined
 const isPlain = (value: unknown): value is object => typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 
 export class Statements {
-  private readonly statements = new Map<string, Statement>();
+  /** null: Sequelize wrote a value where no parameter can stand (inside a pattern, say); that shape keeps findAll. */
+  private readonly statements = new Map<string, Statement | null>();
 
   /**
    * The rows `findAll({ ...options, raw: true })` returns, through a kept statement when the options allow one
-   * (no include, no replacements, a where of columns and operators); undefined when they do not.
+   * (wheres of columns, `$included.column$` and operators, on the model and its includes; Sequelize's helpers;
+   * replacements of plain values); undefined when they do not.
    */
   async findRaw<R extends object = Record<string, unknown>>(model: ModelStatic<Model>, options: FindOptions): Promise<R[] | undefined> {
-    if (options.include || (options as { replacements?: unknown }).replacements) return undefined;
-    const parameterised = parameterise(model, options.where);
+    const parameterised = parameterise(model, options);
     if (!parameterised) return undefined;
-    const shaped = { ...options, where: parameterised.where };
+    const { shaped } = parameterised;
     const key = `${model.sequelize!.getDialect()}|${model.tableName}|${written(shaped)}`;
     const statement = this.statements.get(key) ?? (await this.learn(model, shaped, key));
+    if (!statement) return undefined;
     return model.sequelize!.query<R>(statement.sql, {
       replacements: statement.order.map((i) => parameterised.values[i]),
       type: QueryTypes.SELECT,
       raw: true,
+      nest: options.nest,
     });
   }
 
   /** The statement findAll writes for a shape, read as it runs once with the markers (matching nothing). */
-  private async learn(model: ModelStatic<Model>, shaped: FindOptions, key: string): Promise<Statement> {
+  private async learn(model: ModelStatic<Model>, shaped: FindOptions, key: string): Promise<Statement | null> {
     let written: string | undefined;
     await model.findAll({
       ...shaped,
@@ -108,7 +158,8 @@ export class Statements {
     if (!written) throw new Error(`Sequelize ran no statement for ${model.tableName}`);
     const sql = written.replace(/^Executing \([^)]*\): /, '');
     const order: number[] = [];
-    const statement = { sql: sql.replace(MARKER_PATTERN, (_, i: string) => (order.push(Number(i)), '?')), order };
+    const bound = sql.replace(MARKER_PATTERN, (_, i: string) => (order.push(Number(i)), '?'));
+    const statement = bound.includes(MARKER) ? null : { sql: bound, order };
     if (this.statements.size >= MAX_STATEMENTS) this.statements.delete(this.statements.keys().next().value as string);
     this.statements.set(key, statement);
     return statement;
@@ -117,3 +168,11 @@ export class Statements {
 
 /** The process's statements: one set per process is enough, keyed by table and shape. */
 export const statements = new Statements();
+
+/**
+ * `findRaw` through a kept statement when the options allow one: what every read of a list's page goes through
+ * (its keys, its rows, a deep page's anchors), so no list request builds its SQL with findAll.
+ */
+export async function findKeptRaw<R extends object = Record<string, unknown>>(model: ModelStatic<Model>, options: FindOptions): Promise<R[]> {
+  return (await statements.findRaw<R>(model, options)) ?? findRaw<R>(model, options);
+}
