@@ -285,6 +285,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     readiness,
     readinessDetail: () => ({ webhooks: webhooks.status() }),
     lifecycle,
+    dataGeneration: () => dataVersions.generation,
     observeResponse: metrics && ((r) => metrics.response(r.surface, r.method, r.route, r.status, r.seconds, r.failure)),
   });
 

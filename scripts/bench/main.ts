@@ -23,6 +23,7 @@ import { AppIngestSource, createBenchApp, prepareAppIngest, removeAppIngestFiles
 import { jiraIngest } from './jira/source';
 import { pagerdutyIngest } from './pagerduty/source';
 import { COPILOT_ROW_PATH, measureCopilotPull } from './copilot/pull';
+import { gcShare, processTimes } from './gcShare';
 
 const ROOT = path.resolve(__dirname, '../..');
 const PER_PAGE = 50; // the API's default, which every request uses
@@ -60,15 +61,22 @@ async function createToken(url: string, opts: BenchOptions, args = ['create', '-
 }
 
 interface Servers {
-  api: Server;
+  api: ApiServer;
   floor: Server;
   stack: Server;
 }
 
-/** The API, as `npm start` runs it: with the heap flags of package.json's `config.nodeFlags`. */
-async function startApi(name: string, url: string, opts: BenchOptions, env: Record<string, string> = {}): Promise<Server> {
+type ApiServer = Server & { metricsUrl: string };
+
+/**
+ * The API, as `npm start` runs it: with the heap flags of package.json's `config.nodeFlags`; and with METRICS_PORT,
+ * as in service, so that its own figures say how much of its CPU went to collecting garbage (gcShare.ts).
+ */
+async function startApi(name: string, url: string, opts: BenchOptions, env: Record<string, string> = {}): Promise<ApiServer> {
   const nodeFlags = (process.env.npm_package_config_nodeFlags ?? '').split(' ').filter(Boolean);
+  const metricsPort = await freePort();
   const api = startServer(name, process.execPath, [...nodeFlags, opts.apiMain ?? path.join(ROOT, 'dist/src/main.js')], await freePort(), {
+    METRICS_PORT: String(metricsPort),
     DATABASE_URL: url,
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     // Required with DATABASE_URL; the benchmark opens no sealed secret, so a key of its own run will do.
@@ -85,7 +93,7 @@ async function startApi(name: string, url: string, opts: BenchOptions, env: Reco
     ...env,
   });
   cleanups.push(() => stopServer(api));
-  return api;
+  return { ...api, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
 }
 
 async function startServers(url: string, userId: string, opts: BenchOptions): Promise<Servers> {
@@ -167,7 +175,7 @@ async function main(argv: string[]): Promise<number> {
   if (requests.length === 0 && signals.length === 0 && appSources.length === 0 && !copilotPull) throw new UsageError(`no request matches ${opts.filters.map((f) => `"${f}"`).join(' or ')}`);
   const { planned, differences } = requests.length ? await plan(requests, explicit, servers, headers) : { planned: [], differences: [] };
   const ingestCount = signals.length + appSources.length;
-  const minutes = (planned.length * 3 * (opts.seconds + 1) + ingestCount * (2 * opts.seconds + 60)) / 60;
+  const minutes = (planned.length * (opts.baseline ? 5 : 3) * (opts.seconds + 1) + ingestCount * (2 * opts.seconds + 60)) / 60;
   log(
     `${planned.length} requests${ingestCount ? ` and ${ingestCount} ingest rows` : ''}, ${opts.connections} connections, ` +
       `${opts.seconds} s each on the three servers${ingestCount ? ' (ingest: the ingest floor and the API)' : ''}: about ${minutes.toFixed(1)} min`,
@@ -183,7 +191,7 @@ async function main(argv: string[]): Promise<number> {
   }
   // Rows measured with the figures cache off run on a second API started so (the first keeps its cache).
   const cacheOff = planned.find((p) => p.request.cacheOff);
-  let apiCacheOff: Server | undefined;
+  let apiCacheOff: ApiServer | undefined;
   if (cacheOff) {
     if (process.env.COUNT_CACHE_TTL_MS === '0') apiCacheOff = servers.api;
     else {
@@ -207,6 +215,8 @@ async function main(argv: string[]): Promise<number> {
     }
   };
   const rows: Row[] = [];
+  const gcStart = planned.length ? await processTimes(servers.api.metricsUrl) : undefined;
+  let gcHighest: { share: number; path: string } | undefined;
   for (const [i, { request, floorProbe }] of planned.entries()) {
     await settle(db, database_name);
     const serves = floorProbe.status === 200;
@@ -219,13 +229,23 @@ async function main(argv: string[]): Promise<number> {
     const floor = await floorRun(servers.floor);
     const stack = await floorRun(servers.stack);
     const apiServer = request.cacheOff && apiCacheOff ? apiCacheOff : servers.api;
+    const timesBefore = await processTimes(apiServer.metricsUrl);
     const api = await measure(apiServer.url + request.path, headers, opts.connections, opts.seconds);
+    const share = gcShare(timesBefore, await processTimes(apiServer.metricsUrl));
+    if (share !== undefined && share > (gcHighest?.share ?? -1)) gcHighest = { share, path: request.path };
+    // Against a baseline, the pair once more: a row is flagged only when it is slower in both alternations.
+    const again = opts.baseline ? { stack: await floorRun(servers.stack), api: await measure(apiServer.url + request.path, headers, opts.connections, opts.seconds) } : undefined;
     alive([servers.floor, servers.stack, apiServer], request.path);
-    rows.push({ path: request.cacheOff ? `${request.path} (cache off)` : request.path, floor, stack, floorNote: serves ? undefined : `floor ${floorProbe.status}`, api });
+    rows.push({ path: request.cacheOff ? `${request.path} (cache off)` : request.path, floor, stack, floorNote: serves ? undefined : `floor ${floorProbe.status}`, api, again });
     const rps = (m?: { rps: number }) => (m ? m.rps.toFixed(1) : '-');
     log(`[${i + 1}/${planned.length}] ${request.path}: floor ${rps(floor)}, stack ${rps(stack)}, API ${rps(api)} req/s`);
   }
   const notes: string[] = [];
+  const gcWhole = gcStart && gcShare(gcStart, await processTimes(servers.api.metricsUrl));
+  if (gcWhole !== undefined) {
+    const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
+    notes.push(`API CPU spent collecting garbage (its nodejs_gc_duration_seconds ÷ process_cpu_seconds): ${percent(gcWhole)} over its runs of the rows above (the cache-off API's apart); highest in one row's run: ${gcHighest ? `${percent(gcHighest.share)} (\`${gcHighest.path}\`)` : '–'}.`);
+  }
   if (apiCacheOff) {
     notes.push(
       'Rows marked (cache off): measured on an API started with `COUNT_CACHE_TTL_MS=0`: ' +
@@ -267,7 +287,7 @@ async function main(argv: string[]): Promise<number> {
     })}\n`,
   );
   if (regressed.length) {
-    process.stdout.write(`\nREGRESSED against ${opts.baseline} (more than ${REGRESSION * 100} % slower):\n${regressed.join('\n')}\n`);
+    process.stdout.write(`\nREGRESSED against ${opts.baseline} (more than ${REGRESSION * 100} % slower in both alternations):\n${regressed.join('\n')}\n`);
     return 3;
   }
   return 0;

@@ -32,12 +32,16 @@ Prints Markdown tables. Seeds the large demo data into DATABASE_URL first when i
   --workers N           the cluster rows: /v1/users and /v1/commits on the API with WEB_CONCURRENCY=N and on the
                         floor with N processes, each beside its one-process run (default 2; 1 skips them)
   --save-baseline FILE  write every row's figures to FILE (JSON), e.g. from main
-  --baseline FILE       compare with a saved baseline: a row more than 20 % slower (API ÷ stack floor where the
-                        stack floor serves it, API ÷ ingest floor for an ingest row, else API req/s) is listed
-                        and the run exits with code 3;
-                        compare 10 s runs (the default): at 2 s a row varies by about 25 % from run to run
+  --baseline FILE       compare with a saved baseline: each list and metric row is measured twice, the stack
+                        floor and the API alternated; a row more than 20 % slower in both (API ÷ stack floor
+                        where the stack floor serves it, API ÷ ingest floor for an ingest row, else API req/s)
+                        is listed and the run exits with code 3. Needs runs of 10 s or more (the default): at
+                        2 s a row varies by about 25 % from run to run
 
 Environment: DATABASE_URL (required, a MariaDB/MySQL database), REDIS_URL (default redis://127.0.0.1:6379).`;
+
+/** Below this a row's rate varies by more than a regression from one run to the next. */
+const BASELINE_SECONDS = 10;
 
 export interface BenchOptions {
   connections: number;
@@ -102,9 +106,11 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
   const baseline = values.baseline === undefined ? undefined : path.resolve(values.baseline);
   if (baseline && !existsSync(baseline)) throw new UsageError(`--baseline: no such file ${baseline} (save one with --save-baseline)`);
   const saveBaseline = values['save-baseline'] === undefined ? undefined : path.resolve(values['save-baseline']);
+  const seconds = values.quick ? 2 : positiveInt('--seconds', values.seconds ?? '10');
+  if (baseline && seconds < BASELINE_SECONDS) throw new UsageError(`--baseline compares runs of ${BASELINE_SECONDS} s or more (got ${seconds} s): shorter ones vary more than the 20 % it flags`);
   return {
     connections: positiveInt('--connections', values.connections),
-    seconds: values.quick ? 2 : positiveInt('--seconds', values.seconds ?? '10'),
+    seconds,
     filters: values.filter,
     paths,
     floorCount,

@@ -10,6 +10,11 @@ export interface Row {
   /** Why the floor has no figure (it does not serve the path, or answered an error). */
   floorNote?: string;
   api: Measurement;
+  /**
+   * With --baseline: the stack floor and the API measured once more, right after the first pair, so that a row is
+   * compared with its baseline in two alternations (baseline.ts).
+   */
+  again?: { stack?: Measurement; api: Measurement };
 }
 
 // No response within the run: the rate is below one per run and every latency above the run's length.

@@ -4,6 +4,7 @@ import { DashboardView, GitApp, Organization, OrganizationMembership, PullReques
 import type { Principal } from './principal';
 import { rules } from './rules';
 import { conditions } from './conditions';
+import { findPlain } from '../persistence/query/plainRows';
 
 export interface UserTarget {
   user: User;
@@ -28,10 +29,10 @@ async function activeOrganizationIds(userId: string): Promise<string[]> {
  */
 export const guard = {
   async user(p: Principal, userId: string): Promise<UserTarget> {
-    // One statement: the user with their active organizations beside (every /users/{id} path asks this first).
-    const user = await User.findByPk(userId, { attributes: { include: [[ACTIVE_ORGANIZATION_IDS, 'active_organization_ids']] } });
+    // One statement, kept per shape: the user with their active organizations beside (every /users/{id} path asks this first).
+    const [user] = await findPlain(User, { where: { id: userId }, attributes: { include: [[ACTIVE_ORGANIZATION_IDS, 'active_organization_ids']] }, limit: 1 });
     if (!user) throw resourceNotFound('user');
-    const joined = user.get('active_organization_ids') as string | null;
+    const joined = Reflect.get(user, 'active_organization_ids') as string | null;
     // MySQL cuts GROUP_CONCAT at group_concat_max_len, 1024 bytes by default (MariaDB's is 1 MB): a user in some 40
     // organizations or more is read again in full rather than lose organizations.
     const organizationIds = joined === null ? [] : joined.length < GROUP_CONCAT_SAFE_LENGTH ? joined.split(',') : await activeOrganizationIds(userId);

@@ -44,3 +44,18 @@ export function effectiveAccess(userId: string, tokenId: string, scope: TokenSco
   }
   return { userId, tokenId, organizations, teamScope, teams };
 }
+
+/**
+ * Everything a caller's answers may depend on, written out: who (personal data and "own" rules) and what they may
+ * reach (organizations and roles, the token's teams, their own teams and roles). Two callers with the same key
+ * are allowed exactly the same; the token itself is not part of it (two tokens of one user with one scope see the same).
+ */
+export function accessKey(p: Principal): string {
+  const sorted = <T>(entries: Iterable<[string, T]>) => [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify([
+    p.userId,
+    sorted(p.organizations),
+    p.teamScope ? [...p.teamScope].sort() : null,
+    sorted(p.teams).map(([id, t]) => [id, t.organizationId, t.role]),
+  ]);
+}

@@ -16,7 +16,9 @@ import { errorHandler, notFoundHandler } from './errors';
 import { restHandler } from './rest';
 import { docsRouter } from './docs';
 import { observeResponses, ObservedResponse } from './observeResponses';
-import { restRouteTemplates } from './routeTemplates';
+import { restOperations } from './restOperations';
+import { recordAnswers, shareIdenticalRequests } from './sharedAnswers';
+import type { ProcedureMeta } from '../procedures/init';
 
 export interface AppDeps extends GateDeps {
   router: AppRouter;
@@ -40,6 +42,8 @@ export interface AppDeps extends GateDeps {
    * whose answers are small (`smallAnswers`: a few hundred bytes, at most a few KB) is never compressed.
    */
   surfaces: { path: string; router: express.Router; smallAnswers?: true }[];
+  /** Rises whenever this process learns of a change to the data: identical requests share no answer across it. */
+  dataGeneration: () => number;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -63,12 +67,12 @@ function corsFor(origins: string[]) {
  * named here, before they run: the OpenAPI template of a /v1 path, the procedure of a /trpc call.
  */
 function observeRoutes(app: express.Express, router: AppRouter, observe: (response: ObservedResponse) => void) {
-  const restTemplate = restRouteTemplates(router, '/v1');
+  const restOperation = restOperations(router, '/v1');
   const procedures = new Set(Object.keys(router._def.procedures));
   app.use(observeResponses(observe));
   app.use('/v1', (req, res, next) => {
-    const template = restTemplate(`/v1${req.path}`);
-    if (template) res.locals.route = template;
+    const operation = restOperation(`/v1${req.path}`);
+    if (operation) res.locals.route = operation.template;
     next();
   });
   app.use('/trpc', (req, res, next) => {
@@ -79,9 +83,27 @@ function observeRoutes(app: express.Express, router: AppRouter, observe: (respon
 }
 
 /** HEAD is answered as GET (the same status and headers; Node sends no body for HEAD). */
-function headAsGet(req: express.Request, _res: express.Response, next: express.NextFunction) {
-  if (req.method === 'HEAD') req.method = 'GET';
+function headAsGet(req: express.Request, res: express.Response, next: express.NextFunction) {
+  if (req.method === 'HEAD') {
+    req.method = 'GET';
+    res.locals.head = true;
+  }
   next();
+}
+
+/** Which requests may share an answer: those for procedures declared `sharedAnswer` (all of a /trpc batch's calls). */
+function sharing(router: AppRouter, dataGeneration: () => number) {
+  const restOperation = restOperations(router, '');
+  // tRPC's procedures by path (`metrics.dora`); their typings name the nested record, not this flat one.
+  const declared = new Set(
+    Object.entries(router._def.procedures)
+      .filter(([, procedure]) => (Reflect.get(Reflect.get(procedure as object, '_def') ?? {}, 'meta') as ProcedureMeta | undefined)?.sharedAnswer)
+      .map(([name]) => name),
+  );
+  return {
+    rest: shareIdenticalRequests({ shareable: (req) => restOperation(req.path)?.meta.sharedAnswer === true, dataGeneration }),
+    trpc: shareIdenticalRequests({ shareable: (req) => req.path.slice(1).split(',').every((name) => declared.has(name)), dataGeneration }),
+  };
 }
 
 export function createApp(deps: AppDeps): express.Express {
@@ -118,6 +140,8 @@ export function createApp(deps: AppDeps): express.Express {
       next();
     });
   }
+  // Before compression: a shared answer is recorded as it goes to the socket (sharedAnswers.ts).
+  app.use(['/v1', '/trpc'], recordAnswers);
   app.use(helmet());
   // Bodies of 1 KB and more are compressed (br or gzip) when the client accepts it. The answers of webhook and
   // telemetry surfaces are a few hundred bytes (an OTLP partial success at most about 2 KB): they skip the
@@ -148,10 +172,12 @@ export function createApp(deps: AppDeps): express.Express {
     res.type('application/json; charset=utf-8').end(document);
   });
 
-  app.use('/v1', conditionalGet(notModified), requestGate(deps, 'rest'), restHandler(deps.router, deps.logger, '/v1'), notFoundHandler);
+  const shared = sharing(deps.router, deps.dataGeneration);
+  app.use('/v1', conditionalGet(notModified), requestGate(deps, 'rest'), shared.rest, restHandler(deps.router, deps.logger, '/v1'), notFoundHandler);
   app.use(
     '/trpc',
     requestGate(deps, 'trpc'),
+    shared.trpc,
     createExpressMiddleware({
       router: deps.router,
       createContext: ({ req }) => req.apiContext!,

@@ -11,7 +11,7 @@ import { label } from './settings/inputs';
 
 /** A metric of the Metrics API for the signed-in session: the same resolver, the same numbers, as `/v1/metrics/...`. */
 const sessionMetric = <Answer>(resolve: (call: { ctx: AuthedContext; input: z.infer<typeof metricsQuery> }) => Promise<Answer>) =>
-  settingsProcedure.input(metricsQuery).query(({ ctx, input }) => resolve({ ctx: asCaller(ctx), input }));
+  settingsProcedure.meta({ sharedAnswer: true }).input(metricsQuery).query(({ ctx, input }) => resolve({ ctx: asCaller(ctx), input }));
 
 /** The session's person as the Metrics API's caller. */
 const asCaller = (ctx: SettingsContext): AuthedContext => ({ ...ctx, principal: ctx.settings.principal });

@@ -4,9 +4,16 @@ import { DomainError, invalid, unauthenticated } from '../errors';
 import type { AuthedContext, RequestContext, SettingsContext } from './context';
 import { toRestError, toTRPCError } from '../wire/errorMapping';
 
+/**
+ * A procedure's declaration beside its OpenAPI operation. `sharedAnswer`: identical concurrent calls (same input,
+ * same caller's access) may be answered with one computed, encoded body (src/http/sharedAnswers.ts); for
+ * procedures whose answers are computed once and kept anyway (the Metrics API's figures).
+ */
+export type ProcedureMeta = OpenApiMeta & { sharedAnswer?: true };
+
 const t = initTRPC
   .context<RequestContext>()
-  .meta<OpenApiMeta>()
+  .meta<ProcedureMeta>()
   .create({
     // /trpc errors carry the same code and message as REST in `data.code`; never a stack.
     errorFormatter({ shape, error }) {

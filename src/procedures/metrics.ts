@@ -78,7 +78,8 @@ async function targetOf(ctx: AuthedContext, q: MetricsQuery): Promise<MetricTarg
   return { organizationId: team.organization_id, team };
 }
 
-const metricProcedure = (doc: Omit<EndpointDoc, 'tag'>) => authedProcedure.meta(openapi({ ...doc, tag: 'Metrics' })).input(metricsQuery);
+/** Figures are computed once per key and kept (MetricsService): identical concurrent requests share one answer too. */
+const metricProcedure = (doc: Omit<EndpointDoc, 'tag'>) => authedProcedure.meta({ ...openapi({ ...doc, tag: 'Metrics' }), sharedAnswer: true }).input(metricsQuery);
 
 /**
  * Scope (404/403), what else the metric asks of the caller, window, then the figures, as the caller may see them

@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { IngestRow, listSummary, Row } from '../../scripts/bench/report';
 import { readBaseline, regressions, saveBaseline } from '../../scripts/bench/baseline';
+import { parseOptions, UsageError } from '../../scripts/bench/options';
+import { gcShare, sumOf } from '../../scripts/bench/gcShare';
 
 /** What `npm run bench` concludes from its rows: the ratios issue 23 sets targets on, and regressions against main. */
 
@@ -38,6 +40,29 @@ test('a baseline saved from main flags a row more than 20 % slower, by API ÷ st
   ]);
 });
 
+test('measured twice against a baseline (stack floor and API alternated): flagged only when slower in both alternations', () => {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-')), 'main.json');
+  saveBaseline(file, rows);
+  const baseline = readBaseline(file);
+  const twice = (r: Row, again: { stack?: number; api: number }): Row => ({ ...r, again: { stack: again.stack === undefined ? undefined : at(again.stack), api: at(again.api) } });
+  // The first run of /v1/teams slow (0.63), the second as before (0.80): noise. Both slow: a regression.
+  const noisy = twice(row('/v1/teams?sort=name', 1000, 800, 500), { stack: 800, api: 640 });
+  const slow = twice(row('/v1/teams?sort=name&page=52', 900, 700, 250), { stack: 720, api: 260 });
+  const metric = twice({ path: rows[3].path, api: at(390) }, { api: 520 });
+  expect(regressions(baseline, [noisy, slow, rows[2], metric])).toEqual(['- `/v1/teams?sort=name&page=52`: 0.36 and 0.36 × stack floor, was 0.50 (-29 %, -28 %)']);
+  // What is saved is the first alternation's figure.
+  saveBaseline(file, [slow]);
+  expect(readBaseline(file)['/v1/teams?sort=name&page=52'].ofStack).toBeCloseTo(250 / 700);
+});
+
+test('--baseline needs runs of 10 s or more', () => {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-')), 'main.json');
+  fs.writeFileSync(file, '{}');
+  expect(() => parseOptions(['--baseline', file, '--seconds', '3'])).toThrow(new UsageError('--baseline compares runs of 10 s or more (got 3 s): shorter ones vary more than the 20 % it flags'));
+  expect(() => parseOptions(['--baseline', file, '--quick'])).toThrow(UsageError);
+  expect(parseOptions(['--baseline', file])?.seconds).toBe(10);
+});
+
 test('ingest rows join the baseline by their POST and compare by API ÷ ingest floor', () => {
   const posted = (rps: number) => ({ ...at(rps), sent: 100, ok: 100, warmUp: 3, exhausted: false, statuses: {} });
   const ingest = (floor: number, api: number): IngestRow => ({ path: '/ingest/jira/{app_id}', items: 1, itemName: 'delivery', encoding: 'JSON', bodyKb: 11, floor: posted(floor), api: posted(api) });
@@ -48,4 +73,23 @@ test('ingest rows join the baseline by their POST and compare by API ÷ ingest f
   // Both slower on a busier machine: the same ratio, no regression; the API alone slower: a regression.
   expect(regressions(baseline, rows, [ingest(280, 140)])).toEqual([]);
   expect(regressions(baseline, rows, [ingest(400, 150)])).toEqual(['- `POST /ingest/jira/{app_id}`: 0.38 × ingest floor, was 0.50 (-25 %)']);
+});
+
+test('the GC share of CPU, from the API\'s own Prometheus figures: every kind of collection summed', () => {
+  const exposition = (gc: [number, number], cpu: number) =>
+    [
+      '# HELP nodejs_gc_duration_seconds Garbage collection duration by kind, one of major, minor, incremental or weakcb.',
+      '# TYPE nodejs_gc_duration_seconds histogram',
+      'nodejs_gc_duration_seconds_bucket{le="0.001",kind="minor"} 3',
+      `nodejs_gc_duration_seconds_sum{kind="minor"} ${gc[0]}`,
+      'nodejs_gc_duration_seconds_count{kind="minor"} 12',
+      `nodejs_gc_duration_seconds_sum{kind="major"} ${gc[1]}`,
+      `process_cpu_seconds_total ${cpu}`,
+      'process_cpu_seconds_total_other 99',
+    ].join('\n');
+  expect(sumOf(exposition([0.5, 0.25], 10), 'nodejs_gc_duration_seconds_sum')).toBe(0.75);
+  expect(sumOf(exposition([0.5, 0.25], 10), 'process_cpu_seconds_total')).toBe(10);
+  const at = (text: string) => ({ gcSeconds: sumOf(text, 'nodejs_gc_duration_seconds_sum'), cpuSeconds: sumOf(text, 'process_cpu_seconds_total') });
+  expect(gcShare(at(exposition([0.5, 0.25], 10)), at(exposition([1.5, 0.75], 20)))).toBeCloseTo(0.15);
+  expect(gcShare(at(exposition([0.5, 0.25], 10)), at(exposition([0.5, 0.25], 10)))).toBeUndefined();
 });

@@ -45,6 +45,7 @@ export class DataVersions {
   }
 
   private readonly known = new Map<string, number>();
+  private changes = 0;
   /** Whether `known` is kept current, so a request need not read the table. */
   private live = false;
   /** Whether messages arrive: always without a broadcast (polling alone), else while subscribed. */
@@ -76,6 +77,11 @@ export class DataVersions {
    * Raises the versions of the tables a change wrote, in its transaction. Once it commits this instance knows the
    * new versions, and the others are told, before the change's writer answers.
    */
+  /** Rises whenever this process learns that a table changed: what was computed before is older than that change. */
+  get generation(): number {
+    return this.changes;
+  }
+
   async recordChange(tables: readonly string[], transaction: Transaction): Promise<void> {
     const names = [...new Set(tables)].sort(); // one lock order for every writer
     const raised = this.sequelize.getDialect() === 'mysql' ? await this.raiseEach(names, transaction) : await this.raiseThenRead(names, transaction);
@@ -163,7 +169,10 @@ export class DataVersions {
 
   private learn(versions: Iterable<[string, number]>): void {
     for (const [name, version] of versions) {
-      if (version > (this.known.get(name) ?? 0)) this.known.set(name, version);
+      if (version > (this.known.get(name) ?? 0)) {
+        this.known.set(name, version);
+        this.changes += 1;
+      }
     }
   }
 
