@@ -38,6 +38,7 @@ import * as aiVendorSources from './migrations/0034-ai-vendor-sources';
 import * as aiVendorDays from './migrations/0035-ai-vendor-days';
 import * as aiUsageSources from './migrations/0036-ai-usage-sources';
 import * as dashboardCatalog from './migrations/0037-dashboard-catalog';
+import * as commitAuthorIndexesInOrder from './migrations/0038-commit-author-indexes-in-order';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -78,6 +79,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0035-ai-vendor-days', ...aiVendorDays },
   { name: '0036-ai-usage-sources', ...aiUsageSources },
   { name: '0037-dashboard-catalog', ...dashboardCatalog },
+  { name: '0038-commit-author-indexes-in-order', ...commitAuthorIndexesInOrder },
 ];
 
 /**

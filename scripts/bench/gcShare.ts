@@ -19,11 +19,16 @@ export function sumOf(text: string, name: string): number {
   return sum;
 }
 
-export async function processTimes(metricsUrl: string): Promise<ProcessTimes> {
-  const res = await fetch(metricsUrl);
-  if (!res.ok) throw new Error(`GET ${metricsUrl} answered ${res.status}`);
-  const text = await res.text();
-  return { gcSeconds: sumOf(text, 'nodejs_gc_duration_seconds_sum'), cpuSeconds: sumOf(text, 'process_cpu_seconds_total') };
+/** The API's times now; undefined when its metrics do not answer (the row's figures go on without them). */
+export async function processTimes(metricsUrl: string): Promise<ProcessTimes | undefined> {
+  try {
+    const res = await fetch(metricsUrl, { signal: AbortSignal.timeout(10_000) });
+    if (!res.ok) return undefined;
+    const text = await res.text();
+    return { gcSeconds: sumOf(text, 'nodejs_gc_duration_seconds_sum'), cpuSeconds: sumOf(text, 'process_cpu_seconds_total') };
+  } catch {
+    return undefined;
+  }
 }
 
 /** GC seconds ÷ CPU seconds between two readings; undefined when no CPU was spent. */

@@ -231,7 +231,9 @@ async function main(argv: string[]): Promise<number> {
     const apiServer = request.cacheOff && apiCacheOff ? apiCacheOff : servers.api;
     const timesBefore = await processTimes(apiServer.metricsUrl);
     const api = await measure(apiServer.url + request.path, headers, opts.connections, opts.seconds);
-    const share = gcShare(timesBefore, await processTimes(apiServer.metricsUrl));
+    alive([apiServer], request.path);
+    const timesAfter = await processTimes(apiServer.metricsUrl);
+    const share = timesBefore && timesAfter && gcShare(timesBefore, timesAfter);
     if (share !== undefined && share > (gcHighest?.share ?? -1)) gcHighest = { share, path: request.path };
     // Against a baseline, the pair once more: a row is flagged only when it is slower in both alternations.
     const again = opts.baseline ? { stack: await floorRun(servers.stack), api: await measure(apiServer.url + request.path, headers, opts.connections, opts.seconds) } : undefined;
@@ -241,7 +243,8 @@ async function main(argv: string[]): Promise<number> {
     log(`[${i + 1}/${planned.length}] ${request.path}: floor ${rps(floor)}, stack ${rps(stack)}, API ${rps(api)} req/s`);
   }
   const notes: string[] = [];
-  const gcWhole = gcStart && gcShare(gcStart, await processTimes(servers.api.metricsUrl));
+  const gcEnd = gcStart && (await processTimes(servers.api.metricsUrl));
+  const gcWhole = gcStart && gcEnd && gcShare(gcStart, gcEnd);
   if (gcWhole !== undefined) {
     const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
     notes.push(`API CPU spent collecting garbage (its nodejs_gc_duration_seconds ÷ process_cpu_seconds): ${percent(gcWhole)} over its runs of the rows above (the cache-off API's apart); highest in one row's run: ${gcHighest ? `${percent(gcHighest.share)} (\`${gcHighest.path}\`)` : '–'}.`);
