@@ -1,7 +1,7 @@
 /**
  * The share of the API's CPU time spent collecting garbage, read from its own Prometheus figures (prom-client's
  * default metrics on METRICS_PORT: `nodejs_gc_duration_seconds_sum` over all kinds, `process_cpu_seconds_total`).
- * The benchmark's API runs with METRICS_PORT set, as in service with Prometheus scraping it.
+ * With --gc-share the benchmark's API runs with METRICS_PORT set, as in service with Prometheus scraping it.
  */
 export interface ProcessTimes {
   gcSeconds: number;
@@ -20,7 +20,8 @@ export function sumOf(text: string, name: string): number {
 }
 
 /** The API's times now; undefined when its metrics do not answer (the row's figures go on without them). */
-export async function processTimes(metricsUrl: string): Promise<ProcessTimes | undefined> {
+export async function processTimes(metricsUrl: string | undefined): Promise<ProcessTimes | undefined> {
+  if (!metricsUrl) return undefined;
   try {
     const res = await fetch(metricsUrl, { signal: AbortSignal.timeout(10_000) });
     if (!res.ok) return undefined;

@@ -66,17 +66,18 @@ interface Servers {
   stack: Server;
 }
 
-type ApiServer = Server & { metricsUrl: string };
+type ApiServer = Server & { metricsUrl?: string };
 
 /**
- * The API, as `npm start` runs it: with the heap flags of package.json's `config.nodeFlags`; and with METRICS_PORT,
- * as in service, so that its own figures say how much of its CPU went to collecting garbage (gcShare.ts).
+ * The API, as `npm start` runs it: with the heap flags of package.json's `config.nodeFlags`. With --gc-share also
+ * with METRICS_PORT, as in service with Prometheus, so that its own figures say how much of its CPU went to
+ * collecting garbage (gcShare.ts); off by default, since observing every response costs the lists a few percent.
  */
 async function startApi(name: string, url: string, opts: BenchOptions, env: Record<string, string> = {}): Promise<ApiServer> {
   const nodeFlags = (process.env.npm_package_config_nodeFlags ?? '').split(' ').filter(Boolean);
-  const metricsPort = await freePort();
+  const metricsPort = opts.gcShare ? await freePort() : undefined;
   const api = startServer(name, process.execPath, [...nodeFlags, opts.apiMain ?? path.join(ROOT, 'dist/src/main.js')], await freePort(), {
-    METRICS_PORT: String(metricsPort),
+    ...(metricsPort ? { METRICS_PORT: String(metricsPort) } : {}),
     DATABASE_URL: url,
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     // Required with DATABASE_URL; the benchmark opens no sealed secret, so a key of its own run will do.
@@ -93,7 +94,7 @@ async function startApi(name: string, url: string, opts: BenchOptions, env: Reco
     ...env,
   });
   cleanups.push(() => stopServer(api));
-  return { ...api, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
+  return { ...api, metricsUrl: metricsPort ? `http://127.0.0.1:${metricsPort}/metrics` : undefined };
 }
 
 async function startServers(url: string, userId: string, opts: BenchOptions): Promise<Servers> {
@@ -217,30 +218,36 @@ async function main(argv: string[]): Promise<number> {
   const rows: Row[] = [];
   const gcStart = planned.length ? await processTimes(servers.api.metricsUrl) : undefined;
   let gcHighest: { share: number; path: string } | undefined;
-  for (const [i, { request, floorProbe }] of planned.entries()) {
-    await settle(db, database_name);
-    const serves = floorProbe.status === 200;
-    const floorRun = async (server: Server) => {
-      if (!serves) return undefined;
-      const measured = await measure(server.url + request.path, headers, opts.connections, opts.seconds);
+  try {
+    for (const [i, { request, floorProbe }] of planned.entries()) {
       await settle(db, database_name);
-      return measured;
-    };
-    const floor = await floorRun(servers.floor);
-    const stack = await floorRun(servers.stack);
-    const apiServer = request.cacheOff && apiCacheOff ? apiCacheOff : servers.api;
-    const timesBefore = await processTimes(apiServer.metricsUrl);
-    const api = await measure(apiServer.url + request.path, headers, opts.connections, opts.seconds);
-    alive([apiServer], request.path);
-    const timesAfter = await processTimes(apiServer.metricsUrl);
-    const share = timesBefore && timesAfter && gcShare(timesBefore, timesAfter);
-    if (share !== undefined && share > (gcHighest?.share ?? -1)) gcHighest = { share, path: request.path };
-    // Against a baseline, the pair once more: a row is flagged only when it is slower in both alternations.
-    const again = opts.baseline ? { stack: await floorRun(servers.stack), api: await measure(apiServer.url + request.path, headers, opts.connections, opts.seconds) } : undefined;
-    alive([servers.floor, servers.stack, apiServer], request.path);
-    rows.push({ path: request.cacheOff ? `${request.path} (cache off)` : request.path, floor, stack, floorNote: serves ? undefined : `floor ${floorProbe.status}`, api, again });
-    const rps = (m?: { rps: number }) => (m ? m.rps.toFixed(1) : '-');
-    log(`[${i + 1}/${planned.length}] ${request.path}: floor ${rps(floor)}, stack ${rps(stack)}, API ${rps(api)} req/s`);
+      const serves = floorProbe.status === 200;
+      const floorRun = async (server: Server) => {
+        if (!serves) return undefined;
+        const measured = await measure(server.url + request.path, headers, opts.connections, opts.seconds);
+        await settle(db, database_name);
+        return measured;
+      };
+      const floor = await floorRun(servers.floor);
+      const stack = await floorRun(servers.stack);
+      const apiServer = request.cacheOff && apiCacheOff ? apiCacheOff : servers.api;
+      const timesBefore = await processTimes(apiServer.metricsUrl);
+      const api = await measure(apiServer.url + request.path, headers, opts.connections, opts.seconds);
+      alive([apiServer], request.path);
+      const timesAfter = await processTimes(apiServer.metricsUrl);
+      const share = timesBefore && timesAfter && gcShare(timesBefore, timesAfter);
+      if (share !== undefined && share > (gcHighest?.share ?? -1)) gcHighest = { share, path: request.path };
+      // Against a baseline, the pair once more: a row is flagged only when it is slower in both alternations.
+      const again = opts.baseline ? { stack: await floorRun(servers.stack), api: await measure(apiServer.url + request.path, headers, opts.connections, opts.seconds) } : undefined;
+      alive([servers.floor, servers.stack, apiServer], request.path);
+      rows.push({ path: request.cacheOff ? `${request.path} (cache off)` : request.path, floor, stack, floorNote: serves ? undefined : `floor ${floorProbe.status}`, api, again });
+      const rps = (m?: { rps: number }) => (m ? m.rps.toFixed(1) : '-');
+      log(`[${i + 1}/${planned.length}] ${request.path}: floor ${rps(floor)}, stack ${rps(stack)}, API ${rps(api)} req/s`);
+    }
+  } catch (err) {
+    // The rows measured before a server died are figures still: printed before the failure is reported.
+    if (rows.length) process.stdout.write(`${table(rows)}${listSummary(rows)}\n\nThe run stopped after these ${rows.length} of ${planned.length} rows.\n`);
+    throw err;
   }
   const notes: string[] = [];
   const gcEnd = gcStart && (await processTimes(servers.api.metricsUrl));

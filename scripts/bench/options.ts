@@ -31,6 +31,8 @@ Prints Markdown tables. Seeds the large demo data into DATABASE_URL first when i
                         database to its own schema) makes the benchmark's tokens
   --workers N           the cluster rows: /v1/users and /v1/commits on the API with WEB_CONCURRENCY=N and on the
                         floor with N processes, each beside its one-process run (default 2; 1 skips them)
+  --gc-share            run the API with METRICS_PORT and report the share of its CPU spent collecting garbage
+                        (its Prometheus figures; their observation of every response costs a few percent)
   --save-baseline FILE  write every row's figures to FILE (JSON), e.g. from main
   --baseline FILE       compare with a saved baseline: each list and metric row is measured twice, the stack
                         floor and the API alternated; a row more than 20 % slower in both (API ÷ stack floor
@@ -58,6 +60,8 @@ export interface BenchOptions {
   baseline?: string;
   /** Processes of the cluster rows; 1: no cluster rows. */
   workers: number;
+  /** Run the API with METRICS_PORT and report the share of its CPU spent collecting garbage (gcShare.ts). */
+  gcShare: boolean;
 }
 
 export class UsageError extends Error {}
@@ -88,6 +92,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
         'save-baseline': { type: 'string' },
         baseline: { type: 'string' },
         workers: { type: 'string', default: '2' },
+        'gc-share': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -120,5 +125,6 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
     saveBaseline,
     baseline,
     workers: positiveInt('--workers', values.workers),
+    gcShare: values['gc-share'],
   };
 }
