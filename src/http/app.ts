@@ -93,7 +93,8 @@ function headAsGet(req: express.Request, res: express.Response, next: express.Ne
 
 /** Which requests may share an answer: those for procedures declared `sharedAnswer` (all of a /trpc batch's calls). */
 function sharing(router: AppRouter, dataGeneration: () => number) {
-  const restOperation = restOperations(router, '');
+  // Only the declared operations are matched: a list request is told apart from them by a handful of patterns.
+  const sharedOperation = restOperations(router, '', (meta) => meta.sharedAnswer === true);
   // tRPC's procedures by path (`metrics.dora`); their typings name the nested record, not this flat one.
   const declared = new Set(
     Object.entries(router._def.procedures)
@@ -101,7 +102,7 @@ function sharing(router: AppRouter, dataGeneration: () => number) {
       .map(([name]) => name),
   );
   return {
-    rest: shareIdenticalRequests({ shareable: (req) => restOperation(req.path)?.meta.sharedAnswer === true, dataGeneration }),
+    rest: shareIdenticalRequests({ shareable: (req) => sharedOperation(req.path) !== undefined, dataGeneration }),
     trpc: shareIdenticalRequests({ shareable: (req) => req.path.slice(1).split(',').every((name) => declared.has(name)), dataGeneration }),
   };
 }
