@@ -1,4 +1,5 @@
 import { MetricsService } from '../../src/services/metrics';
+import { ListingService } from '../../src/persistence/query/listing';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 
 /**
@@ -122,6 +123,28 @@ test('a request that fails is shared with nobody: those waiting run on their own
     release();
     const statuses = (await Promise.all(sent)).map((a) => a.status).sort();
     expect(statuses).toEqual([200, 200, 500]);
+  } finally {
+    spy.mockRestore();
+  }
+});
+
+test('lists are never shared: four identical page requests in flight at once each read their page', async () => {
+  const token = await t.token();
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const fetchPage = ListingService.prototype.fetchPage;
+  const spy = jest.spyOn(ListingService.prototype, 'fetchPage').mockImplementation(async function (this: ListingService, ...args) {
+    await released;
+    return fetchPage.apply(this, args) as never;
+  });
+  try {
+    const sent = [0, 1, 2, 3].map(() => t.get('/v1/teams?sort=name&per_page=2', token).then((res) => res));
+    await inFlight(spy, 4);
+    release();
+    const answers = await Promise.all(sent);
+    expect(spy).toHaveBeenCalledTimes(4);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    for (const a of answers) expect(a.body).toEqual(answers[0].body);
   } finally {
     spy.mockRestore();
   }
