@@ -96,6 +96,9 @@ const ConfigSchema = z.object({
   KEEP_ALIVE_TIMEOUT_MS: positiveInt('KEEP_ALIVE_TIMEOUT_MS', 65_000),
   /** The longest a metric's query may run on MySQL/MariaDB before the request answers 503 (no connection held for minutes). */
   METRICS_QUERY_TIMEOUT_MS: positiveInt('METRICS_QUERY_TIMEOUT_MS', 15_000),
+  /** Figures computed at once by one process, and how many more may wait for a turn; past both, 503 with Retry-After. */
+  METRICS_MAX_COMPUTATIONS: positiveInt('METRICS_MAX_COMPUTATIONS', 4),
+  METRICS_MAX_WAITING: nonNegativeInt('METRICS_MAX_WAITING', 16),
   /** Where clients reach this service; the base of SCIM `meta.location` (default http://localhost:$PORT). */
   PUBLIC_URL: z
     .string()

@@ -13,6 +13,7 @@ import { ListingService } from './persistence/query/listing';
 import { CountCache, ResultCache } from './persistence/query/countCache';
 import { shareDataVersions } from './persistence/query/versionBroadcast';
 import { MetricsService } from './services/metrics';
+import { ComputationSlots } from './services/metrics/computationSlots';
 import { ChangeRunner } from './persistence/changes/change';
 import { MemberWriter } from './services/people/members';
 import { TeamWriter } from './services/people/teams';
@@ -253,7 +254,12 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
 
   const services = {
     listing,
-    metrics: new MetricsService(dataVersions, new ResultCache(config.COUNT_CACHE_TTL_MS, METRICS_CACHE_ENTRIES), config.METRICS_QUERY_TIMEOUT_MS, clock),
+    metrics: new MetricsService(
+      dataVersions,
+      new ResultCache(config.COUNT_CACHE_TTL_MS, METRICS_CACHE_ENTRIES),
+      new ComputationSlots(config.METRICS_MAX_COMPUTATIONS, config.METRICS_MAX_WAITING),
+      { queryTimeoutMs: config.METRICS_QUERY_TIMEOUT_MS, now: clock },
+    ),
     settings: { webhookEndpoints: writers.webhookEndpoints, gitApps: writers.gitApps, apps: writers.apps, dashboardViews: writers.dashboardViews, publicBase: publicBase(config) },
   };
   const publicOrigin = new URL(publicBase(config)).origin;

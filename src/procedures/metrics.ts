@@ -3,7 +3,7 @@ import { guard } from '../access/guard';
 import { authedProcedure, router } from './init';
 import type { AuthedContext } from './context';
 import { ActivityMetricsResponse, AiUsageMetricsResponse, DoraMetricsResponse, FlowMetricsResponse, PullRequestMetricsResponse } from '../resources/metrics';
-import { MetricKind, MetricPayload, MetricTarget } from '../services/metrics';
+import { EVERYONE_S_DETAIL, MetricDetail, MetricKind, MetricPayload, MetricTarget } from '../services/metrics';
 import { rules } from '../access/rules';
 import { CollaborationMetricsResponse } from '../resources/collaborationMetrics';
 import { AiImpactMetricsResponse } from '../resources/aiImpactMetrics';
@@ -82,13 +82,22 @@ async function targetOf(ctx: AuthedContext, q: MetricsQuery): Promise<MetricTarg
 const metricProcedure = (doc: Omit<EndpointDoc, 'tag'>) => authedProcedure.meta({ ...openapi({ ...doc, tag: 'Metrics' }), sharedAnswer: true }).input(metricsQuery);
 
 /**
- * Scope (404/403), what else the metric asks of the caller, window, then the figures, as the caller may see them
- * (computed once for everyone).
+ * Scope (404/403), what else the metric asks of the caller, window, then the figures, as the caller may see them:
+ * what only some callers may see is decided before anything is read (`detail`), or removed from what everyone's
+ * computation gives (`forCaller`) where that costs no more than the figures themselves.
  */
 const resolveMetric =
   <K extends MetricKind, T = MetricPayload<K>>(
     kind: K,
-    { forCaller = (f) => f as T, mayRead = () => undefined }: { forCaller?: (figures: MetricPayload<K>, ctx: AuthedContext, target: MetricTarget) => T; mayRead?: (ctx: AuthedContext, target: MetricTarget) => void } = {},
+    {
+      forCaller = (f) => f as T,
+      mayRead = () => undefined,
+      detail = () => EVERYONE_S_DETAIL,
+    }: {
+      forCaller?: (figures: MetricPayload<K>, ctx: AuthedContext, target: MetricTarget) => T;
+      mayRead?: (ctx: AuthedContext, target: MetricTarget) => void;
+      detail?: (ctx: AuthedContext, target: MetricTarget) => MetricDetail;
+    } = {},
   ) =>
   async ({ ctx, input }: { ctx: AuthedContext; input: MetricsQuery }) => {
     const now = ctx.services.metrics.now();
@@ -96,7 +105,7 @@ const resolveMetric =
     const { from, to } = windowDays(input, now);
     const target = await targetOf(ctx, input);
     mayRead(ctx, target);
-    const figures = await ctx.services.metrics.compute(kind, target, windowOf(from, to, input.interval as Interval | undefined), now);
+    const figures = await ctx.services.metrics.compute(kind, target, windowOf(from, to, input.interval as Interval | undefined), now, detail(ctx, target));
     return { status: 'success' as const, data: forCaller(figures, ctx, target) };
   };
 
@@ -104,9 +113,10 @@ const resolveMetric =
 const collaborationForCaller = (figures: MetricPayload<'collaboration'>, ctx: AuthedContext, target: MetricTarget) =>
   rules.canReadPeopleMetrics(ctx.principal, target) ? figures : { ...figures, review_load: null, review_network: null, knowledge_silos: null };
 
-/** Teams by AI adoption: for the organization's admins only. */
-const aiImpactForCaller = (figures: MetricPayload<'aiImpact'>, ctx: AuthedContext, target: MetricTarget) =>
-  figures.by_adoption_tier && rules.canReadAdoptionTiers(ctx.principal, target.organizationId) ? figures : { ...figures, by_adoption_tier: null };
+/** An organization's teams by AI adoption: computed for the organization's admins only (a team's figures have none). */
+const aiImpactDetail = (ctx: AuthedContext, target: MetricTarget): MetricDetail => ({
+  adoptionTiers: target.team === null && rules.canReadAdoptionTiers(ctx.principal, target.organizationId),
+});
 
 /**
  * Each metric's answer, as the Metrics API gives it to a caller: `/v1/metrics/...`, tRPC `metrics.*` and the
@@ -118,7 +128,7 @@ export const metricResolvers = {
   flow: resolveMetric('flow'),
   activity: resolveMetric('activity'),
   aiUsage: resolveMetric('aiUsage'),
-  aiImpact: resolveMetric('aiImpact', { forCaller: aiImpactForCaller }),
+  aiImpact: resolveMetric('aiImpact', { detail: aiImpactDetail }),
   collaboration: resolveMetric('collaboration', { forCaller: collaborationForCaller }),
   financial: resolveMetric('financial', { mayRead: (ctx, target) => guard.financialMetrics(ctx.principal, target.organizationId) }),
 };

@@ -88,12 +88,36 @@ test('teams in four tiers by the share of their members active with an AI tool, 
   expect([dora.deployment_frequency.per_day, dora.change_failure_rate.rate]).toEqual([0.4286, 0.5]);
 });
 
-test("the tiers are the organization's admins' only: a member sees null, and a team's figures have none", async () => {
+test("the tiers are the organization's admins' only, and computed for them alone: a member sees null and the database is never asked; a team's figures have none", async () => {
   await t.runtime.writers.members.provision(lab.organizationId, { email: DEMO.emails.linus, name: 'Linus', role: 'collaborator', active: true, externalId: null, title: null });
-  const member = await aiImpact({ organization_id: lab.organizationId, ...WEEK }, await t.token({ user: DEMO.emails.linus }));
-  expect(member.status).toBe(200);
-  expect(member.body.data.by_adoption_tier).toBeNull();
-  expect(member.body.data.ai_assisted_commits.commits).toBeGreaterThan(0);
+  // Another window than the first test's: nothing cached stands in for the computations.
+  const week = { organization_id: lab.organizationId, from: '2026-03-01', to: '2026-03-08' };
+  const member = await statementsOf(aiImpact(week, await t.token({ user: DEMO.emails.linus })));
+  expect(member.answer.status).toBe(200);
+  expect(member.answer.body.data.by_adoption_tier).toBeNull();
+  expect(member.answer.body.data.ai_assisted_commits.commits).toBeGreaterThan(0);
+  expect(member.statements.some((sql) => sql.includes('commit_days'))).toBe(true);
+  expect(member.statements.filter((sql) => READS_TEAMS_ADOPTION.test(sql) || sql.includes('author_repositories'))).toEqual([]);
+
+  const admin = await statementsOf(aiImpact(week, await t.token({ user: DEMO.emails.ada })));
+  expect(admin.answer.body.data.by_adoption_tier).toHaveLength(4);
+  // The teams, and the tiers' repositories: members counted and grouped in the database, no member's id sent (the caller's own is read to know who asks).
+  expect(admin.statements.filter((sql) => READS_TEAMS_ADOPTION.test(sql))).toHaveLength(2);
+  expect(admin.statements.filter((sql) => [DEMO.users.grace, DEMO.users.margaret].some((id) => sql.includes(id)))).toEqual([]);
+
   const teamFigures = await aiImpact({ team_id: lab.core, ...WEEK }, await t.token({ user: DEMO.emails.ada }));
   expect(teamFigures.body.data.by_adoption_tier).toBeNull();
 });
+
+const READS_TEAMS_ADOPTION = /FROM teams t\s+JOIN team_memberships m/;
+
+/** The statements the database is sent while a request is answered. */
+async function statementsOf<T>(request: PromiseLike<T>): Promise<{ answer: T; statements: string[] }> {
+  const spy = jest.spyOn(t.runtime.sequelize, 'query');
+  try {
+    const answer = await request;
+    return { answer, statements: spy.mock.calls.map(([sql]) => String(sql)) };
+  } finally {
+    spy.mockRestore();
+  }
+}

@@ -8,7 +8,10 @@ import { MetricSql, roundHours } from './reading/sql';
  * Do the teams that adopted AI coding tools ship faster or break more (docs/metrics.md#ai-impact)? The organization's
  * teams grouped by the share of their members (today's) active with any AI tool in the window, OTLP's or a
  * vendor's; each tier read as a team is ("what a team covers"), over its teams' repositories together: time to
- * merge, deployments a day and change failure rate. A fixed number of queries, whatever the number of teams.
+ * merge, deployments a day and change failure rate. A fixed number of queries whatever the number of teams, and
+ * members are counted and grouped in the database: what comes back is a row per team and per tier's repository,
+ * never a row or an id per member (an organization of 80,000 members held them all, and four such requests at once
+ * ended the process).
  */
 export const TIERS = [
   { tier: 'under_25', from: 0, below: 0.25 },
@@ -17,16 +20,14 @@ export const TIERS = [
   { tier: '75_and_over', from: 0.75, below: null },
 ] as const;
 
-type TeamAdoption = { id: string; name: string; members: number; active_users: number; adoption_rate: number; memberIds: string[]; share: number };
+type TeamAdoption = { id: string; name: string; members: number; active_users: number; tier: number };
 
 export async function adoptionTiers(q: MetricSql) {
-  const teams = await teamAdoption(q);
-  const tiers = TIERS.map((t) => ({ ...t, teams: teams.filter((team) => team.share >= t.from && (t.below === null || team.share < t.below)) }));
-  const repositories = await repositoriesOfMembers(q, [...new Set(teams.flatMap((team) => team.memberIds))]);
+  const [teams, repositories] = await Promise.all([teamAdoption(q), repositoriesByTier(q)]);
   return Promise.all(
-    tiers.map(async ({ teams: inTier, ...tier }) => {
-      const members = [...new Set(inTier.flatMap((team) => team.memberIds))].sort();
-      const tq = q.over({ organizationId: q.scope.organizationId, teamId: null, memberIds: members, repositoryIds: [...new Set(members.flatMap((m) => repositories.get(m) ?? []))].sort() });
+    TIERS.map(async (tier, index) => {
+      const inTier = teams.filter((team) => team.tier === index);
+      const tq = q.over({ organizationId: q.scope.organizationId, teamId: null, memberIds: null, repositoryIds: repositories.get(index) ?? [] });
       const [merge, [deployments]] = await Promise.all([
         inTier.length ? measureDistributions(tq, ['merge'], [50]) : undefined,
         inTier.length ? tq.rows<{ deployments: number; finished: number; failed: number }>(deploymentCounts(tq, tq.whole)) : [],
@@ -34,7 +35,7 @@ export async function adoptionTiers(q: MetricSql) {
       const mergeTimes = merge?.all('merge')?.whole;
       return {
         ...tier,
-        teams: inTier.map((team) => ({ id: team.id, name: team.name, members: team.members, active_users: team.active_users, adoption_rate: team.adoption_rate })),
+        teams: inTier.map(({ id, name, members, active_users }) => ({ id, name, members, active_users, adoption_rate: round(active_users / members, 4) })),
         time_to_merge_hours: { median: roundHours(mergeTimes?.at[50] ?? null), n: mergeTimes?.n ?? 0 },
         deployments_per_day: inTier.length ? round((deployments?.deployments ?? 0) / q.window.days, 4) : null,
         change_failure_rate: { rate: ratio(deployments?.failed ?? 0, deployments?.finished ?? 0), failed: deployments?.failed ?? 0, deployments: deployments?.finished ?? 0 },
@@ -43,49 +44,50 @@ export async function adoptionTiers(q: MetricSql) {
   );
 }
 
-/** Each team with members today: how many, and how many were active with an AI tool in the window (their any-tool months). */
-async function teamAdoption(q: MetricSql): Promise<TeamAdoption[]> {
+/**
+ * Each team with members today, its members counted and those active with an AI tool in the window (their any-tool
+ * months), and its tier (the index in TIERS) by the exact share, compared in integers: a share of 1/4 is 25 %.
+ */
+function adoptionSql(q: MetricSql): string {
   const months = q.monthsInWindow('a.month');
-  const [memberships, active] = await Promise.all([
-    q.rows<{ id: string; name: string; user_id: string }>(
-      `SELECT t.id, t.name, m.user_id FROM teams t JOIN team_memberships m ON m.team_id = t.id
-        WHERE t.organization_id = :scope_organization_id AND ${conditions.activeMembershipSql('m')} ORDER BY t.name, t.id, m.user_id`,
-      ['id', 'name', 'user_id'],
-    ),
-    q.rows<{ user_key: string }>(
-      `SELECT DISTINCT a.user_key FROM ai_active_months a
-        WHERE a.organization_id = :scope_organization_id AND a.tool = '' AND ${months.where} AND ${months.windowDays('a.days')} <> 0`,
-      ['user_key'],
-    ),
-  ]);
-  const activeUsers = new Set(active.map((r) => r.user_key));
-  const teams = new Map<string, { id: string; name: string; memberIds: string[] }>();
-  for (const r of memberships) {
-    const team = teams.get(r.id) ?? { id: r.id, name: r.name, memberIds: [] };
-    team.memberIds.push(r.user_id);
-    teams.set(r.id, team);
-  }
-  return [...teams.values()].map((team) => {
-    const activeCount = team.memberIds.filter((m) => activeUsers.has(m)).length;
-    // The tier by the exact share; the rate shown is rounded.
-    const share = activeCount / team.memberIds.length;
-    return { ...team, members: team.memberIds.length, active_users: activeCount, adoption_rate: round(share, 4), share };
-  });
+  const counted = `SELECT m.team_id, COUNT(*) AS members, SUM(CASE WHEN a.user_key IS NULL THEN 0 ELSE 1 END) AS active_users
+    FROM teams t
+    JOIN team_memberships m ON m.team_id = t.id AND ${conditions.activeMembershipSql('m')}
+    LEFT JOIN (SELECT DISTINCT a.user_key FROM ai_active_months a
+      WHERE a.organization_id = :scope_organization_id AND a.tool = '' AND ${months.where} AND ${months.windowDays('a.days')} <> 0) a ON a.user_key = m.user_id
+    WHERE t.organization_id = :scope_organization_id
+    GROUP BY m.team_id`;
+  const tier = TIERS.slice(1)
+    .map((t, i) => `WHEN ${t.from * 4} * c.members > 4 * c.active_users THEN ${i}`)
+    .join(' ');
+  return `SELECT c.team_id, c.members, c.active_users, CASE ${tier} ELSE ${TIERS.length - 1} END AS tier FROM (${counted}) c`;
 }
 
-/** The repositories each member authored commits in (kept by the commit writer: author_repositories), as a team's scope takes them. */
-async function repositoriesOfMembers(q: MetricSql, members: string[]): Promise<Map<string, string[]>> {
-  const byMember = new Map<string, string[]>();
-  if (members.length === 0) return byMember;
-  const rows = await q.rows<{ user_id: string; repository_id: string }>(
-    'SELECT ar.user_id, ar.repository_id FROM author_repositories ar WHERE ar.organization_id = :scope_organization_id AND ar.user_id IN (:members)',
-    ['user_id', 'repository_id'],
-    { members },
+/** The organization's teams with members, by name, each with its adoption and tier. */
+function teamAdoption(q: MetricSql): Promise<TeamAdoption[]> {
+  return q.rows<TeamAdoption>(
+    `SELECT ta.team_id AS id, t.name, ta.members, ta.active_users, ta.tier FROM (${adoptionSql(q)}) ta JOIN teams t ON t.id = ta.team_id ORDER BY t.name, t.id`,
+    ['id', 'name'],
   );
-  for (const r of rows) {
-    const repositories = byMember.get(r.user_id);
-    if (repositories) repositories.push(r.repository_id);
-    else byMember.set(r.user_id, [r.repository_id]);
+}
+
+/**
+ * The repositories each tier covers, as a team's scope takes them (reading/scope.ts): those its teams' members
+ * authored commits in (kept by the commit writer: author_repositories). A row per tier and repository.
+ */
+async function repositoriesByTier(q: MetricSql): Promise<Map<number, string[]>> {
+  const rows = await q.rows<{ tier: number; repository_id: string }>(
+    `SELECT DISTINCT ta.tier, ar.repository_id FROM (${adoptionSql(q)}) ta
+      JOIN team_memberships m ON m.team_id = ta.team_id AND ${conditions.activeMembershipSql('m')}
+      JOIN author_repositories ar ON ar.user_id = m.user_id AND ar.organization_id = :scope_organization_id
+      ORDER BY ta.tier, ar.repository_id`,
+    ['repository_id'],
+  );
+  const byTier = new Map<number, string[]>();
+  for (const { tier, repository_id } of rows) {
+    const repositories = byTier.get(tier);
+    if (repositories) repositories.push(repository_id);
+    else byTier.set(tier, [repository_id]);
   }
-  return byMember;
+  return byTier;
 }

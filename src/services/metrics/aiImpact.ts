@@ -3,6 +3,7 @@ import { MergedCounts, mergedCountsSql, measureDistributions } from './mergedPul
 import { byBucket, countBuckets, ratio, series, total } from './reading/figures';
 import { blamedSql, production } from './dora';
 import { adoptionTiers } from './adoptionTiers';
+import type { MetricDetail } from './detail';
 
 /**
  * Whether AI-assisted work ships faster or breaks more (docs/metrics.md#ai-review-and-cost-figures). A commit is AI-assisted by the mark an AI
@@ -22,7 +23,7 @@ const compared = (split: Split, measure: 'merge' | 'pickup' | 'size', bucket?: n
 
 type Deployments = { ai: number; deployments: number; failed: number };
 
-export async function aiImpactFigures(q: MetricSql) {
+export async function aiImpactFigures(q: MetricSql, detail: MetricDetail) {
   const counts = countBuckets(q);
   const [commits, merged, split, deployments, tiers] = await Promise.all([
     q.rows<{ bucket: number; commits: number; ai: number }>(
@@ -33,8 +34,8 @@ export async function aiImpactFigures(q: MetricSql) {
     q.rows<MergedCounts>(mergedCountsSql(q, counts)),
     measureDistributions(q, ['merge', 'pickup', 'size'], [50, 75], true),
     q.rows<Deployments>(deploymentsByShippedChanges(q)),
-    // An organization's teams by adoption; a team's figures have no tiers.
-    q.scope.teamId ? null : adoptionTiers(q),
+    // An organization's teams by adoption, only for those who may see them (decided by the caller: procedures/metrics.ts).
+    detail.adoptionTiers && !q.scope.teamId ? adoptionTiers(q) : null,
   ]);
   const failureRate = (ai: 0 | 1) => {
     const row = deployments.find((r) => Number(r.ai) === ai);

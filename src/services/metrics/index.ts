@@ -12,6 +12,10 @@ import { pullRequestFigures } from './pullRequests';
 import { MetricScope, organizationScope, teamScope } from './reading/scope';
 import { MetricSql } from './reading/sql';
 import { day, MetricWindow } from './reading/window';
+import { ComputationSlots } from './computationSlots';
+import { EVERYONE_S_DETAIL, MetricDetail } from './detail';
+
+export { EVERYONE_S_DETAIL, type MetricDetail };
 
 export const METRICS = { dora: doraFigures, pullRequests: pullRequestFigures, flow: flowFigures, activity: activityFigures, aiUsage: aiUsageFigures, collaboration: collaborationFigures, aiImpact: aiImpactFigures, financial: financialFigures };
 export type MetricKind = keyof typeof METRICS;
@@ -42,28 +46,34 @@ export type MetricTarget = { organizationId: string; team: Team | null };
  * versions, so it shows at once; the "now" figures are at most that old.
  */
 export class MetricsService {
+  /** "Now" of the figures: what "today" and the "now" figures are taken at. */
+  readonly now: () => Date;
+
   constructor(
     private readonly versions: DataVersions,
     private readonly cache: ResultCache<unknown>,
-    private readonly queryTimeoutMs?: number,
-    /** "Now" of the figures: what "today" and the "now" figures are taken at. */
-    readonly now: () => Date = () => new Date(),
-  ) {}
+    private readonly slots: ComputationSlots,
+    private readonly options: { queryTimeoutMs?: number; now?: () => Date } = {},
+  ) {
+    this.now = options.now ?? (() => new Date());
+  }
 
-  async compute<K extends MetricKind>(kind: K, target: MetricTarget, window: MetricWindow, now = new Date()): Promise<MetricPayload<K>> {
+  async compute<K extends MetricKind>(kind: K, target: MetricTarget, window: MetricWindow, now = new Date(), detail = EVERYONE_S_DETAIL): Promise<MetricPayload<K>> {
     const versions = await this.versions.of(READS[kind]);
-    const key = ['metric', kind, target.organizationId, target.team?.id ?? '', day(window.from), window.days, window.interval ?? '', versions].join('|');
-    return (await this.cache.getOrCompute(key, async () => {
-      const scope = target.team ? await teamScope(target.team) : organizationScope(target.organizationId);
-      return computeMetric(kind, scope, window, now, this.queryTimeoutMs);
-    })) as MetricPayload<K>;
+    const key = ['metric', kind, target.organizationId, target.team?.id ?? '', day(window.from), window.days, window.interval ?? '', detail.adoptionTiers ? 'tiers' : '', versions].join('|');
+    return (await this.cache.getOrCompute(key, () =>
+      this.slots.run(async () => {
+        const scope = target.team ? await teamScope(target.team) : organizationScope(target.organizationId);
+        return computeMetric(kind, scope, window, now, this.options.queryTimeoutMs, detail);
+      }),
+    )) as MetricPayload<K>;
   }
 }
 
 /** A metric's payload: what it covers, its window, and its figures, computed in the database. */
-export async function computeMetric<K extends MetricKind>(kind: K, scope: MetricScope, window: MetricWindow, now = new Date(), queryTimeoutMs?: number) {
+export async function computeMetric<K extends MetricKind>(kind: K, scope: MetricScope, window: MetricWindow, now = new Date(), queryTimeoutMs?: number, detail = EVERYONE_S_DETAIL) {
   const q = new MetricSql(Commit.sequelize!, scope, window, now, queryTimeoutMs);
-  const figures = (await METRICS[kind](q)) as Awaited<ReturnType<(typeof METRICS)[K]>>;
+  const figures = (await METRICS[kind](q, detail)) as Awaited<ReturnType<(typeof METRICS)[K]>>;
   return {
     scope: { organization_id: scope.organizationId, team_id: scope.teamId },
     from: day(window.from),
