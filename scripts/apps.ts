@@ -4,6 +4,7 @@
  *                 --github-enterprise <slug>] [--base-url <url>] [--name N] [--json]
  * npm run apps -- list [--org <id>] [--json]
  * npm run apps -- rotate-secret|disable|enable <id> [--json]
+ * npm run apps -- rotate-secret <id> --end-grace [--json]
  * npm run apps -- map --app <id> --board <key> (--team <id> | --repository <id>) [--json]
  * npm run apps -- unmap --app <id> --board <key> [--json]
  * npm run apps -- mappings <id> [--json]
@@ -32,7 +33,7 @@ const USAGE = `Usage:
   npm run apps -- create --org <id> --provider copilot|cursor|claude_code --token-file <file>
                          [--github-org <slug> | --github-enterprise <slug>] [--base-url <url>] [--name <name>] [--json]
   npm run apps -- list [--org <id>] [--json]
-  npm run apps -- rotate-secret <app id> [--json]
+  npm run apps -- rotate-secret <app id> [--end-grace] [--json]
   npm run apps -- set-secret --app <id> --secret-file <file> [--json]
   npm run apps -- disable <app id> [--json]
   npm run apps -- enable <app id> [--json]
@@ -57,6 +58,8 @@ create         connects a provider for the organization and prints its webhook U
 list           shows apps (all, or one organization's) with their webhook URLs, never a secret; an AI vendor's
                app with its last pull (--json: its result too).
 rotate-secret  makes a new secret and prints it once; the previous one is still accepted for 24 hours.
+                 --end-grace  makes no new secret: refuses the previous one (replaced by rotate-secret or
+                              set-secret) at once instead of at the end of its 24 hours, for a secret that leaked
 set-secret     stores the secret the provider made instead (Linear's webhooks sign with one of their own),
                read from a file so that it is in neither the shell's history nor the process list; the
                previous one is still accepted for 24 hours. For an AI vendor's app: its new credential.
@@ -77,7 +80,7 @@ export type Command =
   | { kind: 'help' }
   | { kind: 'create'; org: string; provider: AppProvider; name?: string; pointsField?: string; vendor?: VendorFlags; json: boolean }
   | { kind: 'list'; org?: string; json: boolean }
-  | { kind: 'rotate-secret' | 'disable' | 'enable' | 'mappings'; id: string; json: boolean }
+  | { kind: 'rotate-secret' | 'end-grace' | 'disable' | 'enable' | 'mappings'; id: string; json: boolean }
   | { kind: 'map'; app: string; board: string; target: BoardTarget; json: boolean }
   | { kind: 'unmap'; app: string; board: string; json: boolean }
   | { kind: 'map-status'; app: string; status: string; category: TaskStatus; json: boolean }
@@ -175,9 +178,10 @@ export function parseCommand(argv: string[]): Command {
     case 'disable':
     case 'enable':
     case 'mappings': {
-      const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, true);
+      const { values, positionals } = parse(rest, { json: { type: 'boolean' }, ...(command === 'rotate-secret' ? { 'end-grace': { type: 'boolean' } } : {}) }, true);
       if (positionals.length !== 1) throw new UsageError(`${command} needs exactly one ${ONE_ID[command]}`);
-      return { kind: command, id: nonEmpty(ONE_ID[command], positionals[0])!, json: (values as { json?: boolean }).json ?? false };
+      const v = values as { json?: boolean; 'end-grace'?: boolean };
+      return { kind: v['end-grace'] ? 'end-grace' : command, id: nonEmpty(ONE_ID[command], positionals[0])!, json: v.json ?? false };
     }
     case 'map': {
       const { values } = parse(rest, { app: { type: 'string' }, board: { type: 'string' }, team: { type: 'string' }, repository: { type: 'string' }, json: { type: 'boolean' } });
@@ -257,7 +261,15 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
           (app.provider === 'deployments' ? `               (POST to ${view.webhook_url}/deployments and ${view.webhook_url}/incidents)\n` : '') +
           `\n  ${secret}\n\n` +
           'Copy the secret now into the provider\'s webhook settings (docs/trackers.md#apps says where): it is shown only this once.\n' +
-          (rotated ? `The previous secret is still accepted for ${PREVIOUS_SECRET_GRACE_MS / 3_600_000} hours.\n` : ''),
+          (rotated ? `The previous secret is still accepted for ${PREVIOUS_SECRET_GRACE_MS / 3_600_000} hours; if it leaked, "apps rotate-secret ${app.id} --end-grace" refuses it now.\n` : ''),
+      );
+    }
+    case 'end-grace': {
+      const { app, ended } = await writer.endSecretGrace(cmd.id);
+      return print(
+        cmd.json,
+        await describeApp(base, app),
+        ended ? `The previous secret of app ${app.id} is refused from now on: only the current one is accepted.\n` : `App ${app.id} has no previous secret still accepted: only the current one is.\n`,
       );
     }
     case 'list': {

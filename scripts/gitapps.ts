@@ -1,7 +1,7 @@
 /**
  * npm run gitapps -- create --org <id> --provider github|gitlab|bitbucket --name <name> [--json]
  * npm run gitapps -- list [--org <id>] [--json]
- * npm run gitapps -- rotate-secret <id> [--json]
+ * npm run gitapps -- rotate-secret <id> [--end-grace] [--json]
  *
  * Git apps connect an organization's GitHub or GitLab repositories (docs/ingest.md). `create` and `rotate-secret`
  * print the webhook secret once; it is stored sealed with SECRETS_KEY (on the embedded default, data/secrets.key).
@@ -18,13 +18,15 @@ import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './
 const USAGE = `Usage:
   npm run gitapps -- create --org <id> --provider github|gitlab|bitbucket --name <name> [--json]
   npm run gitapps -- list [--org <id>] [--json]
-  npm run gitapps -- rotate-secret <id> [--json]
+  npm run gitapps -- rotate-secret <id> [--end-grace] [--json]
 
 create         makes a git app for the organization and prints its webhook URL and secret once.
                  --json  print {"id","webhook_url","secret"} on one line
 list           shows git apps (all, or one organization's) with their webhook URLs, never a secret.
 rotate-secret  makes a new secret and prints it once; the previous one is still accepted for 24 hours,
                while you paste the new one into the provider's webhook settings.
+                 --end-grace  makes no new secret: refuses the previous one at once instead of at the end
+                              of its 24 hours, for a secret that leaked
 
 The webhook URL is PUBLIC_URL (default http://localhost:$PORT) + /ingest/<provider>/<id>. Target database:
 DATABASE_URL (mysql://..., which also needs SECRETS_KEY) or the embedded SQLite file (SQLITE_PATH).`;
@@ -33,7 +35,7 @@ export type Command =
   | { kind: 'help' }
   | { kind: 'create'; org: string; provider: IngestProvider; name: string; json: boolean }
   | { kind: 'list'; org?: string; json: boolean }
-  | { kind: 'rotate-secret'; id: string; json: boolean };
+  | { kind: 'rotate-secret' | 'end-grace'; id: string; json: boolean };
 
 export function parseCommand(argv: string[]): Command {
   const [command, ...rest] = argv;
@@ -59,9 +61,10 @@ export function parseCommand(argv: string[]): Command {
       return { kind: 'list', org: nonEmpty('--org', v.org), json: v.json ?? false };
     }
     case 'rotate-secret': {
-      const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, true);
+      const { values, positionals } = parse(rest, { 'end-grace': { type: 'boolean' }, json: { type: 'boolean' } }, true);
       if (positionals.length !== 1) throw new UsageError('rotate-secret needs exactly one git app id (see "gitapps list")');
-      return { kind: 'rotate-secret', id: nonEmpty('git app id', positionals[0])!, json: (values as { json?: boolean }).json ?? false };
+      const v = values as { 'end-grace'?: boolean; json?: boolean };
+      return { kind: v['end-grace'] ? 'end-grace' : 'rotate-secret', id: nonEmpty('git app id', positionals[0])!, json: v.json ?? false };
     }
     default:
       throw new UsageError(`unknown command "${command}"; use create, list or rotate-secret`);
@@ -86,9 +89,18 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
           (url ? `  settings:    ${EVENTS_TO_TICK[gitApp.provider as IngestProvider]}\n` : '') +
           `\n  ${secret}\n\n` +
           'Copy the secret now into the webhook settings: it is shown only this once.\n' +
-          (rotated ? `The previous secret is still accepted for ${PREVIOUS_SECRET_GRACE_MS / 3_600_000} hours.\n` : ''),
+          (rotated ? `The previous secret is still accepted for ${PREVIOUS_SECRET_GRACE_MS / 3_600_000} hours; if it leaked, "gitapps rotate-secret ${gitApp.id} --end-grace" refuses it now.\n` : ''),
       );
       return;
+    }
+    case 'end-grace': {
+      const { gitApp, ended } = await writer.endSecretGrace(cmd.id);
+      if (cmd.json) return out(`${JSON.stringify(gitAppView(publicBase(config), gitApp))}\n`);
+      return out(
+        ended
+          ? `The previous secret of git app ${gitApp.id} is refused from now on: only the current one is accepted.\n`
+          : `Git app ${gitApp.id} has no previous secret still accepted: only the current one is.\n`,
+      );
     }
     case 'list': {
       const rows = await listGitApps(publicBase(config), cmd.org);

@@ -71,8 +71,18 @@ export interface RotatedSecret {
 /** The plain secrets valid at `now`: the current one, and the previous one during its grace. */
 export function openRotated(box: SecretBox, secret: RotatedSecret, now: Date): string[] {
   const sealed = [secret.current];
-  if (secret.previousExpiresAt && secret.previousExpiresAt > now) sealed.push(secret.previous);
+  if (graceEnd(secret, now)) sealed.push(secret.previous);
   return sealed.filter((s): s is string => !!s).map((s) => box.open(s));
+}
+
+/** When the previous secret stops being accepted; null when none is accepted at `now` (never rotated, or its grace over or ended). */
+function graceEnd(secret: Pick<RotatedSecret, 'previous' | 'previousExpiresAt'>, now: Date): Date | null {
+  return secret.previous && secret.previousExpiresAt && secret.previousExpiresAt > now ? secret.previousExpiresAt : null;
+}
+
+/** When an app's or git app's previous webhook secret stops being accepted; null when it is not accepted at `now`. */
+export function previousSecretGraceEnd(row: { previous_webhook_secret: string | null; previous_secret_expires_at: Date | null }, now: Date): Date | null {
+  return graceEnd({ previous: row.previous_webhook_secret, previousExpiresAt: row.previous_secret_expires_at }, now);
 }
 
 function checked(key: Buffer): Buffer {

@@ -7,6 +7,7 @@ import { AiVendorSource, App } from '../../db/models';
 import { commentCreated, linearDelivery } from '../support/peers/linear/webhooks';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { appCli, CliRun } from '../support/cli';
+import { eventually } from '../support/peers/receiver';
 import { parseCommand } from '../../scripts/apps';
 import { UsageError } from '../../scripts/cli';
 import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
@@ -103,6 +104,7 @@ test('create prints the webhook URL and the secret once; the database holds it s
     name: 'Jira globex',
     is_active: true,
     has_secret: true,
+    previous_secret_accepted_until: null,
     webhook_url: created.webhook_url,
     points_field: 'customfield_10016',
     vendor: null,
@@ -155,6 +157,45 @@ test('rotate-secret prints a new one; disable and enable; each audited as the op
   for (const e of audit) expect(e).toMatchObject({ actor_type: 'operator', actor_user_id: null, target_type: 'app' });
   const log = JSON.stringify(audit);
   for (const secret of [created.secret, rotated.secret]) expect(log).not.toContain(secret);
+});
+
+test('rotate-secret --end-grace: a leaked previous secret is refused at once instead of for 24 hours; audited', async () => {
+  const created = await json('create', '--org', ACME, '--provider', 'linear');
+  const rotated = await json('rotate-secret', created.id);
+  const deliver = (secret: string) => {
+    const d = linearDelivery(commentCreated, secret, { sentAt: new Date() });
+    return request(t.runtime.app).post(`/ingest/linear/${created.id}`).set(d.headers).send(d.body.toString('utf8'));
+  };
+  // During the grace a delivery signed with the previous secret is taken, as one signed with the new one.
+  expect((await deliver(created.secret)).status).toBe(202);
+  expect((await deliver(rotated.secret)).status).toBe(202);
+  const graceEnd = (await json('list', '--org', ACME)).find((a: { id: string }) => a.id === created.id).previous_secret_accepted_until;
+  expect(Date.parse(graceEnd) - Date.now()).toBeGreaterThan(23 * 3_600_000);
+
+  const ended = await apps('rotate-secret', created.id, '--end-grace');
+  expect([ended.code, said(ended)]).toEqual([0, `The previous secret of app ${created.id} is refused from now on: only the current one is accepted.\n`]);
+  expect((await App.findByPk(created.id))!.previous_webhook_secret).toBeNull();
+  // The change reaches the service at once through Redis, else by its next read of the data versions (each second,
+  // docs/performance.md); no new secret was made, so the current one keeps working.
+  await eventually('the previous secret refused', async () => (await deliver(created.secret)).status === 401);
+  const refused = await deliver(created.secret);
+  expect([refused.status, refused.body.error?.code]).toEqual([401, 'UNAUTHORIZED']);
+  expect((await deliver(rotated.secret)).status).toBe(202);
+
+  // Again: nothing left to refuse, so nothing written or audited.
+  expect(await json('rotate-secret', created.id, '--end-grace')).toMatchObject({ id: created.id, has_secret: true, previous_secret_accepted_until: null });
+  expect(said(await apps('rotate-secret', created.id, '--end-grace'))).toBe(`App ${created.id} has no previous secret still accepted: only the current one is.\n`);
+  const audit = await auditOf(ACME, created.id);
+  expect(audit.map((e: { action: string; actor_type: string }) => [e.action, e.actor_type])).toEqual([
+    ['app.created', 'operator'],
+    ['app.secret_rotated', 'operator'],
+    ['app.secret_grace_ended', 'operator'],
+  ]);
+  for (const secret of [created.secret, rotated.secret]) expect(JSON.stringify(audit)).not.toContain(secret);
+
+  expect(parseCommand(['rotate-secret', 'app_1', '--end-grace', '--json'])).toEqual({ kind: 'end-grace', id: 'app_1', json: true });
+  expect(await apps('disable', created.id, '--end-grace')).toMatchObject({ code: 2, stderr: expect.stringContaining("Unknown option '--end-grace'") });
+  expect(await apps('rotate-secret', 'app_nope', '--end-grace')).toMatchObject({ code: 1, stderr: 'apps: No app app_nope (see npm run apps -- list)\n' });
 });
 
 test('map boards to a team or a repository, a git app’s too; each audited', async () => {

@@ -109,6 +109,7 @@ describe('gitapps', () => {
       name: 'GitLab globex',
       is_active: true,
       has_secret: true,
+      previous_secret_accepted_until: null,
       webhook_url: created.webhook_url,
       created_at: expect.any(String),
     });
@@ -122,12 +123,39 @@ describe('gitapps', () => {
     expect(human.stdout).toMatch(/The previous secret is still accepted for 24 hours/);
   });
 
+  test('rotate-secret --end-grace refuses a leaked previous secret at once, instead of for 24 hours; audited', async () => {
+    const created = JSON.parse((await gitapps('create', '--org', DEMO.orgs.acme, '--provider', 'github', '--name', 'GitHub leaked', '--json')).stdout);
+    const rotated = JSON.parse((await gitapps('rotate-secret', created.id, '--json')).stdout);
+    const ping = (secret: string) => deliverToGithub(t, created.id, secret, { event: 'ping', payload: githubExamples('ping')[0] });
+    // During the grace GitHub's deliveries are taken signed with either.
+    expect((await ping(created.secret)).status).toBe(200);
+    expect((await ping(rotated.secret)).status).toBe(200);
+    expect(JSON.parse((await gitapps('list', '--org', DEMO.orgs.acme, '--json')).stdout).find((g: { id: string }) => g.id === created.id)).toMatchObject({ previous_secret_accepted_until: expect.any(String) });
+
+    const ended = await gitapps('rotate-secret', created.id, '--end-grace');
+    expect(ended).toMatchObject({ code: 0, stdout: expect.stringContaining(`The previous secret of git app ${created.id} is refused from now on: only the current one is accepted.\n`) });
+    // The git app is read from the primary for every delivery: refused at once.
+    expect((await ping(created.secret)).status).toBe(401);
+    expect((await ping(rotated.secret)).status).toBe(200);
+    const again = JSON.parse((await gitapps('rotate-secret', created.id, '--end-grace', '--json')).stdout);
+    expect(again).toMatchObject({ id: created.id, has_secret: true, previous_secret_accepted_until: null });
+
+    const log = await t.get(`/v1/organizations/${DEMO.orgs.acme}/audit-log?per_page=100`, token);
+    const mine = log.body.data.filter((e: { target_id: string }) => e.target_id === created.id).reverse();
+    expect(mine.map((e: { action: string; actor_type: string }) => [e.action, e.actor_type])).toEqual([
+      ['git_app.created', 'operator'],
+      ['git_app.secret_rotated', 'operator'],
+      ['git_app.secret_grace_ended', 'operator'],
+    ]);
+  });
+
   test('bad input: usage errors exit 2, an unknown organization or git app exits 1', async () => {
     expect(await gitapps('create', '--org', DEMO.orgs.acme, '--provider', 'git', '--name', 'x')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--provider github\|gitlab\|bitbucket \(got 'git'\)/) });
     expect(await gitapps('create', '--provider', 'github', '--name', 'x')).toMatchObject({ code: 2, stderr: expect.stringMatching(/create needs --org/) });
     expect(await gitapps('rotate-secret')).toMatchObject({ code: 2 });
     expect(await gitapps('create', '--org', 'org_nope', '--provider', 'github', '--name', 'x')).toMatchObject({ code: 1, stderr: 'gitapps: No organization org_nope\n' });
     expect(await gitapps('rotate-secret', 'gapp_nope')).toMatchObject({ code: 1, stderr: 'gitapps: No git app gapp_nope\n' });
+    expect(await gitapps('rotate-secret', 'gapp_nope', '--end-grace')).toMatchObject({ code: 1, stderr: 'gitapps: No git app gapp_nope\n' });
   });
 });
 

@@ -6,6 +6,7 @@ import { publicBase } from '../../src/config';
 import { appCli } from '../support/cli';
 import { MemberWriter } from '../../src/services/people/members';
 import { ChangeRunner } from '../../src/persistence/changes/change';
+import { deliverToGithub, githubExamples } from '../support/peers/ingest';
 
 /**
  * The settings' procedures (docs/settings.md) as the page calls them: signed in with a one-time link, a session cookie,
@@ -287,6 +288,23 @@ describe('organization administration', () => {
     expect(app.git_app.webhook_url).toBe(`${publicBase(t.config)}/ingest/github/${app.git_app.id}`);
     expect(app.secret).toBeTruthy();
     expect(JSON.stringify(data(await ada.query('settings.gitApps.list', org)))).not.toContain(app.secret);
+    // Rotated, then the secret it replaced refused at once (it leaked): GitHub's deliveries signed with it are refused.
+    const ping = (secret: string) => deliverToGithub(t, app.git_app.id, secret, { event: 'ping', payload: githubExamples('ping')[0] });
+    const rotated = data(await ada.mutate('settings.gitApps.rotateSecret', { ...org, git_app_id: app.git_app.id }));
+    expect(rotated.git_app.previous_secret_accepted_until).toEqual(expect.any(String));
+    expect((await ping(app.secret)).status).toBe(200);
+    expect(data(await ada.mutate('settings.gitApps.endSecretGrace', { ...org, git_app_id: app.git_app.id }))).toEqual({ git_app: { ...rotated.git_app, previous_secret_accepted_until: null }, ended: true });
+    expect((await ping(app.secret)).status).toBe(401);
+    expect((await ping(rotated.secret)).status).toBe(200);
+    expect(data(await ada.mutate('settings.gitApps.endSecretGrace', { ...org, git_app_id: app.git_app.id })).ended).toBe(false);
+    const margaret = await signInWithLink(t.runtime.app, DEMO.users.margaret, origin);
+    expect(errorOf(await margaret.mutate('settings.gitApps.endSecretGrace', { organization_id: DEMO.orgs.globex, git_app_id: app.git_app.id }))).toMatchObject({ status: 404 });
+    const gitAudit = (await t.get(`/v1/organizations/${DEMO.orgs.acme}/audit-log?per_page=100`, await t.token())).body.data.filter((e: { target_id: string }) => e.target_id === app.git_app.id);
+    expect(gitAudit.map((e: { action: string; actor_user_id: string }) => [e.action, e.actor_user_id])).toEqual([
+      ['git_app.secret_grace_ended', DEMO.users.ada],
+      ['git_app.secret_rotated', DEMO.users.ada],
+      ['git_app.created', DEMO.users.ada],
+    ]);
 
     const scim = data(await ada.mutate('settings.scimTokens.create', { ...org, name: 'Okta' }));
     expect(scim).toMatchObject({ token: expect.stringMatching(/^scim_/), scim_base_url: `${publicBase(t.config)}/scim/v2` });

@@ -37,6 +37,7 @@ test('create shows the webhook URL and the secret once, stored sealed; rotate, d
       name: 'Jira from settings',
       is_active: true,
       has_secret: true,
+      previous_secret_accepted_until: null,
       webhook_url: `${publicBase(t.config)}/ingest/jira/${created.app.id}`,
       points_field: 'customfield_10016',
       vendor: null,
@@ -83,7 +84,7 @@ test('the secret a provider made is stored in place of ours: Linear’s deliveri
   const { app, secret: ours } = data(await ada.mutate('settings.apps.create', { ...acme, provider: 'linear', name: 'Linear from settings' }));
   const linearMade = `lin_wh_${randomBytes(24).toString('hex')}`;
   const stored = data(await ada.mutate('settings.apps.setSecret', { ...acme, app_id: app.id, secret: linearMade }));
-  expect(stored).toEqual({ ...app, has_secret: true });
+  expect(stored).toEqual({ ...app, has_secret: true, previous_secret_accepted_until: expect.any(String) });
   expect(JSON.stringify(stored)).not.toContain(linearMade);
   expect((await App.findByPk(app.id))!.webhook_secret).not.toContain(linearMade);
 
@@ -114,6 +115,43 @@ test('the secret a provider made is stored in place of ours: Linear’s deliveri
   const log = await t.get(`/v1/organizations/${DEMO.orgs.acme}/audit-log?per_page=100`, await t.token());
   const mine = log.body.data.filter((e: { target_id: string }) => e.target_id === app.id);
   expect(mine.map((e: { action: string; actor_user_id: string }) => [e.action, e.actor_user_id])).toEqual([
+    ['app.secret_rotated', DEMO.users.ada],
+    ['app.created', DEMO.users.ada],
+  ]);
+  expect(JSON.stringify(log.body)).not.toContain(linearMade);
+});
+
+test('endSecretGrace: the secret a rotation replaced, leaked, is refused at once instead of for 24 hours; audited as ada’s', async () => {
+  const { app, secret: ours } = data(await ada.mutate('settings.apps.create', { ...acme, provider: 'linear', name: 'Linear leaked' }));
+  const deliver = (secret: string) => {
+    const d = linearDelivery(commentCreated, secret, { sentAt: new Date() });
+    return request(t.runtime.app).post(`/ingest/linear/${app.id}`).set(d.headers).send(d.body.toString('utf8'));
+  };
+  const linearMade = `lin_wh_${randomBytes(24).toString('hex')}`;
+  const stored = data(await ada.mutate('settings.apps.setSecret', { ...acme, app_id: app.id, secret: linearMade }));
+  expect(Date.parse(stored.previous_secret_accepted_until) - Date.now()).toBeGreaterThan(23 * 3_600_000);
+  expect((await deliver(ours)).status).toBe(202);
+
+  // A cross-site page, or an API token in place of the session, ends nothing.
+  expect(errorOf(await ada.mutate('settings.apps.endSecretGrace', { ...acme, app_id: app.id }, { Origin: 'https://evil.example' }))).toMatchObject({ status: 403, code: 'FORBIDDEN' });
+  expect(errorOf(await ada.mutate('settings.apps.endSecretGrace', { ...acme, app_id: app.id }, { Authorization: `Bearer ${await t.token()}` }))).toMatchObject({ status: 401 });
+  expect((await deliver(ours)).status).toBe(202);
+
+  const ended = data(await ada.mutate('settings.apps.endSecretGrace', { ...acme, app_id: app.id }));
+  expect(ended).toEqual({ app: { ...stored, previous_secret_accepted_until: null }, ended: true });
+  expect((await deliver(ours)).status).toBe(401);
+  expect((await deliver(linearMade)).status).toBe(202);
+  expect(data(await ada.query('settings.apps.list', acme)).find((a: { id: string }) => a.id === app.id)).toMatchObject({ has_secret: true, previous_secret_accepted_until: null });
+  // Twice is one change.
+  expect(data(await ada.mutate('settings.apps.endSecretGrace', { ...acme, app_id: app.id })).ended).toBe(false);
+  // An AI vendor's app has no webhook secret.
+  const cursor = data(await ada.mutate('settings.apps.create', { ...acme, provider: 'cursor', credential: `key_${randomBytes(32).toString('hex')}` }));
+  expect(errorOf(await ada.mutate('settings.apps.endSecretGrace', { ...acme, app_id: cursor.app.id }))).toMatchObject({ status: 400, message: expect.stringContaining('receives no webhooks') });
+
+  const log = await t.get(`/v1/organizations/${DEMO.orgs.acme}/audit-log?per_page=100`, await t.token());
+  const mine = log.body.data.filter((e: { target_id: string }) => e.target_id === app.id);
+  expect(mine.map((e: { action: string; actor_user_id: string }) => [e.action, e.actor_user_id])).toEqual([
+    ['app.secret_grace_ended', DEMO.users.ada],
     ['app.secret_rotated', DEMO.users.ada],
     ['app.created', DEMO.users.ada],
   ]);
@@ -198,6 +236,7 @@ test('a collaborator or manager is refused; an admin of another organization fin
     expect(errorOf(await who.query('settings.apps.list', acme))).toMatchObject({ status: 403, code: 'FORBIDDEN' });
     expect(errorOf(await who.mutate('settings.apps.create', { ...acme, provider: 'jira' }))).toMatchObject({ status: 403 });
     expect(errorOf(await who.mutate('settings.apps.disable', { ...acme, app_id: app.id }))).toMatchObject({ status: 403 });
+    expect(errorOf(await who.mutate('settings.apps.endSecretGrace', { ...acme, app_id: app.id }))).toMatchObject({ status: 403 });
     expect(errorOf(await who.mutate('settings.apps.setSecret', { ...acme, app_id: app.id, secret: 'xoxb-a-secret-slack-made-0123456789' }))).toMatchObject({ status: 403 });
   }
 
@@ -205,6 +244,7 @@ test('a collaborator or manager is refused; an admin of another organization fin
   const globex = { organization_id: DEMO.orgs.globex };
   for (const [path, input] of [
     ['settings.apps.rotateSecret', { ...globex, app_id: app.id }],
+    ['settings.apps.endSecretGrace', { ...globex, app_id: app.id }],
     ['settings.apps.setSecret', { ...globex, app_id: app.id, secret: 'xoxb-a-secret-slack-made-0123456789' }],
     ['settings.apps.disable', { ...globex, app_id: app.id }],
     ['settings.apps.map', { ...globex, app_id: app.id, board: 'X', team_id: DEMO.teams.globexCore }],

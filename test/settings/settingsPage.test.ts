@@ -266,6 +266,13 @@ describeBrowser('the settings page in chromium', () => {
     expect(rotated).not.toBe(gitSecret);
     await gitApps.getByRole('button', { name: 'Done' }).click();
     expect(await holds(page, rotated)).toBe(false);
+    // The secret it replaced, if it leaked, is refused at once rather than at the end of its 24 hours.
+    await gitRow.getByText(/The previous one is accepted until/).waitFor();
+    await gitRow.getByRole('button', { name: 'Refuse previous secret of GitLab from the page' }).click();
+    await gitRow.getByRole('button', { name: 'Confirm refuse previous secret of GitLab from the page' }).click();
+    await gitApps.getByRole('status').filter({ hasText: 'The previous secret of GitLab from the page is refused from now on' }).waitFor();
+    expect(await gitRow.getByRole('button', { name: /Refuse previous secret/ }).count()).toBe(0);
+    expect((await gitRow.getByRole('cell').allInnerTexts())[3]).toBe('Set');
 
     // Bitbucket Cloud: the URL, the secret, and where in Bitbucket to paste them.
     await gitApps.getByLabel('Provider').selectOption({ label: 'Bitbucket Cloud' });
@@ -365,6 +372,7 @@ describeBrowser('the settings page in chromium', () => {
     await apps.getByRole('button', { name: 'Add app' }).click();
     const url = await apps.getByLabel('Webhook URL', { exact: true }).inputValue();
     const appId = /\/ingest\/linear\/(app_\w+)$/.exec(url)![1];
+    const ours = await apps.getByLabel('Webhook secret', { exact: true }).inputValue();
     await apps.getByRole('button', { name: 'Done' }).click();
 
     const linearMade = `lin_wh_${randomBytes(24).toString('hex')}`;
@@ -377,9 +385,20 @@ describeBrowser('the settings page in chromium', () => {
     await apps.getByRole('status').filter({ hasText: 'Stored the secret Linear made for Linear from the page' }).waitFor();
     expect(await holds(page, linearMade)).toBe(false);
 
-    const d = linearDelivery(commentCreated, linearMade, { sentAt: new Date() });
-    const answer = await request(t.runtime.app).post(`/ingest/linear/${appId}`).set(d.headers).send(d.body.toString('utf8'));
+    const deliver = (secret: string) => {
+      const d = linearDelivery(commentCreated, secret, { sentAt: new Date() });
+      return request(t.runtime.app).post(`/ingest/linear/${appId}`).set(d.headers).send(d.body.toString('utf8'));
+    };
+    const answer = await deliver(linearMade);
     expect([answer.status, answer.body.data?.result]).toEqual([202, 'ignored']);
+    // Ours is accepted for its grace, unless it leaked: then it is refused at once, from the row.
+    expect((await deliver(ours)).status).toBe(202);
+    await row.getByText(/The previous one is accepted until/).waitFor();
+    await row.getByRole('button', { name: 'Refuse previous secret of Linear from the page' }).click();
+    await row.getByRole('button', { name: 'Confirm refuse previous secret of Linear from the page' }).click();
+    await apps.getByRole('status').filter({ hasText: 'The previous secret of Linear from the page is refused from now on: only the current one is accepted.' }).waitFor();
+    expect((await deliver(ours)).status).toBe(401);
+    expect((await deliver(linearMade)).status).toBe(202);
   });
 
   test('apps: a Copilot app added with its credential and GitHub organization, never shown back; its credential replaced', async () => {

@@ -61,6 +61,13 @@ export const appsRouter = router({
     return { app: await describeApp(ctx.services.settings.publicBase, app), secret };
   }),
 
+  /** The secret a rotation replaced is refused at once instead of at the end of its grace: for one that leaked. */
+  endSecretGrace: settingsProcedure.input(appInput).mutation(async ({ ctx, input }) => {
+    const by = await asAdmin(ctx, input.organization_id);
+    const { app, ended } = await ctx.services.settings.apps.endSecretGrace(input.app_id, by);
+    return { app: await describeApp(ctx.services.settings.publicBase, app), ended };
+  }),
+
   /** The secret the provider made (Linear's, Slack's, PagerDuty's), in place of ours; never echoed back. */
   setSecret: settingsProcedure.input(appInput.extend({ secret: z.string({ error: 'secret must be a string' }) })).mutation(async ({ ctx, input }) => {
     const by = await asAdmin(ctx, input.organization_id);

@@ -6,6 +6,8 @@ import { EVENTS_TO_TICK, gitAppView, listGitApps } from '../../services/git/apps
 import { label, organizationInput } from './inputs';
 import { asAdmin } from './administration';
 
+const gitAppInput = z.strictObject({ ...organizationInput, git_app_id: idParam('git_app_id') });
+
 /** An organization's GitHub and GitLab connections (docs/ingest.md), for its admins: the same writer as `npm run gitapps`. */
 export const gitAppsRouter = router({
   list: settingsProcedure.input(z.strictObject(organizationInput)).query(async ({ ctx, input }) => {
@@ -21,9 +23,16 @@ export const gitAppsRouter = router({
       return { git_app: gitAppView(ctx.services.settings.publicBase, gitApp), secret, provider_settings: EVENTS_TO_TICK[input.provider] };
     }),
 
-  rotateSecret: settingsProcedure.input(z.strictObject({ ...organizationInput, git_app_id: idParam('git_app_id') })).mutation(async ({ ctx, input }) => {
+  rotateSecret: settingsProcedure.input(gitAppInput).mutation(async ({ ctx, input }) => {
     const by = await asAdmin(ctx, input.organization_id);
     const { gitApp, secret } = await ctx.services.settings.gitApps.rotateSecret(input.git_app_id, by);
     return { git_app: gitAppView(ctx.services.settings.publicBase, gitApp), secret };
+  }),
+
+  /** The secret a rotation replaced is refused at once instead of at the end of its grace: for one that leaked. */
+  endSecretGrace: settingsProcedure.input(gitAppInput).mutation(async ({ ctx, input }) => {
+    const by = await asAdmin(ctx, input.organization_id);
+    const { gitApp, ended } = await ctx.services.settings.gitApps.endSecretGrace(input.git_app_id, by);
+    return { git_app: gitAppView(ctx.services.settings.publicBase, gitApp), ended };
   }),
 });

@@ -4,6 +4,7 @@ import { HeldDays, heldDays, isAiVendor, vendorSourceView } from './vendorSource
 import type { ChangeAuthority } from '../audit/actor';
 import type { AppWriter } from './apps';
 import { isPushProvider } from './providers';
+import { previousSecretGraceEnd } from '../../secrets/secretBox';
 
 /**
  * Where the provider sends an app's webhooks: the service's public base + /ingest/<provider>/<id> (for `deployments`,
@@ -22,6 +23,7 @@ export function appView(publicBase: string, a: App, source: AiVendorSource | nul
   return {
     ...toApp(a),
     has_secret: a.webhook_secret !== null || (source !== null && source.credential !== null),
+    previous_secret_accepted_until: previousSecretGraceEnd(a, new Date())?.toISOString() ?? null,
     webhook_url: appWebhookUrl(publicBase, a),
     points_field: a.points_field,
     vendor: source ? vendorSourceView(source, held) : null,

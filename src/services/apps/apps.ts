@@ -7,7 +7,7 @@ import type { Change, ChangeRunner } from '../../persistence/changes/change';
 import { newId } from '../../persistence/changes/ids';
 import { ResultCache } from '../../persistence/query/countCache';
 import { DataVersions } from '../../persistence/query/dataVersions';
-import { openRotated, PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../secrets/secretBox';
+import { openRotated, previousSecretGraceEnd, PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../secrets/secretBox';
 import { ChangeAuthority, isWithinAuthority } from '../audit/actor';
 import { membersByEmail } from '../people/memberEmails';
 import { normalizeEmail } from '../people/members';
@@ -135,6 +135,22 @@ export class AppWriter {
       change.wrote('apps');
       change.audit({ organizationId: app.organization_id, actor: by.actor ?? OPERATOR, action: 'app.secret_rotated', target: { type: 'app', id: app.id }, details: { made_by: madeBy } });
       return { app, secret };
+    });
+  }
+
+  /**
+   * Refuses the secret a rotation (or set-secret) replaced at once, instead of at the end of its grace: for a secret
+   * that leaked. `ended` is false, and nothing is written, when no previous secret was still accepted.
+   */
+  endSecretGrace(appId: string, by: ChangeAuthority = {}): Promise<{ app: App; ended: boolean }> {
+    return this.changes.run(async (change) => {
+      const app = await this.appOf(appId, by, change.transaction);
+      if (!isPushProvider(app.provider)) throw invalid(`App ${app.id} (${app.provider}) receives no webhooks, so it has no previous webhook secret to refuse`);
+      if (!previousSecretGraceEnd(app, this.now())) return { app, ended: false };
+      await app.update({ previous_webhook_secret: null, previous_secret_expires_at: null }, { transaction: change.transaction });
+      change.wrote('apps');
+      change.audit({ organizationId: app.organization_id, actor: by.actor ?? OPERATOR, action: 'app.secret_grace_ended', target: { type: 'app', id: app.id } });
+      return { app, ended: true };
     });
   }
 

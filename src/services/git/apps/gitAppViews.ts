@@ -1,5 +1,6 @@
 import { GitApp } from '../../../../db/models';
 import { INGEST_PROVIDERS, IngestProvider } from './gitApps';
+import { previousSecretGraceEnd } from '../../../secrets/secretBox';
 
 /** Where the provider sends an app's webhooks: the service's public base + /ingest/<provider>/<id>; null for a provider not received. */
 export function webhookUrl(publicBase: string, gitApp: Pick<GitApp, 'id' | 'provider'>): string | null {
@@ -24,6 +25,7 @@ export function gitAppView(publicBase: string, g: GitApp) {
     name: g.name,
     is_active: Boolean(g.is_active),
     has_secret: g.webhook_secret !== null,
+    previous_secret_accepted_until: previousSecretGraceEnd(g, new Date())?.toISOString() ?? null,
     webhook_url: webhookUrl(publicBase, g),
     created_at: g.created_at.toISOString(),
   };

@@ -2,7 +2,7 @@ import { OPERATOR } from '../../../persistence/changes/auditRecord';
 import { ChangeAuthority, isWithinAuthority } from '../../audit/actor';
 import { randomBytes } from 'node:crypto';
 import { GitApp, GitProvider, Organization } from '../../../../db/models';
-import { openRotated, PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../../secrets/secretBox';
+import { openRotated, previousSecretGraceEnd, PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../../secrets/secretBox';
 import type { ChangeRunner } from '../../../persistence/changes/change';
 import { notFound } from '../../../errors';
 import { newId } from '../../../persistence/changes/ids';
@@ -70,6 +70,23 @@ export class GitAppWriter {
       );
       audit({ organizationId: gitApp.organization_id, actor: by.actor ?? OPERATOR, action: 'git_app.secret_rotated', target: { type: 'git_app', id: gitApp.id } });
       return { gitApp, secret };
+    });
+  }
+
+  /**
+   * Refuses the secret a rotation replaced at once, instead of at the end of its grace: for a secret that leaked.
+   * `ended` is false, and nothing is written, when no previous secret was still accepted.
+   */
+  endSecretGrace(gitAppId: string, by: ChangeAuthority = {}): Promise<{ gitApp: GitApp; ended: boolean }> {
+    return this.changes.run(async (change) => {
+      const { transaction } = change;
+      const gitApp = await GitApp.findByPk(gitAppId, { transaction, lock: transaction.LOCK.UPDATE });
+      if (!gitApp || !isWithinAuthority(by, gitApp.organization_id)) throw notFound(`No git app ${gitAppId}`);
+      if (!previousSecretGraceEnd(gitApp, this.now())) return { gitApp, ended: false };
+      await gitApp.update({ previous_webhook_secret: null, previous_secret_expires_at: null }, { transaction });
+      change.wrote('git_apps');
+      change.audit({ organizationId: gitApp.organization_id, actor: by.actor ?? OPERATOR, action: 'git_app.secret_grace_ended', target: { type: 'git_app', id: gitApp.id } });
+      return { gitApp, ended: true };
     });
   }
 

@@ -2,7 +2,8 @@ import { attempt, createForm, rowAction } from './actions';
 import { api, call, Inputs, Outputs } from './api';
 import { field, h, hidden, nextId, table, valueOf } from './elements';
 import { partsOf, subsection } from './parts';
-import { clearSecret, showSecret } from './secrets';
+import { clearSecret, showSecret, webhookSecretState } from './secrets';
+import { confirmingButton } from './confirm';
 
 type Organization = Outputs['settings']['session']['organizations'][number];
 type App = Outputs['settings']['apps']['list'][number];
@@ -99,7 +100,7 @@ export function appsSection(org: Organization): HTMLElement {
         app.name,
         providerName(app.provider),
         app.webhook_url ? h('code', { class: 'url' }, app.webhook_url) : 'None',
-        app.has_secret ? 'Set' : 'Not set',
+        webhookSecretState(app.has_secret, app.previous_secret_accepted_until),
         h('span', { class: `status status-${app.is_active ? 'active' : 'disabled'}` }, app.is_active ? 'active' : 'disabled'),
         lastPull(app),
         h(
@@ -109,6 +110,7 @@ export function appsSection(org: Organization): HTMLElement {
             ? h('button', { type: 'button', onclick: () => setActive(app, false) }, 'Disable', hidden(` ${app.name}`))
             : h('button', { type: 'button', onclick: () => setActive(app, true) }, 'Enable', hidden(` ${app.name}`)),
           app.webhook_url ? h('button', { type: 'button', onclick: () => rotate(app) }, 'Rotate secret', hidden(` of ${app.name}`)) : null,
+          app.previous_secret_accepted_until ? confirmingButton('Refuse previous secret', 'Confirm refuse previous secret', `of ${app.name}`, () => endGrace(app)) : null,
           app.webhook_url ? h('button', { type: 'button', onclick: () => showProviderSecret(app) }, 'Use the provider’s secret', hidden(` for ${app.name}`)) : null,
           app.vendor ? h('button', { type: 'button', onclick: () => showProviderSecret(app) }, 'Replace credential', hidden(` of ${app.name}`)) : null,
           app.vendor ? null : h('button', { type: 'button', onclick: () => showMappings(app) }, 'Mappings', hidden(` of ${app.name}`)),
@@ -131,8 +133,17 @@ export function appsSection(org: Organization): HTMLElement {
       const rotated = await call(api.settings.apps.rotateSecret.mutate({ ...of, app_id: app.id }));
       await refresh();
       showSecret(parts, `New webhook secret for ${app.name}`, [{ label: 'Webhook secret', text: rotated.secret }], [
-        `Put it where ${providerName(app.provider)} takes it. The previous secret is accepted for 24 hours.`,
+        `Put it where ${providerName(app.provider)} takes it. The previous secret is accepted for 24 hours; if it leaked, “Refuse previous secret” ends that at once.`,
       ]);
+    });
+  }
+
+  /** For a secret that leaked: the one a rotation replaced is refused now, not at the end of its 24 hours. */
+  function endGrace(app: App): Promise<void> {
+    return rowAction(parts, async () => {
+      const { ended } = await call(api.settings.apps.endSecretGrace.mutate({ ...of, app_id: app.id }));
+      await refresh();
+      return ended ? `The previous secret of ${app.name} is refused from now on: only the current one is accepted.` : `${app.name} has no previous secret still accepted.`;
     });
   }
 

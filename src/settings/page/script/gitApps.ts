@@ -2,7 +2,8 @@ import { attempt, createForm, rowAction } from './actions';
 import { api, call, Inputs, Outputs } from './api';
 import { field, h, hidden, table, valueOf } from './elements';
 import { partsOf, subsection } from './parts';
-import { clearSecret, showSecret } from './secrets';
+import { clearSecret, showSecret, webhookSecretState } from './secrets';
+import { confirmingButton } from './confirm';
 
 type Organization = Outputs['settings']['session']['organizations'][number];
 type GitApp = Outputs['settings']['gitApps']['list'][number];
@@ -25,7 +26,10 @@ function providerOf(value: string): Provider {
   return provider;
 }
 
-/** An organization's git apps: listed, added with their webhook URL and secret shown once, secrets rotated. */
+/**
+ * An organization's git apps: listed, added with their webhook URL and secret shown once, secrets rotated (the one
+ * replaced refused at once when it leaked).
+ */
 export function gitAppsSection(org: Organization): HTMLElement {
   const parts = partsOf(subsection(`${org.id}-git-apps`, 'Git apps', 'Connections that receive GitHub’s, GitLab’s or Bitbucket’s webhooks for your repositories.'));
   const of = { organization_id: org.id };
@@ -44,8 +48,13 @@ export function gitAppsSection(org: Organization): HTMLElement {
         app.name,
         providerName(app.provider),
         app.webhook_url ? h('code', { class: 'url' }, app.webhook_url) : 'None',
-        app.has_secret ? 'Set' : 'Not set',
-        app.webhook_url ? h('button', { type: 'button', onclick: () => rotate(app) }, 'Rotate secret', hidden(` of ${app.name}`)) : '',
+        webhookSecretState(app.has_secret, app.previous_secret_accepted_until),
+        h(
+          'span',
+          { class: 'actions' },
+          app.webhook_url ? h('button', { type: 'button', onclick: () => rotate(app) }, 'Rotate secret', hidden(` of ${app.name}`)) : null,
+          app.previous_secret_accepted_until ? confirmingButton('Refuse previous secret', 'Confirm refuse previous secret', `of ${app.name}`, () => endGrace(app)) : null,
+        ),
       ]),
     );
   }
@@ -55,8 +64,17 @@ export function gitAppsSection(org: Organization): HTMLElement {
       const rotated = await call(api.settings.gitApps.rotateSecret.mutate({ ...of, git_app_id: app.id }));
       await refresh();
       showSecret(parts, `New webhook secret for ${app.name}`, [{ label: 'Webhook secret', text: rotated.secret }], [
-        `Paste it into ${providerName(app.provider)}’s webhook settings. The previous secret is accepted for 24 hours.`,
+        `Paste it into ${providerName(app.provider)}’s webhook settings. The previous secret is accepted for 24 hours; if it leaked, “Refuse previous secret” ends that at once.`,
       ]);
+    });
+  }
+
+  /** For a secret that leaked: the one a rotation replaced is refused now, not at the end of its 24 hours. */
+  function endGrace(app: GitApp): Promise<void> {
+    return rowAction(parts, async () => {
+      const { ended } = await call(api.settings.gitApps.endSecretGrace.mutate({ ...of, git_app_id: app.id }));
+      await refresh();
+      return ended ? `The previous secret of ${app.name} is refused from now on: only the current one is accepted.` : `${app.name} has no previous secret still accepted.`;
     });
   }
 

@@ -1,4 +1,4 @@
-import { Child, field, h, hidden, nextId } from './elements';
+import { Child, field, h, hidden, nextId, when } from './elements';
 import type { Parts } from './parts';
 
 /** One value of a secret: a read-only field, or with `block` a <pre> (for JSON). */
@@ -6,6 +6,13 @@ export interface SecretValue {
   label: string;
   text: string;
   block?: boolean;
+}
+
+/** A webhook secret's state in a list: whether one is set, and until when the one a rotation replaced is still accepted. */
+export function webhookSecretState(hasSecret: boolean, previousAcceptedUntil: string | null): Child {
+  if (!hasSecret) return 'Not set';
+  if (!previousAcceptedUntil) return 'Set';
+  return ['Set', h('small', {}, ' The previous one is accepted until ', when(previousAcceptedUntil), '.')];
 }
 
 export function clearSecret(parts: Parts): void {
