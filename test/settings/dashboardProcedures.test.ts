@@ -4,6 +4,8 @@ import { publicBase } from '../../src/config';
 import { DASHBOARD_TYPES } from '../../src/services/dashboards/catalog';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { signInWithLink, SettingsBrowser } from '../support/peers/settingsBrowser';
+import { MemberWriter } from '../../src/services/people/members';
+import { ChangeRunner } from '../../src/persistence/changes/change';
 
 /**
  * `dashboards.*` (docs/dashboards.md) as the dashboards page calls them with a signed-in session: the catalog with its
@@ -87,6 +89,28 @@ test('a view made, renamed, shared with a team and deleted by its owner; each ch
     ['dashboard_view.shared', DEMO.users.grace],
     ['dashboard_view.deleted', DEMO.users.grace],
   ]);
+});
+
+test('a view of money is shared only by an admin: its owner, no longer one, is refused as when making it', async () => {
+  const globex = DEMO.orgs.globex;
+  const made = data(await browsers.margaret.mutate('dashboards.create', { organization_id: globex, type: 'cost', name: 'Globex cost', visibility: 'private' }));
+  const members = new MemberWriter(new ChangeRunner(t.runtime.sequelize));
+  const member = (await members.find(globex, DEMO.users.margaret))!;
+  const input = { email: member.user.email, name: member.user.name, externalId: null, title: null, active: true };
+  await members.update(globex, DEMO.users.margaret, { ...input, role: 'collaborator' });
+  try {
+    const refused = await browsers.margaret.mutate('dashboards.share', { view_id: made.id, visibility: 'organization' });
+    expect(errorOf(refused)).toEqual({ status: 403, message: "Financial metrics are for the organization's admins" });
+    expect(await DashboardView.findByPk(made.id)).toMatchObject({ visibility: 'private' });
+    // A view without money she still shares.
+    const dora = data(await browsers.margaret.mutate('dashboards.create', { organization_id: globex, type: 'dora', name: 'Globex delivery', visibility: 'private' }));
+    expect(data(await browsers.margaret.mutate('dashboards.share', { view_id: dora.id, visibility: 'organization' }))).toMatchObject({ visibility: 'organization' });
+  } finally {
+    await members.update(globex, DEMO.users.margaret, { ...input, role: member.membership.role });
+  }
+  expect(data(await browsers.margaret.mutate('dashboards.share', { view_id: made.id, visibility: 'organization' }))).toMatchObject({ visibility: 'organization' });
+  const audited = await AuditEntry.findAll({ where: { target_id: made.id }, order: [['created_at', 'ASC'], ['id', 'ASC']] });
+  expect(audited.map((a) => a.action)).toEqual(['dashboard_view.created', 'dashboard_view.shared']);
 });
 
 describe('refusals: a message that says what to fix, nothing written', () => {
