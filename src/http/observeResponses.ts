@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { domainErrorOf } from '../errors';
 
 export interface ObservedResponse {
-  /** By the path's mount: rest, trpc, scim, ingest, otlp, settings, or service (health, docs, anything else). */
+  /** By the path's mount: rest, trpc, scim, ingest, otlp, settings, dashboards, or service (health, docs, anything else). */
   surface: string;
   method: string;
   /** The route's template (`/v1/users/{id}`, `/scim/v2/Users/:id`), never the raw path: no id or e-mail in it. */
@@ -34,6 +34,7 @@ const SURFACES: [prefix: string, surface: string][] = [
   ['/otlp', 'otlp'],
   ['/auth', 'settings'],
   ['/settings', 'settings'],
+  ['/dashboards', 'dashboards'],
 ];
 
 const surfaceOf = (path: string) => SURFACES.find(([prefix]) => path === prefix || path.startsWith(`${prefix}/`))?.[1] ?? 'service';

@@ -70,6 +70,11 @@ describeScrapes('GET /metrics on METRICS_PORT', () => {
     const scim = (await createScimToken({ organizationId: DEMO.orgs.acme })).token;
     expect((await request(t.runtime.app).get(`/scim/v2/Users/${DEMO.users.ada}`).set('Authorization', `Bearer ${scim}`)).status).toBe(200);
     expect((await request(t.runtime.app).get('/scim/v2/Users/usr_nobody').set('Authorization', `Bearer ${scim}`)).status).toBe(404);
+    // The pages: the settings page, and the dashboards page (its list, and a view opened at its own address).
+    expect((await request(t.runtime.app).get('/settings/')).status).toBe(200);
+    expect((await request(t.runtime.app).get('/dashboards/')).status).toBe(200);
+    expect((await request(t.runtime.app).get(`/dashboards/${DEMO.views.acmeOrg}`).query({ organization_id: DEMO.orgs.acme })).status).toBe(200);
+    expect((await request(t.runtime.app).get('/dashboards/no/such/file')).status).toBe(404);
 
     const after = await scrape();
     const rest = { surface: 'rest', method: 'GET', route: '/v1/users/{user_id}' };
@@ -79,6 +84,14 @@ describeScrapes('GET /metrics on METRICS_PORT', () => {
     expect(durations({ surface: 'trpc', route: '/trpc/users.get', status: '200' }, after)).toBeGreaterThanOrEqual(1);
     expect(durations({ surface: 'scim', route: '/scim/v2/Users/:id', status: '200' }, after)).toBeGreaterThanOrEqual(1);
     expect(durations({ surface: 'scim', route: '/scim/v2/Users/:id', status: '404' }, after)).toBeGreaterThanOrEqual(1);
+    const page = (surface: string, route: string, status: string) => durations({ surface, method: 'GET', route, status }, after) - durations({ surface, method: 'GET', route, status });
+    expect(page('settings', '/settings/', '200')).toBe(1);
+    expect(page('dashboards', '/dashboards/', '200')).toBe(1);
+    expect(page('dashboards', '/dashboards/:viewId', '200')).toBe(1);
+    expect(page('dashboards', 'unmatched', '404')).toBe(1);
+    // None of the pages' answers is counted as the service's own (health, docs).
+    const pagesAsService = after.get('http_request_duration_seconds_count')!.filter((s) => s.labels.surface === 'service' && /^\/(settings|dashboards)/.test(s.labels.route));
+    expect(pagesAsService).toEqual([]);
     expect(after.has('http_request_duration_seconds_bucket')).toBe(true);
   });
 
