@@ -61,9 +61,16 @@ test('refusals in the ingest format, nothing stored', async () => {
   };
   const wrongSecret = linearDelivery(issueCreated, 'not the secret', { sentAt: new Date() });
   expect(await refused(wrongSecret)).toEqual([401, 'error', 'UNAUTHORIZED']);
+  expect((await send(app.id, wrongSecret)).body.error.message).toBe(
+    "Linear-Signature does not match the body: the Linear webhook's signing secret differs from the app's (store Linear's with npm run apps -- set-secret)",
+  );
   const unsigned = app.delivery();
   delete unsigned.headers['linear-signature'];
   expect(await refused(unsigned)).toEqual([401, 'error', 'UNAUTHORIZED']);
+  // Linear makes the signing secret in its settings: the refusal says how to store it (docs/trackers.md#linear).
+  expect((await send(app.id, unsigned)).body.error.message).toBe(
+    "Missing Linear-Signature: store the signing secret Linear shows on the webhook's page in this app (npm run apps -- set-secret --app <app id> --secret-file <file>)",
+  );
   const stale = linearDelivery(issueCreated, app.secret, { sentAt: new Date(Date.now() - 5 * 60_000) });
   const staleAnswer = await send(app.id, stale);
   expect([staleAnswer.status, staleAnswer.body.error.message]).toEqual([400, expect.stringContaining('stale delivery')]);

@@ -19,8 +19,8 @@ const MAX_TIME_MS = 8.64e15;
 export const linearWebhooks: AppWebhooks = {
   authenticate(headers, body, secrets, now) {
     const signature = header(headers, 'linear-signature');
-    if (!signature) throw unauthenticated("Missing Linear-Signature: set the Linear webhook's signing secret to the app's secret (npm run apps -- rotate-secret)");
-    if (!signedWithOneOf(signature, body, secrets)) throw unauthenticated("Linear-Signature does not match the body: the Linear webhook's signing secret differs from the app's");
+    if (!signature) throw unauthenticated("Missing Linear-Signature: store the signing secret Linear shows on the webhook's page in this app (npm run apps -- set-secret --app <app id> --secret-file <file>)");
+    if (!signedWithOneOf(signature, body, secrets)) throw unauthenticated("Linear-Signature does not match the body: the Linear webhook's signing secret differs from the app's (store Linear's with npm run apps -- set-secret)");
     // Only now is the body worth reading.
     const sent = readPayload(signedTime, jsonBody(headers, body), 'Linear webhook').webhookTimestamp;
     if (Math.abs(now.getTime() - sent) > LINEAR_TIMESTAMP_TOLERANCE_MS) {
