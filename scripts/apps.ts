@@ -25,7 +25,8 @@ import { PREVIOUS_SECRET_GRACE_MS, SecretBox, secretsKeyFor } from '../src/secre
 import { AppWriter, BoardTarget } from '../src/services/apps/apps';
 import { appMappings, AppView, boardView, describeApp, listApps, userLinkView } from '../src/services/apps/appViews';
 import { APP_PROVIDER_IDS, APP_PROVIDERS, AppProvider, isAppProvider } from '../src/services/apps/providers';
-import { isAiVendor, VendorAccess } from '../src/services/apps/vendorSources';
+import { checkVendorBaseUrl, isAiVendor, VendorAccess } from '../src/services/apps/vendorSources';
+import { outboundPolicy } from '../src/outbound/outboundFetch';
 import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
 
 const USAGE = `Usage:
@@ -53,7 +54,8 @@ create         connects a provider for the organization and prints its webhook U
                  --github-org, --github-enterprise
                                  Copilot only, one of them: whose usage metrics reports are read
                  --base-url      an AI vendor only: the API's root when not the vendor's public one (GitHub
-                                 Enterprise Server: https://HOST/api/v3)
+                                 Enterprise Server: https://HOST/api/v3); https, at a public address (plain
+                                 http and private addresses only with WEBHOOK_ALLOW_PRIVATE=1, for tests)
                  --json          print {"id","webhook_url","secret"} on one line
 list           shows apps (all, or one organization's) with their webhook URLs, never a secret; an AI vendor's
                app with its last pull (--json: its result too).
@@ -241,6 +243,7 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
   switch (cmd.kind) {
     case 'create':
     case 'rotate-secret': {
+      if (cmd.kind === 'create' && cmd.vendor?.baseUrl !== undefined) await checkVendorBaseUrl(cmd.vendor.baseUrl, outboundPolicy(config));
       const { app, secret } =
         cmd.kind === 'create'
           ? await writer.create(cmd.org, cmd.provider, { name: cmd.name, pointsField: cmd.pointsField, vendor: cmd.vendor && vendorAccess(cmd.vendor) })

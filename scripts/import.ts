@@ -24,6 +24,7 @@ import { CloneError, commitsOfClone, repositoryOfClone } from '../src/importer/g
 import { JiraImportError, jiraIssuePages } from '../src/importer/jira';
 import { LINEAR_API_URL, LinearImportError, linearIssuePages } from '../src/importer/linear';
 import { SLACK_API_URL, SlackImportError, slackAccountPages } from '../src/importer/slack';
+import { checkDestination, OutboundPolicy, outboundPolicy, RefusedDestination } from '../src/outbound/outboundFetch';
 import { SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { AppWriter } from '../src/services/apps/apps';
 import { ChangeRunner } from '../src/persistence/changes/change';
@@ -277,6 +278,9 @@ function credentialFile(flag: string, file: string, what: string): string | null
 async function importTracker(cmd: JiraCommand | LinearCommand): Promise<number> {
   const credential = cmd.kind === 'jira' ? credentialFile('--token-file', cmd.tokenFile, 'one API token') : credentialFile('--key-file', cmd.keyFile, 'one Linear API key');
   if (credential === null) return 1;
+  const outbound = outboundPolicy(loadConfig());
+  const given = cmd.kind === 'jira' ? (cmd.baseUrl === undefined ? { flag: '--site', url: cmd.site } : { flag: '--base-url', url: cmd.baseUrl }) : { flag: '--base-url', url: cmd.baseUrl };
+  if (!(await callable(given.flag, given.url, outbound))) return 1;
   const database = await openServerDatabase('import', loadConfig(), cmd.json);
   if (!database) return 1;
   try {
@@ -284,8 +288,8 @@ async function importTracker(cmd: JiraCommand | LinearCommand): Promise<number> 
     const onWait = (seconds: number) => process.stderr.write(`  ${cmd.kind === 'jira' ? 'Jira' : 'Linear'} asks to wait ${seconds} s (rate limit); waiting\n`);
     const pages =
       cmd.kind === 'jira'
-        ? jiraIssuePages({ baseUrl: cmd.baseUrl ?? cmd.site, email: cmd.email, token: credential, since: cmd.since, pointsField, onWait })
-        : linearIssuePages({ apiKey: credential, baseUrl: cmd.baseUrl, since: cmd.since, onWait });
+        ? jiraIssuePages({ baseUrl: cmd.baseUrl ?? cmd.site, outbound, email: cmd.email, token: credential, since: cmd.since, pointsField, onWait })
+        : linearIssuePages({ apiKey: credential, baseUrl: cmd.baseUrl, outbound, since: cmd.since, onWait });
     const totals = await importPages(database, source, pages);
     const summary = { app_id: source.appId, ...(cmd.kind === 'jira' ? { site: cmd.site } : {}), ...totals };
     if (cmd.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
@@ -314,6 +318,8 @@ async function importTracker(cmd: JiraCommand | LinearCommand): Promise<number> 
 async function linkSlackAccounts(cmd: SlackCommand): Promise<number> {
   const token = credentialFile('--token-file', cmd.tokenFile, 'one Slack bot token');
   if (token === null) return 1;
+  const outbound = outboundPolicy(loadConfig());
+  if (!(await callable('--base-url', cmd.baseUrl, outbound))) return 1;
   const database = await openServerDatabase('import', loadConfig(), cmd.json);
   if (!database) return 1;
   try {
@@ -323,7 +329,7 @@ async function linkSlackAccounts(cmd: SlackCommand): Promise<number> {
     const started = process.hrtime.bigint();
     const totals = { accounts: 0, linked: 0, unchanged: 0, unmatched: 0 };
     const onWait = (seconds: number) => process.stderr.write(`  Slack asks to wait ${seconds} s (rate limit); waiting\n`);
-    for await (const page of slackAccountPages({ token, baseUrl: cmd.baseUrl, onWait })) {
+    for await (const page of slackAccountPages({ token, baseUrl: cmd.baseUrl, outbound, onWait })) {
       const counts = page.accounts.length ? await writer.linkByEmail(app.id, page.accounts) : { linked: 0, unchanged: 0, unmatched: 0 };
       totals.accounts += page.read;
       totals.linked += counts.linked;
@@ -359,14 +365,14 @@ async function pullVendor(cmd: AiCommand): Promise<number> {
   const database = await openServerDatabase('import', loadConfig(), cmd.json);
   if (!database) return 1;
   try {
-    const http = { ...defaultHttp(), onWait: (seconds: number, why: string) => process.stderr.write(`  ${why}; waiting ${seconds} s\n`) };
+    const http = { ...defaultHttp(outboundPolicy(loadConfig())), onWait: (seconds: number, why: string) => process.stderr.write(`  ${why}; waiting ${seconds} s\n`) };
     const pulls = new VendorPulls(ChangeRunner.for(database.sequelize), new SecretBox(() => secretsKeyFor(loadConfig())), http);
     const started = process.hrtime.bigint();
     const outcome = await pulls.pull(cmd.app, daysBetween(cmd.since, cmd.until));
     const seconds = Number((Number(process.hrtime.bigint() - started) / 1e9).toFixed(2));
     if (cmd.json) process.stdout.write(`${JSON.stringify({ ...outcome, seconds })}\n`);
     else process.stdout.write(`Pulled app ${cmd.app} from ${cmd.since} to ${cmd.until} in ${seconds.toFixed(1)} s: ${pullSummary(outcome)}\n`);
-    return outcome.credential_refused || outcome.refused.length ? 1 : 0;
+    return outcome.credential_refused || outcome.destination_refused || outcome.refused.length ? 1 : 0;
   } catch (e) {
     if (e instanceof DomainError) {
       process.stderr.write(`import: ${e.message}\n`);
@@ -375,6 +381,22 @@ async function pullVendor(cmd: AiCommand): Promise<number> {
     throw e;
   } finally {
     await database.close();
+  }
+}
+
+/**
+ * Whether the import may call the address given (https; plain http and private addresses only under the operator's
+ * allowance: docs/operating.md#outgoing-calls), said on stderr when not, before anything is read. Each call checks
+ * again, on the address it dials.
+ */
+async function callable(flag: string, url: string, outbound: OutboundPolicy): Promise<boolean> {
+  try {
+    await checkDestination(url, outbound);
+    return true;
+  } catch (e) {
+    if (!(e instanceof RefusedDestination)) throw e;
+    process.stderr.write(`import: ${flag} ${url} is refused: ${e.message}\n`);
+    return false;
   }
 }
 

@@ -17,7 +17,7 @@ import { ChangeRunner } from '../src/persistence/changes/change';
 import { EVENT_TYPES } from '../src/persistence/changes/events';
 import { WebhookEndpointWriter } from '../src/services/webhooks/endpoints';
 import { subscribedTypes } from '../src/persistence/changes/outbox';
-import { checkEndpointUrl } from '../src/delivery/addressGuard';
+import { checkEndpointUrl } from '../src/delivery/endpointUrl';
 import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
 
 const USAGE = `Usage:

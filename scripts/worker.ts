@@ -34,7 +34,7 @@ async function main(): Promise<number> {
   if (metrics && config.METRICS_PORT) await startMetricsServer(config.METRICS_PORT, config.HOST, () => metrics.registry.metrics(), logger);
   const pruner = createPruner(config, logger, sequelize);
   pruner.start();
-  const aiPulls = createVendorPullSchedule(logger, ChangeRunner.for(sequelize), secrets);
+  const aiPulls = createVendorPullSchedule(config, logger, ChangeRunner.for(sequelize), secrets);
   aiPulls.start();
   logger.info({ database: config.DATABASE_URL ? 'mysql' : 'sqlite' }, 'webhook worker started');
   await new Promise<void>((resolve) => {

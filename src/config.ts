@@ -148,11 +148,15 @@ const ConfigSchema = z.object({
       return delays ?? [];
     })
     .default(DEFAULT_RETRY_DELAYS),
-  // Tests only: lets endpoints on loopback and private networks receive webhooks.
+  // Tests (and a private deployment) only: every outgoing call may reach loopback and private addresses, plain http
+  // to them included (docs/operating.md#outgoing-calls); read through privateAddressesAllowed (src/outbound).
   WEBHOOK_ALLOW_PRIVATE: z
     .enum(['0', '1', 'true', 'false'], { error: 'WEBHOOK_ALLOW_PRIVATE must be 1 or 0' })
     .transform((v) => v === '1' || v === 'true')
     .default(false),
+  // The most of one answer an outgoing call reads, in MB: a JSON answer, and a report file read line by line.
+  OUTBOUND_ANSWER_MAX_MB: positiveInt('OUTBOUND_ANSWER_MAX_MB', 16),
+  OUTBOUND_REPORT_MAX_MB: positiveInt('OUTBOUND_REPORT_MAX_MB', 64),
   // Worker processes on one port (node:cluster): a number, or `auto` for one per CPU.
   WEB_CONCURRENCY: z
     .string()
@@ -195,6 +199,13 @@ const ConfigSchema = z.object({
       code: 'custom',
       path: ['OIDC_ISSUER'],
       message: 'OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET go together: set all three to sign in with your identity provider, or none',
+    });
+  }
+  if (config.OIDC_ISSUER?.startsWith('http:') && !config.WEBHOOK_ALLOW_PRIVATE) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['OIDC_ISSUER'],
+      message: 'OIDC_ISSUER is plain http: an identity provider is called over https:// (http:// only on this machine, with WEBHOOK_ALLOW_PRIVATE=1, as the tests run one)',
     });
   }
   if (config.METRICS_PORT !== undefined && config.METRICS_PORT === config.PORT) {

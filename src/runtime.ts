@@ -30,7 +30,8 @@ import { DashboardViewWriter } from './services/dashboards/dashboardViewWriter';
 import { WebhookEndpointWriter } from './services/webhooks/endpoints';
 import { DeliveryQueue } from './services/webhooks/deliveryQueue';
 import { DeliveryWorker } from './delivery/worker';
-import { checkEndpointUrl } from './delivery/addressGuard';
+import { checkEndpointUrl } from './delivery/endpointUrl';
+import { outboundPolicy } from './outbound/outboundFetch';
 import { appRouter } from './procedures';
 import { createApp } from './http/app';
 import { scimRouter } from './scim/router';
@@ -47,6 +48,7 @@ import { TelemetryWriter } from './services/telemetry/writer';
 import { Pruner } from './services/retention/pruner';
 import { VendorPullSchedule } from './services/aiVendors/pullSchedule';
 import { VendorPulls } from './services/aiVendors/vendorPulls';
+import { defaultHttp } from './services/aiVendors/vendorHttp';
 import { databasePools, ServiceMetrics } from './observability/serviceMetrics';
 import { retentionPolicies } from './services/retention/policies';
 import { API_VERSION } from './openapi';
@@ -177,7 +179,7 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
   };
   const webhooks = createDeliveryWorker(config, logger, changes, secrets, metrics);
   const retention = createPruner(config, logger, sequelize);
-  const aiPulls = createVendorPullSchedule(logger, changes, secrets);
+  const aiPulls = createVendorPullSchedule(config, logger, changes, secrets);
 
   const lifecycle = { draining: false };
   const readiness = async () => {
@@ -347,7 +349,7 @@ function createSignIn(config: Config, redis: RedisClient | undefined, keyPrefix:
           clientSecret: config.OIDC_CLIENT_SECRET,
           redirectUri: `${publicBase(config)}/auth/callback`,
           scopes: config.OIDC_SCOPES,
-        })
+        }, outboundPolicy(config))
       : undefined;
   return { sessions, authenticator: new SessionAuthenticator(sessions), oidc };
 }
@@ -357,7 +359,7 @@ export function createDeliveryWorker(config: Config, logger: Logger, changes: Ch
   const queue = new DeliveryQueue(changes, secrets, config.WEBHOOK_RETRY_DELAYS);
   const worker = new DeliveryWorker(queue, logger, {
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    outbound: outboundPolicy(config),
     onAttempt: metrics && ((result) => metrics.webhookAttempted(result)),
   });
   changes.onCommitted(({ deliveries }) => {
@@ -380,11 +382,12 @@ export function createPruner(config: Config, logger: Logger, sequelize: Sequeliz
  * The daily pull of the AI vendors' apps of a process (an API instance or `npm run worker`): a tick an hour, the first
  * two minutes after start. Several processes may tick at once: each app's lease lets one of them pull it.
  */
-export function createVendorPullSchedule(logger: Logger, changes: ChangeRunner, secrets: SecretBox): VendorPullSchedule {
-  return new VendorPullSchedule(new VendorPulls(changes, secrets), {
+export function createVendorPullSchedule(config: Config, logger: Logger, changes: ChangeRunner, secrets: SecretBox): VendorPullSchedule {
+  return new VendorPullSchedule(new VendorPulls(changes, secrets, defaultHttp(outboundPolicy(config))), {
     onPulled: (outcome) => {
       const said = { app: outcome.app_id, stored: outcome.stored.length, without_report: outcome.without_report.length, refused: outcome.refused.length };
       if (outcome.credential_refused) logger.warn({ ...said, reason: outcome.credential_refused }, 'an AI vendor refused the app\'s credential; it waits for a new one');
+      else if (outcome.destination_refused) logger.warn({ ...said, reason: outcome.destination_refused }, 'an AI vendor\'s app has a base URL that may not be called; nothing was pulled');
       else if (outcome.refused.length) logger.warn({ ...said, first: outcome.refused[0] }, 'an AI vendor\'s pull refused days; the other days are stored');
       else logger.info(said, 'AI vendor usage pulled');
     },

@@ -1,4 +1,5 @@
 import type * as OpenIdClient from 'openid-client';
+import { OutboundPolicy, outboundFetch } from '../outbound/outboundFetch';
 import type { PendingSignIn } from './sessions';
 
 export interface OidcSettings {
@@ -18,22 +19,22 @@ export interface SignedInIdentity {
 /** An answer of the identity provider that does not check out, or a refusal it sent; the message is for the person. */
 export class SignInFailure extends Error {}
 
-/** Plain http is for an identity provider on this machine only (the tests' oidc-provider). */
-function isLoopbackHttp(url: URL): boolean {
-  return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-}
-
 /** Loaded on first use: a service without an identity provider never loads it (about 7 MB of memory). */
 const openIdClient = (): Promise<typeof OpenIdClient> => import('openid-client');
 
 /**
  * Sign-in with OpenID Connect (docs/settings.md) through `openid-client`: the authorization code flow with PKCE, state and
- * nonce, against the provider's discovery document (read on first use, read again after a failure).
+ * nonce, against the provider's discovery document (read on first use, read again after a failure). Every request to
+ * the provider (discovery, keys, token, UserInfo) is an outgoing call (src/outbound): https, through the address guard,
+ * no redirect followed, each answer capped.
  */
 export class OidcSignIn {
   private configuration?: Promise<OpenIdClient.Configuration>;
 
-  constructor(private readonly settings: OidcSettings) {}
+  constructor(
+    private readonly settings: OidcSettings,
+    private readonly outbound: OutboundPolicy,
+  ) {}
 
   /** Where to send the browser, and what the callback must find again. */
   async begin(returnTo: string): Promise<{ url: string; pending: PendingSignIn }> {
@@ -99,7 +100,9 @@ export class OidcSignIn {
       this.configuration = openIdClient()
         .then((client) =>
           client.discovery(issuer, this.settings.clientId, undefined, client.ClientSecretBasic(this.settings.clientSecret), {
-            execute: isLoopbackHttp(issuer) ? [client.allowInsecureRequests] : [],
+            // Plain http passes openid-client only when the outgoing call's rule lets it (a test's provider, under the allowance).
+            execute: issuer.protocol === 'http:' ? [client.allowInsecureRequests] : [],
+            [client.customFetch]: providerFetch(this.outbound),
           }),
         )
         .catch((err: unknown) => {
@@ -109,6 +112,14 @@ export class OidcSignIn {
     }
     return this.configuration;
   }
+}
+
+/** openid-client's requests as outgoing calls; it asks for `redirect: 'manual'` and refuses a 3xx itself. */
+function providerFetch(outbound: OutboundPolicy): OpenIdClient.CustomFetch {
+  return (url, { method, headers, body, signal }) => {
+    if (body instanceof ReadableStream) return Promise.reject(new Error('openid-client sent a streamed body, which is not sent'));
+    return outboundFetch(outbound, url, { method, headers, body, signal, redirects: 'manual' });
+  };
 }
 
 /** What decides who signs in: the e-mail and whether the provider verified it. */

@@ -1,11 +1,13 @@
 import type { Logger } from '../logger';
 import type { AttemptVerdict, DeliveryQueue, DueDelivery, LeasedEndpoint, QueueStats } from '../services/webhooks/deliveryQueue';
 import { messageBody, signedHeaders } from './message';
+import type { OutboundPolicy } from '../outbound/outboundFetch';
 import { postMessage } from './sender';
 
 export interface WorkerOptions {
   timeoutMs: number;
-  allowPrivate: boolean;
+  /** Where deliveries may go (outboundPolicy of the configuration). */
+  outbound: OutboundPolicy;
   /** Endpoints served at once by this process. */
   concurrency?: number;
   /** How often to look for due deliveries when nothing wakes the worker sooner. */

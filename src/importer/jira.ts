@@ -4,6 +4,7 @@
  * scripts/import.ts stores each page with the task writer.
  */
 import { DomainError } from '../errors';
+import { AnswerTooLarge, answerExcerpt, OutboundPolicy, outboundFetch, RefusedDestination } from '../outbound/outboundFetch';
 import { jiraSearchPage } from '../trackers/jira';
 import type { TaskInput } from '../services/work/taskInput';
 
@@ -12,6 +13,8 @@ export class JiraImportError extends Error {}
 export interface JiraSearch {
   /** Where requests go: the site (`https://x.atlassian.net`), or `--base-url`. */
   baseUrl: string;
+  /** Where calls may go and how much of an answer is read (src/outbound). */
+  outbound: OutboundPolicy;
   email: string;
   token: string;
   /** Issues updated since then; every issue when undefined. */
@@ -67,14 +70,16 @@ async function getJson(url: URL, search: JiraSearch): Promise<unknown> {
   for (let attempt = 0; ; attempt++) {
     let res: Response;
     try {
-      res = await fetch(url, { headers: { Authorization: authorization, Accept: 'application/json' } });
+      res = await outboundFetch(search.outbound, url, { headers: { Authorization: authorization, Accept: 'application/json' } });
     } catch (err) {
+      if (err instanceof RefusedDestination) throw new JiraImportError(`Refused to call ${url.origin}: ${err.message}`);
       throw new JiraImportError(`Could not reach ${url.origin}: ${err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err)}`);
     }
     if (res.ok) {
       try {
         return await res.json();
-      } catch {
+      } catch (err) {
+        if (err instanceof AnswerTooLarge) throw new JiraImportError(err.message);
         throw new JiraImportError(`${url.origin} answered ${res.status} with a body that is not JSON`);
       }
     }
@@ -99,7 +104,7 @@ function retryAfterSeconds(value: string | null): number {
 }
 
 async function refusal(res: Response, url: URL): Promise<string> {
-  const text = await res.text().catch(() => '');
+  const text = await answerExcerpt(res, 4096);
   let detail = text.slice(0, 300);
   try {
     const parsed = JSON.parse(text) as { errorMessages?: unknown; message?: unknown };

@@ -3,6 +3,7 @@
  * since a date) with its state history, a page of 50 at a time, waiting out Linear's rate limits.
  */
 import { z } from 'zod';
+import { AnswerTooLarge, OutboundPolicy, outboundFetch, RefusedDestination } from '../outbound/outboundFetch';
 import type { TaskInput } from '../services/work/taskInput';
 import { LinearHistory, linearHistory, linearIssueNode, linearIssueTask } from '../trackers/linear';
 
@@ -16,6 +17,8 @@ export interface LinearImportOptions {
   apiKey: string;
   /** The API's root; the GraphQL endpoint is `<baseUrl>/graphql`. */
   baseUrl?: string;
+  /** Where calls may go and how much of an answer is read (src/outbound). */
+  outbound: OutboundPolicy;
   /** Only issues updated at or after this time. */
   since?: Date;
   /** Told of each wait for a rate limit. */
@@ -100,16 +103,17 @@ async function query(options: LinearImportOptions, text: string, variables: Reco
   for (let waits = 0; ; waits++) {
     let res: Response;
     try {
-      res = await fetch(url, {
+      res = await outboundFetch(options.outbound, url, {
         method: 'POST',
         headers: { authorization, 'content-type': 'application/json' },
         body: JSON.stringify({ query: text, variables }),
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
     } catch (e) {
+      if (e instanceof RefusedDestination) throw new LinearImportError(`Refused to call ${url}: ${e.message}`);
       throw new LinearImportError(`Could not reach Linear at ${url}: ${e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e)}`);
     }
-    const answer = graphqlAnswer.safeParse(await res.json().catch(() => null));
+    const answer = graphqlAnswer.safeParse(await res.json().catch(notJson));
     const errors = answer.success ? (answer.data.errors ?? []) : [];
     const codes = errors.map((e) => e.extensions?.code);
     if (res.status === 429 || codes.includes('RATELIMITED')) {
@@ -126,6 +130,12 @@ async function query(options: LinearImportOptions, text: string, variables: Reco
     if (!res.ok || !answer.success || errors.length > 0 || answer.data.data === undefined) throw new LinearImportError(`Linear answered ${res.status}: ${message}`);
     return answer.data.data;
   }
+}
+
+/** An answer that is not JSON is read as none; one past its cap is refused with what the cap says. */
+function notJson(err: unknown): null {
+  if (err instanceof AnswerTooLarge) throw new LinearImportError(err.message);
+  return null;
 }
 
 /** `Retry-After` (seconds or a date), else the reset time of Linear's rate limit headers (ms since the epoch), else a minute. */

@@ -5,6 +5,7 @@
  * rather than a call per account. Deleted accounts, bots and accounts without an e-mail are left out.
  */
 import { z } from 'zod';
+import { AnswerTooLarge, OutboundPolicy, outboundFetch, RefusedDestination } from '../outbound/outboundFetch';
 
 export const SLACK_API_URL = 'https://slack.com/api';
 
@@ -16,6 +17,8 @@ export interface SlackImportOptions {
   token: string;
   /** The Web API's root; `users.list` is `<baseUrl>/users.list`. */
   baseUrl?: string;
+  /** Where calls may go and how much of an answer is read (src/outbound). */
+  outbound: OutboundPolicy;
   /** Told of each wait for a rate limit. */
   onWait?: (seconds: number) => void;
   sleep?: (ms: number) => Promise<void>;
@@ -64,8 +67,9 @@ async function usersList(options: SlackImportOptions, cursor: string): Promise<z
   for (let waits = 0; ; waits++) {
     let res: Response;
     try {
-      res = await fetch(url, { headers: { authorization: `Bearer ${options.token}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      res = await outboundFetch(options.outbound, url, { headers: { authorization: `Bearer ${options.token}` }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
     } catch (e) {
+      if (e instanceof RefusedDestination) throw new SlackImportError(`Refused to call ${url.origin}: ${e.message}`);
       throw new SlackImportError(`Could not reach Slack at ${url.origin}${url.pathname}: ${e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e)}`);
     }
     if (res.status === 429) {
@@ -76,7 +80,11 @@ async function usersList(options: SlackImportOptions, cursor: string): Promise<z
       await sleep(seconds * 1000);
       continue;
     }
-    const body: unknown = await res.json().catch(() => null);
+    const body: unknown = await res.json().catch((err: unknown) => {
+      // Not JSON is read as none (the checks below say so); past its cap, it is refused with what the cap says.
+      if (err instanceof AnswerTooLarge) throw new SlackImportError(err.message);
+      return null;
+    });
     const refused = failure.safeParse(body);
     if (refused.success) {
       const why = refused.data.error ?? 'unknown_error';

@@ -30,7 +30,8 @@ let t: TestApp;
 function withProvider(options: { conformIdTokenClaims: boolean; userinfo?: boolean; emailInIdToken?: boolean; accounts?: TestAccount[] }): void {
   beforeAll(async () => {
     idp = await startOidcProvider({ redirectUris: [`${PUBLIC_URL}/auth/callback`], accounts: options.accounts ?? ACCOUNTS, ...options });
-    t = await startTestApp({ PUBLIC_URL, OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: idp.clientId, OIDC_CLIENT_SECRET: idp.clientSecret });
+    // The provider answers on loopback over plain http: the operator's allowance lets the service call it.
+    t = await startTestApp({ PUBLIC_URL, OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: idp.clientId, OIDC_CLIENT_SECRET: idp.clientSecret, WEBHOOK_ALLOW_PRIVATE: '1' });
   });
   afterAll(async () => {
     await t?.close();
@@ -261,7 +262,7 @@ describe('one-time links', () => {
     const res = await app().post('/auth/link').set('Origin', PUBLIC_URL).type('form').send({ token });
     expect(res.status).toBe(403);
     expect(sessionCookieOf(res)).toBeUndefined();
-    const cli = await appCli(t, 'tokens', { PUBLIC_URL, OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: idp.clientId, OIDC_CLIENT_SECRET: idp.clientSecret })('login-link', '--user', DEMO.emails.ada);
+    const cli = await appCli(t, 'tokens', { PUBLIC_URL, OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: idp.clientId, OIDC_CLIENT_SECRET: idp.clientSecret, WEBHOOK_ALLOW_PRIVATE: '1' })('login-link', '--user', DEMO.emails.ada);
     expect(cli.code).toBe(1);
     expect(cli.stderr).toContain('signs in through OIDC_ISSUER');
   });

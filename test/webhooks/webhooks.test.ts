@@ -11,7 +11,9 @@ import { EVENT_TYPES } from '../../src/persistence/changes/events';
 import type { MemberInput } from '../../src/services/people/members';
 import { WebhookEndpointWriter } from '../../src/services/webhooks/endpoints';
 import { DomainError } from '../../src/errors';
-import { checkEndpointUrl, forbiddenRange } from '../../src/delivery/addressGuard';
+import { checkEndpointUrl } from '../../src/delivery/endpointUrl';
+import { forbiddenRange } from '../../src/outbound/addressGuard';
+import { outboundPolicy } from '../../src/outbound/outboundFetch';
 import { EXCERPT_BYTES, postMessage } from '../../src/delivery/sender';
 import { DeliveryWorker } from '../../src/delivery/worker';
 import Ajv2020 from 'ajv/dist/2020';
@@ -425,8 +427,8 @@ describe('no request forgery', () => {
     // The receiver's port, so a refusal is the guard's and not a closed port.
     target.port = new URL(receiver.url()).port;
     const before = receiver.received.length;
-    const outcome = await postMessage(target.toString(), '{}', {}, { timeoutMs: 500, allowPrivate: false });
-    expect(outcome).toMatchObject({ statusCode: null, error: expect.stringMatching(/^refused: .* address; webhooks go only to public addresses$/) });
+    const outcome = await postMessage(target.toString(), '{}', {}, { timeoutMs: 500, outbound: { ...outboundPolicy(t.config), allowPrivate: false } });
+    expect(outcome).toMatchObject({ statusCode: null, error: expect.stringMatching(/^refused: .* address; outgoing calls go only to public addresses$/) });
     expect(receiver.received.length).toBe(before);
   });
 
@@ -436,7 +438,7 @@ describe('no request forgery', () => {
     const strict = new DeliveryWorker(
       new DeliveryQueue(t.runtime.writers.changes, new SecretBox(() => secretsKeyFor(t.config)), DELAYS),
       createLogger('silent'),
-      { timeoutMs: 500, allowPrivate: false },
+      { timeoutMs: 500, outbound: { ...outboundPolicy(t.config), allowPrivate: false } },
     );
     await t.runtime.webhooks.stop();
     strict.start();

@@ -60,7 +60,7 @@ test('refusals: unknown events, forbidden URLs and unknown ids exit 1 saying wha
   const metadata = await strictWebhooks('create', '--org', DEMO.orgs.acme, '--url', 'http://169.254.169.254/latest/meta-data/');
   expect(metadata.code).toBe(1);
   expect(metadata.stderr).toBe(
-    'webhooks: Cannot send webhooks to http://169.254.169.254/latest/meta-data/: 169.254.169.254 is a linkLocal address; webhooks go only to public addresses\n',
+    'webhooks: Cannot send webhooks to http://169.254.169.254/latest/meta-data/: 169.254.169.254 is a linkLocal address; outgoing calls go only to public addresses\n',
   );
   const loopback = await strictWebhooks('create', '--org', DEMO.orgs.acme, '--url', receiver.url('/cli'));
   expect(loopback.stderr).toContain('127.0.0.1 is a loopback address');

@@ -2,6 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { ChangeRunner } from '../../src/persistence/changes/change';
 import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
 import { defaultHttp } from '../../src/services/aiVendors/vendorHttp';
+import { outboundPolicy } from '../../src/outbound/outboundFetch';
 import { VendorPulls } from '../../src/services/aiVendors/vendorPulls';
 import { createOtlpToken } from '../../src/auth/tokens/otlpTokens';
 import claudePage1 from '../support/peers/anthropic/usage-report-page-1.json';
@@ -22,7 +23,7 @@ let anthropic: ScriptedPeer;
 /** Who Anthropic reports for the day: the reference's row (page 1) and the guide's (page 2), by e-mail. */
 let reported: { page1: string; page2: string };
 beforeAll(async () => {
-  t = await startTestApp({ OTLP_RATE_LIMIT_PER_MINUTE: '100000', COUNT_CACHE_TTL_MS: '0' });
+  t = await startTestApp({ OTLP_RATE_LIMIT_PER_MINUTE: '100000', COUNT_CACHE_TTL_MS: '0', WEBHOOK_ALLOW_PRIVATE: '1' });
   anthropic = new ScriptedPeer((_request, url) => claudeAnswer(url));
   await anthropic.start();
 });
@@ -68,7 +69,7 @@ async function counted(appId: string): Promise<Record<string, number>> {
 
 test('OTLP’s figures stand for a member’s day both report, whichever comes first; the vendor’s count for the others', async () => {
   const { app } = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'claude_code', { name: `Claude Code ${unique()}`, vendor: { credential: `sk-ant-admin-${unique()}-0123456789`, baseUrl: `${anthropic.base}/anthropic` } });
-  const pull = () => new VendorPulls(ChangeRunner.for(t.runtime.sequelize), new SecretBox(() => secretsKeyFor(t.config)), { ...defaultHttp(), sleep: async () => undefined }).pull(app.id, [DAY]);
+  const pull = () => new VendorPulls(ChangeRunner.for(t.runtime.sequelize), new SecretBox(() => secretsKeyFor(t.config)), { ...defaultHttp(outboundPolicy(t.config)), sleep: async () => undefined }).pull(app.id, [DAY]);
   const [ada, grace] = [DEMO.emails.ada, DEMO.emails.grace];
   const before = await usage();
   const alreadyActive = (

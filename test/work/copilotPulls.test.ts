@@ -6,6 +6,7 @@ import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
 import { daysBetween, VendorPulls } from '../../src/services/aiVendors/vendorPulls';
 import { dueDays, VendorPullSchedule } from '../../src/services/aiVendors/pullSchedule';
 import { defaultHttp, VendorHttp } from '../../src/services/aiVendors/vendorHttp';
+import { outboundPolicy } from '../../src/outbound/outboundFetch';
 import { unique } from '../support/common';
 import { copilotUserRow, FakeGitHub } from '../support/peers/copilot/fakeGitHub';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
@@ -18,9 +19,11 @@ import { DEMO, startTestApp, TestApp } from '../support/harness';
 let t: TestApp;
 let github: FakeGitHub;
 const waits: number[] = [];
-const http: VendorHttp = { ...defaultHttp(), sleep: async (ms) => void waits.push(ms / 1000) };
+let http: VendorHttp;
 beforeAll(async () => {
-  t = await startTestApp();
+  // The fake answers on loopback over plain http: the operator's allowance lets calls reach it.
+  t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE: '1' });
+  http = { ...defaultHttp(outboundPolicy(t.config)), sleep: async (ms) => void waits.push(ms / 1000) };
   github = new FakeGitHub();
   await github.start();
 });
@@ -66,6 +69,7 @@ test('two days of reports: each member by their GitHub login, the unknown login 
     without_report: ['2026-10-03'],
     refused: [],
     credential_refused: null,
+    destination_refused: null,
   });
   // The documented row: 1 suggestion shown and accepted, 10 lines suggested, 8 added; its CLI: 2 sessions, 3800 prompt and 5000 output tokens.
   const figures = { active: 1, suggestions_shown: 1, suggestions_accepted: 1, lines_suggested: 10, lines_added: 8, sessions: 2, input_tokens: 3800, output_tokens: 5000 };

@@ -4,6 +4,7 @@ import { ChangeRunner } from '../../src/persistence/changes/change';
 import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
 import type { AiVendor } from '../../src/services/apps/vendorSources';
 import { defaultHttp } from '../../src/services/aiVendors/vendorHttp';
+import { outboundPolicy } from '../../src/outbound/outboundFetch';
 import { VendorPulls } from '../../src/services/aiVendors/vendorPulls';
 import cursorUsage from '../support/peers/cursor/daily-usage-data.json';
 import cursorUnauthorized from '../support/peers/cursor/unauthorized.json';
@@ -23,7 +24,8 @@ let cursor: ScriptedPeer;
 let anthropic: ScriptedPeer;
 let cursorAnswer: (day: number) => ScriptedAnswer;
 beforeAll(async () => {
-  t = await startTestApp();
+  // The fakes answer on loopback over plain http: the operator's allowance lets calls reach them.
+  t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE: '1' });
   cursor = new ScriptedPeer((request) => cursorAnswer((JSON.parse(request.body) as { startDate: number }).startDate));
   anthropic = new ScriptedPeer((_request, url) => claudeAnswer(url));
   await Promise.all([cursor.start(), anthropic.start()]);
@@ -58,7 +60,7 @@ async function vendorApp(vendor: Exclude<AiVendor, 'copilot'>, baseUrl: string):
   return app.id;
 }
 
-const pulls = () => new VendorPulls(ChangeRunner.for(t.runtime.sequelize), new SecretBox(() => secretsKeyFor(t.config)), { ...defaultHttp(), sleep: async () => undefined });
+const pulls = () => new VendorPulls(ChangeRunner.for(t.runtime.sequelize), new SecretBox(() => secretsKeyFor(t.config)), { ...defaultHttp(outboundPolicy(t.config)), sleep: async () => undefined });
 
 async function stored(appId: string): Promise<Record<string, unknown>[]> {
   const rows = await t.runtime.sequelize.query<Record<string, unknown>>(

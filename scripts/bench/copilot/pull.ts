@@ -25,6 +25,8 @@ import { AppWriter } from '../../../src/services/apps/apps';
 import { copilotDay } from '../../../src/services/aiVendors/copilot';
 import { VENDOR_MEASURES, VendorAccountDay } from '../../../src/services/aiVendors/vendorDay';
 import { defaultHttp } from '../../../src/services/aiVendors/vendorHttp';
+import { loadConfig } from '../../../src/config';
+import { outboundPolicy } from '../../../src/outbound/outboundFetch';
 import type { IngestRow } from '../report';
 import type { PostMeasurement } from '../load';
 import { run } from '../processes';
@@ -190,8 +192,10 @@ export async function measureCopilotPull(c: { url: string; db: Connection; organ
     const memberOf = new Map(org.seats.map((s) => [s.login, s.userId]));
     const source = { appId: plan.appId, organizationId: org.organizationId, vendor: 'copilot' as const, credential: 'unused', accountKind: 'organization' as const, account: 'bench', baseUrl: github.base };
     const started = Date.now();
+    // The fake answers on loopback over plain http: the operator's allowance, as the import below runs with it.
+    const http = defaultHttp(outboundPolicy(loadConfig({ WEBHOOK_ALLOW_PRIVATE: '1' })));
     for (const day of days) {
-      const accounts = (await copilotDay(source, day, defaultHttp())) ?? [];
+      const accounts = (await copilotDay(source, day, http)) ?? [];
       plan.rows += accounts.length;
       plan.statements.push(dayStatements(plan, day, accounts, memberOf));
     }
@@ -209,7 +213,7 @@ export async function measureCopilotPull(c: { url: string; db: Connection; organ
 
     const apiStarted = process.hrtime.bigint();
     const out = await run(process.execPath, [c.importMain, 'ai', '--app', plan.appId, '--since', days[0], '--until', days[days.length - 1], '--json'], {
-      env: { DATABASE_URL: c.url, SECRETS_KEY: c.secretsKey.toString('hex'), LOG_LEVEL: 'warn' },
+      env: { DATABASE_URL: c.url, SECRETS_KEY: c.secretsKey.toString('hex'), LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: '1' },
       capture: true,
     });
     const apiSeconds = Number(process.hrtime.bigint() - apiStarted) / 1e9;

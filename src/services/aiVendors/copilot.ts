@@ -1,10 +1,11 @@
 /**
  * GitHub Copilot's usage metrics reports (docs/ai-vendors.md#github-copilot): for a day, the users report's answer
- * links to NDJSON files (signed URLs, fetched without the token), a line per user active that day.
+ * links to NDJSON files (signed URLs, fetched without the token, over https and through the address guard like any
+ * outgoing call), a line per user active that day, read line by line as they arrive.
  */
 import { z } from 'zod';
 import type { Day, OpenedSource, VendorAccountDay } from './vendorDay';
-import { jsonOf, textOf, VendorFailure, VendorHttp, vendorRequest } from './vendorHttp';
+import { jsonOf, linesOf, VendorFailure, VendorHttp, vendorRequest } from './vendorHttp';
 
 export const GITHUB_API_URL = 'https://api.github.com';
 /** The REST API version the reports are documented under. */
@@ -56,27 +57,26 @@ export async function copilotDay(source: OpenedSource, day: Day, http: VendorHtt
   if (links.data.report_day !== day) throw new VendorFailure(`${what}: GitHub answered with the report of ${links.data.report_day}`);
   const accounts: VendorAccountDay[] = [];
   for (const [i, link] of links.data.download_links.entries()) {
-    const file = await vendorRequest(http, link, { headers: { 'User-Agent': 'platform-api' } }, `${what}, file ${i + 1}`);
-    accounts.push(...usersOf(await textOf(file, `${what}, file ${i + 1}`), day, `${what}, file ${i + 1}`));
+    const fileWhat = `${what}, file ${i + 1}`;
+    // The link is signed: it takes no credential, so it may redirect anywhere, each hop checked as the first.
+    const file = await vendorRequest(http, link, { headers: { 'User-Agent': 'platform-api' }, redirects: 'anywhere', answer: 'report' }, fileWhat);
+    for await (const { line, n } of linesOf(file, fileWhat)) accounts.push(userOf(line, n, day, fileWhat));
   }
   return accounts;
 }
 
-/** Each line's user, or a failure naming the line: a day with one bad line is refused whole. */
-function usersOf(ndjson: string, day: Day, what: string): VendorAccountDay[] {
-  return ndjson.split('\n').flatMap((text, i) => {
-    if (text.trim() === '') return [];
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new VendorFailure(`${what}: line ${i + 1} is not JSON`);
-    }
-    const line = userLine.safeParse(json);
-    if (!line.success) throw new VendorFailure(`${what}: line ${i + 1}: ${z.prettifyError(line.error).replace(/\s+/g, ' ')}`);
-    if (line.data.day !== day) throw new VendorFailure(`${what}: line ${i + 1} is of ${line.data.day}`);
-    return [userDay(line.data)];
-  });
+/** The line's user, or a failure naming the line: a day with one bad line is refused whole. */
+function userOf(text: string, n: number, day: Day, what: string): VendorAccountDay {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new VendorFailure(`${what}: line ${n} is not JSON`);
+  }
+  const line = userLine.safeParse(json);
+  if (!line.success) throw new VendorFailure(`${what}: line ${n}: ${z.prettifyError(line.error).replace(/\s+/g, ' ')}`);
+  if (line.data.day !== day) throw new VendorFailure(`${what}: line ${n} is of ${line.data.day}`);
+  return userDay(line.data);
 }
 
 function userDay(u: z.infer<typeof userLine>): VendorAccountDay {

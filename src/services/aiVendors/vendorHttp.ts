@@ -2,8 +2,10 @@
  * Requests to an AI vendor's API (docs/ai-vendors.md#how-a-pull-goes), as a careful client makes them: a 429's
  * `Retry-After` (seconds or a date) and GitHub's exhausted rate limit (`x-ratelimit-remaining: 0` until
  * `x-ratelimit-reset`) are waited out; a 5xx or a dropped connection is tried again after 1, 2, 4 and 8 seconds; a
- * 401, or a 403 that is not a rate limit, means the credential no longer reads usage.
+ * 401, or a 403 that is not a rate limit, means the credential no longer reads usage. Every request is an outgoing
+ * call (src/outbound): https only, through the address guard, no redirect to another origin, each answer capped.
  */
+import { AnswerTooLarge, answerExcerpt, OutboundInit, OutboundPolicy, outboundFetch, RefusedDestination } from '../../outbound/outboundFetch';
 
 /** The vendor refused the credential: the app is failing until a new one is stored. */
 export class CredentialRefused extends Error {}
@@ -12,14 +14,15 @@ export class CredentialRefused extends Error {}
 export class VendorFailure extends Error {}
 
 export interface VendorHttp {
-  fetch: typeof fetch;
+  /** Where calls may go and how much of an answer is read (outboundPolicy of the configuration). */
+  outbound: OutboundPolicy;
   sleep: (ms: number) => Promise<void>;
   now: () => Date;
   /** Told of each wait, for the CLI's progress. */
   onWait?: (seconds: number, why: string) => void;
 }
 
-export const defaultHttp = (): VendorHttp => ({ fetch: globalThis.fetch, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), now: () => new Date() });
+export const defaultHttp = (outbound: OutboundPolicy): VendorHttp => ({ outbound, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), now: () => new Date() });
 
 const ATTEMPTS = 5;
 /** A wait longer than this is not waited: the pull stops and the next one starts where it did. */
@@ -27,12 +30,14 @@ const MAX_WAIT_S = 900;
 const REQUEST_TIMEOUT_MS = 60_000;
 
 /** A successful answer (2xx, 404 included when asked), after the waits and retries above. */
-export async function vendorRequest(http: VendorHttp, url: string, init: RequestInit, what: string, accept404 = false): Promise<Response> {
+export async function vendorRequest(http: VendorHttp, url: string, init: OutboundInit, what: string, accept404 = false): Promise<Response> {
   for (let attempt = 1; ; attempt++) {
     let answer: Response;
     try {
-      answer = await http.fetch(url, { ...init, redirect: 'follow', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      answer = await outboundFetch(http.outbound, url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
     } catch (err) {
+      // Asking again would be refused again.
+      if (err instanceof RefusedDestination) throw new VendorFailure(`${what}: refused: ${err.message}`);
       if (attempt >= ATTEMPTS) throw new VendorFailure(`${what}: no answer after ${ATTEMPTS} tries (${err instanceof Error ? err.message : String(err)})`);
       await backOff(http, attempt, `${what}: no answer`);
       continue;
@@ -56,13 +61,55 @@ export async function vendorRequest(http: VendorHttp, url: string, init: Request
   }
 }
 
-/** The answer's body: a connection dropped while it is read refuses that day, as one dropped before it would. */
+/** The answer's body: a connection dropped while it is read refuses that day, as one dropped before it would, and so does an answer past its cap. */
 export async function textOf(answer: Response, what: string): Promise<string> {
   try {
     return await answer.text();
   } catch (err) {
-    throw new VendorFailure(`${what}: the answer broke off (${err instanceof Error ? err.message : String(err)})`);
+    throw bodyFailure(err, what);
   }
+}
+
+/** A line of a report longer than this is no user's day: the report is refused rather than held. */
+const MAX_LINE_CHARS = 1024 * 1024;
+
+/**
+ * The answer's lines, as they arrive (an NDJSON report is never held whole: at most one line and the current chunk),
+ * each with its number from 1; empty lines skipped. Failures as textOf's.
+ */
+export async function* linesOf(answer: Response, what: string): AsyncGenerator<{ line: string; n: number }> {
+  if (!answer.body) return;
+  const decoder = new TextDecoder();
+  let pending = '';
+  let n = 0;
+  const reader = answer.body.getReader();
+  try {
+    for (;;) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (err) {
+        throw bodyFailure(err, what);
+      }
+      pending += chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
+      const lines = pending.split('\n');
+      pending = chunk.done ? '' : (lines.pop() ?? '');
+      if (pending.length > MAX_LINE_CHARS) throw new VendorFailure(`${what}: line ${n + lines.length + 1} is longer than ${MAX_LINE_CHARS / 1024 / 1024} MB`);
+      for (const line of lines) {
+        n += 1;
+        if (line.trim() !== '') yield { line, n };
+      }
+      if (chunk.done) return;
+    }
+  } finally {
+    // A consumer that stopped early (a bad line) leaves the rest unread.
+    void reader.cancel().catch(() => undefined);
+  }
+}
+
+function bodyFailure(err: unknown, what: string): VendorFailure {
+  if (err instanceof AnswerTooLarge) return new VendorFailure(`${what}: ${err.message}`);
+  return new VendorFailure(`${what}: the answer broke off (${err instanceof Error ? err.message : String(err)})`);
 }
 
 /** The answer's JSON, or a failure naming what it was. */
@@ -102,6 +149,5 @@ function secondsUntil(value: string, now: Date): number {
 
 /** What the vendor said, short, for the app's last result: never the request's headers. */
 async function excerpt(answer: Response): Promise<string> {
-  const text = (await answer.text().catch(() => '')).replace(/\s+/g, ' ').trim();
-  return text.slice(0, 200);
+  return (await answerExcerpt(answer, 1024)).replace(/\s+/g, ' ').trim().slice(0, 200);
 }

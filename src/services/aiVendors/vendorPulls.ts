@@ -1,15 +1,15 @@
 import { Op } from 'sequelize';
 import { AiVendorSource, App } from '../../../db/models';
-import { invalid, notFound } from '../../errors';
+import { DomainError, invalid, notFound } from '../../errors';
 import type { ChangeRunner } from '../../persistence/changes/change';
 import { newId } from '../../persistence/changes/ids';
 import type { SecretBox } from '../../secrets/secretBox';
-import { AiVendor, isAiVendor } from '../apps/vendorSources';
+import { AiVendor, checkVendorBaseUrl, isAiVendor } from '../apps/vendorSources';
 import { claudeCodeDay } from './claudeCode';
 import { copilotDay } from './copilot';
 import { cursorDay } from './cursor';
 import type { Day, OpenedSource, VendorAccountDay } from './vendorDay';
-import { CredentialRefused, defaultHttp, VendorFailure, VendorHttp } from './vendorHttp';
+import { CredentialRefused, VendorFailure, VendorHttp } from './vendorHttp';
 import { StoredDay, VendorUsageWriter } from './vendorUsage';
 
 /** One vendor's day: its accounts, or null when the vendor has no report for it yet. */
@@ -30,6 +30,8 @@ export interface PullOutcome {
   refused: { day: Day; reason: string }[];
   /** Set when the vendor refused the credential: the pull stopped, and the app is failing until a new one is stored. */
   credential_refused: string | null;
+  /** Set when the app's base URL may not be called (docs/ai-vendors.md#the-base-url): nothing was asked. */
+  destination_refused: string | null;
 }
 
 /**
@@ -43,7 +45,7 @@ export class VendorPulls {
   constructor(
     changes: ChangeRunner,
     private readonly secrets: SecretBox,
-    private readonly http: VendorHttp = defaultHttp(),
+    private readonly http: VendorHttp,
     private readonly owner: string = newId('pull'),
   ) {
     this.writer = new VendorUsageWriter(changes);
@@ -53,9 +55,10 @@ export class VendorPulls {
     const source = await this.openedSource(appId);
     const puller = PULLERS[source.vendor];
     if (!(await this.lease(appId))) throw invalid(`App ${appId} is being pulled by another worker; try again when it is done (at most ${LEASE_MS / 60_000} minutes)`);
-    const outcome: PullOutcome = { app_id: appId, stored: [], without_report: [], refused: [], credential_refused: null };
+    const outcome: PullOutcome = { app_id: appId, stored: [], without_report: [], refused: [], credential_refused: null, destination_refused: null };
     try {
-      for (const day of days) {
+      outcome.destination_refused = await this.refusedBaseUrl(source);
+      for (const day of outcome.destination_refused === null ? days : []) {
         try {
           const accounts = await puller(source, day, this.http);
           if (accounts === null) outcome.without_report.push(day);
@@ -94,6 +97,18 @@ export class VendorPulls {
     };
   }
 
+  /** Why the app's base URL may not be called now (the allowance withdrawn, its name resolving elsewhere), or null. */
+  private async refusedBaseUrl(source: OpenedSource): Promise<string | null> {
+    if (source.baseUrl === null) return null;
+    try {
+      await checkVendorBaseUrl(source.baseUrl, this.http.outbound);
+      return null;
+    } catch (err) {
+      if (err instanceof DomainError) return err.message;
+      throw err;
+    }
+  }
+
   /** Takes or renews the app's lease; false when another worker holds it. */
   private async lease(appId: string): Promise<boolean> {
     const now = this.http.now();
@@ -126,6 +141,7 @@ export class VendorPulls {
 /** The pull in a sentence. */
 export function summary(outcome: PullOutcome): string {
   if (outcome.credential_refused) return outcome.credential_refused;
+  if (outcome.destination_refused) return outcome.destination_refused;
   const parts = [`${outcome.stored.length} day${outcome.stored.length === 1 ? '' : 's'} stored`];
   if (outcome.without_report.length) parts.push(`${outcome.without_report.length} without a report yet`);
   if (outcome.refused.length) parts.push(`${outcome.refused.length} refused (${outcome.refused[0].day}: ${outcome.refused[0].reason})`);

@@ -1,6 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { AiVendorSource, App } from '../../../db/models';
 import { invalid } from '../../errors';
+import { checkDestination, OutboundPolicy, RefusedDestination } from '../../outbound/outboundFetch';
 import type { Change } from '../../persistence/changes/change';
 import type { SecretBox } from '../../secrets/secretBox';
 import { APP_PROVIDERS, AppProvider, isAppProvider } from './providers';
@@ -54,6 +55,21 @@ export function apiRoot(text: string): string {
   const root = url.toString().replace(/\/+$/, '');
   if (root.length > 500) throw invalid('The base URL has at most 500 characters');
   return root;
+}
+
+/**
+ * A base URL the service may call (docs/ai-vendors.md#the-base-url): apiRoot's form, then https and every address its
+ * host resolves to as the address guard judges them (plain http and private addresses only under the operator's
+ * allowance). Checked when the app is made, and again before each pull.
+ */
+export async function checkVendorBaseUrl(text: string, policy: Pick<OutboundPolicy, 'allowPrivate'>): Promise<void> {
+  const root = apiRoot(text);
+  try {
+    await checkDestination(root, policy);
+  } catch (err) {
+    if (err instanceof RefusedDestination) throw invalid(`The base URL ${root} is refused: ${err.message}`);
+    throw err;
+  }
 }
 
 /** The new AI vendor's app's source, in the change that makes the app. */
