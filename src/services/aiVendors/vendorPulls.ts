@@ -30,7 +30,7 @@ export interface PullOutcome {
   refused: { day: Day; reason: string }[];
   /** Set when the vendor refused the credential: the pull stopped, and the app is failing until a new one is stored. */
   credential_refused: string | null;
-  /** Set when the app's base URL may not be called (docs/ai-vendors.md#the-base-url): nothing was asked. */
+  /** Set when the app's base URL may not be called (docs/ai-vendors.md#where-a-pull-goes): nothing was asked. */
   destination_refused: string | null;
 }
 

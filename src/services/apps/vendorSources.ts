@@ -58,7 +58,7 @@ export function apiRoot(text: string): string {
 }
 
 /**
- * A base URL the service may call (docs/ai-vendors.md#the-base-url): apiRoot's form, then https and every address its
+ * A base URL the service may call (docs/ai-vendors.md#where-a-pull-goes): apiRoot's form, then https and every address its
  * host resolves to as the address guard judges them (plain http and private addresses only under the operator's
  * allowance). Checked when the app is made, and again before each pull.
  */
