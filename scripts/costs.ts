@@ -1,6 +1,6 @@
 /**
  * npm run costs -- set --org <id> --annual-cost N [--user <id|email>] [--currency EUR] [--json]
- * npm run costs -- set --org <id> --tool claude_code --seat-monthly N [--currency EUR] [--json]
+ * npm run costs -- set --org <id> --tool <tool> --seat-monthly N [--currency EUR] [--json]
  * npm run costs -- set --org <id> --usd-rate R [--currency EUR] [--json]
  * npm run costs -- list --org <id> [--json]
  * npm run costs -- unset --org <id> (--user <id|email> | --tool T | --default | --usd-rate) [--json]
@@ -12,7 +12,7 @@
 import { CostRate } from '../db/models';
 import { ChangeRunner } from '../src/persistence/changes/change';
 import { CostRates, CostRateTarget, CostRateView, TOOL_COST_CURRENCY } from '../src/services/finance/costRates';
-import { AI_TOOLS } from '../src/services/telemetry/aiTools';
+import { AI_TOOL_NAMES } from '../src/services/aiUsage/toolNames';
 import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
 
 const USAGE = `Usage:
@@ -26,7 +26,9 @@ set    sets one rate of the organization, replacing the one it had:
          --annual-cost N               what a member costs a year: every member's (the default), or with
                                        --user one member's (by user id or e-mail)
          --tool T --seat-monthly N     an AI tool's seat price a month, per active user
-                                       (tools: ${AI_TOOLS.join(', ')})
+                                       (tools: ${AI_TOOL_NAMES.join(', ')}); 0 for a free one.
+                                       Until each tool used in a window has a price or reports its
+                                       own cost (Claude Code does), the AI spend figures are null
          --usd-rate R                  what 1 US dollar is in the organization's currency: the AI tools
                                        report their cost estimates in USD (not needed when the currency is USD)
          --currency C                  ISO 4217 code; default: the organization's (USD until it has rates)

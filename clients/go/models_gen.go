@@ -1488,7 +1488,7 @@ type FinancialMetricsAllocation struct {
 
 // FinancialMetricsAI: What AI coding tools cost
 type FinancialMetricsAI struct {
-	// AI tools: seat price × members who used the tool × months of the window for a tool with a seat price; the tools’ own estimates for the others (converted by the USD rate), in the organization’s currency to two decimals; null when no rate it needs is set (never 0 for “unknown”)
+	// AI tools: seat price × members who used the tool × months of the window for a tool with a seat price; the tools’ own estimates for the others (converted by the USD rate); null while a tool used in the window has neither (unpriced_tools), in the organization’s currency to two decimals; null when no rate it needs is set (never 0 for “unknown”)
 	Spend *float64 `json:"spend"`
 	// spend ÷ member full-time equivalents, in the organization’s currency to two decimals; null when no rate it needs is set (never 0 for “unknown”)
 	SpendPerEngineer *float64 `json:"spend_per_engineer"`
@@ -1500,6 +1500,8 @@ type FinancialMetricsAI struct {
 	ActiveUsers int64 `json:"active_users"`
 	// What the tools estimated their use cost at list prices, in US dollars, to four decimals (not an invoice)
 	ToolEstimateUsd float64 `json:"tool_estimate_usd"`
+	// The AI tools used in the scope in the window with neither a seat price nor a cost estimate of their own, by name (`npm run costs -- set --tool <name> --seat-monthly N` prices one; 0 for a free one): while any is listed, spend is null
+	UnpricedTools []string `json:"unpriced_tools"`
 }
 
 // FinancialMetrics: What the scope’s engineering costs, for the organization’s admins

@@ -2885,7 +2885,7 @@ export interface components {
             };
             /** @description What AI coding tools cost */
             ai: {
-                /** @description AI tools: seat price × members who used the tool × months of the window for a tool with a seat price; the tools’ own estimates for the others (converted by the USD rate), in the organization’s currency to two decimals; null when no rate it needs is set (never 0 for “unknown”) */
+                /** @description AI tools: seat price × members who used the tool × months of the window for a tool with a seat price; the tools’ own estimates for the others (converted by the USD rate); null while a tool used in the window has neither (unpriced_tools), in the organization’s currency to two decimals; null when no rate it needs is set (never 0 for “unknown”) */
                 spend: number | null;
                 /** @description spend ÷ member full-time equivalents, in the organization’s currency to two decimals; null when no rate it needs is set (never 0 for “unknown”) */
                 spend_per_engineer: number | null;
@@ -2897,6 +2897,13 @@ export interface components {
                 active_users: number;
                 /** @description What the tools estimated their use cost at list prices, in US dollars, to four decimals (not an invoice) */
                 tool_estimate_usd: number;
+                /**
+                 * @description The AI tools used in the scope in the window with neither a seat price nor a cost estimate of their own, by name (`npm run costs -- set --tool <name> --seat-monthly N` prices one; 0 for a free one): while any is listed, spend is null
+                 * @example [
+                 *       "copilot"
+                 *     ]
+                 */
+                unpriced_tools: string[];
             };
         };
         Error: {

@@ -37,12 +37,17 @@ export const FinancialMetrics = z
       .meta({ description: 'Each member’s time split by the story points of the tasks they completed in the window (a task without points weighs one point)' }),
     ai: z
       .object({
-        spend: money('AI tools: seat price × members who used the tool × months of the window for a tool with a seat price; the tools’ own estimates for the others (converted by the USD rate)'),
+        spend: money(
+          'AI tools: seat price × members who used the tool × months of the window for a tool with a seat price; the tools’ own estimates for the others (converted by the USD rate); null while a tool used in the window has neither (unpriced_tools)',
+        ),
         spend_per_engineer: money('spend ÷ member full-time equivalents'),
         spend_per_active_user: money('spend ÷ members who used an AI tool in the window'),
         cost_per_ai_assisted_pr: money('spend ÷ AI-assisted pull requests merged in the window (as ai-impact counts them)'),
         active_users: count('Members who used an AI tool in the window'),
         tool_estimate_usd: z.number().min(0).meta({ description: 'What the tools estimated their use cost at list prices, in US dollars, to four decimals (not an invoice)' }),
+        unpriced_tools: z
+          .array(z.string())
+          .meta({ description: 'The AI tools used in the scope in the window with neither a seat price nor a cost estimate of their own, by name (`npm run costs -- set --tool <name> --seat-monthly N` prices one; 0 for a free one): while any is listed, spend is null', example: ['copilot'] }),
       })
       .meta({ description: 'What AI coding tools cost' }),
   })

@@ -77,12 +77,23 @@ test('set each subject, list as a table and as JSON, unset each', async () => {
   expect((await costs('unset', '--org', ACME, '--default')).stderr).toBe(`costs: Organization ${ACME} has no default annual cost to unset\n`);
 });
 
+test('every AI tool whose use is counted is priced by the seat: those telemetry reports and those read from their vendor', async () => {
+  const GLOBEX = DEMO.orgs.globex;
+  for (const [tool, price] of [['copilot', '19'], ['cursor', '40'], ['claude_code', '25'], ['gemini_cli', '0'], ['codex', '20']]) {
+    expect(await json('set', '--org', GLOBEX, '--tool', tool, '--seat-monthly', price)).toMatchObject({ subject: 'tool', subject_id: tool, amount: Number(price), per: 'month', currency: 'USD' });
+  }
+  const said = await costs('set', '--org', GLOBEX, '--tool', 'copilot', '--seat-monthly', '21');
+  expect(said.stdout).toContain(`Set the seat price of copilot: 21 USD a month per active user (organization ${GLOBEX})\n`);
+  const listed = (await json('list', '--org', GLOBEX)) as { subject_id: string; amount: number }[];
+  expect(listed.map((r) => [r.subject_id, r.amount])).toEqual([['claude_code', 25], ['codex', 20], ['copilot', 21], ['cursor', 40], ['gemini_cli', 0]]);
+});
+
 test('refusals exit 1 saying what to fix: bad amounts, a non-member, an unknown tool or organization', async () => {
   const refusals: [string[], string][] = [
     [['--annual-cost', '1.23456'], 'costs: An amount has at most 4 decimals (got 1.23456)\n'],
     [['--annual-cost=-5'], 'costs: An amount must be a finite number, 0 or more (got -5)\n'],
     [['--annual-cost', '1', '--user', DEMO.emails.outsider], `costs: ${DEMO.emails.outsider} is not a member of organization ${ACME}; a cost is set for members only\n`],
-    [['--tool', 'cursor', '--seat-monthly', '20'], "costs: Unknown AI tool 'cursor'; the tools are claude_code, gemini_cli, codex\n"],
+    [['--tool', 'windsurf', '--seat-monthly', '20'], "costs: Unknown AI tool 'windsurf'; the tools are claude_code, gemini_cli, codex, copilot, cursor\n"],
     [['--annual-cost', '1', '--currency', 'EURO'], "costs: 'EURO' is not an ISO 4217 currency code: three letters such as USD, EUR, GBP or JPY\n"],
   ];
   for (const [args, stderr] of refusals) expect(await costs('set', '--org', ACME, ...args)).toMatchObject({ code: 1, stderr });
@@ -97,6 +108,7 @@ test('usage errors exit 2 with the usage; --help exits 0', async () => {
   const help = await costs('--help');
   expect(help.code).toBe(0);
   expect(help.stdout).toContain('what 1 US dollar is in the organization');
+  expect(help.stdout).toContain('(tools: claude_code, gemini_cli, codex, copilot, cursor); 0 for a free one.');
   expect((await costs('unset', '--org', ACME, '--default', '--usd-rate')).code).toBe(2);
 });
 

@@ -145,8 +145,8 @@ test('members only, by id or any of their addresses; known tools only; a former 
   expect([stranger.kind, stranger.message]).toEqual(['invalid', `${DEMO.emails.outsider} is not a member of organization ${DEMO.orgs.acme}; a cost is set for members only`]);
   expect((await refusal(rates.set(DEMO.orgs.acme, { subject: 'user', user: 'nobody@example.com' }, { amount: 1 }))).message).toBe('No user nobody@example.com');
 
-  const tool = await refusal(rates.set(DEMO.orgs.acme, { subject: 'tool', tool: 'cursor' }, { amount: 1 }));
-  expect([tool.kind, tool.message]).toEqual(['invalid', "Unknown AI tool 'cursor'; the tools are claude_code, gemini_cli, codex"]);
+  const tool = await refusal(rates.set(DEMO.orgs.acme, { subject: 'tool', tool: 'windsurf' }, { amount: 1 }));
+  expect([tool.kind, tool.message]).toEqual(['invalid', "Unknown AI tool 'windsurf'; the tools are claude_code, gemini_cli, codex, copilot, cursor"]);
 
   const org = await organization();
   const work = `work.${unique()}@example.com`;

@@ -5,6 +5,7 @@ import { CostRates } from '../../src/services/finance/costRates';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { createLab } from '../support/data/metricsHistory';
 import { sendPastPoints } from '../support/peers/otlpJson';
+import { VendorUsageWriter } from '../../src/services/aiVendors/vendorUsage';
 
 /**
  * `GET /v1/metrics/financial` (docs/metrics.md#ai-review-and-cost-figures) over 73 days (a fifth of a year: March 1 to May 12, 2026), every figure
@@ -109,6 +110,7 @@ test('every figure by hand', async () => {
       cost_per_ai_assisted_pr: 76.5,
       active_users: 3,
       tool_estimate_usd: 5,
+      unpriced_tools: [],
     },
   });
 });
@@ -125,7 +127,7 @@ test('no cost set: every money figure null, never 0; the tools’ estimate is sp
     cost_per_merged_pr: null,
     cost_per_completed_task: null,
     allocation: { capitalizable: { fte: 0, cost: null, share: 0 }, unallocated: { fte: 3, cost: null, share: 1 } },
-    ai: { spend: 1.25, spend_per_active_user: 1.25, cost_per_ai_assisted_pr: null, active_users: 1, tool_estimate_usd: 1.25 },
+    ai: { spend: 1.25, spend_per_active_user: 1.25, cost_per_ai_assisted_pr: null, active_users: 1, tool_estimate_usd: 1.25, unpriced_tools: [] },
   });
 });
 
@@ -189,6 +191,38 @@ test('an estimate in USD that cannot be converted: spend is null until the USD r
   expect((await financial({ organization_id: euro.organizationId, ...WINDOW }, token)).body.data.ai).toMatchObject({ spend: null, spend_per_engineer: null, tool_estimate_usd: 2 });
   await rates.set(euro.organizationId, { subject: 'usd_rate' }, { amount: 0.5 });
   expect((await financial({ organization_id: euro.organizationId, ...WINDOW }, token)).body.data.ai).toMatchObject({ spend: 1, tool_estimate_usd: 2 });
+});
+
+test('a tool used with neither a seat price nor an estimate of its own: spend is null, naming it, until its seat is priced', async () => {
+  // Cursor (read from its vendor, ada) and Gemini CLI (OTLP, margaret) report no cost; Claude Code (grace) does.
+  const { lab: unpriced } = await createLab(t, 'Lab (unpriced tools)');
+  const org = unpriced.organizationId;
+  const { app } = await t.runtime.writers.apps.create(org, 'cursor', { vendor: { credential: `key_${newId('k')}_0123456789` } });
+  // Cursor's documented day (test/support/peers/cursor/daily-usage-data.json) as its puller translates it
+  // (test/work/cursorClaudePulls.test.ts): no cost among its figures.
+  const cursorDay = { prompts: 252, suggestions_shown: 342, suggestions_accepted: 289, lines_added: 1102, lines_removed: 645, chat_requests: 128, agent_requests: 57, edits_accepted: 73, edits_rejected: 14 };
+  const source = { appId: app.id, organizationId: org, vendor: 'cursor' as const, credential: '', accountKind: null, account: null, baseUrl: null };
+  await new VendorUsageWriter(t.runtime.writers.changes).replaceDay(source, '2026-04-15', [{ account: DEMO.emails.ada, active: true, measures: cursorDay }]);
+  await sendPastPoints(t, org, [
+    { service: 'gemini-cli', name: 'gemini_cli.session.count', email: DEMO.emails.margaret, at: '2026-05-02T10:00:00Z', value: 1 },
+    { service: 'claude-code', name: 'claude_code.cost.usage', email: DEMO.emails.grace, at: '2026-03-04T10:00:00Z', value: 1.25, attributes: { model: 'claude-sonnet-4-5' } },
+  ]);
+  const token = await t.token({ user: DEMO.emails.ada });
+  const ai = async (scope: Record<string, string> = { organization_id: org }) => (await financial({ ...scope, ...WINDOW }, token)).body.data.ai;
+
+  // Their use is not free, only unpriced: no spend, nothing divided from it, and the tools to price named.
+  expect(await ai()).toEqual({ spend: null, spend_per_engineer: null, spend_per_active_user: null, cost_per_ai_assisted_pr: null, active_users: 3, tool_estimate_usd: 1.25, unpriced_tools: ['cursor', 'gemini_cli'] });
+  // A team's figures name its members' tools only: Core is ada (Cursor), Empty margaret (Gemini CLI).
+  expect(await ai({ team_id: unpriced.core })).toMatchObject({ spend: null, active_users: 1, unpriced_tools: ['cursor'] });
+  expect(await ai({ team_id: unpriced.empty })).toMatchObject({ spend: null, active_users: 1, unpriced_tools: ['gemini_cli'] });
+
+  // Priced by the seat, as a subscription is paid: Cursor 40 a month × 1 user × 2.4 months = 96; Gemini CLI free.
+  await rates.set(org, { subject: 'tool', tool: 'cursor' }, { amount: 40 });
+  expect(await ai()).toMatchObject({ spend: null, unpriced_tools: ['gemini_cli'] });
+  await rates.set(org, { subject: 'tool', tool: 'gemini_cli' }, { amount: 0 });
+  // 96 + Claude Code's own estimate, 1.25 (a USD organization): 97.25, over 3 members all window, 3 of them active.
+  expect(await ai()).toEqual({ spend: 97.25, spend_per_engineer: 32.42, spend_per_active_user: 32.42, cost_per_ai_assisted_pr: null, active_users: 3, tool_estimate_usd: 1.25, unpriced_tools: [] });
+  expect(await ai({ team_id: unpriced.core })).toMatchObject({ spend: 96, unpriced_tools: [] });
 });
 
 describe('access: the organization’s admins only', () => {

@@ -1,6 +1,6 @@
 import type { CostSubject } from '../../../db/models';
 import { invalid } from '../../errors';
-import { AI_TOOLS, AiTool } from '../telemetry/aiTools';
+import { AI_TOOL_NAMES } from '../aiUsage/toolNames';
 
 /** What an organization's rates are in until it sets one in another currency. */
 export const DEFAULT_CURRENCY = 'USD';
@@ -39,8 +39,9 @@ export function checkCurrency(currency: string): string {
   return code;
 }
 
-export function checkTool(tool: string): AiTool {
-  const known = AI_TOOLS.find((t) => t === tool);
-  if (!known) throw invalid(`Unknown AI tool '${tool}'; the tools are ${AI_TOOLS.join(', ')}`);
+/** A tool a seat price is set for: any AI tool whose use is counted, reported by telemetry or read from its vendor. */
+export function checkTool(tool: string): string {
+  const known = AI_TOOL_NAMES.find((t) => t === tool);
+  if (!known) throw invalid(`Unknown AI tool '${tool}'; the tools are ${AI_TOOL_NAMES.join(', ')}`);
   return known;
 }

@@ -10,8 +10,9 @@ import { MergedCounts, mergedCountsSql } from './mergedPullRequests';
  * the window they were a member. Allocation: each member's time split by the story points of the tasks they
  * completed in the window (stories and epics capitalizable, bugs and tasks expensed; a task without points weighs
  * one); a member who completed none is unallocated. AI: a tool with a seat price costs its price for each member
- * who used it, per month of the window; a tool without one costs what the tools estimated (in US dollars,
- * converted by the organization's USD rate when its currency is another). No rate, no figure: null, never 0.
+ * who used it, per month of the window; a tool without one costs what the tool estimated (in US dollars,
+ * converted by the organization's USD rate when its currency is another), and a tool with neither leaves the
+ * spend unknown. No rate, no figure: null, never 0.
  */
 const DAYS_A_YEAR = 365;
 const money = (amount: number | null) => (amount === null ? null : round(amount, 2));
@@ -44,7 +45,7 @@ export async function financialFigures(q: MetricSql) {
   const cost = people.cost;
   // The all-tools rows ('') count each member once, whatever tools they used.
   const anyTool = activeUsers.find((r) => r.tool === '')?.users ?? 0;
-  const spend = aiSpend(q, rates, currency, activeUsers, toolCosts);
+  const { spend, unpriced } = aiSpend(q, rates, currency, activeUsers, toolCosts);
   const [capitalizableDays, expensedDays] = [Number(split?.capitalizable_days ?? 0), Number(split?.expensed_days ?? 0)];
   const [capitalizableCost, expensedCost] = [Number(split?.capitalizable_cost ?? 0), Number(split?.expensed_cost ?? 0)];
   const part = (days: number, partCost: number | null) => ({ fte: fte(days, q.window.days), cost: cost === null ? null : money(partCost ?? 0), share: ratio(days, members.days) });
@@ -68,6 +69,7 @@ export async function financialFigures(q: MetricSql) {
       cost_per_ai_assisted_pr: perMember(spend, pullRequests?.ai ?? 0),
       active_users: anyTool,
       tool_estimate_usd: round(toolCosts.reduce((s, r) => s + r.cost_usd, 0), 4),
+      unpriced_tools: unpriced,
     },
   };
 }
@@ -137,18 +139,29 @@ function toolCostsSql(q: MetricSql): string {
 
 /**
  * Seats for the tools with a seat price (price × members who used the tool × months of the window), the tools'
- * estimates for the others. Null when an estimate cannot be put in the organization's currency (no USD rate).
+ * estimates for the others. `unpriced`: the tools used in the scope in the window (`toolCosts` has a row for each)
+ * with neither a seat price nor an estimate of their own (Copilot, Cursor, Gemini CLI and Codex report none):
+ * their use is not free, only unpriced, so the spend is null while any is. Null too when an estimate cannot be
+ * put in the organization's currency (no USD rate).
  */
-function aiSpend(q: MetricSql, rates: Rate[], currency: string, toolUsers: { tool: string; users: number }[], toolCosts: { tool: string; cost_usd: number }[]): number | null {
+function aiSpend(
+  q: MetricSql,
+  rates: Rate[],
+  currency: string,
+  toolUsers: { tool: string; users: number }[],
+  toolCosts: { tool: string; cost_usd: number }[],
+): { spend: number | null; unpriced: string[] } {
   const seat = new Map(rates.filter((r) => r.subject === 'tool').map((r) => [r.subject_id, Number(r.amount)]));
+  const unpriced = toolCosts.filter((c) => !seat.has(c.tool) && !(c.cost_usd > 0)).map((c) => c.tool).sort();
+  if (unpriced.length) return { spend: null, unpriced };
   const usdRate = currency === TOOL_COST_CURRENCY ? 1 : Number(rates.find((r) => r.subject === 'usd_rate')?.amount ?? NaN);
   const months = (q.window.days * 12) / DAYS_A_YEAR;
   let spend = 0;
   for (const [tool, price] of seat) spend += price * (toolUsers.find((u) => u.tool === tool)?.users ?? 0) * months;
-  const estimated = toolCosts.filter((c) => !seat.has(c.tool) && c.cost_usd > 0).reduce((s, c) => s + c.cost_usd, 0);
+  const estimated = toolCosts.filter((c) => !seat.has(c.tool)).reduce((s, c) => s + c.cost_usd, 0);
   if (estimated > 0) {
-    if (Number.isNaN(usdRate)) return null;
+    if (Number.isNaN(usdRate)) return { spend: null, unpriced };
     spend += estimated * usdRate;
   }
-  return spend;
+  return { spend, unpriced };
 }
