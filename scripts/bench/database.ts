@@ -11,6 +11,8 @@ import { run } from './processes';
 
 export const LARGE_USERS = 100_000;
 export const CALLER_EMAIL = 'ada@demo.test';
+/** The burst rows' member: a collaborator of the caller's organization in the demo data. */
+export const MEMBER_EMAIL = 'linus@demo.test';
 
 export class RefusalError extends Error {}
 
@@ -145,4 +147,16 @@ export async function findFixtures(db: Connection): Promise<Fixtures> {
   const pr = await scalar<string>(db, 'SELECT pull_request_id FROM pull_request_activities WHERE repository_id = ? GROUP BY pull_request_id ORDER BY COUNT(*) DESC, pull_request_id LIMIT 1', [repo]);
   const lastDay = await scalar<string>(db, "SELECT DATE_FORMAT(MAX(finished_at), '%Y-%m-%d') FROM deployments WHERE organization_id = ?", [org]);
   return { user_id: user, organization_id: org, team_id: team, id: gitApp, repo, pr: pr ?? undefined, last_day: lastDay ?? new Date().toISOString().slice(0, 10) };
+}
+
+/** The burst rows measure what a member may do: refused up front, not after an hour of rows, when the data has no such member. */
+export async function requireCollaborator(db: Connection, email: string, organizationId: string): Promise<void> {
+  const role = await scalar<string>(
+    db,
+    "SELECT m.role FROM organization_memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ? AND m.organization_id = ? AND m.status = 'active'",
+    [email, organizationId],
+  );
+  if (role !== 'collaborator') {
+    throw new RefusalError(`${email} is ${role ? `a ${role}` : 'no active member'} of ${organizationId}, not a collaborator: the burst rows need the demo data's collaborator`);
+  }
 }

@@ -1,6 +1,6 @@
 /**
  * npm run bench -- [--quick] [--filter TEXT] [--path PATH] [--connections N] [--seconds N] [--floor-count exact|cached]
- *                   [--migrate] [--any-size] [--api-main FILE] [--workers N] [--save-baseline FILE] [--baseline FILE]
+ *                   [--migrate] [--any-size] [--api-main FILE] [--workers N] [--burst N] [--save-baseline FILE] [--baseline FILE]
  *
  * The whole benchmark in one command (docs/performance.md#benchmark): data, both servers, the load, one report, and
  * nothing left running afterwards, whatever happens. Speed is measured here, never asserted in tests.
@@ -11,9 +11,9 @@ import type { Connection } from 'mysql2/promise';
 import { parseOptions, USAGE, UsageError, BenchOptions } from './options';
 import * as database from './database';
 import { difference, INGEST_TIMEOUT_S, measure, measureBodies, Measurement, probe, Probe, settle } from './load';
-import { cpuMs, databasePid, freePort, killAllNow, processTree, rssMb, run, sampleRss, Server, startServer, stopServer, waitHealthy } from './processes';
+import { cpuMs, databasePid, freePort, howExited, killAllNow, processTree, rssMb, run, sampleRss, Server, startServer, stopServer, waitHealthy } from './processes';
 import { deepPage, ListRequest, listRequests, matchesFilters, metricRequests } from './requests';
-import { clusterTable, ClusterRow, Cores, footer, IngestRow, ingestTable, listSummary, Row, table } from './report';
+import { BurstRow, burstTable, clusterTable, ClusterRow, Cores, footer, IngestRow, ingestTable, listSummary, Row, table } from './report';
 import { readBaseline, regressions, REGRESSION, saveBaseline } from './baseline';
 import { INGEST_SIGNALS, ingestPath, IngestPlan, ITEM_NAMES, prepareIngest, removeFiles, removeIngested, storedItems } from './otlp/ingest';
 import type { IngestSignal } from './otlp/bodies';
@@ -23,6 +23,7 @@ import { AppIngestSource, createBenchApp, prepareAppIngest, removeAppIngestFiles
 import { jiraIngest } from './jira/source';
 import { pagerdutyIngest } from './pagerduty/source';
 import { COPILOT_ROW_PATH, measureCopilotPull } from './copilot/pull';
+import { BURST_ROW_PATH, measureFiguresBursts } from './burst/figures';
 import { gcShare, processTimes } from './gcShare';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -173,7 +174,9 @@ async function main(argv: string[]): Promise<number> {
   const signals = explicit ? [] : INGEST_SIGNALS.filter((s) => matchesFilters({ path: ingestPath(s), base: ingestPath(s) }, opts.filters));
   const appSources = explicit ? [] : APP_INGEST_SOURCES.filter((source) => matchesFilters({ path: source.rowPath, base: source.rowPath }, opts.filters));
   const copilotPull = !explicit && matchesFilters({ path: COPILOT_ROW_PATH, base: COPILOT_ROW_PATH }, opts.filters);
-  if (requests.length === 0 && signals.length === 0 && appSources.length === 0 && !copilotPull) throw new UsageError(`no request matches ${opts.filters.map((f) => `"${f}"`).join(' or ')}`);
+  const figuresBurst = !explicit && matchesFilters({ path: BURST_ROW_PATH, base: BURST_ROW_PATH }, opts.filters);
+  if (figuresBurst) await database.requireCollaborator(db, database.MEMBER_EMAIL, fixtures.organization_id);
+  if (requests.length === 0 && signals.length === 0 && appSources.length === 0 && !copilotPull && !figuresBurst) throw new UsageError(`no request matches ${opts.filters.map((f) => `"${f}"`).join(' or ')}`);
   const { planned, differences } = requests.length ? await plan(requests, explicit, servers, headers) : { planned: [], differences: [] };
   const ingestCount = signals.length + appSources.length;
   const minutes = (planned.length * (opts.baseline ? 5 : 3) * (opts.seconds + 1) + ingestCount * (2 * opts.seconds + 60)) / 60;
@@ -209,10 +212,8 @@ async function main(argv: string[]): Promise<number> {
   const alive = (list: Server[], during: string) => {
     for (const server of list) {
       // A server that died mid-run turns every later row into timeouts: stop and say why instead.
-      if (server.child.exitCode !== null || server.child.signalCode !== null) {
-        const how = server.child.signalCode ?? `code ${server.child.exitCode}${server.child.exitCode === 0 ? ', i.e. it was sent SIGTERM or SIGINT from outside' : ''}`;
-        throw new Error(`${server.name} exited (${how}) during ${during}; its last output:\n${server.tail()}`);
-      }
+      const how = howExited(server);
+      if (how) throw new Error(`${server.name} exited (${how}) during ${during}; its last output:\n${server.tail()}`);
     }
   };
   const rows: Row[] = [];
@@ -270,6 +271,7 @@ async function main(argv: string[]): Promise<number> {
   const ingestRows = signals.length ? await measureIngest(ingestContext) : [];
   for (const source of appSources) ingestRows.push(await measureAppIngest(ingestContext, source));
   if (copilotPull) ingestRows.push(await measureVendorPull(ingestContext));
+  const burstRows = figuresBurst ? await measureBursts(ingestContext, fixtures, token.token) : [];
   apiRss.stop();
   floorRss.stop();
   // "Final": once the last run's leftovers are done and the process has had a moment to collect garbage.
@@ -278,7 +280,7 @@ async function main(argv: string[]): Promise<number> {
   const rssFinal = rssMb(servers.api.pid);
 
   const mariadb = String(await database.scalar(db, 'SELECT VERSION()'));
-  const tables = [rows.length ? `${table(rows)}${listSummary(rows)}` : '', clusterRows.length ? clusterTable(clusterRows) : '', ingestRows.length ? ingestTable(ingestRows) : '']
+  const tables = [rows.length ? `${table(rows)}${listSummary(rows)}` : '', clusterRows.length ? clusterTable(clusterRows) : '', ingestRows.length ? ingestTable(ingestRows) : '', burstRows.length ? burstTable(burstRows) : '']
     .filter(Boolean)
     .join('\n\n');
   if (opts.saveBaseline) saveBaseline(opts.saveBaseline, rows, ingestRows);
@@ -560,6 +562,33 @@ async function measureVendorPull(c: IngestContext): Promise<IngestRow> {
   if (!key) throw new database.RefusalError('SECRETS_KEY is not 32 bytes as 64 hex characters or base64; the API would not start with it either');
   const importMain = c.opts.apiMain ? path.resolve(path.dirname(c.opts.apiMain), '../scripts/import.js') : path.join(ROOT, 'dist/scripts/import.js');
   return measureCopilotPull({ url: c.url, db: c.db, organizationId: c.organizationId, secretsKey: key, importMain, log, differences: c.differences, notes: c.notes });
+}
+
+/**
+ * The burst rows (scripts/bench/burst/figures.ts): a token for the demo's collaborator made as the benchmark's own
+ * is (revoked at the end), the admin's being the benchmark's; each burst on an API started for it as startApi does.
+ */
+async function measureBursts(c: IngestContext, fixtures: database.Fixtures, adminToken: string): Promise<BurstRow[]> {
+  const member = await createToken(c.url, c.opts, ['create', '--user', database.MEMBER_EMAIL, '--expires-in', '12h']);
+  cleanups.push(() => tokens(c.url, c.opts, ['revoke', member.id]));
+  return measureFiguresBursts({
+    organizationId: fixtures.organization_id,
+    lastDay: fixtures.last_day,
+    requests: c.opts.burst,
+    callers: [
+      { name: `collaborator (${database.MEMBER_EMAIL})`, token: member.token, admin: false },
+      { name: `admin (${database.CALLER_EMAIL})`, token: adminToken, admin: true },
+    ],
+    startApi: async (name) => {
+      const api = await startApi(name, c.url, c.opts);
+      await waitHealthy(api);
+      return api;
+    },
+    settle: () => settle(c.db, c.database_name),
+    log,
+    notes: c.notes,
+    differences: c.differences,
+  });
 }
 
 let interrupted = false;

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { MAX_WINDOW_DAYS } from '../../src/services/metrics/reading/window';
 
 export const USAGE = `Usage: DATABASE_URL=mysql://… npm run bench -- [options]
 
@@ -10,7 +11,8 @@ API's fixed stack (express + tRPC + trpc-to-openapi + zod: the stack floor), and
 alone; ai-usage with its cache off); and OTLP ingest (/otlp/v1/metrics and /otlp/v1/logs, Claude Code's
 telemetry as the OpenTelemetry SDK encodes it), Jira and PagerDuty webhook deliveries (/ingest/jira/{app_id},
 /ingest/pagerduty/{app_id}, to apps made for the run and removed after it) against an ingest floor that inserts
-the same rows with mysql2.
+the same rows with mysql2; and a member's burst of figures: concurrent ai-impact requests of the organization, each
+over its own window, by a collaborator and by an admin, each burst on an API of its own.
 Prints Markdown tables. Seeds the large demo data into DATABASE_URL first when it has no users.
 
   --connections N       concurrent connections per request (default 32)
@@ -18,7 +20,7 @@ Prints Markdown tables. Seeds the large demo data into DATABASE_URL first when i
   --quick               2 s per request: a smoke run
   --filter TEXT         only requests whose path contains TEXT (repeatable: any of them), e.g. ai-usage,
                         otlp (both OTLP ingest rows), /otlp/v1/logs, jira (the tracker-ingest row),
-                        pagerduty (the incident-ingest row), /ingest/ (both)
+                        pagerduty (the incident-ingest row), /ingest/ (both), burst (the burst rows)
   --path PATH           exactly this request, e.g. "/v1/users?sort=name&page=1201" (repeatable)
   --floor-count MODE    exact (default): the floor runs SELECT COUNT(*) on every request;
                         cached: it counts each scope once (the cost of totals with a perfect cache)
@@ -31,6 +33,8 @@ Prints Markdown tables. Seeds the large demo data into DATABASE_URL first when i
                         database to its own schema) makes the benchmark's tokens
   --workers N           the cluster rows: /v1/users and /v1/commits on the API with WEB_CONCURRENCY=N and on the
                         floor with N processes, each beside its one-process run (default 2; 1 skips them)
+  --burst N             requests in each burst row, each over its own window ending on the data's last day
+                        (default 32, at most ${MAX_WINDOW_DAYS}: a window is at most ${MAX_WINDOW_DAYS} days)
   --gc-share            run the API with METRICS_PORT and report the share of its CPU spent collecting garbage
                         (its Prometheus figures; their observation of every response costs a few percent)
   --save-baseline FILE  write every row's figures to FILE (JSON), e.g. from main
@@ -62,6 +66,8 @@ export interface BenchOptions {
   workers: number;
   /** Run the API with METRICS_PORT and report the share of its CPU spent collecting garbage (gcShare.ts). */
   gcShare: boolean;
+  /** Concurrent requests of each burst row, each over its own window. */
+  burst: number;
 }
 
 export class UsageError extends Error {}
@@ -93,6 +99,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
         baseline: { type: 'string' },
         workers: { type: 'string', default: '2' },
         'gc-share': { type: 'boolean', default: false },
+        burst: { type: 'string', default: '32' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -112,6 +119,8 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
   if (baseline && !existsSync(baseline)) throw new UsageError(`--baseline: no such file ${baseline} (save one with --save-baseline)`);
   const saveBaseline = values['save-baseline'] === undefined ? undefined : path.resolve(values['save-baseline']);
   const seconds = values.quick ? 2 : positiveInt('--seconds', values.seconds ?? '10');
+  const burst = positiveInt('--burst', values.burst);
+  if (burst > MAX_WINDOW_DAYS) throw new UsageError(`--burst is at most ${MAX_WINDOW_DAYS} (got ${burst}): each request asks for its own window of at most ${MAX_WINDOW_DAYS} days`);
   if (baseline && seconds < BASELINE_SECONDS) throw new UsageError(`--baseline compares runs of ${BASELINE_SECONDS} s or more (got ${seconds} s): shorter ones vary more than the 20 % it flags`);
   return {
     connections: positiveInt('--connections', values.connections),
@@ -126,5 +135,6 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
     baseline,
     workers: positiveInt('--workers', values.workers),
     gcShare: values['gc-share'],
+    burst,
   };
 }

@@ -79,6 +79,16 @@ export async function waitHealthy(server: Server, timeoutMs = 60_000): Promise<v
   throw new Error(`${server.name} did not answer ${server.url}/healthz within ${timeoutMs / 1000} s:\n${server.tail()}`);
 }
 
+/**
+ * How a server ended, as the report names it (its signal, or its exit code); undefined while it runs. A code 0 is
+ * a stop asked from outside: the API exits 0 only after SIGTERM or SIGINT.
+ */
+export function howExited(server: Server): string | undefined {
+  const { exitCode, signalCode } = server.child;
+  if (exitCode === null && signalCode === null) return undefined;
+  return signalCode ?? `code ${exitCode}${exitCode === 0 ? ', i.e. it was sent SIGTERM or SIGINT from outside' : ''}`;
+}
+
 /** SIGTERM, then SIGKILL if it is still there after `graceMs` (the API drains before it stops). */
 export async function stopServer(server: Server, graceMs = 5_000): Promise<void> {
   const { child } = server;

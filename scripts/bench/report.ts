@@ -136,6 +136,54 @@ export function ingestTable(rows: IngestRow[]): string {
   return lines.join('\n');
 }
 
+/** One answer of a burst: its status, or why none came; how long it took; what a 200 or a 503 said. */
+export interface BurstAnswer {
+  /** The status, or why there was none: the connection refused, cut before the answer ended, or no answer in time. */
+  status: number | 'refused' | 'cut' | 'timed out';
+  ms: number;
+  /** A 503 that said when to ask again (Retry-After). */
+  retryAfter?: boolean;
+  /** A 200 whose by_adoption_tier was not null. */
+  tiers?: boolean;
+}
+
+/** A burst row: one caller's concurrent requests on an API started for them (scripts/bench/burst/figures.ts). */
+export interface BurstRow {
+  caller: string;
+  answers: BurstAnswer[];
+  /** The API's resident memory when the burst began, and its peak until the answers were in. */
+  rss: { start?: number; peak: number };
+  /** The process after the burst: up (GET /readyz 200), or how it ended. */
+  after: string;
+}
+
+const counted = (counts: Map<string, number>) => [...counts].map(([what, n]) => `${n} ${what}`).join(', ');
+
+export function burstTable(rows: BurstRow[]): string {
+  const lines = [
+    '| burst | requests | 200 | 503 with Retry-After | no answer | other | 200s with tiers | p50 ms of 200s | max ms of 200s | API RSS at start | API RSS peak | API after |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
+  ];
+  for (const row of rows) {
+    const ok = row.answers.filter((a) => a.status === 200);
+    const busy = row.answers.filter((a) => a.status === 503 && a.retryAfter);
+    const [none, other] = [new Map<string, number>(), new Map<string, number>()];
+    for (const a of row.answers) {
+      if (a.status === 200 || (a.status === 503 && a.retryAfter)) continue;
+      const [counts, what] = typeof a.status === 'number' ? [other, `× ${a.status}${a.status === 503 ? ' without Retry-After' : ''}`] : [none, a.status];
+      counts.set(what, (counts.get(what) ?? 0) + 1);
+    }
+    const noAnswer = row.answers.length - ok.length - busy.length - [...other.values()].reduce((a, b) => a + b, 0);
+    const times = ok.map((a) => a.ms);
+    lines.push(
+      `| ${row.caller} | ${row.answers.length} | ${ok.length} | ${busy.length} | ${noAnswer ? `${noAnswer} (${counted(none)})` : '0'} | ${other.size ? counted(other) : '–'} | ` +
+        `${ok.filter((a) => a.tiers).length} of ${ok.length} | ${times.length ? median(times).toFixed(0) : '–'} | ${times.length ? Math.max(...times).toFixed(0) : '–'} | ` +
+        `${mb(row.rss.start)} | ${mb(row.rss.peak)} | ${row.after} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
 export interface Context {
   connections: number;
   seconds: number;

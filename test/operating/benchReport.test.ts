@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { IngestRow, listSummary, Row } from '../../scripts/bench/report';
+import { BurstAnswer, burstTable, IngestRow, listSummary, Row } from '../../scripts/bench/report';
 import { readBaseline, regressions, saveBaseline } from '../../scripts/bench/baseline';
 import { parseOptions, UsageError } from '../../scripts/bench/options';
 import { gcShare, sumOf } from '../../scripts/bench/gcShare';
+import { burstFromDays } from '../../scripts/bench/burst/figures';
 
 /** What `npm run bench` concludes from its rows: the ratios issue 23 sets targets on, and regressions against main. */
 
@@ -92,4 +93,37 @@ test('the GC share of CPU, from the API\'s own Prometheus figures: every kind of
   const at = (text: string) => ({ gcSeconds: sumOf(text, 'nodejs_gc_duration_seconds_sum'), cpuSeconds: sumOf(text, 'process_cpu_seconds_total') });
   expect(gcShare(at(exposition([0.5, 0.25], 10)), at(exposition([1.5, 0.75], 20)))).toBeCloseTo(0.15);
   expect(gcShare(at(exposition([0.5, 0.25], 10)), at(exposition([0.5, 0.25], 10)))).toBeUndefined();
+});
+
+test('a burst row: answers by status, the 200s with tiers, their p50 and max, the API\'s RSS and whether it is still up', () => {
+  const answers = (...groups: [number, BurstAnswer][]) => groups.flatMap(([n, a]) => Array.from({ length: n }, (_, i) => ({ ...a, ms: a.ms + i })));
+  const member = answers([28, { status: 200, ms: 1000, tiers: false }], [4, { status: 503, ms: 5, retryAfter: true }]);
+  const admin = answers([20, { status: 200, ms: 2000, tiers: true }], [12, { status: 503, ms: 4, retryAfter: true }]);
+  // A process that died mid-burst: answers cut, then refused; a 500 and a 503 that said nothing of when to come back.
+  const dead = answers([1, { status: 200, ms: 3700, tiers: false }], [2, { status: 'cut', ms: 900 }], [27, { status: 'refused', ms: 2 }], [1, { status: 500, ms: 10 }], [1, { status: 503, ms: 10 }]);
+  expect(
+    burstTable([
+      { caller: 'collaborator (linus@demo.test)', answers: member, rss: { start: 101.4, peak: 160.6 }, after: 'up (/readyz 200)' },
+      { caller: 'admin (ada@demo.test)', answers: admin, rss: { start: 100, peak: 170 }, after: 'up (/readyz 200)' },
+      { caller: 'collaborator (linus@demo.test)', answers: dead, rss: { peak: 213 }, after: 'exited (SIGABRT)' },
+    ]).split('\n'),
+  ).toEqual([
+    '| burst | requests | 200 | 503 with Retry-After | no answer | other | 200s with tiers | p50 ms of 200s | max ms of 200s | API RSS at start | API RSS peak | API after |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
+    '| collaborator (linus@demo.test) | 32 | 28 | 4 | 0 | – | 0 of 28 | 1014 | 1027 | 101 MB | 161 MB | up (/readyz 200) |',
+    '| admin (ada@demo.test) | 32 | 20 | 12 | 0 | – | 20 of 20 | 2010 | 2019 | 100 MB | 170 MB | up (/readyz 200) |',
+    '| collaborator (linus@demo.test) | 32 | 1 | 0 | 29 (2 cut, 27 refused) | 1 × 500, 1 × 503 without Retry-After | 0 of 1 | 3700 | 3700 | ? | 213 MB | exited (SIGABRT) |',
+  ]);
+});
+
+test('--burst: requests per burst row, each over its own window of at most a year ending on the data\'s last day', () => {
+  expect(parseOptions([])?.burst).toBe(32);
+  expect(parseOptions(['--burst', '4'])?.burst).toBe(4);
+  expect(() => parseOptions(['--burst', '0'])).toThrow(new UsageError('--burst must be a positive integer (got "0")'));
+  expect(() => parseOptions(['--burst', '367'])).toThrow(new UsageError('--burst is at most 366 (got 367): each request asks for its own window of at most 366 days'));
+  const days = burstFromDays('2026-10-30', 32);
+  expect(new Set(days).size).toBe(32);
+  // The year ending on the last day (366 days, the longest window the API accepts), then a day shorter each.
+  expect([days[0], days[1], days[31]]).toEqual(['2025-10-30', '2025-10-31', '2025-11-30']);
+  expect(burstFromDays('2026-10-30', 366)[365]).toBe('2026-10-30');
 });
