@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Activity, CommitInput, PullRequestInput, PullRequestState, RepositoryRef, ReviewActivityInput, ReviewActivityKind } from '../services/git/activity';
-import { nullableText, nullableTime, providerId, pullRequestNumber, readPayload, text, time } from './payload';
+import { eventBodies, nullableText, nullableTime, providerId, pullRequestNumber, readPayload, text, time } from './payload';
 import { optionalProviderTime, providerTime } from './times';
 
 /** `X-Event-Key` values this service stores (docs/ingest.md#bitbucket-cloud); any other is acknowledged and ignored. */
@@ -18,6 +18,29 @@ export const BITBUCKET_EVENTS = [
   'pullrequest:comment_created',
 ] as const;
 export type BitbucketEvent = (typeof BITBUCKET_EVENTS)[number];
+
+const PULL_REQUEST_FIELDS = ['actor', 'repository', 'pullrequest'] as const;
+
+/**
+ * The top-level fields of each stored event's body, as Atlassian's event-payloads page lists them and every capture in
+ * test/support/peers/bitbucket shows them (no capture holds another); `repo:deleted`'s, the repository and the actor,
+ * as the third-party clients that read it parse it (test/support/peers/bitbucket/README.md). They tell one event's
+ * body from another's.
+ */
+const BITBUCKET_BODY_FIELDS: Record<BitbucketEvent, readonly string[]> = {
+  'repo:push': ['actor', 'repository', 'push'],
+  'repo:updated': ['actor', 'repository', 'changes'],
+  'repo:deleted': ['actor', 'repository'],
+  'pullrequest:created': PULL_REQUEST_FIELDS,
+  'pullrequest:updated': PULL_REQUEST_FIELDS,
+  'pullrequest:fulfilled': PULL_REQUEST_FIELDS,
+  'pullrequest:rejected': PULL_REQUEST_FIELDS,
+  'pullrequest:approved': [...PULL_REQUEST_FIELDS, 'approval'],
+  'pullrequest:unapproved': [...PULL_REQUEST_FIELDS, 'approval'],
+  'pullrequest:changes_request_created': [...PULL_REQUEST_FIELDS, 'changes_request'],
+  'pullrequest:comment_created': [...PULL_REQUEST_FIELDS, 'comment'],
+};
+const bodyOf = eventBodies(BITBUCKET_BODY_FIELDS);
 
 /**
  * A Bitbucket account. Its Atlassian `account_id` is the name bound to a member on the git app: since 2019 Bitbucket
@@ -141,44 +164,44 @@ function verdictActivity(kind: ReviewActivityKind, v: z.infer<typeof verdict>, a
 export function bitbucketActivity(event: BitbucketEvent, payload: unknown): Activity | { ignored: string } {
   switch (event) {
     case 'repo:push': {
-      const p = readPayload(push, payload, 'repo:push');
+      const p = readPayload(bodyOf(event, push), payload, event);
       const { commits, truncated } = pushedCommits(p);
       return { kind: 'push', repository: repositoryRef(p.repository), commits, ...(truncated ? { truncated } : {}) };
     }
     case 'repo:updated': {
       // The repository as it is now: a rename keeps its uuid.
-      const p = readPayload(z.looseObject({ repository }), payload, 'repo:updated');
+      const p = readPayload(bodyOf(event, z.looseObject({ repository })), payload, event);
       return { kind: 'repository', action: 'updated', repository: repositoryRef(p.repository) };
     }
     case 'repo:deleted': {
       // For workspace and app subscriptions: a repository's own webhook is gone with it.
-      const p = readPayload(z.looseObject({ repository }), payload, 'repo:deleted');
+      const p = readPayload(bodyOf(event, z.looseObject({ repository, actor: account }), 'deletes'), payload, event);
       return { kind: 'repository', action: 'deleted', repository: repositoryRef(p.repository) };
     }
     case 'pullrequest:created':
     case 'pullrequest:fulfilled':
     case 'pullrequest:rejected': {
-      const p = readPayload(pullRequestPayload, payload, event);
+      const p = readPayload(bodyOf(event, pullRequestPayload), payload, event);
       return { kind: 'pull_request', repository: repositoryRef(p.repository), pullRequest: pullRequestInput(p.pullrequest) };
     }
     case 'pullrequest:updated': {
       // Sent for an edit and for pushed commits alike: the head says which (onlyIfHeadMoved).
-      const p = readPayload(pullRequestPayload, payload, event);
+      const p = readPayload(bodyOf(event, pullRequestPayload), payload, event);
       const pr = pullRequestInput(p.pullrequest);
       if (!pr.commits.head) return { kind: 'pull_request', repository: repositoryRef(p.repository), pullRequest: pr };
       const review = { externalId: `commit:${pr.commits.head}`, kind: 'commit' as const, ...reviewBy(p.actor), createdAt: pr.updatedAt, onlyIfHeadMoved: true };
       return { kind: 'review', repository: repositoryRef(p.repository), pullRequest: pr, pullRequestCurrent: true, review };
     }
     case 'pullrequest:approved': {
-      const p = readPayload(approved, payload, event);
+      const p = readPayload(bodyOf(event, approved), payload, event);
       return { kind: 'review', repository: repositoryRef(p.repository), pullRequest: pullRequestInput(p.pullrequest), pullRequestCurrent: true, review: verdictActivity('approved', p.approval, 'approval') };
     }
     case 'pullrequest:changes_request_created': {
-      const p = readPayload(changesRequested, payload, event);
+      const p = readPayload(bodyOf(event, changesRequested), payload, event);
       return { kind: 'review', repository: repositoryRef(p.repository), pullRequest: pullRequestInput(p.pullrequest), pullRequestCurrent: true, review: verdictActivity('changes_requested', p.changes_request, 'changes_request') };
     }
     case 'pullrequest:comment_created': {
-      const p = readPayload(commented, payload, event);
+      const p = readPayload(bodyOf(event, commented), payload, event);
       const review = { externalId: `comment:${p.comment.id}`, kind: 'comment' as const, ...reviewBy(p.comment.user), createdAt: providerTime(p.comment.created_on, 'comment.created_on') };
       return { kind: 'review', repository: repositoryRef(p.repository), pullRequest: pullRequestInput(p.pullrequest), pullRequestCurrent: true, review };
     }

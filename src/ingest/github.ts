@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { Activity, PullRequestInput, RepositoryRef, ReviewActivityKind } from '../services/git/activity';
 import type { TaskEvent, TrackerAccount } from '../services/work/taskInput';
-import { githubIssueEvent } from '../trackers/github';
+import { githubIssueEvent, removesTask } from '../trackers/github';
 import { badRequest } from './errors';
-import { commitInputs, commitSha, isIncidentLabel, lineCount, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, fixedBy, text, time } from './payload';
+import { commitInputs, commitSha, eventBodies, isIncidentLabel, lineCount, nullableText, nullableTime, providerId, pullRequestNumber, pushedCommits, readPayload, rootCause, fixedBy, text, time } from './payload';
 import { optionalProviderTime, providerTime } from './times';
 
 /** GitHub events this service stores (docs/ingest.md); any other is acknowledged and ignored. */
@@ -19,6 +19,23 @@ export const GITHUB_EVENTS = [
   'issues',
 ] as const;
 
+/**
+ * The top-level fields of each stored event's body, over all its actions, as GitHub documents them: the payload
+ * schemas of octokit/webhooks (`payload-schemas/api.github.com/<event>/*.schema.json`, each `additionalProperties:
+ * false`), and `enterprise`, which GitHub's webhook docs add to every event. They tell one event's body from another's.
+ */
+const GITHUB_BODY_FIELDS = {
+  push: ['ref', 'before', 'after', 'created', 'deleted', 'forced', 'base_ref', 'compare', 'commits', 'head_commit', 'repository', 'pusher', 'sender', 'installation', 'organization', 'enterprise'],
+  pull_request: ['action', 'number', 'pull_request', 'assignee', 'repository', 'installation', 'organization', 'sender', 'reason', 'milestone', 'changes', 'label', 'requested_reviewer', 'requested_team', 'before', 'after', 'enterprise'],
+  pull_request_review: ['action', 'review', 'pull_request', 'repository', 'installation', 'organization', 'sender', 'changes', 'enterprise'],
+  pull_request_review_comment: ['action', 'comment', 'pull_request', 'repository', 'installation', 'organization', 'sender', 'changes', 'enterprise'],
+  issue_comment: ['action', 'issue', 'comment', 'repository', 'sender', 'installation', 'organization', 'changes', 'enterprise'],
+  issues: ['action', 'issue', 'assignee', 'repository', 'sender', 'installation', 'organization', 'milestone', 'label', 'changes', 'enterprise'],
+  repository: ['action', 'repository', 'sender', 'installation', 'organization', 'changes', 'enterprise'],
+  deployment_status: ['action', 'deployment_status', 'deployment', 'check_run', 'workflow_run', 'workflow', 'repository', 'sender', 'installation', 'organization', 'enterprise'],
+} as const;
+const bodyOf = eventBodies(GITHUB_BODY_FIELDS);
+
 const repository = z.looseObject({
   id: providerId,
   name: text,
@@ -27,7 +44,8 @@ const repository = z.looseObject({
   private: z.boolean(),
   created_at: nullableTime,
 });
-const withRepository = z.looseObject({ repository });
+/** GitHub documents a sender for every action of the repository event; a deletion without one is no deletion of GitHub's. */
+const repositoryEvent = z.looseObject({ repository, action: text, sender: z.looseObject({ login: text }) });
 
 function repositoryRef(r: z.infer<typeof repository>): RepositoryRef {
   return {
@@ -150,8 +168,8 @@ const PARTIAL_ISSUE_ACTIONS = ['pinned', 'unpinned'];
 const account = (user: z.infer<typeof login>): TrackerAccount | null => (user ? { externalId: idOf(user), email: null, username: user.login } : null);
 
 /** An issue that is no incident is a task of its repository (src/trackers/github.ts says what each action does). */
-function issueTaskEvent(payload: unknown): TaskEvent {
-  const p = readPayload(issueTask, payload, 'issues');
+function issueTaskEvent(action: string, payload: unknown): TaskEvent {
+  const p = readPayload(bodyOf('issues', issueTask, removesTask(action) ? 'deletes' : 'keeps'), payload, 'issues');
   const { issue } = p;
   return githubIssueEvent({
     action: p.action,
@@ -178,7 +196,7 @@ export function githubActivity(event: string, payload: unknown): Activity | unde
     case 'ping':
       return undefined;
     case 'push': {
-      const p = readPayload(push, payload, 'push');
+      const p = readPayload(bodyOf('push', push), payload, 'push');
       return {
         kind: 'push',
         repository: repositoryRef(p.repository),
@@ -186,11 +204,12 @@ export function githubActivity(event: string, payload: unknown): Activity | unde
       };
     }
     case 'repository': {
-      const p = readPayload(withRepository.extend({ action: text }), payload, 'repository');
-      return { kind: 'repository', action: p.action === 'deleted' ? 'deleted' : p.action === 'created' ? 'created' : 'updated', repository: repositoryRef(p.repository) };
+      const deletes = readPayload(z.looseObject({ action: text }), payload, 'repository').action === 'deleted';
+      const p = readPayload(bodyOf('repository', repositoryEvent, deletes ? 'deletes' : 'keeps'), payload, 'repository');
+      return { kind: 'repository', action: deletes ? 'deleted' : p.action === 'created' ? 'created' : 'updated', repository: repositoryRef(p.repository) };
     }
     case 'pull_request': {
-      const p = readPayload(pullRequest, payload, 'pull_request');
+      const p = readPayload(bodyOf('pull_request', pullRequest), payload, 'pull_request');
       const input = pullRequestInput(p.pull_request);
       // New commits pushed to the pull request's branch: `after` is the head they end at.
       if (p.action === 'synchronize' && p.after) {
@@ -200,7 +219,7 @@ export function githubActivity(event: string, payload: unknown): Activity | unde
       return { kind: 'pull_request', repository: repositoryRef(p.repository), pullRequest: input };
     }
     case 'pull_request_review': {
-      const p = readPayload(review, payload, 'pull_request_review');
+      const p = readPayload(bodyOf('pull_request_review', review), payload, 'pull_request_review');
       const kind = REVIEW_KINDS[p.review.state.toLowerCase()];
       if (p.action !== 'submitted' || !kind) return { ignored: `a review ${p.action === 'submitted' ? `in state '${p.review.state}'` : p.action} is no review activity` };
       const input = pullRequestInput(p.pull_request);
@@ -209,14 +228,14 @@ export function githubActivity(event: string, payload: unknown): Activity | unde
       return { kind: 'review', repository: repositoryRef(p.repository), pullRequest: input, pullRequestCurrent: true, review: activity };
     }
     case 'pull_request_review_comment': {
-      const p = readPayload(reviewComment, payload, 'pull_request_review_comment');
+      const p = readPayload(bodyOf('pull_request_review_comment', reviewComment), payload, 'pull_request_review_comment');
       if (p.action !== 'created') return { ignored: `an ${p.action} review comment adds no activity` };
       // Review comments and issue comments are numbered apart.
       const activity = { externalId: `review_comment:${p.comment.id}`, kind: 'comment' as const, actorUsername: p.comment.user?.login ?? null, actorProviderId: idOf(p.comment.user), createdAt: providerTime(p.comment.created_at, 'comment.created_at') };
       return { kind: 'review', repository: repositoryRef(p.repository), pullRequest: pullRequestInput(p.pull_request), pullRequestCurrent: true, review: activity };
     }
     case 'issue_comment': {
-      const p = readPayload(issueComment, payload, 'issue_comment');
+      const p = readPayload(bodyOf('issue_comment', issueComment), payload, 'issue_comment');
       if (!p.issue.pull_request) return { ignored: 'a comment on an issue, not on a pull request' };
       if (p.action !== 'created') return { ignored: `an ${p.action} comment adds no activity` };
       const issue = p.issue;
@@ -239,7 +258,7 @@ export function githubActivity(event: string, payload: unknown): Activity | unde
       return { kind: 'review', repository: repositoryRef(p.repository), pullRequest: pr, pullRequestCurrent: false, review: activity };
     }
     case 'deployment_status': {
-      const p = readPayload(deploymentStatus, payload, 'deployment_status');
+      const p = readPayload(bodyOf('deployment_status', deploymentStatus), payload, 'deployment_status');
       const state = p.deployment_status.state;
       const status = state === 'success' ? 'success' : state === 'failure' || state === 'error' ? 'failure' : undefined;
       if (!status) return { ignored: `deployment status '${state}' is not a finished deployment` };
@@ -259,13 +278,13 @@ export function githubActivity(event: string, payload: unknown): Activity | unde
     }
     case 'issues': {
       // Most issue events are of no incident, and some (pinned, unpinned) carry a partial issue: look at labels first.
-      const labelled = readPayload(issueLabels, payload, 'issues');
+      const labelled = readPayload(bodyOf('issues', issueLabels), payload, 'issues');
       if (!(labelled.issue.labels ?? []).some((l) => isIncidentLabel(l.name))) {
         if (PARTIAL_ISSUE_ACTIONS.includes(labelled.action)) return { ignored: `an issue ${labelled.action} changes no task` };
-        return { tasks: [issueTaskEvent(payload)] };
+        return { tasks: [issueTaskEvent(labelled.action, payload)] };
       }
       if (labelled.action === 'deleted') return { ignored: 'a deleted issue leaves its incident as it was' };
-      const { repository: repo, issue } = readPayload(issues, payload, 'issues');
+      const { repository: repo, issue } = readPayload(bodyOf('issues', issues), payload, 'issues');
       return {
         kind: 'incident',
         repository: repositoryRef(repo),

@@ -12,6 +12,31 @@ export function readPayload<S extends z.ZodType>(schema: S, payload: unknown, wh
   throw badRequest(`Not ${/^[aeiou]/i.test(what) ? 'an' : 'a'} ${what} payload: ${path}: ${issue.message}`);
 }
 
+/**
+ * Tells one event's body from another's by its top-level fields (docs/ingest.md#one-body-one-event). The signature
+ * covers the body, not the header that names the event, so a signed body of one event resent under another's name
+ * must not be read as that event. `fields` holds each event's top-level fields as its provider documents them. A body
+ * that deletes (a repository, a task) is taken only when it carries nothing but its own event's fields; any other,
+ * when it carries none of the fields that only other events' bodies carry, so a field the provider adds later to an
+ * event that changes nothing irreversible does not stop its deliveries.
+ */
+export function eventBodies<E extends string>(fields: Record<E, readonly string[]>) {
+  const everyEvents = new Set(Object.values<readonly string[]>(fields).flat());
+  return <S extends z.ZodObject>(event: E, schema: S, change: 'deletes' | 'keeps' = 'keeps') => {
+    const own = new Set(fields[event]);
+    const foreign = (key: string) => !own.has(key) && (change === 'deletes' || everyEvents.has(key));
+    return schema.superRefine((body, ctx) => {
+      const key = Object.keys(body).find(foreign);
+      if (key === undefined) return;
+      const message =
+        change === 'deletes'
+          ? `${event} bodies carry no such field, and a deletion is read only from its own event's body: this is another event's body under the ${event} name`
+          : `a field of another event's body, never of ${event} bodies: this is another event's body under the ${event} name`;
+      ctx.addIssue({ code: 'custom', path: [key], message });
+    });
+  };
+}
+
 export const text = z.string();
 export const nullableText = z.string().nullish().transform((v) => v ?? null);
 /** Provider ids are numbers (GitHub, GitLab) or strings; kept as strings. */

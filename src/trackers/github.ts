@@ -12,6 +12,9 @@ export interface GithubIssueChange {
   assignee: TrackerAccount | null;
 }
 
+/** A deleted issue, or one transferred to another repository, leaves no task. */
+export const removesTask = (action: string) => action === 'deleted' || action === 'transferred';
+
 /**
  * What one `issues` action means for its task. The issue shows its state after the action; the action says what it
  * was before: `closed` and `reopened` change the state, `assigned` of the only assignee and `unassigned` of the last
@@ -20,7 +23,7 @@ export interface GithubIssueChange {
  */
 export function githubIssueEvent(change: GithubIssueChange): TaskEvent {
   const { action, issue } = change;
-  if (action === 'deleted' || action === 'transferred') return { kind: 'remove', board: issue.board, externalId: issue.externalId, at: issue.updatedAt };
+  if (removesTask(action)) return { kind: 'remove', board: issue.board, externalId: issue.externalId, at: issue.updatedAt };
   const assigned = issue.assignees.length > 0;
   const before =
     action === 'closed' ? gitIssueStatus(true, assigned, false)

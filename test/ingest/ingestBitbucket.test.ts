@@ -168,6 +168,48 @@ test('repo:deleted (a workspace webhook) removes the repository with what it hol
   expect((await v1(`/v1/users/${DEMO.users.linus}/git/apps`)).body.data).toContainEqual(expect.objectContaining({ id: app.id }));
 });
 
+describe('one body, one event: a signed body resent under another X-Event-Key (unsigned) is refused and changes nothing', () => {
+  const DELETION_REFUSED = "Not a repo:deleted payload: push: repo:deleted bodies carry no such field, and a deletion is read only from its own event's body: this is another event's body under the repo:deleted name";
+
+  test("Bitbucket's own signed push (the Jenkins plugin's test vector) resent as repo:deleted with a fresh X-Request-UUID: 400, the repository and its commits stay", async () => {
+    const app = await bitbucketApp();
+    const body = fs.readFileSync(path.join(__dirname, '../support/peers/bitbucket/repoPushSigned.json'), 'utf8');
+    await GitApp.update({ webhook_secret: new SecretBox(() => secretsKeyFor(t.config)).seal('Gkvl$k$wyNpQAF42') }, { where: { id: app.id } });
+    const pushed = await deliverToBitbucket(t, app.id, 'Gkvl$k$wyNpQAF42', { event: 'repo:push', body });
+    expect(pushed.body.data).toMatchObject({ repository_created: true, commits_added: 5 });
+    const before = await ingestCounts();
+
+    const relabelled = await deliverToBitbucket(t, app.id, 'Gkvl$k$wyNpQAF42', { event: 'repo:deleted', body, id: randomUUID() });
+    expect(relabelled.status).toBe(400);
+    expect(relabelled.body).toEqual({ status: 'error', error: { code: 'VALIDATION_ERROR', message: DELETION_REFUSED } });
+    expect(await ingestCounts()).toEqual(before);
+    expect((await v1(`/v1/git/apps/${app.id}/repositories`)).body.data).toEqual([expect.objectContaining({ id: pushed.body.data.repository_id })]);
+    expect((await v1(`/v1/git/apps/${app.id}/repositories/${pushed.body.data.repository_id}/commits`)).body.meta.total).toBe(5);
+  });
+
+  test('every captured body of another event is refused as repo:deleted; a push as repo:updated, an approval as pullrequest:created, a comment as pullrequest:fulfilled', async () => {
+    const app = await bitbucketApp();
+    const created = await app.deliver({ event: 'repo:push', payload: linusPush() });
+    const before = await ingestCounts();
+    const cases: [event: string, payloadOf: string, field: string][] = [
+      // The first field a deletion's body (the actor and the repository) does not have.
+      ...Object.entries(BITBUCKET_PAYLOADS).map(([e, body]): [string, string, string] => ['repo:deleted', e, Object.keys(body).find((k) => k !== 'actor' && k !== 'repository')!]),
+      ['repo:updated', 'repo:push', 'push'],
+      ['pullrequest:created', 'pullrequest:approved', 'approval'],
+      ['pullrequest:fulfilled', 'pullrequest:comment_created', 'comment'],
+    ];
+    for (const [event, payloadOf, field] of cases) {
+      const p = payload(payloadOf);
+      // Each body names the git app's repository, as a relabelled delivery of its own would.
+      p.repository = linusPush().repository;
+      const res = await app.deliver({ event, payload: p });
+      expect({ event, payloadOf, status: res.status, message: res.body.error?.message }).toEqual({ event, payloadOf, status: 400, message: expect.stringMatching(new RegExp(`^Not an? ${event} payload: ${field}: `)) });
+    }
+    expect(await ingestCounts()).toEqual(before);
+    expect((await v1(`/v1/git/apps/${app.id}/repositories`)).body.data).toEqual([expect.objectContaining({ id: created.body.data.repository_id })]);
+  });
+});
+
 describe('refusals: a clear 4xx, nothing written', () => {
   /** Linus's push, and what each refusal changes of it. */
   const withDate = (date: string) => {

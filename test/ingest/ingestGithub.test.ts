@@ -254,6 +254,54 @@ describe('GitHub example payloads', () => {
   });
 });
 
+describe('one body, one event: a signed body resent under another X-GitHub-Event (unsigned) is refused and changes nothing', () => {
+  const example = (event: string, action?: string) => copy(githubExamples(event).find((p) => p.action === action && (event !== 'push' || p.commits.length === 1))!);
+  const DELETION_REFUSED = "bodies carry no such field, and a deletion is read only from its own event's body: this is another event's body under the";
+
+  test("a deleted comment's body sent as a repository deletion, an issue deletion or a push; a star's and a push's as a repository event: 400 naming the field", async () => {
+    const app = await githubApp();
+    // The repository of GitHub's examples, with a commit, and its issue #1 as a task.
+    const pushed = await app.deliver({ event: 'push', payload: example('push') });
+    expect(pushed.body.data).toMatchObject({ repository_created: true, commits_added: 1 });
+    expect((await app.deliver({ event: 'issues', payload: example('issues', 'opened') })).body.data.tasks).toBeDefined();
+    const before = await ingestCounts();
+
+    const comment = example('issue_comment', 'deleted');
+    const cases: [event: string, payload: unknown, message: string | RegExp][] = [
+      ['repository', comment, `Not a repository payload: issue: repository ${DELETION_REFUSED} repository name`],
+      ['repository', example('star', 'deleted'), `Not a repository payload: starred_at: repository ${DELETION_REFUSED} repository name`],
+      ['issues', comment, "Not an issues payload: comment: a field of another event's body, never of issues bodies: this is another event's body under the issues name"],
+      ['push', comment, "Not a push payload: action: a field of another event's body, never of push bodies: this is another event's body under the push name"],
+      ['repository', example('push'), /^Not a repository payload: action: /],
+    ];
+    for (const [event, payload, message] of cases) {
+      const res = await app.deliver({ event, payload });
+      expect({ event, status: res.status, body: res.body }).toEqual({ event, status: 400, body: { status: 'error', error: { code: 'VALIDATION_ERROR', message: typeof message === 'string' ? message : expect.stringMatching(message) } } });
+    }
+    expect(await ingestCounts()).toEqual(before);
+    const repos = (await v1(`/v1/git/apps/${app.id}/repositories`)).body;
+    expect(repos).toMatchObject({ data: [{ id: pushed.body.data.repository_id }], meta: { total: 1 } });
+    expect((await v1(`/v1/git/apps/${app.id}/repositories/${pushed.body.data.repository_id}/commits`)).body.meta.total).toBe(1);
+  });
+
+  test('no example of any other GitHub event with action "deleted" is taken as a repository deletion, nor as an issue deletion', async () => {
+    const app = await githubApp();
+    await app.deliver({ event: 'push', payload: example('push') });
+    const before = await ingestCounts();
+    const others = (require('@octokit/webhooks-examples') as { name: string; examples: Record<string, any>[] }[]).filter((e) => e.name !== 'repository' && e.name !== 'issues');
+    const deletions = others.flatMap((e) => e.examples.filter((p) => p.action === 'deleted').map((payload) => ({ name: e.name, payload })));
+    // branch_protection_rule, discussion_comment, installation, issue_comment, label, meta, milestone, project_card, pull_request_review_comment, release, star, team.
+    expect(new Set(deletions.map((d) => d.name)).size).toBe(12);
+    for (const { name, payload } of deletions) {
+      for (const event of ['repository', 'issues']) {
+        const res = await app.deliver({ event, payload });
+        expect({ name, event, status: res.status, message: res.body.error?.message }).toEqual({ name, event, status: 400, message: expect.stringMatching(new RegExp(`^Not an? ${event} payload: `)) });
+      }
+    }
+    expect(await ingestCounts()).toEqual(before);
+  });
+});
+
 describe('refusals: a clear 4xx, nothing written', () => {
   const pushPayload = () => githubExamples('push').find((p) => p.commits.length === 1)!;
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { copy, deliverToGitlab, eventsAfter, GitlabDelivery, ingestCounts, lastEventSeq } from '../support/peers/ingest';
-import { deploymentHook, GITLAB_EVENT_HEADERS, issueHook, mergeRequestHook, pushHook } from '../support/peers/gitlabPayloads';
+import { deploymentHook, GITLAB_EVENT_HEADERS, issueHook, mergeRequestHook, noteHook, pushHook } from '../support/peers/gitlabPayloads';
 
 /**
  * `POST /ingest/gitlab/{git_app_id}` (docs/ingest.md) with GitLab's documented payloads and delivery headers
@@ -182,6 +182,22 @@ describe('refusals: a clear 4xx, nothing written', () => {
     expect(res.status).toBe(status);
     expect(res.body).toEqual({ status: 'error', error: { code: expect.any(String), message: typeof message === 'string' ? message : expect.stringMatching(message) } });
     expect(await ingestCounts()).toEqual(before);
+  });
+
+  test('one body, one event: each documented body under every other hook header is refused by its object_kind; the project stays as it was', async () => {
+    const app = await gitlabApp();
+    const pushed = await app.deliver({ event: GITLAB_EVENT_HEADERS.push, payload: pushHook });
+    expect(pushed.body.data).toMatchObject({ repository_created: true, commits_added: 2 });
+    const before = await ingestCounts();
+    const bodies = { [GITLAB_EVENT_HEADERS.push]: pushHook, [GITLAB_EVENT_HEADERS.mergeRequest]: mergeRequestHook, [GITLAB_EVENT_HEADERS.deployment]: deploymentHook, [GITLAB_EVENT_HEADERS.issue]: issueHook, [GITLAB_EVENT_HEADERS.note]: noteHook };
+    for (const [header, kind] of [[GITLAB_EVENT_HEADERS.push, 'push'], [GITLAB_EVENT_HEADERS.mergeRequest, 'merge_request'], [GITLAB_EVENT_HEADERS.deployment, 'deployment'], [GITLAB_EVENT_HEADERS.issue, 'issue'], [GITLAB_EVENT_HEADERS.note, 'note']]) {
+      for (const [of, payload] of Object.entries(bodies).filter(([of]) => of !== header)) {
+        const res = await app.deliver({ event: header, payload });
+        expect({ header, of, status: res.status, message: res.body.error?.message }).toEqual({ header, of, status: 400, message: `A ${header} carries object_kind '${kind}'; this body has "${payload.object_kind}"` });
+      }
+    }
+    expect(await ingestCounts()).toEqual(before);
+    expect((await v1(`/v1/git/apps/${app.id}/repositories/${pushed.body.data.repository_id}/commits`)).body.meta.total).toBe(2);
   });
 
   test('a GitHub app on the GitLab URL is 400', async () => {
