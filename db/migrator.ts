@@ -39,6 +39,7 @@ import * as aiVendorDays from './migrations/0035-ai-vendor-days';
 import * as aiUsageSources from './migrations/0036-ai-usage-sources';
 import * as dashboardCatalog from './migrations/0037-dashboard-catalog';
 import * as commitAuthorIndexesInOrder from './migrations/0038-commit-author-indexes-in-order';
+import * as repositoryDeletionGrace from './migrations/0039-repository-deletion-grace';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -80,6 +81,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0036-ai-usage-sources', ...aiUsageSources },
   { name: '0037-dashboard-catalog', ...dashboardCatalog },
   { name: '0038-commit-author-indexes-in-order', ...commitAuthorIndexesInOrder },
+  { name: '0039-repository-deletion-grace', ...repositoryDeletionGrace },
 ];
 
 /**

@@ -128,6 +128,8 @@ const ConfigSchema = z.object({
   WEBHOOK_ATTEMPT_RETENTION_DAYS: positiveInt('WEBHOOK_ATTEMPT_RETENTION_DAYS', 30),
   INGEST_DELIVERY_RETENTION_DAYS: positiveInt('INGEST_DELIVERY_RETENTION_DAYS', 30),
   AUDIT_LOG_RETENTION_DAYS: positiveInt('AUDIT_LOG_RETENTION_DAYS', 365),
+  /** Days a repository its provider reported deleted stays hidden, and restorable, before it is erased (docs/ingest.md). */
+  REPOSITORY_DELETE_GRACE_DAYS: positiveInt('REPOSITORY_DELETE_GRACE_DAYS', 30),
   // Never echoed in a message: it is a secret.
   SECRETS_KEY: z
     .string()

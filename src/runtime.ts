@@ -370,11 +370,14 @@ export function createDeliveryWorker(config: Config, logger: Logger, changes: Ch
 
 /**
  * The retention pruner of a process (an API instance or `npm run worker`): every growing table, once an hour, the
- * first a minute after start. Several processes may prune at once: they take disjoint rows.
+ * first a minute after start, then the repositories whose grace after a deletion has passed. Several processes may
+ * prune at once: they take disjoint rows, and a repository is erased once.
  */
 export function createPruner(config: Config, logger: Logger, sequelize: Sequelize): Pruner {
+  const gitActivity = new GitActivityWriter(ChangeRunner.for(sequelize));
   return new Pruner(sequelize, retentionPolicies(config), {
     onError: (err) => logger.warn({ err }, 'could not delete rows past their retention; the next hour tries again'),
+    erasures: { repositories: (now) => gitActivity.eraseDeletedRepositories(now, config.REPOSITORY_DELETE_GRACE_DAYS) },
   });
 }
 

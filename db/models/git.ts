@@ -13,6 +13,11 @@ export class Repository extends Model<InferAttributes<Repository>, InferCreation
   declare created_at: Date;
   /** The repository's id at its provider (GitHub, GitLab); null for one only imported from a clone. */
   declare provider_id: CreationOptional<string | null>;
+  /**
+   * When its provider reported it deleted: until erased after REPOSITORY_DELETE_GRACE_DAYS it is hidden from every
+   * list, with what it holds, and comes back as it was if the provider delivers for it again. Null: in sight.
+   */
+  declare deleted_at: CreationOptional<Date | null>;
 }
 
 export class Commit extends Model<InferAttributes<Commit>, InferCreationAttributes<Commit>> {
@@ -164,6 +169,7 @@ export function initGit(sequelize: Sequelize): void {
       is_private: { type: DataTypes.BOOLEAN, allowNull: false },
       created_at: { ...TIMESTAMP },
       provider_id: { type: DataTypes.STRING(100), allowNull: true },
+      deleted_at: { ...OPTIONAL_TIMESTAMP },
     },
     { sequelize, tableName: 'repositories', modelName: 'repository' },
   );

@@ -96,7 +96,8 @@ export const guard = {
   /** A repository addressed under its git app: one of another git app is not found here. */
   async repository(p: Principal, gitAppId: string, repositoryId: string): Promise<Repository> {
     await guard.gitApp(p, gitAppId);
-    const repository = await Repository.findOne({ where: { id: repositoryId, git_app_id: gitAppId } });
+    // One its provider reported deleted is hidden until erased or restored (docs/ingest.md#a-deleted-repository).
+    const repository = await Repository.findOne({ where: { id: repositoryId, git_app_id: gitAppId, deleted_at: null } });
     if (!repository) throw resourceNotFound('repository');
     return repository;
   },
@@ -105,8 +106,9 @@ export const guard = {
   async pullRequest(p: Principal, gitAppId: string, repositoryId: string, pullRequestId: string): Promise<PullRequest> {
     await guard.gitApp(p, gitAppId);
     const where = repositoryId === 'all' ? { id: pullRequestId, git_app_id: gitAppId } : { id: pullRequestId, git_app_id: gitAppId, repository_id: repositoryId };
-    const pullRequest = await PullRequest.findOne({ where, attributes: ['id'] });
-    if (!pullRequest) throw resourceNotFound('pullRequest');
+    const pullRequest = await PullRequest.findOne({ where, attributes: ['id', 'repository_id'] });
+    // A hidden repository's pull requests are hidden with it.
+    if (!pullRequest || !(await Repository.count({ where: { id: pullRequest.repository_id, deleted_at: null } }))) throw resourceNotFound('pullRequest');
     return pullRequest;
   },
 

@@ -14,7 +14,7 @@ import { SERVICES } from '../support/harness';
  */
 
 /** The migrations after 0012, applied again by each test below that goes down past them: one list to extend. */
-const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories', '0019-shipped-changes', '0020-commit-days', '0021-lead-times', '0022-pull-request-samples', '0023-peer-reviews', '0024-activity-rollups', '0025-completed-tasks-index', '0026-task-organizations', '0027-pull-request-states', '0028-pull-request-months', '0029-settings-sign-in', '0030-retention-indexes', '0031-review-identities', '0032-tracker-apps', '0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days', '0036-ai-usage-sources', '0037-dashboard-catalog', '0038-commit-author-indexes-in-order'];
+const LATER = ['0013-cost-rates', '0014-pull-request-commits', '0015-author-ai-activity', '0016-pull-request-review-times', '0017-pull-request-ai-commits', '0018-author-repositories', '0019-shipped-changes', '0020-commit-days', '0021-lead-times', '0022-pull-request-samples', '0023-peer-reviews', '0024-activity-rollups', '0025-completed-tasks-index', '0026-task-organizations', '0027-pull-request-states', '0028-pull-request-months', '0029-settings-sign-in', '0030-retention-indexes', '0031-review-identities', '0032-tracker-apps', '0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days', '0036-ai-usage-sources', '0037-dashboard-catalog', '0038-commit-author-indexes-in-order', '0039-repository-deletion-grace'];
 
 let sequelize: Sequelize;
 let cleanup: () => Promise<void>;
@@ -631,7 +631,7 @@ test('0031 judges the activity already stored again, by member where no provider
        ${activity('pra_i3', 'pr_i1', 'approved', 'usr_b', 'usr_a', 1, 4)}, ${activity('pra_i4', 'pr_i1', 'commit', 'usr_a', 'usr_a', 0, 3)},
        ${activity('pra_i5', 'pr_i2', 'comment', null, null, 1, 1)}, ${activity('pra_i6', 'pr_i2', 'approved', 'usr_b', null, 1, 3)}`,
   );
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0031-review-identities', '0032-tracker-apps', '0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days', '0036-ai-usage-sources', '0037-dashboard-catalog', '0038-commit-author-indexes-in-order']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0031-review-identities', '0032-tracker-apps', '0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days', '0036-ai-usage-sources', '0037-dashboard-catalog', '0038-commit-author-indexes-in-order', '0039-repository-deletion-grace']);
   const columns = async (table: string) => Object.keys(await sequelize.getQueryInterface().describeTable(table));
   expect(await columns('pull_requests')).toContain('author_provider_id');
   expect(await columns('pull_request_activities')).toContain('actor_provider_id');
@@ -693,7 +693,7 @@ test('0032 lets a task have no team yet and keeps the tasks, indexes and deliver
        ('task_m1', 'team_m', 'org_m', 'kept', 'story', 'done', NULL, NULL, 3, '${at}', '${at}')`,
   );
   await sequelize.query(`INSERT INTO ingest_deliveries (git_app_id, delivery_id, event, received_at) VALUES ('gapp_m', 'd1', 'push', '${at}'), ('gapp_m', 'd2', 'push', '${at}')`);
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0032-tracker-apps', '0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days', '0036-ai-usage-sources', '0037-dashboard-catalog', '0038-commit-author-indexes-in-order']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0032-tracker-apps', '0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days', '0036-ai-usage-sources', '0037-dashboard-catalog', '0038-commit-author-indexes-in-order', '0039-repository-deletion-grace']);
   const [task] = await sequelize.query<{ team_id: string; status_changes: number }>("SELECT team_id, status_changes FROM tasks WHERE id = 'task_m1'", { type: QueryTypes.SELECT });
   expect([task.team_id, Number(task.status_changes)]).toEqual(['team_m', 0]);
   await sequelize.query(`INSERT INTO tasks (id, team_id, organization_id, title, type, status, created_at) VALUES ('task_m2', NULL, 'org_m', 'unplaced', 'task', 'backlog', '${at}')`);
@@ -726,7 +726,7 @@ test('0033 lets incidents and deployments come from apps without a repository ye
     `INSERT INTO incidents (id, repository_id, git_app_id, organization_id, external_id, title, created_at, resolved_at) VALUES
        ('inc_w1', 'repo_w', 'gapp_w', 'org_w', 'i1', 'Checkout down', '2026-09-01 10:00:00.000', '2026-09-01 12:00:00.000')`,
   );
-  expect((await migrator.up()).map((m) => m.name)).toEqual(['0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days', '0036-ai-usage-sources', '0037-dashboard-catalog', '0038-commit-author-indexes-in-order']);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0033-incident-apps', '0034-ai-vendor-sources', '0035-ai-vendor-days', '0036-ai-usage-sources', '0037-dashboard-catalog', '0038-commit-author-indexes-in-order', '0039-repository-deletion-grace']);
   // Only the deployment that finished while the incident was open is rework.
   const flags = await sequelize.query<{ id: string; rework: number }>("SELECT id, rework FROM deployments WHERE organization_id = 'org_w' ORDER BY id", { type: QueryTypes.SELECT });
   expect(flags.map((d) => [d.id, Number(d.rework)])).toEqual([['dep_w1', 0], ['dep_w2', 1], ['dep_w3', 0]]);
@@ -802,4 +802,21 @@ test('0038 puts id after created_at in the commits’ author indexes, and goes d
   expect(await indexes()).toEqual(['commits_organization_id_created_at_author_id', 'commits_repository_id_created_at_author_id']);
   await migrator.up();
   expect(await indexes()).toEqual(['commits_organization_id_created_at_id_author_id', 'commits_repository_id_created_at_id_author_id']);
+});
+
+test('0039 adds when a repository was reported deleted (null for those in sight) and its index, and goes down and up again', async () => {
+  const migrator = createMigrator(sequelize);
+  const qi = sequelize.getQueryInterface();
+  const indexes = async () => ((await qi.showIndex('repositories')) as { name: string }[]).map((i) => i.name);
+  await migrator.down({ to: '0039-repository-deletion-grace' });
+  expect(Object.keys(await qi.describeTable('repositories'))).not.toContain('deleted_at');
+  expect(await indexes()).not.toContain('repositories_deleted_at');
+  const at = '2024-02-03 04:05:06.789';
+  await sequelize.query(
+    `INSERT INTO repositories (id, git_app_id, organization_id, name, full_name, default_branch, is_private, created_at) VALUES ('repo_m39', 'gapp_m39', 'org_m39', 'r', 'o/r', 'main', 0, '${at}')`,
+  );
+  expect((await migrator.up()).map((m) => m.name)).toEqual(['0039-repository-deletion-grace']);
+  expect(await indexes()).toContain('repositories_deleted_at');
+  expect(await sequelize.query("SELECT id, deleted_at FROM repositories WHERE id = 'repo_m39'", { type: QueryTypes.SELECT })).toEqual([{ id: 'repo_m39', deleted_at: null }]);
+  await sequelize.query("DELETE FROM repositories WHERE id = 'repo_m39'");
 });

@@ -4,6 +4,7 @@ import { Random } from '../../db/demo/random';
 import type { Activity, RepositoryRef } from '../../src/services/git/activity';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { createLab, sha } from '../support/data/metricsHistory';
+import { eraseDeletedRepositories } from '../support/peers/ingest';
 import { durationBands, sizeBands } from '../../db/rollups/bands';
 
 /**
@@ -226,9 +227,10 @@ test.each([1, 2, 3, 4, 5, 6])('the flags kept by the writers equal the read-time
     expect([i, activity.kind, await shippedChanges(repositoryId)]).toEqual([i, activity.kind, await shippedChangesOracle(repositoryId)]);
     expect([i, activity.kind, await leadTimeDays(repositoryId, gitApp.organization_id)]).toEqual([i, activity.kind, await leadTimeDaysOracle(repositoryId)]);
   }
-  // Gone with its repository, from the organization's days too.
+  // Gone with its repository once erased after its grace, from the organization's days too.
   const deleted = await t.runtime.writers.gitActivity.receive({ gitApp, id: `oracle-${seed}-deleted`, event: 'repository' }, { kind: 'repository', action: 'deleted', repository });
   expect(deleted).toMatchObject({ result: 'applied', repository_deleted: true });
+  expect(await eraseDeletedRepositories(t)).toBeGreaterThanOrEqual(1);
   const left = await commitDays(deleted.repository_id!, gitApp.organization_id);
   expect(left.filter(([scope, , commits, ai]) => scope !== 'organization' || commits !== 0 || ai !== 0)).toEqual([]);
   expect(await authorDays(gitApp.organization_id)).toEqual([]);
@@ -275,6 +277,7 @@ test("an author's days across two repositories: a day between two others, and a 
     ['2026-03-14', '2026-03-11'],
   ]);
   await t.runtime.writers.gitActivity.receive({ gitApp, id: 'web-deleted', event: 'repository' }, { kind: 'repository', action: 'deleted', repository: repository('web') });
+  await eraseDeletedRepositories(t);
   expect(await authorDays(lab.organizationId)).toEqual(await authorDaysOracle(lab.organizationId));
   expect((await authorDays(lab.organizationId)).map(([user, d]) => [user, d])).toEqual(['2026-03-02', '2026-03-04', '2026-03-06', '2026-03-08', '2026-03-11'].map((d) => [DEMO.users.ada, d]));
 });

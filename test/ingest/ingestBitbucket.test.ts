@@ -157,7 +157,7 @@ test('repo:updated renames the repository Bitbucket names by its uuid', async ()
   expect((await v1(`/v1/git/apps/${app.id}/repositories`)).body.data).toEqual([expect.objectContaining({ id: created.body.data.repository_id, name: 'new-name', full_name: 'webhooktest/new-name' })]);
 });
 
-test('repo:deleted (a workspace webhook) removes the repository with what it holds', async () => {
+test('repo:deleted (a workspace webhook) hides the repository with what it holds, until its grace has passed (deletedRepositories.test.ts)', async () => {
   const app = await bitbucketApp();
   const created = await app.deliver({ event: 'repo:push', payload: linusPush() });
   // No capture of this event was found: Atlassian documents its body as the repository and the actor.

@@ -209,7 +209,7 @@ describe('GitHub example payloads', () => {
     expect((await eventsAfter(seq)).map((e) => e.type)).toEqual(['repository.created', 'incident.opened', 'incident.resolved']);
   });
 
-  test('repository events: a rename keeps one repository; a deletion removes it with its commits', async () => {
+  test('repository events: a rename keeps one repository; a deletion hides it, with its commits, until its grace has passed (deletedRepositories.test.ts)', async () => {
     const app = await githubApp();
     const [created] = githubExamples('repository').filter((p) => p.action === 'created');
     const renamed = githubExamples('repository').find((p) => p.action === 'renamed')!;

@@ -5,6 +5,7 @@ import type { Activity, PullRequestInput, RepositoryRef } from '../../src/servic
 import { durationBands, sizeBands } from '../../db/rollups/bands';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { createLab, sha } from '../support/data/metricsHistory';
+import { eraseDeletedRepositories } from '../support/peers/ingest';
 
 /**
  * What the pull request and review writers keep for the figures (pullRequestSamples.ts, pullRequestReviewers.ts),
@@ -233,8 +234,9 @@ test.each([1, 2, 3, 4, 5, 6])('what the writers keep for merged pull requests eq
     }
   }
 
-  // A deleted repository leaves nothing behind, in its organization's counts either.
+  // A deleted repository, erased after its grace, leaves nothing behind, in its organization's counts either.
   await t.runtime.writers.gitActivity.receive({ gitApp, id: `reviews-${seed}-deleted`, event: 'repository' }, { kind: 'repository', action: 'deleted', repository });
+  await eraseDeletedRepositories(t);
   expect(await query('SELECT pull_request_id FROM pull_request_samples WHERE repository_id = :repositoryId', { repositoryId })).toEqual([]);
   expect(await days(repositoryId, gitApp.organization_id)).toEqual([]);
   expect(await months(repositoryId, gitApp.organization_id)).toEqual([]);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PullRequest, PullRequestActivity, UserGitApp } from '../../db/models';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { copy, deliverToGithub, deliverToGitlab, githubExamples, ingestCounts } from '../support/peers/ingest';
+import { copy, deliverToGithub, deliverToGitlab, eraseDeletedRepositories, githubExamples, ingestCounts } from '../support/peers/ingest';
 import { GITLAB_EVENT_HEADERS, mergeRequestHook, noteHook } from '../support/peers/gitlabPayloads';
 import { expectList } from '../support/assertions';
 
@@ -242,6 +242,9 @@ test('a deleted repository takes its pull requests’ activity with it', async (
   deleted.action = 'deleted';
   deleted.repository = review.repository;
   expect((await github.deliver('repository', deleted)).body.data).toMatchObject({ result: 'applied', repository_deleted: true });
+  // Hidden until its grace has passed, then erased with its activity.
+  expect(await PullRequestActivity.count({ where: { git_app_id: github.id } })).toBe(1);
+  await eraseDeletedRepositories(t);
   expect(await PullRequestActivity.count({ where: { git_app_id: github.id } })).toBe(0);
 });
 

@@ -78,6 +78,7 @@ export async function teamsToMap(organizationId: string): Promise<{ id: string; 
 
 /** The repositories an incident tool's or the deployments API's board may be mapped to, by full name. */
 export async function repositoriesToMap(organizationId: string): Promise<{ id: string; full_name: string }[]> {
-  const repositories = await Repository.findAll({ where: { organization_id: organizationId }, attributes: ['id', 'full_name'], order: [['full_name', 'ASC'], ['id', 'ASC']] });
+  // Not those deleted at their provider and hidden until erased (docs/ingest.md#a-deleted-repository).
+  const repositories = await Repository.findAll({ where: { organization_id: organizationId, deleted_at: null }, attributes: ['id', 'full_name'], order: [['full_name', 'ASC'], ['id', 'ASC']] });
   return repositories.map((r) => ({ id: r.id, full_name: r.full_name }));
 }

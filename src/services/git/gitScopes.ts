@@ -1,3 +1,4 @@
+import { Op, WhereOptions } from 'sequelize';
 import { Commit, Deployment, GitApp, Incident, PullRequest, PullRequestActivity, Repository } from '../../../db/models';
 import type { Principal } from '../../access/principal';
 import { conditions } from '../../access/conditions';
@@ -8,10 +9,20 @@ import type { ListSource } from '../../persistence/query/listSource';
 /** Commits, pull requests, deployments and incidents carry their git app and organization, so each scope below is one index range. */
 export type GitScope = { repositoryId: string } | { gitAppId: string } | { organizationIds: string[] };
 
-function scopeOf(scope: GitScope): Pick<ListSource<unknown>, 'where' | 'partition'> {
+/**
+ * A list of a git app's or of organizations' rows leaves out those of their hidden repositories (deleted at the
+ * provider and in their grace: docs/ingest.md#a-deleted-repository), named in its condition so the count cache tells
+ * the two lists apart. One range of the repositories' `deleted_at` index finds them; most of the time there are none,
+ * and the list is read as it always was. A repository's own list needs no such condition: the guard refused a hidden one.
+ */
+async function scopeOf(scope: GitScope): Promise<Pick<ListSource<unknown>, 'where' | 'partition'>> {
   if ('repositoryId' in scope) return { where: { repository_id: scope.repositoryId } };
-  if ('gitAppId' in scope) return { where: { git_app_id: scope.gitAppId } };
-  return { partition: { column: 'organization_id', values: [...scope.organizationIds].sort() } };
+  const owner = 'gitAppId' in scope ? { git_app_id: scope.gitAppId } : { organization_id: scope.organizationIds };
+  const hidden = (await Repository.findAll({ where: { deleted_at: { [Op.ne]: null }, ...owner }, attributes: ['id'], order: [['id', 'ASC']] })).map((r) => r.id);
+  // Deployments and incidents an app brought may name no repository: those stay.
+  const visible: WhereOptions = hidden.length ? { [Op.or]: [{ repository_id: null }, { repository_id: { [Op.notIn]: hidden } }] } : {};
+  if ('gitAppId' in scope) return { where: { git_app_id: scope.gitAppId, ...visible } };
+  return { partition: { column: 'organization_id', values: [...scope.organizationIds].sort() }, ...(hidden.length ? { where: visible } : {}) };
 }
 
 export function accessibleGitApps(p: Principal): ListSource<ReturnType<typeof toGitApp>, GitApp> {
@@ -25,18 +36,18 @@ export function accessibleGitApps(p: Principal): ListSource<ReturnType<typeof to
 export function gitAppRepositories(gitAppId: string): ListSource<ReturnType<typeof toRepository>, Repository> {
   return {
     model: Repository,
-    where: { git_app_id: gitAppId },
+    where: { git_app_id: gitAppId, deleted_at: null },
     toItem: toRepository,
   };
 }
 
-export function commits(scope: GitScope): ListSource<ReturnType<typeof toCommit>, Commit> {
-  const selection = scopeOf(scope);
+export async function commits(scope: GitScope): Promise<ListSource<ReturnType<typeof toCommit>, Commit>> {
+  const selection = await scopeOf(scope);
   return { model: Commit, ...selection, toItem: toCommit };
 }
 
-export function pullRequests(scope: GitScope): ListSource<ReturnType<typeof toPullRequest>, PullRequest> {
-  const selection = scopeOf(scope);
+export async function pullRequests(scope: GitScope): Promise<ListSource<ReturnType<typeof toPullRequest>, PullRequest>> {
+  const selection = await scopeOf(scope);
   return { model: PullRequest, ...selection, toItem: toPullRequest };
 }
 
@@ -45,12 +56,12 @@ export function pullRequestActivity(pullRequestId: string): ListSource<ReturnTyp
   return { model: PullRequestActivity, where: { pull_request_id: pullRequestId }, toItem: toPullRequestActivity };
 }
 
-export function deployments(scope: GitScope): ListSource<ReturnType<typeof toDeployment>, Deployment> {
-  const selection = scopeOf(scope);
+export async function deployments(scope: GitScope): Promise<ListSource<ReturnType<typeof toDeployment>, Deployment>> {
+  const selection = await scopeOf(scope);
   return { model: Deployment, ...selection, toItem: toDeployment };
 }
 
-export function incidents(scope: GitScope): ListSource<ReturnType<typeof toIncident>, Incident> {
-  const selection = scopeOf(scope);
+export async function incidents(scope: GitScope): Promise<ListSource<ReturnType<typeof toIncident>, Incident>> {
+  const selection = await scopeOf(scope);
   return { model: Incident, ...selection, toItem: toIncident };
 }

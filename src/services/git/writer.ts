@@ -7,7 +7,9 @@ import { recordIncident } from './incidents/incidents';
 import type { Placement } from './placement';
 import { recordPullRequest } from './pullRequests/pullRequests';
 import { recordReview } from './pullRequests/reviews';
-import { deleteRepository, findRepository, resolveRepository } from './repositories/repositories';
+import { findRepository, resolveRepository } from './repositories/repositories';
+import { eraseDeletedRepositories, hideRepository, restoreHiddenRepository, restoreRepository } from './repositories/deletedRepositories';
+import { conflict } from '../../errors';
 
 /** A provider's delivery: which git app it came to, its id (for deduplication) and its event name. */
 export interface Delivery {
@@ -46,19 +48,34 @@ export class GitActivityWriter {
     return this.changes.run(async (change) => {
       // A clone knows less of its repository than the provider: an existing one is taken as it is.
       const repo = (await findRepository(gitApp, repository, change.transaction)) ?? (await resolveRepository(change, gitApp, repository, this.now())).repository;
+      // Its provider said it was deleted: an import is no word of the provider's that it is back.
+      if (repo.deleted_at) throw conflict(`Repository ${repo.id} (${repo.full_name}) was deleted at its provider; restore it first with npm run gitapps -- restore-repository ${repo.id}`);
       const { added, statsFilled } = await recordCommits(change, gitApp, repo, commits);
       return { repositoryId: repo.id, added, statsFilled };
     });
   }
 
+  /** An operator's restore of a repository its provider reported deleted, within its grace (docs/ingest.md#a-deleted-repository). */
+  restoreRepository(repositoryId: string): Promise<Repository> {
+    return this.changes.run((change) => restoreHiddenRepository(change, repositoryId));
+  }
+
+  /** Erases the repositories reported deleted more than `graceDays` before `now`, with what they hold; how many (the retention worker's). */
+  eraseDeletedRepositories(now: Date, graceDays: number): Promise<number> {
+    return eraseDeletedRepositories(this.changes, now, graceDays);
+  }
+
   private async apply(change: Change, gitApp: GitApp, activity: Activity): Promise<Outcome> {
     if (activity.kind === 'repository' && activity.action === 'deleted') {
+      // Hidden until its grace has passed, then erased by the retention worker.
       const known = await findRepository(gitApp, activity.repository, change.transaction);
-      if (known) await deleteRepository(change, known);
+      if (known) await hideRepository(change, known, this.now());
       return { result: 'applied', repository_id: known?.id, repository_deleted: Boolean(known) };
     }
     const { repository, created } = await resolveRepository(change, gitApp, activity.repository, this.now());
-    const outcome: Outcome = { result: 'applied', repository_id: repository.id, repository_created: created };
+    // The provider delivers for it again: a deletion reported within the grace is undone.
+    const restored = await restoreRepository(change, repository);
+    const outcome: Outcome = { result: 'applied', repository_id: repository.id, repository_created: created, ...(restored ? { repository_restored: true } : {}) };
     switch (activity.kind) {
       case 'repository':
         return outcome;

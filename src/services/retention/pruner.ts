@@ -14,6 +14,11 @@ export interface PrunerOptions {
   onError(err: unknown): void;
   /** Called inside each batch's transaction, after its rows are taken and before they go (tests hold a batch here). */
   inBatch?: (table: string) => Promise<void>;
+  /**
+   * What a domain service erases, not rows of one table: repositories past their grace after their provider reported
+   * them deleted, with all they hold. Run after the tables, each as of the run's `now`; how many it erased, by name.
+   */
+  erasures?: Record<string, (now: Date) => Promise<number>>;
 }
 
 /** What one run removed, per table. */
@@ -61,6 +66,7 @@ export class Pruner {
       }
       pruned[policy.table] = total;
     }
+    for (const [name, erase] of Object.entries(this.options.erasures ?? {})) pruned[name] = await erase(now);
     return pruned;
   }
 

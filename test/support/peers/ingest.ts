@@ -67,6 +67,14 @@ export function deliverToGitlab(t: TestApp, gitAppId: string, secret: string, d:
   return req.send(d.body ?? JSON.stringify(d.payload));
 }
 
+/**
+ * What the retention worker does once the grace of repositories their provider reported deleted has passed: erases
+ * them (every one so reported), with what they hold. How many it erased.
+ */
+export function eraseDeletedRepositories(t: TestApp): Promise<number> {
+  return t.runtime.writers.gitActivity.eraseDeletedRepositories(new Date('3000-01-01T00:00:00Z'), t.config.REPOSITORY_DELETE_GRACE_DAYS);
+}
+
 /** Row counts of everything a delivery may write: equal before and after means nothing was written. */
 export async function ingestCounts(): Promise<Record<string, number>> {
   const models = { Repository, Commit, PullRequest, PullRequestActivity, Deployment, Incident, IngestDelivery, OutboxEvent, Task, TaskStatusChange, RemovedTask, Interaction };

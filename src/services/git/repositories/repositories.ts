@@ -59,12 +59,14 @@ export async function findRepository(gitApp: GitApp, ref: RepositoryRef, transac
   }
   // A repository of that name with another provider id was deleted and made again at the provider: a new one.
   const providerMatch = ref.providerId ? { [Op.or]: [{ provider_id: null }, { provider_id: ref.providerId }] } : {};
-  return Repository.findOne({ where: { git_app_id: gitApp.id, full_name: fullName, ...providerMatch }, transaction });
+  // A name alone may be both a repository deleted at the provider and the one made again: the one in sight first (nulls sort first).
+  return Repository.findOne({ where: { git_app_id: gitApp.id, full_name: fullName, ...providerMatch }, order: [['deleted_at', 'ASC']], transaction });
 }
 
 /**
- * A repository deleted at the provider leaves, with its commits, pull requests, deployments and incidents. Those
- * an app brought (PagerDuty, the deployments API) stay their organization's, unplaced, as the boards mapped to it.
+ * A repository deleted at the provider leaves, once its grace has passed (deletedRepositories.ts), with its commits,
+ * pull requests, deployments and incidents. Those an app brought (PagerDuty, the deployments API) stay their
+ * organization's, unplaced, as the boards mapped to it.
  */
 export async function deleteRepository(change: Change, repository: Repository): Promise<void> {
   const { transaction } = change;
