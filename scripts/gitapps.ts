@@ -2,6 +2,7 @@
  * npm run gitapps -- create --org <id> --provider github|gitlab|bitbucket --name <name> [--json]
  * npm run gitapps -- list [--org <id>] [--json]
  * npm run gitapps -- rotate-secret <id> [--end-grace] [--json]
+ * npm run gitapps -- restore-repository <repository id> [--json]
  *
  * Git apps connect an organization's GitHub or GitLab repositories (docs/ingest.md). `create` and `rotate-secret`
  * print the webhook secret once; it is stored sealed with SECRETS_KEY (on the embedded default, data/secrets.key).
@@ -13,12 +14,15 @@ import { Config, publicBase } from '../src/config';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { ChangeRunner } from '../src/persistence/changes/change';
 import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../src/services/git/apps/gitApps';
+import { GitActivityWriter } from '../src/services/git/writer';
+import { toRepository } from '../src/resources/git';
 import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
 
 const USAGE = `Usage:
   npm run gitapps -- create --org <id> --provider github|gitlab|bitbucket --name <name> [--json]
   npm run gitapps -- list [--org <id>] [--json]
   npm run gitapps -- rotate-secret <id> [--end-grace] [--json]
+  npm run gitapps -- restore-repository <repository id> [--json]
 
 create         makes a git app for the organization and prints its webhook URL and secret once.
                  --json  print {"id","webhook_url","secret"} on one line
@@ -27,6 +31,9 @@ rotate-secret  makes a new secret and prints it once; the previous one is still 
                while you paste the new one into the provider's webhook settings.
                  --end-grace  makes no new secret: refuses the previous one at once instead of at the end
                               of its 24 hours, for a secret that leaked
+restore-repository  brings back a repository its provider reported deleted, with all it held, while its
+               grace lasts (REPOSITORY_DELETE_GRACE_DAYS); a delivery of the provider for it does the same.
+                 --json  print the repository as /v1 lists it
 
 The webhook URL is PUBLIC_URL (default http://localhost:$PORT) + /ingest/<provider>/<id>. Target database:
 DATABASE_URL (mysql://..., which also needs SECRETS_KEY) or the embedded SQLite file (SQLITE_PATH).`;
@@ -35,11 +42,12 @@ export type Command =
   | { kind: 'help' }
   | { kind: 'create'; org: string; provider: IngestProvider; name: string; json: boolean }
   | { kind: 'list'; org?: string; json: boolean }
-  | { kind: 'rotate-secret' | 'end-grace'; id: string; json: boolean };
+  | { kind: 'rotate-secret' | 'end-grace'; id: string; json: boolean }
+  | { kind: 'restore-repository'; id: string; json: boolean };
 
 export function parseCommand(argv: string[]): Command {
   const [command, ...rest] = argv;
-  if (command === undefined) throw new UsageError('a command is required: create, list or rotate-secret');
+  if (command === undefined) throw new UsageError('a command is required: create, list, rotate-secret or restore-repository');
   if (command === 'help' || command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) return { kind: 'help' };
   switch (command) {
     case 'create': {
@@ -66,8 +74,13 @@ export function parseCommand(argv: string[]): Command {
       const v = values as { 'end-grace'?: boolean; json?: boolean };
       return { kind: v['end-grace'] ? 'end-grace' : 'rotate-secret', id: nonEmpty('git app id', positionals[0])!, json: v.json ?? false };
     }
+    case 'restore-repository': {
+      const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, true);
+      if (positionals.length !== 1) throw new UsageError('restore-repository needs exactly one repository id (repo_…, as /v1/git/apps/{id}/repositories listed it)');
+      return { kind: 'restore-repository', id: nonEmpty('repository id', positionals[0])!, json: (values as { json?: boolean }).json ?? false };
+    }
     default:
-      throw new UsageError(`unknown command "${command}"; use create, list or rotate-secret`);
+      throw new UsageError(`unknown command "${command}"; use create, list, rotate-secret or restore-repository`);
   }
 }
 
@@ -101,6 +114,11 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
           ? `The previous secret of git app ${gitApp.id} is refused from now on: only the current one is accepted.\n`
           : `Git app ${gitApp.id} has no previous secret still accepted: only the current one is.\n`,
       );
+    }
+    case 'restore-repository': {
+      const repository = await new GitActivityWriter(ChangeRunner.for(GitApp.sequelize!)).restoreRepository(cmd.id);
+      if (cmd.json) return out(`${JSON.stringify(toRepository(repository))}\n`);
+      return out(`Repository ${repository.id} (${repository.full_name}) of git app ${repository.git_app_id} is back, with its commits, pull requests, deployments and incidents.\n`);
     }
     case 'list': {
       const rows = await listGitApps(publicBase(config), cmd.org);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Commit, Deployment, GitApp, Incident, PullRequest, Repository } from '../../db/models';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
+import { appCli } from '../support/cli';
 import { createLab } from '../support/data/metricsHistory';
 import { copy, deliverToGithub, githubExamples, ingestCounts } from '../support/peers/ingest';
 import { BITBUCKET_PAYLOADS, deliverToBitbucket } from '../support/peers/bitbucket/deliveries';
@@ -150,6 +151,32 @@ test('Bitbucket: the retention worker erases a deleted repository once REPOSITOR
   const after = await deliver('repo:push', push);
   expect(after.body.data).toMatchObject({ result: 'applied', repository_created: true, commits_added: 1 });
   expect(after.body.data.repository_id).not.toBe(repositoryId);
+});
+
+describe('npm run gitapps -- restore-repository', () => {
+  test('brings a hidden repository back with what it held; refuses one in sight, one unknown or erased, and a call without an id', async () => {
+    const gitapps = appCli(t, 'gitapps');
+    const { gitApp, deliver, deletion, repositoryId } = await bitbucketRepository();
+    await deliver('repo:deleted', deletion);
+    expect(await total(`/v1/git/apps/${gitApp.id}/repositories`)).toBe(0);
+
+    const restored = await gitapps('restore-repository', repositoryId, '--json');
+    expect(restored).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(restored.stdout)).toEqual(expect.objectContaining({ id: repositoryId, full_name: 'martinherren1984/publictestrepo' }));
+    expect((await v1(`/v1/git/apps/${gitApp.id}/repositories/${repositoryId}/commits`)).body.meta.total).toBe(1);
+
+    expect(await gitapps('restore-repository', repositoryId)).toMatchObject({
+      code: 1,
+      stderr: `gitapps: Repository ${repositoryId} (martinherren1984/publictestrepo) is not deleted: there is nothing to restore\n`,
+    });
+    expect(await gitapps('restore-repository', 'repo_nope')).toMatchObject({ code: 1, stderr: 'gitapps: No repository "repo_nope": it was never stored, or its grace has passed and it was erased\n' });
+    expect(await gitapps('restore-repository')).toMatchObject({ code: 2, stderr: expect.stringMatching(/restore-repository needs exactly one repository id/) });
+
+    await deliver('repo:deleted', deletion);
+    const human = await gitapps('restore-repository', repositoryId);
+    expect(human).toMatchObject({ code: 0, stdout: expect.stringContaining(`Repository ${repositoryId} (martinherren1984/publictestrepo) of git app ${gitApp.id} is back, with its commits, pull requests, deployments and incidents.\n`) });
+    expect(await total(`/v1/git/apps/${gitApp.id}/repositories`)).toBe(1);
+  });
 });
 
 test('an import into a repository its provider reported deleted is refused until it is restored; nothing is written', async () => {
