@@ -27,7 +27,16 @@ export async function addressedGitApp(provider: IngestProvider, gitAppId: string
   return gitApp;
 }
 
-/** The delivery proves it knows the git app's secret (or, during a rotation's grace, the previous one). */
+/** Whether the git app's deliveries carry its secret in a header (GitLab's `X-Gitlab-Token`), known before the body is read. */
+export const sendsToken = (gitApp: GitApp) => gitApp.provider === 'gitlab';
+
+/** A token-sending delivery's head carries the git app's secret (or, during a rotation's grace, the previous one). */
+export function authenticateHead(gitApp: GitApp, headers: Record<string, string | string[] | undefined>, gitApps: GitAppWriter): void {
+  checkToken(header(headers, 'x-gitlab-token'), gitApps.secretsOf(gitApp));
+  refuseInactive(gitApp);
+}
+
+/** A signed delivery's body is signed with the git app's secret (or, during a rotation's grace, the previous one). */
 export async function authenticateDelivery(
   gitApp: GitApp,
   headers: Record<string, string | string[] | undefined>,
@@ -35,9 +44,11 @@ export async function authenticateDelivery(
   gitApps: GitAppWriter,
 ): Promise<void> {
   const secrets = gitApps.secretsOf(gitApp);
-  if (gitApp.provider === 'github') await checkSignature('X-Hub-Signature-256', headers, body, secrets);
-  else if (gitApp.provider === 'bitbucket') await checkSignature('X-Hub-Signature', headers, body, secrets);
-  else checkToken(header(headers, 'x-gitlab-token'), secrets);
+  await checkSignature(gitApp.provider === 'github' ? 'X-Hub-Signature-256' : 'X-Hub-Signature', headers, body, secrets);
+  refuseInactive(gitApp);
+}
+
+function refuseInactive(gitApp: GitApp): void {
   if (!gitApp.is_active) throw new DomainError('forbidden', `Git app ${gitApp.id} is inactive; deliveries to it are refused`);
 }
 

@@ -49,22 +49,10 @@ export const ingestAnswer = (code: IngestErrorCode, message: string): IngestAnsw
 
 export const badRequest = (message: string) => invalid(message);
 
-/** express.raw's own refusals: bodies over the cap, and encodings it cannot read. */
-function fromParser(err: unknown, bodyLimitBytes: number): IngestAnswer | undefined {
-  const type = (err as { type?: unknown } | null)?.type;
-  if (type === 'entity.too.large') return ingestAnswer('PAYLOAD_TOO_LARGE', tooLargeMessage(bodyLimitBytes));
-  if (type === 'encoding.unsupported') return ingestAnswer('UNSUPPORTED_MEDIA_TYPE', 'Send the body uncompressed or gzip/deflate-encoded');
-  if (type === 'request.aborted') return ingestAnswer('VALIDATION_ERROR', 'The request was aborted before its body arrived');
-  return undefined;
-}
-
-export const tooLargeMessage = (limit: number) => `The body is larger than ${limit} bytes (INGEST_BODY_LIMIT_KB)`;
-
 /** What the sender sees for anything thrown; undefined for our own faults (logged, then answered as a 500). */
-export function toIngestAnswer(err: unknown, bodyLimitBytes: number): IngestAnswer | undefined {
+export function toIngestAnswer(err: unknown): IngestAnswer | undefined {
   const domain = domainErrorOf(err);
-  if (domain) return { ...ingestAnswer(CODE_OF[domain.kind], domain.message), retryAfterSeconds: domain.detail.retryAfterSeconds };
-  return fromParser(err, bodyLimitBytes);
+  return domain && { ...ingestAnswer(CODE_OF[domain.kind], domain.message), retryAfterSeconds: domain.detail.retryAfterSeconds };
 }
 
 export function sendIngestError(res: Response, answer: IngestAnswer): void {

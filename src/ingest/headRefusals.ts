@@ -14,7 +14,7 @@ const CODES: Record<HeadRefusalKind, IngestErrorCode> = {
 /** Refused heads on /ingest: the ingest error envelope. */
 export function ingestHeadRefuser(limiter: RateLimiter): HeadRefuser {
   return limitedHeadRefuser(limiter, (refused) => {
-    const error = 'overLimit' in refused ? toIngestAnswer(rateLimited(refused.overLimit), 0)! : ingestAnswer(CODES[refused.kind], HEAD_REFUSAL_MESSAGES[refused.kind]);
+    const error = 'overLimit' in refused ? toIngestAnswer(rateLimited(refused.overLimit))! : ingestAnswer(CODES[refused.kind], HEAD_REFUSAL_MESSAGES[refused.kind]);
     return { status: error.status, contentType: 'application/json; charset=utf-8', body: JSON.stringify(errorEnvelope(error.code, error.message)) };
   });
 }

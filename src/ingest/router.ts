@@ -1,4 +1,4 @@
-import express, { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import { ErrorRequestHandler, NextFunction, Request, Response, Router } from 'express';
 import type { Logger } from '../logger';
 import type { RateLimitDecision, RateLimiter } from '../rateLimit/rateLimiter';
 import { rateLimitMessage, setRateLimitHeaders } from '../rateLimit/headers';
@@ -6,10 +6,11 @@ import type { GitActivityWriter } from '../services/git/writer';
 import type { TaskWriter } from '../services/work/taskWriter';
 import type { TaskSource } from '../services/work/taskInput';
 import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../services/git/apps/gitApps';
-import { addressedGitApp, authenticateDelivery } from './auth';
-import { BodyBudget } from '../wire/bodyBudget';
+import { addressedGitApp, authenticateDelivery, authenticateHead, sendsToken } from './auth';
+import type { BodyBudget } from '../wire/bodyBudget';
+import { bodyLimitOf, ingestBodyBudget, readRawBody } from './body';
 import { parseDelivery } from './deliveries';
-import { sendIngestError, toIngestAnswer, ingestAnswer, tooLargeMessage } from './errors';
+import { sendIngestError, toIngestAnswer, ingestAnswer } from './errors';
 import { noteFailure } from '../http/observeResponses';
 import { DomainError, invalid, notFound } from '../errors';
 import type { GitApp } from '../../db/models';
@@ -29,56 +30,16 @@ export interface IngestDeps {
   budget?: BodyBudget;
 }
 
-/**
- * Bodies held at once per process: twice the largest one. Parsed, a body takes several times its size; two
- * maximum-size deliveries at once were measured within a 128 MB heap. A delivery that does not fit waits up to
- * BODY_WAIT_MS (GitHub gives up after 10 s), then gets 503 with Retry-After.
- */
-const BODY_BUDGET_FACTOR = 2;
-const BODY_WAIT_MS = 8_000;
-
-/** The budget of bodies held at once by every ingest route of the process. */
-export const ingestBodyBudget = (bodyLimitBytes: number) => new BodyBudget(BODY_BUDGET_FACTOR * bodyLimitBytes);
-
-/**
- * Reads a delivery's raw body (signatures cover its bytes): 413 from the declared length before reading, then a
- * share of the budget, waited for up to BODY_WAIT_MS.
- */
-export function readRawBody(bodyLimitBytes: number, budget: BodyBudget): RequestHandler[] {
-  return [
-    async (req: Request, res: Response, next: NextFunction) => {
-      const declared = Number(req.headers['content-length'] ?? bodyLimitBytes);
-      if (declared > bodyLimitBytes) return next(tooLarge(bodyLimitBytes));
-      // Listening before the wait: a client that leaves while queued must not keep its share once granted.
-      let release: (() => void) | undefined;
-      let closed = false;
-      res.once('close', () => {
-        closed = true;
-        release?.();
-      });
-      release = await budget.reserve(Number.isFinite(declared) ? declared : bodyLimitBytes, BODY_WAIT_MS);
-      if (closed) return release?.();
-      if (!release) {
-        return next(new DomainError('unavailable', 'Too many large deliveries are being read at once; retry in a few seconds', { retryAfterSeconds: BODY_WAIT_MS / 1000 }));
-      }
-      next();
-    },
-    express.raw({ type: () => true, limit: bodyLimitBytes }),
-    (req: Request, _res: Response, next: NextFunction) => {
-      if (!Buffer.isBuffer(req.body)) req.body = Buffer.alloc(0); // no body at all
-      next();
-    },
-  ];
-}
-
 /** The ingest surface's answer to anything thrown: its error format; our own faults logged and answered 500. */
-export function ingestErrorHandler(bodyLimitBytes: number, logger: Logger): ErrorRequestHandler {
+export function ingestErrorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const known = toIngestAnswer(err, bodyLimitBytes);
+    const known = toIngestAnswer(err);
     if (!known) logger.error({ err, reqId: req.id }, 'ingest delivery failed');
     noteFailure(res, err);
     const answer = known ?? ingestAnswer('SERVER_ERROR', 'Internal server error');
     res.locals.ingestResult = answer.code.toLowerCase();
+    // Refused before its body ended (a wrong token, too large, no room): the rest is not read, the connection closes.
+    if (!req.complete) res.setHeader('Connection', 'close');
     sendIngestError(res, answer);
   };
 }
@@ -107,20 +68,25 @@ export function ingestRouter(deps: IngestDeps): Router {
       if (other) return next(invalid(`This is a ${other} delivery; send it to /ingest/${other}/${req.params.gitAppId}`));
       next();
     },
-    // Nobody makes the process read a body for a git app that does not exist or cannot verify it.
+    // Nobody makes the process read a body for a git app that does not exist or cannot verify it; nor, where the
+    // secret travels in a header (GitLab's), for a delivery without it.
     async (req: Request, res: Response, next: NextFunction) => {
       try {
-        res.locals.gitApp = await addressedGitApp(req.params.provider as IngestProvider, String(req.params.gitAppId), deps.gitApps);
+        const gitApp = await addressedGitApp(req.params.provider as IngestProvider, String(req.params.gitAppId), deps.gitApps).catch(async (err: unknown) => {
+          throw await limitedFailure(deps.limiter, req, res, err);
+        });
+        res.locals.gitApp = gitApp;
+        if (sendsToken(gitApp)) await admitted(deps, gitApp, req, res, () => authenticateHead(gitApp, req.headers, deps.gitApps));
         next();
       } catch (err) {
-        next(await limitedFailure(deps.limiter, req, res, err));
+        next(err);
       }
     },
-    ...readRawBody(deps.bodyLimitBytes, budget),
+    readRawBody(budget, (req) => bodyLimitOf(String(req.params.provider), deps.bodyLimitBytes)),
     async (req: Request, res: Response, next: NextFunction) => {
       try {
         const gitApp = res.locals.gitApp as GitApp;
-        await admitted(deps, gitApp, req, res);
+        if (!sendsToken(gitApp)) await admitted(deps, gitApp, req, res, () => authenticateDelivery(gitApp, req.headers, req.body as Buffer, deps.gitApps));
         const delivery = parseDelivery[gitApp.provider as IngestProvider](req);
         const answer = { delivery_id: delivery.id, event: delivery.event };
         if ('ignored' in delivery.outcome) {
@@ -146,7 +112,7 @@ export function ingestRouter(deps: IngestDeps): Router {
     },
   );
   router.use((req: Request, _res: Response, next: NextFunction) => next(unknownRoute(req)));
-  router.use(ingestErrorHandler(deps.bodyLimitBytes, deps.logger));
+  router.use(ingestErrorHandler(deps.logger));
   return router;
 }
 
@@ -154,9 +120,9 @@ export function ingestRouter(deps: IngestDeps): Router {
 const gitTaskSource = (gitApp: GitApp): TaskSource => ({ appId: gitApp.id, organizationId: gitApp.organization_id, provider: gitApp.provider, accounts: 'git_app' });
 
 /** Authentication, then the git app's rate limit; a failed authentication counts against the client IP instead. */
-async function admitted(deps: IngestDeps, gitApp: GitApp, req: Request, res: Response): Promise<void> {
+async function admitted(deps: IngestDeps, gitApp: GitApp, req: Request, res: Response, authenticate: () => Promise<void> | void): Promise<void> {
   try {
-    await authenticateDelivery(gitApp, req.headers, req.body as Buffer, deps.gitApps);
+    await authenticate();
   } catch (err) {
     throw await limitedFailure(deps.limiter, req, res, err);
   }
@@ -174,8 +140,6 @@ export async function limitedFailure(limiter: RateLimiter, req: Request, res: Re
 
 export const rateLimited = (d: RateLimitDecision) =>
   new DomainError('rate_limited', rateLimitMessage(d, 'deliveries'), { retryAfterSeconds: d.retryAfterSeconds });
-
-const tooLarge = (limit: number) => new DomainError('too_large', tooLargeMessage(limit));
 
 const unknownRoute = (req: Request) =>
   notFound(`No ingest endpoint ${req.method} ${req.originalUrl.split('?')[0]}; webhooks go to POST /ingest/github/{git_app_id}, /ingest/gitlab/{git_app_id}, /ingest/bitbucket/{git_app_id} or /ingest/jira/{app_id}`);

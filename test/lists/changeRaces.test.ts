@@ -110,7 +110,7 @@ describe('each surface answers a lost race as 503 with Retry-After, in its own f
   const lost = new DomainError('unavailable', 'The change lost to concurrent changes of the same data 5 times; send it again', { retryAfterSeconds: 1 });
   const app = express();
   app.get('/rest', (_req, res) => sendError(res, toRestError(lost)));
-  app.get('/ingest', (_req, res) => sendIngestError(res, toIngestAnswer(lost, 1024)!));
+  app.get('/ingest', (_req, res) => sendIngestError(res, toIngestAnswer(lost)!));
   app.post('/otlp', express.raw({ type: '*/*' }), (req, res) => sendOtlpFailure(req, res, toOtlpFailure(lost, 1024)!));
   app.get('/scim', () => {
     throw lost;
@@ -131,7 +131,7 @@ describe('each surface answers a lost race as 503 with Retry-After, in its own f
   test('git ingest: SERVICE_UNAVAILABLE in the envelope; a conflict there is 409, not 400', async () => {
     const res = await request(app).get('/ingest');
     expect([res.status, res.headers['retry-after'], res.body]).toEqual([503, '1', { status: 'error', error: { code: 'SERVICE_UNAVAILABLE', message: lost.message } }]);
-    expect(toIngestAnswer(new DomainError('conflict', 'That already exists'), 1024)).toMatchObject({ status: 409, code: 'CONFLICT' });
+    expect(toIngestAnswer(new DomainError('conflict', 'That already exists'))).toMatchObject({ status: 409, code: 'CONFLICT' });
   });
 
   test('OTLP: a google.rpc.Status with code UNAVAILABLE (14), which exporters retry after Retry-After', async () => {

@@ -28,9 +28,23 @@ export type ParsedAppDelivery =
  * time, before the body is parsed) and what its body means. `src/ingest/apps/router.ts` does the rest for every
  * provider: the app, body limits, rate limits, the writer, the answers.
  */
-export interface AppWebhooks {
+export type AppWebhooks = SignedAppWebhooks | TokenAppWebhooks;
+export type SignedAppWebhooks = DeliveryReading & SignedDeliveries;
+export type TokenAppWebhooks = DeliveryReading & TokenDeliveries;
+
+/** A provider that signs the body: its signature is checked once the body is read. */
+interface SignedDeliveries {
   /** Throws `unauthenticated` (401) unless the delivery is signed with one of the secrets; `invalid` for a stale one. */
   authenticate(headers: Headers, body: Buffer, secrets: string[], now: Date): void;
+}
+
+/** A provider that sends the secret itself in a header: checked before a byte of the body is read. */
+interface TokenDeliveries {
+  /** Throws `unauthenticated` (401) unless the headers carry one of the secrets. */
+  authenticateHead(headers: Headers, secrets: string[]): void;
+}
+
+interface DeliveryReading {
   /** Throws `invalid` (400, saying what to fix) for a body that is not this provider's; `resource` is the path's last segment, for providers with `resources`. */
   parse(headers: Headers, body: Buffer, app: App, resource?: string): ParsedAppDelivery;
   /** A header only another provider sends, to point a misdirected delivery to its URL. */

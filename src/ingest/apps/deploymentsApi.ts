@@ -4,7 +4,7 @@ import type { OperationEvent } from '../../services/operations/operationInput';
 import { badRequest } from '../errors';
 import { readPayload, time } from '../payload';
 import { providerTime } from '../times';
-import { AppWebhooks, bearerOneOf, jsonBody, ParsedAppDelivery } from './appDelivery';
+import { bearerOneOf, jsonBody, ParsedAppDelivery, TokenAppWebhooks } from './appDelivery';
 
 /**
  * The deployments API (docs/incidents.md#the-deployments-api) for any CI or script: `POST
@@ -13,8 +13,8 @@ import { AppWebhooks, bearerOneOf, jsonBody, ParsedAppDelivery } from './appDeli
  * a later one for the same id moves it on (a deployment's later finish, an incident's resolution). `repository`
  * names the repository by id or full name, or a board mapped to one (`npm run apps -- map`).
  */
-export const deploymentsApi: AppWebhooks = {
-  authenticate(headers, _body, secrets) {
+export const deploymentsApi: TokenAppWebhooks = {
+  authenticateHead(headers, secrets) {
     if (!headers.authorization) throw unauthenticated("Missing Authorization: send `Authorization: Bearer <the app's secret>` (npm run apps printed it)");
     if (!bearerOneOf(headers, secrets)) throw unauthenticated("Authorization does not carry the app's secret: send `Bearer <secret>` with the secret npm run apps printed");
   },

@@ -1,7 +1,7 @@
 import { unauthenticated } from '../../errors';
 import { jiraWebhookTasks } from '../../trackers/jira';
 import { header } from '../auth';
-import { AppWebhooks, deliveryIdHeader, jsonBody, signedWithOneOf } from './appDelivery';
+import { deliveryIdHeader, jsonBody, SignedAppWebhooks, signedWithOneOf } from './appDelivery';
 
 const SIGNATURE = /^sha256=([0-9a-f]{64})$/i;
 
@@ -9,7 +9,7 @@ const SIGNATURE = /^sha256=([0-9a-f]{64})$/i;
  * Jira Cloud's admin webhooks (System → WebHooks, with a secret): `X-Hub-Signature: sha256=<hex HMAC-SHA256 of the
  * body>` keyed with the secret, and `X-Atlassian-Webhook-Identifier`, the same on every retry of a delivery.
  */
-export const jiraWebhooks: AppWebhooks = {
+export const jiraWebhooks: SignedAppWebhooks = {
   authenticate(headers, body, secrets) {
     const signature = header(headers, 'x-hub-signature');
     if (!signature) throw unauthenticated("Missing X-Hub-Signature: give the Jira webhook the secret `npm run apps` printed (System → WebHooks → Secret)");

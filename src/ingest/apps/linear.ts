@@ -3,7 +3,7 @@ import { invalid, unauthenticated } from '../../errors';
 import { ignoredLinearChange, linearIssueEvent, linearIssueWebhook, linearWebhook } from '../../trackers/linear';
 import { header } from '../auth';
 import { readPayload } from '../payload';
-import { AppWebhooks, deliveryIdHeader, jsonBody, signedWithOneOf } from './appDelivery';
+import { deliveryIdHeader, jsonBody, SignedAppWebhooks, signedWithOneOf } from './appDelivery';
 
 /** How far Linear's `webhookTimestamp` may be from our clock: Linear's own advice against replays. */
 export const LINEAR_TIMESTAMP_TOLERANCE_MS = 60_000;
@@ -16,7 +16,7 @@ const MAX_TIME_MS = 8.64e15;
  * hex HMAC-SHA256 of the raw body with the webhook's signing secret, and the body's `webhookTimestamp` (ms) must be
  * within a minute of now, so a captured delivery cannot be replayed later. `Linear-Delivery` names each delivery.
  */
-export const linearWebhooks: AppWebhooks = {
+export const linearWebhooks: SignedAppWebhooks = {
   authenticate(headers, body, secrets, now) {
     const signature = header(headers, 'linear-signature');
     if (!signature) throw unauthenticated("Missing Linear-Signature: store the signing secret Linear shows on the webhook's page in this app (npm run apps -- set-secret --app <app id> --secret-file <file>)");

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { unauthenticated } from '../../errors';
 import type { OperationEvent } from '../../services/operations/operationInput';
 import { fixedBy, readPayload, rootCause } from '../payload';
-import { AppWebhooks, bearerOneOf, jsonBody, ParsedAppDelivery } from './appDelivery';
+import { bearerOneOf, jsonBody, ParsedAppDelivery, TokenAppWebhooks } from './appDelivery';
 
 /**
  * Opsgenie's outgoing Webhook integration (docs/incidents.md#opsgenie), `POST /ingest/opsgenie/{app_id}`. Opsgenie
@@ -12,8 +12,8 @@ import { AppWebhooks, bearerOneOf, jsonBody, ParsedAppDelivery } from './appDeli
  * teams, team ids and tags mapped to a repository. A delivery is named by the alert, the action and the alert's
  * update time, which a retry repeats.
  */
-export const opsgenieWebhooks: AppWebhooks = {
-  authenticate(headers, _body, secrets) {
+export const opsgenieWebhooks: TokenAppWebhooks = {
+  authenticateHead(headers, secrets) {
     if (!headers.authorization) throw unauthenticated("Missing Authorization: add the custom header `Authorization: Bearer <the app's secret>` to the Opsgenie Webhook integration");
     if (!bearerOneOf(headers, secrets)) throw unauthenticated("Authorization does not carry the app's secret: the Opsgenie integration's header must be `Bearer <secret>` with the secret npm run apps printed");
   },

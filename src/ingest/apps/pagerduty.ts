@@ -4,7 +4,7 @@ import type { OperationEvent } from '../../services/operations/operationInput';
 import { header } from '../auth';
 import { fixedBy, readPayload, rootCause } from '../payload';
 import { providerTime } from '../times';
-import { AppWebhooks, jsonBody, ParsedAppDelivery, signedWithAnyOf } from './appDelivery';
+import { jsonBody, ParsedAppDelivery, SignedAppWebhooks, signedWithAnyOf } from './appDelivery';
 
 /**
  * PagerDuty's Webhooks v3 (docs/incidents.md#pagerduty), `POST /ingest/pagerduty/{app_id}`: `X-PagerDuty-Signature`
@@ -12,7 +12,7 @@ import { AppWebhooks, jsonBody, ParsedAppDelivery, signedWithAnyOf } from './app
  * while PagerDuty rotates it); any one made with the app's secret will do. The event's own id names the delivery.
  * The incident's service is its board, mapped to a repository with `npm run apps -- map`.
  */
-export const pagerdutyWebhooks: AppWebhooks = {
+export const pagerdutyWebhooks: SignedAppWebhooks = {
   authenticate(headers, body, secrets) {
     const signatures = header(headers, 'x-pagerduty-signature');
     if (!signatures) throw unauthenticated("Missing X-PagerDuty-Signature: give the PagerDuty webhook subscription the app's secret (npm run apps -- set-secret with the one PagerDuty shows)");

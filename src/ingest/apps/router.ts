@@ -11,7 +11,8 @@ import type { ConversationWriter } from '../../services/activity/conversations';
 import { DomainError, invalid, notFound, unauthenticated } from '../../errors';
 import { hasControlCharacters } from '../../wire/text';
 import type { BodyBudget } from '../../wire/bodyBudget';
-import { ingestBodyBudget, ingestErrorHandler, limitedFailure, rateLimited, readRawBody } from '../router';
+import { bodyLimitOf, ingestBodyBudget, readRawBody } from '../body';
+import { ingestErrorHandler, limitedFailure, rateLimited } from '../router';
 import type { AppWebhooks, ParsedAppDelivery } from './appDelivery';
 import { APP_WEBHOOKS } from './providers';
 
@@ -34,9 +35,10 @@ export interface AppIngestDeps {
 /**
  * The apps' deliveries in (docs/trackers.md#trackers): `POST /ingest/{provider}/{app_id}` for every provider of
  * APP_WEBHOOKS, beside the git ingest (the other providers pass through to it). As there: the app is found and
- * its provider checked before any body is read; the body is read within the limits; the delivery is
- * authenticated with the app's secret (or the previous one during a rotation's grace), then the app is limited;
- * the provider's webhooks translate it and the task writer stores it, a redelivery changing nothing.
+ * its provider checked before any body is read; a provider that sends the secret in a header (Opsgenie, the
+ * deployments API) is authenticated and limited before it too; the body is read within the provider's limit; a
+ * signed delivery is authenticated with the app's secret (or the previous one during a rotation's grace), then the
+ * app is limited; the provider's webhooks translate it and the task writer stores it, a redelivery changing nothing.
  */
 export function appIngestRouter(deps: AppIngestDeps): Router {
   const router = Router();
@@ -55,18 +57,26 @@ export function appIngestRouter(deps: AppIngestDeps): Router {
     },
     async (req: Request, res: Response, next: NextFunction) => {
       try {
-        res.locals.app = await addressedApp(String(req.params.provider), String(req.params.appId), deps.apps);
+        const app = await addressedApp(String(req.params.provider), String(req.params.appId), deps.apps).catch(async (err: unknown) => {
+          throw await limitedFailure(deps.limiter, req, res, err);
+        });
+        res.locals.app = app;
+        const webhooks = res.locals.webhooks as AppWebhooks;
+        if ('authenticateHead' in webhooks) await admitted(deps, app, req, res, () => webhooks.authenticateHead(req.headers, deps.apps.secretsOf(app, now())));
         next();
       } catch (err) {
-        next(await limitedFailure(deps.limiter, req, res, err));
+        next(err);
       }
     },
-    ...readRawBody(deps.bodyLimitBytes, budget),
+    readRawBody(budget, (req) => bodyLimitOf(String(req.params.provider), deps.bodyLimitBytes)),
     async (req: Request, res: Response, next: NextFunction) => {
       try {
         const app = res.locals.app as App;
         const webhooks = res.locals.webhooks as AppWebhooks;
-        await admitted(deps, webhooks, app, req, res, now());
+        if ('authenticate' in webhooks) {
+          const at = now();
+          await admitted(deps, app, req, res, () => webhooks.authenticate(req.headers, req.body as Buffer, deps.apps.secretsOf(app, at), at));
+        }
         const delivery = webhooks.parse(req.headers, req.body as Buffer, app, resourceOf(req));
         const answer = { ...(delivery.id === null ? {} : { delivery_id: delivery.id }), event: delivery.event };
         if ('ignored' in delivery) {
@@ -87,7 +97,7 @@ export function appIngestRouter(deps: AppIngestDeps): Router {
   ];
   router.post('/:provider/:appId', ...receive);
   router.post('/:provider/:appId/:resource', ...receive);
-  router.use(ingestErrorHandler(deps.bodyLimitBytes, deps.logger));
+  router.use(ingestErrorHandler(deps.logger));
   return router;
 }
 
@@ -128,9 +138,9 @@ async function addressedApp(provider: string, appId: string, apps: AppWriter): P
 }
 
 /** Authentication, then whether the app takes deliveries, then its rate limit; a failed authentication costs the client IP. */
-async function admitted(deps: AppIngestDeps, webhooks: AppWebhooks, app: App, req: Request, res: Response, now: Date): Promise<void> {
+async function admitted(deps: AppIngestDeps, app: App, req: Request, res: Response, authenticate: () => void): Promise<void> {
   try {
-    webhooks.authenticate(req.headers, req.body as Buffer, deps.apps.secretsOf(app, now), now);
+    authenticate();
   } catch (err) {
     throw await limitedFailure(deps.limiter, req, res, err);
   }

@@ -4,7 +4,7 @@ import { invalid, unauthenticated } from '../../errors';
 import type { ChatMessage } from '../../services/activity/conversations';
 import { header } from '../auth';
 import { readPayload } from '../payload';
-import { AppWebhooks, jsonBody, ParsedAppDelivery } from './appDelivery';
+import { jsonBody, ParsedAppDelivery, SignedAppWebhooks } from './appDelivery';
 
 /** How far `X-Slack-Request-Timestamp` may be from our clock, either way: Slack's own advice against replays. */
 export const SLACK_TIMESTAMP_TOLERANCE_S = 300;
@@ -16,7 +16,7 @@ export const SLACK_TIMESTAMP_TOLERANCE_S = 300;
  * that mentions someone or replies in a thread becomes conversations, its text never kept. The event's id names the
  * delivery, so Slack's retries (`X-Slack-Retry-Num`) change nothing.
  */
-export const slackWebhooks: AppWebhooks = {
+export const slackWebhooks: SignedAppWebhooks = {
   authenticate(headers, body, secrets, now) {
     const signature = header(headers, 'x-slack-signature');
     const timestamp = header(headers, 'x-slack-request-timestamp');
