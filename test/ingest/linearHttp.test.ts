@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { Op } from 'sequelize';
-import { Task } from '../../db/models';
+import { App, Task } from '../../db/models';
 import { unique } from '../support/common';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
 import { jiraSignature } from '../support/peers/jira/deliveries';
@@ -84,6 +84,13 @@ test('refusals in the ingest format, nothing stored', async () => {
   const misdirected = await send(app.id, jira);
   expect([misdirected.status, misdirected.body.error.message]).toEqual([400, expect.stringContaining('/ingest/jira/')]);
   expect(await refused(app.delivery(), 'app_nobody')).toEqual([404, 'error', 'NOT_FOUND']);
+  // The demo's Linear app was never given a secret: the refusal names both ways to give it one.
+  const secretless = await App.findOne({ where: { provider: 'linear', webhook_secret: null } });
+  const noSecret = await send(secretless!.id, app.delivery());
+  expect([noSecret.status, noSecret.body.error.message]).toEqual([
+    401,
+    `App ${secretless!.id} has no webhook secret yet: store the one its provider made (Linear, Slack and PagerDuty make their own) with npm run apps -- set-secret --app ${secretless!.id} --secret-file <file>, or make one with npm run apps -- rotate-secret ${secretless!.id}`,
+  ]);
   const jiraApp = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}` });
   expect((await refused(app.delivery(), jiraApp.app.id))[0]).toBe(400);
   const big = linearDelivery({ ...issueCreated, padding: 'x'.repeat(40 * 1024) }, app.secret, { sentAt: new Date() });

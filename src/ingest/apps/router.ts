@@ -133,7 +133,7 @@ async function addressedApp(provider: string, appId: string, apps: AppWriter): P
   const app = hasControlCharacters(appId) ? null : await apps.find(appId);
   if (!app) throw notFound(`App not found: ${JSON.stringify(appId)} (see npm run apps -- list)`);
   if (app.provider !== provider) throw invalid(`App ${app.id} is a ${app.provider} app; send its deliveries to /ingest/${app.provider}/${app.id}`);
-  if (!app.webhook_secret) throw unauthenticated(`App ${app.id} has no webhook secret yet: make one with npm run apps -- rotate-secret ${app.id}`);
+  if (!app.webhook_secret) throw unauthenticated(`App ${app.id} has no webhook secret yet: store the one its provider made (Linear, Slack and PagerDuty make their own) with npm run apps -- set-secret --app ${app.id} --secret-file <file>, or make one with npm run apps -- rotate-secret ${app.id}`);
   return app;
 }
 
