@@ -190,3 +190,16 @@ test('an import into a repository its provider reported deleted is refused until
   );
   expect(await ingestCounts()).toEqual(before);
 });
+
+test("the lists that leave hidden repositories out read which are hidden once per change of the repositories, not on every request", async () => {
+  const path = `/v1/git/apps/${DEMO.gitApps.acmeGithub}/repositories/all/commits?per_page=1`;
+  await total(path);
+  const query = jest.spyOn(t.runtime.sequelize, 'query');
+  try {
+    await total(path);
+    await total(path);
+    expect(query.mock.calls.map(([sql]) => String(sql)).filter((sql) => /FROM `repositories`/.test(sql))).toEqual([]);
+  } finally {
+    query.mockRestore();
+  }
+});

@@ -5,6 +5,7 @@ import { conditions } from '../../access/conditions';
 import { toGitApp } from '../../resources/integrations';
 import { toCommit, toDeployment, toIncident, toPullRequest, toPullRequestActivity, toRepository } from '../../resources/git';
 import type { ListSource } from '../../persistence/query/listSource';
+import { hiddenRepositoryIds } from './repositories/deletedRepositories';
 
 /** Commits, pull requests, deployments and incidents carry their git app and organization, so each scope below is one index range. */
 export type GitScope = { repositoryId: string } | { gitAppId: string } | { organizationIds: string[] };
@@ -12,13 +13,13 @@ export type GitScope = { repositoryId: string } | { gitAppId: string } | { organ
 /**
  * A list of a git app's or of organizations' rows leaves out those of their hidden repositories (deleted at the
  * provider and in their grace: docs/ingest.md#a-deleted-repository), named in its condition so the count cache tells
- * the two lists apart. One range of the repositories' `deleted_at` index finds them; most of the time there are none,
- * and the list is read as it always was. A repository's own list needs no such condition: the guard refused a hidden one.
+ * the two lists apart. They are read once per version of the repositories table (hiddenRepositoryIds); most of the
+ * time there are none, and the list is read as it always was. A repository's own list needs no such condition: the guard refused a hidden one.
  */
 async function scopeOf(scope: GitScope): Promise<Pick<ListSource<unknown>, 'where' | 'partition'>> {
   if ('repositoryId' in scope) return { where: { repository_id: scope.repositoryId } };
   const owner = 'gitAppId' in scope ? { git_app_id: scope.gitAppId } : { organization_id: scope.organizationIds };
-  const hidden = (await Repository.findAll({ where: { deleted_at: { [Op.ne]: null }, ...owner }, attributes: ['id'], order: [['id', 'ASC']] })).map((r) => r.id);
+  const hidden = await hiddenRepositoryIds(owner);
   // Deployments and incidents an app brought may name no repository: those stay.
   const visible: WhereOptions = hidden.length ? { [Op.or]: [{ repository_id: null }, { repository_id: { [Op.notIn]: hidden } }] } : {};
   if ('gitAppId' in scope) return { where: { git_app_id: scope.gitAppId, ...visible } };

@@ -1,6 +1,8 @@
 import { Op } from 'sequelize';
 import { Repository } from '../../../../db/models';
 import type { Change, ChangeRunner } from '../../../persistence/changes/change';
+import { ResultCache } from '../../../persistence/query/countCache';
+import { DataVersions } from '../../../persistence/query/dataVersions';
 import { conflict, DomainError, notFound } from '../../../errors';
 import { deleteRepository } from './repositories';
 
@@ -15,6 +17,21 @@ import { deleteRepository } from './repositories';
 const DAY_MS = 86_400_000;
 /** Repositories erased per read of the due ones; each is a change of its own. */
 const ERASE_BATCH = 100;
+
+/**
+ * The hidden repositories of a git app or of organizations, read once per version of the repositories table (every
+ * hiding, restoring and erasing raises it, on every instance before it is answered): the lists that leave them out
+ * ask on every request, and most of the time there are none.
+ */
+const hiddenByOwner = new ResultCache<string[]>(60_000, 1_000);
+
+export async function hiddenRepositoryIds(owner: { git_app_id: string } | { organization_id: string[] }): Promise<string[]> {
+  const versions = await DataVersions.for(Repository.sequelize!).of(['repositories']);
+  const key = 'git_app_id' in owner ? `app:${owner.git_app_id}` : `orgs:${[...owner.organization_id].sort().join(',')}`;
+  return hiddenByOwner.getOrCompute(`${versions}|${key}`, async () =>
+    (await Repository.findAll({ where: { deleted_at: { [Op.ne]: null }, ...owner }, attributes: ['id'], order: [['id', 'ASC']] })).map((r) => r.id),
+  );
+}
 
 /** The first report starts the grace; a repeated one does not prolong it. */
 export async function hideRepository(change: Change, repository: Repository, now: Date): Promise<void> {
