@@ -124,8 +124,12 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     ? createRedisClient(config.REDIS_URL, (err) => logger.warn({ err: err.message }, 'redis unavailable; rate limits fall back to memory'))
     : undefined;
   // Prometheus' figures when METRICS_PORT is set (src/service.ts serves them); the parts below report to it.
-  const metrics = config.METRICS_PORT
-    ? new ServiceMetrics({ dueWebhookDeliveries: () => webhooks.status().due, databasePools: () => databasePools(sequelize.connectionManager) })
+  const metrics: ServiceMetrics | undefined = config.METRICS_PORT
+    ? new ServiceMetrics({
+        dueWebhookDeliveries: () => webhooks.status().due,
+        databasePools: () => databasePools(sequelize.connectionManager),
+        metricComputations: (): ComputationSlots['load'] => computationSlots.load,
+      })
     : undefined;
   const rejectedOn = (surface: string) => (metrics ? (tier: string) => metrics.limiterRejected(surface, tier) : undefined);
   const limiter = new RateLimiter(
@@ -255,12 +259,13 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
     onReceived: metrics && ((signal: string, accepted: number, rejected: number) => metrics.otlpReceived(signal, accepted, rejected)),
   };
 
+  const computationSlots = new ComputationSlots(config.METRICS_MAX_COMPUTATIONS, config.METRICS_MAX_WAITING, metrics && (() => metrics.metricComputationRefused()));
   const services = {
     listing,
     metrics: new MetricsService(
       dataVersions,
       new ResultCache(config.COUNT_CACHE_TTL_MS, METRICS_CACHE_ENTRIES),
-      new ComputationSlots(config.METRICS_MAX_COMPUTATIONS, config.METRICS_MAX_WAITING),
+      computationSlots,
       { queryTimeoutMs: config.METRICS_QUERY_TIMEOUT_MS, now: clock },
     ),
     settings: { webhookEndpoints: writers.webhookEndpoints, gitApps: writers.gitApps, apps: writers.apps, dashboardViews: writers.dashboardViews, publicBase: publicBase(config) },

@@ -6,6 +6,8 @@ export interface MetricSources {
   dueWebhookDeliveries(): number | undefined;
   /** The database connection pools, by pool (`primary`, `replicas`). */
   databasePools(): { pool: string; size: number; available: number; using: number; waiting: number; max: number }[];
+  /** The Metrics API's figures being computed now and waiting for a turn (services/metrics/computationSlots.ts); none in the worker. */
+  metricComputations?(): { running: number; waiting: number };
 }
 
 /**
@@ -22,6 +24,7 @@ export class ServiceMetrics {
   private readonly webhookAttempts: Counter<'result'>;
   private readonly gitIngestDeliveries: Counter<'provider' | 'result'>;
   private readonly otlpItems: Counter<'signal' | 'result'>;
+  private readonly metricComputationsRefused: Counter;
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
@@ -75,6 +78,23 @@ export class ServiceMetrics {
       registers,
     });
     new Gauge({
+      name: 'metric_computations',
+      help: 'Figures of the Metrics API being computed (running) and waiting for a turn (waiting); past METRICS_MAX_COMPUTATIONS and METRICS_MAX_WAITING requests are refused with 503',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const load = sources.metricComputations?.();
+        if (!load) return;
+        this.set({ state: 'running' }, load.running);
+        this.set({ state: 'waiting' }, load.waiting);
+      },
+    });
+    this.metricComputationsRefused = new Counter({
+      name: 'metric_computations_refused_total',
+      help: 'Requests for figures refused with 503 and Retry-After because every turn and every place in line was taken',
+      registers,
+    });
+    new Gauge({
       name: 'database_pool_connections',
       help: 'Database connections by pool (primary, replicas) and state: using, available, waiting (requests queued for one), max',
       labelNames: ['pool', 'state'],
@@ -102,6 +122,10 @@ export class ServiceMetrics {
 
   ingestDelivered(provider: string, result: string): void {
     this.gitIngestDeliveries.inc({ provider, result });
+  }
+
+  metricComputationRefused(): void {
+    this.metricComputationsRefused.inc();
   }
 
   otlpReceived(signal: string, accepted: number, rejected: number): void {

@@ -46,9 +46,13 @@ describe('the slots', () => {
 describe('through the Metrics API', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ METRICS_MAX_COMPUTATIONS: '1', METRICS_MAX_WAITING: '1' });
+    // METRICS_PORT: the Prometheus figures an operator watches (read here from the runtime's registry).
+    t = await startTestApp({ METRICS_MAX_COMPUTATIONS: '1', METRICS_MAX_WAITING: '1', METRICS_PORT: '9464' });
   });
   afterAll(async () => t?.close());
+
+  /** A metric's samples as the runtime's Prometheus registry holds them. */
+  const prometheus = async (name: string) => (await t.runtime.metrics!.registry.getSingleMetric(name)!.get()).values.map(({ labels, value }) => ({ labels, value }));
 
   test('with one slot and one place in line, a third window asked at once is 503 with Retry-After; the other two are answered', async () => {
     let release: () => void = () => undefined;
@@ -69,12 +73,19 @@ describe('through the Metrics API', () => {
       expect(third.status).toBe(503);
       expect(third.headers['retry-after']).toBe('5');
       expect(third.body).toEqual({ status: 'error', error: { code: 'SERVICE_UNAVAILABLE', message: 'Too many figures are being computed at the moment; ask again in 5 seconds' } });
+      expect(await prometheus('metric_computations')).toEqual([
+        { labels: { state: 'running' }, value: 1 },
+        { labels: { state: 'waiting' }, value: 1 },
+      ]);
+      expect(await prometheus('metric_computations_refused_total')).toEqual([{ labels: {}, value: 1 }]);
       release();
       expect((await first).status).toBe(200);
       expect((await second).status).toBe(200);
       // Their turn over, a request is computed again.
       expect((await ask(dayBefore(22))).status).toBe(200);
     } finally {
+      // A failed expectation above must not leave the held computations waiting for ever.
+      release();
       spy.mockRestore();
     }
   });

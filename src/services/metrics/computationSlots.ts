@@ -16,6 +16,8 @@ export class ComputationSlots {
   constructor(
     private readonly limit: number,
     private readonly waitingLimit: number,
+    /** Told of each request refused for want of a turn (the Prometheus counter an operator watches). */
+    private readonly onRefused?: () => void,
   ) {}
 
   async run<T>(compute: () => Promise<T>): Promise<T> {
@@ -37,7 +39,10 @@ export class ComputationSlots {
       this.running++;
       return Promise.resolve();
     }
-    if (this.line.length >= this.waitingLimit) throw busy();
+    if (this.line.length >= this.waitingLimit) {
+      this.onRefused?.();
+      throw busy();
+    }
     return new Promise((resolve) => this.line.push(resolve));
   }
 
