@@ -9,7 +9,7 @@ import type { Logger } from '../logger';
 import type { AppRouter } from '../procedures';
 import { buildOpenApiDocument } from '../openapi';
 import { isServerFault, rootCause, toRestError } from '../wire/errorMapping';
-import { noteFailure } from './observeResponses';
+import { noteFailure } from '../observability/responseFailures';
 import { GateDeps, publicDocumentGate, refundPoint, requestGate } from './gate';
 import { conditionalGet } from './conditional';
 import { errorHandler, notFoundHandler } from './errors';

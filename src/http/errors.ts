@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logger';
 import { RestError, restError, toRestError } from '../wire/errorMapping';
 import { errorEnvelope } from '../wire/envelopes';
-import { noteFailure } from './observeResponses';
+import { noteFailure } from '../observability/responseFailures';
 
 export const errorBody = (err: RestError) => errorEnvelope(err.code, err.message);
 

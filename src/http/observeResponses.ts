@@ -1,5 +1,4 @@
 import type { NextFunction, Request, Response } from 'express';
-import { domainErrorOf } from '../errors';
 
 export interface ObservedResponse {
   /** By the path's mount: rest, trpc, scim, ingest, otlp, settings, dashboards, or service (health, docs, anything else). */
@@ -11,18 +10,9 @@ export interface ObservedResponse {
   seconds: number;
   /**
    * Why it failed on our side: `database_unavailable` or `redis_unavailable` (503: a store out of reach, see
-   * `noteFailure`), `server_error` (500: a fault of ours). Undefined for everything else.
+   * src/observability/responseFailures.ts), `server_error` (500: a fault of ours). Undefined for everything else.
    */
   failure?: string;
-}
-
-/**
- * Each surface's error handler calls this with what it answered: a store out of reach is told apart from the other
- * 503s (a race lost, a figure too slow) for the metrics.
- */
-export function noteFailure(res: Response, err: unknown): void {
-  const outage = domainErrorOf(err)?.detail.outage;
-  if (outage) res.locals.failure = `${outage}_unavailable`;
 }
 
 /** Where each surface is mounted (src/http/app.ts, src/runtime.ts), longest first. */

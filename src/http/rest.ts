@@ -5,7 +5,7 @@ import type { AppRouter } from '../procedures';
 import { isServerFault, rootCause, toRestError } from '../wire/errorMapping';
 import { errorBody } from './errors';
 import { linkHeaderFor } from './links';
-import { noteFailure } from './observeResponses';
+import { noteFailure } from '../observability/responseFailures';
 
 /**
  * The REST façade: trpc-to-openapi routes `GET /v1/...` to the procedures. The adapter writes its own error

@@ -11,7 +11,7 @@ import type { BodyBudget } from '../wire/bodyBudget';
 import { bodyLimitOf, ingestBodyBudget, readRawBody } from './body';
 import { parseDelivery } from './deliveries';
 import { sendIngestError, toIngestAnswer, ingestAnswer } from './errors';
-import { noteFailure } from '../http/observeResponses';
+import { noteFailure } from '../observability/responseFailures';
 import { DomainError, invalid, notFound } from '../errors';
 import type { GitApp } from '../../db/models';
 

@@ -7,7 +7,7 @@ import type { TelemetrySender, TelemetryWriter } from '../services/telemetry/wri
 import { BodyBudget } from '../wire/bodyBudget';
 import { DomainError, notFound } from '../errors';
 import { methodNotAllowed, sendOtlpFailure, serverFault, toOtlpFailure, tooLargeMessage } from './errors';
-import { noteFailure } from '../http/observeResponses';
+import { noteFailure } from '../observability/responseFailures';
 import { readRequest, OTLP_CONTENT_TYPES, OtlpContentType, OtlpRequest } from './requests';
 import { encodeMessage, responseType, Signal } from './messages';
 

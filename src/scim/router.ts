@@ -8,7 +8,7 @@ import { rateLimitMessage, setRateLimitHeaders } from '../rateLimit/headers';
 import type { ScimAuthenticator } from '../auth/scimAuthenticator';
 import { resourceTypes, schemas, serviceProviderConfig, listResponse } from './discovery';
 import { ScimError, scimErrorBody, toScimError } from './errors';
-import { noteFailure } from '../http/observeResponses';
+import { noteFailure } from '../observability/responseFailures';
 import { sendScim, setCaller } from './respond';
 import { scimUsers } from './users';
 import { scimResourceRouter } from './resourceRouter';

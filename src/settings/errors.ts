@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { domainErrorOf, ErrorKind } from '../errors';
-import { noteFailure } from '../http/observeResponses';
+import { noteFailure } from '../observability/responseFailures';
 import type { Logger } from '../logger';
 import { html, sendPage } from './messagePage';
 
