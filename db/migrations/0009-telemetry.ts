@@ -92,7 +92,7 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     value: { type: DataTypes.DOUBLE, allowNull: false },
     attributes: { type: DataTypes.TEXT, allowNull: false },
   });
-  // Retention deletes by time across organizations (src/services/telemetry/retention.ts).
+  // Retention deletes by time across organizations (src/services/retention/policies.ts).
   await qi.addIndex('telemetry_points', ['end_at'], { name: 'telemetry_points_end_at' });
 
   await qi.createTable('telemetry_events', {

@@ -4,7 +4,7 @@ import { dropColumn } from './0004-write-path';
 
 /**
  * When someone other than its author first reviewed a pull request, and first approved it (docs/metrics.md#ai-review-and-cost-figures: pickup and
- * approval times), kept on the pull request by the review writer (src/services/git/reviews.ts), so that
+ * approval times), kept on the pull request by the review writer (src/services/git/pullRequests/reviews.ts), so that
  * collaboration and AI impact read a year of merged pull requests without a lookup of their activity each. Pull
  * requests already stored get theirs from their activity here.
  */

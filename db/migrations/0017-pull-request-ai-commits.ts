@@ -5,7 +5,7 @@ import { dropColumn } from './0004-write-path';
 /**
  * `has_ai_commit` on pull requests: one of its commits (its head, the commit that merged it, or one pushed while it
  * was open) is AI-assisted (docs/metrics.md#ai-review-and-cost-figures), kept by the pull request, review, commit and telemetry writers
- * (src/services/git/pullRequestAi.ts), so AI impact and financial figures read no commits per pull request. The
+ * (src/services/git/rollups/pullRequestAi.ts), so AI impact and financial figures read no commits per pull request. The
  * indexes find a commit's pull requests when it arrives or becomes AI-assisted. Pull requests already stored get
  * theirs here.
  */

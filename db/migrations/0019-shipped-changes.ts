@@ -4,7 +4,7 @@ import { dropColumn } from './0004-write-path';
 
 /**
  * What each production deployment shipped, kept on it (docs/metrics.md#ai-review-and-cost-figures) by the deployment, commit, incident and telemetry
- * writers (src/services/git/shippedChanges.ts): `shipped_ai`, its changes (or, failed, those it would have shipped)
+ * writers (src/services/git/rollups/shippedChanges.ts): `shipped_ai`, its changes (or, failed, those it would have shipped)
  * include an AI-assisted commit; `blamed`, an incident of its repository names its commit as the cause. Read at
  * request time these cost a range of commits per deployment: minutes for a year of the large data. Deployments
  * already stored get theirs here, found from the AI-assisted commits and the incidents.

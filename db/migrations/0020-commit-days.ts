@@ -5,7 +5,7 @@ import { fillCommitDays } from '../rollups/commits';
  * `commit_days`: how many commits were created each UTC day, and how many of them are AI-assisted (docs/metrics.md#ai-review-and-cost-figures), per
  * repository and per organization (`scope_id` holds either id: a team reads its repositories' rows, an organization
  * its own, a year either way being a few hundred rows, not a year of commits read row by row). Kept by the commit,
- * telemetry and repository writers (src/services/git/commitDays.ts). Filled here from the commits already stored.
+ * telemetry and repository writers (src/services/git/rollups/commitDays.ts). Filled here from the commits already stored.
  */
 const MYSQL_ID_TYPE = 'VARCHAR(40) BINARY';
 

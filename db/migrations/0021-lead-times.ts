@@ -3,7 +3,7 @@ import { fillLeadTimes } from '../rollups/deployments';
 
 /**
  * The lead time of each change a successful production deployment shipped, and their daily counts per band (
- * docs/metrics.md), kept by the deployment, commit and repository writers (src/services/git/leadTimes.ts), so that DORA's
+ * docs/metrics.md), kept by the deployment, commit and repository writers (src/services/git/rollups/leadTimes.ts), so that DORA's
  * median over a year reads a few hundred rows, not every shipped change ranked. Filled here from the deployments and
  * commits already stored, with the writer's bands (their bounds are whole milliseconds, the same in SQL).
  */

@@ -4,7 +4,7 @@ import { dropColumn } from './0004-write-path';
 
 /**
  * What the review, collaboration, AI impact and financial figures measure on each merged pull request (docs/metrics.md,
- * docs/metrics.md#ai-review-and-cost-figures), kept by the pull request and review writers (src/services/git/pullRequestSamples.ts), so that a year of an
+ * docs/metrics.md#ai-review-and-cost-figures), kept by the pull request and review writers (src/services/git/rollups/pullRequestSamples.ts), so that a year of an
  * organization's merged pull requests is read as a few hundred daily counts and one band of values per percentile:
  * - on the pull request: `iterated` (a commit was pushed after it opened) and `sole_reviewer_id` (the one other
  *   person who reviewed it, when exactly one did);

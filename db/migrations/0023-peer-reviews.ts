@@ -5,7 +5,7 @@ import { dropColumn } from './0004-write-path';
 /**
  * Each pull request activity keeps its pull request's author, and whether it is a peer review: a review action (not
  * a pushed commit) by someone other than that author (docs/metrics.md#ai-review-and-cost-figures), set by the review writer when it stores the
- * activity (src/services/git/reviews.ts; a pull request's author does not change). The collaboration figures then
+ * activity (src/services/git/pullRequests/reviews.ts; a pull request's author does not change). The collaboration figures then
  * read a year of review actions, and who reviewed whom, from one index range, where joining each to its pull request
  * took most of a second cold on the large data. Filled here from the pull requests already stored.
  */

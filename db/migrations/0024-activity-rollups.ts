@@ -6,7 +6,7 @@ import { fillInteractionDays } from '../rollups/interactionDays';
  * What the activity figures read (docs/metrics.md), so that a year of an organization is a few thousand rows, not a year
  * of commits and interactions read entry by entry (about 150 ms each cold on the large data, more under load):
  * - `author_days`: per organization, each day a member committed on, with their previous such day: an organization's
- *   distinct authors of any window or bucket are counted from one index range (src/services/git/authorDays.ts).
+ *   distinct authors of any window or bucket are counted from one index range (src/services/git/rollups/authorDays.ts).
  * - `interaction_days`: per organization and per team (`scope_id`), UTC day and type, how many interactions. The
  *   service receives no interactions itself: counted here, by the demo seed, and by whatever stores them
  *   (src/services/activity/interactionDays.ts).

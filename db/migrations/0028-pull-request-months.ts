@@ -3,7 +3,7 @@ import { fillPullRequestMonths } from '../rollups/pullRequests';
 
 /**
  * `pull_request_months`: the monthly sums of `pull_request_days` (per repository and per organization, month of
- * merge, measure, AI-assisted or not, band), kept beside them by the same writer (src/services/git/pullRequestSamples.ts).
+ * merge, measure, AI-assisted or not, band), kept beside them by the same writer (src/services/git/rollups/pullRequestSamples.ts).
  * A window reads its whole months from here and only its edges by day (MetricSql.daysAndMonths): a year of the
  * large data's biggest organization is some 7,000 rows instead of 36,000, read by every figure on merged pull
  * requests (collaboration, AI impact, pull requests, financial).

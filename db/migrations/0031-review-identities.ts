@@ -9,7 +9,7 @@ import { dropColumn } from './0004-write-path';
  * matched member, so an unmatched author's own comments and approvals counted as review.
  *
  * Rows stored before this carry no provider id (deliveries are not kept), so here they are judged by the member
- * match alone, as the review writer now judges them (src/services/git/peerReviews.ts, whose rule is written out
+ * match alone, as the review writer now judges them (src/services/git/pullRequests/peerReviews.ts, whose rule is written out
  * again below so that this migration keeps meaning what it meant when it ran), and everything built on that is
  * computed again: which activity is a peer review and whose pull request it reviewed, each pull request's first
  * review and approval and its sole reviewer, and the merged pull requests' samples with their daily and monthly

@@ -36,7 +36,7 @@ export class Commit extends Model<InferAttributes<Commit>, InferCreationAttribut
   declare stats_known: CreationOptional<boolean>;
   /** Its message carries an AI coding tool's mark (db/rollups/aiMarkers.ts). */
   declare ai_assisted: CreationOptional<boolean>;
-  /** Its author used an AI coding tool that UTC day (src/services/git/authorAiActivity.ts). */
+  /** Its author used an AI coding tool that UTC day (src/services/git/rollups/authorAiActivity.ts). */
   declare author_ai_active: CreationOptional<boolean>;
 }
 
@@ -67,7 +67,7 @@ export class PullRequest extends Model<InferAttributes<PullRequest>, InferCreati
   /** The first review action, and the first approval, by someone other than its author (kept by the review writer). */
   declare first_review_at: CreationOptional<Date | null>;
   declare first_approval_at: CreationOptional<Date | null>;
-  /** One of its commits is AI-assisted (kept by the writers: src/services/git/pullRequestAi.ts). */
+  /** One of its commits is AI-assisted (kept by the writers: src/services/git/rollups/pullRequestAi.ts). */
   declare has_ai_commit: CreationOptional<boolean>;
   /** A commit was pushed after it opened; the one other person who reviewed it, if one did (pullRequestReviewers.ts). */
   declare iterated: CreationOptional<boolean>;

@@ -4,7 +4,7 @@ import { emptied } from './emptied';
 /**
  * `author_days`: per organization, each day a member committed on, with their previous such day. The commit writer
  * keeps it row by row and counts a leaving repository's authors again with this SQL
- * (src/services/git/authorDays.ts); migration 0024 and the demo seed build it whole.
+ * (src/services/git/rollups/authorDays.ts); migration 0024 and the demo seed build it whole.
  */
 
 /** Each author's days and previous days, from the commits `where` picks (alias c), as rows of author_days. */

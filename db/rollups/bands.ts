@@ -1,7 +1,7 @@
 /**
  * Bands of a measure the metrics take percentiles of (a change's lead time, a pull request's review stages or size):
  * band 0 below one unit, then each about 25 % wider than the last, up to past 20 years of milliseconds. The writers
- * keep, per day, how many values fell in each band, and each value with its band (src/services/git/leadTimes.ts,
+ * keep, per day, how many values fell in each band, and each value with its band (src/services/git/rollups/leadTimes.ts,
  * pullRequestSamples.ts): a percentile is then found in the band that holds its rank, bands being ordered as their
  * values, and read from that band alone. Bounds are whole numbers, so a writer (`of`) and a backfill in SQL (`sql`,
  * the same bounds as a CASE) put every value in the same band.

@@ -2,7 +2,7 @@ import { QueryInterface } from 'sequelize';
 import { emptied } from './emptied';
 
 /**
- * What the commit writers keep beside the commits (src/services/git/authorAiActivity.ts, commits.ts, commitDays.ts),
+ * What the commit writers keep beside the commits (src/services/git/rollups/authorAiActivity.ts, commits.ts, commitDays.ts),
  * rebuilt from the stored commits and telemetry: by the migrations that added them (0015, 0018, 0020) and by the demo
  * seed after it writes its rows.
  */

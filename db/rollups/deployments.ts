@@ -3,7 +3,7 @@ import { durationBands } from './bands';
 import { emptied } from './emptied';
 
 /**
- * What the deployment writers keep (src/services/git/shippedChanges.ts, leadTimes.ts), rebuilt from the stored
+ * What the deployment writers keep (src/services/git/rollups/shippedChanges.ts, leadTimes.ts), rebuilt from the stored
  * deployments, commits and incidents: by the migrations that added it (0019, 0021) and by the demo seed.
  */
 

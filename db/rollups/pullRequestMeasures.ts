@@ -67,6 +67,6 @@ export const MEASURES = {
 
 export type MeasureName = keyof typeof MEASURES;
 
-/** AI-assisted: its description's mark, or one of its commits (kept on the pull request: src/services/git/pullRequestAi.ts). */
+/** AI-assisted: its description's mark, or one of its commits (kept on the pull request: src/services/git/rollups/pullRequestAi.ts). */
 export const isAiPullRequest = (p: { ai_assisted: boolean | number; has_ai_commit: boolean | number }) => Boolean(Number(p.ai_assisted)) || Boolean(Number(p.has_ai_commit));
 export const aiPullRequestSql = (p: string) => `CASE WHEN ${p}.ai_assisted = 1 OR ${p}.has_ai_commit = 1 THEN 1 ELSE 0 END`;

@@ -3,7 +3,7 @@ import { aiPullRequestSql, MEASURES, Measure } from './pullRequestMeasures';
 import { emptied } from './emptied';
 
 /**
- * What the pull request and review writers keep (src/services/git/reviews.ts, pullRequestAi.ts, pullRequestSamples.ts),
+ * What the pull request and review writers keep (src/services/git/pullRequests/reviews.ts, pullRequestAi.ts, pullRequestSamples.ts),
  * rebuilt from the stored pull requests, activity and commits: by the migrations that added it (0016, 0017, 0022,
  * 0023, 0028, 0031) and by the demo seed. Who is "someone other than the author" is decided here by the member match
  * alone, which is the review writer's rule for rows without the provider's identities (migration 0031), as the

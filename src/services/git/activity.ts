@@ -80,7 +80,7 @@ export interface ReviewActivityInput {
   externalId: string;
   kind: ReviewActivityKind;
   actorUsername: string | null;
-  /** The provider's own id of who acted, compared with the pull request's author's (git/peerReviews.ts). */
+  /** The provider's own id of who acted, compared with the pull request's author's (git/pullRequests/peerReviews.ts). */
   actorProviderId: string | null;
   createdAt: Date;
   /**

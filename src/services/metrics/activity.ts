@@ -7,8 +7,8 @@ type Authors = { bucket: number; active_authors: number };
 
 /**
  * Commits of the scope's repositories and the scope's interactions, where they were created (docs/metrics.md), from
- * what the writers keep: the daily commit counts (git/commitDays.ts), an organization's authors' days
- * (git/authorDays.ts) and the daily interaction counts (activity/interactionDays.ts).
+ * what the writers keep: the daily commit counts (git/rollups/commitDays.ts), an organization's authors' days
+ * (git/rollups/authorDays.ts) and the daily interaction counts (activity/interactionDays.ts).
  */
 export async function activityFigures(q: MetricSql) {
   const counts = countBuckets(q);

@@ -27,7 +27,7 @@ export async function aiImpactFigures(q: MetricSql, detail: MetricDetail) {
   const counts = countBuckets(q);
   const [commits, merged, split, deployments, tiers] = await Promise.all([
     q.rows<{ bucket: number; commits: number; ai: number }>(
-      // The daily counts kept by the writers (git/commitDays.ts).
+      // The daily counts kept by the writers (git/rollups/commitDays.ts).
       `SELECT ${counts('cd.day')} AS bucket, SUM(cd.commits) AS commits, SUM(cd.ai_commits) AS ai
        FROM commit_days cd WHERE ${q.scoped('cd', 'rollup')} AND ${q.inDays('cd.day')} GROUP BY bucket`,
     ),
@@ -63,7 +63,7 @@ export async function aiImpactFigures(q: MetricSql, detail: MetricDetail) {
 
 /**
  * Production deployments finished in the window, successful or failed (as DORA's failure rate counts them), by
- * whether the commits they shipped, or would have, include an AI-assisted one (kept on each: git/shippedChanges.ts).
+ * whether the commits they shipped, or would have, include an AI-assisted one (kept on each: git/rollups/shippedChanges.ts).
  */
 function deploymentsByShippedChanges(q: MetricSql): string {
   return `SELECT d.shipped_ai AS ai, COUNT(*) AS deployments, SUM(CASE WHEN d.status = 'failure' OR ${blamedSql('d')} THEN 1 ELSE 0 END) AS failed

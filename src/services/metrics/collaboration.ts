@@ -110,7 +110,7 @@ export function sharingIndex(spread: Spread, available: number): number | null {
 
 /**
  * Authors with at least three pull requests merged in the window, every one of them reviewed by the same one other
- * person (kept on each: git/pullRequestReviewers.ts).
+ * person (kept on each: git/rollups/pullRequestReviewers.ts).
  */
 function knowledgeSilos(q: MetricSql): string {
   return `SELECT p.author_id, MIN(p.sole_reviewer_id) AS reviewer_id, COUNT(*) AS merged

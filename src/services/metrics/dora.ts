@@ -68,7 +68,7 @@ export function deploymentCounts(q: MetricSql, bucket: BucketOf): string {
     GROUP BY bucket`;
 }
 
-/** An incident of the deployment's repository names its commit as the cause (kept on it: git/shippedChanges.ts). */
+/** An incident of the deployment's repository names its commit as the cause (kept on it: git/rollups/shippedChanges.ts). */
 export const blamedSql = (d: string) => `${d}.blamed = 1`;
 
 /** Time to restore of each incident opened in the window and resolved. */

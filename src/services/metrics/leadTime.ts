@@ -3,7 +3,7 @@ import { emptyDistribution, MetricSql } from './reading/sql';
 
 /**
  * DORA's lead time for changes, median per window and per series bucket, exact, from what the writers keep
- * (git/leadTimes.ts): the daily count of shipped changes per band of lead time (lead_time_days), and each change's
+ * (git/rollups/leadTimes.ts): the daily count of shipped changes per band of lead time (lead_time_days), and each change's
  * lead time in one index range per band (shipped_changes). A year of the large organization reads a few thousand
  * rows, where ranking its 157k changes took seconds cold.
  */

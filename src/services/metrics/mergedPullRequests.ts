@@ -3,7 +3,7 @@ import { bandedPercentiles, Distributions } from './reading/bandedPercentiles';
 import { BucketOf, MetricSql, Percentile } from './reading/sql';
 
 /**
- * The scope's pull requests merged in the window, as the writers keep them (git/pullRequestSamples.ts): how many
+ * The scope's pull requests merged in the window, as the writers keep them (git/rollups/pullRequestSamples.ts): how many
  * per bucket, and the percentiles of what is measured on them, each counting where it was merged.
  */
 export type MergedCounts = { bucket: number; merged: number; ai: number; reviewed: number; iterated: number };

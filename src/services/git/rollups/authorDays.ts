@@ -22,7 +22,7 @@ export async function addToAuthorDays(transaction: Transaction, repository: Pick
   const known = new Map<string, Map<string, string | null>>();
   // Locking reads, in key order, which read what others committed: a concurrent change adding days of the same
   // author waits for these rows, or (an author with none yet) for the gap they would go in; a change that then loses
-  // a deadlock to it runs again from the start (changes/change.ts).
+  // a deadlock to it runs again from the start (persistence/changes/change.ts).
   for (const users of chunks([...added.keys()].sort())) {
     const rows = await sql.select<{ user_id: string; day: string | Date; previous_day: string | Date | null }>(
       `SELECT user_id, day, previous_day FROM author_days WHERE organization_id = :organization_id AND user_id IN (:users) ORDER BY user_id, day${sql.forUpdate}`,
