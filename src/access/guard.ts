@@ -1,4 +1,4 @@
-import { literal } from 'sequelize';
+import { literal, Op } from 'sequelize';
 import { DomainError, forbidden, invalid, resourceNotFound } from '../errors';
 import { DashboardView, GitApp, Organization, OrganizationMembership, PullRequest, Repository, Team, TeamMembership, User } from '../../db/models';
 import type { Principal } from './principal';
@@ -17,6 +17,9 @@ const ACTIVE_ORGANIZATION_IDS = literal(
 );
 
 const GROUP_CONCAT_SAFE_LENGTH = 1000;
+
+/** The `pull_request` row a query reads belongs to a repository in sight (not deleted at its provider: docs/ingest.md#a-deleted-repository). */
+const IN_SIGHT_REPOSITORY = literal('EXISTS (SELECT 1 FROM repositories r WHERE r.id = `pull_request`.repository_id AND r.deleted_at IS NULL)');
 
 async function activeOrganizationIds(userId: string): Promise<string[]> {
   const memberships = await OrganizationMembership.findAll({ where: { user_id: userId, ...conditions.activeMembership }, attributes: ['organization_id'] });
@@ -106,9 +109,9 @@ export const guard = {
   async pullRequest(p: Principal, gitAppId: string, repositoryId: string, pullRequestId: string): Promise<PullRequest> {
     await guard.gitApp(p, gitAppId);
     const where = repositoryId === 'all' ? { id: pullRequestId, git_app_id: gitAppId } : { id: pullRequestId, git_app_id: gitAppId, repository_id: repositoryId };
-    const pullRequest = await PullRequest.findOne({ where, attributes: ['id', 'repository_id'] });
-    // A hidden repository's pull requests are hidden with it.
-    if (!pullRequest || !(await Repository.count({ where: { id: pullRequest.repository_id, deleted_at: null } }))) throw resourceNotFound('pullRequest');
+    // A hidden repository's pull requests are hidden with it: asked in the same statement.
+    const pullRequest = await PullRequest.findOne({ where: { ...where, [Op.and]: [IN_SIGHT_REPOSITORY] }, attributes: ['id', 'repository_id'] });
+    if (!pullRequest) throw resourceNotFound('pullRequest');
     return pullRequest;
   },
 
