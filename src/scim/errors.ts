@@ -1,4 +1,5 @@
 import { domainErrorOf, ErrorKind } from '../errors';
+import { isRecord } from '../wire/record';
 
 /** RFC 7644 §3.12 `scimType` values (and docs/scim.md's list). */
 export type ScimType =
@@ -45,12 +46,10 @@ const ANSWER_OF: Record<ErrorKind, [status: number, scimType?: ScimType]> = {
 
 /** express.json's own refusals: malformed JSON and bodies over the cap. */
 function fromParser(err: unknown): ScimError | undefined {
-  const type = (err as { type?: unknown } | null)?.type;
+  if (!isRecord(err)) return undefined;
+  const { type } = err;
   if (type === 'entity.parse.failed') return new ScimError(400, 'invalidSyntax', 'The body is not valid JSON');
-  if (type === 'entity.too.large') {
-    const limit = (err as { limit?: number }).limit;
-    return new ScimError(413, undefined, `The body is larger than ${limit} bytes (SCIM_BODY_LIMIT_KB)`);
-  }
+  if (type === 'entity.too.large') return new ScimError(413, undefined, `The body is larger than ${err.limit} bytes (SCIM_BODY_LIMIT_KB)`);
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new ScimError(415, undefined, 'Send the body as UTF-8 JSON');
   return undefined;
 }

@@ -17,7 +17,7 @@ export function parseFilter(text: string): Filter {
     filter = parse(text);
   } catch (e) {
     throw invalidFilter(
-      `The filter '${text.slice(0, 200)}' cannot be parsed (${(e as Error).message}); filters look like userName eq "ada@example.com" ` +
+      `The filter '${text.slice(0, 200)}' cannot be parsed (${e instanceof Error ? e.message : String(e)}); filters look like userName eq "ada@example.com" ` +
         'or (name.familyName sw "L" and active eq true)',
     );
   }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Team } from '../../db/models';
 import type { MemberChange, TeamInput } from '../services/people/teams';
 import type { GroupMember } from '../services/people/directory';
+import { isRecord } from '../wire/record';
 import { ScimError } from './errors';
 import { GROUP_SCHEMA } from '../services/people/scimGroupFilter';
 import { lowerKeys, patchOperations, pathsOf } from './patchOp';
@@ -42,7 +43,7 @@ const KNOWN = new Set(['schemas', 'id', 'externalid', 'displayname', 'members', 
 function memberIds(value: unknown, where: string): string[] {
   const entries = Array.isArray(value) ? value : [value];
   return entries.map((e, i) => {
-    const id = e && typeof e === 'object' ? (e as Record<string, unknown>).value ?? (e as Record<string, unknown>).Value : undefined;
+    const id = isRecord(e) ? e.value ?? e.Value : undefined;
     if (typeof id !== 'string' || id.trim() === '') throw new ScimError(400, 'invalidValue', `${where}: member ${i + 1} needs a "value" (the user's id)`);
     return id.trim();
   });
@@ -51,9 +52,9 @@ function memberIds(value: unknown, where: string): string[] {
 
 /** A POST or PUT body: the team's name, external id and (all of) its members. */
 export function groupInputOf(body: unknown): { input: TeamInput; members: string[] } {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ScimError(400, 'invalidSyntax', 'The body must be a JSON object (a SCIM Group)');
-  const b = lowerKeys(body as Record<string, unknown>);
-  for (const key of Object.keys(body as Record<string, unknown>)) {
+  if (!isRecord(body)) throw new ScimError(400, 'invalidSyntax', 'The body must be a JSON object (a SCIM Group)');
+  const b = lowerKeys(body);
+  for (const key of Object.keys(body)) {
     if (!KNOWN.has(key.toLowerCase())) throw new ScimError(400, 'invalidSyntax', `Unknown attribute '${key}' for a Group; see GET /scim/v2/Schemas/${GROUP_SCHEMA}`);
   }
   if (!Array.isArray(b.schemas) || !b.schemas.some((s) => typeof s === 'string' && s.toLowerCase() === GROUP_SCHEMA.toLowerCase())) {

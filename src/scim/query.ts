@@ -1,3 +1,4 @@
+import { isRecord } from '../wire/record';
 import { ScimError } from './errors';
 import { MAX_RESULTS } from './discovery';
 
@@ -76,15 +77,14 @@ export function project(answer: object, query: Pick<ListQuery, 'attributes' | 'e
       const key = keyOf(resource, top);
       if (!key) continue;
       const value = resource[key];
-      if (!sub || typeof value !== 'object' || value === null || Array.isArray(value)) {
+      if (!sub || !isRecord(value)) {
         out[key] = value;
         continue;
       }
-      const subKey = keyOf(value as Record<string, unknown>, sub);
+      const subKey = keyOf(value, sub);
       if (!subKey) continue;
-      const kept = (out[key] ?? {}) as Record<string, unknown>;
-      kept[subKey] = (value as Record<string, unknown>)[subKey];
-      out[key] = kept;
+      const sofar = out[key];
+      out[key] = { ...(isRecord(sofar) ? sofar : {}), [subKey]: value[subKey] };
     }
     return out;
   }
@@ -95,8 +95,8 @@ export function project(answer: object, query: Pick<ListQuery, 'attributes' | 'e
       if (!key || ALWAYS.has(key)) continue;
       const value = out[key];
       if (!sub) delete out[key];
-      else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-        const copy = { ...(value as Record<string, unknown>) };
+      else if (isRecord(value)) {
+        const copy = { ...value };
         const subKey = keyOf(copy, sub);
         if (subKey) delete copy[subKey];
         out[key] = copy;

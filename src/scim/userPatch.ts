@@ -1,6 +1,7 @@
 import { filter as matcher, Filter } from 'scim2-parse-filter';
 import type { EmailAddress, MemberInput, NameParts } from '../services/people/members';
 import { namePartColumns } from '../services/people/profile';
+import { isRecord } from '../wire/record';
 import { ScimError } from './errors';
 import { parseFilter } from './filter';
 import { USER_SCHEMA } from '../services/people/scimUserFilter';
@@ -76,7 +77,7 @@ function apply(state: PatchState, op: PatchOpName, rawPath: string, value: unkno
     case 'name.formatted':
     case 'name.givenname':
     case 'name.familyname': {
-      const key = ({ formatted: 'formatted', givenname: 'givenName', familyname: 'familyName' } as const)[subName as 'formatted' | 'givenname' | 'familyname'];
+      const key = subName === 'givenname' ? 'givenName' : subName === 'familyname' ? 'familyName' : 'formatted';
       next.nameParts[key] = op === 'remove' || value === null ? null : stringOf(value, path, { allowEmpty: true });
       if (key === 'formatted') state.formattedSet = true;
       return;
@@ -86,8 +87,8 @@ function apply(state: PatchState, op: PatchOpName, rawPath: string, value: unkno
         next.nameParts = { givenName: null, familyName: null, formatted: null };
         return;
       }
-      if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ScimError(400, 'invalidValue', `${where}: "value" must be an object of name parts`);
-      for (const [part, partValue] of Object.entries(value as Record<string, unknown>)) apply(state, op, `name.${part}`, partValue, operation);
+      if (!isRecord(value)) throw new ScimError(400, 'invalidValue', `${where}: "value" must be an object of name parts`);
+      for (const [part, partValue] of Object.entries(value)) apply(state, op, `name.${part}`, partValue, operation);
       return;
     case 'active':
       if (op === 'remove') throw new ScimError(400, 'mutability', `${where}: active cannot be removed; replace it with true or false`);
@@ -133,9 +134,9 @@ function applyEmails(next: PatchTarget, op: PatchOpName, filterText: string | un
     } else if (op === 'remove') {
       next.emails = next.emails.filter((e) => !selected.includes(e));
     } else {
-      if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ScimError(400, 'invalidValue', `${where}: "value" must be an e-mail object`);
-      if (selected.length === 0) next.emails.push(emailOf({ ...impliedBy(filterText), ...(value as object) }, where));
-      for (const e of selected) Object.assign(e, emailOf({ ...e, ...(value as object) }, where));
+      if (!isRecord(value)) throw new ScimError(400, 'invalidValue', `${where}: "value" must be an e-mail object`);
+      if (selected.length === 0) next.emails.push(emailOf({ ...impliedBy(filterText), ...value }, where));
+      for (const e of selected) Object.assign(e, emailOf({ ...e, ...value }, where));
     }
   } else if (op === 'remove') {
     if (sub === 'value') next.emails = next.emails.filter((e) => !selected.includes(e));

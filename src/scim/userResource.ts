@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { EmailAddress, isOrganizationRole, Member, MemberInput, NameParts, ORGANIZATION_ROLES, OrganizationRole } from '../services/people/members';
 import { splitName } from '../services/people/profile';
+import { isRecord } from '../wire/record';
 import { ScimError } from './errors';
 import { lowerKeys } from './patchOp';
 import { USER_SCHEMA } from '../services/people/scimUserFilter';
@@ -122,11 +123,12 @@ export function roleOf(value: unknown): OrganizationRole {
   if (value === null || value === undefined) return 'collaborator';
   const entries = Array.isArray(value) ? value : [value];
   if (entries.length === 0) return 'collaborator';
-  const values = entries.map((e) => (typeof e === 'string' ? { value: e } : e)) as { value?: unknown; primary?: unknown }[];
-  const chosen = values.find((e) => e && (e.primary === true || e.primary === 'True' || e.primary === 'true')) ?? values[0];
-  const role = typeof chosen?.value === 'string' ? chosen.value.trim().toLowerCase() : undefined;
+  // An entry is a role's name or {"value": name, "primary": true}.
+  const chosen: unknown = entries.find((e) => isRecord(e) && (e.primary === true || e.primary === 'True' || e.primary === 'true')) ?? entries[0];
+  const named = typeof chosen === 'string' ? chosen : isRecord(chosen) ? chosen.value : undefined;
+  const role = typeof named === 'string' ? named.trim().toLowerCase() : undefined;
   if (!role || !isOrganizationRole(role)) {
-    throw invalidValue(`'roles' values are one of ${ORGANIZATION_ROLES.join(', ')}, not ${JSON.stringify(chosen?.value ?? chosen)}`);
+    throw invalidValue(`'roles' values are one of ${ORGANIZATION_ROLES.join(', ')}, not ${JSON.stringify(named ?? chosen)}`);
   }
   return role;
 }
@@ -157,8 +159,8 @@ export function nameOf(body: Record<string, unknown>, fallback: string): string 
 export function namePartsIn(body: Record<string, unknown>): NameParts {
   const name = body.name;
   if (name === undefined || name === null) return { givenName: null, familyName: null, formatted: null };
-  if (typeof name !== 'object' || Array.isArray(name)) throw invalidValue("'name' must be an object such as {\"givenName\": \"Ada\", \"familyName\": \"Lovelace\"}");
-  const parts = canonicalKeys(name as Record<string, unknown>);
+  if (!isRecord(name)) throw invalidValue("'name' must be an object such as {\"givenName\": \"Ada\", \"familyName\": \"Lovelace\"}");
+  const parts = canonicalKeys(name);
   const part = (key: 'givenName' | 'familyName' | 'formatted') =>
     parts[key] === undefined || parts[key] === null ? null : stringOf(parts[key], `name.${key}`, { allowEmpty: true });
   return { givenName: part('givenName'), familyName: part('familyName'), formatted: part('formatted') };
@@ -166,8 +168,8 @@ export function namePartsIn(body: Record<string, unknown>): NameParts {
 
 /** One `emails` value: `{"value": "…", "type": "work", "primary": true}`. */
 export function emailOf(entry: unknown, where: string): EmailAddress {
-  if (!entry || typeof entry !== 'object' || Array.isArray(entry)) throw invalidValue(`${where} must be an object such as {"value": "ada@example.com", "type": "work"}`);
-  const e = lowerKeys(entry as Record<string, unknown>);
+  if (!isRecord(entry)) throw invalidValue(`${where} must be an object such as {"value": "ada@example.com", "type": "work"}`);
+  const e = lowerKeys(entry);
   const value = stringOf(e.value, `${where}.value`, { max: 254 });
   if (!EMAIL.test(value)) throw invalidValue(`${where}.value must be an e-mail address, not '${value}'`);
   const type = e.type === undefined || e.type === null || e.type === '' ? null : stringOf(e.type, `${where}.type`, { max: 40 });
@@ -215,9 +217,9 @@ function checkAttributes(body: Record<string, unknown>): void {
  * (title, externalId), `active` defaults to true and `roles` to collaborator.
  */
 export function userInputOf(body: unknown): MemberInput {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ScimError(400, 'invalidSyntax', 'The body must be a JSON object (a SCIM User)');
-  const b = canonicalKeys(body as Record<string, unknown>);
-  if (b.name && typeof b.name === 'object' && !Array.isArray(b.name)) b.name = canonicalKeys(b.name as Record<string, unknown>);
+  if (!isRecord(body)) throw new ScimError(400, 'invalidSyntax', 'The body must be a JSON object (a SCIM User)');
+  const b = canonicalKeys(body);
+  if (isRecord(b.name)) b.name = canonicalKeys(b.name);
   checkAttributes(b);
   if (b.userName === undefined) throw invalidValue("'userName' is required: the user's e-mail address");
   const email = userNameOf(b.userName);
