@@ -1,31 +1,10 @@
 import zlib from 'node:zlib';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { PushProvider } from '../services/apps/providers';
-import type { IngestProvider } from '../services/git/apps/gitApps';
 import { DomainError, invalid } from '../errors';
 import { BodyBudget } from '../wire/bodyBudget';
 
 const KB = 1024;
 const MB = 1024 * KB;
-
-/**
- * The largest body each provider sends (docs/ingest.md#what-a-body-may-cost): its documented cap where it has one,
- * else 1 MB, far above what any of their deliveries carries (a few KB). Never more than INGEST_BODY_LIMIT_KB.
- */
-const PROVIDER_BODY_LIMITS: Record<IngestProvider | PushProvider, number> = {
-  // "Payloads are capped at 25 MB" (docs.github.com, Webhook events and payloads).
-  github: 25 * MB,
-  // GitLab sends no payload whose JSON is larger than 25 MB (gitlab-org/gitlab!38687, "Limit webhook payload size to 25MB").
-  gitlab: 25 * MB,
-  // "Webhook payload is limited to 256 KB" (support.atlassian.com, Bitbucket Cloud: Troubleshoot webhooks).
-  bitbucket: 256 * KB,
-  jira: 1 * MB,
-  linear: 1 * MB,
-  slack: 1 * MB,
-  pagerduty: 1 * MB,
-  opsgenie: 1 * MB,
-  deployments: 1 * MB,
-};
 
 export interface BodyLimit {
   bytes: number;
@@ -33,12 +12,13 @@ export interface BodyLimit {
   set: { provider: string } | 'INGEST_BODY_LIMIT_KB';
 }
 
-const hasOwnLimit = (provider: string): provider is keyof typeof PROVIDER_BODY_LIMITS => Object.hasOwn(PROVIDER_BODY_LIMITS, provider);
-
-/** The limit of the provider the path names, known before any body is read (the routes let no other provider through). */
-export function bodyLimitOf(provider: string, configuredBytes: number): BodyLimit {
-  const own = hasOwnLimit(provider) ? PROVIDER_BODY_LIMITS[provider] : configuredBytes;
-  return own < configuredBytes ? { bytes: own, set: { provider } } : { bytes: configuredBytes, set: 'INGEST_BODY_LIMIT_KB' };
+/**
+ * A delivery's limit, known before any body is read: the largest body its provider sends (its webhook's
+ * `bodyLimitBytes`: its documented cap where it has one, else 1 MB; docs/ingest.md#what-a-body-may-cost), never
+ * more than INGEST_BODY_LIMIT_KB.
+ */
+export function bodyLimitOf(provider: string, providerBytes: number, configuredBytes: number): BodyLimit {
+  return providerBytes < configuredBytes ? { bytes: providerBytes, set: { provider } } : { bytes: configuredBytes, set: 'INGEST_BODY_LIMIT_KB' };
 }
 
 const tooLargeMessage = ({ bytes, set }: BodyLimit) =>
@@ -67,9 +47,9 @@ export const ingestBodyBudget = (bodyLimitBytes: number) => new BodyBudget(BODY_
  * as it arrives: taken at once, or the delivery is 503. Refused before its end, the rest of a body is not read
  * (the ingest error handler closes the connection).
  */
-export function readRawBody(budget: BodyBudget, limitOf: (req: Request) => BodyLimit): RequestHandler {
+export function readRawBody(budget: BodyBudget, limitOf: (req: Request, res: Response) => BodyLimit): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const limit = limitOf(req);
+    const limit = limitOf(req, res);
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > limit.bytes) return next(tooLarge(limit));
     const holder = req.ip ?? 'unknown';

@@ -1,6 +1,8 @@
 import type { Response } from 'express';
-import { domainErrorOf, ErrorKind, invalid } from '../errors';
+import { DomainError, domainErrorOf, ErrorKind } from '../errors';
 import { errorEnvelope } from '../wire/envelopes';
+import type { RateLimitDecision } from '../rateLimit/rateLimiter';
+import { rateLimitMessage } from '../rateLimit/headers';
 
 /**
  * The ingest surface's one error mapping: the error envelope of docs/api.md#envelopes-and-errors (`{"status":"error","error":{"code","message"}}`),
@@ -47,7 +49,8 @@ export interface IngestAnswer {
 
 export const ingestAnswer = (code: IngestErrorCode, message: string): IngestAnswer => ({ code, status: INGEST_ERROR_STATUS[code], message });
 
-export const badRequest = (message: string) => invalid(message);
+/** Over a connection's or a client's budget of deliveries: 429 with Retry-After. */
+export const rateLimited = (d: RateLimitDecision) => new DomainError('rate_limited', rateLimitMessage(d, 'deliveries'), { retryAfterSeconds: d.retryAfterSeconds });
 
 /** What the sender sees for anything thrown; undefined for our own faults (logged, then answered as a 500). */
 export function toIngestAnswer(err: unknown): IngestAnswer | undefined {

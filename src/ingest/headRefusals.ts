@@ -1,8 +1,7 @@
 import type { RateLimiter } from '../rateLimit/rateLimiter';
 import { HEAD_REFUSAL_MESSAGES, HeadRefusalKind, HeadRefuser, limitedHeadRefuser } from '../wire/headRefusals';
 import { errorEnvelope } from '../wire/envelopes';
-import { ingestAnswer, IngestErrorCode, toIngestAnswer } from './errors';
-import { rateLimited } from './router';
+import { ingestAnswer, IngestErrorCode, rateLimited, toIngestAnswer } from './errors';
 
 const CODES: Record<HeadRefusalKind, IngestErrorCode> = {
   malformed: 'VALIDATION_ERROR',

@@ -1,10 +1,10 @@
-import { jiraSearchPage, jiraWebhookTasks } from '../../src/trackers/jira';
+import { jiraSearchPage, jiraWebhookTasks } from '../../src/integrations/jira/tasks';
 import type { TaskInput } from '../../src/services/work/taskInput';
 import { copy } from '../support/peers/ingest';
 import { issueAssigned, issueCreated, issueStatusChanged } from '../support/peers/jira/deliveries';
 
 /**
- * Jira's issue JSON in the domain's words (src/trackers/jira.ts), on Jira Cloud's own deliveries
+ * Jira's issue JSON in the domain's words (src/integrations/jira/tasks.ts), on Jira Cloud's own deliveries
  * (test/support/peers/jira/README.md): types, points, and the categories a changelog leaves out.
  */
 

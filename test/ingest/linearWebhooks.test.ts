@@ -6,7 +6,8 @@ import { SecretBox } from '../../src/secrets/secretBox';
 import { AppWriter } from '../../src/services/apps/apps';
 import type { TaskSource } from '../../src/services/work/taskInput';
 import { TaskWriter } from '../../src/services/work/taskWriter';
-import { linearWebhooks } from '../../src/ingest/apps/linear';
+import { linearWebhook } from '../../src/integrations/linear/webhook';
+import { bodyAuthentication } from '../support/webhooks';
 import { copy } from '../support/peers/ingest';
 import { issueHook } from '../support/peers/gitlabPayloads';
 import {
@@ -23,7 +24,7 @@ import {
 import { DEMO, startTestApp, TestApp } from '../support/harness';
 
 /**
- * Linear's webhooks (docs/trackers.md#linear) through `linearWebhooks` and the TaskWriter, with deliveries Linear sent
+ * Linear's webhooks (docs/trackers.md#linear) through `linearWebhook` and the TaskWriter, with deliveries Linear sent
  * (test/support/peers/linear/webhooks.ts): who may deliver, what a body means, and what is stored in the end.
  */
 let t: TestApp;
@@ -54,8 +55,8 @@ async function linearApp(): Promise<LinearApp> {
 }
 
 async function receive(source: TaskSource, app: App, secret: string, d: LinearDelivery, now?: Date) {
-  linearWebhooks.authenticate(d.headers, d.body, [secret], now ?? new Date(JSON.parse(d.body.toString()).webhookTimestamp));
-  const parsed = linearWebhooks.parse(d.headers, d.body, app);
+  bodyAuthentication(linearWebhook)(d.headers, d.body, [secret], now ?? new Date(JSON.parse(d.body.toString()).webhookTimestamp));
+  const parsed = linearWebhook.parse({ headers: d.headers, body: d.body, settings: { pointsField: app.points_field } });
   if (!('tasks' in parsed)) return { event: parsed.event, result: 'ignored' as const, tasks: [] };
   return { event: parsed.event, ...(await tasks.receive({ source, id: parsed.id, event: parsed.event }, parsed.tasks)) };
 }
@@ -89,11 +90,11 @@ describe('authenticity: Linear-Signature, then webhookTimestamp', () => {
   test('the hex HMAC-SHA256 of the raw body with the secret (or a previous one still in grace) is accepted', () => {
     const d = linearDelivery(payload, 'current');
     expect(d.headers['linear-signature']).toMatch(/^[0-9a-f]{64}$/);
-    expect(() => linearWebhooks.authenticate(d.headers, d.body, ['current'], sentAt)).not.toThrow();
-    expect(() => linearWebhooks.authenticate(d.headers, d.body, ['next', 'current'], sentAt)).not.toThrow();
+    expect(() => bodyAuthentication(linearWebhook)(d.headers, d.body, ['current'], sentAt)).not.toThrow();
+    expect(() => bodyAuthentication(linearWebhook)(d.headers, d.body, ['next', 'current'], sentAt)).not.toThrow();
     // Upper-case hex is the same digest.
     const upper = { ...d.headers, 'linear-signature': d.headers['linear-signature'].toUpperCase() };
-    expect(() => linearWebhooks.authenticate(upper, d.body, ['current'], sentAt)).not.toThrow();
+    expect(() => bodyAuthentication(linearWebhook)(upper, d.body, ['current'], sentAt)).not.toThrow();
   });
 
   test.each([
@@ -104,27 +105,27 @@ describe('authenticity: Linear-Signature, then webhookTimestamp', () => {
     ['a truncated signature', (d: LinearDelivery) => ({ ...d, headers: { ...d.headers, 'linear-signature': d.headers['linear-signature'].slice(0, 62) } })],
   ])('%s is unauthenticated (401), whatever the body says', (_, tamper) => {
     const d = tamper(linearDelivery(payload, 'current'));
-    expect(() => linearWebhooks.authenticate(d.headers, d.body, ['current'], sentAt)).toThrow(expect.objectContaining({ kind: 'unauthenticated' }));
+    expect(() => bodyAuthentication(linearWebhook)(d.headers, d.body, ['current'], sentAt)).toThrow(expect.objectContaining({ kind: 'unauthenticated' }));
   });
 
   test('a delivery sent more than 60 s before or after now is refused as stale (400), once it is known to be Linear', () => {
     const d = linearDelivery(payload, 'current');
     const at = (ms: number) => new Date(sentAt.getTime() + ms);
-    expect(() => linearWebhooks.authenticate(d.headers, d.body, ['current'], at(59_000))).not.toThrow();
-    expect(() => linearWebhooks.authenticate(d.headers, d.body, ['current'], at(-59_000))).not.toThrow();
+    expect(() => bodyAuthentication(linearWebhook)(d.headers, d.body, ['current'], at(59_000))).not.toThrow();
+    expect(() => bodyAuthentication(linearWebhook)(d.headers, d.body, ['current'], at(-59_000))).not.toThrow();
     for (const skew of [61_000, -61_000, 3_600_000]) {
-      expect(() => linearWebhooks.authenticate(d.headers, d.body, ['current'], at(skew))).toThrow(
+      expect(() => bodyAuthentication(linearWebhook)(d.headers, d.body, ['current'], at(skew))).toThrow(
         expect.objectContaining({ kind: 'invalid', message: expect.stringMatching(/^stale delivery: webhookTimestamp 2023-07-11T13:36:45\.387Z is more than 60 s from now .*check the server clock or replay$/) }),
       );
     }
     // The signature is checked first: a stale body with a wrong signature says nothing of its timestamp.
-    expect(() => linearWebhooks.authenticate(d.headers, d.body, ['other'], at(3_600_000))).toThrow(expect.objectContaining({ kind: 'unauthenticated' }));
+    expect(() => bodyAuthentication(linearWebhook)(d.headers, d.body, ['other'], at(3_600_000))).toThrow(expect.objectContaining({ kind: 'unauthenticated' }));
   });
 
   test('a signed body without webhookTimestamp, or not JSON, is not a Linear delivery (400)', () => {
     for (const body of [Buffer.from(JSON.stringify(kintoneIssueCreated)), Buffer.from('not json')]) {
       const headers = { 'linear-signature': linearSignature('current', body) };
-      expect(() => linearWebhooks.authenticate(headers, body, ['current'], sentAt)).toThrow(expect.objectContaining({ kind: 'invalid' }));
+      expect(() => bodyAuthentication(linearWebhook)(headers, body, ['current'], sentAt)).toThrow(expect.objectContaining({ kind: 'invalid' }));
     }
   });
 });
@@ -132,7 +133,7 @@ describe('authenticity: Linear-Signature, then webhookTimestamp', () => {
 describe('what a body means', () => {
   test('an Issue is a task on its team key; the delivery id is Linear-Delivery and the event type:action', () => {
     const d = linearDelivery(issueCreated, 's', { id: 'f0e6cb3a-7b8c-4d55-9a4e-1f2f3c4d5e6f' });
-    const parsed = linearWebhooks.parse(d.headers, d.body, anyApp);
+    const parsed = linearWebhook.parse({ headers: d.headers, body: d.body, settings: { pointsField: anyApp.points_field } });
     expect(parsed).toMatchObject({ id: 'f0e6cb3a-7b8c-4d55-9a4e-1f2f3c4d5e6f', event: 'Issue:create' });
     expect('tasks' in parsed && { tasks: parsed.tasks }).toEqual({
       tasks: [
@@ -160,20 +161,19 @@ describe('what a body means', () => {
 
   test('other types (a comment) are acknowledged and ignored', () => {
     const d = linearDelivery(commentCreated, 's');
-    expect(linearWebhooks.parse(d.headers, d.body, anyApp)).toMatchObject({ event: 'Comment:create', ignored: 'Linear Comment changes are not stored; only Issues are' });
+    expect(linearWebhook.parse({ headers: d.headers, body: d.body, settings: { pointsField: anyApp.points_field } })).toMatchObject({ event: 'Comment:create', ignored: 'Linear Comment changes are not stored; only Issues are' });
   });
 
   test('another provider’s body, a missing Linear-Delivery or an Issue without its fields is refused (400) saying what is wrong', () => {
     const gitlab = linearDelivery(issueHook, 's');
-    expect(() => linearWebhooks.parse(gitlab.headers, gitlab.body, anyApp)).toThrow(expect.objectContaining({ kind: 'invalid', message: expect.stringMatching(/^Not a Linear webhook payload: /) }));
+    expect(() => linearWebhook.parse({ headers: gitlab.headers, body: gitlab.body, settings: { pointsField: anyApp.points_field } })).toThrow(expect.objectContaining({ kind: 'invalid', message: expect.stringMatching(/^Not a Linear webhook payload: /) }));
     const anonymous = linearDelivery(issueCreated, 's');
     delete anonymous.headers['linear-delivery'];
-    expect(() => linearWebhooks.parse(anonymous.headers, anonymous.body, anyApp)).toThrow(expect.objectContaining({ kind: 'invalid', message: expect.stringContaining('Linear-Delivery') }));
+    expect(() => linearWebhook.parse({ headers: anonymous.headers, body: anonymous.body, settings: { pointsField: anyApp.points_field } })).toThrow(expect.objectContaining({ kind: 'invalid', message: expect.stringContaining('Linear-Delivery') }));
     const stateless = copy(issueCreated);
     delete stateless.data.state;
     const d = linearDelivery(stateless, 's');
-    expect(() => linearWebhooks.parse(d.headers, d.body, anyApp)).toThrow(expect.objectContaining({ kind: 'invalid', message: expect.stringMatching(/^Not a Linear Issue webhook payload: data\.state: /) }));
-    expect(linearWebhooks.otherProviders).toMatchObject({ 'x-atlassian-webhook-identifier': 'jira' });
+    expect(() => linearWebhook.parse({ headers: d.headers, body: d.body, settings: { pointsField: anyApp.points_field } })).toThrow(expect.objectContaining({ kind: 'invalid', message: expect.stringMatching(/^Not a Linear Issue webhook payload: data\.state: /) }));
   });
 });
 

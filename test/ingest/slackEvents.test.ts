@@ -1,6 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { Interaction, IngestDelivery } from '../../db/models';
-import { slackWebhooks } from '../../src/ingest/apps/slack';
+import { slackWebhook } from '../../src/integrations/slack/webhook';
+import { bodyAuthentication } from '../support/webhooks';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
 import { unique } from '../support/common';
 import { deliverToSlack, payload, rawBody, SlackDelivery } from '../support/peers/slack/deliveries';
@@ -34,10 +35,10 @@ test("Slack's own worked example of a signature is accepted, at its time", () =>
   // https://docs.slack.dev/authentication/verifying-requests-from-slack, as Slack's SDKs test it.
   const body = Buffer.from('token=xyzz0WbapA4vBCDEFasx0q6G&team_id=T1DC2JH3J&team_domain=testteamnow&channel_id=G8PSS9T3V&channel_name=foobar&user_id=U2CERLKJA&user_name=roadrunner&command=%2Fwebhook-collect&text=&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1DC2JH3J%2F397700885554%2F96rGlfmibIGlgcZRskXaIFfN&trigger_id=398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c');
   const headers = { 'x-slack-signature': 'v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503', 'x-slack-request-timestamp': '1531420618' };
-  expect(() => slackWebhooks.authenticate(headers, body, ['8f742231b10e8888abcd99yyyzzz85a5'], new Date(1531420618_000))).not.toThrow();
-  expect(() => slackWebhooks.authenticate(headers, body, ['8f742231b10e8888abcd99yyyzzz85a6'], new Date(1531420618_000))).toThrow(/does not match/);
+  expect(() => bodyAuthentication(slackWebhook)(headers, body, ['8f742231b10e8888abcd99yyyzzz85a5'], new Date(1531420618_000))).not.toThrow();
+  expect(() => bodyAuthentication(slackWebhook)(headers, body, ['8f742231b10e8888abcd99yyyzzz85a6'], new Date(1531420618_000))).toThrow(/does not match/);
   // Six minutes later the same request is stale.
-  expect(() => slackWebhooks.authenticate(headers, body, ['8f742231b10e8888abcd99yyyzzz85a5'], new Date(1531420978_000))).toThrow(/stale delivery/);
+  expect(() => bodyAuthentication(slackWebhook)(headers, body, ['8f742231b10e8888abcd99yyyzzz85a5'], new Date(1531420978_000))).toThrow(/stale delivery/);
 });
 
 test('url_verification is answered with its challenge', async () => {

@@ -4,7 +4,8 @@ import request from 'supertest';
 import { jiraDeliveries, jiraSignature } from '../../scripts/bench/jira/bodies';
 import { jiraRowSet, KnownTasks } from '../../scripts/bench/jira/rows';
 import { storeInOneTransaction } from '../../scripts/bench/floor/store';
-import { jiraWebhooks } from '../../src/ingest/apps/jira';
+import { jiraWebhook } from '../../src/integrations/jira/webhook';
+import { bodyAuthentication } from '../support/webhooks';
 import { unique } from '../support/common';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
 
@@ -42,8 +43,8 @@ test('deliveries: half create an issue, half move one created at least the lag b
     }
     // The service's own check of Jira's signature accepts it; another secret's does not.
     expect(d.headers['x-hub-signature']).toBe(jiraSignature(secret, d.body));
-    expect(() => jiraWebhooks.authenticate(d.headers, d.body, [secret], new Date())).not.toThrow();
-    expect(() => jiraWebhooks.authenticate(d.headers, d.body, ['another secret'], new Date())).toThrow(/does not match/);
+    expect(() => bodyAuthentication(jiraWebhook)(d.headers, d.body, [secret], new Date())).not.toThrow();
+    expect(() => bodyAuthentication(jiraWebhook)(d.headers, d.body, ['another secret'], new Date())).toThrow(/does not match/);
   });
 });
 

@@ -3,7 +3,8 @@ import { QueryTypes } from 'sequelize';
 import request from 'supertest';
 import { storeInOneTransaction } from '../../scripts/bench/floor/store';
 import { pagerdutyIngest } from '../../scripts/bench/pagerduty/source';
-import { pagerdutyWebhooks } from '../../src/ingest/apps/pagerduty';
+import { pagerdutyWebhook } from '../../src/integrations/pagerduty/webhook';
+import { bodyAuthentication } from '../support/webhooks';
 import { unique } from '../support/common';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
 
@@ -37,8 +38,8 @@ test('deliveries: half trigger an incident, half resolve one triggered at least 
       expect([trigger >= 0, trigger <= i - 16]).toEqual([true, true]);
     }
     // The service's own check of PagerDuty's signature accepts it; another secret's does not.
-    expect(() => pagerdutyWebhooks.authenticate(deliveries[i].headers, deliveries[i].body, [secret], new Date())).not.toThrow();
-    expect(() => pagerdutyWebhooks.authenticate(deliveries[i].headers, deliveries[i].body, ['another secret'], new Date())).toThrow(/does not match/);
+    expect(() => bodyAuthentication(pagerdutyWebhook)(deliveries[i].headers, deliveries[i].body, [secret], new Date())).not.toThrow();
+    expect(() => bodyAuthentication(pagerdutyWebhook)(deliveries[i].headers, deliveries[i].body, ['another secret'], new Date())).toThrow(/does not match/);
   });
 });
 

@@ -22,7 +22,7 @@ import { ChangeRunner } from '../../../src/persistence/changes/change';
 import { newId } from '../../../src/persistence/changes/ids';
 import { SecretBox } from '../../../src/secrets/secretBox';
 import { AppWriter } from '../../../src/services/apps/apps';
-import { copilotDay } from '../../../src/services/aiVendors/copilot';
+import { copilotDay } from '../../../src/integrations/copilot/puller';
 import { VENDOR_MEASURES, VendorAccountDay } from '../../../src/services/aiVendors/vendorDay';
 import { defaultHttp } from '../../../src/services/aiVendors/vendorHttp';
 import { loadConfig } from '../../../src/config';

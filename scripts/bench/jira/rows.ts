@@ -2,7 +2,7 @@
  * The rows the service writes for a Jira delivery (src/services/work/taskWriter.ts, tasks.ts), worked out once
  * before the load so the ingest floor (floor/ingest.ts) only writes them: the delivery's row in ingest_deliveries,
  * the task (inserted for a new issue, updated for a known one) with its status, status name and flow facts, and
- * the status changes its changelog brings. The body is read by the service's own translation (src/trackers/jira.ts)
+ * the status changes its changelog brings. The body is read by the service's own translation (src/integrations/jira/tasks.ts)
  * and the facts derived by its own flowFacts, for a new app: no boards mapped, no status overrides, no accounts
  * linked (the deliveries carry no e-mail), so no team, no assignee and no interaction.
  */
@@ -10,7 +10,7 @@ import { format } from 'mysql2';
 import { newId } from '../../../src/persistence/changes/ids';
 import { clip, LIMITS } from '../../../src/services/git/text';
 import { flowFacts, Transition } from '../../../db/rollups/flowFacts';
-import { jiraWebhookTasks } from '../../../src/trackers/jira';
+import { jiraWebhookTasks } from '../../../src/integrations/jira/tasks';
 import type { BenchApp } from '../apps/ingest';
 
 /** What the floor knows of the issues it has written so far, as the service reads it back from its rows. */

@@ -4,6 +4,7 @@
  */
 import type { AiVendor } from '../apps/vendorSources';
 import { AI_MEASURES } from '../telemetry/aiTools';
+import type { VendorHttp } from './vendorHttp';
 
 /**
  * The figures a vendor's day may carry (the columns of `ai_vendor_days`): those OTLP telemetry adds to (aiTools.ts), and
@@ -38,3 +39,6 @@ export interface OpenedSource {
 
 /** A UTC day as `YYYY-MM-DD`. */
 export type Day = string;
+
+/** One vendor's day: its accounts, or null when the vendor has no report for it yet. */
+export type DayPuller = (source: OpenedSource, day: Day, http: VendorHttp) => Promise<VendorAccountDay[] | null>;

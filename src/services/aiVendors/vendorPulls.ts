@@ -5,15 +5,12 @@ import type { ChangeRunner } from '../../persistence/changes/change';
 import { newId } from '../../persistence/changes/ids';
 import type { SecretBox } from '../../secrets/secretBox';
 import { AiVendor, checkVendorBaseUrl, isAiVendor } from '../apps/vendorSources';
-import { claudeCodeDay } from './claudeCode';
-import { copilotDay } from './copilot';
-import { cursorDay } from './cursor';
-import type { Day, OpenedSource, VendorAccountDay } from './vendorDay';
+import { claudeCodeDay } from '../../integrations/claude_code/puller';
+import { copilotDay } from '../../integrations/copilot/puller';
+import { cursorDay } from '../../integrations/cursor/puller';
+import type { Day, DayPuller, OpenedSource } from './vendorDay';
 import { CredentialRefused, VendorFailure, VendorHttp } from './vendorHttp';
 import { StoredDay, VendorUsageWriter } from './vendorUsage';
-
-/** One vendor's day: its accounts, or null when the vendor has no report for it yet. */
-type DayPuller = (source: OpenedSource, day: Day, http: VendorHttp) => Promise<VendorAccountDay[] | null>;
 
 const PULLERS: Record<AiVendor, DayPuller> = { copilot: copilotDay, cursor: cursorDay, claude_code: claudeCodeDay };
 

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { unauthenticated } from '../../errors';
+import type { OperationEvent } from '../../services/operations/operationInput';
+import { fixedBy, readPayload, rootCause } from '../common/payload';
+import type { Delivery, Webhook } from '../provider';
+import { bearerOneOf, DEFAULT_BODY_LIMIT_BYTES, jsonBody } from '../webhook';
+
+/**
+ * Opsgenie's outgoing Webhook integration (docs/incidents.md#opsgenie), `POST /ingest/opsgenie/{app_id}`. Opsgenie
+ * signs nothing: its integration sends the custom header `Authorization: Bearer <the app's secret>` that its owner
+ * adds. An alert is an incident: `Create` opens it, `Close` resolves it (Opsgenie has no reopen: an alert raised
+ * again is a new alert), `AddNote` may name its cause or fix. Its board is the first of its team, responding
+ * teams, team ids and tags mapped to a repository. A delivery is named by the alert, the action and the alert's
+ * update time, which a retry repeats.
+ */
+export const opsgenieWebhook: Webhook = {
+  bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
+  authenticate: {
+    head(headers, secrets) {
+      if (!headers.authorization) throw unauthenticated("Missing Authorization: add the custom header `Authorization: Bearer <the app's secret>` to the Opsgenie Webhook integration");
+      if (!bearerOneOf(headers, secrets)) throw unauthenticated("Authorization does not carry the app's secret: the Opsgenie integration's header must be `Bearer <secret>` with the secret npm run apps printed");
+    },
+  },
+
+  parse({ headers, body }): Delivery {
+    const { action, alert } = readPayload(delivery, jsonBody(headers, body), 'Opsgenie webhook');
+    const updatedAt = fromNanoseconds(alert.updatedAt);
+    const operation = alertEvent(action, alert, updatedAt);
+    if (typeof operation === 'string') return { id: null, event: action, ignored: operation };
+    return { id: `${alert.alertId}:${action}:${updatedAt.getTime()}`, event: action, operations: [operation] };
+  },
+};
+
+type Alert = z.infer<typeof delivery>['alert'];
+
+function alertEvent(action: string, alert: Alert, updatedAt: Date): OperationEvent | string {
+  switch (action) {
+    case 'Create':
+    case 'Close':
+      return {
+        kind: 'incident',
+        board: { candidates: boardsOf(alert), namesRepository: false },
+        incident: {
+          externalId: alert.alertId,
+          title: alert.message,
+          causeSha: rootCause(alert.description),
+          fixSha: fixedBy(alert.description),
+          createdAt: new Date(alert.createdAt),
+          // Opsgenie sends no close time: the alert's update time is when it was closed.
+          resolvedAt: action === 'Close' ? updatedAt : null,
+          updatedAt,
+        },
+      };
+    case 'AddNote': {
+      const note = { causeSha: rootCause(alert.note), fixSha: fixedBy(alert.note) };
+      if (!note.causeSha && !note.fixSha) return 'a note that names no commit (`root cause: <sha>` or `fixed by: <sha>`) changes no figure';
+      return { kind: 'incident_note', externalId: alert.alertId, note };
+    }
+    default:
+      return `action '${action}' changes no figure: alerts are created and closed, and notes may name commits`;
+  }
+}
+
+/** The names an alert may be mapped by, most specific first, each once. */
+function boardsOf(alert: Alert): string[] {
+  const teams = (alert.responders ?? []).filter((r) => r.type === 'team' && r.name).map((r) => r.name ?? '');
+  const names = [alert.team ?? '', ...teams, ...(alert.teams ?? []), ...(alert.tags ?? [])].map((n) => n.trim()).filter((n) => n.length > 0 && n.length <= 200);
+  return [...new Set(names)];
+}
+
+/** Opsgenie's update times are nanoseconds since the epoch (beyond a double's exact integers: whole milliseconds are kept). */
+const fromNanoseconds = (ns: number) => new Date(Math.floor(ns / 1e6));
+
+/** Milliseconds between 1970 and 9999, as Opsgenie's `createdAt`; its `updatedAt` is the same in nanoseconds. */
+const MAX_MS = 253_402_300_799_999;
+
+const name = z.string().max(1_000);
+
+const delivery = z.looseObject({
+  action: z.string().min(1).max(200),
+  alert: z.looseObject({
+    alertId: z.string().min(1).max(60).regex(/^[A-Za-z0-9-]+$/, { error: 'an Opsgenie alert id: letters, digits and -' }),
+    message: z.string().max(10_000),
+    createdAt: z.number().int().min(0).max(MAX_MS),
+    updatedAt: z.number().min(0).max(MAX_MS * 1e6),
+    description: z.string().nullish(),
+    note: z.string().nullish(),
+    team: name.nullish(),
+    teams: z.array(name).max(100).nullish(),
+    tags: z.array(name).max(100).nullish(),
+    responders: z.array(z.looseObject({ type: z.string().nullish(), name: name.nullish() })).max(100).nullish(),
+  }),
+});

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { unauthenticated } from '../../errors';
+import type { OperationEvent } from '../../services/operations/operationInput';
+import { fixedBy, readPayload, rootCause } from '../common/payload';
+import { providerTime } from '../common/times';
+import type { Delivery, Webhook } from '../provider';
+import { DEFAULT_BODY_LIMIT_BYTES, header, jsonBody, signedWithAnyOf } from '../webhook';
+
+/**
+ * PagerDuty's Webhooks v3 (docs/incidents.md#pagerduty), `POST /ingest/pagerduty/{app_id}`: `X-PagerDuty-Signature`
+ * holds one or more comma-separated `v1=<hex HMAC-SHA256 of the body>` keyed with the subscription's secret (several
+ * while PagerDuty rotates it); any one made with the app's secret will do. The event's own id names the delivery.
+ * The incident's service is its board, mapped to a repository with `npm run apps -- map`.
+ */
+export const pagerdutyWebhook: Webhook = {
+  eventHeader: 'x-pagerduty-signature',
+  bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
+  authenticate: {
+    body(headers, body, secrets) {
+      const signatures = header(headers, 'x-pagerduty-signature');
+      if (!signatures) throw unauthenticated("Missing X-PagerDuty-Signature: give the PagerDuty webhook subscription the app's secret (npm run apps -- set-secret with the one PagerDuty shows)");
+      const digests = signatures.split(',').map((s) => /^\s*v1=([0-9a-f]{64})\s*$/i.exec(s)?.[1] ?? '');
+      if (!signedWithAnyOf(digests, body, secrets)) throw unauthenticated("X-PagerDuty-Signature does not match the body: the subscription's secret differs from the app's");
+    },
+  },
+
+  parse({ headers, body }): Delivery {
+    const payload = jsonBody(headers, body);
+    const { event } = readPayload(envelope, payload, 'PagerDuty webhook (v3)');
+    const base = { id: event.id, event: event.event_type };
+    const operation = incidentEvent(event.event_type, payload);
+    return typeof operation === 'string' ? { ...base, ignored: operation } : { ...base, operations: [operation] };
+  },
+};
+
+/** What an event does to an incident, or why it changes none. */
+function incidentEvent(type: string, payload: unknown): OperationEvent | string {
+  switch (type) {
+    case 'incident.triggered':
+    case 'incident.reopened':
+    case 'incident.resolved': {
+      const { event } = readPayload(incidentPayload, payload, `PagerDuty ${type}`);
+      const incident = event.data;
+      const at = providerTime(event.occurred_at, 'event.occurred_at');
+      return {
+        kind: 'incident',
+        board: { candidates: [incident.service.id], namesRepository: false },
+        incident: {
+          externalId: incident.id,
+          title: incident.title,
+          causeSha: null,
+          fixSha: null,
+          createdAt: providerTime(incident.created_at, 'event.data.created_at'),
+          resolvedAt: type === 'incident.resolved' ? at : null,
+          updatedAt: at,
+        },
+      };
+    }
+    case 'incident.annotated': {
+      const { event } = readPayload(notePayload, payload, 'PagerDuty incident.annotated');
+      const note = { causeSha: rootCause(event.data.content), fixSha: fixedBy(event.data.content) };
+      if (!note.causeSha && !note.fixSha) return 'a note that names no commit (`root cause: <sha>` or `fixed by: <sha>`) changes no figure';
+      return { kind: 'incident_note', externalId: event.data.incident.id, note };
+    }
+    case 'pagey.ping':
+      return 'a ping: the subscription reaches this app';
+    default:
+      return `event '${type}' changes no figure: incidents are opened, resolved and reopened, and notes may name commits`;
+  }
+}
+
+const id = z.string().min(1).max(100);
+
+const envelope = z.looseObject({
+  event: z.looseObject({
+    id: id.regex(/^[A-Za-z0-9._:-]+$/, { error: "a PagerDuty event id: letters, digits, '.', '_', ':' or '-'" }),
+    event_type: z.string().min(1).max(64),
+  }),
+});
+
+const incidentPayload = z.looseObject({
+  event: z.looseObject({
+    occurred_at: z.string(),
+    data: z.looseObject({
+      id,
+      type: z.literal('incident'),
+      title: z.string().max(10_000),
+      created_at: z.string(),
+      service: z.looseObject({ id: id }),
+    }),
+  }),
+});
+
+const notePayload = z.looseObject({
+  event: z.looseObject({
+    data: z.looseObject({
+      type: z.literal('incident_note'),
+      content: z.string().max(100_000),
+      incident: z.looseObject({ id }),
+    }),
+  }),
+});
