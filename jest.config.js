@@ -12,7 +12,7 @@ module.exports = {
   },
   transformIgnorePatterns: ['/node_modules/(?!(@opentelemetry/otlp-exporter-base|openid-client|oauth4webapi|jose)/)'],
   testMatch: ['<rootDir>/test/**/*.test.ts'],
-  // The settings page's scripts are bundled from its TypeScript before any test serves them.
+  // The pages' scripts are bundled from their TypeScript before any test serves them.
   globalSetup: '<rootDir>/test/support/globalSetup.ts',
   // Every response a test causes under /v1 is checked against the OpenAPI document.
   setupFilesAfterEnv: ['<rootDir>/test/support/setupWireContract.ts'],

@@ -217,8 +217,8 @@ function answerOf(res: http.IncomingMessage, url: URL, method: string, limit: { 
     }
     body = Readable.toWeb(capped(res, decoder, url, limit, signal));
   }
-  // Node's web stream is the body Node's Response takes; the settings page's check (src/settings/page/tsconfig.json)
-  // reads this file with the DOM's library, whose ReadableStream type is another, so the types cannot say so.
+  // Node's web stream is the body Node's Response takes; the pages' check (tsconfig.pages.json) reads this
+  // file with the DOM's library, whose ReadableStream type is another, so the types cannot say so.
   const response = new Response(body as unknown as ConstructorParameters<typeof Response>[0], { status, statusText: res.statusMessage, headers });
   Object.defineProperty(response, 'url', { value: url.href });
   return response;

@@ -1,6 +1,6 @@
-import { buildSettingsPage } from '../../scripts/buildSettingsPage';
+import { buildPages } from '../../scripts/buildPages';
 
-/** Jest's global setup: the settings page's bundles, from its current TypeScript (esbuild takes well under a second). */
+/** Jest's global setup: the pages' bundles, from their current TypeScript (esbuild takes well under a second). */
 export default async function globalSetup(): Promise<void> {
-  await buildSettingsPage();
+  await buildPages();
 }

@@ -1,8 +1,7 @@
-import { $ } from './elements';
+import { $ } from '../../../pages/script/elements';
+import { keepCsrfToken, whenSignedOut } from '../../../pages/script/session';
 import { partsOf } from './parts';
 import { clearSecret } from './secrets';
-
-import { keepCsrfToken, whenSignedOut } from './session';
 
 let signedIn = false;
 

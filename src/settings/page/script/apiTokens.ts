@@ -1,7 +1,8 @@
-import { attempt, rowAction } from './actions';
-import { api, call, Outputs } from './api';
-import { confirmingButton } from './confirm';
-import { $, checkedValues, h, table, valueOf, when } from './elements';
+import { attempt } from '../../../pages/script/attempt';
+import { api, call, Outputs } from '../../../pages/script/api';
+import { confirmingButton } from '../../../pages/script/confirm';
+import { $, checkedValues, h, table, valueOf, when } from '../../../pages/script/elements';
+import { rowAction } from './actions';
 import { partsOf } from './parts';
 import { clearSecret, showSecret } from './secrets';
 

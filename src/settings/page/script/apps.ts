@@ -1,9 +1,10 @@
-import { attempt, createForm, rowAction } from './actions';
-import { api, call, Inputs, Outputs } from './api';
-import { field, h, hidden, nextId, table, valueOf } from './elements';
+import { attempt } from '../../../pages/script/attempt';
+import { api, call, Inputs, Outputs } from '../../../pages/script/api';
+import { field, h, hidden, nextId, table, valueOf } from '../../../pages/script/elements';
+import { confirmingButton } from '../../../pages/script/confirm';
+import { createForm, rowAction } from './actions';
 import { partsOf, subsection } from './parts';
 import { clearSecret, showSecret, webhookSecretState } from './secrets';
-import { confirmingButton } from './confirm';
 
 type Organization = Outputs['settings']['session']['organizations'][number];
 type App = Outputs['settings']['apps']['list'][number];

@@ -1,5 +1,5 @@
-import type { Outputs } from './api';
-import { h } from './elements';
+import type { Outputs } from '../../../pages/script/api';
+import { h } from '../../../pages/script/elements';
 import { appsSection } from './apps';
 import { gitAppsSection } from './gitApps';
 import { organizationTokensSection, SCIM, TELEMETRY } from './organizationTokens';

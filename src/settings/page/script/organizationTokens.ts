@@ -1,7 +1,8 @@
-import { attempt, createForm, rowAction } from './actions';
-import { api, call, Outputs } from './api';
-import { confirmingButton } from './confirm';
-import { field, h, table, valueOf, when } from './elements';
+import { attempt } from '../../../pages/script/attempt';
+import { api, call, Outputs } from '../../../pages/script/api';
+import { confirmingButton } from '../../../pages/script/confirm';
+import { field, h, table, valueOf, when } from '../../../pages/script/elements';
+import { createForm, rowAction } from './actions';
 import { partsOf, subsection } from './parts';
 import { clearSecret, SecretValue, showSecret } from './secrets';
 

@@ -1,4 +1,4 @@
-import { $, h } from './elements';
+import { $, h } from '../../../pages/script/elements';
 
 /** The parts every section has: errors and results of its row actions, its list, and its one-time secret. */
 export interface Parts {

@@ -1,4 +1,4 @@
-import { Child, field, h, hidden, nextId, when } from './elements';
+import { Child, field, h, hidden, nextId, when } from '../../../pages/script/elements';
 import type { Parts } from './parts';
 
 /** One value of a secret: a read-only field, or with `block` a <pre> (for JSON). */

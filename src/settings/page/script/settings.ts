@@ -1,11 +1,11 @@
 // The settings page (docs/settings.md): the signed-in person's API tokens, and for an organization's admins its
 // webhooks, git apps, SCIM and telemetry tokens, through the settings.* procedures only. Secrets live in the page
 // only while shown.
+import { attempt } from '../../../pages/script/attempt';
+import { api, ApiError, call, csrfHeader } from '../../../pages/script/api';
+import { $ } from '../../../pages/script/elements';
 import { showSignedIn } from './account';
-import { attempt } from './actions';
-import { api, ApiError, call, csrfHeader } from './api';
 import { showApiTokens } from './apiTokens';
-import { $ } from './elements';
 import { organizationSection } from './organization';
 
 async function start(): Promise<void> {

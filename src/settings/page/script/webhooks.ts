@@ -1,6 +1,7 @@
-import { attempt, createForm, rowAction } from './actions';
-import { api, call, Outputs } from './api';
-import { checkboxes, checkedValues, field, h, hidden, nextId, table, valueOf, when } from './elements';
+import { attempt } from '../../../pages/script/attempt';
+import { api, call, Outputs } from '../../../pages/script/api';
+import { checkboxes, checkedValues, field, h, hidden, nextId, table, valueOf, when } from '../../../pages/script/elements';
+import { createForm, rowAction } from './actions';
 import { partsOf, subsection } from './parts';
 import { clearSecret, showSecret } from './secrets';
 

@@ -1,6 +1,6 @@
-import { attempt } from '../actions';
-import { api, call } from '../api';
-import { $, field, h, table, valueOf } from '../elements';
+import { attempt } from '../../pages/script/attempt';
+import { api, call } from '../../pages/script/api';
+import { $, field, h, table, valueOf } from '../../pages/script/elements';
 import type { DashboardType, Scopes, Views } from './answers';
 import { visibilityChoices, visibilityOf } from './manage';
 

@@ -1,28 +1,31 @@
 /**
- * Bundles the settings page's TypeScript (src/settings/page/script) into the scripts the page loads,
- * dist/settings-page/settings.js and sign-in-link.js. Run by `npm run build` (after its type-checks), by
- * `npm run dev` and before the tests (test/support/globalSetup.ts). esbuild only strips the types: the page's
- * tsconfig type-checks it, against the server's router.
+ * Bundles the pages' TypeScript into the scripts they load, in dist/settings-page/: the settings page's
+ * (src/settings/page/script) settings.js and sign-in-link.js, and the dashboards page's (src/dashboardsPage/script)
+ * dashboards.js, each with what it takes from src/pages/script. Run by `npm run build` (after its type-checks), by
+ * `npm run dev` and before the tests (test/support/globalSetup.ts). esbuild only strips the types:
+ * tsconfig.pages.json type-checks them, against the server's router.
  *
- * The page may take from the server only types (erased here) and the wire's shared limits: a bundle that would
+ * The pages may take from the server only types (erased here) and the wire's shared limits: a bundle that would
  * hold any other file of the service is refused, so no server code, secret or configuration reaches the browser.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { projectRoot } from '../src/projectRoot';
-import { PAGE_BUNDLE_DIR, PAGE_SCRIPT_DIR } from '../src/settings/pageFiles';
+import { DASHBOARDS_SCRIPT_DIR } from '../src/dashboardsPage/pageFiles';
+import { PAGE_BUNDLE_DIR } from '../src/pages/bundles';
+import { PAGE_SCRIPT_DIR } from '../src/settings/pageFiles';
 
 /** What a bundle may be made of, as paths from the project's root. */
-const ALLOWED_INPUTS = [/^src\/settings\/page\/script\//, /^src\/wire\/limits\.ts$/, /(^|\/)node_modules\/@trpc\/(client|server)\//, /(^|\/)node_modules\/(chart\.js|@kurkle\/color)\//];
+const ALLOWED_INPUTS = [/^src\/settings\/page\/script\//, /^src\/dashboardsPage\/script\//, /^src\/pages\/script\//, /^src\/wire\/limits\.ts$/, /(^|\/)node_modules\/@trpc\/(client|server)\//, /(^|\/)node_modules\/(chart\.js|@kurkle\/color)\//];
 
-export async function buildSettingsPage(): Promise<void> {
+export async function buildPages(): Promise<void> {
   const result = await build({
     absWorkingDir: projectRoot(),
     entryPoints: [
       { in: path.join(PAGE_SCRIPT_DIR, 'settings.ts'), out: 'settings' },
       { in: path.join(PAGE_SCRIPT_DIR, 'signInLink.ts'), out: 'sign-in-link' },
-      { in: path.join(PAGE_SCRIPT_DIR, 'dashboards', 'main.ts'), out: 'dashboards' },
+      { in: path.join(DASHBOARDS_SCRIPT_DIR, 'main.ts'), out: 'dashboards' },
     ],
     outdir: PAGE_BUNDLE_DIR,
     bundle: true,
@@ -36,7 +39,7 @@ export async function buildSettingsPage(): Promise<void> {
     logLevel: 'warning',
   });
   const strangers = Object.keys(result.metafile.inputs).filter((input) => !ALLOWED_INPUTS.some((allowed) => allowed.test(input)));
-  if (strangers.length) throw new Error(`The settings page's bundle would hold code of the service; import only types from it:\n  ${strangers.join('\n  ')}`);
+  if (strangers.length) throw new Error(`The pages' bundles would hold code of the service; import only types from it:\n  ${strangers.join('\n  ')}`);
   fs.mkdirSync(PAGE_BUNDLE_DIR, { recursive: true });
   // Unchanged sources rewrite nothing, as with the server's incremental build.
   for (const file of result.outputFiles) {
@@ -46,7 +49,7 @@ export async function buildSettingsPage(): Promise<void> {
 }
 
 if (require.main === module) {
-  buildSettingsPage().catch((err: unknown) => {
+  buildPages().catch((err: unknown) => {
     console.error(err instanceof Error ? err.message : err);
     process.exit(1);
   });

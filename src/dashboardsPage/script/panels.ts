@@ -1,4 +1,4 @@
-import { h, table } from '../elements';
+import { h, table } from '../../pages/script/elements';
 import { draw } from './charts';
 import type { Panel } from './answers';
 import { formatted, numberAt, valueAt } from './figures';

@@ -1,7 +1,7 @@
-import { attempt } from '../actions';
-import { api, call } from '../api';
-import { confirmingButton } from '../confirm';
-import { field, h, valueOf } from '../elements';
+import { attempt } from '../../pages/script/attempt';
+import { api, call } from '../../pages/script/api';
+import { confirmingButton } from '../../pages/script/confirm';
+import { field, h, valueOf } from '../../pages/script/elements';
 import type { Scopes, View } from './answers';
 
 /** Where a view may be shared: nobody else, a team the owner is in (any team for an admin), the organization. */

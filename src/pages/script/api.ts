@@ -1,7 +1,7 @@
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '../../../procedures';
-import { MAX_TRPC_BATCH } from '../../../wire/limits';
+import type { AppRouter } from '../../procedures';
+import { MAX_TRPC_BATCH } from '../../wire/limits';
 import { csrfToken, signedOut } from './session';
 
 /**

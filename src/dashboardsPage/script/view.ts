@@ -1,5 +1,5 @@
-import { api, ApiError, call } from '../api';
-import { $, field, h } from '../elements';
+import { api, ApiError, call } from '../../pages/script/api';
+import { $, field, h } from '../../pages/script/elements';
 import type { DashboardType, MetricName, Scopes, View } from './answers';
 import { manageSection } from './manage';
 import { Figures, panelCard } from './panels';

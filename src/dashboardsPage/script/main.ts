@@ -1,8 +1,8 @@
 // The dashboards page (docs/dashboards.md): the views one may open, and one opened with its panels drawn for a scope,
 // a window and an interval that its address holds; through the dashboards.* procedures of the signed-in session.
-import { api, ApiError, call } from '../api';
-import { $ } from '../elements';
-import { keepCsrfToken, whenSignedOut } from '../session';
+import { api, ApiError, call } from '../../pages/script/api';
+import { $ } from '../../pages/script/elements';
+import { keepCsrfToken, whenSignedOut } from '../../pages/script/session';
 import { showViews } from './list';
 import { showView } from './view';
 

@@ -1,4 +1,4 @@
-import type { Outputs } from '../api';
+import type { Outputs } from '../../pages/script/api';
 
 /** What `dashboards.*` answers, as the server's router types it: the page's shapes, declared nowhere else. */
 export type DashboardType = Outputs['dashboards']['catalog'][number];

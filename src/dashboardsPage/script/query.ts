@@ -1,4 +1,4 @@
-import type { Inputs } from '../api';
+import type { Inputs } from '../../pages/script/api';
 
 /** What a view is opened for, as the address holds it: the Metrics API's own parameters (docs/dashboards.md). */
 export type MetricsQuery = Inputs['dashboards']['metrics']['dora'];
