@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import { domainErrorOf, ErrorKind } from '../errors';
+import { isRecord } from '../wire/record';
 import { encodeMessage, statusType } from './messages';
 
 /**
@@ -36,7 +37,8 @@ export const tooLargeMessage = (limitBytes: number) =>
 
 /** express.raw's own refusals; its inflation failures carry zlib's error code. */
 function fromParser(err: unknown, bodyLimitBytes: number): OtlpFailure | undefined {
-  const { type, code } = (err ?? {}) as { type?: unknown; code?: unknown };
+  if (!isRecord(err)) return undefined;
+  const { type, code } = err;
   if (typeof code === 'string' && code.startsWith('Z_')) {
     return { ...BY_KIND.invalid, message: 'The body is not valid gzip; send it gzip-compressed as Content-Encoding says, or without that header' };
   }

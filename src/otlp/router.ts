@@ -23,6 +23,8 @@ export interface OtlpDeps {
 }
 
 const SIGNALS: readonly Signal[] = ['metrics', 'logs', 'traces'];
+/** The signal a path names, if it is one this endpoint takes. */
+const signalOf = (name: unknown): Signal | undefined => SIGNALS.find((s) => s === name);
 
 /** Bodies held at once per process (src/wire/bodyBudget.ts), and how long a request waits for its share. */
 const BODY_BUDGET_FACTOR = 2;
@@ -30,6 +32,7 @@ const BODY_WAIT_MS = 5_000;
 /** A gzip body's size once inflated is unknown until read: its share is this many times its compressed size. */
 const GZIP_RESERVE_FACTOR = 8;
 
+/** What the header checks leave for the handler that reads the body. */
 interface Locals {
   contentType: OtlpContentType;
   sender: TelemetrySender;
@@ -45,14 +48,14 @@ export function otlpRouter(deps: OtlpDeps): Router {
   const router = Router();
   const budget = new BodyBudget(BODY_BUDGET_FACTOR * deps.bodyLimitBytes);
   router.all('/v1/:signal', (req: Request, res: Response, next: NextFunction) => {
-    if (!(SIGNALS as readonly string[]).includes(String(req.params.signal))) return next(unknownRoute(req));
+    if (!signalOf(req.params.signal)) return next(unknownRoute(req));
     if (req.method === 'POST') return next();
     res.setHeader('Allow', 'POST');
     sendOtlpFailure(req, res, methodNotAllowed(`${req.method} is not allowed here; OTLP exporters POST to ${req.baseUrl}/v1/${req.params.signal}`));
   });
   router.post(
     '/v1/:signal',
-    (req: Request, res: Response, next: NextFunction) => {
+    (req: Request, res: Response<unknown, Locals>, next: NextFunction) => {
       try {
         res.locals.contentType = contentTypeOf(req);
         next();
@@ -60,7 +63,7 @@ export function otlpRouter(deps: OtlpDeps): Router {
         next(err);
       }
     },
-    async (req: Request, res: Response, next: NextFunction) => {
+    async (req: Request, res: Response<unknown, Locals>, next: NextFunction) => {
       try {
         res.locals.sender = await admitted(deps, req, res);
         next();
@@ -85,10 +88,11 @@ export function otlpRouter(deps: OtlpDeps): Router {
     },
     // Inflated here, so the limit applies to the decompressed bytes as they stream in: a gzip bomb stops at it.
     express.raw({ type: () => true, limit: deps.bodyLimitBytes, inflate: true }),
-    async (req: Request, res: Response, next: NextFunction) => {
+    async (req: Request, res: Response<unknown, Locals>, next: NextFunction) => {
       try {
-        const signal = req.params.signal as Signal;
-        const { contentType, sender } = res.locals as Locals;
+        const signal = signalOf(req.params.signal);
+        if (!signal) return next(unknownRoute(req));
+        const { contentType, sender } = res.locals;
         const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
         const request = readRequest(signal, contentType, body);
         const raw = { signal, bytes: body, contentType };

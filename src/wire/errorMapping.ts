@@ -1,6 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/unstable-core-do-not-import';
 import { DomainError, domainErrorOf, ErrorKind, SERVER_ERROR_MESSAGE } from '../errors';
+import { isRecord } from './record';
 
 /**
  * The REST and tRPC surface's one error mapping: from anything thrown (domain errors, input validation, express's
@@ -79,7 +80,7 @@ interface ZodIssueLike {
 }
 
 function isZodError(err: unknown): err is Error & { issues: ZodIssueLike[] } {
-  return err instanceof Error && err.name === 'ZodError' && Array.isArray((err as { issues?: unknown }).issues);
+  return err instanceof Error && err.name === 'ZodError' && 'issues' in err && Array.isArray(err.issues);
 }
 
 /** Our schemas' messages name their parameter; others get the parameter put in front. */
@@ -93,7 +94,7 @@ export function describeIssues(issues: ZodIssueLike[]): string {
 
 /** express's own parsers (a malformed URL escape, …) flag a client's mistake with a 4xx status of their own. */
 function isParserRefusal(err: unknown): boolean {
-  const status = (err as { status?: unknown } | null)?.status;
+  const status = isRecord(err) ? err.status : undefined;
   return !(err instanceof DomainError) && !(err instanceof TRPCError) && typeof status === 'number' && status >= 400 && status < 500;
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DATE_OPERATORS, DATE_RULE, parseDateParam } from './dates';
+import { DATE_RULE, DateOperator, parseDateParam } from './dates';
 
 export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 50;
@@ -69,9 +69,13 @@ function describeOperator(op: string): string {
   return { eq: 'at (or, for a date, within)', gte: 'at or after', lte: 'at or before (for a date, through its end)', gt: 'after (for a date, after its end)', lt: 'before' }[op] ?? op;
 }
 
-export const createdAtFilterShape = Object.fromEntries(
-  DATE_OPERATORS.map((op) => [`created_at[${op}]`, dateFilterSchema(op)]),
-) as Record<`created_at[${(typeof DATE_OPERATORS)[number]}]`, ReturnType<typeof dateFilterSchema>>;
+export const createdAtFilterShape = {
+  'created_at[eq]': dateFilterSchema('eq'),
+  'created_at[gte]': dateFilterSchema('gte'),
+  'created_at[lte]': dateFilterSchema('lte'),
+  'created_at[gt]': dateFilterSchema('gt'),
+  'created_at[lt]': dateFilterSchema('lt'),
+} satisfies Record<`created_at[${DateOperator}]`, ReturnType<typeof dateFilterSchema>>;
 
 /** Path parameters: opaque ids. `kind` names what the id addresses when the parameter's name does not say it. */
 export const idParam = (name: string, kind = name.replace(/_id$/, '').replace(/_/g, ' ')) =>
