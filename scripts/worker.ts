@@ -10,7 +10,7 @@
  */
 import { loadConfig, requireServingConfig } from '../src/config';
 import { createLogger } from '../src/logger';
-import { createDeliveryWorker, createPruner, createVendorPullSchedule } from '../src/runtime';
+import { createDeliveryWorker, createPruner, createVendorPullSchedule } from '../src/runtime/background';
 import { SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { ChangeRunner } from '../src/persistence/changes/change';
 import { databasePools, ServiceMetrics } from '../src/observability/serviceMetrics';

@@ -15,7 +15,7 @@ export interface ObservedResponse {
   failure?: string;
 }
 
-/** Where each surface is mounted (src/http/app.ts, src/runtime.ts), longest first. */
+/** Where each surface is mounted (src/http/app.ts, src/runtime/surfaces.ts), longest first. */
 const SURFACES: [prefix: string, surface: string][] = [
   ['/scim/v2', 'scim'],
   ['/v1', 'rest'],

@@ -1,0 +1,37 @@
+import { RateLimiter, rateLimitTiers } from '../rateLimit/rateLimiter';
+import { ingestRouter } from '../ingest/pipeline';
+import { INTEGRATIONS } from '../integrations/registry';
+import { ingestBodyBudget } from '../ingest/body';
+import { ingestHeadRefuser } from '../ingest/headRefusals';
+import type { Surface, SurfaceContext } from './surfaces';
+import type { Writers } from './writers';
+
+/** Webhooks in at /ingest (docs/ingest.md, docs/trackers.md): the git providers' and the apps' deliveries. */
+export function ingestSurface({ config, logger, redis, keyPrefix, rejectedOn, metrics }: SurfaceContext, writers: Writers): Surface {
+  const ingest = {
+    providers: INTEGRATIONS,
+    gitApps: writers.gitApps,
+    apps: writers.apps,
+    activity: writers.gitActivity,
+    tasks: writers.tasks,
+    operations: writers.operations,
+    conversations: writers.conversations,
+    limiter: new RateLimiter(
+      rateLimitTiers(config.INGEST_RATE_LIMIT_PER_HOUR, config.INGEST_RATE_LIMIT_PER_MINUTE),
+      redis,
+      `${keyPrefix}:ingest`,
+      rejectedOn('ingest'),
+    ),
+    bodyLimitBytes: config.INGEST_BODY_LIMIT_KB * 1024,
+    // One budget for the git apps' and the apps' deliveries: the bodies this process holds at once.
+    budget: ingestBodyBudget(config.INGEST_BODY_LIMIT_KB * 1024),
+    logger,
+    onDelivery: metrics && ((provider: string, result: string) => metrics.ingestDelivered(provider, result)),
+  };
+  return {
+    mounts: [
+      { path: '/ingest', router: ingestRouter(ingest), smallAnswers: true },
+    ],
+    headRefusers: [['/ingest', ingestHeadRefuser(ingest.limiter)]],
+  };
+}

@@ -1,0 +1,48 @@
+import type { Config } from '../config';
+import type { ChangeRunner } from '../persistence/changes/change';
+import type { SecretBox } from '../secrets/secretBox';
+import { MemberWriter } from '../services/people/members';
+import { TeamWriter } from '../services/people/teams';
+import { GitAppWriter } from '../services/git/apps/gitApps';
+import { AppWriter } from '../services/apps/apps';
+import { GitActivityWriter } from '../services/git/writer';
+import { TaskWriter } from '../services/work/taskWriter';
+import { OperationsWriter } from '../services/operations/operationsWriter';
+import { ConversationWriter } from '../services/activity/conversations';
+import { DashboardViewWriter } from '../services/dashboards/dashboardViewWriter';
+import { WebhookEndpointWriter } from '../services/webhooks/endpoints';
+import { TelemetryWriter } from '../services/telemetry/writer';
+import { checkEndpointUrl } from '../delivery/endpointUrl';
+
+export interface Writers {
+  changes: ChangeRunner;
+  members: MemberWriter;
+  teams: TeamWriter;
+  gitApps: GitAppWriter;
+  apps: AppWriter;
+  gitActivity: GitActivityWriter;
+  tasks: TaskWriter;
+  operations: OperationsWriter;
+  conversations: ConversationWriter;
+  webhookEndpoints: WebhookEndpointWriter;
+  telemetry: TelemetryWriter;
+  dashboardViews: DashboardViewWriter;
+}
+
+/** The domain services every writing surface calls (docs/architecture.md#writers), all through one change runner. */
+export function createWriters(config: Config, changes: ChangeRunner, secrets: SecretBox, clock: () => Date): Writers {
+  return {
+    changes,
+    members: new MemberWriter(changes),
+    teams: new TeamWriter(changes),
+    gitApps: new GitAppWriter(changes, secrets),
+    apps: new AppWriter(changes, secrets),
+    gitActivity: new GitActivityWriter(changes),
+    tasks: new TaskWriter(changes),
+    operations: new OperationsWriter(changes),
+    conversations: new ConversationWriter(changes),
+    webhookEndpoints: new WebhookEndpointWriter(changes, secrets, checkEndpointUrl(config.WEBHOOK_ALLOW_PRIVATE)),
+    telemetry: new TelemetryWriter(changes),
+    dashboardViews: new DashboardViewWriter(changes, clock),
+  };
+}
