@@ -1,8 +1,6 @@
 import express, { Router } from 'express';
+import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { pageSecurityPolicy } from '../wire/pagePolicy';
-
-// swagger-ui-dist ships no type declarations; this is the one function used.
-const { getAbsoluteFSPath } = require('swagger-ui-dist') as { getAbsoluteFSPath: () => string };
 
 // Asset URLs are relative so the page does not depend on where the router is mounted.
 const PAGE = `<!DOCTYPE html>

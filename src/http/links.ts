@@ -1,3 +1,5 @@
+import { isRecord } from '../wire/record';
+
 /** What a list envelope says about its paging. */
 export interface PageMeta {
   page: number;
@@ -6,8 +8,7 @@ export interface PageMeta {
 }
 
 function isPageMeta(value: unknown): value is PageMeta {
-  const m = value as Partial<PageMeta> | null;
-  return typeof m?.page === 'number' && typeof m.per_page === 'number' && typeof m.total_pages === 'number';
+  return isRecord(value) && typeof value.page === 'number' && typeof value.per_page === 'number' && typeof value.total_pages === 'number';
 }
 
 /**
@@ -32,6 +33,6 @@ export function pageLinks(path: string, query: URLSearchParams, meta: PageMeta):
 
 /** The Link header for a procedure's result when it is a list envelope; undefined otherwise. */
 export function linkHeaderFor(result: unknown, path: string, query: URLSearchParams): string | undefined {
-  const meta = (result as { meta?: unknown } | null)?.meta;
+  const meta = isRecord(result) ? result.meta : undefined;
   return isPageMeta(meta) ? pageLinks(path, query, meta) : undefined;
 }

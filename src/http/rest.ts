@@ -13,19 +13,18 @@ import { noteFailure } from '../observability/responseFailures';
  */
 export function restHandler(router: AppRouter, logger: Logger, basePath: string) {
   const errors = new WeakMap<Request, unknown>();
-  const handler = createOpenApiNodeHttpHandler({
+  const handler = createOpenApiNodeHttpHandler<AppRouter, Request, Response>({
     router,
-    createContext: ({ req }) => (req as Request).apiContext!,
+    createContext: ({ req }) => req.apiContext!,
     // Lists link their neighbouring pages (RFC 8288), keeping the caller's other parameters.
     responseMeta: ({ data, errors: failed, info }) => {
       const link = failed.length || !info ? undefined : linkHeaderFor(data[0], basePath + info.url!.pathname, info.url!.searchParams);
       return link ? { headers: { Link: link } } : {};
     },
     onError: ({ error, req }) => {
-      errors.set(req as Request, error);
-      const { res } = req as Request;
-      if (res) noteFailure(res, error);
-      if (isServerFault(error)) logger.error({ err: rootCause(error), reqId: (req as Request).id }, 'procedure failed');
+      errors.set(req, error);
+      if (req.res) noteFailure(req.res, error);
+      if (isServerFault(error)) logger.error({ err: rootCause(error), reqId: req.id }, 'procedure failed');
     },
   });
   return (req: Request, res: Response, next: NextFunction) => {

@@ -36,7 +36,7 @@ type Chunk = string | Buffer | Uint8Array;
 type Callback = (error?: Error | null) => void;
 
 function bufferOf(chunk: unknown, encoding: unknown): Buffer | undefined {
-  if (typeof chunk === 'string') return Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+  if (typeof chunk === 'string') return Buffer.from(chunk, typeof encoding === 'string' && Buffer.isEncoding(encoding) ? encoding : 'utf8');
   if (chunk instanceof Uint8Array) return Buffer.from(chunk);
   return undefined;
 }
