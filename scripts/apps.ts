@@ -24,10 +24,15 @@ import { ChangeRunner } from '../src/persistence/changes/change';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { AppWriter, BoardTarget } from '../src/services/apps/apps';
 import { appMappings, AppView, boardView, describeApp, listApps, userLinkView } from '../src/services/apps/appViews';
-import { APP_PROVIDER_IDS, APP_PROVIDERS, AppProvider, isAppProvider } from '../src/services/apps/providers';
-import { checkVendorBaseUrl, isAiVendor, VendorAccess } from '../src/services/apps/vendorSources';
+import { providerCatalog } from '../src/integrations/catalog';
+
+import { checkVendorBaseUrl, VendorAccess } from '../src/services/apps/vendorSources';
 import { outboundPolicy } from '../src/outbound/outboundFetch';
 import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
+
+/** The registry's providers: those an app may connect, and what each takes. */
+const PROVIDERS = providerCatalog();
+const APP_PROVIDER_IDS = PROVIDERS.appProviders.map((p) => p.id);
 
 const USAGE = `Usage:
   npm run apps -- create --org <id> --provider <provider> [--name <name>] [--points-field <field>] [--json]
@@ -80,7 +85,7 @@ DATABASE_URL (mysql://..., which also needs SECRETS_KEY) or the embedded SQLite 
 
 export type Command =
   | { kind: 'help' }
-  | { kind: 'create'; org: string; provider: AppProvider; name?: string; pointsField?: string; vendor?: VendorFlags; json: boolean }
+  | { kind: 'create'; org: string; provider: string; name?: string; pointsField?: string; vendor?: VendorFlags; json: boolean }
   | { kind: 'list'; org?: string; json: boolean }
   | { kind: 'rotate-secret' | 'end-grace' | 'disable' | 'enable' | 'mappings'; id: string; json: boolean }
   | { kind: 'map'; app: string; board: string; target: BoardTarget; json: boolean }
@@ -105,7 +110,6 @@ const ONE_ID: Record<string, string> = {
   mappings: 'app or git app id',
 };
 
-const providerName = (provider: string) => (isAppProvider(provider) ? APP_PROVIDERS[provider].name : provider);
 
 const isTaskStatus = (value: string): value is TaskStatus => (TASK_STATUSES as readonly string[]).includes(value);
 
@@ -128,19 +132,20 @@ function required(command: string, flag: string, what: string, value: string | u
 }
 
 /** An AI vendor's flags, required there and refused elsewhere, so that a mistyped provider is not read as another. */
-function vendorFlags(provider: AppProvider, v: Partial<Record<'token-file' | 'github-org' | 'github-enterprise' | 'base-url', string>>): VendorFlags | undefined {
+function vendorFlags(provider: string, v: Partial<Record<'token-file' | 'github-org' | 'github-enterprise' | 'base-url', string>>): VendorFlags | undefined {
   const tokenFile = optional('token-file', v['token-file']);
   const org = optional('github-org', v['github-org']);
   const enterprise = optional('github-enterprise', v['github-enterprise']);
   const baseUrl = optional('base-url', v['base-url']);
-  if (!isAiVendor(provider)) {
+  const vendor = PROVIDERS.vendor(provider);
+  if (!vendor) {
     const given = [tokenFile && '--token-file', org && '--github-org', enterprise && '--github-enterprise', baseUrl && '--base-url'].filter(Boolean);
-    if (given.length) throw new UsageError(`${given.join(', ')}: only for an AI vendor's app (copilot, cursor, claude_code)`);
+    if (given.length) throw new UsageError(`${given.join(', ')}: only for an AI vendor's app (${PROVIDERS.appProviders.filter((p) => p.puller).map((p) => p.id).join(', ')})`);
     return undefined;
   }
   if (tokenFile === undefined) throw new UsageError(`create --provider ${provider} needs --token-file <file holding the key the vendor issued>`);
   if (org !== undefined && enterprise !== undefined) throw new UsageError('give --github-org or --github-enterprise, not both');
-  if (provider === 'copilot' && org === undefined && enterprise === undefined) throw new UsageError('create --provider copilot needs --github-org <slug> or --github-enterprise <slug>');
+  if (vendor.readsGithubAccount && org === undefined && enterprise === undefined) throw new UsageError(`create --provider ${provider} needs --github-org <slug> or --github-enterprise <slug>`);
   const account = org !== undefined ? { kind: 'organization' as const, slug: org } : enterprise !== undefined ? { kind: 'enterprise' as const, slug: enterprise } : undefined;
   return { tokenFile, ...(account ? { account } : {}), ...(baseUrl ? { baseUrl } : {}) };
 }
@@ -165,7 +170,7 @@ export function parseCommand(argv: string[]): Command {
       const v = values as { org?: string; provider?: string; name?: string; 'points-field'?: string; json?: boolean } & Partial<Record<'token-file' | 'github-org' | 'github-enterprise' | 'base-url', string>>;
       const org = required('create', 'org', 'organization id', v.org);
       const provider = v.provider ?? '';
-      if (!isAppProvider(provider)) throw new UsageError(`create needs --provider ${APP_PROVIDER_IDS.join('|')}${provider ? ` (got '${provider}')` : ''}`);
+      if (!APP_PROVIDER_IDS.includes(provider)) throw new UsageError(`create needs --provider ${APP_PROVIDER_IDS.join('|')}${provider ? ` (got '${provider}')` : ''}`);
       const name = optional('name', v.name);
       const pointsField = optional('points-field', v['points-field']);
       const vendor = vendorFlags(provider, v);
@@ -237,7 +242,7 @@ export function parseCommand(argv: string[]): Command {
 }
 
 async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out: (s: string) => void): Promise<void> {
-  const writer = new AppWriter(ChangeRunner.for(App.sequelize!), new SecretBox(() => secretsKeyFor(config)));
+  const writer = new AppWriter(ChangeRunner.for(App.sequelize!), new SecretBox(() => secretsKeyFor(config)), PROVIDERS);
   const base = publicBase(config);
   const print = (json: boolean, value: unknown, text: string) => out(json ? `${JSON.stringify(value)}\n` : text);
   switch (cmd.kind) {
@@ -248,12 +253,12 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
         cmd.kind === 'create'
           ? await writer.create(cmd.org, cmd.provider, { name: cmd.name, pointsField: cmd.pointsField, vendor: cmd.vendor && vendorAccess(cmd.vendor) })
           : await writer.rotateSecret(cmd.id);
-      const view = await describeApp(base, app);
+      const view = await describeApp(base, PROVIDERS, app);
       if (cmd.json) return out(`${JSON.stringify({ id: app.id, webhook_url: view.webhook_url, secret })}\n`);
       const heading = `${cmd.kind === 'create' ? 'Created' : 'New secret for'} app ${app.id} (${app.provider}, ${app.category}, organization ${app.organization_id})\n`;
       if (secret === null) {
         return out(
-          `${heading}\n${providerName(app.provider)} is read by the service with the credential stored sealed now; it is never shown ` +
+          `${heading}\n${PROVIDERS.nameOf(app.provider)} is read by the service with the credential stored sealed now; it is never shown ` +
             'again. The worker pulls yesterday\'s usage each day; "npm run import -- ai --app ' +
             `${app.id}" pulls the days before (docs/ai-vendors.md).\n`,
         );
@@ -271,12 +276,12 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
       const { app, ended } = await writer.endSecretGrace(cmd.id);
       return print(
         cmd.json,
-        await describeApp(base, app),
+        await describeApp(base, PROVIDERS, app),
         ended ? `The previous secret of app ${app.id} is refused from now on: only the current one is accepted.\n` : `App ${app.id} has no previous secret still accepted: only the current one is.\n`,
       );
     }
     case 'list': {
-      const rows = await listApps(base, cmd.org);
+      const rows = await listApps(base, PROVIDERS, cmd.org);
       if (cmd.json || rows.length === 0) return print(cmd.json, rows, 'No apps.\n');
       const header = ['ID', 'ORGANIZATION', 'PROVIDER', 'CATEGORY', 'NAME', 'ACTIVE', 'SECRET', 'WEBHOOK URL', 'LAST PULL', 'CREATED'];
       const cells = rows.map((r) => [r.id, r.organization_id, r.provider, r.category, r.name, r.is_active ? 'yes' : 'no', r.has_secret ? 'set' : 'none', r.webhook_url ?? '-', lastPull(r), r.created_at]);
@@ -286,7 +291,7 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
     case 'enable': {
       const app = await writer.setActive(cmd.id, cmd.kind === 'enable');
       const said = cmd.kind === 'enable' ? `Enabled ${app.id}: its deliveries are accepted.\n` : `Disabled ${app.id}: its deliveries are refused until "apps enable ${app.id}"; what it brought stays.\n`;
-      return print(cmd.json, await describeApp(base, app), said);
+      return print(cmd.json, await describeApp(base, PROVIDERS, app), said);
     }
     case 'map': {
       const board = boardView(await writer.map(cmd.app, cmd.board, cmd.target));
@@ -316,7 +321,7 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
     }
     case 'set-secret': {
       const app = await writer.setSecret(cmd.app, secretFrom(cmd.secretFile));
-      const view = await describeApp(base, app);
+      const view = await describeApp(base, PROVIDERS, app);
       if (view.vendor) return print(cmd.json, view, `Stored the new credential of app ${app.id}, sealed; the next pull uses it.\n`);
       return print(
         cmd.json,

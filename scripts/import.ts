@@ -24,6 +24,12 @@ import { CloneError, commitsOfClone, repositoryOfClone } from '../src/integratio
 import { JiraImportError, jiraIssuePages } from '../src/integrations/jira/importer';
 import { LINEAR_API_URL, LinearImportError, linearIssuePages } from '../src/integrations/linear/importer';
 import { SLACK_API_URL, SlackImportError, slackAccountPages } from '../src/integrations/slack/importer';
+
+import { providerCatalog } from '../src/integrations/catalog';
+import { jira } from '../src/integrations/jira';
+import { linear } from '../src/integrations/linear';
+import { slack } from '../src/integrations/slack';
+
 import { checkDestination, OutboundPolicy, outboundPolicy, RefusedDestination } from '../src/outbound/outboundFetch';
 import { SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { AppWriter } from '../src/services/apps/apps';
@@ -284,7 +290,7 @@ async function importTracker(cmd: JiraCommand | LinearCommand): Promise<number> 
   const database = await openServerDatabase('import', loadConfig(), cmd.json);
   if (!database) return 1;
   try {
-    const { source, pointsField } = await trackerApp(cmd.app, cmd.kind);
+    const { source, pointsField } = await trackerApp(cmd.app, cmd.kind === 'jira' ? jira : linear);
     const onWait = (seconds: number) => process.stderr.write(`  ${cmd.kind === 'jira' ? 'Jira' : 'Linear'} asks to wait ${seconds} s (rate limit); waiting\n`);
     const pages =
       cmd.kind === 'jira'
@@ -323,9 +329,9 @@ async function linkSlackAccounts(cmd: SlackCommand): Promise<number> {
   const database = await openServerDatabase('import', loadConfig(), cmd.json);
   if (!database) return 1;
   try {
-    const app = await importingApp(cmd.app, 'slack');
+    const app = await importingApp(cmd.app, slack);
     // The key is read only when a secret is sealed or opened: linking accounts does neither.
-    const writer = new AppWriter(ChangeRunner.for(database.sequelize), new SecretBox(() => secretsKeyFor(loadConfig())));
+    const writer = new AppWriter(ChangeRunner.for(database.sequelize), new SecretBox(() => secretsKeyFor(loadConfig())), providerCatalog());
     const started = process.hrtime.bigint();
     const totals = { accounts: 0, linked: 0, unchanged: 0, unmatched: 0 };
     const onWait = (seconds: number) => process.stderr.write(`  Slack asks to wait ${seconds} s (rate limit); waiting\n`);
@@ -366,7 +372,7 @@ async function pullVendor(cmd: AiCommand): Promise<number> {
   if (!database) return 1;
   try {
     const http = { ...defaultHttp(outboundPolicy(loadConfig())), onWait: (seconds: number, why: string) => process.stderr.write(`  ${why}; waiting ${seconds} s\n`) };
-    const pulls = new VendorPulls(ChangeRunner.for(database.sequelize), new SecretBox(() => secretsKeyFor(loadConfig())), http);
+    const pulls = new VendorPulls(ChangeRunner.for(database.sequelize), providerCatalog(), new SecretBox(() => secretsKeyFor(loadConfig())), http);
     const started = process.hrtime.bigint();
     const outcome = await pulls.pull(cmd.app, daysBetween(cmd.since, cmd.until));
     const seconds = Number((Number(process.hrtime.bigint() - started) / 1e9).toFixed(2));

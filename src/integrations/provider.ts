@@ -1,9 +1,9 @@
 import type { AppCategory } from '../../db/models';
+import type { VendorPuller } from '../services/aiVendors/vendorDay';
 import type { ChatMessage } from '../services/activity/conversations';
 import type { Activity } from '../services/git/activity';
 import type { OperationEvent } from '../services/operations/operationInput';
 import type { TaskEvent } from '../services/work/taskInput';
-import type { AccountKind, DayPuller } from '../services/aiVendors/vendorDay';
 
 /** A request's headers as Node gives them: lower-case names. */
 export type Headers = Record<string, string | string[] | undefined>;
@@ -23,6 +23,12 @@ export interface IntegrationProvider {
   category: AppCategory;
   webhook?: Webhook;
   puller?: VendorPuller;
+  /** What to set at the provider so its deliveries come (the events to tick), said once when a connection is made. */
+  setup?: string;
+  /** Jira's: an app names the issue field that holds story points (others send their own estimate). */
+  namesPointsField?: boolean;
+  /** The deployments API's: a board's name may be a repository's id or full name, placed without a mapping. */
+  boardsNameRepositories?: boolean;
 }
 
 /**
@@ -78,14 +84,3 @@ export type Delivery =
   | { id: string | null; event: string; ignored: string }
   | { id: string; event: string; ping: true }
   | { id: null; event: string; reply: Record<string, string> };
-
-/** An AI vendor read by the service (docs/ai-vendors.md): a day of its usage at a time. */
-export interface VendorPuller {
-  pullDay: DayPuller;
-  /** How its usage names a person: a GitHub login or an e-mail address. */
-  accountKind: AccountKind;
-  /** The credential it is read with, as the vendor issues it: said when one is refused. */
-  credentialName: string;
-  /** Copilot's reports are one GitHub organization's or enterprise's; the others' are their key's whole team. */
-  readsGithubAccount: boolean;
-}

@@ -3,6 +3,7 @@ import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { ChangeRunner } from '../persistence/changes/change';
 import type { SecretBox } from '../secrets/secretBox';
+import type { ProviderCatalog } from '../services/apps/catalog';
 import { DeliveryQueue } from '../services/webhooks/deliveryQueue';
 import { DeliveryWorker } from '../delivery/worker';
 import { outboundPolicy } from '../outbound/outboundFetch';
@@ -47,8 +48,8 @@ export function createPruner(config: Config, logger: Logger, sequelize: Sequeliz
  * The daily pull of the AI vendors' apps of a process (an API instance or `npm run worker`): a tick an hour, the first
  * two minutes after start. Several processes may tick at once: each app's lease lets one of them pull it.
  */
-export function createVendorPullSchedule(config: Config, logger: Logger, changes: ChangeRunner, secrets: SecretBox): VendorPullSchedule {
-  return new VendorPullSchedule(new VendorPulls(changes, secrets, defaultHttp(outboundPolicy(config))), {
+export function createVendorPullSchedule(config: Config, logger: Logger, changes: ChangeRunner, secrets: SecretBox, catalog: ProviderCatalog): VendorPullSchedule {
+  return new VendorPullSchedule(new VendorPulls(changes, catalog, secrets, defaultHttp(outboundPolicy(config))), {
     onPulled: (outcome) => {
       const said = { app: outcome.app_id, stored: outcome.stored.length, without_report: outcome.without_report.length, refused: outcome.refused.length };
       if (outcome.credential_refused) logger.warn({ ...said, reason: outcome.credential_refused }, 'an AI vendor refused the app\'s credential; it waits for a new one');

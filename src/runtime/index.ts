@@ -24,6 +24,9 @@ import { createServices } from './services';
 import { createDeliveryWorker, createPruner, createVendorPullSchedule } from './background';
 import { otlpSurface, pageSurfaces, scimSurface, SurfaceContext } from './surfaces';
 import { ingestSurface } from './ingestSurface';
+import { providerCatalog } from '../integrations/catalog';
+import type { IntegrationProvider } from '../integrations/provider';
+import { INTEGRATIONS } from '../integrations/registry';
 
 export interface Runtime {
   app: Express;
@@ -53,11 +56,20 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+export interface RuntimeOptions {
+  rateLimitKeyPrefix?: string;
+  clock?: () => Date;
+  /** The providers connected to: the registry's (src/integrations/registry.ts), or a test's own beside them. */
+  integrations?: readonly IntegrationProvider[];
+}
+
 /**
  * Wires config → stores → services → express app. The process (src/service.ts) and the tests both start here; each
  * part is built by its own file of this folder.
  */
-export function createRuntime(config: Config, logger: Logger, options: { rateLimitKeyPrefix?: string; clock?: () => Date } = {}): Runtime {
+export function createRuntime(config: Config, logger: Logger, options: RuntimeOptions = {}): Runtime {
+  const integrations = options.integrations ?? INTEGRATIONS;
+  const catalog = providerCatalog(integrations);
   const clock = options.clock ?? (() => new Date());
   const keyPrefix = options.rateLimitKeyPrefix ?? 'rl';
   const connections = connect(config, logger);
@@ -77,17 +89,17 @@ export function createRuntime(config: Config, logger: Logger, options: { rateLim
   const { authenticator, signIn, accessChanges } = createAccess(config, logger, redis, keyPrefix, data.changes);
   // The key is read when a secret is first sealed or opened: a process that never does needs none.
   const secrets = new SecretBox(() => secretsKeyFor(config));
-  const writers = createWriters(config, data.changes, secrets, clock);
+  const writers = createWriters(config, data.changes, secrets, catalog, clock);
   const webhooks = createDeliveryWorker(config, logger, data.changes, secrets, metrics);
   const retention = createPruner(config, logger, sequelize);
-  const aiPulls = createVendorPullSchedule(config, logger, data.changes, secrets);
+  const aiPulls = createVendorPullSchedule(config, logger, data.changes, secrets, catalog);
 
   const lifecycle = { draining: false };
   const publicOrigin = new URL(publicBase(config)).origin;
   const context: SurfaceContext = { config, logger, redis, keyPrefix, metrics, rejectedOn };
   const surfaces = [
     scimSurface(context, writers),
-    ingestSurface(context, writers),
+    ingestSurface(context, writers, integrations),
     otlpSurface(context, writers),
     pageSurfaces(context, signIn, limiter, publicOrigin),
   ];

@@ -1,15 +1,15 @@
 import { RateLimiter, rateLimitTiers } from '../rateLimit/rateLimiter';
 import { ingestRouter } from '../ingest/pipeline';
-import { INTEGRATIONS } from '../integrations/registry';
+import type { IntegrationProvider } from '../integrations/provider';
 import { ingestBodyBudget } from '../ingest/body';
 import { ingestHeadRefuser } from '../ingest/headRefusals';
 import type { Surface, SurfaceContext } from './surfaces';
 import type { Writers } from './writers';
 
 /** Webhooks in at /ingest (docs/ingest.md, docs/trackers.md): the git providers' and the apps' deliveries. */
-export function ingestSurface({ config, logger, redis, keyPrefix, rejectedOn, metrics }: SurfaceContext, writers: Writers): Surface {
+export function ingestSurface({ config, logger, redis, keyPrefix, rejectedOn, metrics }: SurfaceContext, writers: Writers, providers: readonly IntegrationProvider[]): Surface {
   const ingest = {
-    providers: INTEGRATIONS,
+    providers,
     gitApps: writers.gitApps,
     apps: writers.apps,
     activity: writers.gitActivity,

@@ -5,6 +5,7 @@ import { MemberWriter } from '../services/people/members';
 import { TeamWriter } from '../services/people/teams';
 import { GitAppWriter } from '../services/git/apps/gitApps';
 import { AppWriter } from '../services/apps/apps';
+import type { ProviderCatalog } from '../services/apps/catalog';
 import { GitActivityWriter } from '../services/git/writer';
 import { TaskWriter } from '../services/work/taskWriter';
 import { OperationsWriter } from '../services/operations/operationsWriter';
@@ -30,13 +31,13 @@ export interface Writers {
 }
 
 /** The domain services every writing surface calls (docs/architecture.md#writers), all through one change runner. */
-export function createWriters(config: Config, changes: ChangeRunner, secrets: SecretBox, clock: () => Date): Writers {
+export function createWriters(config: Config, changes: ChangeRunner, secrets: SecretBox, providers: ProviderCatalog, clock: () => Date): Writers {
   return {
     changes,
     members: new MemberWriter(changes),
     teams: new TeamWriter(changes),
     gitApps: new GitAppWriter(changes, secrets),
-    apps: new AppWriter(changes, secrets),
+    apps: new AppWriter(changes, secrets, providers),
     gitActivity: new GitActivityWriter(changes),
     tasks: new TaskWriter(changes),
     operations: new OperationsWriter(changes),

@@ -9,6 +9,7 @@ import { unique } from '../support/common';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
 import { copy } from '../support/peers/ingest';
 import { deliverToJira, issueAssigned, issueCreated, issueDone, issueStatusChanged } from '../support/peers/jira/deliveries';
+import { withSecret } from '../support/webhooks';
 
 /**
  * `npm run import -- jira` (docs/trackers.md#backfilling-jira) as an operator runs it, against a fake Jira Cloud
@@ -87,7 +88,7 @@ const jira = (appId: string, ...more: string[]) =>
   importer('jira', '--app', appId, '--site', 'https://acme.atlassian.net', '--email', EMAIL, '--token-file', tokenFile, '--base-url', baseUrl, ...more);
 
 test('two pages, a 429 honoured, every issue with its history; a second run adds nothing; a webhook after it updates the same task', async () => {
-  const { app, secret } = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}`, pointsField: 'customfield_10016' });
+  const { app, secret } = withSecret(await t.runtime.writers.apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}`, pointsField: 'customfield_10016' }));
   seen.length = 0;
   throttleNext = true;
   const first = await jira(app.id, '--since', '2018-01-01', '--json');
@@ -130,7 +131,7 @@ test('two pages, a 429 honoured, every issue with its history; a second run adds
 });
 
 test('what Jira refuses, and what the command line lacks, is said plainly', async () => {
-  const { app } = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}` });
+  const { app } = withSecret(await t.runtime.writers.apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}` }));
   const wrongToken = path.join(path.dirname(tokenFile), 'wrong');
   fs.writeFileSync(wrongToken, 'not-it');
   const refused = await importer('jira', '--app', app.id, '--site', 'https://acme.atlassian.net', '--email', EMAIL, '--token-file', wrongToken, '--base-url', baseUrl);
@@ -138,7 +139,7 @@ test('what Jira refuses, and what the command line lacks, is said plainly', asyn
 
   const unknown = await jira('app_nobody');
   expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('No app app_nobody')]);
-  const { app: linear } = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'linear', { name: `Linear ${unique()}` });
+  const { app: linear } = withSecret(await t.runtime.writers.apps.create(DEMO.orgs.acme, 'linear', { name: `Linear ${unique()}` }));
   const other = await jira(linear.id);
   expect([other.code, other.stderr]).toEqual([1, expect.stringContaining('is a linear app')]);
 

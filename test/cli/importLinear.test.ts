@@ -13,6 +13,7 @@ import { UsageError } from '../../scripts/cli';
 import { appCli } from '../support/cli';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
 import { authenticationFailed, canceledIssue, issuePages, parentIssue, rateLimited, subIssue, subIssueHistoryRest } from '../support/peers/linear/graphql';
+import { providerCatalog } from '../../src/integrations/catalog';
 
 /**
  * `npm run import -- linear` (docs/trackers.md#linear) as an operator runs it, against a local stand-in for Linear's
@@ -71,7 +72,7 @@ beforeAll(async () => {
   t = await startTestApp();
   // The fakes answer on loopback over plain http: the operator's allowance lets calls reach them.
   importer = appCli(t, 'import', { WEBHOOK_ALLOW_PRIVATE: '1' });
-  apps = new AppWriter(ChangeRunner.for(t.runtime.sequelize), new SecretBox(randomBytes(32)));
+  apps = new AppWriter(ChangeRunner.for(t.runtime.sequelize), new SecretBox(randomBytes(32)), providerCatalog());
   linear = fakeLinear();
   await new Promise<void>((resolve) => linear.server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(linear.server.address() as AddressInfo).port}`;

@@ -8,6 +8,7 @@ import { copy, deliverToGithub, githubExamples } from '../support/peers/ingest';
 import { payload as opsgeniePayload } from '../support/peers/opsgenie/deliveries';
 import { deliverToSlack, payload as slackPayload } from '../support/peers/slack/deliveries';
 import { BITBUCKET_PAYLOADS, deliverToBitbucket } from '../support/peers/bitbucket/deliveries';
+import { withSecret } from '../support/webhooks';
 
 /**
  * What a delivery's body may cost before its sender is known (docs/ingest.md#bounded), on a listening server so that
@@ -51,7 +52,7 @@ async function refusedMidUpload(upload: Upload, answer: Awaited<Upload['answer']
 
 describe('a secret sent in a header is checked before a byte of the body is read', () => {
   test('Opsgenie: no Authorization, a wrong token, an unknown app and a disabled app are refused while the upload goes on', async () => {
-    const { app, secret } = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'opsgenie', { name: `Opsgenie ${unique()}` });
+    const { app, secret } = withSecret(await t.runtime.writers.apps.create(DEMO.orgs.acme, 'opsgenie', { name: `Opsgenie ${unique()}` }));
     const body = hugeAlert();
     const json = { 'Content-Type': 'application/json' };
     const cases: [string, string, Record<string, string>, number, string, RegExp][] = [
@@ -70,7 +71,7 @@ describe('a secret sent in a header is checked before a byte of the body is read
   });
 
   test('the deployments API: a call without its token is refused before its body is read', async () => {
-    const { app } = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'deployments', { name: `CI ${unique()}` });
+    const { app } = withSecret(await t.runtime.writers.apps.create(DEMO.orgs.acme, 'deployments', { name: `CI ${unique()}` }));
     const body = JSON.stringify({ id: `deploy-${unique()}`, repository: 'acme/web', environment: 'production', status: 'success', notes: 'x'.repeat(25 * MB) });
     for (const authorization of [undefined, 'Bearer not-the-secret']) {
       const headers = { 'Content-Type': 'application/json', ...(authorization ? { Authorization: authorization } : {}) };
@@ -89,7 +90,7 @@ describe('a secret sent in a header is checked before a byte of the body is read
   });
 
   test('with its token, a body declared larger than its provider takes is 413 naming the limit, before a byte of it is read', async () => {
-    const { app, secret } = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'opsgenie', { name: `Opsgenie ${unique()}` });
+    const { app, secret } = withSecret(await t.runtime.writers.apps.create(DEMO.orgs.acme, 'opsgenie', { name: `Opsgenie ${unique()}` }));
     const body = hugeAlert();
     const upload = startUpload(origin, `/ingest/opsgenie/${app.id}`, { 'Content-Type': 'application/json', Authorization: `Bearer ${secret}` }, { contentLength: Buffer.byteLength(body) });
     const answer = await answeredAfterFirstPiece(upload, body);
@@ -99,7 +100,7 @@ describe('a secret sent in a header is checked before a byte of the body is read
 
 describe("each provider's own body limit", () => {
   test('Slack: a 2 MB body is 413 with the limit named; sent chunked, it is refused once past the limit, before its end', async () => {
-    const { app, secret } = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'slack', { name: `Slack ${unique()}` });
+    const { app, secret } = withSecret(await t.runtime.writers.apps.create(DEMO.orgs.acme, 'slack', { name: `Slack ${unique()}` }));
     // Slack's own message event (test/support/peers/slack/appMention.json) with 2 MB of text.
     const message = slackPayload('appMention.json');
     const big = copy(message);
@@ -150,7 +151,7 @@ describe("each provider's own body limit", () => {
     const taken = await post(`/ingest/github/${gitApp.id}`, gzipSync(push), github);
     expect([taken.status, taken.body.data?.result]).toEqual([200, 'applied']);
 
-    const { app } = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'slack', { name: `Slack ${unique()}` });
+    const { app } = withSecret(await t.runtime.writers.apps.create(DEMO.orgs.acme, 'slack', { name: `Slack ${unique()}` }));
     // 30 MB of JSON in about 30 KB.
     const bomb = gzipSync(JSON.stringify({ ...slackPayload('appMention.json'), padding: ' '.repeat(30 * MB) }));
     expect(bomb.length).toBeLessThan(MB);

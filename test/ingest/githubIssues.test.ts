@@ -5,6 +5,7 @@ import { SecretBox } from '../../src/secrets/secretBox';
 import { AppWriter } from '../../src/services/apps/apps';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
 import { copy, deliverToGithub, githubExamples, GithubDelivery, ingestCounts, interactionDay } from '../support/peers/ingest';
+import { providerCatalog } from '../../src/integrations/catalog';
 
 /**
  * GitHub `issues` deliveries that are no incidents become tasks of their repository (docs/ingest.md#github-and-gitlab-issues),
@@ -21,7 +22,7 @@ let apps: AppWriter;
 beforeAll(async () => {
   t = await startTestApp({ INGEST_RATE_LIMIT_PER_MINUTE: '100000', INGEST_RATE_LIMIT_PER_HOUR: '100000' });
   token = await t.token();
-  apps = new AppWriter(ChangeRunner.for(t.runtime.sequelize), new SecretBox(randomBytes(32)));
+  apps = new AppWriter(ChangeRunner.for(t.runtime.sequelize), new SecretBox(randomBytes(32)), providerCatalog());
 });
 afterAll(async () => t.close());
 

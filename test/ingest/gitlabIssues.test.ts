@@ -6,6 +6,7 @@ import { AppWriter } from '../../src/services/apps/apps';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
 import { copy, deliverToGitlab, GitlabDelivery, ingestCounts, interactionDay } from '../support/peers/ingest';
 import { GITLAB_EVENT_HEADERS, issueHook, mergeRequestHook, noteHook } from '../support/peers/gitlabPayloads';
+import { providerCatalog } from '../../src/integrations/catalog';
 
 /**
  * GitLab `Issue Hook` deliveries that are no incidents become tasks of their project (docs/ingest.md#github-and-gitlab-issues),
@@ -22,7 +23,7 @@ let apps: AppWriter;
 beforeAll(async () => {
   t = await startTestApp({ INGEST_RATE_LIMIT_PER_MINUTE: '100000', INGEST_RATE_LIMIT_PER_HOUR: '100000' });
   token = await t.token();
-  apps = new AppWriter(ChangeRunner.for(t.runtime.sequelize), new SecretBox(randomBytes(32)));
+  apps = new AppWriter(ChangeRunner.for(t.runtime.sequelize), new SecretBox(randomBytes(32)), providerCatalog());
 });
 afterAll(async () => t.close());
 

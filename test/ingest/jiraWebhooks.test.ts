@@ -6,6 +6,7 @@ import { DEMO, startTestApp, TestApp } from '../support/harness';
 import { githubExamples, copy, deliverToGithub } from '../support/peers/ingest';
 import { commentCreated, deliverToJira, issueAssigned, issueCreated, issueDeleted, issueDone, issueStatusChanged, JiraDelivery, jiraSignature } from '../support/peers/jira/deliveries';
 import { unique } from '../support/common';
+import { withSecret } from '../support/webhooks';
 
 /**
  * `POST /ingest/jira/{app_id}` (docs/trackers.md#trackers) with Jira Cloud's own deliveries
@@ -21,7 +22,7 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 async function jiraApp(pointsField = 'customfield_10016') {
-  const { app, secret } = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}`, pointsField });
+  const { app, secret } = withSecret(await t.runtime.writers.apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}`, pointsField }));
   return { id: app.id, secret, deliver: (d: JiraDelivery) => deliverToJira(t, app.id, secret, d) };
 }
 const taskOf = (appId: string, externalId: string) => Task.findOne({ where: { app_id: appId, external_id: externalId } });
@@ -175,7 +176,7 @@ describe('refused deliveries store nothing', () => {
     const undated = { ...issueDeleted(issueCreated, new Date()), timestamp: issueCreated.timestamp };
     await refused(() => app.deliver({ payload: undated }), 400, 'VALIDATION_ERROR', /timestamp/);
     // A Linear app's URL under /ingest/jira names the URL its deliveries go to.
-    const { app: linear } = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'linear', { name: `Linear ${unique()}` });
+    const { app: linear } = withSecret(await t.runtime.writers.apps.create(DEMO.orgs.acme, 'linear', { name: `Linear ${unique()}` }));
     await refused(() => deliverToJira(t, linear.id, 'any', { payload: issueCreated }), 400, 'VALIDATION_ERROR', new RegExp(`linear app; send its deliveries to /ingest/linear/${linear.id}`));
   });
 
@@ -215,14 +216,14 @@ describe('limits', () => {
   afterAll(async () => limited.close());
 
   test('an app beyond its deliveries per minute, and a client IP beyond its failed ones, get 429 with Retry-After', async () => {
-    const { app, secret } = await limited.runtime.writers.apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}` });
+    const { app, secret } = withSecret(await limited.runtime.writers.apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}` }));
     const answers = [];
     for (let i = 0; i < 3; i++) answers.push(await deliverToJira(limited, app.id, secret, { payload: issueCreated }));
     expect(answers.map((a) => a.status)).toEqual([200, 200, 429]);
     expect(answers[2].body.error.code).toBe('RATE_LIMITED');
     expect(Number(answers[2].headers['retry-after'])).toBeGreaterThan(0);
 
-    const other = await limited.runtime.writers.apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}` });
+    const other = withSecret(await limited.runtime.writers.apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}` }));
     const guesses = [];
     for (let i = 0; i < 3; i++) guesses.push(await deliverToJira(limited, other.app.id, 'a guess', { payload: issueCreated }));
     expect(guesses.map((a) => a.status)).toEqual([401, 401, 429]);

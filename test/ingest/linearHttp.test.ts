@@ -5,6 +5,7 @@ import { unique } from '../support/common';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
 import { jiraSignature } from '../support/peers/jira/deliveries';
 import { commentCreated, issueCreated, kintoneIssueRemoved, linearDelivery, LinearDelivery } from '../support/peers/linear/webhooks';
+import { withSecret } from '../support/webhooks';
 
 /**
  * `POST /ingest/linear/{app_id}` over HTTP (docs/trackers.md#linear): Linear's own deliveries (test/support/peers/linear),
@@ -19,7 +20,7 @@ afterAll(async () => t.close());
 const send = (appId: string, d: LinearDelivery) => request(t.runtime.app).post(`/ingest/linear/${appId}`).set(d.headers).send(d.body.toString('utf8'));
 
 async function linearApp() {
-  const { app, secret } = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'linear', { name: `Linear ${unique()}` });
+  const { app, secret } = withSecret(await t.runtime.writers.apps.create(DEMO.orgs.acme, 'linear', { name: `Linear ${unique()}` }));
   return { id: app.id, secret, delivery: (payload = issueCreated, options: { id?: string } = {}) => linearDelivery(payload, secret, { sentAt: new Date(), ...options }) };
 }
 
@@ -91,7 +92,7 @@ test('refusals in the ingest format, nothing stored', async () => {
     401,
     `App ${secretless!.id} has no webhook secret yet: store the one its provider made (Linear, Slack and PagerDuty make their own) with npm run apps -- set-secret --app ${secretless!.id} --secret-file <file>, or make one with npm run apps -- rotate-secret ${secretless!.id}`,
   ]);
-  const jiraApp = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}` });
+  const jiraApp = withSecret(await t.runtime.writers.apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}` }));
   expect((await refused(app.delivery(), jiraApp.app.id))[0]).toBe(400);
   const big = linearDelivery({ ...issueCreated, padding: 'x'.repeat(40 * 1024) }, app.secret, { sentAt: new Date() });
   expect((await refused(big))[0]).toBe(413);

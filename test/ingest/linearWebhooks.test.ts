@@ -7,7 +7,7 @@ import { AppWriter } from '../../src/services/apps/apps';
 import type { TaskSource } from '../../src/services/work/taskInput';
 import { TaskWriter } from '../../src/services/work/taskWriter';
 import { linearWebhook } from '../../src/integrations/linear/webhook';
-import { bodyAuthentication } from '../support/webhooks';
+import { bodyAuthentication, withSecret } from '../support/webhooks';
 import { copy } from '../support/peers/ingest';
 import { issueHook } from '../support/peers/gitlabPayloads';
 import {
@@ -22,6 +22,7 @@ import {
   linearSignature,
 } from '../support/peers/linear/webhooks';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
+import { providerCatalog } from '../../src/integrations/catalog';
 
 /**
  * Linear's webhooks (docs/trackers.md#linear) through `linearWebhook` and the TaskWriter, with deliveries Linear sent
@@ -36,8 +37,8 @@ beforeAll(async () => {
   t = await startTestApp();
   const changes = ChangeRunner.for(t.runtime.sequelize);
   tasks = new TaskWriter(changes);
-  apps = new AppWriter(changes, new SecretBox(randomBytes(32)));
-  anyApp = (await apps.create(DEMO.orgs.acme, 'linear', { name: `Linear ${randomUUID().slice(0, 8)}` })).app;
+  apps = new AppWriter(changes, new SecretBox(randomBytes(32)), providerCatalog());
+  anyApp = (withSecret(await apps.create(DEMO.orgs.acme, 'linear', { name: `Linear ${randomUUID().slice(0, 8)}` }))).app;
 });
 afterAll(async () => t.close());
 
@@ -49,7 +50,7 @@ interface LinearApp {
 }
 
 async function linearApp(): Promise<LinearApp> {
-  const { app, secret } = await apps.create(DEMO.orgs.acme, 'linear', { name: `Linear ${randomUUID().slice(0, 8)}` });
+  const { app, secret } = withSecret(await apps.create(DEMO.orgs.acme, 'linear', { name: `Linear ${randomUUID().slice(0, 8)}` }));
   const source: TaskSource = { appId: app.id, organizationId: app.organization_id, provider: 'linear', accounts: 'app' };
   return { source, secret, deliver: (d, now) => receive(source, app, secret, d, now) };
 }

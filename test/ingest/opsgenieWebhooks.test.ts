@@ -2,6 +2,7 @@ import { Incident, IngestDelivery } from '../../db/models';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
 import { unique } from '../support/common';
 import { deliverToOpsgenie, OpsgenieDelivery, payload, rawBody } from '../support/peers/opsgenie/deliveries';
+import { withSecret } from '../support/webhooks';
 
 /**
  * `POST /ingest/opsgenie/{app_id}` (docs/incidents.md#opsgenie) with Opsgenie's own webhook deliveries
@@ -14,7 +15,7 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 async function opsgenieApp() {
-  const { app, secret } = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'opsgenie', { name: `Opsgenie ${unique()}` });
+  const { app, secret } = withSecret(await t.runtime.writers.apps.create(DEMO.orgs.acme, 'opsgenie', { name: `Opsgenie ${unique()}` }));
   return { id: app.id, secret, deliver: (d: OpsgenieDelivery) => deliverToOpsgenie(t, app.id, secret, d) };
 }
 const incidentOf = (appId: string, alertId: string) => Incident.findOne({ where: { app_id: appId, external_id: alertId } });

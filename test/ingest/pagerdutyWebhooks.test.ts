@@ -2,6 +2,7 @@ import { Deployment, Incident, IngestDelivery } from '../../db/models';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
 import { unique } from '../support/common';
 import { deliverToPagerDuty, pagerdutySignature, payload, PUBLISHED_SECRET, signed } from '../support/peers/pagerduty/deliveries';
+import { withSecret } from '../support/webhooks';
 
 /**
  * `POST /ingest/pagerduty/{app_id}` (docs/incidents.md#pagerduty) with PagerDuty's own Webhooks v3 deliveries
@@ -17,7 +18,7 @@ afterAll(async () => t.close());
 
 /** An Acme PagerDuty app holding the secret of the subscription that signed the captured deliveries. */
 async function pagerdutyApp() {
-  const { app } = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'pagerduty', { name: `PagerDuty ${unique()}` });
+  const { app } = withSecret(await t.runtime.writers.apps.create(DEMO.orgs.acme, 'pagerduty', { name: `PagerDuty ${unique()}` }));
   await t.runtime.writers.apps.setSecret(app.id, PUBLISHED_SECRET);
   const deliver = (body: Buffer | string, signature?: string | null) => deliverToPagerDuty(t, app.id, PUBLISHED_SECRET, { body, signature });
   return { id: app.id, deliver };
@@ -159,7 +160,7 @@ describe('refused, in the ingest error format, storing nothing', () => {
   test('an unknown app (404), a Jira app (400) or a disabled one (403)', async () => {
     const unknown = await deliverToPagerDuty(t, 'app_nope', PUBLISHED_SECRET, { body: signed.triggered.body, signature: signed.triggered.signature });
     expect([unknown.status, unknown.body.error.message]).toEqual([404, expect.stringMatching(/App not found/)]);
-    const { app: jira, secret } = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}` });
+    const { app: jira, secret } = withSecret(await t.runtime.writers.apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}` }));
     const misdirected = await deliverToPagerDuty(t, jira.id, secret, { body: signed.triggered.body });
     expect([misdirected.status, misdirected.body.error.message]).toEqual([400, `App ${jira.id} is a jira app; send its deliveries to /ingest/jira/${jira.id}`]);
     const app = await pagerdutyApp();

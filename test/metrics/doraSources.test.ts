@@ -6,6 +6,7 @@ import { createLab, Lab, sha } from '../support/data/metricsHistory';
 import { unique } from '../support/common';
 import { pagerdutySignature, payload as pagerdutyPayload } from '../support/peers/pagerduty/deliveries';
 import { payload as opsgeniePayload } from '../support/peers/opsgenie/deliveries';
+import { withSecret } from '../support/webhooks';
 
 /**
  * DORA (docs/metrics.md#dora-the-four-keys-method) counts incidents and deployments from every source alike: a GitHub
@@ -48,7 +49,7 @@ beforeAll(async () => {
   repositoryId = (await t.runtime.writers.gitActivity.importCommits(gitApp, repository, [])).repositoryId;
 
   for (const provider of ['pagerduty', 'opsgenie', 'deployments'] as const) {
-    const { app, secret } = await t.runtime.writers.apps.create(lab.organizationId, provider, { name: provider });
+    const { app, secret } = withSecret(await t.runtime.writers.apps.create(lab.organizationId, provider, { name: provider }));
     apps[provider] = { id: app.id, secret };
   }
   await t.runtime.writers.apps.map(apps.pagerduty.id, 'PAPI', { repositoryId });

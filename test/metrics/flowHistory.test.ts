@@ -8,6 +8,7 @@ import type { TaskStatus } from '../../db/models';
 import { callerFor } from '../support/callers';
 import { createLab } from '../support/data/metricsHistory';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
+import { providerCatalog } from '../../src/integrations/catalog';
 
 /**
  * The flow figures that stand on the tasks' status history (docs/metrics.md#flow), on a small history written
@@ -102,7 +103,7 @@ beforeAll(async () => {
   const { lab } = await createLab(t, 'Flow lab');
   ({ organizationId, core } = lab);
   const changes = ChangeRunner.for(t.runtime.sequelize);
-  const apps = new AppWriter(changes, new SecretBox(randomBytes(32)));
+  const apps = new AppWriter(changes, new SecretBox(randomBytes(32)), providerCatalog());
   const { app } = await apps.create(organizationId, 'jira', { name: 'Flow lab Jira' });
   await apps.map(app.id, 'CORE', { teamId: core });
   const source: TaskSource = { appId: app.id, organizationId, provider: 'jira', accounts: 'app' };

@@ -5,7 +5,7 @@ import { jiraDeliveries, jiraSignature } from '../../scripts/bench/jira/bodies';
 import { jiraRowSet, KnownTasks } from '../../scripts/bench/jira/rows';
 import { storeInOneTransaction } from '../../scripts/bench/floor/store';
 import { jiraWebhook } from '../../src/integrations/jira/webhook';
-import { bodyAuthentication } from '../support/webhooks';
+import { bodyAuthentication, withSecret } from '../support/webhooks';
 import { unique } from '../support/common';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
 
@@ -52,8 +52,8 @@ const onMysql = process.env.DATABASE_URL ? test : test.skip;
 
 onMysql('the ingest floor writes for each delivery the rows the service writes: the delivery, the task, its status changes (MariaDB)', async () => {
   const apps = t.runtime.writers.apps;
-  const service = await apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}` });
-  const floor = await apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}` });
+  const service = withSecret(await apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}` }));
+  const floor = withSecret(await apps.create(DEMO.orgs.acme, 'jira', { name: `Jira ${unique()}` }));
   // Two creations, each followed by its status change.
   const deliveries = jiraDeliveries(4, service.secret, { lag: 0, startMs: START });
   expect(deliveries.map((d) => d.kind)).toEqual(['created', 'updated', 'created', 'updated']);

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { storeInOneTransaction } from '../../scripts/bench/floor/store';
 import { pagerdutyIngest } from '../../scripts/bench/pagerduty/source';
 import { pagerdutyWebhook } from '../../src/integrations/pagerduty/webhook';
-import { bodyAuthentication } from '../support/webhooks';
+import { bodyAuthentication, withSecret } from '../support/webhooks';
 import { unique } from '../support/common';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
 
@@ -47,8 +47,8 @@ const onMysql = process.env.DATABASE_URL ? test : test.skip;
 
 onMysql('the ingest floor writes for each delivery the rows the service writes: the delivery, the incident, its event (MariaDB)', async () => {
   const apps = t.runtime.writers.apps;
-  const service = await apps.create(DEMO.orgs.acme, 'pagerduty', { name: `PagerDuty ${unique()}` });
-  const floor = await apps.create(DEMO.orgs.acme, 'pagerduty', { name: `PagerDuty ${unique()}` });
+  const service = withSecret(await apps.create(DEMO.orgs.acme, 'pagerduty', { name: `PagerDuty ${unique()}` }));
+  const floor = withSecret(await apps.create(DEMO.orgs.acme, 'pagerduty', { name: `PagerDuty ${unique()}` }));
   // Two triggered, then the first resolved.
   const sent = pagerdutyIngest.deliveries(benchApp(service.app), service.secret, 3, 0, START).deliveries;
   const written = pagerdutyIngest.deliveries(benchApp(floor.app), service.secret, 3, 0, START).deliveries;

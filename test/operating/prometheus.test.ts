@@ -10,6 +10,7 @@ import { createOtlpToken } from '../../src/auth/tokens/otlpTokens';
 import { createScimToken } from '../../src/auth/tokens/scimTokens';
 import { startMetricsServer } from '../../src/observability/metricsServer';
 import { describeWithPrometheusParser, MetricFamily, parseExposition } from '../support/peers/prometheusParser';
+import { withSecret } from '../support/webhooks';
 
 /**
  * docs/operating.md's metrics: `GET /metrics` on METRICS_PORT read by a Prometheus text-format parser. The counters move
@@ -117,7 +118,7 @@ describeScrapes('GET /metrics on METRICS_PORT', () => {
 
   test('ingest deliveries (git apps and apps) by provider and result; OTLP items by signal and result', async () => {
     const { gitApp, secret } = await t.runtime.writers.gitApps.create(DEMO.orgs.acme, 'github', 'Scraped GitHub');
-    const jira = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'jira', { name: 'Scraped Jira' });
+    const jira = withSecret(await t.runtime.writers.apps.create(DEMO.orgs.acme, 'jira', { name: 'Scraped Jira' }));
     const before = await scrape();
     expect((await deliverToGithub(t, gitApp.id, secret, { event: 'ping', payload: githubExamples('ping')[0] })).status).toBe(200);
     expect((await deliverToGithub(t, gitApp.id, 'wrong secret', { event: 'ping', payload: githubExamples('ping')[0] })).status).toBe(401);

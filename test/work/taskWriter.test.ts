@@ -9,6 +9,7 @@ import { TaskWriter } from '../../src/services/work/taskWriter';
 import { createSequelize } from '../../db/connection';
 import { unique } from '../support/common';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
+import { providerCatalog } from '../../src/integrations/catalog';
 
 /**
  * The one writer of tracker tasks (docs/trackers.md#trackers), below any transport: history, flow facts, order,
@@ -21,7 +22,7 @@ beforeAll(async () => {
   t = await startTestApp();
   const changes = ChangeRunner.for(t.runtime.sequelize);
   tasks = new TaskWriter(changes);
-  apps = new AppWriter(changes, new SecretBox(randomBytes(32)));
+  apps = new AppWriter(changes, new SecretBox(randomBytes(32)), providerCatalog());
 });
 afterAll(async () => t.close());
 

@@ -19,6 +19,7 @@ import { ChangeRunner } from '../../../src/persistence/changes/change';
 import { SecretBox } from '../../../src/secrets/secretBox';
 import { AppWriter } from '../../../src/services/apps/apps';
 import type { PushProvider } from '../../../src/services/apps/providers';
+import { providerCatalog } from '../../../src/integrations/catalog';
 
 /** The app as the floors' rows need it. */
 export interface BenchApp {
@@ -75,8 +76,9 @@ export async function createBenchApp(url: string, secretsKey: Buffer, organizati
   const sequelize = createSequelize({ url, sqlitePath: '' });
   try {
     initModels(sequelize);
-    const apps = new AppWriter(ChangeRunner.for(sequelize), new SecretBox(secretsKey));
+    const apps = new AppWriter(ChangeRunner.for(sequelize), new SecretBox(secretsKey), providerCatalog());
     const { app, secret } = await apps.create(organizationId, provider, { name: 'npm run bench' });
+    if (secret === null) throw new Error(`${provider} sends no deliveries: nothing to benchmark at /ingest`);
     return { app: { id: app.id, organization_id: app.organization_id, points_field: app.points_field }, secret };
   } finally {
     await sequelize.close();

@@ -2,4 +2,4 @@ import type { IntegrationProvider } from '../provider';
 import { jiraWebhook } from './webhook';
 
 /** Jira Cloud: issues as tasks, pushed by its admin webhooks (docs/trackers.md#jira); history by `npm run import -- jira`. */
-export const jira = { id: 'jira', name: 'Jira', category: 'issues', webhook: jiraWebhook } as const satisfies IntegrationProvider;
+export const jira = { id: 'jira', name: 'Jira', category: 'issues', webhook: jiraWebhook, namesPointsField: true } as const satisfies IntegrationProvider;

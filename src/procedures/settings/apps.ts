@@ -3,7 +3,6 @@ import { TASK_STATUSES } from '../../../db/models';
 import { invalid, notFound } from '../../errors';
 import { router, settingsProcedure } from '../init';
 import { idParam } from '../../wire/query';
-import { APP_PROVIDER_IDS } from '../../services/apps/providers';
 import type { VendorAccess } from '../../services/apps/vendorSources';
 import { appMappings, boardView, describeApp, listApps, repositoriesToMap, teamsToMap, userLinkView } from '../../services/apps/appViews';
 import { organizationInput } from './inputs';
@@ -31,14 +30,15 @@ function vendorAccessOf(input: { credential?: string; github_org?: string; githu
 export const appsRouter = router({
   list: settingsProcedure.input(z.strictObject(organizationInput)).query(async ({ ctx, input }) => {
     await asAdmin(ctx, input.organization_id);
-    return listApps(ctx.services.settings.publicBase, input.organization_id);
+    return listApps(ctx.services.settings.publicBase, ctx.services.settings.apps.providers, input.organization_id);
   }),
 
   create: settingsProcedure
     .input(
       z.strictObject({
         ...organizationInput,
-        provider: z.enum(APP_PROVIDER_IDS, { error: `provider must be one of ${APP_PROVIDER_IDS.join(', ')}` }),
+        // Checked against the registry's app providers by the writer, whose refusal names them.
+        provider: text('provider', 100),
         name: text('name', 200).optional(),
         points_field: text('points_field', 100).optional(),
         // An AI vendor's app: the credential it is read with (never shown back), and for Copilot whose reports. No base
@@ -52,36 +52,36 @@ export const appsRouter = router({
       const by = await asAdmin(ctx, input.organization_id);
       const vendor = vendorAccessOf(input);
       const { app, secret } = await ctx.services.settings.apps.create(input.organization_id, input.provider, { name: input.name, pointsField: input.points_field, vendor }, by);
-      return { app: await describeApp(ctx.services.settings.publicBase, app), secret };
+      return { app: await describeApp(ctx.services.settings.publicBase, ctx.services.settings.apps.providers, app), secret };
     }),
 
   rotateSecret: settingsProcedure.input(appInput).mutation(async ({ ctx, input }) => {
     const by = await asAdmin(ctx, input.organization_id);
     const { app, secret } = await ctx.services.settings.apps.rotateSecret(input.app_id, by);
-    return { app: await describeApp(ctx.services.settings.publicBase, app), secret };
+    return { app: await describeApp(ctx.services.settings.publicBase, ctx.services.settings.apps.providers, app), secret };
   }),
 
   /** The secret a rotation replaced is refused at once instead of at the end of its grace: for one that leaked. */
   endSecretGrace: settingsProcedure.input(appInput).mutation(async ({ ctx, input }) => {
     const by = await asAdmin(ctx, input.organization_id);
     const { app, ended } = await ctx.services.settings.apps.endSecretGrace(input.app_id, by);
-    return { app: await describeApp(ctx.services.settings.publicBase, app), ended };
+    return { app: await describeApp(ctx.services.settings.publicBase, ctx.services.settings.apps.providers, app), ended };
   }),
 
   /** The secret the provider made (Linear's, Slack's, PagerDuty's), in place of ours; never echoed back. */
   setSecret: settingsProcedure.input(appInput.extend({ secret: z.string({ error: 'secret must be a string' }) })).mutation(async ({ ctx, input }) => {
     const by = await asAdmin(ctx, input.organization_id);
-    return await describeApp(ctx.services.settings.publicBase, await ctx.services.settings.apps.setSecret(input.app_id, input.secret, by));
+    return await describeApp(ctx.services.settings.publicBase, ctx.services.settings.apps.providers, await ctx.services.settings.apps.setSecret(input.app_id, input.secret, by));
   }),
 
   disable: settingsProcedure.input(appInput).mutation(async ({ ctx, input }) => {
     const by = await asAdmin(ctx, input.organization_id);
-    return await describeApp(ctx.services.settings.publicBase, await ctx.services.settings.apps.setActive(input.app_id, false, by));
+    return await describeApp(ctx.services.settings.publicBase, ctx.services.settings.apps.providers, await ctx.services.settings.apps.setActive(input.app_id, false, by));
   }),
 
   enable: settingsProcedure.input(appInput).mutation(async ({ ctx, input }) => {
     const by = await asAdmin(ctx, input.organization_id);
-    return await describeApp(ctx.services.settings.publicBase, await ctx.services.settings.apps.setActive(input.app_id, true, by));
+    return await describeApp(ctx.services.settings.publicBase, ctx.services.settings.apps.providers, await ctx.services.settings.apps.setActive(input.app_id, true, by));
   }),
 
   /** The teams a board may be mapped to. */

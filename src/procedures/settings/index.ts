@@ -5,6 +5,7 @@ import { webhooksRouter } from './webhooks';
 import { gitAppsRouter } from './gitApps';
 import { appsRouter } from './apps';
 import { otlpTokensRouter, scimTokensRouter } from './organizationTokens';
+import { providersProcedure } from './providers';
 
 /**
  * `settings.*` (docs/settings.md): what a signed-in person manages in the product's settings. Session only; not part of
@@ -12,6 +13,7 @@ import { otlpTokensRouter, scimTokensRouter } from './organizationTokens';
  */
 export const settingsRouter = router({
   session: sessionProcedure,
+  providers: providersProcedure,
   apiTokens: apiTokensRouter,
   webhooks: webhooksRouter,
   gitApps: gitAppsRouter,

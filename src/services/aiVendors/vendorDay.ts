@@ -2,7 +2,6 @@
  * One day of an AI vendor's usage in the domain's words, whichever vendor reported it (docs/ai-vendors.md#what-is-read):
  * each pullers' translation ends here, and one writer (vendorUsage.ts) stores it.
  */
-import type { AiVendor } from '../apps/vendorSources';
 import { AI_MEASURES } from '../telemetry/aiTools';
 import type { VendorHttp } from './vendorHttp';
 
@@ -30,7 +29,8 @@ export type AccountKind = 'github_login' | 'email';
 export interface OpenedSource {
   appId: string;
   organizationId: string;
-  vendor: AiVendor;
+  /** The vendor's provider id, as the registry (src/integrations/registry.ts) and the usage rollups' `tool` name it. */
+  vendor: string;
   credential: string;
   accountKind: 'organization' | 'enterprise' | null;
   account: string | null;
@@ -42,3 +42,14 @@ export type Day = string;
 
 /** One vendor's day: its accounts, or null when the vendor has no report for it yet. */
 export type DayPuller = (source: OpenedSource, day: Day, http: VendorHttp) => Promise<VendorAccountDay[] | null>;
+
+/** An AI vendor read by the service (docs/ai-vendors.md): its puller and what the domain must know of it. */
+export interface VendorPuller {
+  pullDay: DayPuller;
+  /** How its usage names a person: a GitHub login or an e-mail address. */
+  accountKind: AccountKind;
+  /** The credential it is read with, as the vendor issues it: said when one is refused. */
+  credentialName: string;
+  /** Copilot's reports are one GitHub organization's or enterprise's; the others' are their key's whole team. */
+  readsGithubAccount: boolean;
+}

@@ -1,17 +1,17 @@
 import { toApp } from '../../resources/integrations';
 import { AiVendorSource, App, AppBoard, AppStatusOverride, Repository, Team, UserApp } from '../../../db/models';
-import { HeldDays, heldDays, isAiVendor, vendorSourceView } from './vendorSources';
+import { HeldDays, heldDays, vendorSourceView } from './vendorSources';
 import type { ChangeAuthority } from '../audit/actor';
 import type { AppWriter } from './apps';
-import { isPushProvider } from './providers';
+import type { ProviderCatalog } from './catalog';
 import { previousSecretGraceEnd } from '../../secrets/secretBox';
 
 /**
  * Where the provider sends an app's webhooks: the service's public base + /ingest/<provider>/<id> (for `deployments`,
  * the base of its `/deployments` and `/incidents` endpoints); null for an AI vendor's app, which the service reads.
  */
-export function appWebhookUrl(publicBase: string, app: Pick<App, 'id' | 'provider'>): string | null {
-  if (!isPushProvider(app.provider)) return null;
+export function appWebhookUrl(publicBase: string, providers: ProviderCatalog, app: Pick<App, 'id' | 'provider'>): string | null {
+  if (!providers.pushes(app.provider)) return null;
   return `${publicBase}/ingest/${app.provider}/${app.id}`;
 }
 
@@ -19,12 +19,12 @@ export function appWebhookUrl(publicBase: string, app: Pick<App, 'id' | 'provide
  * An app as the CLI and the settings show it: whether it has a secret (for an AI vendor's app, a credential), never
  * the secret; for an AI vendor's app, how it is read and what its last pull did.
  */
-export function appView(publicBase: string, a: App, source: AiVendorSource | null, held?: HeldDays) {
+export function appView(publicBase: string, providers: ProviderCatalog, a: App, source: AiVendorSource | null, held?: HeldDays) {
   return {
     ...toApp(a),
     has_secret: a.webhook_secret !== null || (source !== null && source.credential !== null),
     previous_secret_accepted_until: previousSecretGraceEnd(a, new Date())?.toISOString() ?? null,
-    webhook_url: appWebhookUrl(publicBase, a),
+    webhook_url: appWebhookUrl(publicBase, providers, a),
     points_field: a.points_field,
     vendor: source ? vendorSourceView(source, held) : null,
   };
@@ -33,18 +33,18 @@ export function appView(publicBase: string, a: App, source: AiVendorSource | nul
 export type AppView = ReturnType<typeof appView>;
 
 /** One app as shown, its vendor source read when it has one. */
-export async function describeApp(publicBase: string, a: App): Promise<AppView> {
-  if (!isAiVendor(a.provider)) return appView(publicBase, a, null);
-  return appView(publicBase, a, await AiVendorSource.findByPk(a.id), (await heldDays([a.id])).get(a.id));
+export async function describeApp(publicBase: string, providers: ProviderCatalog, a: App): Promise<AppView> {
+  if (!providers.vendor(a.provider)) return appView(publicBase, providers, a, null);
+  return appView(publicBase, providers, a, await AiVendorSource.findByPk(a.id), (await heldDays([a.id])).get(a.id));
 }
 
 /** Apps, all or one organization's, oldest first. */
-export async function listApps(publicBase: string, organizationId?: string): Promise<AppView[]> {
+export async function listApps(publicBase: string, providers: ProviderCatalog, organizationId?: string): Promise<AppView[]> {
   const apps = await App.findAll({ where: organizationId ? { organization_id: organizationId } : {}, order: [['created_at', 'ASC'], ['id', 'ASC']] });
-  const read = apps.filter((a) => isAiVendor(a.provider)).map((a) => a.id);
+  const read = apps.filter((a) => providers.vendor(a.provider)).map((a) => a.id);
   const sources = new Map((read.length ? await AiVendorSource.findAll({ where: { app_id: read } }) : []).map((v) => [v.app_id, v]));
   const held = await heldDays(read);
-  return apps.map((a) => appView(publicBase, a, sources.get(a.id) ?? null, held.get(a.id)));
+  return apps.map((a) => appView(publicBase, providers, a, sources.get(a.id) ?? null, held.get(a.id)));
 }
 
 export function boardView(b: AppBoard) {

@@ -13,8 +13,8 @@ import { membersByEmail } from '../people/memberEmails';
 import { normalizeEmail } from '../people/members';
 import { rederiveTasks } from '../work/rederive';
 import { placeBoardOperations } from '../operations/boardPlacement';
-import { APP_PROVIDERS, AppProvider, isAppProvider, isPushProvider, PushProvider } from './providers';
-import { connectVendorSource, isAiVendor, replaceVendorCredential, VendorAccess } from './vendorSources';
+import type { ProviderCatalog } from './catalog';
+import { connectVendorSource, replaceVendorCredential, VendorAccess } from './vendorSources';
 
 export interface AppWithSecret {
   app: App;
@@ -59,26 +59,28 @@ export class AppWriter {
   constructor(
     private readonly changes: ChangeRunner,
     private readonly secrets: SecretBox,
+    /** The registry's providers (src/integrations/registry.ts): which an app may connect, and what each takes. */
+    readonly providers: ProviderCatalog,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  create(organizationId: string, provider: PushProvider, options?: NewAppOptions, by?: ChangeAuthority): Promise<AppWithSecret>;
-  create(organizationId: string, provider: AppProvider, options?: NewAppOptions, by?: ChangeAuthority): Promise<NewApp>;
-  create(organizationId: string, provider: AppProvider, options: NewAppOptions = {}, by: ChangeAuthority = {}): Promise<NewApp> {
+  /** A new app of an app provider; its webhook secret (null for an AI vendor's, read by the service) shown once. */
+  create(organizationId: string, providerId: string, options: NewAppOptions = {}, by: ChangeAuthority = {}): Promise<NewApp> {
     return this.changes.run(async (change) => {
       const { transaction } = change;
+      const provider = this.providers.appProvider(providerId);
       if (!(await Organization.findByPk(organizationId, { transaction }))) throw notFound(`No organization ${organizationId}`);
-      if (options.pointsField !== undefined && provider !== 'jira') throw invalid(`Only Jira apps name a story points field; ${provider} sends its own estimate`);
-      if (isAiVendor(provider) && !options.vendor) throw invalid(`A ${APP_PROVIDERS[provider].name} app is read with the credential the vendor issued: give it (--token-file <file>)`);
-      if (!isAiVendor(provider) && options.vendor) throw invalid(`${APP_PROVIDERS[provider].name} sends its data to the service: it takes no vendor credential, GitHub organization or base URL`);
-      const secret = isPushProvider(provider) ? newSecret() : null;
-      const name = options.name ?? APP_PROVIDERS[provider].name;
+      if (options.pointsField !== undefined && !provider.namesPointsField) throw invalid(`Only Jira apps name a story points field; ${provider.id} sends its own estimate`);
+      if (provider.puller && !options.vendor) throw invalid(`A ${provider.name} app is read with the credential the vendor issued: give it (--token-file <file>)`);
+      if (!provider.puller && options.vendor) throw invalid(`${provider.name} sends its data to the service: it takes no vendor credential, GitHub organization or base URL`);
+      const secret = provider.webhook ? newSecret() : null;
+      const name = options.name ?? provider.name;
       const app = await App.create(
         {
           id: newId('app'),
           organization_id: organizationId,
-          provider,
-          category: APP_PROVIDERS[provider].category,
+          provider: provider.id,
+          category: provider.category,
           name,
           is_active: true,
           created_at: this.now(),
@@ -88,8 +90,8 @@ export class AppWriter {
         { transaction },
       );
       change.wrote('apps');
-      if (isAiVendor(provider) && options.vendor) await connectVendorSource(change, app, provider, options.vendor, this.secrets, this.now());
-      change.audit({ organizationId, actor: by.actor ?? OPERATOR, action: 'app.created', target: { type: 'app', id: app.id }, details: { provider, name } });
+      if (provider.puller && options.vendor) await connectVendorSource(change, app, this.providers, options.vendor, this.secrets, this.now());
+      change.audit({ organizationId, actor: by.actor ?? OPERATOR, action: 'app.created', target: { type: 'app', id: app.id }, details: { provider: provider.id, name } });
       return { app, secret };
     });
   }
@@ -105,7 +107,7 @@ export class AppWriter {
    * AI vendor's app, the new credential the vendor issued.
    */
   async setSecret(appId: string, secret: string, by: ChangeAuthority = {}): Promise<App> {
-    if (isAiVendor((await this.appOf(appId, by)).provider)) return this.replaceCredential(appId, secret, by);
+    if (this.providers.vendor((await this.appOf(appId, by)).provider)) return this.replaceCredential(appId, secret, by);
     if (!PROVIDER_SECRET.test(secret)) throw invalid('The secret must be 16 to 500 printable characters without spaces, as the provider shows it');
     return this.replaceSecret(appId, secret, 'provider', by).then(({ app }) => app);
   }
@@ -113,8 +115,8 @@ export class AppWriter {
   private replaceCredential(appId: string, credential: string, by: ChangeAuthority): Promise<App> {
     return this.changes.run(async (change) => {
       const app = await this.appOf(appId, by, change.transaction);
-      if (!isAiVendor(app.provider)) throw invalid(`App ${app.id} (${app.provider}) is not read from a vendor's API`);
-      await replaceVendorCredential(change, app, app.provider, credential, this.secrets, this.now());
+      if (!this.providers.vendor(app.provider)) throw invalid(`App ${app.id} (${app.provider}) is not read from a vendor's API`);
+      await replaceVendorCredential(change, app, this.providers, credential, this.secrets, this.now());
       change.audit({ organizationId: app.organization_id, actor: by.actor ?? OPERATOR, action: 'app.secret_rotated', target: { type: 'app', id: app.id }, details: { made_by: 'vendor' } });
       return app;
     });
@@ -123,7 +125,7 @@ export class AppWriter {
   private replaceSecret(appId: string, secret: string, madeBy: 'service' | 'provider', by: ChangeAuthority): Promise<AppWithSecret> {
     return this.changes.run(async (change) => {
       const app = await this.appOf(appId, by, change.transaction);
-      if (!isPushProvider(app.provider)) throw invalid(`App ${app.id} (${app.provider}) receives no webhooks, so it has no webhook secret to rotate or set`);
+      if (!this.providers.pushes(app.provider)) throw invalid(`App ${app.id} (${app.provider}) receives no webhooks, so it has no webhook secret to rotate or set`);
       await app.update(
         {
           webhook_secret: this.secrets.seal(secret),
@@ -145,7 +147,7 @@ export class AppWriter {
   endSecretGrace(appId: string, by: ChangeAuthority = {}): Promise<{ app: App; ended: boolean }> {
     return this.changes.run(async (change) => {
       const app = await this.appOf(appId, by, change.transaction);
-      if (!isPushProvider(app.provider)) throw invalid(`App ${app.id} (${app.provider}) receives no webhooks, so it has no previous webhook secret to refuse`);
+      if (!this.providers.pushes(app.provider)) throw invalid(`App ${app.id} (${app.provider}) receives no webhooks, so it has no previous webhook secret to refuse`);
       if (!previousSecretGraceEnd(app, this.now())) return { app, ended: false };
       await app.update({ previous_webhook_secret: null, previous_secret_expires_at: null }, { transaction: change.transaction });
       change.wrote('apps');
@@ -176,8 +178,8 @@ export class AppWriter {
       const source = await this.boardSourceOf(appId, by, transaction);
       const teamId = 'teamId' in target ? target.teamId : null;
       const repositoryId = 'repositoryId' in target ? target.repositoryId : null;
-      if (teamId && source.provider !== 'git' && bringsOperations(source.provider)) {
-        throw invalid(`A ${APP_PROVIDERS[source.provider].name} board is mapped to a repository (--repository <id>): its incidents and deployments count for the teams that work in it`);
+      if (teamId && source.bringsOperations) {
+        throw invalid(`A ${this.providers.nameOf(source.provider)} board is mapped to a repository (--repository <id>): its incidents and deployments count for the teams that work in it`);
       }
       if (teamId) {
         const team = await Team.findByPk(teamId, { attributes: ['id', 'organization_id'], transaction });
@@ -328,20 +330,28 @@ export class AppWriter {
       ? await GitApp.findByPk(appId, { attributes: ['id', 'organization_id'], transaction })
       : await App.findByPk(appId, { attributes: ['id', 'organization_id', 'provider'], transaction });
     if (!source || !isWithinAuthority(by, source.organization_id)) throw notFound(`No app or git app ${appId} (see npm run apps -- list, npm run gitapps -- list)`);
-    return { id: source.id, organization_id: source.organization_id, provider: source instanceof App && isAppProvider(source.provider) ? source.provider : 'git' };
+    if (!(source instanceof App)) return { id: source.id, organization_id: source.organization_id, provider: 'git', bringsOperations: false, namesRepository: false };
+    const provider = this.providers.find(source.provider);
+    const bringsOperations = provider?.category === 'incidents' || provider?.category === 'deployments';
+    return { id: source.id, organization_id: source.organization_id, provider: source.provider, bringsOperations, namesRepository: provider?.boardsNameRepositories === true };
   }
 }
 
 /** What owns a board: an app of a provider, or a git app (its repositories' issues). */
-type BoardSource = { id: string; organization_id: string; provider: AppProvider | 'git' };
-
-/** Incident tools and the deployments API: their boards go to repositories. */
-const bringsOperations = (provider: AppProvider | 'git'): boolean => provider !== 'git' && ['incidents', 'deployments'].includes(APP_PROVIDERS[provider].category);
+interface BoardSource {
+  id: string;
+  organization_id: string;
+  provider: string;
+  /** Incident tools and the deployments API: their boards go to repositories. */
+  bringsOperations: boolean;
+  /** Whether a board's name may itself name a repository (the deployments API's callers name theirs). */
+  namesRepository: boolean;
+}
 
 /** What a board brought, placed where its mapping now says: tasks in a team (or none), incidents and deployments in a repository (docs/incidents.md#mapping). */
 async function placeBoard(change: Change, source: BoardSource, board: string, teamId: string | null): Promise<void> {
-  if (!bringsOperations(source.provider)) return placeTasks(change, source.id, board, teamId);
-  await placeBoardOperations(change, { appId: source.id, organizationId: source.organization_id, namesRepository: source.provider === 'deployments' }, board);
+  if (!source.bringsOperations) return placeTasks(change, source.id, board, teamId);
+  await placeBoardOperations(change, { appId: source.id, organizationId: source.organization_id, namesRepository: source.namesRepository }, board);
 }
 
 /** The tasks a board brought, placed in a team (or in none). */
