@@ -9,7 +9,7 @@ import { loadConfig } from '../src/config';
 import { createSequelize, describeDatabase } from '../db/connection';
 import { migrate } from '../db/migrator';
 import { DEFAULT_DEMO_SEED, DEMO_SCALES, DemoScale, isDemoEndDay, isDemoScale, seedDemo } from '../db/demo/generator';
-import { DEMO_END_DAY } from '../db/demo/fixtures';
+import { DEMO_END_DAY } from '../db/demo/fixtures/timeline';
 import { day } from '../src/services/metrics/reading/window';
 
 const USAGE = `Usage: npm run seed -- [--scale tiny|demo|large] [--seed N] [--end-day YYYY-MM-DD]

@@ -25,13 +25,13 @@ export type { DemoScale } from './scales';
 export { isDemoEndDay } from './time';
 
 /**
- * Deterministic demo data: the fixtures (fixtures.ts) plus generated records around them.
+ * Deterministic demo data: the fixtures (fixtures/) plus generated records around them.
  *
  * - Same seed + scale + end day => identical rows (every random choice comes from `Random`, there is no clock:
  *   the caller says which day the demo ends on).
- * - The data is generated on the timeline fixtures.ts is written for (ending on DEMO_END_DAY), then every
- *   timestamp moves by the whole days from DEMO_END_DAY to the end day as it goes in; telemetry is generated on
- *   the end day's own timeline (its weekends are real weekends).
+ * - The data is generated on the timeline the fixtures are written for (fixtures/timeline.ts, ending on
+ *   DEMO_END_DAY), then every timestamp moves by the whole days from DEMO_END_DAY to the end day as it goes in;
+ *   telemetry is generated on the end day's own timeline (its weekends are real weekends).
  * - Rows go in through `queryInterface.bulkInsert` in chunks; dates are JS Date objects stringified by
  *   Sequelize for the dialect (DATETIME(3) on MySQL/MariaDB, `YYYY-MM-DD HH:mm:ss.SSS +00:00` on SQLite).
  *   Large tables are generated and inserted repository by repository / team by team, never all at once.
@@ -65,7 +65,7 @@ export interface SeedDemoOptions {
   /**
    * The UTC day (YYYY-MM-DD) the demo ends on: its timeline stops at 00:00 UTC of that day, so its last records
    * are from the day before, and starts a fixed span (DEMO_END - DEMO_START) earlier. DEMO_END_DAY gives the
-   * dates fixtures.ts names.
+   * dates the fixtures name.
    */
   endDay: string;
   /** Defaults to DEFAULT_DEMO_SEED. Fixture records are the same for every seed. */

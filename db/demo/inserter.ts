@@ -2,7 +2,7 @@ import { DataTypes, Sequelize, Transaction } from 'sequelize';
 
 /**
  * How the demo's rows go in: one table at a time, in chunks (on SQLite one transaction per table), each row's
- * timestamps moved from fixtures.ts's timeline to the seed's end day unless it is dated on that one already.
+ * timestamps moved from the fixtures' timeline to the seed's end day unless it is dated on that one already.
  */
 
 export type Row = Record<string, unknown>;
@@ -32,7 +32,7 @@ export class Inserter {
 
   /**
    * Opens a writer for one table; only one writer may be open at a time. `timeline: 'written'` rows have the
-   * dates of fixtures.ts's timeline and move to the end day's; `'seeded'` rows are on the end day's already.
+   * dates of the fixtures' timeline and move to the end day's; `'seeded'` rows are on the end day's already.
    */
   async open(table: string, timeline: Timeline): Promise<TableWriter> {
     const transaction = this.sqlite ? await this.sequelize.transaction() : undefined;

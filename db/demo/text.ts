@@ -1,4 +1,4 @@
-import { DASHBOARD_CATALOG } from './fixtures';
+import { DASHBOARD_CATALOG } from './fixtures/dashboardViews';
 import { Random } from './random';
 import { GenUser, OrgState } from './state';
 import { AppCategory, BUG_SYMPTOMS, EPIC_THEMES, OBJECTS, VERBS } from './words';

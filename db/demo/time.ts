@@ -1,7 +1,11 @@
 import { DAY_MS, Random } from './random';
-import { DEMO_END, DEMO_START, FIXTURE_DAYS } from './fixtures';
+import { FIXTURE_DAYS } from './fixtures/days';
+import { DEMO_END, DEMO_START } from './fixtures/timeline';
 
-/** The demo's timeline as fixtures.ts writes it: its span, the days the fixtures keep to themselves, and the draws on it. */
+/**
+ * The demo's timeline as the fixtures write it (fixtures/timeline.ts): its span, the days the fixtures keep to
+ * themselves, and the draws on it.
+ */
 
 export const toDate = (iso: string | null): Date | null => (iso === null ? null : new Date(iso));
 

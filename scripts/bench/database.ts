@@ -6,7 +6,7 @@
 import { Connection, createConnection, RowDataPacket } from 'mysql2/promise';
 import { Sequelize } from 'sequelize';
 import { createMigrator } from '../../db/migrator';
-import { DEMO_END_DAY } from '../../db/demo/fixtures';
+import { DEMO_END_DAY } from '../../db/demo/fixtures/timeline';
 import { run } from './processes';
 
 export const LARGE_USERS = 100_000;

@@ -2,7 +2,7 @@
  * The access matrix: DATA, checked by test/api/accessMatrix.test.ts, meant to be read against docs/api.md#who-sees-what (access
  * model) and docs/api.md#wire-rules (404 before 403, messages naming the kind) in one sitting.
  *
- * ACTORS (memberships from db/demo/fixtures.ts; "reach" = the user's memberships ∩ the token's scope, docs/api.md#who-sees-what)
+ * ACTORS (memberships from db/demo/fixtures/organizations.ts and teams.ts; "reach" = the user's memberships ∩ the token's scope, docs/api.md#who-sees-what)
  *   ada          unscoped token of usr_ada.      Acme admin; member of team_mobile (not of team_platform).
  *   grace        unscoped token of usr_grace.    Acme manager; manager of team_platform.
  *   linus        unscoped token of usr_linus.    Acme collaborator; member of team_platform.

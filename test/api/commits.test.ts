@@ -3,7 +3,7 @@ import { Body, expectError, expectList, byCreatedDesc, listEnvelope as list } fr
 import { actorClient } from '../support/data/actors';
 import { commitItem } from '../support/data/items';
 import { Commit } from '../../db/models';
-import { FIXTURE_DAYS } from '../../db/demo/fixtures';
+import { FIXTURE_DAYS } from '../../db/demo/fixtures/days';
 
 /**
  * GET /v1/commits: the commits of every repository the caller can access (docs/api.md#items-and-their-fields), the created_at filters

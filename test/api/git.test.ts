@@ -4,7 +4,9 @@ import { Body, expectError, expectList, ids, byCreatedDesc, byCreatedAsc, listEn
 import { actorClient } from '../support/data/actors';
 import { commitItem, find } from '../support/data/items';
 import { Commit, GitApp, PullRequest, Repository } from '../../db/models';
-import { FIXTURE_GIT_APPS, FIXTURE_PULL_REQUESTS, FIXTURE_REPOSITORIES } from '../../db/demo/fixtures';
+import { FIXTURE_GIT_APPS } from '../../db/demo/fixtures/gitApps';
+import { FIXTURE_PULL_REQUESTS } from '../../db/demo/fixtures/pullRequests';
+import { FIXTURE_REPOSITORIES } from '../../db/demo/fixtures/repositories';
 
 /**
  * The /v1/git endpoints: git apps, repositories, commits and pull requests of one repository or of `all` the

@@ -4,7 +4,8 @@ import { Body, expectError, expectList, ids, byCreatedDesc, listEnvelope as list
 import { actorClient } from '../support/data/actors';
 import { find, orgItem, teamItem } from '../support/data/items';
 import { App, OrganizationMembership, Team } from '../../db/models';
-import { FIXTURE_APPS, FIXTURE_USERS } from '../../db/demo/fixtures';
+import { FIXTURE_APPS } from '../../db/demo/fixtures/apps';
+import { FIXTURE_USERS } from '../../db/demo/fixtures/users';
 
 /** The five /v1/organizations endpoints: exact shapes (docs/api.md#items-and-their-fields), 404/403 messages, access and token scopes (docs/api.md#who-sees-what). */
 

@@ -5,7 +5,9 @@ import { Body, expectError, expectList, ids, byCreatedDesc, byCreatedAsc, listEn
 import { actorClient } from '../support/data/actors';
 import { find, interactionItem, teamItem } from '../support/data/items';
 import { Interaction, Task, Team, TeamMembership, User } from '../../db/models';
-import { FIXTURE_TASKS, FIXTURE_TEAM_MEMBERSHIPS, FIXTURE_USERS } from '../../db/demo/fixtures';
+import { FIXTURE_TASKS } from '../../db/demo/fixtures/tasks';
+import { FIXTURE_TEAM_MEMBERSHIPS } from '../../db/demo/fixtures/teams';
+import { FIXTURE_USERS } from '../../db/demo/fixtures/users';
 
 /**
  * The seven /v1/teams endpoints: exact shapes (docs/api.md#items-and-their-fields), sort whitelists, 404/403 messages and access (docs/api.md#who-sees-what).

@@ -5,15 +5,10 @@ import { Body, expectError, expectList, ids, byCreatedDesc, listEnvelope } from 
 import { actorClient } from '../support/data/actors';
 import { dbViewItem, find, interactionItem, orgItem, teamItem, viewItem } from '../support/data/items';
 import { DashboardView, OrganizationMembership, TeamMembership } from '../../db/models';
-import {
-  FIXTURE_APPS,
-  FIXTURE_GIT_APPS,
-  FIXTURE_TEAM_MEMBERSHIPS,
-  FIXTURE_TEAMS,
-  FIXTURE_USER_APPS,
-  FIXTURE_USER_GIT_APPS,
-  FIXTURE_USERS,
-} from '../../db/demo/fixtures';
+import { FIXTURE_APPS, FIXTURE_USER_APPS } from '../../db/demo/fixtures/apps';
+import { FIXTURE_GIT_APPS, FIXTURE_USER_GIT_APPS } from '../../db/demo/fixtures/gitApps';
+import { FIXTURE_TEAM_MEMBERSHIPS, FIXTURE_TEAMS } from '../../db/demo/fixtures/teams';
+import { FIXTURE_USERS } from '../../db/demo/fixtures/users';
 
 /** The eleven /v1/users endpoints: exact shapes (docs/api.md#items-and-their-fields), 404/403 messages and the access model (docs/api.md#who-sees-what). */
 
@@ -34,7 +29,7 @@ const FIELDS = {
 const FORBIDDEN_USER = 'You do not have permission to access this user';
 const FORBIDDEN_TEAM = 'You do not have permission to access this team';
 
-// Wire shapes of fixture records, built from db/demo/fixtures.ts
+// Wire shapes of fixture records, built from db/demo/fixtures/
 const userItem = (id: string) => {
   const u = find(FIXTURE_USERS, id);
   return { id: u.id, name: u.name, email: u.email, created_at: u.created_at };

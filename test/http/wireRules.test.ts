@@ -3,7 +3,7 @@ import request from 'supertest';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { Body, expectError, ids } from '../support/assertions';
 import { OrganizationMembership } from '../../db/models';
-import { TIES } from '../../db/demo/fixtures';
+import { TIES } from '../../db/demo/fixtures/ties';
 
 /**
  * The wire rules of docs/api.md#wire-rules, mostly on /v1/users and /v1/organizations/org_acme/members.

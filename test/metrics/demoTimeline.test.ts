@@ -114,7 +114,7 @@ describe('reproducible for a given end day', () => {
     expect(yearLater.map((r) => [r.id, r.state, ms(r.created_at), ms(r.merged_at), ms(r.closed_at)])).toEqual(
       first.map((r) => [r.id, r.state, ms(r.created_at)! + moveMs, r.merged_at === null ? null : ms(r.merged_at)! + moveMs, r.closed_at === null ? null : ms(r.closed_at)! + moveMs]),
     );
-    // As written in db/demo/fixtures.ts when it ends on DEMO_END_DAY.
+    // As written in db/demo/fixtures/ when it ends on DEMO_END_DAY.
     expect(ms(first.find((r) => r.id === DEMO.pullRequests.acmeApi1)!.created_at)).toBe(Date.parse('2024-03-19T10:00:00.000Z'));
   });
 

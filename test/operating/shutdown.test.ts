@@ -6,7 +6,7 @@ import http from 'node:http';
 import { createSequelize } from '../../db/connection';
 import { migrate } from '../../db/migrator';
 import { seedDemo } from '../../db/demo/generator';
-import { DEMO_END_DAY } from '../../db/demo/fixtures';
+import { DEMO_END_DAY } from '../../db/demo/fixtures/timeline';
 import { initModels } from '../../db/models';
 import { createToken } from '../../src/auth/tokens/apiTokens';
 

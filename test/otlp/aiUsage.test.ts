@@ -1,6 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { DEMO_END } from '../../db/demo/fixtures';
+import { DEMO_END } from '../../db/demo/fixtures/timeline';
 import { otelLogger, otelMeter } from '../support/peers/otel';
 import { callerFor } from '../support/callers';
 import { expectError } from '../support/assertions';

@@ -11,11 +11,12 @@ import { createLogger, Logger } from '../../src/logger';
 import { createRuntime, Runtime } from '../../src/runtime';
 import { migrate } from '../../db/migrator';
 import { DemoScale, seedDemo } from '../../db/demo/generator';
-import { DEMO_END_DAY } from '../../db/demo/fixtures';
+import { DEMO_END_DAY } from '../../db/demo/fixtures/timeline';
 import { day } from '../../src/services/metrics/reading/window';
 import { createToken, CreateTokenInput } from '../../src/auth/tokens/apiTokens';
 
-export { DEMO, DEMO_END_DAY } from '../../db/demo/fixtures';
+export { DEMO } from '../../db/demo/fixtures/ids';
+export { DEMO_END_DAY } from '../../db/demo/fixtures/timeline';
 
 /**
  * The servers this run uses, read as the service reads them (an empty variable means unset): MariaDB when
@@ -66,7 +67,7 @@ export interface TestAppOptions {
   logger?: Logger;
   /**
    * The service's "now" (default: the wall clock). Given, the demo data ends on its UTC day, as on a first start
-   * that day; without it the demo ends on DEMO_END_DAY, the dates db/demo/fixtures.ts names and the hand-worked
+   * that day; without it the demo ends on DEMO_END_DAY, the dates db/demo/fixtures/ names and the hand-worked
    * figures of the tests are for.
    */
   clock?: () => Date;

@@ -1,4 +1,5 @@
-import { DEMO, FIXTURE_APP_BOARDS, FIXTURE_APPS, FIXTURE_STATUS_OVERRIDES, FIXTURE_USER_APPS } from '../fixtures';
+import { FIXTURE_APP_BOARDS, FIXTURE_APPS, FIXTURE_STATUS_OVERRIDES, FIXTURE_USER_APPS } from '../fixtures/apps';
+import { DEMO } from '../fixtures/ids';
 import { Row } from '../inserter';
 import { DAY_MS } from '../random';
 import { OrgState, Seeding } from '../state';

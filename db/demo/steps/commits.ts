@@ -1,5 +1,5 @@
 import { hasAiMarker } from '../../rollups/aiMarkers';
-import { FIXTURE_COMMITS } from '../fixtures';
+import { FIXTURE_COMMITS } from '../fixtures/commits';
 import { Random } from '../random';
 import { DeployedCommit, RepoState, Seeding } from '../state';
 import { commitMessage } from '../text';

@@ -1,4 +1,4 @@
-import { DEMO } from '../fixtures';
+import { DEMO } from '../fixtures/ids';
 import { DAY_MS, Random } from '../random';
 import { OrgState } from '../state';
 import { slugify } from '../text';

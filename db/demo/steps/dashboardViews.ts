@@ -1,4 +1,4 @@
-import { DASHBOARD_CATALOG_KEYS, FIXTURE_DASHBOARD_VIEWS } from '../fixtures';
+import { DASHBOARD_CATALOG_KEYS, FIXTURE_DASHBOARD_VIEWS } from '../fixtures/dashboardViews';
 import { Row } from '../inserter';
 import { OrgState, Seeding } from '../state';
 import { catalogName } from '../text';

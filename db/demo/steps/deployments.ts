@@ -1,4 +1,5 @@
-import { DEMO, FIXTURE_DEPLOYMENTS, FIXTURE_INCIDENTS } from '../fixtures';
+import { FIXTURE_DEPLOYMENTS, FIXTURE_INCIDENTS } from '../fixtures/deployments';
+import { DEMO } from '../fixtures/ids';
 import { Inserter, Row } from '../inserter';
 import { DAY_MS, Random } from '../random';
 import { DeployedCommit } from '../state';

@@ -1,4 +1,6 @@
-import { FIXTURE_GIT_APPS, FIXTURE_PULL_REQUESTS, FIXTURE_REPOSITORIES, FIXTURE_USER_GIT_APPS } from '../fixtures';
+import { FIXTURE_GIT_APPS, FIXTURE_USER_GIT_APPS } from '../fixtures/gitApps';
+import { FIXTURE_PULL_REQUESTS } from '../fixtures/pullRequests';
+import { FIXTURE_REPOSITORIES } from '../fixtures/repositories';
 import { Row } from '../inserter';
 import { DAY_MS, Random } from '../random';
 import { GitAppState, OrgState, RepoState, Seeding } from '../state';

@@ -1,4 +1,4 @@
-import { FIXTURE_INTERACTIONS } from '../fixtures';
+import { FIXTURE_INTERACTIONS } from '../fixtures/interactions';
 import { GenUser, MemberState, OrgState, Seeding } from '../state';
 import { DEFAULT_SOURCE } from '../text';
 import { allocate, END_MS, sortedCreatedAts, toDate } from '../time';

@@ -1,4 +1,5 @@
-import { DEMO, FIXTURE_ORGANIZATIONS } from '../fixtures';
+import { DEMO } from '../fixtures/ids';
+import { FIXTURE_ORGANIZATIONS } from '../fixtures/organizations';
 import { DAY_MS } from '../random';
 import { OrgState, Seeding } from '../state';
 import { createdAt, START_MS, toDate } from '../time';

@@ -1,4 +1,4 @@
-import { FIXTURE_PULL_REQUEST_ACTIVITY, FIXTURE_PULL_REQUESTS } from '../fixtures';
+import { FIXTURE_PULL_REQUEST_ACTIVITY, FIXTURE_PULL_REQUESTS } from '../fixtures/pullRequests';
 import { Row } from '../inserter';
 import { DAY_MS, Random } from '../random';
 import { RepoState, Seeding } from '../state';

@@ -1,6 +1,6 @@
 import type { TaskStatus } from '../../models';
 import { flowFacts } from '../../rollups/flowFacts';
-import { FIXTURE_TASKS } from '../fixtures';
+import { FIXTURE_TASKS } from '../fixtures/tasks';
 import { Row } from '../inserter';
 import { DAY_MS, Random } from '../random';
 import { Seeding, TeamState } from '../state';

@@ -1,4 +1,5 @@
-import { FIXTURE_ORGANIZATION_MEMBERSHIPS, FIXTURE_TEAM_MEMBERSHIPS, FIXTURE_TEAMS } from '../fixtures';
+import { FIXTURE_ORGANIZATION_MEMBERSHIPS } from '../fixtures/organizations';
+import { FIXTURE_TEAM_MEMBERSHIPS, FIXTURE_TEAMS } from '../fixtures/teams';
 import { Inserter, Row } from '../inserter';
 import { DAY_MS, Random } from '../random';
 import { ScaleSpec } from '../scales';

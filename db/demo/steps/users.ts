@@ -1,4 +1,4 @@
-import { FIXTURE_USERS } from '../fixtures';
+import { FIXTURE_USERS } from '../fixtures/users';
 import { Row } from '../inserter';
 import { DAY_MS } from '../random';
 import { GenUser, MemberState, OrgState, Seeding } from '../state';

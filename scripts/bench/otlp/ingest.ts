@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Connection, RowDataPacket } from 'mysql2/promise';
-import { DEMO_END } from '../../../db/demo/fixtures';
+import { DEMO_END } from '../../../db/demo/fixtures/timeline';
 import { RefusalError } from '../database';
 import { accountUuidOf, IngestSignal, ITEMS_PER_BODY, logsBodies, Member, metricsBodies } from './bodies';
 import { membersByEmail, RollupTable, rowSet, RowSet, Sender } from './rows';

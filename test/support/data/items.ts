@@ -1,11 +1,9 @@
 import type { DashboardView } from '../../../db/models';
-import {
-  FIXTURE_COMMITS,
-  FIXTURE_DASHBOARD_VIEWS,
-  FIXTURE_INTERACTIONS,
-  FIXTURE_ORGANIZATIONS,
-  FIXTURE_TEAMS,
-} from '../../../db/demo/fixtures';
+import { FIXTURE_COMMITS } from '../../../db/demo/fixtures/commits';
+import { FIXTURE_DASHBOARD_VIEWS } from '../../../db/demo/fixtures/dashboardViews';
+import { FIXTURE_INTERACTIONS } from '../../../db/demo/fixtures/interactions';
+import { FIXTURE_ORGANIZATIONS } from '../../../db/demo/fixtures/organizations';
+import { FIXTURE_TEAMS } from '../../../db/demo/fixtures/teams';
 
 /** The fixture row with this id; throws when there is none. */
 export const find = <T extends { id: string }>(rows: readonly T[], id: string): T => {
@@ -14,7 +12,7 @@ export const find = <T extends { id: string }>(rows: readonly T[], id: string): 
   return row;
 };
 
-// Wire shapes of fixture records (docs/api.md#items-and-their-fields), built from db/demo/fixtures.ts
+// Wire shapes of fixture records (docs/api.md#items-and-their-fields), built from db/demo/fixtures/
 export const orgItem = (id: string) => ({ ...find(FIXTURE_ORGANIZATIONS, id) });
 export const teamItem = (id: string) => ({ ...find(FIXTURE_TEAMS, id) });
 export const viewItem = (id: string) => ({ ...find(FIXTURE_DASHBOARD_VIEWS, id) });
