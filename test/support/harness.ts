@@ -14,6 +14,7 @@ import { DemoScale, seedDemo } from '../../db/demo/generator';
 import { DEMO_END_DAY } from '../../db/demo/fixtures/timeline';
 import { day } from '../../src/services/metrics/reading/window';
 import { createToken, CreateTokenInput } from '../../src/auth/tokens/apiTokens';
+import type { IntegrationProvider } from '../../src/integrations/provider';
 
 export { DEMO } from '../../db/demo/fixtures/ids';
 export { DEMO_END_DAY } from '../../db/demo/fixtures/timeline';
@@ -75,6 +76,8 @@ export interface TestAppOptions {
   scale?: DemoScale;
   /** MySQL runs: the app reaches its database through this port on 127.0.0.1 (a proxy the test can cut). */
   databasePort?: number;
+  /** The providers connected to (default: the registry's, src/integrations/registry.ts). */
+  integrations?: readonly IntegrationProvider[];
 }
 
 export async function startTestApp(env: Record<string, string | undefined> = {}, options: TestAppOptions = {}): Promise<TestApp> {
@@ -100,6 +103,7 @@ export async function startTestApp(env: Record<string, string | undefined> = {},
   const runtime = createRuntime(config, options.logger ?? createLogger(config.LOG_LEVEL), {
     rateLimitKeyPrefix: `test:${randomBytes(6).toString('hex')}`,
     clock: options.clock,
+    integrations: options.integrations,
   });
   await migrate(runtime.sequelize);
   await seedDemo(runtime.sequelize, { scale: options.scale ?? 'tiny', endDay: options.clock ? day(options.clock()) : DEMO_END_DAY });
