@@ -13,7 +13,8 @@ import { OtlpAuthenticator } from '../auth/otlpAuthenticator';
 import { otlpRouter } from '../otlp/router';
 import { otlpHeadRefuser } from '../otlp/headRefusals';
 import { authRoutes } from '../settings/authRoutes';
-import { dashboardsPageRoutes, settingsPageRoutes } from '../settings/pageRoutes';
+import { settingsPageRoutes } from '../settings/pageRoutes';
+import { dashboardsPageRoutes } from '../dashboardsPage/pageRoutes';
 import type { SignIn } from './access';
 import type { Writers } from './writers';
 

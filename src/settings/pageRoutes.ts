@@ -16,6 +16,3 @@ export function settingsPageRoutes(): Router {
   router.use(express.static(PAGE_BUNDLE_DIR, { index: false, redirect: false }));
   return router;
 }
-
-// The runtime still mounts /dashboards from here; the page itself lives in src/dashboardsPage.
-export { dashboardsPageRoutes } from '../dashboardsPage/pageRoutes';

@@ -18,7 +18,6 @@ import { initModels } from '../../../db/models';
 import { ChangeRunner } from '../../../src/persistence/changes/change';
 import { SecretBox } from '../../../src/secrets/secretBox';
 import { AppWriter } from '../../../src/services/apps/apps';
-import type { PushProvider } from '../../../src/services/apps/providers';
 import { providerCatalog } from '../../../src/integrations/catalog';
 
 /** The app as the floors' rows need it. */
@@ -39,7 +38,7 @@ export type RowCounts = Record<string, number>;
 
 /** A provider's row: how its deliveries are made, what they store, and how that is found and removed. */
 export interface AppIngestSource {
-  provider: PushProvider & ('jira' | 'pagerduty');
+  provider: 'jira' | 'pagerduty';
   /** The row's name in the report, in --filter and in baselines: the app's id changes from run to run. */
   rowPath: string;
   itemName: string;
