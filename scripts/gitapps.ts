@@ -1,25 +1,30 @@
 /**
- * npm run gitapps -- create --org <id> --provider github|gitlab|bitbucket --name <name> [--json]
+ * npm run gitapps -- create --org <id> --provider <git provider> --name <name> [--json]
  * npm run gitapps -- list [--org <id>] [--json]
  * npm run gitapps -- rotate-secret <id> [--end-grace] [--json]
  * npm run gitapps -- restore-repository <repository id> [--json]
  *
- * Git apps connect an organization's GitHub or GitLab repositories (docs/ingest.md). `create` and `rotate-secret`
+ * Git apps connect an organization's repositories at a git provider (docs/ingest.md). `create` and `rotate-secret`
  * print the webhook secret once; it is stored sealed with SECRETS_KEY (on the embedded default, data/secrets.key).
  * Exit codes: 0 done, 1 bad input (unknown organization or git app) or failure, 2 usage error.
  */
 import { GitApp } from '../db/models';
-import { EVENTS_TO_TICK, gitAppView, listGitApps } from '../src/services/git/apps/gitAppViews';
+import { gitAppView, listGitApps } from '../src/services/git/apps/gitAppViews';
 import { Config, publicBase } from '../src/config';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { ChangeRunner } from '../src/persistence/changes/change';
-import { GitAppWriter, INGEST_PROVIDERS, IngestProvider } from '../src/services/git/apps/gitApps';
+import { GitAppWriter } from '../src/services/git/apps/gitApps';
 import { GitActivityWriter } from '../src/services/git/writer';
+import { providerCatalog } from '../src/integrations/catalog';
 import { toRepository } from '../src/resources/git';
 import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
 
+/** The registry's providers: those a git app may connect, and what to set at each. */
+const PROVIDERS = providerCatalog();
+const GIT_PROVIDER_IDS = PROVIDERS.gitProviders.map((p) => p.id);
+
 const USAGE = `Usage:
-  npm run gitapps -- create --org <id> --provider github|gitlab|bitbucket --name <name> [--json]
+  npm run gitapps -- create --org <id> --provider ${GIT_PROVIDER_IDS.join('|')} --name <name> [--json]
   npm run gitapps -- list [--org <id>] [--json]
   npm run gitapps -- rotate-secret <id> [--end-grace] [--json]
   npm run gitapps -- restore-repository <repository id> [--json]
@@ -40,7 +45,7 @@ DATABASE_URL (mysql://..., which also needs SECRETS_KEY) or the embedded SQLite 
 
 export type Command =
   | { kind: 'help' }
-  | { kind: 'create'; org: string; provider: IngestProvider; name: string; json: boolean }
+  | { kind: 'create'; org: string; provider: string; name: string; json: boolean }
   | { kind: 'list'; org?: string; json: boolean }
   | { kind: 'rotate-secret' | 'end-grace'; id: string; json: boolean }
   | { kind: 'restore-repository'; id: string; json: boolean };
@@ -57,11 +62,10 @@ export function parseCommand(argv: string[]): Command {
       const name = nonEmpty('--name', v.name);
       if (!org) throw new UsageError('create needs --org <organization id>');
       if (!name) throw new UsageError('create needs --name <name> (e.g. "GitHub acme-corp")');
-      if (!(INGEST_PROVIDERS as readonly string[]).includes(v.provider ?? '')) {
-        throw new UsageError(`create needs --provider ${INGEST_PROVIDERS.join('|')}${v.provider ? ` (got '${v.provider}')` : ''}`);
-      }
+      const provider = GIT_PROVIDER_IDS.find((id) => id === v.provider);
+      if (!provider) throw new UsageError(`create needs --provider ${GIT_PROVIDER_IDS.join('|')}${v.provider ? ` (got '${v.provider}')` : ''}`);
       if (name.length > 200) throw new UsageError('--name has at most 200 characters');
-      return { kind: 'create', org, provider: v.provider as IngestProvider, name, json: v.json ?? false };
+      return { kind: 'create', org, provider, name, json: v.json ?? false };
     }
     case 'list': {
       const { values } = parse(rest, { org: { type: 'string' }, json: { type: 'boolean' } });
@@ -85,12 +89,13 @@ export function parseCommand(argv: string[]): Command {
 }
 
 async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out: (s: string) => void): Promise<void> {
-  const writer = new GitAppWriter(ChangeRunner.for(GitApp.sequelize!), new SecretBox(() => secretsKeyFor(config)));
+  const writer = new GitAppWriter(ChangeRunner.for(GitApp.sequelize!), new SecretBox(() => secretsKeyFor(config)), PROVIDERS);
   switch (cmd.kind) {
     case 'create':
     case 'rotate-secret': {
       const { gitApp, secret } = cmd.kind === 'create' ? await writer.create(cmd.org, cmd.provider, cmd.name) : await writer.rotateSecret(cmd.id);
-      const url = gitAppView(publicBase(config), gitApp).webhook_url;
+      const url = gitAppView(publicBase(config), PROVIDERS, gitApp).webhook_url;
+      const setup = url ? PROVIDERS.find(gitApp.provider)?.setup : undefined;
       if (cmd.json) {
         out(`${JSON.stringify({ id: gitApp.id, webhook_url: url, secret })}\n`);
         return;
@@ -99,7 +104,7 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
       out(
         `${cmd.kind === 'create' ? 'Created' : 'New secret for'} git app ${gitApp.id} (${gitApp.provider}, organization ${gitApp.organization_id})\n` +
           `  webhook URL: ${url ?? `none: ${gitApp.provider} webhooks are not received`}\n` +
-          (url ? `  settings:    ${EVENTS_TO_TICK[gitApp.provider as IngestProvider]}\n` : '') +
+          (setup ? `  settings:    ${setup}\n` : '') +
           `\n  ${secret}\n\n` +
           'Copy the secret now into the webhook settings: it is shown only this once.\n' +
           (rotated ? `The previous secret is still accepted for ${PREVIOUS_SECRET_GRACE_MS / 3_600_000} hours; if it leaked, "gitapps rotate-secret ${gitApp.id} --end-grace" refuses it now.\n` : ''),
@@ -108,7 +113,7 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
     }
     case 'end-grace': {
       const { gitApp, ended } = await writer.endSecretGrace(cmd.id);
-      if (cmd.json) return out(`${JSON.stringify(gitAppView(publicBase(config), gitApp))}\n`);
+      if (cmd.json) return out(`${JSON.stringify(gitAppView(publicBase(config), PROVIDERS, gitApp))}\n`);
       return out(
         ended
           ? `The previous secret of git app ${gitApp.id} is refused from now on: only the current one is accepted.\n`
@@ -116,12 +121,12 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
       );
     }
     case 'restore-repository': {
-      const repository = await new GitActivityWriter(ChangeRunner.for(GitApp.sequelize!)).restoreRepository(cmd.id);
+      const repository = await new GitActivityWriter(ChangeRunner.for(GitApp.sequelize!), PROVIDERS).restoreRepository(cmd.id);
       if (cmd.json) return out(`${JSON.stringify(toRepository(repository))}\n`);
       return out(`Repository ${repository.id} (${repository.full_name}) of git app ${repository.git_app_id} is back, with its commits, pull requests, deployments and incidents.\n`);
     }
     case 'list': {
-      const rows = await listGitApps(publicBase(config), cmd.org);
+      const rows = await listGitApps(publicBase(config), PROVIDERS, cmd.org);
       if (cmd.json) {
         out(`${JSON.stringify(rows)}\n`);
         return;

@@ -221,7 +221,7 @@ export async function main(argv: string[]): Promise<number> {
     if (!gitApp) throw new CloneError(`No git app ${cmd.gitApp} (see npm run gitapps -- list)`);
     const started = process.hrtime.bigint();
     const repository = await repositoryOfClone(cmd.clone, cmd.name);
-    const writer = new GitActivityWriter(ChangeRunner.for(database.sequelize));
+    const writer = new GitActivityWriter(ChangeRunner.for(database.sequelize), providerCatalog());
     let read = 0;
     let added = 0;
     let statsFilled = 0;

@@ -29,6 +29,8 @@ export interface IntegrationProvider {
   namesPointsField?: boolean;
   /** The deployments API's: a board's name may be a repository's id or full name, placed without a mapping. */
   boardsNameRepositories?: boolean;
+  /** Bitbucket's: a pull request names its commits by an abbreviation, completed when a commit starting with it arrives. */
+  abbreviatesShas?: boolean;
 }
 
 /**

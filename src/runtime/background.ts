@@ -8,7 +8,7 @@ import { DeliveryQueue } from '../services/webhooks/deliveryQueue';
 import { DeliveryWorker } from '../delivery/worker';
 import { outboundPolicy } from '../outbound/outboundFetch';
 import type { ServiceMetrics } from '../observability/serviceMetrics';
-import { GitActivityWriter } from '../services/git/writer';
+import { eraseDeletedRepositories } from '../services/git/repositories/deletedRepositories';
 import { Pruner } from '../services/retention/pruner';
 import { retentionPolicies } from '../services/retention/policies';
 import { VendorPullSchedule } from '../services/aiVendors/pullSchedule';
@@ -37,10 +37,10 @@ export function createDeliveryWorker(config: Config, logger: Logger, changes: Ch
  * prune at once: they take disjoint rows, and a repository is erased once.
  */
 export function createPruner(config: Config, logger: Logger, sequelize: Sequelize): Pruner {
-  const gitActivity = new GitActivityWriter(ChangeRunner.for(sequelize));
+  const changes = ChangeRunner.for(sequelize);
   return new Pruner(sequelize, retentionPolicies(config), {
     onError: (err) => logger.warn({ err }, 'could not delete rows past their retention; the next hour tries again'),
-    erasures: { repositories: (now) => gitActivity.eraseDeletedRepositories(now, config.REPOSITORY_DELETE_GRACE_DAYS) },
+    erasures: { repositories: (now) => eraseDeletedRepositories(changes, now, config.REPOSITORY_DELETE_GRACE_DAYS) },
   });
 }
 

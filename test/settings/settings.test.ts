@@ -287,6 +287,11 @@ describe('organization administration', () => {
     const app = data(await ada.mutate('settings.gitApps.create', { ...org, provider: 'github', name: 'GitHub acme' }));
     expect(app.git_app.webhook_url).toBe(`${publicBase(t.config)}/ingest/github/${app.git_app.id}`);
     expect(app.secret).toBeTruthy();
+    expect(app.provider_settings).toMatch(/^Content type application\/json; events: Pushes/);
+    // The registry's git providers, named by the writer's refusal; an app's provider is not one.
+    for (const provider of ['git', 'jira']) {
+      expect(errorOf(await ada.mutate('settings.gitApps.create', { ...org, provider, name: 'x' }))).toEqual({ status: 400, code: 'VALIDATION_ERROR', message: 'provider must be one of github, gitlab, bitbucket' });
+    }
     expect(JSON.stringify(data(await ada.query('settings.gitApps.list', org)))).not.toContain(app.secret);
     // Rotated, then the secret it replaced refused at once (it leaked): GitHub's deliveries signed with it are refused.
     const ping = (secret: string) => deliverToGithub(t, app.git_app.id, secret, { event: 'ping', payload: githubExamples('ping')[0] });

@@ -2,4 +2,10 @@ import type { IntegrationProvider } from '../provider';
 import { githubWebhook } from './webhook';
 
 /** GitHub: commits, pull requests, reviews, deployments and issues, pushed by its webhooks to a git app. */
-export const github = { id: 'github', name: 'GitHub', category: 'git', webhook: githubWebhook } as const satisfies IntegrationProvider;
+export const github = {
+  id: 'github',
+  name: 'GitHub',
+  category: 'git',
+  webhook: githubWebhook,
+  setup: 'Content type application/json; events: Pushes, Pull requests, Pull request reviews, Pull request review comments, Issue comments, Repositories, Deployment statuses, Issues',
+} as const satisfies IntegrationProvider;

@@ -2,4 +2,10 @@ import type { IntegrationProvider } from '../provider';
 import { gitlabWebhook } from './webhook';
 
 /** GitLab: commits, merge requests, reviews, deployments and issues, pushed by its webhooks to a git app. */
-export const gitlab = { id: 'gitlab', name: 'GitLab', category: 'git', webhook: gitlabWebhook } as const satisfies IntegrationProvider;
+export const gitlab = {
+  id: 'gitlab',
+  name: 'GitLab',
+  category: 'git',
+  webhook: gitlabWebhook,
+  setup: 'Triggers: Push events (all branches), Merge request events, Comments, Deployment events, Issues events',
+} as const satisfies IntegrationProvider;

@@ -19,11 +19,14 @@ export interface KnownProvider {
   namesPointsField?: boolean;
   /** The deployments API's: a board's name may be a repository's id or full name, placed without a mapping. */
   boardsNameRepositories?: boolean;
+  /** Bitbucket's: a pull request names its commits by an abbreviation, completed when a commit starting with it arrives. */
+  abbreviatesShas?: boolean;
 }
 
 /**
  * The providers the service connects to, as the registry (src/integrations/registry.ts) lists them, handed to the
- * services that make and show connections: a git provider's connections are git apps, every other's are apps.
+ * services that make and show connections and to the git activity writer: a git provider's connections are git
+ * apps, every other's are apps.
  */
 export class ProviderCatalog {
   private readonly byId: ReadonlyMap<string, KnownProvider>;

@@ -8,8 +8,9 @@ import type { Placement } from './placement';
 import { recordPullRequest } from './pullRequests/pullRequests';
 import { recordReview } from './pullRequests/reviews';
 import { findRepository, resolveRepository } from './repositories/repositories';
-import { eraseDeletedRepositories, hideRepository, restoreHiddenRepository, restoreRepository } from './repositories/deletedRepositories';
+import { hideRepository, restoreHiddenRepository, restoreRepository } from './repositories/deletedRepositories';
 import { conflict } from '../../errors';
+import type { ProviderCatalog } from '../apps/catalog';
 
 /** A provider's delivery: which git app it came to, its id (for deduplication) and its event name. */
 export interface Delivery {
@@ -31,7 +32,12 @@ export interface ImportBatch {
  * arrives twice by different routes (a push and an import) is stored once.
  */
 export class GitActivityWriter {
-  constructor(private readonly changes: ChangeRunner, private readonly now: () => Date = () => new Date()) {}
+  constructor(
+    private readonly changes: ChangeRunner,
+    /** The registry's providers: whether a git app's provider abbreviates the shas it names. */
+    private readonly providers: ProviderCatalog,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
   receive(delivery: Delivery, activity: Activity): Promise<Outcome> {
     return this.changes.run(async (change) => {
@@ -50,7 +56,7 @@ export class GitActivityWriter {
       const repo = (await findRepository(gitApp, repository, change.transaction)) ?? (await resolveRepository(change, gitApp, repository, this.now())).repository;
       // Its provider said it was deleted: an import is no word of the provider's that it is back.
       if (repo.deleted_at) throw conflict(`Repository ${repo.id} (${repo.full_name}) was deleted at its provider; restore it first with npm run gitapps -- restore-repository ${repo.id}`);
-      const { added, statsFilled } = await recordCommits(change, gitApp, repo, commits);
+      const { added, statsFilled } = await recordCommits(change, gitApp, repo, commits, this.abbreviatesShas(gitApp));
       return { repositoryId: repo.id, added, statsFilled };
     });
   }
@@ -60,9 +66,8 @@ export class GitActivityWriter {
     return this.changes.run((change) => restoreHiddenRepository(change, repositoryId));
   }
 
-  /** Erases the repositories reported deleted more than `graceDays` before `now`, with what they hold; how many (the retention worker's). */
-  eraseDeletedRepositories(now: Date, graceDays: number): Promise<number> {
-    return eraseDeletedRepositories(this.changes, now, graceDays);
+  private abbreviatesShas(gitApp: GitApp): boolean {
+    return this.providers.find(gitApp.provider)?.abbreviatesShas === true;
   }
 
   private async apply(change: Change, gitApp: GitApp, activity: Activity): Promise<Outcome> {
@@ -80,7 +85,7 @@ export class GitActivityWriter {
       case 'repository':
         return outcome;
       case 'push': {
-        const { added } = await recordCommits(change, gitApp, repository, activity.commits);
+        const { added } = await recordCommits(change, gitApp, repository, activity.commits, this.abbreviatesShas(gitApp));
         // What the provider left out comes with the clone's import (docs/ingest.md#bitbucket-cloud).
         return { ...outcome, commits_added: added, ...(activity.truncated ? { commits_truncated: true } : {}) };
       }

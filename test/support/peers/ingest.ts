@@ -4,6 +4,7 @@ import { sign } from '@octokit/webhooks-methods';
 import { QueryTypes } from 'sequelize';
 import { Commit, Deployment, Incident, IngestDelivery, Interaction, OutboxEvent, PullRequest, PullRequestActivity, RemovedTask, Repository, Task, TaskStatusChange } from '../../../db/models';
 import type { TestApp } from '../harness';
+import { eraseDeletedRepositories as eraseRepositoriesPastGrace } from '../../../src/services/git/repositories/deletedRepositories';
 
 /** GitHub's own example payloads (`@octokit/webhooks-examples`), by event name. */
 export function githubExamples(event: string): Record<string, any>[] {
@@ -72,7 +73,7 @@ export function deliverToGitlab(t: TestApp, gitAppId: string, secret: string, d:
  * them (every one so reported), with what they hold. How many it erased.
  */
 export function eraseDeletedRepositories(t: TestApp): Promise<number> {
-  return t.runtime.writers.gitActivity.eraseDeletedRepositories(new Date('3000-01-01T00:00:00Z'), t.config.REPOSITORY_DELETE_GRACE_DAYS);
+  return eraseRepositoriesPastGrace(t.runtime.writers.changes, new Date('3000-01-01T00:00:00Z'), t.config.REPOSITORY_DELETE_GRACE_DAYS);
 }
 
 /** Row counts of everything a delivery may write: equal before and after means nothing was written. */

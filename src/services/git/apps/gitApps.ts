@@ -1,15 +1,12 @@
 import { OPERATOR } from '../../../persistence/changes/auditRecord';
 import { ChangeAuthority, isWithinAuthority } from '../../audit/actor';
 import { randomBytes } from 'node:crypto';
-import { GitApp, GitProvider, Organization } from '../../../../db/models';
+import { GIT_PROVIDERS, GitApp, Organization } from '../../../../db/models';
 import { openRotated, previousSecretGraceEnd, PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../../secrets/secretBox';
 import type { ChangeRunner } from '../../../persistence/changes/change';
 import { notFound } from '../../../errors';
 import { newId } from '../../../persistence/changes/ids';
-
-/** Providers whose webhooks this service receives (docs/ingest.md). */
-export const INGEST_PROVIDERS = ['github', 'gitlab', 'bitbucket'] as const satisfies readonly GitProvider[];
-export type IngestProvider = (typeof INGEST_PROVIDERS)[number];
+import type { ProviderCatalog } from '../../apps/catalog';
 
 export interface GitAppWithSecret {
   gitApp: GitApp;
@@ -21,26 +18,32 @@ export interface GitAppWithSecret {
 const newSecret = () => randomBytes(32).toString('base64url');
 
 /**
- * Git apps made by the `gitapps` CLI (docs/architecture.md#writers): one organization's connection to a GitHub or GitLab account,
- * with the webhook secret the provider signs (GitHub) or sends (GitLab) with every delivery.
+ * Git apps made by the `gitapps` CLI (docs/architecture.md#writers): one organization's connection to a git provider's
+ * account (the registry's git providers: `providers`), with the webhook secret the provider signs (GitHub) or sends
+ * (GitLab) with every delivery.
  */
 export class GitAppWriter {
   constructor(
     private readonly changes: ChangeRunner,
     private readonly secrets: SecretBox,
+    readonly providers: ProviderCatalog,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  create(organizationId: string, provider: IngestProvider, name: string, by: ChangeAuthority = {}): Promise<GitAppWithSecret> {
+  /** Refuses a provider that is not a registered git provider (400 naming the choices). */
+  create(organizationId: string, provider: string, name: string, by: ChangeAuthority = {}): Promise<GitAppWithSecret> {
     return this.changes.run(async (change) => {
       const { transaction } = change;
+      const { id } = this.providers.gitProvider(provider);
+      const stored = GIT_PROVIDERS.find((p) => p === id);
+      if (!stored) throw new Error(`git provider ${id} is registered, but git_apps.provider cannot hold it (db/models/integrations.ts)`);
       if (!(await Organization.findByPk(organizationId, { transaction }))) throw notFound(`No organization ${organizationId}`);
       const secret = newSecret();
       const gitApp = await GitApp.create(
         {
           id: newId('gapp'),
           organization_id: organizationId,
-          provider,
+          provider: stored,
           name,
           is_active: true,
           created_at: this.now(),

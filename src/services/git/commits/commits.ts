@@ -25,9 +25,10 @@ export interface CommitsRecorded {
 /**
  * Adds the commits the repository does not have yet (unique per repository and sha, so a redelivery or a second
  * import adds nothing) and announces them in one `commit.created` event. Line counts a push could not give are
- * filled in when the same commit comes with them.
+ * filled in when the same commit comes with them. `abbreviatesShas`: the git app's provider names pull requests'
+ * commits by abbreviations (Bitbucket), which these commits complete.
  */
-export async function recordCommits(change: Change, gitApp: GitApp, repository: Repository, commits: CommitInput[]): Promise<CommitsRecorded> {
+export async function recordCommits(change: Change, gitApp: GitApp, repository: Repository, commits: CommitInput[], abbreviatesShas: boolean): Promise<CommitsRecorded> {
   const { transaction } = change;
   const bySha = new Map(commits.map((c) => [c.sha, c]));
   const known = new Map<string, Commit>();
@@ -74,7 +75,7 @@ export async function recordCommits(change: Change, gitApp: GitApp, repository: 
   await recordAuthors(transaction, repository, rows);
   await addToCommitDays(transaction, repository, rows.map((r) => ({ createdAt: r.created_at, commits: 1, ai: r.ai_assisted || r.author_ai_active })));
   await addToAuthorDays(transaction, repository, rows);
-  if (gitApp.provider === 'bitbucket') await completeAbbreviatedShas(change, repository.id, rows.map((r) => r.sha));
+  if (abbreviatesShas) await completeAbbreviatedShas(change, repository.id, rows.map((r) => r.sha));
   const ai = rows.filter((r) => r.ai_assisted || r.author_ai_active);
   for (const shas of chunks(ai.map((r) => r.sha))) await refreshPullRequestsOfCommits(transaction, repository.id, shas);
   if (ai.length) await refreshShippedChanges(transaction, repository.id, earliest(ai.map((r) => r.created_at)));
