@@ -12,8 +12,11 @@
 import { CostRate } from '../db/models';
 import { ChangeRunner } from '../src/persistence/changes/change';
 import { CostRates, CostRateTarget, CostRateView, TOOL_COST_CURRENCY } from '../src/services/finance/costRates';
-import { AI_TOOL_NAMES } from '../src/services/aiUsage/toolNames';
+import { aiToolNames } from '../src/services/aiUsage/toolNames';
+import { providerCatalog } from '../src/integrations/catalog';
 import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
+
+const catalog = providerCatalog();
 
 const USAGE = `Usage:
   npm run costs -- set --org <id> --annual-cost N [--user <id|email>] [--currency EUR] [--json]
@@ -26,7 +29,7 @@ set    sets one rate of the organization, replacing the one it had:
          --annual-cost N               what a member costs a year: every member's (the default), or with
                                        --user one member's (by user id or e-mail)
          --tool T --seat-monthly N     an AI tool's seat price a month, per active user
-                                       (tools: ${AI_TOOL_NAMES.join(', ')}); 0 for a free one.
+                                       (tools: ${aiToolNames(catalog).join(', ')}); 0 for a free one.
                                        Until each tool used in a window has a price or reports its
                                        own cost (Claude Code does), the AI spend figures are null
          --usd-rate R                  what 1 US dollar is in the organization's currency: the AI tools
@@ -130,7 +133,7 @@ function sentence(r: CostRateView): string {
 const jsonOf = (r: CostRateView) => ({ ...r, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString() });
 
 async function run(cmd: Exclude<Command, { kind: 'help' }>, _config: unknown, out: (s: string) => void): Promise<void> {
-  const rates = new CostRates(ChangeRunner.for(CostRate.sequelize!));
+  const rates = new CostRates(ChangeRunner.for(CostRate.sequelize!), catalog);
   switch (cmd.kind) {
     case 'set': {
       const rate = await rates.set(cmd.org, cmd.target, { amount: cmd.amount, currency: cmd.currency });

@@ -10,6 +10,7 @@
  */
 import { loadConfig, requireServingConfig } from '../src/config';
 import { createLogger } from '../src/logger';
+import { providerCatalog } from '../src/integrations/catalog';
 import { createDeliveryWorker, createPruner, createVendorPullSchedule } from '../src/runtime/background';
 import { SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { ChangeRunner } from '../src/persistence/changes/change';
@@ -34,7 +35,7 @@ async function main(): Promise<number> {
   if (metrics && config.METRICS_PORT) await startMetricsServer(config.METRICS_PORT, config.HOST, () => metrics.registry.metrics(), logger);
   const pruner = createPruner(config, logger, sequelize);
   pruner.start();
-  const aiPulls = createVendorPullSchedule(config, logger, ChangeRunner.for(sequelize), secrets);
+  const aiPulls = createVendorPullSchedule(config, logger, ChangeRunner.for(sequelize), secrets, providerCatalog());
   aiPulls.start();
   logger.info({ database: config.DATABASE_URL ? 'mysql' : 'sqlite' }, 'webhook worker started');
   await new Promise<void>((resolve) => {

@@ -4,6 +4,7 @@ import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
 import { defaultHttp } from '../../src/services/aiVendors/vendorHttp';
 import { outboundPolicy } from '../../src/outbound/outboundFetch';
 import { VendorPulls } from '../../src/services/aiVendors/vendorPulls';
+import { providerCatalog } from '../../src/integrations/catalog';
 import cursorUsage from '../support/peers/cursor/daily-usage-data.json';
 import { ScriptedPeer } from '../support/peers/scriptedPeer';
 import { sendPastPoints } from '../support/peers/otlpJson';
@@ -39,7 +40,7 @@ beforeAll(async () => {
   await t.runtime.writers.teams.create(lab.organizationId, { name: 'Web', externalId: null }, [DEMO.users.grace, DEMO.users.margaret]);
   await sendPastPoints(t, lab.organizationId, [{ service: 'claude-code', name: 'claude_code.session.count', email: DEMO.emails.ada, at: '2026-03-04T10:00:00Z', value: 1 }]);
   const { app } = await t.runtime.writers.apps.create(lab.organizationId, 'cursor', { name: 'Cursor', vendor: { credential: 'key_cursor_0123456789', baseUrl: `${cursor.base}/cursor` } });
-  const pulls = new VendorPulls(ChangeRunner.for(t.runtime.sequelize), new SecretBox(() => secretsKeyFor(t.config)), { ...defaultHttp(outboundPolicy(t.config)), sleep: async () => undefined });
+  const pulls = new VendorPulls(ChangeRunner.for(t.runtime.sequelize), providerCatalog(), new SecretBox(() => secretsKeyFor(t.config)), { ...defaultHttp(outboundPolicy(t.config)), sleep: async () => undefined });
   expect((await pulls.pull(app.id, ['2026-03-05'])).stored).toEqual([{ day: '2026-03-05', accounts: 1, matched: 1 }]);
   expect(await AiVendorSource.count({ where: { app_id: app.id, failing: false } })).toBe(1);
 });

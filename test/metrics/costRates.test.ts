@@ -1,6 +1,7 @@
 import { DataVersion, Organization } from '../../db/models';
 import { DomainError } from '../../src/errors';
 import { CostRates, CostRateTarget } from '../../src/services/finance/costRates';
+import { providerCatalog } from '../../src/integrations/catalog';
 import type { MemberInput } from '../../src/services/people/members';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { unique } from '../support/common';
@@ -14,7 +15,7 @@ let t: TestApp;
 let rates: CostRates;
 beforeAll(async () => {
   t = await startTestApp();
-  rates = new CostRates(t.runtime.writers.changes);
+  rates = new CostRates(t.runtime.writers.changes, providerCatalog());
 });
 afterAll(async () => t.close());
 

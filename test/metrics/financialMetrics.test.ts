@@ -2,6 +2,7 @@ import { OrganizationMembership, PullRequest, Repository, Task } from '../../db/
 import { refreshPullRequestSamples } from '../../src/services/git/rollups/pullRequestSamples';
 import { newId } from '../../src/persistence/changes/ids';
 import { CostRates } from '../../src/services/finance/costRates';
+import { providerCatalog } from '../../src/integrations/catalog';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { createLab } from '../support/data/metricsHistory';
 import { sendPastPoints } from '../support/peers/otlpJson';
@@ -74,7 +75,7 @@ async function history() {
 
 beforeAll(async () => {
   t = await startTestApp({ COUNT_CACHE_TTL_MS: '0' });
-  rates = new CostRates(t.runtime.writers.changes);
+  rates = new CostRates(t.runtime.writers.changes, providerCatalog());
   await history();
   adminToken = await t.token({ user: DEMO.emails.ada });
 });
@@ -202,7 +203,7 @@ test('a tool used with neither a seat price nor an estimate of its own: spend is
   // (test/work/cursorClaudePulls.test.ts): no cost among its figures.
   const cursorDay = { prompts: 252, suggestions_shown: 342, suggestions_accepted: 289, lines_added: 1102, lines_removed: 645, chat_requests: 128, agent_requests: 57, edits_accepted: 73, edits_rejected: 14 };
   const source = { appId: app.id, organizationId: org, vendor: 'cursor' as const, credential: '', accountKind: null, account: null, baseUrl: null };
-  await new VendorUsageWriter(t.runtime.writers.changes).replaceDay(source, '2026-04-15', [{ account: DEMO.emails.ada, active: true, measures: cursorDay }]);
+  await new VendorUsageWriter(t.runtime.writers.changes).replaceDay(source, '2026-04-15', [{ account: DEMO.emails.ada, active: true, measures: cursorDay }], 'email');
   await sendPastPoints(t, org, [
     { service: 'gemini-cli', name: 'gemini_cli.session.count', email: DEMO.emails.margaret, at: '2026-05-02T10:00:00Z', value: 1 },
     { service: 'claude-code', name: 'claude_code.cost.usage', email: DEMO.emails.grace, at: '2026-03-04T10:00:00Z', value: 1.25, attributes: { model: 'claude-sonnet-4-5' } },

@@ -4,6 +4,7 @@ import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
 import { defaultHttp } from '../../src/services/aiVendors/vendorHttp';
 import { outboundPolicy } from '../../src/outbound/outboundFetch';
 import { VendorPulls } from '../../src/services/aiVendors/vendorPulls';
+import { providerCatalog } from '../../src/integrations/catalog';
 import { createOtlpToken } from '../../src/auth/tokens/otlpTokens';
 import claudePage1 from '../support/peers/anthropic/usage-report-page-1.json';
 import claudePage2 from '../support/peers/anthropic/usage-report-page-2.json';
@@ -69,7 +70,7 @@ async function counted(appId: string): Promise<Record<string, number>> {
 
 test('OTLP’s figures stand for a member’s day both report, whichever comes first; the vendor’s count for the others', async () => {
   const { app } = await t.runtime.writers.apps.create(DEMO.orgs.acme, 'claude_code', { name: `Claude Code ${unique()}`, vendor: { credential: `sk-ant-admin-${unique()}-0123456789`, baseUrl: `${anthropic.base}/anthropic` } });
-  const pull = () => new VendorPulls(ChangeRunner.for(t.runtime.sequelize), new SecretBox(() => secretsKeyFor(t.config)), { ...defaultHttp(outboundPolicy(t.config)), sleep: async () => undefined }).pull(app.id, [DAY]);
+  const pull = () => new VendorPulls(ChangeRunner.for(t.runtime.sequelize), providerCatalog(), new SecretBox(() => secretsKeyFor(t.config)), { ...defaultHttp(outboundPolicy(t.config)), sleep: async () => undefined }).pull(app.id, [DAY]);
   const [ada, grace] = [DEMO.emails.ada, DEMO.emails.grace];
   const before = await usage();
   const alreadyActive = (

@@ -4,6 +4,7 @@ import { describeApp } from '../../src/services/apps/appViews';
 import { ChangeRunner } from '../../src/persistence/changes/change';
 import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
 import { daysBetween, VendorPulls } from '../../src/services/aiVendors/vendorPulls';
+import { providerCatalog } from '../../src/integrations/catalog';
 import { dueDays, VendorPullSchedule } from '../../src/services/aiVendors/pullSchedule';
 import { defaultHttp, VendorHttp } from '../../src/services/aiVendors/vendorHttp';
 import { outboundPolicy } from '../../src/outbound/outboundFetch';
@@ -44,7 +45,7 @@ async function copilotApp(): Promise<string> {
   return app.id;
 }
 
-const pulls = () => new VendorPulls(ChangeRunner.for(t.runtime.sequelize), new SecretBox(() => secretsKeyFor(t.config)), http);
+const pulls = () => new VendorPulls(ChangeRunner.for(t.runtime.sequelize), providerCatalog(), new SecretBox(() => secretsKeyFor(t.config)), http);
 
 type StoredRow = { day: string; account: string; user_key: string; active: number; suggestions_shown: number; suggestions_accepted: number; lines_suggested: number; lines_added: number; sessions: number; input_tokens: number; output_tokens: number };
 async function stored(appId: string): Promise<StoredRow[]> {
@@ -87,7 +88,7 @@ test('two days of reports: each member by their GitHub login, the unknown login 
   const source = (await AiVendorSource.findByPk(app))!;
   expect([source.failing, source.pull_result, source.lease_owner]).toEqual([false, '2 days stored, 1 without a report yet.', null]);
   // Lists say what the app holds.
-  expect((await describeApp('http://localhost', (await App.findByPk(app))!)).vendor).toMatchObject({ pulled_through: '2026-10-02', held: { days: 2, first: '2026-10-01', last: '2026-10-02' } });
+  expect((await describeApp('http://localhost', providerCatalog(), (await App.findByPk(app))!)).vendor).toMatchObject({ pulled_through: '2026-10-02', held: { days: 2, first: '2026-10-01', last: '2026-10-02' } });
 });
 
 test('a day pulled again, after GitHub corrected it, replaces what was stored: never counted twice', async () => {
@@ -191,7 +192,7 @@ test('the daily pull: a new app’s last four weeks, then from a few days before
   expect(first.map((o) => o.app_id)).not.toContain(disabled);
   expect(first.map((o) => o.app_id)).not.toContain(withoutCredential);
   await expect(pulls().pull(withoutCredential, ['2026-10-21'])).rejects.toThrow(`App ${withoutCredential} has no credential: store one (npm run apps -- set-secret --app ${withoutCredential} --secret-file <file>)`);
-  expect((await describeApp('http://localhost', (await App.findByPk(withoutCredential))!)).has_secret).toBe(false);
+  expect((await describeApp('http://localhost', providerCatalog(), (await App.findByPk(withoutCredential))!)).has_secret).toBe(false);
   expect((await AiVendorSource.findByPk(pulled))!.pulled_through).toBe('2026-10-21');
   // Pulled minutes ago: the next tick leaves it alone.
   expect((await schedule.runDue()).map((o) => o.app_id)).not.toContain(pulled);

@@ -2,10 +2,10 @@ import { QueryTypes } from 'sequelize';
 import { AiVendorSource } from '../../db/models';
 import { ChangeRunner } from '../../src/persistence/changes/change';
 import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
-import type { AiVendor } from '../../src/services/apps/vendorSources';
 import { defaultHttp } from '../../src/services/aiVendors/vendorHttp';
 import { outboundPolicy } from '../../src/outbound/outboundFetch';
 import { VendorPulls } from '../../src/services/aiVendors/vendorPulls';
+import { providerCatalog } from '../../src/integrations/catalog';
 import cursorUsage from '../support/peers/cursor/daily-usage-data.json';
 import cursorUnauthorized from '../support/peers/cursor/unauthorized.json';
 import claudePage1 from '../support/peers/anthropic/usage-report-page-1.json';
@@ -55,12 +55,12 @@ function claudeAnswer(url: URL): ScriptedAnswer {
   return { status: 200, body: { ...claudePage1, data: claudePage1.data.map((d) => ({ ...d, date, actor: { ...d.actor, email_address: DEMO.emails.grace } })) } };
 }
 
-async function vendorApp(vendor: Exclude<AiVendor, 'copilot'>, baseUrl: string): Promise<string> {
+async function vendorApp(vendor: 'cursor' | 'claude_code', baseUrl: string): Promise<string> {
   const { app } = await t.runtime.writers.apps.create(DEMO.orgs.acme, vendor, { name: `${vendor} ${unique()}`, vendor: { credential: `key_${unique()}_0123456789`, baseUrl } });
   return app.id;
 }
 
-const pulls = () => new VendorPulls(ChangeRunner.for(t.runtime.sequelize), new SecretBox(() => secretsKeyFor(t.config)), { ...defaultHttp(outboundPolicy(t.config)), sleep: async () => undefined });
+const pulls = () => new VendorPulls(ChangeRunner.for(t.runtime.sequelize), providerCatalog(), new SecretBox(() => secretsKeyFor(t.config)), { ...defaultHttp(outboundPolicy(t.config)), sleep: async () => undefined });
 
 async function stored(appId: string): Promise<Record<string, unknown>[]> {
   const rows = await t.runtime.sequelize.query<Record<string, unknown>>(

@@ -2,10 +2,10 @@ import { QueryTypes } from 'sequelize';
 import { AiVendorSource } from '../../db/models';
 import { ChangeRunner } from '../../src/persistence/changes/change';
 import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
-import type { AiVendor } from '../../src/services/apps/vendorSources';
 import { defaultHttp, VendorHttp } from '../../src/services/aiVendors/vendorHttp';
 import { outboundPolicy } from '../../src/outbound/outboundFetch';
 import { VendorPulls } from '../../src/services/aiVendors/vendorPulls';
+import { providerCatalog } from '../../src/integrations/catalog';
 import cursorUsage from '../support/peers/cursor/daily-usage-data.json';
 import claudePage1 from '../support/peers/anthropic/usage-report-page-1.json';
 import reportAnswer from '../support/peers/copilot/users-1-day.json';
@@ -52,9 +52,9 @@ const DAY = '2026-10-20';
 const MB = 1024 * 1024;
 
 const http = (allowPrivate = true): VendorHttp => ({ ...defaultHttp({ ...outboundPolicy(t.config), allowPrivate }), sleep: async () => undefined });
-const pulls = (allowPrivate = true) => new VendorPulls(ChangeRunner.for(t.runtime.sequelize), new SecretBox(() => secretsKeyFor(t.config)), http(allowPrivate));
+const pulls = (allowPrivate = true) => new VendorPulls(ChangeRunner.for(t.runtime.sequelize), providerCatalog(), new SecretBox(() => secretsKeyFor(t.config)), http(allowPrivate));
 
-async function vendorApp(provider: AiVendor, baseUrl: string): Promise<string> {
+async function vendorApp(provider: string, baseUrl: string): Promise<string> {
   const access = provider === 'copilot' ? { account: { kind: 'organization' as const, slug: 'acme-corp' } } : {};
   const { app } = await t.runtime.writers.apps.create(DEMO.orgs.acme, provider, { name: `${provider} ${unique()}`, vendor: { credential: `key_${unique()}_0123456789`, baseUrl, ...access } });
   return app.id;

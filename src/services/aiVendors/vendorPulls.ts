@@ -4,15 +4,11 @@ import { DomainError, invalid, notFound } from '../../errors';
 import type { ChangeRunner } from '../../persistence/changes/change';
 import { newId } from '../../persistence/changes/ids';
 import type { SecretBox } from '../../secrets/secretBox';
-import { AiVendor, checkVendorBaseUrl, isAiVendor } from '../apps/vendorSources';
-import { claudeCodeDay } from '../../integrations/claude_code/puller';
-import { copilotDay } from '../../integrations/copilot/puller';
-import { cursorDay } from '../../integrations/cursor/puller';
-import type { Day, DayPuller, OpenedSource } from './vendorDay';
+import type { ProviderCatalog } from '../apps/catalog';
+import { checkVendorBaseUrl } from '../apps/vendorSources';
+import type { Day, OpenedSource, VendorPuller } from './vendorDay';
 import { CredentialRefused, VendorFailure, VendorHttp } from './vendorHttp';
 import { StoredDay, VendorUsageWriter } from './vendorUsage';
-
-const PULLERS: Record<AiVendor, DayPuller> = { copilot: copilotDay, cursor: cursorDay, claude_code: claudeCodeDay };
 
 /** A pull holds its app this long past its last day stored; a worker that died lets go of it then. */
 const LEASE_MS = 10 * 60_000;
@@ -41,6 +37,8 @@ export class VendorPulls {
 
   constructor(
     changes: ChangeRunner,
+    /** The registry's providers (src/integrations/registry.ts): each AI vendor's puller. */
+    private readonly catalog: ProviderCatalog,
     private readonly secrets: SecretBox,
     private readonly http: VendorHttp,
     private readonly owner: string = newId('pull'),
@@ -49,17 +47,16 @@ export class VendorPulls {
   }
 
   async pull(appId: string, days: Day[]): Promise<PullOutcome> {
-    const source = await this.openedSource(appId);
-    const puller = PULLERS[source.vendor];
+    const { source, vendor } = await this.openedSource(appId);
     if (!(await this.lease(appId))) throw invalid(`App ${appId} is being pulled by another worker; try again when it is done (at most ${LEASE_MS / 60_000} minutes)`);
     const outcome: PullOutcome = { app_id: appId, stored: [], without_report: [], refused: [], credential_refused: null, destination_refused: null };
     try {
       outcome.destination_refused = await this.refusedBaseUrl(source);
       for (const day of outcome.destination_refused === null ? days : []) {
         try {
-          const accounts = await puller(source, day, this.http);
+          const accounts = await vendor.pullDay(source, day, this.http);
           if (accounts === null) outcome.without_report.push(day);
-          else outcome.stored.push(await this.writer.replaceDay(source, day, accounts));
+          else outcome.stored.push(await this.writer.replaceDay(source, day, accounts, vendor.accountKind));
         } catch (err) {
           if (err instanceof CredentialRefused) {
             outcome.credential_refused = err.message;
@@ -76,21 +73,26 @@ export class VendorPulls {
     return outcome;
   }
 
-  private async openedSource(appId: string): Promise<OpenedSource> {
+  /** The app as its vendor's puller reads it, and that vendor. */
+  private async openedSource(appId: string): Promise<{ source: OpenedSource; vendor: VendorPuller }> {
     const app = await App.findByPk(appId, { attributes: ['id', 'organization_id', 'provider', 'is_active'] });
     if (!app) throw notFound(`No app ${appId} (see npm run apps -- list)`);
-    if (!isAiVendor(app.provider)) throw invalid(`App ${appId} is ${app.provider}'s: it sends its data, nothing is pulled from it`);
+    const vendor = this.catalog.vendor(app.provider);
+    if (!vendor) throw invalid(`App ${appId} is ${app.provider}'s: it sends its data, nothing is pulled from it`);
     if (!app.is_active) throw invalid(`App ${appId} is disabled: enable it first (npm run apps -- enable ${appId})`);
     const source = await AiVendorSource.findByPk(appId);
     if (!source || source.credential === null) throw invalid(`App ${appId} has no credential: store one (npm run apps -- set-secret --app ${appId} --secret-file <file>)`);
     return {
-      appId,
-      organizationId: app.organization_id,
-      vendor: app.provider,
-      credential: this.secrets.open(source.credential),
-      accountKind: source.account_kind,
-      account: source.account,
-      baseUrl: source.base_url,
+      source: {
+        appId,
+        organizationId: app.organization_id,
+        vendor: app.provider,
+        credential: this.secrets.open(source.credential),
+        accountKind: source.account_kind,
+        account: source.account,
+        baseUrl: source.base_url,
+      },
+      vendor,
     };
   }
 

@@ -6,9 +6,6 @@ import { normalizeEmail } from '../people/members';
 import { AccountKind, Day, OpenedSource, VENDOR_MEASURES, VendorAccountDay } from './vendorDay';
 import { membersReportedByOtlp, refreshVendorRollups } from '../aiUsage/vendorRollups';
 
-/** How each vendor names an account: Copilot by GitHub login, Cursor and Claude Code by e-mail. */
-export const ACCOUNT_KIND: Record<OpenedSource['vendor'], AccountKind> = { copilot: 'github_login', cursor: 'email', claude_code: 'email' };
-
 const COLUMNS = ['app_id', 'day', 'account', 'organization_id', 'tool', 'user_key', 'active', 'counted', ...VENDOR_MEASURES] as const;
 
 export interface StoredDay {
@@ -28,11 +25,12 @@ export interface StoredDay {
 export class VendorUsageWriter {
   constructor(private readonly changes: ChangeRunner) {}
 
-  replaceDay(source: OpenedSource, day: Day, accounts: VendorAccountDay[]): Promise<StoredDay> {
+  /** `kind` is how the vendor names its accounts (its puller's accountKind, src/integrations/<vendor>/index.ts). */
+  replaceDay(source: OpenedSource, day: Day, accounts: VendorAccountDay[], kind: AccountKind): Promise<StoredDay> {
     return this.changes.run(async (change) => {
       const sql = new ChangeSql(change.transaction);
-      const merged = mergeAccounts(accounts, ACCOUNT_KIND[source.vendor]);
-      const members = await membersOf(source, [...merged.keys()], change.transaction);
+      const merged = mergeAccounts(accounts, kind);
+      const members = await membersOf(source.organizationId, kind, [...merged.keys()], change.transaction);
       const before = (await sql.select<{ user_key: string }>("SELECT DISTINCT user_key FROM ai_vendor_days WHERE app_id = :appId AND day = :day AND user_key <> ''", { appId: source.appId, day })).map((r) => r.user_key);
       await sql.run('DELETE FROM ai_vendor_days WHERE app_id = :appId AND day = :day', { appId: source.appId, day });
       const byOtlp = await membersReportedByOtlp(sql, source.organizationId, day, source.vendor, [...new Set(members.values())]);
@@ -74,10 +72,13 @@ function mergeAccounts(accounts: VendorAccountDay[], kind: AccountKind): Map<str
   return merged;
 }
 
-/** The members behind the accounts: by e-mail, or by the GitHub logins of their accounts on the organization's GitHub apps. */
-async function membersOf(source: OpenedSource, accounts: string[], transaction: Transaction): Promise<Map<string, string>> {
+/**
+ * The members behind the accounts: by e-mail, or by the logins of their accounts on the organization's git apps of
+ * provider github (a `github_login` is a GitHub account's, whichever vendor reports it).
+ */
+async function membersOf(organizationId: string, kind: AccountKind, accounts: string[], transaction: Transaction): Promise<Map<string, string>> {
   if (accounts.length === 0) return new Map();
-  if (ACCOUNT_KIND[source.vendor] === 'email') return membersByEmail(source.organizationId, accounts, transaction);
+  if (kind === 'email') return membersByEmail(organizationId, accounts, transaction);
   const sql = new ChangeSql(transaction);
   const byLogin = new Map<string, string>();
   for (const logins of chunks(accounts)) {
@@ -87,7 +88,7 @@ async function membersOf(source: OpenedSource, accounts: string[], transaction: 
         JOIN organization_memberships m ON m.organization_id = g.organization_id AND m.user_id = ug.user_id
         WHERE g.organization_id = :organizationId AND g.provider = 'github' AND LOWER(ug.username) IN (:logins)
         ORDER BY ug.user_id`,
-      { organizationId: source.organizationId, logins },
+      { organizationId, logins },
     );
     for (const r of rows) if (!byLogin.has(r.login)) byLogin.set(r.login, r.user_id);
   }

@@ -4,12 +4,15 @@ import { invalid } from '../../errors';
 import { checkDestination, OutboundPolicy, RefusedDestination } from '../../outbound/outboundFetch';
 import type { Change } from '../../persistence/changes/change';
 import type { SecretBox } from '../../secrets/secretBox';
-import { APP_PROVIDERS, AppProvider, isAppProvider } from './providers';
+import type { VendorPuller } from '../aiVendors/vendorDay';
+import type { ProviderCatalog } from './catalog';
 
-/** The AI vendors whose usage the service reads from their APIs (docs/ai-vendors.md). */
-export type AiVendor = { [P in AppProvider]: (typeof APP_PROVIDERS)[P]['category'] extends 'ai' ? P : never }[AppProvider];
-
-export const isAiVendor = (provider: string): provider is AiVendor => isAppProvider(provider) && APP_PROVIDERS[provider].category === 'ai';
+/** The app's vendor as the catalog knows it (docs/ai-vendors.md); an app of a provider that sends its data is refused. */
+function vendorOf(catalog: ProviderCatalog, app: Pick<App, 'id' | 'provider'>): VendorPuller {
+  const vendor = catalog.vendor(app.provider);
+  if (!vendor) throw invalid(`App ${app.id} (${app.provider}) is not read from a vendor's API`);
+  return vendor;
+}
 
 /** How the service reaches an AI vendor's API for an app, as the CLI and the settings page take it. */
 export interface VendorAccess {
@@ -26,20 +29,18 @@ const CREDENTIAL = /^[\x21-\x7e]{8,1000}$/;
 /** GitHub's organization and enterprise slugs: letters, digits and single hyphens, at most 39 characters. */
 const GITHUB_SLUG = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
 
-const credentialName: Record<AiVendor, string> = {
-  copilot:
-    'a GitHub token that may read the Copilot usage metrics (a fine-grained token or GitHub App token with "Organization Copilot metrics: read", or a classic token with read:org; for an enterprise, manage_billing:copilot or read:enterprise)',
-  cursor: 'a Cursor Admin API key, made by a team admin in the Cursor dashboard',
-  claude_code: 'an Anthropic Admin API key (sk-ant-admin…), made by an organization admin in the Claude Console',
-};
-
 /** The access as stored, or a refusal that says what to fix. */
-function checked(provider: AiVendor, access: VendorAccess) {
-  if (!CREDENTIAL.test(access.credential)) throw invalid(`The credential must be 8 to 1000 printable characters without spaces: ${credentialName[provider]}`);
-  if (provider === 'copilot' && !access.account) throw invalid('A GitHub Copilot app reads one GitHub organization’s or enterprise’s reports: name it (--github-org <slug> or --github-enterprise <slug>)');
-  if (provider !== 'copilot' && access.account) throw invalid(`${APP_PROVIDERS[provider].name} reads the usage of the whole team its key belongs to: it takes no GitHub organization`);
+function checked(name: string, vendor: VendorPuller, access: VendorAccess) {
+  checkCredential(vendor, access.credential);
+  if (vendor.readsGithubAccount && !access.account) throw invalid(`A ${name} app reads one GitHub organization’s or enterprise’s reports: name it (--github-org <slug> or --github-enterprise <slug>)`);
+  if (!vendor.readsGithubAccount && access.account) throw invalid(`${name} reads the usage of the whole team its key belongs to: it takes no GitHub organization`);
   if (access.account && !GITHUB_SLUG.test(access.account.slug)) throw invalid(`'${access.account.slug}' is not a GitHub ${access.account.kind} slug (letters, digits and single hyphens, at most 39 characters)`);
   return { account_kind: access.account?.kind ?? null, account: access.account?.slug ?? null, base_url: access.baseUrl === undefined ? null : apiRoot(access.baseUrl) };
+}
+
+/** A credential in the form every vendor's takes, or a refusal naming the one the vendor issues. */
+function checkCredential(vendor: VendorPuller, credential: string): void {
+  if (!CREDENTIAL.test(credential)) throw invalid(`The credential must be 8 to 1000 printable characters without spaces: ${vendor.credentialName}`);
 }
 
 /** A base URL as requests are made from it: http or https, no credentials, query or fragment, no trailing slash. */
@@ -73,9 +74,10 @@ export async function checkVendorBaseUrl(text: string, policy: Pick<OutboundPoli
 }
 
 /** The new AI vendor's app's source, in the change that makes the app. */
-export async function connectVendorSource(change: Change, app: App, provider: AiVendor, access: VendorAccess, secrets: SecretBox, now: Date): Promise<AiVendorSource> {
+export async function connectVendorSource(change: Change, app: App, catalog: ProviderCatalog, access: VendorAccess, secrets: SecretBox, now: Date): Promise<AiVendorSource> {
+  const stored = checked(catalog.nameOf(app.provider), vendorOf(catalog, app), access);
   const source = await AiVendorSource.create(
-    { app_id: app.id, organization_id: app.organization_id, credential: secrets.seal(access.credential), ...checked(provider, access), updated_at: now },
+    { app_id: app.id, organization_id: app.organization_id, credential: secrets.seal(access.credential), ...stored, updated_at: now },
     { transaction: change.transaction },
   );
   change.wrote('ai_vendor_sources');
@@ -83,8 +85,8 @@ export async function connectVendorSource(change: Change, app: App, provider: Ai
 }
 
 /** A new credential for the app (the last one expired or was revoked): the app is no longer failing. */
-export async function replaceVendorCredential(change: Change, app: App, provider: AiVendor, credential: string, secrets: SecretBox, now: Date): Promise<AiVendorSource> {
-  if (!CREDENTIAL.test(credential)) throw invalid(`The credential must be 8 to 1000 printable characters without spaces: ${credentialName[provider]}`);
+export async function replaceVendorCredential(change: Change, app: App, catalog: ProviderCatalog, credential: string, secrets: SecretBox, now: Date): Promise<AiVendorSource> {
+  checkCredential(vendorOf(catalog, app), credential);
   const source = await AiVendorSource.findByPk(app.id, { transaction: change.transaction, lock: change.transaction.LOCK.UPDATE });
   if (!source) throw invalid(`App ${app.id} has no vendor source`);
   await source.update({ credential: secrets.seal(credential), failing: false, pull_result: 'The credential was replaced; the next pull uses it.', updated_at: now }, { transaction: change.transaction });

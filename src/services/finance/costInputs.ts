@@ -1,6 +1,7 @@
 import type { CostSubject } from '../../../db/models';
 import { invalid } from '../../errors';
-import { AI_TOOL_NAMES } from '../aiUsage/toolNames';
+import { aiToolNames } from '../aiUsage/toolNames';
+import type { ProviderCatalog } from '../apps/catalog';
 
 /** What an organization's rates are in until it sets one in another currency. */
 export const DEFAULT_CURRENCY = 'USD';
@@ -40,8 +41,9 @@ export function checkCurrency(currency: string): string {
 }
 
 /** A tool a seat price is set for: any AI tool whose use is counted, reported by telemetry or read from its vendor. */
-export function checkTool(tool: string): string {
-  const known = AI_TOOL_NAMES.find((t) => t === tool);
-  if (!known) throw invalid(`Unknown AI tool '${tool}'; the tools are ${AI_TOOL_NAMES.join(', ')}`);
+export function checkTool(tool: string, catalog: ProviderCatalog): string {
+  const tools = aiToolNames(catalog);
+  const known = tools.find((t) => t === tool);
+  if (!known) throw invalid(`Unknown AI tool '${tool}'; the tools are ${tools.join(', ')}`);
   return known;
 }

@@ -3,6 +3,7 @@ import { COST_SUBJECTS, CostRate, CostSubject, Organization, OrganizationMembers
 import type { ChangeRunner } from '../../persistence/changes/change';
 import { conflict, invalid, notFound } from '../../errors';
 import { normalizeEmail } from '../people/profile';
+import type { ProviderCatalog } from '../apps/catalog';
 import { checkAmount, checkCurrency, checkTool, CostPer, DEFAULT_CURRENCY, PER, TOOL_COST_CURRENCY } from './costInputs';
 
 export { DEFAULT_CURRENCY, TOOL_COST_CURRENCY } from './costInputs';
@@ -54,7 +55,12 @@ const view = (rate: CostRate, userEmail: string | null): CostRateView => ({
  * organization by locking its row, so two rates in different currencies cannot both get in.
  */
 export class CostRates {
-  constructor(private readonly changes: ChangeRunner, private readonly now: () => Date = () => new Date()) {}
+  constructor(
+    private readonly changes: ChangeRunner,
+    /** The registry's providers (src/integrations/registry.ts): the AI vendors a seat price may be set for. */
+    private readonly catalog: ProviderCatalog,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
   /** Async so that a refusal of the input, checked before any transaction opens, rejects like the others. */
   async set(organizationId: string, target: CostRateTarget, input: CostRateInput): Promise<CostRateView> {
@@ -130,7 +136,7 @@ export class CostRates {
       case 'usd_rate':
         return { subject: target.subject, subject_id: '', user_email: null };
       case 'tool':
-        return { subject: 'tool', subject_id: setting ? checkTool(target.tool) : target.tool, user_email: null };
+        return { subject: 'tool', subject_id: setting ? checkTool(target.tool, this.catalog) : target.tool, user_email: null };
       case 'user': {
         const user = await findUser(target.user, transaction);
         if (setting) {
