@@ -1,5 +1,6 @@
-import type { Includeable, Model, ModelStatic, WhereOptions } from 'sequelize';
+import type { Model, ModelStatic, WhereOptions } from 'sequelize';
 import type { TimeRange } from '../../wire/dates';
+import type { ModelInclude } from './includes';
 import type { SortOrder } from '../../wire/query';
 
 /** A public field maps to an own column, or to a column of an included (belongs-to) association. */
@@ -13,7 +14,7 @@ export type ColumnRef = string | readonly [association: string, column: string];
 export interface ListSource<Item, Row extends Model = Model> {
   model: ModelStatic<Row>;
   where?: WhereOptions;
-  include?: Includeable[];
+  include?: ModelInclude[];
   replacements?: Record<string, unknown>;
   /** Public field → column, for fields that are not own columns of the same name. */
   columns?: Record<string, ColumnRef>;

@@ -1,7 +1,6 @@
 import {
   CountOptions,
   FindOptions,
-  IncludeOptions,
   Model,
   ModelStatic,
   Op,
@@ -23,7 +22,7 @@ import { scopeKey } from './scopeKey';
 type OrderItem = Extract<Order, unknown[]>[number];
 
 function orderPath(ref: ColumnRef, direction: string): OrderItem {
-  return (typeof ref === 'string' ? [ref, direction] : [ref[0], ref[1], direction]) as OrderItem;
+  return typeof ref === 'string' ? [ref, direction] : [ref[0], ref[1], direction];
 }
 
 function whereKey(ref: ColumnRef): string {
@@ -94,20 +93,21 @@ export class ListingService {
     // Ties are broken by id in the same direction, so pages never repeat or skip items.
     const order = [orderPath(column(request.sort), direction), orderPath(column('id'), direction)];
     const sortColumn = column(request.sort);
+    const idColumn = column('id');
     const perPartition =
-      partition && partition.values.length > 1 && !source.include && typeof sortColumn === 'string'
-        ? { branches: partition.values.map((v) => and([...conditions, { [partition.column]: v }])), sortColumn }
+      partition && partition.values.length > 1 && !source.include && typeof sortColumn === 'string' && typeof idColumn === 'string'
+        ? { branches: partition.values.map((v) => and([...conditions, { [partition.column]: v }])), sortColumn, idColumn }
         : undefined;
     const identity = this.listIdentity(source, request);
     // One ordered index range (no join, one partition at most): deep pages are read from anchors.
     const oneRange: OrderedRange | undefined =
-      !source.include && !source.replacements && typeof sortColumn === 'string' && !(partition && partition.values.length > 1)
-        ? { model: source.model, where, sortColumn, idColumn: (source.columns?.id ?? 'id') as string, direction }
+      !source.include && !source.replacements && typeof sortColumn === 'string' && typeof idColumn === 'string' && !(partition && partition.values.length > 1)
+        ? { model: source.model, where, sortColumn, idColumn, direction }
         : undefined;
     const rows = await this.readPage(source, { where, order }, perPartition, direction, request.perPage, offset, oneRange && { range: oneRange, key: identity.orderKey });
 
-    // `replacements` is honoured by count at run time; Sequelize's typings only omit it.
-    const countOptions = { where, include: source.include, replacements: source.replacements } as CountOptions;
+    // `replacements` is honoured by count at run time; Sequelize's typings only omit it from CountOptions.
+    const countOptions: CountOptions & Pick<FindOptions, 'replacements'> = { where, include: source.include, replacements: source.replacements };
     const total = await this.totalOf(request, rows.length, offset, identity.countKey, () => source.model.count(countOptions));
     return { items: rows.map((r) => source.toItem(r)), total };
   }
@@ -159,7 +159,7 @@ export class ListingService {
     const keys =
       values.length === 1
         ? offset >= this.options.deferredJoinOffset
-          ? ((await anchoredKeys(this.anchors, await identity.orderKey(), oneRange, limit, offset)) as string[])
+          ? await anchoredKeys(this.anchors, await identity.orderKey(), oneRange, limit, offset)
           : await readKeys(branches[0])
         : offset + limit <= this.options.mergeMaxRows
           ? await this.mergedKeys(index.model, branches, [sortColumn, index.key], direction, limit, offset, true)
@@ -178,7 +178,7 @@ export class ListingService {
   private async readPage<Item, Row extends Model>(
     source: ListSource<Item, Row>,
     { where, order }: { where: WhereOptions; order: Order },
-    perPartition: { branches: WhereOptions[]; sortColumn: string } | undefined,
+    perPartition: { branches: WhereOptions[]; sortColumn: string; idColumn: string } | undefined,
     direction: 'ASC' | 'DESC',
     limit: number,
     offset: number,
@@ -191,11 +191,14 @@ export class ListingService {
       return findPlain(source.model, { where: { [Op.and]: [range.where, { [range.idColumn]: { [Op.in]: keys } }] }, order });
     }
     if (perPartition && offset + limit <= this.options.mergeMaxRows) {
-      const idColumn = (source.columns?.id ?? 'id') as string;
-      const columns: [string, string] = [perPartition.sortColumn, idColumn];
-      const keys = await this.mergedKeys(source.model, perPartition.branches, columns, direction, limit, offset, false);
+      const { sortColumn, idColumn } = perPartition;
+      const keys = await this.mergedKeys(source.model, perPartition.branches, [sortColumn, idColumn], direction, limit, offset, false);
       if (keys.length === 0) return [];
-      return findPlain(source.model, { where: { [idColumn]: { [Op.in]: keys } }, order: columns.map((c) => [c, direction]) as Order });
+      const order: Order = [
+        [sortColumn, direction],
+        [idColumn, direction],
+      ];
+      return findPlain(source.model, { where: { [idColumn]: { [Op.in]: keys } }, order });
     }
     const query = { where, include: source.include, replacements: source.replacements, order, subQuery: false };
     if (offset >= this.options.deferredJoinOffset) return this.deferredPage(source, query, limit, offset);
@@ -229,12 +232,12 @@ export class ListingService {
       return `SELECT * FROM (${sql}) AS branch_${i}`;
     });
     const q = (name: string) => sequelize.getQueryInterface().quoteIdentifier(name);
-    const keys = (await sequelize.query(
+    const keys = await sequelize.query<{ id: string }>(
       `SELECT merged.${q(idColumn)} AS id FROM (${branchSql.join(distinct ? ' UNION ' : ' UNION ALL ')}) AS merged ` +
         `ORDER BY merged.${q(sortColumn)} ${direction}, merged.${q(idColumn)} ${direction} ` +
         `LIMIT ${Math.trunc(limit)} OFFSET ${Math.trunc(offset)}`,
       { type: QueryTypes.SELECT },
-    )) as { id: string }[];
+    );
     return keys.map((k) => k.id);
   }
 
@@ -248,7 +251,7 @@ export class ListingService {
     const keys = await findKeptRaw(source.model, {
       ...query,
       attributes: [...keyColumns],
-      include: source.include?.map((i) => ({ ...(i as IncludeOptions), attributes: [] })),
+      include: source.include?.map((i) => ({ ...i, attributes: [] })),
       limit,
       offset,
     });
@@ -261,7 +264,7 @@ export class ListingService {
 
 /** The tables a list's rows and scope come from: a change to any of them may change its total. */
 function tablesRead(source: ListSource<unknown>): string[] {
-  const included = (source.include ?? []).flatMap((i) => ((i as IncludeOptions).model ? [(i as IncludeOptions).model as ModelStatic<Model>] : []));
+  const included = (source.include ?? []).map((i) => i.model);
   return [source.model, ...(source.keysFrom ? [source.keysFrom.model] : []), ...included, ...(source.alsoReads ?? [])].map((m) => m.tableName);
 }
 

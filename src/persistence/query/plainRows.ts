@@ -1,4 +1,5 @@
-import { FindOptions, IncludeOptions, Includeable, Model, ModelStatic } from 'sequelize';
+import { FindOptions, Includeable, Model, ModelStatic } from 'sequelize';
+import { includesOf, isModelInclude, typeKeyOf } from './includes';
 import { findKeptRaw } from './statements';
 
 /**
@@ -24,14 +25,11 @@ interface Conversions {
 function conversionsOf(model: ModelStatic<Model>, include: Includeable | Includeable[] | undefined): Conversions {
   const own: [string, Kind][] = [];
   for (const [name, attribute] of Object.entries(model.getAttributes())) {
-    const key = (attribute.type as { key?: string }).key;
+    const key = typeKeyOf(attribute);
     if (key === 'DATE') own.push([name, 'date']);
     else if (key === 'BOOLEAN') own.push([name, 'boolean']);
   }
-  const includes = (Array.isArray(include) ? include : include ? [include] : []) as IncludeOptions[];
-  const nested = includes
-    .filter((i) => i.model && i.as)
-    .map((i): [string, Conversions] => [i.as!, conversionsOf(i.model as ModelStatic<Model>, i.include)]);
+  const nested = includesOf(include).flatMap((i): [string, Conversions][] => (isModelInclude(i) && i.as ? [[i.as, conversionsOf(i.model, i.include)]] : []));
   return { own, nested };
 }
 
@@ -39,7 +37,7 @@ function convert(row: object, conversions: Conversions): void {
   for (const [name, kind] of conversions.own) {
     const value: unknown = Reflect.get(row, name);
     if (value === null || value === undefined) continue;
-    if (kind === 'date' && !(value instanceof Date)) Reflect.set(row, name, new Date(value as string));
+    if (kind === 'date' && !(value instanceof Date)) Reflect.set(row, name, new Date(typeof value === 'number' ? value : String(value)));
     else if (kind === 'boolean' && typeof value !== 'boolean') Reflect.set(row, name, value === 1 || value === '1' || value === 'true');
   }
   for (const [as, inner] of conversions.nested) {

@@ -1,13 +1,26 @@
 import { DataTypes, FindOptions, Model, ModelStatic, Sequelize, WhereOptions } from 'sequelize';
 
-/** Sequelize's SQL builder (public on the query interface, absent from its typings). */
+/** Sequelize's SQL builder (public on the query interface, typed there only as unknown). */
 interface SelectQueryGenerator {
   selectQuery(table: unknown, options: FindOptions, model: ModelStatic<Model>): string;
   escape(value: unknown, field: { type: unknown }): string;
   getWhereConditions(where: WhereOptions): string;
 }
 
-const generatorOf = (sequelize: Sequelize) => (sequelize.getQueryInterface() as unknown as { queryGenerator: SelectQueryGenerator }).queryGenerator;
+const isSelectQueryGenerator = (generator: unknown): generator is SelectQueryGenerator =>
+  typeof generator === 'object' &&
+  generator !== null &&
+  ['selectQuery', 'escape', 'getWhereConditions'].every((method) => typeof Reflect.get(generator, method) === 'function');
+
+function generatorOf(sequelize: Sequelize): SelectQueryGenerator {
+  const { queryGenerator } = sequelize.getQueryInterface();
+  if (!isSelectQueryGenerator(queryGenerator)) throw new Error('This Sequelize has no query generator to write a SELECT with');
+  return queryGenerator;
+}
+
+/** normalizeDataType (public on Sequelize, absent from its typings) gives the dialect's own type for a data type. */
+const normalizesDataTypes = (sequelize: Sequelize): sequelize is Sequelize & { normalizeDataType(type: unknown): unknown } =>
+  typeof Reflect.get(sequelize, 'normalizeDataType') === 'function';
 
 /**
  * The `SELECT` findAll would run, as text to embed in a larger statement (a union, an EXISTS). Values are escaped
@@ -25,7 +38,8 @@ export function whereSql(sequelize: Sequelize, where: WhereOptions): string {
 
 /** A timestamp as SQL text, escaped as findAll escapes a value compared with a DATE(3) column (every timestamp here). */
 export function timestampSql(sequelize: Sequelize, date: Date): string {
-  // normalizeDataType (public, absent from the typings) gives the dialect's own DATE, which knows its format.
-  const type = (sequelize as unknown as { normalizeDataType(type: unknown): unknown }).normalizeDataType(DataTypes.DATE(3));
+  // The dialect's own DATE knows its format.
+  if (!normalizesDataTypes(sequelize)) throw new Error('This Sequelize cannot give its dialect\'s DATE type');
+  const type = sequelize.normalizeDataType(DataTypes.DATE(3));
   return generatorOf(sequelize).escape(date, { type });
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { FindOptions, IncludeOptions, Includeable, Model, ModelStatic, QueryTypes, Utils, WhereOptions } from 'sequelize';
 import { findRaw } from './findRaw';
+import { includesOf, isModelInclude, typeKeyOf } from './includes';
 import { written } from './written';
 
 /**
@@ -34,16 +35,15 @@ class CannotParameterise extends Error {}
 const STRING_TYPES = new Set(['STRING', 'CHAR', 'TEXT', 'UUID']);
 
 type Attributes = ReturnType<ModelStatic<Model>['getAttributes']>;
-const isStringColumn = (attribute: Attributes[string] | undefined) => STRING_TYPES.has((attribute?.type as { key?: string } | undefined)?.key ?? '');
+const isStringColumn = (attribute: Attributes[string] | undefined) => STRING_TYPES.has(typeKeyOf(attribute) ?? '');
 
 /** What each included model is called (`as`), for a where naming `$as.column$`; nested ones by their path. */
 function includedModels(include: Includeable[] | undefined, prefix = ''): Map<string, ModelStatic<Model>> {
   const models = new Map<string, ModelStatic<Model>>();
   for (const item of include ?? []) {
-    const options = item as IncludeOptions;
-    if (!options.as || !options.model) continue;
-    models.set(prefix + options.as, options.model as ModelStatic<Model>);
-    for (const [path, model] of includedModels(options.include as Includeable[] | undefined, `${prefix}${options.as}.`)) models.set(path, model);
+    if (!isModelInclude(item) || !item.as) continue;
+    models.set(prefix + item.as, item.model);
+    for (const [path, model] of includedModels(item.include, `${prefix}${item.as}.`)) models.set(path, model);
   }
   return models;
 }
@@ -65,12 +65,12 @@ function parameterise(model: ModelStatic<Model>, options: FindOptions): Paramete
       const out: Record<string | symbol, unknown> = {};
       // Only operators may follow a column: a nested column keeps the old path.
       if (Object.keys(value).length) throw new CannotParameterise();
-      for (const op of Object.getOwnPropertySymbols(value)) out[op] = leaf((value as Record<symbol, unknown>)[op], stringColumn);
+      for (const op of Object.getOwnPropertySymbols(value)) out[op] = leaf(value[op], stringColumn);
       return out;
     }
     throw new CannotParameterise();
   };
-  const included = includedModels(options.include as Includeable[] | undefined);
+  const included = includedModels(includesOf(options.include));
   const attributeOf = (attributes: Attributes, column: string): Attributes[string] | undefined => {
     const path = /^\$(.+)\.([^.]+)\$$/.exec(column);
     if (!path) return attributes[column];
@@ -87,26 +87,24 @@ function parameterise(model: ModelStatic<Model>, options: FindOptions): Paramete
       if (!attribute) throw new CannotParameterise();
       out[column] = leaf(value, isStringColumn(attribute));
     }
-    for (const op of Object.getOwnPropertySymbols(node)) out[op] = conditions((node as Record<symbol, unknown>)[op], attributes);
+    for (const op of Object.getOwnPropertySymbols(node)) out[op] = conditions(node[op], attributes);
     return out;
   };
   const where = (node: WhereOptions | undefined, of: ModelStatic<Model>) => (node === undefined ? undefined : (conditions(node, of.getAttributes()) as WhereOptions));
   const include = (items: Includeable[] | undefined): Includeable[] | undefined =>
     items?.map((item) => {
-      const options = item as IncludeOptions;
-      if (!isPlain(item) || !options.model) throw new CannotParameterise();
-      const of = options.model as ModelStatic<Model>;
+      if (!isPlain(item) || !isModelInclude(item)) throw new CannotParameterise();
       // Sequelize reads a key that is present as given: an include without a where or includes keeps none.
-      const shaped: IncludeOptions = { ...options };
-      if (options.where) shaped.where = where(options.where, of);
-      if (options.include) shaped.include = include(options.include as Includeable[]);
+      const shaped: IncludeOptions = { ...item };
+      if (item.where) shaped.where = where(item.where, item.model);
+      if (item.include) shaped.include = include(item.include);
       return shaped;
     });
-  const replacements = (options as { replacements?: unknown }).replacements;
+  const replacements = options.replacements;
   try {
-    const shaped: FindOptions & { replacements?: unknown } = { ...options };
+    const shaped: FindOptions = { ...options };
     if (options.where) shaped.where = where(options.where, model);
-    if (options.include) shaped.include = include(options.include as Includeable[]);
+    if (options.include) shaped.include = include(includesOf(options.include));
     if (replacements !== undefined) {
       // A replacement stands for a value in a literal subquery: a string is bound whatever column it meets.
       if (!isPlain(replacements)) throw new CannotParameterise();
@@ -119,7 +117,8 @@ function parameterise(model: ModelStatic<Model>, options: FindOptions): Paramete
   }
 }
 
-const isPlain = (value: unknown): value is object => typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+const isPlain = (value: unknown): value is Record<string | symbol, unknown> =>
+  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 
 export class Statements {
   /** null: Sequelize wrote a value where no parameter can stand (inside a pattern, say); that shape keeps findAll. */
@@ -160,7 +159,8 @@ export class Statements {
     const order: number[] = [];
     const bound = sql.replace(MARKER_PATTERN, (_, i: string) => (order.push(Number(i)), '?'));
     const statement = bound.includes(MARKER) ? null : { sql: bound, order };
-    if (this.statements.size >= MAX_STATEMENTS) this.statements.delete(this.statements.keys().next().value as string);
+    const oldest = this.statements.keys().next();
+    if (this.statements.size >= MAX_STATEMENTS && !oldest.done) this.statements.delete(oldest.value);
     this.statements.set(key, statement);
     return statement;
   }

@@ -6,14 +6,16 @@ export function written(value: unknown): string {
   if (value === null || value === undefined) return String(value);
   if (value instanceof Date) return `Date(${value.toISOString()})`;
   if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value !== 'object' && typeof value !== 'function') return String(value);
-  if (typeof value === 'function') return `table(${String((value as { tableName?: unknown }).tableName ?? value.name)})`;
+  if (typeof value === 'function') return `table(${String(('tableName' in value ? value.tableName : undefined) ?? value.name)})`;
+  if (!isObject(value)) return String(value);
   if (Array.isArray(value)) return `[${value.map(written).join(',')}]`;
-  const object = value as Record<string | symbol, unknown>;
-  const keys = [...Object.keys(object).sort(), ...Object.getOwnPropertySymbols(object).map((s) => s)];
+  const keys = [...Object.keys(value).sort(), ...Object.getOwnPropertySymbols(value).map((s) => s)];
   const fields = keys
-    .filter((k) => object[k] !== undefined)
-    .map((k) => `${typeof k === 'symbol' ? `@${k.description}` : JSON.stringify(k)}:${written(object[k])}`);
-  const kind = object.constructor && object.constructor !== Object ? object.constructor.name : '';
+    .filter((k) => value[k] !== undefined)
+    .map((k) => `${typeof k === 'symbol' ? `@${k.description}` : JSON.stringify(k)}:${written(value[k])}`);
+  const kind = value.constructor && value.constructor !== Object ? value.constructor.name : '';
   return `${kind}{${fields.join(',')}}`;
 }
+
+/** An object's fields, own or not, can be read by name or symbol (each unknown). */
+const isObject = (value: unknown): value is Record<string | symbol, unknown> => typeof value === 'object' && value !== null;
