@@ -275,13 +275,13 @@ describeBrowser('the settings page in chromium', () => {
     expect((await gitRow.getByRole('cell').allInnerTexts())[3]).toBe('Set');
 
     // Bitbucket Cloud: the URL, the secret, and where in Bitbucket to paste them.
-    await gitApps.getByLabel('Provider').selectOption({ label: 'Bitbucket Cloud' });
+    await gitApps.getByLabel('Provider').selectOption({ label: 'Bitbucket' });
     await gitApps.getByLabel('Name').fill('Bitbucket from the page');
     await gitApps.getByRole('button', { name: 'Add git app' }).click();
     expect(await gitApps.getByLabel('Webhook URL', { exact: true }).inputValue()).toMatch(/\/ingest\/bitbucket\/gapp_\w+$/);
     await gitApps.getByText(/Workspace settings → Webhooks, for all its repositories\): Secret as above; Triggers: Repository Push, Updated; Pull Request Created/).waitFor();
     const bitbucketRow = gitApps.getByRole('row', { name: /Bitbucket from the page/ });
-    expect((await bitbucketRow.getByRole('cell').allInnerTexts()).slice(0, 4)).toEqual(['Bitbucket from the page', 'Bitbucket Cloud', expect.stringMatching(/\/ingest\/bitbucket\//), 'Set']);
+    expect((await bitbucketRow.getByRole('cell').allInnerTexts()).slice(0, 4)).toEqual(['Bitbucket from the page', 'Bitbucket', expect.stringMatching(/\/ingest\/bitbucket\//), 'Set']);
     await gitApps.getByRole('button', { name: 'Done' }).click();
 
     const scim = acme.getByRole('region', { name: 'SCIM tokens' });
@@ -406,6 +406,10 @@ describeBrowser('the settings page in chromium', () => {
     await signInWithLink(page, DEMO.users.margaret);
     const apps = page.getByRole('region', { name: 'Globex' }).getByRole('region', { name: 'Apps', exact: true });
     const token = `github_pat_${randomBytes(30).toString('hex')}`;
+    // The fields' hints name the providers that take them, as the service's catalog (settings.providers) says.
+    await apps.getByText('GitHub Copilot, Cursor and Claude Code only, and required there: the key or token the vendor issued').waitFor();
+    await apps.getByText('GitHub Copilot only: the organization whose usage reports are read').waitFor();
+    await apps.getByText('Jira only: the issue field that holds story points.').waitFor();
     await apps.getByLabel('Provider').selectOption({ label: 'GitHub Copilot' });
     await apps.getByLabel('Name').fill('Copilot from the page');
     await apps.getByLabel('Vendor credential').fill(token);
@@ -434,6 +438,12 @@ describeBrowser('the settings page in chromium', () => {
     const page = await openPage();
     await signInWithLink(page, DEMO.users.margaret);
     const apps = page.getByRole('region', { name: 'Globex' }).getByRole('region', { name: 'Apps', exact: true });
+    // A provider whose deliveries name what they carry in the path: a URL for each, said with the secret.
+    await apps.getByLabel('Provider').selectOption({ label: 'Deployments API' });
+    await apps.getByRole('button', { name: 'Add app' }).click();
+    const deploymentsUrl = await apps.getByLabel('Webhook URL', { exact: true }).inputValue();
+    await apps.getByText(`POST deployments to ${deploymentsUrl}/deployments and incidents to ${deploymentsUrl}/incidents.`).waitFor();
+    await apps.getByRole('button', { name: 'Done' }).click();
     await apps.getByLabel('Provider').selectOption({ label: 'PagerDuty' });
     await apps.getByLabel('Name').fill('PagerDuty from the page');
     await apps.getByRole('button', { name: 'Add app' }).click();

@@ -4,6 +4,7 @@ import { field, h, hidden, nextId, table, valueOf } from '../../../pages/script/
 import { confirmingButton } from '../../../pages/script/confirm';
 import { createForm, rowAction } from './actions';
 import { partsOf, subsection } from './parts';
+import { Catalog, chosenProvider, listed, providerChoice, providerName } from './providers';
 import { clearSecret, showSecret, webhookSecretState } from './secrets';
 
 type Organization = Outputs['settings']['session']['organizations'][number];
@@ -11,39 +12,13 @@ type App = Outputs['settings']['apps']['list'][number];
 type Team = Outputs['settings']['apps']['teams'][number];
 type Repository = Outputs['settings']['apps']['repositories'][number];
 type Mappings = Outputs['settings']['apps']['mappings'];
-type Provider = Inputs['settings']['apps']['create']['provider'];
 type Category = Inputs['settings']['apps']['mapStatus']['category'];
 interface Of {
   organization_id: string;
 }
 
-const PROVIDERS: Record<Provider, string> = {
-  jira: 'Jira',
-  linear: 'Linear',
-  slack: 'Slack',
-  pagerduty: 'PagerDuty',
-  opsgenie: 'Opsgenie',
-  deployments: 'Deployments API',
-  copilot: 'GitHub Copilot',
-  cursor: 'Cursor',
-  claude_code: 'Claude Code',
-};
-const PROVIDER_IDS: readonly Provider[] = ['jira', 'linear', 'slack', 'pagerduty', 'opsgenie', 'deployments', 'copilot', 'cursor', 'claude_code'];
-
 const CATEGORIES: Record<Category, string> = { backlog: 'Backlog', active: 'Active', paused: 'Paused', done: 'Done', canceled: 'Canceled' };
 const CATEGORY_IDS: readonly Category[] = ['backlog', 'active', 'paused', 'done', 'canceled'];
-
-/** The provider's name as people know it; one the page does not know by its id. */
-function providerName(provider: string): string {
-  const known = PROVIDER_IDS.find((p) => p === provider);
-  return known ? PROVIDERS[known] : provider;
-}
-
-function providerOf(value: string): Provider {
-  const provider = PROVIDER_IDS.find((p) => p === value);
-  if (!provider) throw new Error(`Choose a provider: ${Object.values(PROVIDERS).join(', ')}.`);
-  return provider;
-}
 
 function categoryOf(value: string): Category {
   const category = CATEGORY_IDS.find((c) => c === value);
@@ -65,21 +40,34 @@ function lastPull(app: App): HTMLElement | string {
   );
 }
 
-/** A field's value, or undefined when left empty (the service's default then applies). */
+/** A field's value, or undefined when left empty or not offered (the service's default then applies). */
 function optionalValue(form: HTMLFormElement, name: string): string | undefined {
+  if (!form.elements.namedItem(name)) return undefined;
   const value = valueOf(form, name).trim();
   return value === '' ? undefined : value;
 }
 
-/** Incident tools and the deployments API: their boards (services, teams, names) are mapped to repositories. */
+/** Incident tools and deployment sources: their boards (services, teams, names) are mapped to repositories. */
 const mapsToRepositories = (app: App): boolean => app.category === 'incidents' || app.category === 'deployments';
+
+/** A field's hint for the providers it is for: “A and B only…”; null when no provider takes the field. */
+function onlyFor(providers: Catalog, hint: string): string | null {
+  return providers.length ? `${listed(providers.map((p) => p.name), 'and')} only${hint}` : null;
+}
 
 /**
  * An organization's apps: listed, added with their webhook URL and secret shown once, disabled and enabled, secrets
- * rotated; each app's boards mapped to teams (trackers, chat) or repositories (incident tools, the deployments
- * API), a tracker's status names counted in another category, its accounts linked.
+ * rotated; each app's boards mapped to teams (trackers, chat) or repositories (incident tools, deployment
+ * sources), a tracker's status names counted in another category, its accounts linked. `catalog`: the providers the
+ * service connects to.
  */
-export function appsSection(org: Organization): HTMLElement {
+export function appsSection(org: Organization, catalog: Catalog): HTMLElement {
+  const choices = catalog.filter((p) => p.connection === 'app');
+  const nameOf = (id: string) => providerName(catalog, id);
+  // The service reads an app of a provider that sends nothing (an AI vendor's), with the credential it issued.
+  const credentialHint = onlyFor(choices.filter((p) => !p.pushes), ', and required there: the key or token the vendor issued (docs/ai-vendors.md). Never shown again.');
+  const githubAccountHint = onlyFor(choices.filter((p) => p.reads_github_account), ': the organization whose usage reports are read (an enterprise: npm run apps).');
+  const pointsFieldHint = onlyFor(choices.filter((p) => p.names_points_field), ': the issue field that holds story points.');
   const parts = partsOf(
     subsection(`${org.id}-apps`, 'Apps', 'Trackers, chat, incident tools and deployment scripts that send the organization’s work in, and AI vendors.'),
   );
@@ -99,7 +87,7 @@ export function appsSection(org: Organization): HTMLElement {
       ['Name', 'Provider', 'Webhook URL', 'Secret', 'State', 'Last pull', 'Actions'],
       apps.map((app) => [
         app.name,
-        providerName(app.provider),
+        nameOf(app.provider),
         app.webhook_url ? h('code', { class: 'url' }, app.webhook_url) : 'None',
         webhookSecretState(app.has_secret, app.previous_secret_accepted_until),
         h('span', { class: `status status-${app.is_active ? 'active' : 'disabled'}` }, app.is_active ? 'active' : 'disabled'),
@@ -134,7 +122,7 @@ export function appsSection(org: Organization): HTMLElement {
       const rotated = await call(api.settings.apps.rotateSecret.mutate({ ...of, app_id: app.id }));
       await refresh();
       showSecret(parts, `New webhook secret for ${app.name}`, [{ label: 'Webhook secret', text: rotated.secret }], [
-        `Put it where ${providerName(app.provider)} takes it. The previous secret is accepted for 24 hours; if it leaked, “Refuse previous secret” ends that at once.`,
+        `Put it where ${nameOf(app.provider)} takes it. The previous secret is accepted for 24 hours; if it leaked, “Refuse previous secret” ends that at once.`,
       ]);
     });
   }
@@ -149,21 +137,21 @@ export function appsSection(org: Organization): HTMLElement {
   }
 
   /**
-   * Linear, Slack and PagerDuty sign with a secret they make and show once: it is stored in place of ours. An AI
-   * vendor's app takes a new credential the same way, when the vendor's key expired or was revoked.
+   * Some providers sign with a secret they make and show once: it is stored in place of ours. An AI vendor's app
+   * takes a new credential the same way, when the vendor's key expired or was revoked.
    */
   function showProviderSecret(app: App): void {
     const vendor = app.vendor !== null;
     const form = createForm(
-      vendor ? `New credential for ${app.name}` : `Secret ${providerName(app.provider)} made for ${app.name}`,
+      vendor ? `New credential for ${app.name}` : `Secret ${nameOf(app.provider)} made for ${app.name}`,
       4,
       [
         field(
           vendor ? 'New credential' : 'Provider’s secret',
           h('input', { type: 'password', name: 'secret', maxLength: 1000, required: true, autocomplete: 'off' }),
           vendor
-            ? `The key or token ${providerName(app.provider)} issued (docs/ai-vendors.md says which). The next pull uses it.`
-            : `As ${providerName(app.provider)} shows it in the webhook’s settings. The secret it replaces is accepted for 24 hours.`,
+            ? `The key or token ${nameOf(app.provider)} issued (docs/ai-vendors.md says which). The next pull uses it.`
+            : `As ${nameOf(app.provider)} shows it in the webhook’s settings. The secret it replaces is accepted for 24 hours.`,
         ),
       ],
       vendor ? 'Store credential' : 'Store secret',
@@ -173,7 +161,7 @@ export function appsSection(org: Organization): HTMLElement {
         await refresh();
         parts.done.textContent = vendor
           ? `Stored the new credential of ${app.name}, sealed: the next pull uses it.`
-          : `Stored the secret ${providerName(app.provider)} made for ${app.name}: its deliveries are verified with it from now on.`;
+          : `Stored the secret ${nameOf(app.provider)} made for ${app.name}: its deliveries are verified with it from now on.`;
         parts.heading.focus();
       },
     );
@@ -183,7 +171,7 @@ export function appsSection(org: Organization): HTMLElement {
   }
 
   async function showMappings(app: App): Promise<void> {
-    const panel = mappingsPanel(of, app, () => {
+    const panel = mappingsPanel(of, app, nameOf(app.provider), () => {
       mappings.replaceChildren();
       parts.heading.focus();
     });
@@ -196,30 +184,20 @@ export function appsSection(org: Organization): HTMLElement {
     'Add an app',
     4,
     [
-      field('Provider', h('select', { name: 'provider' }, PROVIDER_IDS.map((p) => h('option', { value: p }, PROVIDERS[p])))),
+      field('Provider', providerChoice(choices)),
       field('Name', h('input', { type: 'text', name: 'name', maxLength: 200, autocomplete: 'off' }), 'Left empty: the provider’s name.'),
-      field(
-        'Vendor credential',
-        h('input', { type: 'password', name: 'credential', maxLength: 1000, autocomplete: 'off' }),
-        'GitHub Copilot, Cursor and Claude Code only, and required there: the key or token the vendor issued (docs/ai-vendors.md). Never shown again.',
-      ),
-      field(
-        'GitHub organization',
-        h('input', { type: 'text', name: 'github_org', maxLength: 39, autocomplete: 'off' }),
-        'GitHub Copilot only: the organization whose usage reports are read (an enterprise: npm run apps).',
-      ),
-      field(
-        'Story points field',
-        h('input', { type: 'text', name: 'points_field', maxLength: 100, autocomplete: 'off', placeholder: 'customfield_10016' }),
-        'Jira only: the issue field that holds story points.',
-      ),
+      // A field no offered provider takes is left out.
+      credentialHint && field('Vendor credential', h('input', { type: 'password', name: 'credential', maxLength: 1000, autocomplete: 'off' }), credentialHint),
+      githubAccountHint && field('GitHub organization', h('input', { type: 'text', name: 'github_org', maxLength: 39, autocomplete: 'off' }), githubAccountHint),
+      pointsFieldHint &&
+        field('Story points field', h('input', { type: 'text', name: 'points_field', maxLength: 100, autocomplete: 'off', placeholder: 'customfield_10016' }), pointsFieldHint),
     ],
     'Add app',
     async (f) => {
       const created = await call(
         api.settings.apps.create.mutate({
           ...of,
-          provider: providerOf(valueOf(f, 'provider')),
+          provider: chosenProvider(choices, valueOf(f, 'provider')).id,
           name: optionalValue(f, 'name'),
           points_field: optionalValue(f, 'points_field'),
           credential: optionalValue(f, 'credential'),
@@ -229,11 +207,13 @@ export function appsSection(org: Organization): HTMLElement {
       await refresh();
       const { app, secret } = created;
       if (!app.webhook_url || !secret) {
-        parts.done.textContent = `Added ${app.name}: the service reads ${providerName(app.provider)}’s usage with the credential, stored sealed and never shown again. The worker pulls each day.`;
+        parts.done.textContent = `Added ${app.name}: the service reads ${nameOf(app.provider)}’s usage with the credential, stored sealed and never shown again. The worker pulls each day.`;
         return;
       }
-      const notes = [`In ${providerName(app.provider)}, send the webhooks to this URL with this secret (docs/ingest.md says where each provider takes it).`];
-      if (app.provider === 'deployments') notes.push(`POST deployments to ${app.webhook_url}/deployments and incidents to ${app.webhook_url}/incidents.`);
+      const notes = [`In ${nameOf(app.provider)}, send the webhooks to this URL with this secret (docs/ingest.md says where each provider takes it).`];
+      // A provider whose deliveries name what they carry in the path: a URL for each.
+      const resources = catalog.find((p) => p.id === app.provider)?.resources ?? [];
+      if (resources.length) notes.push(`POST ${listed(resources.map((r) => `${r} to ${app.webhook_url}/${r}`), 'and')}.`);
       showSecret(
         parts,
         `App “${app.name}”`,
@@ -252,9 +232,9 @@ export function appsSection(org: Organization): HTMLElement {
 
 /**
  * An app's boards, status overrides and linked accounts, each changed by a small form; refreshed after each change. A
- * tracker's boards go to teams; an incident tool's and the deployments API's to repositories, with no statuses or accounts.
+ * tracker's boards go to teams; an incident tool's and a deployment source's to repositories, with no statuses or accounts.
  */
-function mappingsPanel(of: Of, app: App, close: () => void): { element: HTMLElement; heading: HTMLElement; load: () => Promise<void> } {
+function mappingsPanel(of: Of, app: App, providerName: string, close: () => void): { element: HTMLElement; heading: HTMLElement; load: () => Promise<void> } {
   const headingId = nextId('mappings');
   const alert = h('div', { class: 'alert', role: 'alert' });
   const said = h('p', { class: 'done', role: 'status' });
@@ -332,7 +312,7 @@ function mappingsPanel(of: Of, app: App, close: () => void): { element: HTMLElem
       field(
         'Board',
         h('input', { type: 'text', name: 'board', maxLength: 200, required: true, autocomplete: 'off' }),
-        toRepositories ? 'A PagerDuty service id, an Opsgenie team or tag, the repository name a CI job sends…' : 'A Jira project key, a Linear team key, a GitHub owner/repo…',
+        `As ${providerName} names it: ${toRepositories ? 'a service id, a team or tag, the repository name a CI job sends…' : 'a project or team key, an owner/repo…'}`,
       ),
       field(toRepositories ? 'Repository' : 'Team', targetChoice),
     ],

@@ -1,38 +1,23 @@
 import { attempt } from '../../../pages/script/attempt';
-import { api, call, Inputs, Outputs } from '../../../pages/script/api';
+import { api, call, Outputs } from '../../../pages/script/api';
 import { field, h, hidden, table, valueOf } from '../../../pages/script/elements';
 import { confirmingButton } from '../../../pages/script/confirm';
 import { createForm, rowAction } from './actions';
 import { partsOf, subsection } from './parts';
+import { Catalog, chosenProvider, listed, providerChoice, providerName } from './providers';
 import { clearSecret, showSecret, webhookSecretState } from './secrets';
 
 type Organization = Outputs['settings']['session']['organizations'][number];
 type GitApp = Outputs['settings']['gitApps']['list'][number];
-/** The providers a git app may be added for here. */
-type Provider = Inputs['settings']['gitApps']['create']['provider'];
-
-const PROVIDERS: Record<Provider, string> = { github: 'GitHub', gitlab: 'GitLab', bitbucket: 'Bitbucket Cloud' };
-const PROVIDER_IDS: readonly Provider[] = ['github', 'gitlab', 'bitbucket'];
-
-/** The provider's name as people know it; a provider of an app made elsewhere (the CLIs) by its id. */
-function providerName(provider: string): string {
-  const known = PROVIDER_IDS.find((p) => p === provider);
-  return known ? PROVIDERS[known] : provider;
-}
-
-/** The provider chosen in the form, one of those it offers. */
-function providerOf(value: string): Provider {
-  const provider = PROVIDER_IDS.find((p) => p === value);
-  if (!provider) throw new Error(`Choose a provider: ${Object.values(PROVIDERS).join(', ')}.`);
-  return provider;
-}
 
 /**
  * An organization's git apps: listed, added with their webhook URL and secret shown once, secrets rotated (the one
- * replaced refused at once when it leaked).
+ * replaced refused at once when it leaked). `catalog`: the providers the service connects to.
  */
-export function gitAppsSection(org: Organization): HTMLElement {
-  const parts = partsOf(subsection(`${org.id}-git-apps`, 'Git apps', 'Connections that receive GitHub’s, GitLab’s or Bitbucket’s webhooks for your repositories.'));
+export function gitAppsSection(org: Organization, catalog: Catalog): HTMLElement {
+  const choices = catalog.filter((p) => p.connection === 'git_app');
+  const nameOf = (id: string) => providerName(catalog, id);
+  const parts = partsOf(subsection(`${org.id}-git-apps`, 'Git apps', `Connections that receive ${listed(choices.map((p) => `${p.name}’s`), 'or')} webhooks for your repositories.`));
   const of = { organization_id: org.id };
 
   async function refresh(): Promise<void> {
@@ -47,7 +32,7 @@ export function gitAppsSection(org: Organization): HTMLElement {
       ['Name', 'Provider', 'Webhook URL', 'Secret', 'Actions'],
       apps.map((app) => [
         app.name,
-        providerName(app.provider),
+        nameOf(app.provider),
         app.webhook_url ? h('code', { class: 'url' }, app.webhook_url) : 'None',
         webhookSecretState(app.has_secret, app.previous_secret_accepted_until),
         h(
@@ -65,7 +50,7 @@ export function gitAppsSection(org: Organization): HTMLElement {
       const rotated = await call(api.settings.gitApps.rotateSecret.mutate({ ...of, git_app_id: app.id }));
       await refresh();
       showSecret(parts, `New webhook secret for ${app.name}`, [{ label: 'Webhook secret', text: rotated.secret }], [
-        `Paste it into ${providerName(app.provider)}’s webhook settings. The previous secret is accepted for 24 hours; if it leaked, “Refuse previous secret” ends that at once.`,
+        `Paste it into ${nameOf(app.provider)}’s webhook settings. The previous secret is accepted for 24 hours; if it leaked, “Refuse previous secret” ends that at once.`,
       ]);
     });
   }
@@ -83,12 +68,12 @@ export function gitAppsSection(org: Organization): HTMLElement {
     'Add a git app',
     4,
     [
-      field('Provider', h('select', { name: 'provider' }, PROVIDER_IDS.map((p) => h('option', { value: p }, PROVIDERS[p])))),
+      field('Provider', providerChoice(choices)),
       field('Name', h('input', { type: 'text', name: 'name', maxLength: 200, required: true, autocomplete: 'off' })),
     ],
     'Add git app',
     async (f) => {
-      const created = await call(api.settings.gitApps.create.mutate({ ...of, provider: providerOf(valueOf(f, 'provider')), name: valueOf(f, 'name') }));
+      const created = await call(api.settings.gitApps.create.mutate({ ...of, provider: chosenProvider(choices, valueOf(f, 'provider')).id, name: valueOf(f, 'name') }));
       await refresh();
       showSecret(
         parts,
@@ -97,7 +82,7 @@ export function gitAppsSection(org: Organization): HTMLElement {
           { label: 'Webhook URL', text: created.git_app.webhook_url ?? '' },
           { label: 'Webhook secret', text: created.secret },
         ],
-        [`In ${providerName(created.git_app.provider)}’s webhook settings, use this URL and secret. ${created.provider_settings}.`],
+        [`In ${nameOf(created.git_app.provider)}’s webhook settings, use this URL and secret.${created.provider_settings ? ` ${created.provider_settings}.` : ''}`],
       );
     },
   );

@@ -3,12 +3,13 @@ import { h } from '../../../pages/script/elements';
 import { appsSection } from './apps';
 import { gitAppsSection } from './gitApps';
 import { organizationTokensSection, SCIM, TELEMETRY } from './organizationTokens';
+import type { Catalog } from './providers';
 import { webhooksSection } from './webhooks';
 
 type Organization = Outputs['settings']['session']['organizations'][number];
 
-/** What an admin manages for one organization: webhooks, git apps, apps, SCIM and telemetry tokens. */
-export function organizationSection(org: Organization, eventTypes: Outputs['settings']['webhooks']['eventTypes']): HTMLElement {
+/** What an admin manages for one organization: webhooks, git apps, apps, SCIM and telemetry tokens. `providers`: those offered. */
+export function organizationSection(org: Organization, eventTypes: Outputs['settings']['webhooks']['eventTypes'], providers: Catalog): HTMLElement {
   const headingId = `${org.id}-heading`;
   return h(
     'section',
@@ -16,8 +17,8 @@ export function organizationSection(org: Organization, eventTypes: Outputs['sett
     h('h2', { id: headingId }, org.name),
     h('p', { class: 'muted' }, 'You are an admin of this organization.'),
     webhooksSection(org, eventTypes),
-    gitAppsSection(org),
-    appsSection(org),
+    gitAppsSection(org, providers),
+    appsSection(org, providers),
     organizationTokensSection(org, SCIM),
     organizationTokensSection(org, TELEMETRY),
   );

@@ -29,8 +29,9 @@ async function start(): Promise<void> {
   const administered = session.organizations.filter((o) => o.role === 'admin');
   if (administered.length) {
     await attempt($('#page-alert'), async () => {
-      const eventTypes = await call(api.settings.webhooks.eventTypes.query());
-      $('#organizations').replaceChildren(...administered.map((org) => organizationSection(org, eventTypes)));
+      // Read once for every organization's sections: the events a webhook may name, the providers a connection may have.
+      const [eventTypes, providers] = await Promise.all([call(api.settings.webhooks.eventTypes.query()), call(api.settings.providers.query())]);
+      $('#organizations').replaceChildren(...administered.map((org) => organizationSection(org, eventTypes, providers)));
     });
   }
 }
