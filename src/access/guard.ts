@@ -35,10 +35,11 @@ export const guard = {
     // One statement, kept per shape: the user with their active organizations beside (every /users/{id} path asks this first).
     const [user] = await findPlain(User, { where: { id: userId }, attributes: { include: [[ACTIVE_ORGANIZATION_IDS, 'active_organization_ids']] }, limit: 1 });
     if (!user) throw resourceNotFound('user');
-    const joined = Reflect.get(user, 'active_organization_ids') as string | null;
+    // The GROUP_CONCAT's text; null for none.
+    const joined: unknown = Reflect.get(user, 'active_organization_ids');
     // MySQL cuts GROUP_CONCAT at group_concat_max_len, 1024 bytes by default (MariaDB's is 1 MB): a user in some 40
     // organizations or more is read again in full rather than lose organizations.
-    const organizationIds = joined === null ? [] : joined.length < GROUP_CONCAT_SAFE_LENGTH ? joined.split(',') : await activeOrganizationIds(userId);
+    const organizationIds = typeof joined !== 'string' ? [] : joined.length < GROUP_CONCAT_SAFE_LENGTH ? joined.split(',') : await activeOrganizationIds(userId);
     if (!rules.canAccessUser(p, userId, organizationIds)) throw forbidden('user');
     return { user, organizationIds };
   },

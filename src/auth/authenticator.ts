@@ -13,6 +13,7 @@ import {
 } from '../../db/models';
 import { hashesEqual, hashToken, isWellFormedToken, OTLP_TOKEN_PREFIX, SCIM_TOKEN_PREFIX } from './tokenFormat';
 import { LastUsedRecorder } from './lastUsed';
+import { included } from '../persistence/query/included';
 
 const unauthorized = unauthenticated;
 
@@ -152,7 +153,7 @@ export class Authenticator {
         organizations: orgMemberships.map((m) => ({ organizationId: m.organization_id, role: m.role })),
         teams: teamMemberships.map((m) => ({
           teamId: m.team_id,
-          organizationId: (m as TeamMembership & { team: Team }).team.organization_id,
+          organizationId: included(m, 'team', Team).organization_id,
           role: m.role,
         })),
         scopedTeamOrganizations: new Map(scopedTeams.map((t) => [t.id, t.organization_id])),
@@ -163,7 +164,8 @@ export class Authenticator {
 
   private remember(hash: string, entry: CachedToken): void {
     if (this.options.cacheTtlMs <= 0) return;
-    if (this.cache.size >= 10_000) this.cache.delete(this.cache.keys().next().value as string);
+    const oldest = this.cache.keys().next();
+    if (this.cache.size >= 10_000 && !oldest.done) this.cache.delete(oldest.value);
     this.cache.set(hash, entry);
   }
 }

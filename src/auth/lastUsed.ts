@@ -1,7 +1,7 @@
-import { Op } from 'sequelize';
-import type { ApiToken, OtlpToken, ScimToken } from '../../db/models';
+import { Model, ModelStatic, Op } from 'sequelize';
 
-type TokenModel = typeof ApiToken | typeof ScimToken | typeof OtlpToken;
+/** What each kind of token (API, SCIM, OTLP) has for this: its id and when it was last used. */
+type TokenModel = ModelStatic<Model<{ id: string; last_used_at: Date | null }>>;
 
 /**
  * Records that a token was used without a write per request: at most one conditional UPDATE of `last_used_at`
@@ -24,7 +24,7 @@ export class LastUsedRecorder {
     }
     this.written.set(tokenId, now.getTime());
     const staleBefore = new Date(now.getTime() - this.intervalMs);
-    (this.model as typeof ApiToken)
+    this.model
       .update({ last_used_at: now }, { where: { id: tokenId, [Op.or]: [{ last_used_at: null }, { last_used_at: { [Op.lt]: staleBefore } }] } })
       .catch(this.onError);
   }

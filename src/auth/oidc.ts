@@ -107,7 +107,7 @@ export class OidcSignIn {
         )
         .catch((err: unknown) => {
           this.configuration = undefined;
-          throw new SignInFailure(`The identity provider at ${this.settings.issuer} could not be reached (${(err as Error).message}); try again in a moment.`);
+          throw new SignInFailure(`The identity provider at ${this.settings.issuer} could not be reached (${err instanceof Error ? err.message : String(err)}); try again in a moment.`);
         });
     }
     return this.configuration;

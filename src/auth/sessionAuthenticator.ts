@@ -3,6 +3,7 @@ import { OrganizationMembership, Team, TeamMembership, User } from '../../db/mod
 import { effectiveAccess, Principal } from '../access/principal';
 import { conditions } from '../access/conditions';
 import { unauthenticated } from '../errors';
+import { included } from '../persistence/query/included';
 import type { Session, Sessions } from './sessions';
 
 /** The principal id of every session: nothing a session does is recorded against an API token. */
@@ -43,7 +44,7 @@ export class SessionAuthenticator {
     });
     const principal = effectiveAccess(session.userId, SESSION_TOKEN_ID, { organizationIds: [], teamIds: [] }, {
       organizations: active.map((m) => ({ organizationId: m.organization_id, role: m.role })),
-      teams: teams.map((m) => ({ teamId: m.team_id, organizationId: (m as TeamMembership & { team: Team }).team.organization_id, role: m.role })),
+      teams: teams.map((m) => ({ teamId: m.team_id, organizationId: included(m, 'team', Team).organization_id, role: m.role })),
       scopedTeamOrganizations: new Map(),
     });
     return { session, principal };

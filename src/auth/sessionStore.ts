@@ -1,5 +1,6 @@
 import { Op } from 'sequelize';
 import { AuthRecordKind, AuthSession } from '../../db/models';
+import { z } from 'zod';
 import type { RedisClient } from '../redis';
 
 /**
@@ -59,12 +60,9 @@ export class DatabaseAuthStore implements AuthStore {
   }
 }
 
-interface RedisRecord {
-  userId: string | null;
-  data: string;
-  createdAt: number;
-  expiresAt: number;
-}
+/** A record as kept in Redis (its times in epoch milliseconds). */
+const redisRecord = z.object({ userId: z.string().nullable(), data: z.string(), createdAt: z.number(), expiresAt: z.number() });
+type RedisRecord = z.infer<typeof redisRecord>;
 
 export class RedisAuthStore implements AuthStore {
   constructor(private readonly redis: RedisClient, private readonly prefix: string) {}
@@ -115,7 +113,7 @@ export class RedisAuthStore implements AuthStore {
 
   private parse(text: string | null, now: Date): StoredRecord | undefined {
     if (!text) return undefined;
-    const r = JSON.parse(text) as RedisRecord;
+    const r = redisRecord.parse(JSON.parse(text));
     if (r.expiresAt <= now.getTime()) return undefined;
     return { userId: r.userId, data: r.data, createdAt: new Date(r.createdAt), expiresAt: new Date(r.expiresAt) };
   }

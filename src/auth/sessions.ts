@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import { hashToken } from './tokenFormat';
 import type { AuthStore } from './sessionStore';
 
@@ -15,13 +16,14 @@ export interface Session {
 }
 
 /** A sign-in under way at the identity provider: what the callback must find again (RFC 9700 §2.1, PKCE). */
-export interface PendingSignIn {
-  state: string;
-  nonce: string;
-  codeVerifier: string;
+const pendingSignIn = z.object({
+  state: z.string(),
+  nonce: z.string(),
+  codeVerifier: z.string(),
   /** A path of this service to land on afterwards. */
-  returnTo: string;
-}
+  returnTo: z.string(),
+});
+export type PendingSignIn = z.infer<typeof pendingSignIn>;
 
 export interface SessionOptions {
   idleMs: number;
@@ -35,11 +37,9 @@ const SIGN_IN_MS = 10 * 60_000;
 /** A session is refreshed at most this often: a page's burst of calls writes once. */
 const REFRESH_EVERY_MS = 60_000;
 
-interface StoredSession {
-  csrfToken: string;
-  endsAt: number;
-  seenAt: number;
-}
+/** A session's record as stored (its times in epoch milliseconds). */
+const storedSession = z.object({ csrfToken: z.string(), endsAt: z.number(), seenAt: z.number() });
+type StoredSession = z.infer<typeof storedSession>;
 
 const newSecret = () => randomBytes(32).toString('base64url');
 
@@ -65,7 +65,7 @@ export class Sessions {
     const now = this.clock();
     const record = await this.store.get('session', hashToken(id), now);
     if (!record?.userId) return undefined;
-    const stored = JSON.parse(record.data) as StoredSession;
+    const stored = storedSession.parse(JSON.parse(record.data));
     const session: Session = { userId: record.userId, csrfToken: stored.csrfToken, createdAt: record.createdAt, endsAt: new Date(stored.endsAt), seenAt: new Date(stored.seenAt) };
     if (session.endsAt <= now || session.seenAt.getTime() + this.options.idleMs <= now.getTime()) return undefined;
     if (now.getTime() - session.seenAt.getTime() >= REFRESH_EVERY_MS) {
@@ -94,7 +94,7 @@ export class Sessions {
   /** The sign-in a callback finishes, at most once. */
   async takeSignIn(id: string): Promise<PendingSignIn | undefined> {
     const record = await this.store.take('sign_in', hashToken(id), this.clock());
-    return record ? (JSON.parse(record.data) as PendingSignIn) : undefined;
+    return record ? pendingSignIn.parse(JSON.parse(record.data)) : undefined;
   }
 
   private save(id: string, s: Session): Promise<void> {

@@ -12,7 +12,8 @@ export class TokenCache<T> {
     if (entry && entry.until > now.getTime()) return entry.value;
     const value = await load();
     if (this.ttlMs > 0) {
-      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+      const oldest = this.entries.keys().next();
+      if (this.entries.size >= this.maxEntries && !oldest.done) this.entries.delete(oldest.value);
       this.entries.set(hash, { value, until: now.getTime() + this.ttlMs });
     }
     return value;

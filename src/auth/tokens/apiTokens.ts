@@ -114,6 +114,6 @@ export async function apiTokenReach(token: ApiToken, transaction: Transaction): 
 export function parseDuration(text: string, now = new Date()): Date {
   const m = /^(\d+)([dhms])$/.exec(text);
   if (!m || Number(m[1]) <= 0) throw new TokenInputError(`Invalid duration '${text}'; use a positive number with d, h, m or s (e.g. 90d)`);
-  const unit = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000 }[m[2] as 'd' | 'h' | 'm' | 's'];
+  const unit = m[2] === 'd' ? 86_400_000 : m[2] === 'h' ? 3_600_000 : m[2] === 'm' ? 60_000 : 1_000;
   return new Date(now.getTime() + Number(m[1]) * unit);
 }
