@@ -30,6 +30,7 @@ import { outboundPolicy } from '../../../src/outbound/outboundFetch';
 import type { IngestRow } from '../report';
 import type { PostMeasurement } from '../load';
 import { run } from '../processes';
+import { providerCatalog } from '../../../src/integrations/catalog';
 
 export const COPILOT_ROW_PATH = 'npm run import -- ai (GitHub Copilot, a year)';
 /** A large enterprise's Copilot seats. */
@@ -183,7 +184,7 @@ export async function measureCopilotPull(c: { url: string; db: Connection; organ
     const sequelize = createSequelize({ url: c.url, sqlitePath: '' });
     try {
       initModels(sequelize);
-      const apps = new AppWriter(ChangeRunner.for(sequelize), new SecretBox(c.secretsKey));
+      const apps = new AppWriter(ChangeRunner.for(sequelize), new SecretBox(c.secretsKey), providerCatalog());
       const { app } = await apps.create(org.organizationId, 'copilot', { name: 'npm run bench', vendor: { credential: 'github_pat_bench_0123456789', account: { kind: 'organization', slug: 'bench' }, baseUrl: github.base } });
       plan.appId = app.id;
     } finally {
