@@ -1,7 +1,7 @@
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { DomainError, invalid, unauthenticated } from '../errors';
-import type { AuthedContext, RequestContext, SettingsContext } from './context';
+import type { RequestContext } from './context';
 import { toRestError, toTRPCError } from '../wire/errorMapping';
 
 /**
@@ -40,7 +40,7 @@ export const authedProcedure = t.procedure.use(mapDomainErrors).use(({ ctx, next
   if (ctx.gateError) throw ctx.gateError;
   if (!ctx.principal) throw unauthenticated('Authentication required');
   if (ctx.queryProblems.length > 0) throw invalid(ctx.queryProblems.join('; '));
-  return next({ ctx: ctx as AuthedContext });
+  return next({ ctx: { principal: ctx.principal } });
 });
 
 /**
@@ -52,5 +52,5 @@ export const settingsProcedure = t.procedure.use(mapDomainErrors).use(({ ctx, ty
   if (ctx.gateError) throw ctx.gateError;
   if (!ctx.settings) throw unauthenticated('Not signed in. Sign in again at /auth/login');
   if (type === 'mutation' && ctx.settings.mutationRefusal) throw new DomainError('forbidden', ctx.settings.mutationRefusal);
-  return next({ ctx: ctx as SettingsContext });
+  return next({ ctx: { settings: ctx.settings } });
 });

@@ -8,7 +8,7 @@ import { rules } from '../access/rules';
 import { CollaborationMetricsResponse } from '../resources/collaborationMetrics';
 import { AiImpactMetricsResponse } from '../resources/aiImpactMetrics';
 import { FinancialMetricsResponse } from '../resources/financialMetrics';
-import { DAY_MS, day, DEFAULT_WINDOW_DAYS, Interval, MAX_WINDOW_DAYS, startOfUtcDay, windowOf } from '../services/metrics/reading/window';
+import { DAY_MS, day, DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS, startOfUtcDay, windowOf } from '../services/metrics/reading/window';
 import { parseDateParam } from '../wire/dates';
 import { idParam, strictQuery } from '../wire/query';
 import { EndpointDoc, openapi } from './endpoint';
@@ -105,7 +105,7 @@ const resolveMetric =
     const { from, to } = windowDays(input, now);
     const target = await targetOf(ctx, input);
     mayRead(ctx, target);
-    const figures = await ctx.services.metrics.compute(kind, target, windowOf(from, to, input.interval as Interval | undefined), now, detail(ctx, target));
+    const figures = await ctx.services.metrics.compute(kind, target, windowOf(from, to, input.interval), now, detail(ctx, target));
     return { status: 'success' as const, data: forCaller(figures, ctx, target) };
   };
 
