@@ -162,7 +162,8 @@ type UserGitAppList struct {
 // UserGitApp: A user's account on a git integration. All fields are present unless `fields` selects a subset.
 type UserGitApp struct {
 	// Git app id
-	ID       *string `json:"id,omitempty"`
+	ID *string `json:"id,omitempty"`
+	// The git provider (github, gitlab, bitbucket; the service may connect more), or git for commits imported from a clone
 	Provider *string `json:"provider,omitempty"`
 	Name     *string `json:"name,omitempty"`
 	UserID   *string `json:"user_id,omitempty"`
@@ -373,9 +374,10 @@ type GitAppList struct {
 type GitApp struct {
 	ID             *string `json:"id,omitempty"`
 	OrganizationID *string `json:"organization_id,omitempty"`
-	Provider       *string `json:"provider,omitempty"`
-	Name           *string `json:"name,omitempty"`
-	IsActive       *bool   `json:"is_active,omitempty"`
+	// The git provider (github, gitlab, bitbucket; the service may connect more), or git for commits imported from a clone
+	Provider *string `json:"provider,omitempty"`
+	Name     *string `json:"name,omitempty"`
+	IsActive *bool   `json:"is_active,omitempty"`
 	// ISO 8601 UTC timestamp
 	CreatedAt *string `json:"created_at,omitempty"`
 }

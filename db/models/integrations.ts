@@ -84,7 +84,8 @@ export class UserApp extends Model<InferAttributes<UserApp>, InferCreationAttrib
 export class GitApp extends Model<InferAttributes<GitApp>, InferCreationAttributes<GitApp>> {
   declare id: string;
   declare organization_id: string;
-  declare provider: GitProvider;
+  /** A git provider's id (src/integrations/registry.ts), or `git` for a clone's import. */
+  declare provider: string;
   declare name: string;
   declare is_active: boolean;
   declare created_at: Date;
@@ -95,8 +96,6 @@ export class GitApp extends Model<InferAttributes<GitApp>, InferCreationAttribut
   declare previous_secret_expires_at: CreationOptional<Date | null>;
 }
 
-export const GIT_PROVIDERS = ['github', 'gitlab', 'bitbucket', 'git'] as const;
-export type GitProvider = (typeof GIT_PROVIDERS)[number];
 
 export class UserGitApp extends Model<InferAttributes<UserGitApp>, InferCreationAttributes<UserGitApp>> {
   declare user_id: string;

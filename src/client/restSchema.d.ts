@@ -1545,8 +1545,11 @@ export interface components {
         UserGitApp: {
             /** @description Git app id */
             id?: string;
-            /** @enum {string} */
-            provider?: "github" | "gitlab" | "bitbucket" | "git";
+            /**
+             * @description The git provider (github, gitlab, bitbucket; the service may connect more), or git for commits imported from a clone
+             * @example github
+             */
+            provider?: string;
             name?: string;
             user_id?: string;
             username?: string;
@@ -1809,8 +1812,11 @@ export interface components {
         GitApp: {
             id?: string;
             organization_id?: string;
-            /** @enum {string} */
-            provider?: "github" | "gitlab" | "bitbucket" | "git";
+            /**
+             * @description The git provider (github, gitlab, bitbucket; the service may connect more), or git for commits imported from a clone
+             * @example github
+             */
+            provider?: string;
             name?: string;
             is_active?: boolean;
             /**

@@ -38,7 +38,7 @@ export const GitAppResource = defineResource(
   {
     id: z.string(),
     organization_id: z.string(),
-    provider: z.enum(['github', 'gitlab', 'bitbucket', 'git']),
+    provider: z.string().meta({ description: 'The git provider (github, gitlab, bitbucket; the service may connect more), or git for commits imported from a clone', example: 'github' }),
     name: z.string(),
     is_active: z.boolean(),
     created_at: timestamp,
@@ -51,7 +51,7 @@ export const UserGitAppResource = defineResource(
   "A user's account on a git integration.",
   {
     id: z.string().meta({ description: 'Git app id' }),
-    provider: z.enum(['github', 'gitlab', 'bitbucket', 'git']),
+    provider: z.string().meta({ description: 'The git provider (github, gitlab, bitbucket; the service may connect more), or git for commits imported from a clone', example: 'github' }),
     name: z.string(),
     user_id: z.string(),
     username: z.string(),

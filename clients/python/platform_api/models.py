@@ -56,9 +56,9 @@ UserTeam.__doc__ = "A user's membership of a team. All fields are present unless
 
 UserGitAppList = TypedDict("UserGitAppList", {"status": Literal["success"], "data": List["UserGitApp"], "meta": "ListMeta"})
 
-UserGitApp = TypedDict("UserGitApp", {"id": str, "provider": Literal["github", "gitlab", "bitbucket", "git"], "name": str, "user_id": str, "username": str, "created_at": str}, total=False)
+UserGitApp = TypedDict("UserGitApp", {"id": str, "provider": str, "name": str, "user_id": str, "username": str, "created_at": str}, total=False)
 
-UserGitApp.__doc__ = "A user's account on a git integration. All fields are present unless `fields` selects a subset.\n\nid: Git app id\ncreated_at: When the account was linked"
+UserGitApp.__doc__ = "A user's account on a git integration. All fields are present unless `fields` selects a subset.\n\nid: Git app id\nprovider: The git provider (github, gitlab, bitbucket; the service may connect more), or git for commits imported from a clone\ncreated_at: When the account was linked"
 
 OrganizationResponse = TypedDict("OrganizationResponse", {"status": Literal["success"], "data": "Organization"})
 
@@ -116,9 +116,9 @@ Task.__doc__ = "A work item of a team. All fields are present unless `fields` se
 
 GitAppList = TypedDict("GitAppList", {"status": Literal["success"], "data": List["GitApp"], "meta": "ListMeta"})
 
-GitApp = TypedDict("GitApp", {"id": str, "organization_id": str, "provider": Literal["github", "gitlab", "bitbucket", "git"], "name": str, "is_active": bool, "created_at": str}, total=False)
+GitApp = TypedDict("GitApp", {"id": str, "organization_id": str, "provider": str, "name": str, "is_active": bool, "created_at": str}, total=False)
 
-GitApp.__doc__ = "A git integration (GitHub, GitLab, Bitbucket or plain git) of an organization. All fields are present unless `fields` selects a subset.\n\ncreated_at: ISO 8601 UTC timestamp"
+GitApp.__doc__ = "A git integration (GitHub, GitLab, Bitbucket or plain git) of an organization. All fields are present unless `fields` selects a subset.\n\nprovider: The git provider (github, gitlab, bitbucket; the service may connect more), or git for commits imported from a clone\ncreated_at: ISO 8601 UTC timestamp"
 
 RepositoryList = TypedDict("RepositoryList", {"status": Literal["success"], "data": List["Repository"], "meta": "ListMeta"})
 

@@ -1,7 +1,7 @@
 import { OPERATOR } from '../../../persistence/changes/auditRecord';
 import { ChangeAuthority, isWithinAuthority } from '../../audit/actor';
 import { randomBytes } from 'node:crypto';
-import { GIT_PROVIDERS, GitApp, Organization } from '../../../../db/models';
+import { GitApp, Organization } from '../../../../db/models';
 import { openRotated, previousSecretGraceEnd, PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../../secrets/secretBox';
 import type { ChangeRunner } from '../../../persistence/changes/change';
 import { notFound } from '../../../errors';
@@ -35,15 +35,13 @@ export class GitAppWriter {
     return this.changes.run(async (change) => {
       const { transaction } = change;
       const { id } = this.providers.gitProvider(provider);
-      const stored = GIT_PROVIDERS.find((p) => p === id);
-      if (!stored) throw new Error(`git provider ${id} is registered, but git_apps.provider cannot hold it (db/models/integrations.ts)`);
       if (!(await Organization.findByPk(organizationId, { transaction }))) throw notFound(`No organization ${organizationId}`);
       const secret = newSecret();
       const gitApp = await GitApp.create(
         {
           id: newId('gapp'),
           organization_id: organizationId,
-          provider: stored,
+          provider: id,
           name,
           is_active: true,
           created_at: this.now(),
