@@ -2,9 +2,9 @@ import { CreationOptional, DataTypes, Model, Sequelize, InferAttributes, InferCr
 import { ID, NAME, OPTIONAL_REF, OPTIONAL_TIMESTAMP, REF, SHORT, TIMESTAMP } from './types';
 import type { TaskStatus } from './work';
 
-/** What an app brings in: the `/v1` App item's `category`. */
-export const APP_CATEGORIES = ['issues', 'chat', 'git', 'calendar', 'incidents', 'deployments', 'ai'] as const;
-export type AppCategory = (typeof APP_CATEGORIES)[number];
+import type { AppCategory } from '../vocabulary';
+
+export { APP_CATEGORIES, type AppCategory } from '../vocabulary';
 
 /**
  * An organization's connection to a tracker, chat, incident tool or AI vendor (docs/trackers.md#apps). Apps whose

@@ -1,11 +1,9 @@
 import { CreationOptional, DataTypes, Model, Sequelize, InferAttributes, InferCreationAttributes } from 'sequelize';
 import { ID, NAME, OPTIONAL_REF, OPTIONAL_TIMESTAMP, REF, SHORT, TIMESTAMP } from './types';
 
-export const TASK_TYPES = ['story', 'bug', 'task', 'epic'] as const;
-export type TaskType = (typeof TASK_TYPES)[number];
-/** Status categories (docs/trackers.md#status-categories): `canceled` never counts as completed. */
-export const TASK_STATUSES = ['backlog', 'active', 'paused', 'done', 'canceled'] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
+import type { TaskStatus, TaskType } from '../vocabulary';
+
+export { TASK_STATUSES, TASK_TYPES, type TaskStatus, type TaskType } from '../vocabulary';
 
 /**
  * organization_id is internal: its team's, so that an organization's tasks are one index range; a task of a board

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { TASK_STATUSES, TASK_TYPES, type DashboardCatalogEntry, type DashboardView, type Interaction, type Task } from '../../db/models';
+import type { DashboardCatalogEntry, DashboardView, Interaction, Task } from '../../db/models';
+import { TASK_STATUSES, TASK_TYPES } from '../../db/vocabulary';
 import { nullableTimestamp, timestamp } from '../wire/envelopes';
 import { defineResource, iso, isoOrNull } from './resource';
 

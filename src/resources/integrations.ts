@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { APP_CATEGORIES, type App, type GitApp, type UserApp, type UserGitApp } from '../../db/models';
+import type { App, GitApp, UserApp, UserGitApp } from '../../db/models';
+import { APP_CATEGORIES } from '../../db/vocabulary';
 import { timestamp } from '../wire/envelopes';
 import { defineResource, iso } from './resource';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TASK_STATUSES } from '../../../db/models';
+import { TASK_STATUSES } from '../../../db/vocabulary';
 import { invalid, notFound } from '../../errors';
 import { router, settingsProcedure } from '../init';
 import { idParam } from '../../wire/query';

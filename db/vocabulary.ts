@@ -1,0 +1,14 @@
+/**
+ * The closed sets of values some columns hold, with no model or Sequelize behind them: what the wire's schemas
+ * (src/resources/, src/procedures/) take from the data layer without loading a model.
+ */
+
+/** What an app brings in: the `/v1` App item's `category`. */
+export const APP_CATEGORIES = ['issues', 'chat', 'git', 'calendar', 'incidents', 'deployments', 'ai'] as const;
+export type AppCategory = (typeof APP_CATEGORIES)[number];
+
+export const TASK_TYPES = ['story', 'bug', 'task', 'epic'] as const;
+export type TaskType = (typeof TASK_TYPES)[number];
+/** Status categories (docs/trackers.md#status-categories): `canceled` never counts as completed. */
+export const TASK_STATUSES = ['backlog', 'active', 'paused', 'done', 'canceled'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
