@@ -6,7 +6,7 @@ import { ingestHeadRefuser } from '../ingest/headRefusals';
 import type { Surface, SurfaceContext } from './surfaces';
 import type { Writers } from './writers';
 
-/** Webhooks in at /ingest (docs/ingest.md, docs/trackers.md): the git providers' and the apps' deliveries. */
+/** Webhooks in at /ingest (docs/ingest.md): every registered provider's deliveries, through the one pipeline. */
 export function ingestSurface({ config, logger, redis, keyPrefix, rejectedOn, metrics }: SurfaceContext, writers: Writers, providers: readonly IntegrationProvider[]): Surface {
   const ingest = {
     providers,
@@ -23,15 +23,13 @@ export function ingestSurface({ config, logger, redis, keyPrefix, rejectedOn, me
       rejectedOn('ingest'),
     ),
     bodyLimitBytes: config.INGEST_BODY_LIMIT_KB * 1024,
-    // One budget for the git apps' and the apps' deliveries: the bodies this process holds at once.
+    // The bodies this process holds at once, whichever provider sent them.
     budget: ingestBodyBudget(config.INGEST_BODY_LIMIT_KB * 1024),
     logger,
     onDelivery: metrics && ((provider: string, result: string) => metrics.ingestDelivered(provider, result)),
   };
   return {
-    mounts: [
-      { path: '/ingest', router: ingestRouter(ingest), smallAnswers: true },
-    ],
+    mounts: [{ path: '/ingest', router: ingestRouter(ingest), smallAnswers: true }],
     headRefusers: [['/ingest', ingestHeadRefuser(ingest.limiter)]],
   };
 }
