@@ -43,14 +43,14 @@ export const slackWebhook: Webhook = {
 
 /** Signed by Slack with one of the secrets, and sent within the tolerance of now. */
 function authenticate(headers: Headers, body: Buffer, secrets: string[], now: Date): void {
-    const signature = header(headers, 'x-slack-signature');
-    const timestamp = header(headers, 'x-slack-request-timestamp');
-    if (!signature || !timestamp) throw unauthenticated("Missing X-Slack-Signature or X-Slack-Request-Timestamp: store the Slack app's signing secret in this app (npm run apps -- set-secret)");
-    if (!signedBySlack(signature, timestamp, body, secrets)) throw unauthenticated("X-Slack-Signature does not match the body: the Slack app's signing secret differs from this app's");
-    const sent = Number(timestamp);
-    if (Math.abs(now.getTime() / 1000 - sent) > SLACK_TIMESTAMP_TOLERANCE_S) {
-      throw invalid(`stale delivery: X-Slack-Request-Timestamp ${timestamp} is more than ${SLACK_TIMESTAMP_TOLERANCE_S} s from now (${Math.floor(now.getTime() / 1000)}); check the server clock`);
-    }
+  const signature = header(headers, 'x-slack-signature');
+  const timestamp = header(headers, 'x-slack-request-timestamp');
+  if (!signature || !timestamp) throw unauthenticated("Missing X-Slack-Signature or X-Slack-Request-Timestamp: store the Slack app's signing secret in this app (npm run apps -- set-secret)");
+  if (!signedBySlack(signature, timestamp, body, secrets)) throw unauthenticated("X-Slack-Signature does not match the body: the Slack app's signing secret differs from this app's");
+  const sent = Number(timestamp);
+  if (Math.abs(now.getTime() / 1000 - sent) > SLACK_TIMESTAMP_TOLERANCE_S) {
+    throw invalid(`stale delivery: X-Slack-Request-Timestamp ${timestamp} is more than ${SLACK_TIMESTAMP_TOLERANCE_S} s from now (${Math.floor(now.getTime() / 1000)}); check the server clock`);
+  }
 }
 
 /** Every secret compared, on digests of equal length: the time says nothing of which matched. */
