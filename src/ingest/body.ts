@@ -47,9 +47,9 @@ export const ingestBodyBudget = (bodyLimitBytes: number) => new BodyBudget(BODY_
  * as it arrives: taken at once, or the delivery is 503. Refused before its end, the rest of a body is not read
  * (the ingest error handler closes the connection).
  */
-export function readRawBody(budget: BodyBudget, limitOf: (req: Request, res: Response) => BodyLimit): RequestHandler {
+export function readRawBody(budget: BodyBudget, limitOf: (req: Request) => BodyLimit): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const limit = limitOf(req, res);
+    const limit = limitOf(req);
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > limit.bytes) return next(tooLarge(limit));
     const holder = req.ip ?? 'unknown';

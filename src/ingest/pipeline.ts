@@ -28,11 +28,15 @@ export interface IngestDeps extends ConnectionStores, DeliveryWriters {
 /** A provider that takes deliveries, as the routes find it. */
 type Receiver = IntegrationProvider & { webhook: Webhook };
 
-/** What the steps of one delivery hand on. */
+/** What the steps of one delivery hand on, each set before the next step runs. */
 interface DeliveryLocals {
   provider: Receiver;
   connection: Connection;
+  /** The result the handlers or the error handler named, for `onDelivery`. */
+  ingestResult?: string;
 }
+
+type DeliveryResponse = Response<unknown, DeliveryLocals>;
 
 /**
  * Webhooks in (docs/ingest.md), a transport beside the REST one: `POST /ingest/{provider}/{connection id}[/{resource}]`
@@ -49,22 +53,21 @@ export function ingestRouter(deps: IngestDeps): Router {
   const budget = deps.budget ?? ingestBodyBudget(deps.bodyLimitBytes);
   const now = deps.now ?? (() => new Date());
   const receivers = new Map(deps.providers.filter(receives).map((p) => [p.id, p]));
-  const locals = (res: Response): DeliveryLocals => res.locals.delivery;
   const receive = [
-    (req: Request, res: Response, next: NextFunction) => {
+    (req: Request, res: DeliveryResponse, next: NextFunction) => {
       const provider = receivers.get(String(req.params.provider));
       if (!provider) return next(unknownRoute(req, receivers));
-      res.locals.delivery = { provider };
+      res.locals.provider = provider;
       res.once('finish', () => deps.onDelivery?.(provider.id, String(res.locals.ingestResult ?? 'unknown')));
       next(misdirected(provider, receivers, req) ?? unknownResource(provider, resourceOf(req)));
     },
-    async (req: Request, res: Response, next: NextFunction) => {
+    async (req: Request, res: DeliveryResponse, next: NextFunction) => {
       try {
-        const { provider } = locals(res);
+        const { provider } = res.locals;
         const connection = await addressedConnection(provider, String(req.params.connectionId), deps).catch(async (err: unknown) => {
           throw await limitedFailure(deps.limiter, req, res, err);
         });
-        res.locals.delivery = { provider, connection };
+        res.locals.connection = connection;
         const { authenticate } = provider.webhook;
         if ('head' in authenticate) await admitted(deps, connection, req, res, () => authenticate.head(req.headers, secretsOf(connection, deps, now())));
         next();
@@ -72,14 +75,15 @@ export function ingestRouter(deps: IngestDeps): Router {
         next(err);
       }
     },
-    readRawBody(budget, (_req, res) => {
-      const { provider } = locals(res);
-      return bodyLimitOf(provider.id, provider.webhook.bodyLimitBytes, deps.bodyLimitBytes);
+    // The route found the provider: its limit is known before a byte is read.
+    readRawBody(budget, (req) => {
+      const provider = receivers.get(String(req.params.provider));
+      return bodyLimitOf(String(req.params.provider), provider?.webhook.bodyLimitBytes ?? deps.bodyLimitBytes, deps.bodyLimitBytes);
     }),
-    async (req: Request, res: Response, next: NextFunction) => {
+    async (req: Request, res: DeliveryResponse, next: NextFunction) => {
       try {
-        const { provider, connection } = locals(res);
-        const body: Buffer = req.body;
+        const { provider, connection } = res.locals;
+        const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
         const { authenticate } = provider.webhook;
         if ('body' in authenticate) {
           const at = now();
