@@ -33,12 +33,14 @@ export const gitlabWebhook: Webhook = {
     const key = header(headers, 'idempotency-key') ?? header(headers, 'x-gitlab-event-uuid');
     if (!key) throw invalid('Missing X-Gitlab-Event-UUID header: GitLab 14.8 and later send it with every delivery');
     const id = namedDeliveryId(key, 'Idempotency-Key / X-Gitlab-Event-UUID', '');
-    const kind = GITLAB_EVENTS[event as keyof typeof GITLAB_EVENTS];
-    if (!kind) return { id, event, ignored: `event '${event}' is not stored by this service` };
+    if (!isStoredEvent(event)) return { id, event, ignored: `event '${event}' is not stored by this service` };
+    const kind = GITLAB_EVENTS[event];
     const payload = jsonBody(headers, body);
-    const objectKind = (payload as { object_kind?: unknown } | null)?.object_kind;
+    const objectKind = typeof payload === 'object' && payload !== null && 'object_kind' in payload ? payload.object_kind : undefined;
     if (objectKind !== kind) throw invalid(`A ${event} carries object_kind '${kind}'; this body has ${JSON.stringify(objectKind) ?? 'none'}`);
     const result = gitlabActivity(kind, payload);
     return 'ignored' in result || 'tasks' in result ? { id, event, ...result } : { id, event, activity: result };
   },
 };
+
+const isStoredEvent = (event: string): event is keyof typeof GITLAB_EVENTS => Object.hasOwn(GITLAB_EVENTS, event);
