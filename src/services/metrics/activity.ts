@@ -1,5 +1,6 @@
 import { MetricSql } from './reading/sql';
 import { byBucket, countBuckets, series, total } from './reading/figures';
+import { recordOf } from './reading/records';
 
 export const INTERACTION_TYPES = ['code_review', 'communication', 'task_assignment', 'meeting'] as const;
 
@@ -24,7 +25,7 @@ export async function activityFigures(q: MetricSql) {
        WHERE ${q.scoped('idy', 'team_rollup')} AND ${q.inDays('idy.day')} GROUP BY bucket, idy.type`,
     ),
   ]);
-  const byType = (rows: typeof interactions) => Object.fromEntries(INTERACTION_TYPES.map((type) => [type, rows.filter((r) => r.type === type).reduce((s, r) => s + Number(r.n), 0)])) as Record<(typeof INTERACTION_TYPES)[number], number>;
+  const byType = (rows: typeof interactions) => recordOf(INTERACTION_TYPES, (type) => rows.filter((r) => r.type === type).reduce((s, r) => s + Number(r.n), 0));
   const [commitsBy, activeBy] = [byBucket(commits), byBucket(authorsBy)];
   return {
     commits: total(commits, 'commits'),

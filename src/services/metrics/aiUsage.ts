@@ -1,4 +1,5 @@
 import { VENDOR_MEASURES, VendorMeasure } from '../aiVendors/vendorDay';
+import { recordOf } from './reading/records';
 import { membersNowSql } from './members';
 import { MetricSql } from './reading/sql';
 import { countBuckets, ratio, round, series } from './reading/figures';
@@ -16,7 +17,7 @@ type MemberRow = { user_key: string; active_days: number };
 const sumsSql = VENDOR_MEASURES.map((m) => `SUM(a.${m}) AS ${m}`).join(', ');
 const money = (usd: number) => round(usd, 4);
 const hours = (seconds: number) => round(seconds / 3600, 2);
-const zero = (): Sums => Object.fromEntries(VENDOR_MEASURES.map((m) => [m, 0])) as Sums;
+const zero = (): Sums => recordOf(VENDOR_MEASURES, () => 0);
 
 function add(into: Sums, row: Sums): Sums {
   for (const m of VENDOR_MEASURES) into[m] += Number(row[m] ?? 0);

@@ -1,7 +1,8 @@
 import { BucketOf, Distribution, emptyDistribution, MetricSql, Percentile, roundHours } from './reading/sql';
 import { byBucket, countBuckets, percentiles, ratio, series } from './reading/figures';
 
-import { TASK_TYPES, TaskType } from '../../../db/models';
+import { TASK_TYPES } from '../../../db/models';
+import { recordOf } from './reading/records';
 
 /**
  * The scope's tasks (docs/metrics.md#flow): a task counts where it was completed. Everything is read from what the
@@ -29,7 +30,7 @@ export async function flowFigures(q: MetricSql) {
     q.rows<{ bucket: number; n: number }>(reopened(q, q.whole)),
     q.window.interval ? q.rows<{ bucket: number; n: number }>(reopened(q, q.series)) : [],
   ]);
-  const byType = (rows: typeof types) => Object.fromEntries(TASK_TYPES.map((type) => [type, rows.filter((r) => r.type === type).reduce((s, r) => s + r.n, 0)])) as Record<TaskType, number>;
+  const byType = (rows: typeof types) => recordOf(TASK_TYPES, (type) => rows.filter((r) => r.type === type).reduce((s, r) => s + r.n, 0));
   const sum = <T extends { bucket: number }>(rows: T[], key: keyof T) => rows.reduce((s, r) => s + Number(r[key] ?? 0), 0);
   const inWip: Distribution = wip.get(0) ?? emptyDistribution;
   const hoursOf = (seconds: number | null | undefined) => roundHours(seconds === null || seconds === undefined ? null : seconds / 3600);
@@ -75,7 +76,7 @@ function completedByType(q: MetricSql, bucket: BucketOf): string {
  */
 const SINCE = { lead_time: 't.created_at', cycle_time: 'COALESCE(t.started_at, t.created_at)' } as const;
 type Sample = keyof typeof SINCE;
-const SAMPLES = Object.keys(SINCE) as Sample[];
+const SAMPLES = Object.keys(SINCE).filter((k): k is Sample => Object.hasOwn(SINCE, k));
 const PERCENTILES: Percentile[] = [50, 75, 90];
 
 /** A bucket's tasks completed, their totals, and each sample's percentiles (`lead_time_50`), in hours. */

@@ -50,4 +50,4 @@ export async function measureDistributions<M extends MeasureName>(q: MetricSql, 
   };
 }
 
-const MEASURE_OF = Object.fromEntries(Object.values(MEASURES).map((m) => [m.id, m])) as Record<number, Measure>;
+const MEASURE_OF: Record<number, Measure> = Object.fromEntries(Object.values(MEASURES).map((m) => [m.id, m]));

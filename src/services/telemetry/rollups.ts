@@ -1,4 +1,5 @@
 import { AI_MEASURES, AiMeasure, Contribution } from './aiTools';
+import { recordOf } from '../metrics/reading/records';
 import type { ChangeSql } from '../../persistence/changes/changeSql';
 import { AuthorDay, markCommitsOfActiveDays } from '../git/rollups/authorAiActivity';
 import { dayBit } from '../aiUsage/activeDays';
@@ -86,5 +87,5 @@ const sortedRows = <Row>(rows: Map<string, Row>) =>
   [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 
 function zeros(): Record<AiMeasure, number> {
-  return Object.fromEntries(AI_MEASURES.map((m) => [m, 0])) as Record<AiMeasure, number>;
+  return recordOf(AI_MEASURES, () => 0);
 }

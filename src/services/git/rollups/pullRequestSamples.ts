@@ -24,7 +24,7 @@ function samplesOf(p: Row): Sample[] {
   if (!p.merged_at) return [];
   const merged = { ...p, merged_at: p.merged_at };
   const ai = isAiPullRequest(p);
-  return (Object.values(MEASURES) as Measure[]).flatMap((m) => {
+  return Object.values<Measure>(MEASURES).flatMap((m) => {
     const value = m.of(merged);
     return value === null ? [] : [{ pull_request_id: p.id, measure: m.id, repository_id: p.repository_id, organization_id: p.organization_id, merged_at: merged.merged_at, ai, band: m.bands.of(value), value }];
   });

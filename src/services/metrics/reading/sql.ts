@@ -175,7 +175,7 @@ export class MetricSql {
    */
   async rows<T extends Record<string, number | string | null>>(sql: string, textColumns: readonly string[] = ['type'], values: Record<string, unknown> = {}): Promise<T[]> {
     const rows = await this.sequelize
-      .query<Record<string, unknown>>(await this.timeLimited(sql), { type: QueryTypes.SELECT, replacements: { ...values, ...this.replacements(), ...scopeReplacements(this.scope) } })
+      .query<T>(await this.timeLimited(sql), { type: QueryTypes.SELECT, replacements: { ...values, ...this.replacements(), ...scopeReplacements(this.scope) } })
       .catch((e: unknown) => {
         throw timedOut(e) ? tooSlow(this.timeoutMs!) : e;
       });
@@ -184,10 +184,10 @@ export class MetricSql {
     for (const row of rows) {
       for (const k of numeric) {
         const v = row[k];
-        if (v !== null && typeof v !== 'number') row[k] = Number(v);
+        if (v !== null && typeof v !== 'number') Reflect.set(row, k, Number(v));
       }
     }
-    return rows as T[];
+    return rows;
   }
 
   /**
@@ -245,7 +245,9 @@ function isMariaDb(sequelize: Sequelize): Promise<boolean> {
 
 /** MariaDB's max_statement_time exceeded (1969), MySQL's max_execution_time (3024). */
 const timedOut = (e: unknown) => {
-  const errno = (e as { original?: { errno?: unknown } }).original?.errno;
+  // Sequelize's error keeps the driver's as `original`.
+  const original = typeof e === 'object' && e !== null && 'original' in e ? e.original : undefined;
+  const errno = typeof original === 'object' && original !== null && 'errno' in original ? original.errno : undefined;
   return errno === 1969 || errno === 3024;
 };
 
