@@ -24,5 +24,5 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export function isEventType(name: string): name is EventType {
-  return (EVENT_TYPES as readonly string[]).includes(name);
+  return EVENT_TYPES.some((type) => type === name);
 }

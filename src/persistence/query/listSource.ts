@@ -11,7 +11,7 @@ export type ColumnRef = string | readonly [association: string, column: string];
  * cache keys a list by these very conditions (scopeKey.ts), so two lists share a total only when they select the
  * same rows.
  */
-export interface ListSource<Item, Row extends Model = Model> {
+export interface ListSource<Item, Row extends Model = Model, Read extends Row = Row> {
   model: ModelStatic<Row>;
   where?: WhereOptions;
   include?: ModelInclude[];
@@ -20,7 +20,8 @@ export interface ListSource<Item, Row extends Model = Model> {
   columns?: Record<string, ColumnRef>;
   /** Tables the `where` reads through literal subqueries: their changes change the total too. */
   alsoReads?: ModelStatic<Model>[];
-  toItem(row: Row): Item;
+  /** `Read`: a row as read, with what `include` reads beside it (`{ app: App }`). */
+  toItem(row: Read): Item;
   /**
    * A scope that is a set of values of an indexed column (e.g. the caller's organizations). With several values
    * an `IN` defeats the (column, sort, id) index and sorts every matching row; a page is then read as the merge

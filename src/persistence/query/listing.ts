@@ -79,7 +79,7 @@ export class ListingService {
     return { countKey: () => withVersions('count'), orderKey: () => withVersions(`${request.sort} ${request.order}`) };
   }
 
-  async fetchPage<Item, Row extends Model>(source: ListSource<Item, Row>, request: PageRequest): Promise<Page<Item>> {
+  async fetchPage<Item, Row extends Model, Read extends Row>(source: ListSource<Item, Row, Read>, request: PageRequest): Promise<Page<Item>> {
     if (source.keysFrom) return this.fetchKeyedPage(source, source.keysFrom, request);
     const column = (field: string): ColumnRef => source.columns?.[field] ?? field;
     const direction: 'ASC' | 'DESC' = request.order === 'asc' ? 'ASC' : 'DESC';
@@ -136,7 +136,7 @@ export class ListingService {
    * A page of a `keysFrom` list: the page's keys from the key table's (partition, sort, key) index (one range,
    * or the union of one range per partition value, duplicates removed), then the items by key.
    */
-  private async fetchKeyedPage<Item, Row extends Model>(source: ListSource<Item, Row>, index: KeyIndex, request: PageRequest): Promise<Page<Item>> {
+  private async fetchKeyedPage<Item, Row extends Model, Read extends Row>(source: ListSource<Item, Row, Read>, index: KeyIndex, request: PageRequest): Promise<Page<Item>> {
     const direction = request.order === 'asc' ? 'ASC' : 'DESC';
     const sortColumn = index.columns[request.sort] ?? request.sort;
     const conditions = [...(index.where ? [index.where] : []), ...createdAtConditions(index.columns.created_at, request.createdAt)];
@@ -165,9 +165,9 @@ export class ListingService {
           ? await this.mergedKeys(index.model, branches, [sortColumn, index.key], direction, limit, offset, true)
           : await readKeys(whole, [index.key, sortColumn]);
 
-    const found = keys.length ? await findPlain(source.model, { where: { id: { [Op.in]: keys } } }) : [];
-    const byId = new Map(found.map((row): [unknown, Row] => [Reflect.get(row, 'id'), row]));
-    const rows = keys.map((k) => byId.get(k)).filter((row): row is Row => row !== undefined);
+    const found = keys.length ? await findPlain<Row, Read>(source.model, { where: { id: { [Op.in]: keys } } }) : [];
+    const byId = new Map(found.map((row): [unknown, Read] => [Reflect.get(row, 'id'), row]));
+    const rows = keys.map((k) => byId.get(k)).filter((row): row is Read => row !== undefined);
     const total = await this.totalOf(request, rows.length, offset, identity.countKey, () =>
       index.model.count({ where: whole, ...(values.length > 1 ? { distinct: true, col: index.key } : {}) }),
     );
@@ -175,20 +175,20 @@ export class ListingService {
   }
 
   /** Picks how to read the page: a merge of per-partition ranges, a deferred join, or a plain OFFSET query. */
-  private async readPage<Item, Row extends Model>(
-    source: ListSource<Item, Row>,
+  private async readPage<Item, Row extends Model, Read extends Row>(
+    source: ListSource<Item, Row, Read>,
     { where, order }: { where: WhereOptions; order: Order },
     perPartition: { branches: WhereOptions[]; sortColumn: string; idColumn: string } | undefined,
     direction: 'ASC' | 'DESC',
     limit: number,
     offset: number,
     anchored?: { range: OrderedRange; key: () => Promise<string> },
-  ): Promise<Row[]> {
+  ): Promise<Read[]> {
     if (anchored && offset >= this.options.deferredJoinOffset) {
       const { range } = anchored;
       const keys = await anchoredKeys(this.anchors, await anchored.key(), range, limit, offset);
       if (keys.length === 0) return [];
-      return findPlain(source.model, { where: { [Op.and]: [range.where, { [range.idColumn]: { [Op.in]: keys } }] }, order });
+      return findPlain<Row, Read>(source.model, { where: { [Op.and]: [range.where, { [range.idColumn]: { [Op.in]: keys } }] }, order });
     }
     if (perPartition && offset + limit <= this.options.mergeMaxRows) {
       const { sortColumn, idColumn } = perPartition;
@@ -198,11 +198,11 @@ export class ListingService {
         [sortColumn, direction],
         [idColumn, direction],
       ];
-      return findPlain(source.model, { where: { [idColumn]: { [Op.in]: keys } }, order });
+      return findPlain<Row, Read>(source.model, { where: { [idColumn]: { [Op.in]: keys } }, order });
     }
     const query = { where, include: source.include, replacements: source.replacements, order, subQuery: false };
     if (offset >= this.options.deferredJoinOffset) return this.deferredPage(source, query, limit, offset);
-    return findPlain(source.model, { ...query, limit, offset });
+    return findPlain<Row, Read>(source.model, { ...query, limit, offset });
   }
 
   /**
@@ -241,12 +241,12 @@ export class ListingService {
     return keys.map((k) => k.id);
   }
 
-  private async deferredPage<Item, Row extends Model>(
-    source: ListSource<Item, Row>,
+  private async deferredPage<Item, Row extends Model, Read extends Row>(
+    source: ListSource<Item, Row, Read>,
     query: FindOptions & { order: Order },
     limit: number,
     offset: number,
-  ): Promise<Row[]> {
+  ): Promise<Read[]> {
     const keyColumns = source.model.primaryKeyAttributes;
     const keys = await findKeptRaw(source.model, {
       ...query,
@@ -258,7 +258,7 @@ export class ListingService {
     if (keys.length === 0) return [];
     const byKey: WhereOptions =
       keyColumns.length === 1 ? { [keyColumns[0]]: { [Op.in]: keys.map((k) => k[keyColumns[0]]) } } : { [Op.or]: keys };
-    return findPlain(source.model, { include: source.include, order: query.order, where: byKey, subQuery: false });
+    return findPlain<Row, Read>(source.model, { include: source.include, order: query.order, where: byKey, subQuery: false });
   }
 }
 
@@ -269,8 +269,8 @@ function tablesRead(source: ListSource<unknown>): string[] {
 }
 
 /** Reads one row of a list's scope (a get-one endpoint addressing an item of that list). */
-export async function findInScope<Item, Row extends Model>(source: ListSource<Item, Row>, where: WhereOptions): Promise<Item | undefined> {
-  const [row] = await findPlain(source.model, {
+export async function findInScope<Item, Row extends Model, Read extends Row>(source: ListSource<Item, Row, Read>, where: WhereOptions): Promise<Item | undefined> {
+  const [row] = await findPlain<Row, Read>(source.model, {
     where: source.where ? { [Op.and]: [source.where, where] } : where,
     include: source.include,
     replacements: source.replacements,

@@ -8,9 +8,10 @@ import { findKeptRaw } from './statements';
  * Plain rows carry what the driver returns, so dates and booleans are given their model types here (SQLite
  * returns dates as strings and booleans as 0/1; MySQL booleans as 0/1).
  */
-export async function findPlain<M extends Model>(model: ModelStatic<M>, options: FindOptions): Promise<M[]> {
-  // The rows stand in for instances of M: the resources read them by attribute, as they would an instance.
-  const rows = await findKeptRaw<M>(model, { ...options, nest: Boolean(options.include) });
+export async function findPlain<M extends Model, R extends M = M>(model: ModelStatic<M>, options: FindOptions): Promise<R[]> {
+  // The rows stand in for instances of M (R: with the rows `include` reads, nested by their `as`): the resources
+  // read them by attribute, as they would an instance.
+  const rows = await findKeptRaw<R>(model, { ...options, nest: Boolean(options.include) });
   const conversions = conversionsOf(model, options.include);
   for (const row of rows) convert(row, conversions);
   return rows;
