@@ -4,7 +4,7 @@ import { toOrganizationMember } from '../../resources/people';
 import type { Change, ChangeRunner } from '../../persistence/changes/change';
 import { conflict, notFound } from '../../errors';
 import { newId } from '../../persistence/changes/ids';
-import { assertEmailsFree, EmailAddress, emailRows, emailsDiffer, emailsOf, NameParts, namePartColumns, normalizeEmail, replaceEmails } from './profile';
+import { assertEmailsFree, EmailAddress, emailRows, emailsDiffer, emailsOf, NameParts, NAME_PART_COLUMNS, namePartColumns, normalizeEmail, replaceEmails } from './profile';
 
 export { normalizeEmail } from './profile';
 export type { EmailAddress, NameParts } from './profile';
@@ -12,7 +12,7 @@ export { ORGANIZATION_ROLES } from '../../../db/models';
 export type { OrganizationRole } from '../../../db/models';
 
 /** Whether a name is an organization role (transports check roles without reaching for the models). */
-export const isOrganizationRole = (name: string): name is OrganizationRole => (ORGANIZATION_ROLES as readonly string[]).includes(name);
+export const isOrganizationRole = (name: string): name is OrganizationRole => ORGANIZATION_ROLES.some((role) => role === name);
 
 /** A member as a writer sees it: the global user and their membership of one organization. */
 export interface Member {
@@ -184,7 +184,7 @@ export class MemberWriter {
     const profileChanged =
       input.email !== user.email ||
       input.name !== user.name ||
-      (Object.keys(parts) as (keyof typeof parts)[]).some((k) => (parts[k] ?? null) !== (user[k] ?? null));
+      NAME_PART_COLUMNS.some((k) => (parts[k] ?? null) !== (user[k] ?? null));
     const rows = emailRows(user.id, input.emails);
     const emailsChanged = emailsDiffer(stored, rows);
     if (!profileChanged && !emailsChanged) return stored;

@@ -30,7 +30,10 @@ export function splitName(name: string): { givenName: string; familyName: string
 }
 
 /** The columns a profile's name parts are stored in: as sent, or derived from the name when no part was sent. */
-export function namePartColumns(name: string, parts: NameParts | undefined): Pick<User, 'given_name' | 'family_name' | 'formatted_name'> {
+/** The columns a user's name parts are kept in. */
+export const NAME_PART_COLUMNS = ['given_name', 'family_name', 'formatted_name'] as const;
+
+export function namePartColumns(name: string, parts: NameParts | undefined): Pick<User, (typeof NAME_PART_COLUMNS)[number]> {
   const sent = parts && (parts.givenName !== null || parts.familyName !== null || parts.formatted !== null);
   if (!sent) {
     const derived = splitName(name);

@@ -126,7 +126,7 @@ function leaf(f: Exclude<Filter, { op: 'and' | 'or' | 'not' | '[]' }>, schema: F
   // `emails.value eq "…"` is `emails[value eq "…"]`.
   const dot = name.indexOf('.');
   const related = scope === schema.attributes && dot > 0 ? schema.related?.[name.slice(0, dot)] : undefined;
-  if (related) return relatedMatch(related, { ...f, attrPath: name.slice(dot + 1) } as Filter, schema);
+  if (related) return relatedMatch(related, { ...f, attrPath: name.slice(dot + 1) }, schema);
   throw invalidFilter(`The attribute '${f.attrPath}' cannot be filtered on; filter on one of: ${knownNames(schema).join(', ')}`);
 }
 
@@ -160,7 +160,9 @@ function present(a: FilterAttribute): WhereOptions {
 }
 
 type Comparison = 'eq' | 'ne' | 'co' | 'sw' | 'ew' | 'gt' | 'lt' | 'ge' | 'le';
-const ORDERING: Partial<Record<Comparison, symbol>> = { gt: Op.gt, lt: Op.lt, ge: Op.gte, le: Op.lte };
+const ORDERING = { gt: Op.gt, lt: Op.lt, ge: Op.gte, le: Op.lte } as const;
+type Ordering = keyof typeof ORDERING;
+const isOrdering = (op: Comparison): op is Ordering => Object.hasOwn(ORDERING, op);
 
 function compare(op: Comparison, a: FilterAttribute, value: unknown, path: string): WhereOptions {
   if (a.constant !== undefined) return constantComparison(op, a.constant, value) ? TRUE : NEVER;
@@ -205,9 +207,8 @@ function dateComparison(op: Comparison, a: FilterAttribute, value: unknown, path
   const at = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) ? new Date(value) : undefined;
   if (!at || Number.isNaN(at.getTime())) throw invalidFilter(`'${path}' is a dateTime: compare it with a date-time such as "2026-01-15T09:30:00Z"`);
   const target = a.fallbackColumn ? fn('COALESCE', col(a.column), col(a.fallbackColumn)) : col(a.column);
-  const ordering = op === 'eq' ? Op.eq : ORDERING[op];
-  if (!ordering) throw invalidFilter(`'${path}' is a dateTime: use eq, ne, gt, ge, lt, le or pr`);
-  const comparison = where(target, ordering as typeof Op.eq, at);
+  if (op !== 'eq' && !isOrdering(op)) throw invalidFilter(`'${path}' is a dateTime: use eq, ne, gt, ge, lt, le or pr`);
+  const comparison = where(target, op === 'eq' ? Op.eq : ORDERING[op], at);
   return a.fallbackColumn ? comparison : whenPresent(a, comparison);
 }
 
@@ -229,6 +230,6 @@ function stringComparison(op: Exclude<Comparison, 'ne'>, a: FilterAttribute, val
     case 'ew':
       return v.length === 0 ? TRUE : where(fn('SUBSTR', column, -v.length), Op.eq, v);
     default:
-      return where(column, ORDERING[op] as typeof Op.gt, v);
+      return where(column, ORDERING[op], v);
   }
 }

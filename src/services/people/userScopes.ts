@@ -59,23 +59,23 @@ export function userTeams(p: Principal, userId: string): ListSource<ReturnType<t
   };
 }
 
-export function userApps(userId: string, scope: PersonalScope): ListSource<ReturnType<typeof toUserApp>> {
+export function userApps(userId: string, scope: PersonalScope): ListSource<ReturnType<typeof toUserApp>, UserApp, UserApp & { app: App }> {
   return {
     model: UserApp,
     where: { user_id: userId },
     include: [{ model: App, as: 'app', required: true, where: { organization_id: { [Op.in]: scope.organizationIds } } }],
     columns: userAppColumns,
-    toItem: (row) => toUserApp(row as UserApp & { app: App }),
+    toItem: toUserApp,
   };
 }
 
-export function userGitApps(userId: string, scope: PersonalScope): ListSource<ReturnType<typeof toUserGitApp>> {
+export function userGitApps(userId: string, scope: PersonalScope): ListSource<ReturnType<typeof toUserGitApp>, UserGitApp, UserGitApp & { git_app: GitApp }> {
   return {
     model: UserGitApp,
     where: { user_id: userId },
     include: [{ model: GitApp, as: 'git_app', required: true, where: { organization_id: { [Op.in]: scope.organizationIds } } }],
     columns: userGitAppColumns,
-    toItem: (row) => toUserGitApp(row as UserGitApp & { git_app: GitApp }),
+    toItem: toUserGitApp,
   };
 }
 
