@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { AuditEntry } from '../../db/models';
 import { timestamp } from '../wire/envelopes';
-import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from '../persistence/changes/auditRecord';
+import { storedObject } from '../wire/record';
+import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES, isAuditAction, isAuditTargetType } from '../persistence/changes/auditRecord';
 import { defineResource, iso } from './resource';
 
 /** One change to an organization's credentials or webhooks (docs/settings.md), as its admins read it. */
@@ -21,14 +22,20 @@ export const AuditEntryResource = defineResource(
   },
 );
 
+/** A value the audit writer took from its list; another is our fault, not the caller's. */
+function listed<T extends string>(value: string, isListed: (value: string) => value is T, what: string): T {
+  if (!isListed(value)) throw new Error(`An audit entry has an unknown ${what} '${value}'`);
+  return value;
+}
+
 export const toAuditEntry = (e: AuditEntry) => ({
   id: e.id,
   organization_id: e.organization_id,
   actor_type: e.actor_type,
   actor_user_id: e.actor_user_id,
-  action: e.action as (typeof AUDIT_ACTIONS)[number],
-  target_type: e.target_type as (typeof AUDIT_TARGET_TYPES)[number],
+  action: listed(e.action, isAuditAction, 'action'),
+  target_type: listed(e.target_type, isAuditTargetType, 'target type'),
   target_id: e.target_id,
-  details: JSON.parse(e.details) as Record<string, unknown>,
+  details: storedObject(e.details),
   created_at: iso(e.created_at),
 });

@@ -110,7 +110,8 @@ export const toRepository = (r: Repository) => ({
   created_at: iso(r.created_at),
 });
 
-export const toCommit = (c: Commit) => ({
+/** A commit as read, or as the importer just wrote it. */
+export const toCommit = (c: Pick<Commit, 'id' | 'repository_id' | 'sha' | 'message' | 'author_id' | 'author_name' | 'additions' | 'deletions' | 'ai_assisted' | 'created_at'>) => ({
   id: c.id,
   repository_id: c.repository_id,
   sha: c.sha,

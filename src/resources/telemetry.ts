@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { TelemetryEvent } from '../../db/models';
 import { timestamp } from '../wire/envelopes';
+import { storedObject } from '../wire/record';
 import { defineResource, iso } from './resource';
 
 /** An OTLP log record as stored (docs/telemetry.md): custom workflow events and the AI coding tools' events. */
@@ -26,6 +27,6 @@ export const toTelemetryEvent = (e: TelemetryEvent) => ({
   source: e.source,
   user_id: e.user_id,
   session_id: e.session_id,
-  attributes: JSON.parse(e.attributes) as Record<string, unknown>,
+  attributes: storedObject(e.attributes),
   created_at: iso(e.created_at),
 });

@@ -54,3 +54,6 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export const AUDIT_TARGET_TYPES = ['api_token', 'scim_token', 'otlp_token', 'webhook_endpoint', 'webhook_delivery', 'git_app', 'app', 'dashboard_view'] as const;
 
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
+
+export const isAuditAction = (name: string): name is AuditAction => AUDIT_ACTIONS.some((action) => action === name);
+export const isAuditTargetType = (name: string): name is AuditTargetType => AUDIT_TARGET_TYPES.some((type) => type === name);
