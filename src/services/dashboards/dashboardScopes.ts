@@ -1,3 +1,4 @@
+import type { Order } from 'sequelize';
 import { DashboardCatalogEntry, DashboardView, Organization, Team } from '../../../db/models';
 import { conditions } from '../../access/conditions';
 import type { Principal } from '../../access/principal';
@@ -45,10 +46,10 @@ export async function dashboardViewsOf(p: Principal): Promise<{ views: ReturnTyp
  */
 export async function dashboardScopes(p: Principal) {
   const organizationIds = rules.accessibleOrganizationIds(p);
-  const byName = [
+  const byName: Order = [
     ['name', 'ASC'],
     ['id', 'ASC'],
-  ] as [string, string][];
+  ];
   const organizations = await Organization.findAll({ where: { id: organizationIds }, attributes: ['id', 'name'], order: byName });
   const teams = await Team.findAll({ where: { organization_id: organizationIds }, attributes: ['id', 'name', 'organization_id'], order: byName });
   return organizations.map((o) => ({

@@ -49,7 +49,7 @@ export class WebhookEndpointWriter {
     try {
       await this.checkUrl(url);
     } catch (err) {
-      throw invalid(`Cannot send webhooks to ${url}: ${(err as Error).message}`);
+      throw invalid(`Cannot send webhooks to ${url}: ${err instanceof Error ? err.message : String(err)}`);
     }
     return this.changes.run(async ({ transaction, audit }) => {
       if (!(await Organization.findByPk(organizationId, { transaction }))) throw notFound(`No organization ${organizationId}`);

@@ -83,7 +83,7 @@ export async function recordCommits(change: Change, gitApp: GitApp, repository: 
   change.wrote('commits');
   change.emit(gitApp.organization_id, 'commit.created', {
     repository: toRepository(repository),
-    commits: rows.map((r) => toCommit(r as Commit)),
+    commits: rows.map((r) => toCommit(r)),
   });
   return { added: rows.length, statsFilled };
 }

@@ -1,4 +1,4 @@
-import { Op, Transaction } from 'sequelize';
+import { Model, ModelStatic, Op, Transaction } from 'sequelize';
 import { AppBoard, AuthorRepository, Commit, Deployment, GitApp, Incident, PullRequest, PullRequestActivity, Repository } from '../../../../db/models';
 import { toRepository } from '../../../resources/git';
 import type { Change } from '../../../persistence/changes/change';
@@ -41,7 +41,8 @@ export async function resolveRepository(change: Change, gitApp: GitApp, ref: Rep
   }
   // MySQL hands booleans back as 0/1.
   const current = { ...fields, ...repository.get({ plain: true }), is_private: Boolean(repository.is_private) };
-  const changes: Record<string, unknown> = Object.fromEntries(Object.entries(fields).filter(([key, value]) => current[key as keyof typeof fields] !== value));
+  const currentValues = new Map<string, unknown>(Object.entries(current));
+  const changes: Record<string, unknown> = Object.fromEntries(Object.entries(fields).filter(([key, value]) => currentValues.get(key) !== value));
   if (ref.providerId && repository.provider_id !== ref.providerId) changes.provider_id = ref.providerId;
   if (Object.keys(changes).length) {
     await repository.update(changes, { transaction });
@@ -79,7 +80,8 @@ export async function deleteRepository(change: Change, repository: Repository): 
   await Incident.update({ repository_id: null, git_app_id: null }, { where: fromApps, transaction });
   await Deployment.update({ repository_id: null, git_app_id: null, ...UNPLACED_MARKS }, { where: fromApps, transaction });
   await AppBoard.destroy({ where, transaction });
-  for (const model of [Commit, AuthorRepository, PullRequest, PullRequestActivity, Deployment, Incident] as (typeof Commit)[]) await model.destroy({ where, transaction });
+  const rowsOfRepository: ModelStatic<Model>[] = [Commit, AuthorRepository, PullRequest, PullRequestActivity, Deployment, Incident];
+  for (const model of rowsOfRepository) await model.destroy({ where, transaction });
   // Read again from the commits left: after them.
   await recountAuthorDays(transaction, repository.organization_id, authors);
   await repository.destroy({ transaction });
