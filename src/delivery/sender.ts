@@ -66,7 +66,7 @@ export async function postMessage(target: string, body: string, headers: Record<
 function describe(err: unknown, signal: AbortSignal, timeoutMs: number): string {
   if (signal.aborted && err === signal.reason) return `no answer within ${timeoutMs} ms`;
   if (err instanceof RefusedDestination) return `refused: ${err.message}`;
-  const code = (err as NodeJS.ErrnoException).code;
+  const code = typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
   const messages: Record<string, string> = {
     ECONNREFUSED: 'connection refused',
     ECONNRESET: 'connection reset',
@@ -77,5 +77,6 @@ function describe(err: unknown, signal: AbortSignal, timeoutMs: number): string 
     CERT_HAS_EXPIRED: 'TLS certificate expired',
     DEPTH_ZERO_SELF_SIGNED_CERT: 'TLS certificate is self-signed',
   };
-  return (code && messages[code]) ?? `request failed: ${(err as Error).message ?? String(err)}`.slice(0, 300);
+  const message = typeof err === 'object' && err !== null && 'message' in err ? err.message : undefined;
+  return (code && messages[code]) ?? `request failed: ${message ?? String(err)}`.slice(0, 300);
 }

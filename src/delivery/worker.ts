@@ -177,9 +177,10 @@ export class DeliveryWorker {
   private async refreshStats(): Promise<void> {
     const now = new Date();
     this.stats = { ...(await this.queue.stats(now)), at: now };
-    const changed = (Object.keys(this.counts) as (keyof typeof this.counts)[]).some((k) => this.counts[k] !== this.logged[k]);
+    const sinceLast = diff(this.counts, this.logged);
+    const changed = Object.values(sinceLast).some((n) => n !== 0);
     if (changed || this.stats.lagMs > 60_000) {
-      this.logger.info({ ...this.status(), since_last: diff(this.counts, this.logged) }, 'webhook deliveries');
+      this.logger.info({ ...this.status(), since_last: sinceLast }, 'webhook deliveries');
       this.logged = { ...this.counts };
     }
   }
