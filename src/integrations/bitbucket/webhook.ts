@@ -4,7 +4,7 @@ import { checkHubSignature, header, jsonBody, namedDeliveryId } from '../webhook
 import { BITBUCKET_EVENTS, BitbucketEvent, bitbucketActivity } from './activity';
 
 /**
- * Bitbucket Cloud's repository and workspace webhooks (docs/ingest.md#bitbucket), `POST /ingest/bitbucket/{git_app_id}`:
+ * Bitbucket Cloud's repository and workspace webhooks (docs/ingest.md#bitbucket-cloud), `POST /ingest/bitbucket/{git_app_id}`:
  * `X-Hub-Signature` signs the body as GitHub's does, `X-Event-Key` names the event and `X-Request-UUID` the
  * delivery, kept on a retry and on a resend from the webhook's request history.
  */

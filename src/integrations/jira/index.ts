@@ -1,5 +1,5 @@
 import type { IntegrationProvider } from '../provider';
 import { jiraWebhook } from './webhook';
 
-/** Jira Cloud: issues as tasks, pushed by its admin webhooks (docs/trackers.md#jira); history by `npm run import -- jira`. */
+/** Jira Cloud: issues as tasks, pushed by its admin webhooks (docs/trackers.md#jira-cloud); history by `npm run import -- jira`. */
 export const jira = { id: 'jira', name: 'Jira', category: 'issues', webhook: jiraWebhook, namesPointsField: true } as const satisfies IntegrationProvider;
