@@ -11,7 +11,10 @@ export interface EmittedEvent {
 
 /** The event types an endpoint asked for; null for all of them. */
 export function subscribedTypes(endpoint: Pick<WebhookEndpoint, 'event_types'>): string[] | null {
-  return endpoint.event_types === null ? null : (JSON.parse(endpoint.event_types) as string[]);
+  if (endpoint.event_types === null) return null;
+  const types: unknown = JSON.parse(endpoint.event_types);
+  if (!Array.isArray(types) || !types.every((type): type is string => typeof type === 'string')) throw new Error(`An endpoint's event types are not a list of names: ${endpoint.event_types}`);
+  return types;
 }
 
 /**

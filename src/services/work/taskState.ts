@@ -148,8 +148,9 @@ const SAME_CHANGE_MS = 5_000;
 const sameChange = (a: { to_name: string; at: Date }, b: { to_name: string; at: Date }) => a.to_name === b.to_name && Math.abs(a.at.getTime() - b.at.getTime()) <= SAME_CHANGE_MS;
 
 function sameRow(a: TaskRow, b: TaskRow): boolean {
-  return (Object.keys(b) as (keyof TaskRow)[]).every((k) => {
-    const [x, y] = [a[k], b[k]];
+  const before = new Map<string, unknown>(Object.entries(a));
+  return Object.entries(b).every(([k, y]: [string, unknown]) => {
+    const x = before.get(k);
     return x instanceof Date && y instanceof Date ? x.getTime() === y.getTime() : x === y;
   });
 }
