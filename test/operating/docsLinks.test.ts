@@ -2,13 +2,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * README.md and docs/*.md as a newcomer reads them: every relative link leads to a file that exists and, when it
+ * README.md, docs/*.md and the provider folders' READMEs as a newcomer reads them: every relative link leads to a file that exists and, when it
  * names a heading, to a heading (or an `<a id>`) of that file; every `npm run <script>` they name is one of
  * package.json's scripts; and docs/operating.md's configuration table names exactly the variables src/config.ts reads.
  */
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const DOCS = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+/** The provider folders' READMEs (src/integrations/<provider>/README.md) are read first by whoever adds the next one. */
+const PROVIDER_READMES = fs
+  .readdirSync(path.join(ROOT, 'src', 'integrations'), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && fs.existsSync(path.join(ROOT, 'src', 'integrations', entry.name, 'README.md')))
+  .map((entry) => `src/integrations/${entry.name}/README.md`);
+const DOCS = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`), ...PROVIDER_READMES];
 
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 
