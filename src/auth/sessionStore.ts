@@ -113,8 +113,20 @@ export class RedisAuthStore implements AuthStore {
 
   private parse(text: string | null, now: Date): StoredRecord | undefined {
     if (!text) return undefined;
-    const r = redisRecord.parse(JSON.parse(text));
+    // A record this version cannot read (another version's, a damaged one) is no record: its holder signs in again.
+    const parsed = redisRecord.safeParse(parsedJson(text));
+    if (!parsed.success) return undefined;
+    const r = parsed.data;
     if (r.expiresAt <= now.getTime()) return undefined;
     return { userId: r.userId, data: r.data, createdAt: new Date(r.createdAt), expiresAt: new Date(r.expiresAt) };
+  }
+}
+
+/** The JSON a record holds; undefined for text that is none. */
+export function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }

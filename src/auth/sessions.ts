@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { hashToken } from './tokenFormat';
-import type { AuthStore } from './sessionStore';
+import { type AuthStore, parsedJson } from './sessionStore';
 
 /** A signed-in browser (docs/settings.md). The cookie holds an opaque id; this is what the server keeps for it. */
 export interface Session {
@@ -65,7 +65,10 @@ export class Sessions {
     const now = this.clock();
     const record = await this.store.get('session', hashToken(id), now);
     if (!record?.userId) return undefined;
-    const stored = storedSession.parse(JSON.parse(record.data));
+    // A record this version cannot read is no session: its holder signs in again, never a 500.
+    const parsed = storedSession.safeParse(parsedJson(record.data));
+    if (!parsed.success) return undefined;
+    const stored = parsed.data;
     const session: Session = { userId: record.userId, csrfToken: stored.csrfToken, createdAt: record.createdAt, endsAt: new Date(stored.endsAt), seenAt: new Date(stored.seenAt) };
     if (session.endsAt <= now || session.seenAt.getTime() + this.options.idleMs <= now.getTime()) return undefined;
     if (now.getTime() - session.seenAt.getTime() >= REFRESH_EVERY_MS) {
@@ -94,7 +97,8 @@ export class Sessions {
   /** The sign-in a callback finishes, at most once. */
   async takeSignIn(id: string): Promise<PendingSignIn | undefined> {
     const record = await this.store.take('sign_in', hashToken(id), this.clock());
-    return record ? pendingSignIn.parse(JSON.parse(record.data)) : undefined;
+    const parsed = record && pendingSignIn.safeParse(parsedJson(record.data));
+    return parsed && parsed.success ? parsed.data : undefined;
   }
 
   private save(id: string, s: Session): Promise<void> {
