@@ -85,6 +85,16 @@ test('listed by settings.apps and offered by the settings page’s catalog, with
   });
 });
 
+test('the catalog is a signed-in person’s: an API token, no session or a foreign Origin on a change is refused', async () => {
+  const token = await t.token();
+  expect((await ada.query('settings.providers', undefined, { Authorization: `Bearer ${token}` })).status).toBe(401);
+  expect((await request(t.runtime.app).get('/trpc/settings.providers')).status).toBe(401);
+  const foreign = await ada.mutate('settings.apps.create', { organization_id: DEMO.orgs.acme, provider: 'acme_tracker' }, { Origin: 'https://evil.example' });
+  expect(foreign.status).toBe(403);
+  const linus = await signInWithLink(t.runtime.app, DEMO.users.linus, new URL(publicBase(t.config)).origin);
+  expect((await linus.mutate('settings.apps.create', { organization_id: DEMO.orgs.acme, provider: 'acme_tracker' })).status).toBe(403);
+});
+
 test('without it registered, its URL is unknown and no app of it can be made', async () => {
   const plain = await startTestApp();
   try {
