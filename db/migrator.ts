@@ -40,6 +40,10 @@ import * as aiUsageSources from './migrations/0036-ai-usage-sources';
 import * as dashboardCatalog from './migrations/0037-dashboard-catalog';
 import * as commitAuthorIndexesInOrder from './migrations/0038-commit-author-indexes-in-order';
 import * as repositoryDeletionGrace from './migrations/0039-repository-deletion-grace';
+import * as connectionStates from './migrations/0040-connection-states';
+import * as unmatchedAccounts from './migrations/0041-unmatched-accounts';
+import * as organizationDeletionAudit from './migrations/0042-organization-deletion-audit';
+import * as scimManagedTeams from './migrations/0043-scim-managed-teams';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -82,7 +86,14 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0037-dashboard-catalog', ...dashboardCatalog },
   { name: '0038-commit-author-indexes-in-order', ...commitAuthorIndexesInOrder },
   { name: '0039-repository-deletion-grace', ...repositoryDeletionGrace },
+  { name: '0040-connection-states', ...connectionStates },
+  { name: '0041-unmatched-accounts', ...unmatchedAccounts },
+  { name: '0042-organization-deletion-audit', ...organizationDeletionAudit },
+  { name: '0043-scim-managed-teams', ...scimManagedTeams },
 ];
+
+/** Every migration's name, in the order they apply. */
+export const MIGRATION_NAMES: readonly string[] = migrations.map((m) => m.name);
 
 /**
  * `contextOf` makes the QueryInterface the migrations get: the re-runnable one (tests wrap it to fail a migration
