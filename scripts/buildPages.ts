@@ -1,7 +1,7 @@
 /**
  * Bundles the pages' TypeScript into the scripts they load, in dist/settings-page/: the settings page's
  * (src/settings/page/script) settings.js and sign-in-link.js, and the dashboards page's (src/dashboardsPage/script)
- * dashboards.js, each with what it takes from src/pages/script. Run by `npm run build` (after its type-checks), by
+ * dashboards.js, each with what it takes from src/pages/script. Run by `npm run build` (scripts/build.ts), by
  * `npm run dev` and before the tests (test/support/globalSetup.ts). esbuild only strips the types:
  * tsconfig.pages.json type-checks them, against the server's router.
  *

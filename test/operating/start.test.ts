@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 
 /**
- * `npm start` as a newcomer runs it: the build is incremental (a second start does not recompile unchanged
- * sources), and the first start on a new embedded database prints a curl line that works when pasted.
+ * `npm start` as a newcomer runs it: the build rewrites no file of unchanged sources (a second start touches
+ * nothing), and the first start on a new embedded database prints a curl line that works when pasted.
  */
 
 const ROOT = path.resolve(__dirname, '..', '..');
