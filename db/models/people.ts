@@ -83,6 +83,11 @@ export class Team extends Model<InferAttributes<Team>, InferCreationAttributes<T
   declare name: string;
   /** The identity provider's id for this team (SCIM Group `externalId`). */
   declare external_id: CreationOptional<string | null>;
+  /**
+   * Made or changed by the identity provider (SCIM): the settings page leaves it to the provider while the
+   * organization has an active SCIM token (docs/settings.md#teams).
+   */
+  declare scim_managed: CreationOptional<boolean>;
   declare created_at: Date;
   declare updated_at: CreationOptional<Date | null>;
 }
@@ -166,6 +171,7 @@ export function initPeople(sequelize: Sequelize): void {
       organization_id: { ...REF },
       name: { ...NAME },
       external_id: { ...EXTERNAL_ID },
+      scim_managed: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       created_at: { ...TIMESTAMP },
       updated_at: { ...OPTIONAL_TIMESTAMP },
     },

@@ -1723,12 +1723,12 @@ export interface components {
              * @description What happened. Example: `webhook_endpoint.created`
              * @enum {string}
              */
-            action?: "api_token.created" | "api_token.revoked" | "scim_token.created" | "scim_token.revoked" | "otlp_token.created" | "otlp_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.events_updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "git_app.created" | "git_app.secret_rotated" | "git_app.secret_grace_ended" | "app.created" | "app.secret_rotated" | "app.secret_grace_ended" | "app.disabled" | "app.enabled" | "app.board_mapped" | "app.board_unmapped" | "app.status_mapped" | "app.user_linked" | "dashboard_view.created" | "dashboard_view.renamed" | "dashboard_view.shared" | "dashboard_view.deleted";
+            action?: "api_token.created" | "api_token.revoked" | "scim_token.created" | "scim_token.revoked" | "otlp_token.created" | "otlp_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.events_updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "git_app.created" | "git_app.secret_rotated" | "git_app.secret_grace_ended" | "app.created" | "app.secret_rotated" | "app.secret_grace_ended" | "app.disabled" | "app.enabled" | "app.board_mapped" | "app.board_unmapped" | "app.status_mapped" | "app.user_linked" | "dashboard_view.created" | "dashboard_view.renamed" | "dashboard_view.shared" | "dashboard_view.deleted" | "team.created" | "team.renamed" | "team.deleted" | "team.member_added" | "team.member_removed" | "team.member_role_set";
             /**
              * @description What kind of thing changed
              * @enum {string}
              */
-            target_type?: "api_token" | "scim_token" | "otlp_token" | "webhook_endpoint" | "webhook_delivery" | "git_app" | "app" | "dashboard_view";
+            target_type?: "api_token" | "scim_token" | "otlp_token" | "webhook_endpoint" | "webhook_delivery" | "git_app" | "app" | "dashboard_view" | "team";
             /** @description The id of what changed. Example: `whep_…`, `tok_…` */
             target_id?: string;
             /** @description What changed, such as a name, URL, events or scope */
@@ -4204,7 +4204,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only entries of this action. Example: `api_token.created`. */
-                action?: "api_token.created" | "api_token.revoked" | "scim_token.created" | "scim_token.revoked" | "otlp_token.created" | "otlp_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.events_updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "git_app.created" | "git_app.secret_rotated" | "git_app.secret_grace_ended" | "app.created" | "app.secret_rotated" | "app.secret_grace_ended" | "app.disabled" | "app.enabled" | "app.board_mapped" | "app.board_unmapped" | "app.status_mapped" | "app.user_linked" | "dashboard_view.created" | "dashboard_view.renamed" | "dashboard_view.shared" | "dashboard_view.deleted";
+                action?: "api_token.created" | "api_token.revoked" | "scim_token.created" | "scim_token.revoked" | "otlp_token.created" | "otlp_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.events_updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "git_app.created" | "git_app.secret_rotated" | "git_app.secret_grace_ended" | "app.created" | "app.secret_rotated" | "app.secret_grace_ended" | "app.disabled" | "app.enabled" | "app.board_mapped" | "app.board_unmapped" | "app.status_mapped" | "app.user_linked" | "dashboard_view.created" | "dashboard_view.renamed" | "dashboard_view.shared" | "dashboard_view.deleted" | "team.created" | "team.renamed" | "team.deleted" | "team.member_added" | "team.member_removed" | "team.member_role_set";
                 /** @description Only changes this signed-in user made. Example: `usr_ada`. */
                 actor_user_id?: string;
                 /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */

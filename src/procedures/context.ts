@@ -4,6 +4,7 @@ import type { MetricsService } from '../services/metrics';
 import type { WebhookEndpointWriter } from '../services/webhooks/endpoints';
 import type { GitAppWriter } from '../services/git/apps/gitApps';
 import type { AppWriter } from '../services/apps/apps';
+import type { TeamWriter } from '../services/people/teams';
 import type { DashboardViewWriter } from '../services/dashboards/dashboardViewWriter';
 import type { Session } from '../auth/sessions';
 
@@ -12,6 +13,8 @@ export interface SettingsServices {
   webhookEndpoints: WebhookEndpointWriter;
   gitApps: GitAppWriter;
   apps: AppWriter;
+  /** Teams an admin makes by hand (docs/settings.md#teams); the same writer as SCIM's Groups. */
+  teams: TeamWriter;
   /** Dashboard views their owners make on the dashboards page (`dashboards.*`). */
   dashboardViews: DashboardViewWriter;
   /** Where clients reach this service: git apps' and apps' webhook URLs and Claude Code's OTLP endpoint are built from it. */

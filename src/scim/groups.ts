@@ -52,6 +52,8 @@ export function scimGroups(teams: TeamWriter, directory: Directory, base: string
       const { input, members } = patchedGroup({ id: team.id, name: team.name, externalId: team.external_id ?? null }, body);
       return answer(await teams.update(organizationId, team.id, input, members));
     },
-    remove: (organizationId, id) => teams.delete(organizationId, id),
+    async remove(organizationId, id) {
+      await teams.delete(organizationId, id);
+    },
   };
 }

@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   REQUEST_TIMEOUT: 408,
+  CONFLICT: 409,
   URI_TOO_LONG: 414,
   RATE_LIMITED: 429,
   HEADERS_TOO_LARGE: 431,
@@ -50,8 +51,10 @@ const CODE_OF: Record<ErrorKind, ErrorCode> = {
   unauthenticated: 'UNAUTHORIZED',
   forbidden: 'FORBIDDEN',
   not_found: 'NOT_FOUND',
-  // No /v1 operation writes or takes a body: these reach REST only as a client's mistake.
-  conflict: 'VALIDATION_ERROR',
+  // Only a change can clash with what exists: tRPC's settings.* (a name taken, a team its identity provider owns), as
+  // ingest answers it; no /v1 operation writes.
+  conflict: 'CONFLICT',
+  // No /v1 operation takes a body: these reach REST only as a client's mistake.
   too_large: 'VALIDATION_ERROR',
   unsupported_media_type: 'VALIDATION_ERROR',
   rate_limited: 'RATE_LIMITED',
@@ -65,6 +68,7 @@ const TRPC_CODE: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
   UNAUTHORIZED: 'UNAUTHORIZED',
   FORBIDDEN: 'FORBIDDEN',
   NOT_FOUND: 'NOT_FOUND',
+  CONFLICT: 'CONFLICT',
   // Refused before any procedure runs (src/http/server.ts); tRPC has no code of their own.
   REQUEST_TIMEOUT: 'TIMEOUT',
   URI_TOO_LONG: 'BAD_REQUEST',

@@ -8,7 +8,7 @@ export const OPERATOR: Actor = { type: 'operator' };
 
 export const userActor = (userId: string): Actor => ({ type: 'user', userId });
 
-/** What an audit entry is about: one change to one credential or webhook endpoint of an organization. */
+/** What an audit entry is about: one change to one credential, webhook endpoint, app, view or team of an organization. */
 export interface AuditRecord {
   organizationId: string;
   actor: Actor;
@@ -47,11 +47,17 @@ export const AUDIT_ACTIONS = [
   'dashboard_view.renamed',
   'dashboard_view.shared',
   'dashboard_view.deleted',
+  'team.created',
+  'team.renamed',
+  'team.deleted',
+  'team.member_added',
+  'team.member_removed',
+  'team.member_role_set',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const AUDIT_TARGET_TYPES = ['api_token', 'scim_token', 'otlp_token', 'webhook_endpoint', 'webhook_delivery', 'git_app', 'app', 'dashboard_view'] as const;
+export const AUDIT_TARGET_TYPES = ['api_token', 'scim_token', 'otlp_token', 'webhook_endpoint', 'webhook_delivery', 'git_app', 'app', 'dashboard_view', 'team'] as const;
 
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 

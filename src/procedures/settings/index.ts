@@ -4,6 +4,7 @@ import { apiTokensRouter } from './apiTokens';
 import { webhooksRouter } from './webhooks';
 import { gitAppsRouter } from './gitApps';
 import { appsRouter } from './apps';
+import { teamsRouter } from './teams';
 import { otlpTokensRouter, scimTokensRouter } from './organizationTokens';
 import { providersProcedure } from './providers';
 
@@ -18,6 +19,7 @@ export const settingsRouter = router({
   webhooks: webhooksRouter,
   gitApps: gitAppsRouter,
   apps: appsRouter,
+  teams: teamsRouter,
   scimTokens: scimTokensRouter,
   otlpTokens: otlpTokensRouter,
 });

@@ -1,0 +1,79 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { QueryTypes, Sequelize } from 'sequelize';
+import { createSequelize } from '../../db/connection';
+import { createMigrator } from '../../db/migrator';
+import { SERVICES } from '../support/harness';
+
+/**
+ * 0043 on a database that already holds teams, on the backend this run uses: the teams an identity provider made
+ * before it are marked as its own (docs/settings.md#teams), the others stay the admins'.
+ */
+
+let sequelize: Sequelize;
+let cleanup: () => Promise<void>;
+
+beforeAll(async () => {
+  if (SERVICES.databaseUrl) {
+    const server = new URL(SERVICES.databaseUrl);
+    server.pathname = '/';
+    const admin = new Sequelize(server.toString(), { dialect: 'mysql', logging: false });
+    const name = `${new URL(SERVICES.databaseUrl).pathname.slice(1) || 'platform_test'}_mig43_${randomBytes(4).toString('hex')}`;
+    await admin.query(`CREATE DATABASE \`${name}\``);
+    const url = new URL(SERVICES.databaseUrl);
+    url.pathname = `/${name}`;
+    sequelize = createSequelize({ url: url.toString(), sqlitePath: '' });
+    cleanup = async () => {
+      await sequelize.close();
+      await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      await admin.close();
+    };
+  } else {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-migration-0043-'));
+    sequelize = createSequelize({ sqlitePath: path.join(dir, 'db.sqlite') });
+    cleanup = async () => {
+      await sequelize.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    };
+  }
+});
+afterAll(async () => cleanup());
+
+test('0043 marks the teams with an externalId, or of an organization that had a SCIM token, as the identity provider’s; down and up again', async () => {
+  const migrator = createMigrator(sequelize);
+  await migrator.up({ to: '0039-repository-deletion-grace' });
+  const at = '2026-01-02 03:04:05.678';
+  await sequelize.query(`INSERT INTO organizations (id, name, created_at) VALUES ('org_scim', 'Provisioned', '${at}'), ('org_hand', 'By hand', '${at}')`);
+  await sequelize.query(
+    `INSERT INTO teams (id, organization_id, name, external_id, created_at) VALUES
+       ('team_okta', 'org_scim', 'Pushed without externalId', NULL, '${at}'),
+       ('team_entra', 'org_hand', 'Entra group', 'ext-1', '${at}'),
+       ('team_seed', 'org_hand', 'Seeded', NULL, '${at}')`,
+  );
+  // A revoked token still says where the teams came from.
+  await sequelize.query(
+    `INSERT INTO scim_tokens (id, organization_id, name, token_hash, preview, is_active, created_at) VALUES ('stok_x', 'org_scim', 'Okta', '${'a'.repeat(64)}', 'scim_…', 0, '${at}')`,
+  );
+  await migrator.up({ to: '0043-scim-managed-teams' });
+  const marked = async () =>
+    (await sequelize.query<{ id: string; scim_managed: number | boolean }>('SELECT id, scim_managed FROM teams ORDER BY id', { type: QueryTypes.SELECT })).map((r) => [r.id, Boolean(r.scim_managed)]);
+  expect(await marked()).toEqual([
+    ['team_entra', true],
+    ['team_okta', true],
+    ['team_seed', false],
+  ]);
+  await sequelize.query(`INSERT INTO teams (id, organization_id, name, created_at) VALUES ('team_new', 'org_hand', 'New', '${at}')`);
+  expect((await marked()).find(([id]) => id === 'team_new')).toEqual(['team_new', false]);
+
+  await migrator.down({ to: '0043-scim-managed-teams' });
+  expect(Object.keys(await sequelize.getQueryInterface().describeTable('teams'))).not.toContain('scim_managed');
+  await migrator.up({ to: '0043-scim-managed-teams' });
+  expect(await marked()).toEqual([
+    ['team_entra', true],
+    ['team_new', false],
+    ['team_okta', true],
+    ['team_seed', false],
+  ]);
+});
