@@ -5,10 +5,11 @@ import { gitAppsSection } from './gitApps';
 import { organizationTokensSection, SCIM, TELEMETRY } from './organizationTokens';
 import type { Catalog } from './providers';
 import { webhooksSection } from './webhooks';
+import { teamsSection } from './teams';
 
 type Organization = Outputs['settings']['session']['organizations'][number];
 
-/** What an admin manages for one organization: webhooks, git apps, apps, SCIM and telemetry tokens. `providers`: those offered. */
+/** What an admin manages for one organization: webhooks, git apps, apps, teams, SCIM and telemetry tokens. `providers`: those offered. */
 export function organizationSection(org: Organization, eventTypes: Outputs['settings']['webhooks']['eventTypes'], providers: Catalog): HTMLElement {
   const headingId = `${org.id}-heading`;
   return h(
@@ -19,6 +20,7 @@ export function organizationSection(org: Organization, eventTypes: Outputs['sett
     webhooksSection(org, eventTypes),
     gitAppsSection(org, providers),
     appsSection(org, providers),
+    teamsSection(org),
     organizationTokensSection(org, SCIM),
     organizationTokensSection(org, TELEMETRY),
   );
