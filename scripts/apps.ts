@@ -10,11 +10,13 @@
  * npm run apps -- mappings <id> [--json]
  * npm run apps -- map-status --app <id> --status <name> --to <category> [--json]
  * npm run apps -- link-user --app <id> --user <id|email> --external-id <id> [--json]
+ * npm run apps -- link-users --app <id> --csv <file> [--dry-run] [--json]
+ * npm run apps -- unlinked --app <id> [--json]
  *
  * Apps connect an organization's trackers, chat, incident tools, deployment scripts and AI vendors (docs/trackers.md#apps).
  * `create` and `rotate-secret` print the webhook secret once; it is stored sealed with SECRETS_KEY (on the embedded
- * default, data/secrets.key). Exit codes: 0 done, 1 refused (unknown organization, app, team or member) or failure,
- * 2 usage error.
+ * default, data/secrets.key). Exit codes: 0 done, 1 refused (unknown organization, app, team or member), failure, or
+ * a link-users file some of whose lines were refused (its good lines linked all the same), 2 usage error.
  */
 import fs from 'node:fs';
 import { App, TASK_STATUSES, TaskStatus } from '../db/models';
@@ -27,7 +29,11 @@ import { appMappings, AppView, boardView, describeApp, listApps, userLinkView } 
 import { providerCatalog } from '../src/integrations/catalog';
 
 import { checkVendorBaseUrl, VendorAccess } from '../src/services/apps/vendorSources';
+import { UNLINKED_LIMIT } from '../src/services/people/unmatchedAccounts';
 import { outboundPolicy } from '../src/outbound/outboundFetch';
+import { APP_LINKS } from '../src/services/people/linkTables';
+import { AccountLinkWriter } from '../src/services/people/accountLinks';
+import { accountLinkUsage, LinkUsersCommand, parseLinkUsers, parseUnlinked, runLinkUsers, runUnlinked, UnlinkedCommand } from './accountLinks';
 import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
 
 /** The registry's providers: those an app may connect, and what each takes. */
@@ -48,6 +54,7 @@ const USAGE = `Usage:
   npm run apps -- mappings <app or git app id> [--json]
   npm run apps -- map-status --app <id> --status <name> --to ${TASK_STATUSES.join('|')} [--json]
   npm run apps -- link-user --app <id> --user <user id|email> --external-id <account id> [--json]
+${accountLinkUsage('apps', '--app')}
 
 create         connects a provider for the organization and prints its webhook URL and secret once.
                  --provider      ${APP_PROVIDER_IDS.join(', ')}
@@ -78,7 +85,17 @@ map            ties a board (a Jira project key, a Linear team key, a GitHub own
 unmap          unties it: its tasks count for the organization only.
 mappings       shows an app's (or a git app's) boards and status overrides.
 map-status     counts a status name (any case, e.g. "Blocked") in another category.
-link-user      links a member's account on the app (its user id there) by hand, for payloads without e-mail.
+link-user      links a member's account on the app (its user id there) by hand, for payloads without e-mail; a
+               member's earlier account there is replaced.
+link-users     links the accounts of a CSV file, header line "account,email" (the account id on the app, the
+               member's e-mail), in one change; each bad line is reported by its number with why (unknown
+               e-mail, not a member of the app's organization, an account or e-mail given twice, an account
+               another member holds, a member linked to another account, a malformed line) and the good ones
+               are linked all the same. Exit code 1 when a line was refused.
+                 --dry-run  changes nothing: says what would be linked and which lines match no member
+                 --json     print {"linked","already_linked","rejected","dry_run"}
+unlinked       lists the app's accounts with activity (tasks assigned, messages) and no member, the
+               ${UNLINKED_LIMIT} busiest first, counted since this version.
 
 The webhook URL is PUBLIC_URL (default http://localhost:$PORT) + /ingest/<provider>/<id>. Target database:
 DATABASE_URL (mysql://..., which also needs SECRETS_KEY) or the embedded SQLite file (SQLITE_PATH).`;
@@ -92,7 +109,9 @@ export type Command =
   | { kind: 'unmap'; app: string; board: string; json: boolean }
   | { kind: 'map-status'; app: string; status: string; category: TaskStatus; json: boolean }
   | { kind: 'link-user'; app: string; user: string; externalId: string; json: boolean }
-  | { kind: 'set-secret'; app: string; secretFile: string; json: boolean };
+  | { kind: 'set-secret'; app: string; secretFile: string; json: boolean }
+  | LinkUsersCommand
+  | UnlinkedCommand;
 
 /** How an AI vendor's app is read, as given: the credential's file is read when the command runs. */
 interface VendorFlags {
@@ -101,7 +120,7 @@ interface VendorFlags {
   baseUrl?: string;
 }
 
-const COMMANDS = 'create, list, rotate-secret, set-secret, disable, enable, map, unmap, mappings, map-status or link-user';
+const COMMANDS = 'create, list, rotate-secret, set-secret, disable, enable, map, unmap, mappings, map-status, link-user, link-users or unlinked';
 
 const ONE_ID: Record<string, string> = {
   'rotate-secret': 'app id (see "apps list")',
@@ -226,6 +245,10 @@ export function parseCommand(argv: string[]): Command {
         json: v.json ?? false,
       };
     }
+    case 'link-users':
+      return parseLinkUsers(rest, 'app');
+    case 'unlinked':
+      return parseUnlinked(rest, 'app');
     case 'set-secret': {
       const { values } = parse(rest, { app: { type: 'string' }, 'secret-file': { type: 'string' }, json: { type: 'boolean' } });
       const v = values as { app?: string; 'secret-file'?: string; json?: boolean };
@@ -241,7 +264,7 @@ export function parseCommand(argv: string[]): Command {
   }
 }
 
-async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out: (s: string) => void): Promise<void> {
+async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out: (s: string) => void): Promise<void | number> {
   const writer = new AppWriter(ChangeRunner.for(App.sequelize!), new SecretBox(() => secretsKeyFor(config)), PROVIDERS);
   const base = publicBase(config);
   const print = (json: boolean, value: unknown, text: string) => out(json ? `${JSON.stringify(value)}\n` : text);
@@ -319,6 +342,10 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
       const link = userLinkView(await writer.linkUser(cmd.app, cmd.user, cmd.externalId));
       return print(cmd.json, link, `Linked account ${link.external_user_id} of ${link.app_id} to ${link.user_id}.\n`);
     }
+    case 'link-users':
+      return runLinkUsers(new AccountLinkWriter(ChangeRunner.for(App.sequelize!)), APP_LINKS, cmd, out);
+    case 'unlinked':
+      return runUnlinked(APP_LINKS, cmd, out);
     case 'set-secret': {
       const app = await writer.setSecret(cmd.app, secretFrom(cmd.secretFile));
       const view = await describeApp(base, PROVIDERS, app);

@@ -141,7 +141,8 @@ export async function runWriterCommand<C extends { kind: 'help' } | { kind: stri
   usage: string,
   parseCommand: (argv: string[]) => C,
   argv: string[],
-  run: (cmd: Exclude<C, { kind: 'help' }>, config: Config, out: (s: string) => void) => Promise<void>,
+  /** Its exit code when not 0 (a file some of whose lines were refused), or nothing. */
+  run: (cmd: Exclude<C, { kind: 'help' }>, config: Config, out: (s: string) => void) => Promise<void | number>,
 ): Promise<number> {
   const cmd = commandOrExit(cli, usage, parseCommand, argv);
   if (typeof cmd === 'number') return cmd;
@@ -149,8 +150,10 @@ export async function runWriterCommand<C extends { kind: 'help' } | { kind: stri
   const database = await openServerDatabase(cli, config, (cmd as { json: boolean }).json);
   if (!database) return 1;
   try {
-    await run(cmd, config, (s) => process.stdout.write(s));
-    return 0;
+    const code = await run(cmd, config, (s) => {
+      process.stdout.write(s);
+    });
+    return typeof code === 'number' ? code : 0;
   } catch (e) {
     if (e instanceof DomainError) {
       process.stderr.write(`${cli}: ${e.message}\n`);

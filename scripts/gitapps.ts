@@ -3,13 +3,21 @@
  * npm run gitapps -- list [--org <id>] [--json]
  * npm run gitapps -- rotate-secret <id> [--end-grace] [--json]
  * npm run gitapps -- restore-repository <repository id> [--json]
+ * npm run gitapps -- link-user --git-app <id> --user <id|email> --username <login> [--json]
+ * npm run gitapps -- link-users --git-app <id> --csv <file> [--dry-run] [--json]
+ * npm run gitapps -- unlinked --git-app <id> [--json]
  *
  * Git apps connect an organization's repositories at a git provider (docs/ingest.md). `create` and `rotate-secret`
  * print the webhook secret once; it is stored sealed with SECRETS_KEY (on the embedded default, data/secrets.key).
- * Exit codes: 0 done, 1 bad input (unknown organization or git app) or failure, 2 usage error.
+ * Exit codes: 0 done, 1 bad input (unknown organization, git app or member), failure, or a link-users file some of
+ * whose lines were refused (its good lines linked all the same), 2 usage error.
  */
 import { GitApp } from '../db/models';
-import { gitAppView, listGitApps } from '../src/services/git/apps/gitAppViews';
+import { gitAppView, gitUserLinkView, listGitApps } from '../src/services/git/apps/gitAppViews';
+import { AccountLinkWriter } from '../src/services/people/accountLinks';
+import { GIT_APP_LINKS } from '../src/services/people/linkTables';
+import { UNLINKED_LIMIT } from '../src/services/people/unmatchedAccounts';
+import { accountLinkUsage, LinkUsersCommand, parseLinkUsers, parseUnlinked, runLinkUsers, runUnlinked, UnlinkedCommand } from './accountLinks';
 import { Config, publicBase } from '../src/config';
 import { PREVIOUS_SECRET_GRACE_MS, SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { ChangeRunner } from '../src/persistence/changes/change';
@@ -28,6 +36,8 @@ const USAGE = `Usage:
   npm run gitapps -- list [--org <id>] [--json]
   npm run gitapps -- rotate-secret <id> [--end-grace] [--json]
   npm run gitapps -- restore-repository <repository id> [--json]
+  npm run gitapps -- link-user --git-app <id> --user <user id|email> --username <login> [--json]
+${accountLinkUsage('gitapps', '--git-app')}
 
 create         makes a git app for the organization and prints its webhook URL and secret once.
                  --json  print {"id","webhook_url","secret"} on one line
@@ -39,6 +49,19 @@ rotate-secret  makes a new secret and prints it once; the previous one is still 
 restore-repository  brings back a repository its provider reported deleted, with all it held, while its
                grace lasts (REPOSITORY_DELETE_GRACE_DAYS); a delivery of the provider for it does the same.
                  --json  print the repository as /v1 lists it
+link-user      links a member to their user name (login) at the git provider by hand, as a push that names
+               both their e-mail and their user name does: pull requests, reviews and commits that arrive
+               under it from then on count for them (what was stored before stays as it was); a member's
+               earlier user name on the git app is replaced.
+link-users     links the user names of a CSV file, header line "account,email" (the user name, the member's
+               e-mail), in one change; each bad line is reported by its number with why (unknown e-mail, not
+               a member of the git app's organization, a user name or e-mail given twice, a user name another
+               member holds, a member linked to another user name, a malformed line) and the good ones are
+               linked all the same. Exit code 1 when a line was refused.
+                 --dry-run  changes nothing: says what would be linked and which lines match no member
+                 --json     print {"linked","already_linked","rejected","dry_run"}
+unlinked       lists the user names (and commit authors' e-mails) with activity (commits, pull requests,
+               reviews, issues assigned) and no member, the ${UNLINKED_LIMIT} busiest first, counted since this version.
 
 The webhook URL is PUBLIC_URL (default http://localhost:$PORT) + /ingest/<provider>/<id>. Target database:
 DATABASE_URL (mysql://..., which also needs SECRETS_KEY) or the embedded SQLite file (SQLITE_PATH).`;
@@ -48,11 +71,16 @@ export type Command =
   | { kind: 'create'; org: string; provider: string; name: string; json: boolean }
   | { kind: 'list'; org?: string; json: boolean }
   | { kind: 'rotate-secret' | 'end-grace'; id: string; json: boolean }
-  | { kind: 'restore-repository'; id: string; json: boolean };
+  | { kind: 'restore-repository'; id: string; json: boolean }
+  | { kind: 'link-user'; gitApp: string; user: string; username: string; json: boolean }
+  | LinkUsersCommand
+  | UnlinkedCommand;
+
+const COMMANDS = 'create, list, rotate-secret, restore-repository, link-user, link-users or unlinked';
 
 export function parseCommand(argv: string[]): Command {
   const [command, ...rest] = argv;
-  if (command === undefined) throw new UsageError('a command is required: create, list, rotate-secret or restore-repository');
+  if (command === undefined) throw new UsageError(`a command is required: ${COMMANDS}`);
   if (command === 'help' || command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) return { kind: 'help' };
   switch (command) {
     case 'create': {
@@ -83,12 +111,28 @@ export function parseCommand(argv: string[]): Command {
       if (positionals.length !== 1) throw new UsageError('restore-repository needs exactly one repository id (repo_…, as /v1/git/apps/{id}/repositories listed it)');
       return { kind: 'restore-repository', id: nonEmpty('repository id', positionals[0])!, json: (values as { json?: boolean }).json ?? false };
     }
+    case 'link-user': {
+      const { values } = parse(rest, { 'git-app': { type: 'string' }, user: { type: 'string' }, username: { type: 'string' }, json: { type: 'boolean' } });
+      const v = values as { 'git-app'?: string; user?: string; username?: string; json?: boolean };
+      const gitApp = nonEmpty('--git-app', v['git-app'])?.trim();
+      const user = nonEmpty('--user', v.user)?.trim();
+      const username = nonEmpty('--username', v.username)?.trim();
+      if (!gitApp) throw new UsageError('link-user needs --git-app <git app id>');
+      if (!user) throw new UsageError('link-user needs --user <user id or e-mail>');
+      if (!username) throw new UsageError("link-user needs --username <the member's user name at the git provider>");
+      if (username.length > 200) throw new UsageError('--username has at most 200 characters');
+      return { kind: 'link-user', gitApp, user, username, json: v.json ?? false };
+    }
+    case 'link-users':
+      return parseLinkUsers(rest, 'git-app');
+    case 'unlinked':
+      return parseUnlinked(rest, 'git-app');
     default:
-      throw new UsageError(`unknown command "${command}"; use create, list, rotate-secret or restore-repository`);
+      throw new UsageError(`unknown command "${command}"; use ${COMMANDS}`);
   }
 }
 
-async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out: (s: string) => void): Promise<void> {
+async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out: (s: string) => void): Promise<void | number> {
   const writer = new GitAppWriter(ChangeRunner.for(GitApp.sequelize!), new SecretBox(() => secretsKeyFor(config)), PROVIDERS);
   switch (cmd.kind) {
     case 'create':
@@ -125,6 +169,14 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
       if (cmd.json) return out(`${JSON.stringify(toRepository(repository))}\n`);
       return out(`Repository ${repository.id} (${repository.full_name}) of git app ${repository.git_app_id} is back, with its commits, pull requests, deployments and incidents.\n`);
     }
+    case 'link-user': {
+      const link = gitUserLinkView(await new AccountLinkWriter(ChangeRunner.for(GitApp.sequelize!)).linkUser(GIT_APP_LINKS, cmd.gitApp, cmd.user, cmd.username));
+      return out(cmd.json ? `${JSON.stringify(link)}\n` : `Linked user name ${link.username} of ${link.git_app_id} to ${link.user_id}.\n`);
+    }
+    case 'link-users':
+      return runLinkUsers(new AccountLinkWriter(ChangeRunner.for(GitApp.sequelize!)), GIT_APP_LINKS, cmd, out);
+    case 'unlinked':
+      return runUnlinked(GIT_APP_LINKS, cmd, out);
     case 'list': {
       const rows = await listGitApps(publicBase(config), PROVIDERS, cmd.org);
       if (cmd.json) {

@@ -34,6 +34,7 @@ export const AUDIT_ACTIONS = [
   'git_app.created',
   'git_app.secret_rotated',
   'git_app.secret_grace_ended',
+  'git_app.user_linked',
   'app.created',
   'app.secret_rotated',
   'app.secret_grace_ended',

@@ -1,6 +1,7 @@
 import type { Change, ChangeRunner } from '../../persistence/changes/change';
 import { firstDeliveries } from '../apps/appDeliveries';
 import { accountDirectory } from '../work/accounts';
+import { noteUnmatched } from '../people/unmatchedAccounts';
 import { recordInteractions } from './interactions';
 
 /**
@@ -53,6 +54,8 @@ export class ConversationWriter {
     const accounts = [...new Set(messages.flatMap((m) => [m.sender, ...m.counterparts]))].map((externalId) => ({ externalId, email: null }));
     const directory = await accountDirectory({ ...source, accounts: 'app' }, accounts, change.transaction, this.now());
     const member = (externalId: string) => directory.find({ externalId, email: null });
+    const unmatched = messages.flatMap((m) => (member(m.sender) ? [] : [{ account: m.sender, at: m.at }]));
+    await noteUnmatched(change.transaction, { id: source.appId, organizationId: source.organizationId }, 'message', unmatched);
     return recordInteractions(
       change,
       messages.flatMap((m) => {

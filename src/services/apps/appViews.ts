@@ -1,5 +1,6 @@
 import { toApp } from '../../resources/integrations';
-import { AiVendorSource, App, AppBoard, AppStatusOverride, Repository, Team, UserApp } from '../../../db/models';
+import { AiVendorSource, App, AppBoard, AppStatusOverride, Repository, Team } from '../../../db/models';
+import type { AccountLink } from '../people/accountLinks';
 import { HeldDays, heldDays, vendorSourceView } from './vendorSources';
 import type { ChangeAuthority } from '../audit/actor';
 import type { AppWriter } from './apps';
@@ -57,8 +58,8 @@ export function statusOverrideView(o: AppStatusOverride) {
   return { status: o.status_name, category: o.category, created_at: o.created_at.toISOString() };
 }
 
-export function userLinkView(link: UserApp) {
-  return { app_id: link.app_id, user_id: link.user_id, external_user_id: link.external_user_id, created_at: link.created_at.toISOString() };
+export function userLinkView(link: AccountLink) {
+  return { app_id: link.connection_id, user_id: link.user_id, external_user_id: link.account, created_at: link.created_at.toISOString() };
 }
 
 /** An app's (or a git app's) boards and the status names it counts in another category, by name. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Op, Transaction } from 'sequelize';
-import { App, AppBoard, AppStatusOverride, GitApp, Organization, OrganizationMembership, Repository, Task, TaskStatus, Team, UserApp } from '../../../db/models';
-import { conflict, invalid, notFound } from '../../errors';
+import { App, AppBoard, AppStatusOverride, GitApp, Organization, Repository, Task, TaskStatus, Team, UserApp } from '../../../db/models';
+import { invalid, notFound } from '../../errors';
 import { OPERATOR } from '../../persistence/changes/auditRecord';
 import type { Change, ChangeRunner } from '../../persistence/changes/change';
 import { newId } from '../../persistence/changes/ids';
@@ -9,6 +9,8 @@ import { ResultCache } from '../../persistence/query/countCache';
 import { DataVersions } from '../../persistence/query/dataVersions';
 import { openRotated, previousSecretGraceEnd, PREVIOUS_SECRET_GRACE_MS, SecretBox } from '../../secrets/secretBox';
 import { ChangeAuthority, isWithinAuthority } from '../audit/actor';
+import { AccountLink, AccountLinkWriter } from '../people/accountLinks';
+import { APP_LINKS } from '../people/linkTables';
 import { membersByEmail } from '../people/memberEmails';
 import { normalizeEmail } from '../people/members';
 import { rederiveTasks } from '../work/rederive';
@@ -245,27 +247,9 @@ export class AppWriter {
     });
   }
 
-  /** Links a member's account on the app by hand, for payloads that carry no e-mail. */
-  linkUser(appId: string, user: string, externalId: string, by: ChangeAuthority = {}): Promise<UserApp> {
-    return this.changes.run(async (change) => {
-      const { transaction } = change;
-      const app = await this.appOf(appId, by, transaction);
-      const member = await OrganizationMembership.findOne({
-        where: { organization_id: app.organization_id, ...(user.includes('@') ? { user_email: normalizeEmail(user) } : { user_id: user }) },
-        attributes: ['user_id'],
-        transaction,
-      });
-      if (!member) throw notFound(`No member ${user} in organization ${app.organization_id}`);
-      const taken = await UserApp.findOne({ where: { app_id: app.id, external_user_id: externalId }, transaction });
-      if (taken && taken.user_id !== member.user_id) throw conflict(`Account ${externalId} of app ${app.id} is already linked to ${taken.user_id}`);
-      const existing = await UserApp.findOne({ where: { app_id: app.id, user_id: member.user_id }, transaction, lock: transaction.LOCK.UPDATE });
-      const link = existing
-        ? await existing.update({ external_user_id: externalId }, { transaction })
-        : await UserApp.create({ user_id: member.user_id, app_id: app.id, external_user_id: externalId, created_at: this.now() }, { transaction });
-      change.wrote('user_apps');
-      change.audit({ organizationId: app.organization_id, actor: by.actor ?? OPERATOR, action: 'app.user_linked', target: { type: 'app', id: app.id }, details: { user_id: member.user_id, external_user_id: externalId } });
-      return link;
-    });
+  /** Links a member's account on the app by hand, for payloads that carry no e-mail (docs/trackers.md#accounts). */
+  linkUser(appId: string, user: string, externalId: string, by: ChangeAuthority = {}): Promise<AccountLink> {
+    return new AccountLinkWriter(this.changes, this.now).linkUser(APP_LINKS, appId, user, externalId, by);
   }
 
   /**

@@ -7,6 +7,8 @@ import type { TaskSource, TrackerAccount } from './taskInput';
 /** The member behind a tracker account, or null: never guessed (docs/trackers.md#identity). */
 export interface AccountDirectory {
   find(account: TrackerAccount | null | undefined): string | null;
+  /** What a link of this source takes of an account: its id (apps), its user name (git apps). */
+  keyOf(account: TrackerAccount): string | null;
 }
 
 /**
@@ -36,7 +38,7 @@ export async function accountDirectory(source: TaskSource, accounts: (TrackerAcc
     return (a.email ? byEmail.get(normalizeEmail(a.email)) : undefined) ?? (key ? byLink.get(key) : undefined) ?? null;
   };
   if (source.accounts === 'app') await linkMatched(sql, source, known, find, byLink, now);
-  return { find };
+  return { find, keyOf };
 }
 
 /** Accounts matched by e-mail and not linked yet are linked now (a member has one account per app). */

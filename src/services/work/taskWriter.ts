@@ -2,7 +2,8 @@ import type { Change, ChangeRunner } from '../../persistence/changes/change';
 import { GroupCommit } from '../../persistence/changes/groupCommit';
 import { recordInteractions } from '../activity/interactions';
 import { firstDeliveries } from '../apps/appDeliveries';
-import { accountDirectory } from './accounts';
+import { AccountDirectory, accountDirectory } from './accounts';
+import { noteUnmatched } from '../people/unmatchedAccounts';
 import type { TaskEvent, TaskInput, TaskResult, TaskSource } from './taskInput';
 import { ChangeEffects, removeTask, upsertTask } from './taskState';
 import { IssueStates } from './taskStore';
@@ -101,8 +102,21 @@ export class TaskWriter {
       ),
     );
     await issues.save(transaction);
+    await noteUnmatchedAssignees(change, source, accounts, groups, results);
     await recordInteractions(change, effects.interactions);
     if (effects.wrote) change.wrote('tasks');
     return results;
   }
+}
+
+/** Tasks given to accounts no member is behind, when stored or assigned anew: what `apps unlinked` counts of them. */
+function noteUnmatchedAssignees(change: Change, source: TaskSource, accounts: AccountDirectory, groups: TaskEvent[][], results: TaskOutcome['tasks'][]): Promise<void> {
+  const assigned = groups.flatMap((group, i) =>
+    group.flatMap((e, j) => {
+      if (e.kind !== 'upsert' || !e.task.assignee || accounts.find(e.task.assignee)) return [];
+      const { result } = results[i][j];
+      return result === 'created' || (result === 'updated' && e.task.assignment) ? [{ account: accounts.keyOf(e.task.assignee), at: e.task.assignment?.at ?? e.task.createdAt }] : [];
+    }),
+  );
+  return noteUnmatched(change.transaction, { id: source.appId, organizationId: source.organizationId }, 'task_assigned', assigned);
 }

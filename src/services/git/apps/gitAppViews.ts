@@ -1,6 +1,7 @@
 import { GitApp } from '../../../../db/models';
 import type { ProviderCatalog } from '../../apps/catalog';
 import { previousSecretGraceEnd } from '../../../secrets/secretBox';
+import type { AccountLink } from '../../people/accountLinks';
 
 /**
  * Where the provider sends an app's webhooks: the service's public base + /ingest/<provider>/<id>; null for a provider
@@ -32,4 +33,9 @@ export type GitAppView = ReturnType<typeof gitAppView>;
 export async function listGitApps(publicBase: string, providers: ProviderCatalog, organizationId?: string): Promise<GitAppView[]> {
   const apps = await GitApp.findAll({ where: organizationId ? { organization_id: organizationId } : {}, order: [['created_at', 'ASC'], ['id', 'ASC']] });
   return apps.map((g) => gitAppView(publicBase, providers, g));
+}
+
+/** A member's user name on a git app, as `/v1/users/{id}/git/apps` names its fields. */
+export function gitUserLinkView(link: AccountLink) {
+  return { git_app_id: link.connection_id, user_id: link.user_id, username: link.account, created_at: link.created_at.toISOString() };
 }

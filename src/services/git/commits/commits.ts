@@ -7,6 +7,7 @@ import type { CommitInput } from '../activity';
 import { authorDirectory, learnAccounts } from '../authors';
 import { completeAbbreviatedShas } from './abbreviatedShas';
 import { chunks } from '../../people/memberEmails';
+import { noteUnmatched } from '../../people/unmatchedAccounts';
 import { clip, LIMITS } from '../text';
 import { hasAiMarker } from '../../../../db/rollups/aiMarkers';
 import { activeAuthorDays, isActiveAuthorDay } from '../rollups/authorAiActivity';
@@ -53,6 +54,8 @@ export async function recordCommits(change: Change, gitApp: GitApp, repository: 
   const authors = await authorDirectory(gitApp, { emails: fresh.map((c) => c.authorEmail), usernames: fresh.map((c) => c.authorUsername) }, transaction);
   const authored = fresh.map((c) => ({ commit: c, authorId: authors.find(c.authorEmail, c.authorUsername), createdAt: c.createdAt }));
   await learnAccounts(change, gitApp, fresh.map((c) => ({ email: c.authorEmail, username: c.authorUsername })), authors);
+  const unmatched = authored.flatMap(({ commit: c, authorId }) => (authorId ? [] : [{ account: c.authorUsername ?? c.authorEmail, at: c.createdAt }]));
+  await noteUnmatched(transaction, { id: gitApp.id, organizationId: gitApp.organization_id }, 'commit', unmatched);
   const activeDays = await activeAuthorDays(transaction, gitApp.organization_id, authored);
   const rows = authored.map(({ commit: c, authorId }) => ({
     id: newId('cmt'),

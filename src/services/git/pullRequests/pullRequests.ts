@@ -5,6 +5,7 @@ import type { Change } from '../../../persistence/changes/change';
 import { newId } from '../../../persistence/changes/ids';
 import type { PullRequestInput, PullRequestState } from '../activity';
 import { authorDirectory } from '../authors';
+import { noteUnmatched } from '../../people/unmatchedAccounts';
 import { completeSha } from '../commits/abbreviatedShas';
 import { clip, LIMITS } from '../text';
 import { hasAiMarker } from '../../../../db/rollups/aiMarkers';
@@ -59,6 +60,7 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
       const authors = await authorDirectory(gitApp, { emails: [], usernames: [input.authorUsername] }, transaction);
       const ids = { id: newId('pr'), repository_id: repository.id, git_app_id: gitApp.id, organization_id: gitApp.organization_id };
       const author = { author_id: authors.find(null, input.authorUsername), author_provider_id: input.authorProviderId };
+      if (!author.author_id) await noteUnmatched(transaction, { id: gitApp.id, organizationId: gitApp.organization_id }, 'pull_request', [{ account: input.authorUsername, at: input.createdAt }]);
       return PullRequest.create({ ...ids, number: input.number, ...author, ...fields }, { transaction });
     },
     update: (stored) => stored.update(fields, { transaction }),

@@ -4,6 +4,7 @@ import type { Change } from '../../../persistence/changes/change';
 import { newId } from '../../../persistence/changes/ids';
 import type { PullRequestInput, ReviewActivityInput } from '../activity';
 import { authorDirectory } from '../authors';
+import { noteUnmatched } from '../../people/unmatchedAccounts';
 import { isPeerReview } from './peerReviews';
 import { recordCodeReviews } from './codeReviews';
 import { learnPullRequestAuthor, recordPullRequest } from './pullRequests';
@@ -100,6 +101,8 @@ export async function recordReview(
     { transaction },
   );
   change.wrote('pull_request_activities');
+  // A commit pushed to it counts with the commits; the rest is review.
+  if (!actorId && input.kind !== 'commit') await noteUnmatched(transaction, { id: gitApp.id, organizationId: gitApp.organization_id }, 'review', [{ account: input.actorUsername, at: input.createdAt }]);
   await refreshPullRequestReviewers(transaction, stored.id);
   if (input.kind === 'commit') await refreshPullRequestAi(transaction, stored.id);
   if (peerReview) {
