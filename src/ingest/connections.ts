@@ -3,6 +3,7 @@ import { DomainError, invalid, notFound, unauthenticated } from '../errors';
 import type { IntegrationProvider } from '../integrations/provider';
 import type { AppWriter } from '../services/apps/apps';
 import type { GitAppWriter } from '../services/git/apps/gitApps';
+import type { StateOwner } from '../services/apps/connectionStates';
 import type { TaskSource } from '../services/work/taskInput';
 import { hasControlCharacters } from '../wire/text';
 
@@ -51,6 +52,12 @@ export function inactiveRefusal(connection: Connection): DomainError | undefined
   if (connection.kind === 'git_app') return connection.gitApp.is_active ? undefined : new DomainError('forbidden', `Git app ${connection.gitApp.id} is inactive; deliveries to it are refused`);
   const { app } = connection;
   return app.is_active ? undefined : new DomainError('forbidden', `App ${app.id} is disabled; deliveries to it are refused until npm run apps -- enable ${app.id}`);
+}
+
+/** Whose state a delivery or a refusal is (the setup view's row, docs/settings.md#setup). */
+export function stateOwnerOf(connection: Connection): StateOwner {
+  const row = connection.kind === 'git_app' ? connection.gitApp : connection.app;
+  return { connectionId: row.id, organizationId: row.organization_id };
 }
 
 /** The rate limit's key: each connection has its own budget. */

@@ -1,14 +1,15 @@
-import { ErrorRequestHandler, NextFunction, Request, Response, Router } from 'express';
+import { NextFunction, Request, Response, Router } from 'express';
 import type { Logger } from '../logger';
 import type { RateLimiter } from '../rateLimit/rateLimiter';
 import { setRateLimitHeaders } from '../rateLimit/headers';
 import type { IntegrationProvider, Webhook } from '../integrations/provider';
 import type { BodyBudget } from '../wire/bodyBudget';
 import { noteFailure } from '../observability/responseFailures';
-import { DomainError, invalid, notFound } from '../errors';
+import { DomainError, domainErrorOf, invalid, notFound } from '../errors';
+import type { ConnectionStates, RefusalReason } from '../services/apps/connectionStates';
 import { bodyLimitOf, ingestBodyBudget, readRawBody } from './body';
 import { ingestAnswer, rateLimited, sendIngestError, toIngestAnswer } from './errors';
-import { addressedConnection, Connection, connectionIdName, ConnectionStores, inactiveRefusal, limitKey, secretsOf, settingsOf } from './connections';
+import { addressedConnection, Connection, connectionIdName, ConnectionStores, inactiveRefusal, limitKey, secretsOf, settingsOf, stateOwnerOf } from './connections';
 import { DeliveryWriters, stored } from './stored';
 
 export interface IngestDeps extends ConnectionStores, DeliveryWriters {
@@ -18,6 +19,8 @@ export interface IngestDeps extends ConnectionStores, DeliveryWriters {
   limiter: RateLimiter;
   bodyLimitBytes: number;
   logger: Logger;
+  /** What the setup view shows of each connection: its deliveries answered without a change, and its refusals. */
+  connectionStates: ConnectionStates;
   /** Told each delivery's provider and result once answered: applied, duplicate, ignored, pong, answered, or the error code. */
   onDelivery?: (provider: string, result: string) => void;
   /** The bodies this process holds at once. */
@@ -91,6 +94,7 @@ export function ingestRouter(deps: IngestDeps): Router {
         }
         const delivery = provider.webhook.parse({ headers: req.headers, body, resource: resourceOf(req), settings: settingsOf(connection) });
         const answer = { ...(delivery.id === null ? {} : { delivery_id: delivery.id }), event: delivery.event };
+        if ('ignored' in delivery || 'ping' in delivery || 'reply' in delivery) await deps.connectionStates.acknowledged(stateOwnerOf(connection), delivery.event, now());
         if ('ignored' in delivery) {
           res.locals.ingestResult = 'ignored';
           return res.status(202).json({ status: 'success', data: { ...answer, result: 'ignored', reason: delivery.ignored } });
@@ -104,6 +108,7 @@ export function ingestRouter(deps: IngestDeps): Router {
           return res.status(200).json(delivery.reply);
         }
         const outcome = await stored(deps, connection, delivery);
+        deps.connectionStates.stored(stateOwnerOf(connection).connectionId);
         res.locals.ingestResult = outcome.result;
         res.status(200).json({ status: 'success', data: { ...answer, ...outcome } });
       } catch (err) {
@@ -114,7 +119,7 @@ export function ingestRouter(deps: IngestDeps): Router {
   router.post('/:provider/:connectionId', ...receive);
   router.post('/:provider/:connectionId/:resource', ...receive);
   router.use((req: Request, _res: Response, next: NextFunction) => next(unknownRoute(req, receivers)));
-  router.use(ingestErrorHandler(deps.logger));
+  router.use(ingestErrorHandler(deps, now));
   return router;
 }
 
@@ -166,11 +171,40 @@ async function limitedFailure(limiter: RateLimiter, req: Request, res: Response,
   return decision.allowed ? failure : rateLimited(decision);
 }
 
-/** The ingest surface's answer to anything thrown: its error format; our own faults logged and answered 500. */
-function ingestErrorHandler(logger: Logger): ErrorRequestHandler {
-  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+/**
+ * Why a delivery to a known connection was refused, as the setup view says it; undefined for what is not the sender's
+ * to fix (our faults, a race lost). Only the kind of failure is kept: its message may quote what was sent.
+ */
+function refusalReason(provider: Receiver, err: unknown): RefusalReason | undefined {
+  switch (domainErrorOf(err)?.kind) {
+    case 'unauthenticated':
+      return 'head' in provider.webhook.authenticate ? 'token' : 'signature';
+    case 'forbidden':
+      return 'inactive';
+    case 'rate_limited':
+      return 'rate_limited';
+    case 'too_large':
+      return 'too_large';
+    case 'invalid':
+    case 'unsupported_media_type':
+      return 'bad_body';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The ingest surface's answer to anything thrown: its error format; our own faults logged and answered 500. A refusal
+ * of a delivery to a known connection is recorded for the setup view first; one to an unknown id has no one to tell.
+ */
+function ingestErrorHandler(deps: IngestDeps, now: () => Date) {
+  // Locals as far as the delivery got: a route not found has neither provider nor connection.
+  return async (err: unknown, req: Request, res: Response<unknown, Partial<DeliveryLocals>>, _next: NextFunction) => {
+    const { provider, connection } = res.locals;
+    const reason = provider && connection && refusalReason(provider, err);
+    if (connection && reason) await deps.connectionStates.refused(stateOwnerOf(connection), reason, now());
     const known = toIngestAnswer(err);
-    if (!known) logger.error({ err, reqId: req.id }, 'ingest delivery failed');
+    if (!known) deps.logger.error({ err, reqId: req.id }, 'ingest delivery failed');
     noteFailure(res, err);
     const answer = known ?? ingestAnswer('SERVER_ERROR', 'Internal server error');
     res.locals.ingestResult = answer.code.toLowerCase();

@@ -19,6 +19,8 @@ export interface SettingsServices {
   dashboardViews: DashboardViewWriter;
   /** Where clients reach this service: git apps' and apps' webhook URLs and Claude Code's OTLP endpoint are built from it. */
   publicBase: string;
+  /** The service's "now" (runtime.clock): what the setup view measures a source's silence against. */
+  clock: () => Date;
 }
 
 /** A /trpc request whose calls are all `settings.*`: made by a signed-in browser, never with an API token. */

@@ -5,6 +5,7 @@ import { ingestBodyBudget } from '../ingest/body';
 import { ingestHeadRefuser } from '../ingest/headRefusals';
 import type { Surface, SurfaceContext } from './surfaces';
 import type { Writers } from './writers';
+import { ConnectionStates } from '../services/apps/connectionStates';
 
 /** Webhooks in at /ingest (docs/ingest.md): every registered provider's deliveries, through the one pipeline. */
 export function ingestSurface({ config, logger, redis, keyPrefix, rejectedOn, metrics }: SurfaceContext, writers: Writers, providers: readonly IntegrationProvider[]): Surface {
@@ -26,6 +27,7 @@ export function ingestSurface({ config, logger, redis, keyPrefix, rejectedOn, me
     // The bodies this process holds at once, whichever provider sent them.
     budget: ingestBodyBudget(config.INGEST_BODY_LIMIT_KB * 1024),
     logger,
+    connectionStates: new ConnectionStates(writers.changes, (err) => logger.warn({ err }, 'a connection’s state could not be recorded')),
     onDelivery: metrics && ((provider: string, result: string) => metrics.ingestDelivered(provider, result)),
   };
   return {

@@ -7,6 +7,7 @@ import { appsRouter } from './apps';
 import { teamsRouter } from './teams';
 import { otlpTokensRouter, scimTokensRouter } from './organizationTokens';
 import { providersProcedure } from './providers';
+import { setupProcedure } from './setup';
 
 /**
  * `settings.*` (docs/settings.md): what a signed-in person manages in the product's settings. Session only; not part of
@@ -15,6 +16,7 @@ import { providersProcedure } from './providers';
 export const settingsRouter = router({
   session: sessionProcedure,
   providers: providersProcedure,
+  setup: setupProcedure,
   apiTokens: apiTokensRouter,
   webhooks: webhooksRouter,
   gitApps: gitAppsRouter,

@@ -1,5 +1,6 @@
 import type { Change, ChangeRunner } from '../../persistence/changes/change';
 import { firstDeliveries } from '../apps/appDeliveries';
+import { recordDelivery } from '../apps/connectionStates';
 import { accountDirectory } from '../work/accounts';
 import { noteUnmatched } from '../people/unmatchedAccounts';
 import { recordInteractions } from './interactions';
@@ -46,7 +47,9 @@ export class ConversationWriter {
     return this.changes.run(async (change) => {
       const firstSeen = await firstDeliveries(change.transaction, delivery.source.appId, [delivery], this.now());
       if (firstSeen.size === 0) return { result: 'duplicate', interactions: 0 };
-      return { result: 'applied', interactions: await this.record(change, delivery.source, messages) };
+      const interactions = await this.record(change, delivery.source, messages);
+      await recordDelivery(change.transaction, { connectionId: delivery.source.appId, organizationId: delivery.source.organizationId }, delivery.event, this.now());
+      return { result: 'applied', interactions };
     });
   }
 

@@ -11,6 +11,7 @@ import { findRepository, resolveRepository } from './repositories/repositories';
 import { hideRepository, restoreHiddenRepository, restoreRepository } from './repositories/deletedRepositories';
 import { conflict } from '../../errors';
 import type { ProviderCatalog } from '../apps/catalog';
+import { recordDelivery } from '../apps/connectionStates';
 
 /** A provider's delivery: which git app it came to, its id (for deduplication) and its event name. */
 export interface Delivery {
@@ -45,7 +46,10 @@ export class GitActivityWriter {
       const key = { app_id: delivery.gitApp.id, delivery_id: delivery.id };
       if (await IngestDelivery.findOne({ where: key, attributes: ['delivery_id'], transaction })) return { result: 'duplicate' };
       await IngestDelivery.create({ ...key, event: delivery.event, received_at: this.now() }, { transaction });
-      return this.apply(change, delivery.gitApp, activity);
+      const outcome = await this.apply(change, delivery.gitApp, activity);
+      // Last, so concurrent deliveries of one git app wait for each other's state row only at their end.
+      await recordDelivery(transaction, { connectionId: delivery.gitApp.id, organizationId: delivery.gitApp.organization_id }, delivery.event, this.now());
+      return outcome;
     });
   }
 

@@ -1,6 +1,7 @@
 import type { Change, ChangeRunner } from '../../persistence/changes/change';
 import { GroupCommit } from '../../persistence/changes/groupCommit';
 import { firstDeliveries } from '../apps/appDeliveries';
+import { recordDelivery } from '../apps/connectionStates';
 import { recordDeployment } from '../git/deployments/deployments';
 import { IncidentRecords } from '../git/incidents/incidents';
 import type { Placement } from '../git/placement';
@@ -65,6 +66,8 @@ export class OperationsWriter {
       outcomes.push({ result: 'applied', items });
     }
     await group.incidents.save();
+    const last = received.filter((r) => fresh.has(r)).at(-1);
+    if (last) await recordDelivery(change.transaction, { connectionId: last.delivery.source.appId, organizationId: last.delivery.source.organizationId }, last.delivery.event, this.now());
     return outcomes;
   }
 

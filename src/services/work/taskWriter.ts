@@ -2,6 +2,7 @@ import type { Change, ChangeRunner } from '../../persistence/changes/change';
 import { GroupCommit } from '../../persistence/changes/groupCommit';
 import { recordInteractions } from '../activity/interactions';
 import { firstDeliveries } from '../apps/appDeliveries';
+import { recordDelivery } from '../apps/connectionStates';
 import { AccountDirectory, accountDirectory } from './accounts';
 import { noteUnmatched } from '../people/unmatchedAccounts';
 import type { TaskEvent, TaskInput, TaskResult, TaskSource } from './taskInput';
@@ -73,7 +74,9 @@ export class TaskWriter {
     const firstSeen = await firstDeliveries(change.transaction, received[0].delivery.source.appId, received.map((r) => r.delivery), this.now());
     const fresh = received.filter((r) => firstSeen.has(r.delivery));
     if (fresh.length === 0) return received.map(() => ({ result: 'duplicate', tasks: [] }));
-    const results = await this.apply(change, received[0].delivery.source, fresh.map((r) => r.events));
+    const { source } = received[0].delivery;
+    const results = await this.apply(change, source, fresh.map((r) => r.events));
+    await recordDelivery(change.transaction, { connectionId: source.appId, organizationId: source.organizationId }, fresh[fresh.length - 1].delivery.event, this.now());
     return received.map((r) => {
       const i = fresh.indexOf(r);
       return i < 0 ? { result: 'duplicate', tasks: [] } : { result: 'applied', tasks: results[i] };
