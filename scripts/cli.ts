@@ -15,7 +15,8 @@ import { shareDataVersions } from '../src/persistence/query/versionBroadcast';
 
 export class UsageError extends Error {}
 
-export function parse(argv: string[], options: ParseArgsConfig['options'], allowPositionals = false) {
+/** The flags as their options declare them: a string option's value is a string, a boolean's a boolean. */
+export function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O, allowPositionals = false) {
   try {
     return parseArgs({ args: argv, options, strict: true, allowPositionals });
   } catch (e) {

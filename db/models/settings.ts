@@ -30,7 +30,8 @@ export type AuditActorType = 'user' | 'operator';
 /** One change to an organization's credentials or webhooks, written in the change's own transaction. */
 export class AuditEntry extends Model<InferAttributes<AuditEntry>, InferCreationAttributes<AuditEntry>> {
   declare id: string;
-  declare organization_id: string;
+  /** Null only for an organization's deletion, which outlives the organization (src/persistence/changes/auditRecord.ts). */
+  declare organization_id: string | null;
   declare actor_type: AuditActorType;
   declare actor_user_id: string | null;
   declare action: string;
@@ -67,7 +68,7 @@ export function initSettings(sequelize: Sequelize): void {
   AuditEntry.init(
     {
       id: { ...ID, primaryKey: true },
-      organization_id: { ...REF },
+      organization_id: { ...OPTIONAL_REF },
       actor_type: { ...SHORT },
       actor_user_id: { ...OPTIONAL_REF },
       action: { type: DataTypes.STRING(60), allowNull: false },

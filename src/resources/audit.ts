@@ -28,9 +28,15 @@ function listed<T extends string>(value: string, isListed: (value: string) => va
   return value;
 }
 
+/** An organization's log never lists the deletion entries, the only ones that belong to none. */
+function ownerOf(e: AuditEntry): string {
+  if (e.organization_id === null) throw new Error(`The audit entry ${e.id} belongs to no organization and is listed in one`);
+  return e.organization_id;
+}
+
 export const toAuditEntry = (e: AuditEntry) => ({
   id: e.id,
-  organization_id: e.organization_id,
+  organization_id: ownerOf(e),
   actor_type: e.actor_type,
   actor_user_id: e.actor_user_id,
   action: listed(e.action, isAuditAction, 'action'),

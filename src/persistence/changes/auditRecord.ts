@@ -10,7 +10,11 @@ export const userActor = (userId: string): Actor => ({ type: 'user', userId });
 
 /** What an audit entry is about: one change to one credential, webhook endpoint, app, view or team of an organization. */
 export interface AuditRecord {
-  organizationId: string;
+  /**
+   * Whose log it is in. Null only for an organization's deletion: the entry outlives the organization and every row
+   * it owned (`npm run orgs -- delete`), its id kept as the target.
+   */
+  organizationId: string | null;
   actor: Actor;
   action: AuditAction;
   target: { type: AuditTargetType; id: string };
@@ -48,6 +52,9 @@ export const AUDIT_ACTIONS = [
   'dashboard_view.renamed',
   'dashboard_view.shared',
   'dashboard_view.deleted',
+  'organization.created',
+  'organization.renamed',
+  'organization.deleted',
   'team.created',
   'team.renamed',
   'team.deleted',
@@ -58,7 +65,7 @@ export const AUDIT_ACTIONS = [
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const AUDIT_TARGET_TYPES = ['api_token', 'scim_token', 'otlp_token', 'webhook_endpoint', 'webhook_delivery', 'git_app', 'app', 'dashboard_view', 'team'] as const;
+export const AUDIT_TARGET_TYPES = ['api_token', 'scim_token', 'otlp_token', 'webhook_endpoint', 'webhook_delivery', 'git_app', 'app', 'dashboard_view', 'team', 'organization'] as const;
 
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 

@@ -60,55 +60,58 @@ export class MemberWriter {
 
   /** Adds the user with this e-mail to the organization, creating the user when nobody has the address. */
   provision(organizationId: string, input: MemberInput): Promise<Member> {
-    return this.changes.run(async (change) => {
-      const { transaction } = change;
-      const email = normalizeEmail(input.email);
-      const now = this.now();
-      // No locking read: on MariaDB it would gap-lock and deadlock concurrent provisionings of nearby e-mails. Two
-      // creates of one e-mail race to the unique index instead, and the loser's change runs again (change.ts).
-      let user = await User.findOne({ where: { email }, transaction });
-      let emails: UserEmail[];
-      if (user) {
-        const existing = await OrganizationMembership.findOne({ where: { organization_id: organizationId, user_id: user.id }, transaction });
-        if (existing) throw conflict(`A member with userName '${email}' already exists in this organization`);
-        emails = (await emailsOf([user.id], transaction)).get(user.id) ?? [];
-        if (!(await this.belongsElsewhere(user.id, organizationId, transaction))) {
-          emails = await this.setProfile(change, user, emails, { ...input, email }, now);
-        }
-      } else {
-        const id = newId('usr');
-        const rows = emailRows(id, input.emails);
-        await assertEmailsFree(undefined, [email, ...rows.map((r) => r.email)], transaction);
-        const parts = namePartColumns(input.name, input.nameParts);
-        user = await User.create({ id, name: input.name, email, ...parts, is_active: true, created_at: now, updated_at: now }, { transaction });
-        emails = rows.length ? await UserEmail.bulkCreate(rows, { transaction }) : [];
-        change.wrote('users');
+    return this.changes.run((change) => this.provisionIn(change, organizationId, input));
+  }
+
+  /** `provision` within a change of the caller's (an organization made with its first admin). */
+  async provisionIn(change: Change, organizationId: string, input: MemberInput): Promise<Member> {
+    const { transaction } = change;
+    const email = normalizeEmail(input.email);
+    const now = this.now();
+    // No locking read: on MariaDB it would gap-lock and deadlock concurrent provisionings of nearby e-mails. Two
+    // creates of one e-mail race to the unique index instead, and the loser's change runs again (change.ts).
+    let user = await User.findOne({ where: { email }, transaction });
+    let emails: UserEmail[];
+    if (user) {
+      const existing = await OrganizationMembership.findOne({ where: { organization_id: organizationId, user_id: user.id }, transaction });
+      if (existing) throw conflict(`A member with userName '${email}' already exists in this organization`);
+      emails = (await emailsOf([user.id], transaction)).get(user.id) ?? [];
+      if (!(await this.belongsElsewhere(user.id, organizationId, transaction))) {
+        emails = await this.setProfile(change, user, emails, { ...input, email }, now);
       }
-      await this.assertExternalIdFree(organizationId, input.externalId, undefined, transaction);
-      const membership = await OrganizationMembership.create(
-        {
-          organization_id: organizationId,
-          user_id: user.id,
-          role: input.role,
-          status: statusOf(input.active),
-          suspended_at: suspensionTime(statusOf(input.active), now),
-          external_id: input.externalId,
-          title: input.title,
-          created_at: now,
-          updated_at: now,
-          user_name: user.name,
-          user_email: user.email,
-          user_created_at: user.created_at,
-        },
-        { transaction },
-      );
-      change.wrote('organization_memberships');
-      change.accessChanged(user.id);
-      const member = { user, membership, emails };
-      change.emit(organizationId, 'user.created', toOrganizationMember(membership));
-      if (!input.active) change.emit(organizationId, 'membership.deactivated', toOrganizationMember(membership));
-      return member;
-    });
+    } else {
+      const id = newId('usr');
+      const rows = emailRows(id, input.emails);
+      await assertEmailsFree(undefined, [email, ...rows.map((r) => r.email)], transaction);
+      const parts = namePartColumns(input.name, input.nameParts);
+      user = await User.create({ id, name: input.name, email, ...parts, is_active: true, created_at: now, updated_at: now }, { transaction });
+      emails = rows.length ? await UserEmail.bulkCreate(rows, { transaction }) : [];
+      change.wrote('users');
+    }
+    await this.assertExternalIdFree(organizationId, input.externalId, undefined, transaction);
+    const membership = await OrganizationMembership.create(
+      {
+        organization_id: organizationId,
+        user_id: user.id,
+        role: input.role,
+        status: statusOf(input.active),
+        suspended_at: suspensionTime(statusOf(input.active), now),
+        external_id: input.externalId,
+        title: input.title,
+        created_at: now,
+        updated_at: now,
+        user_name: user.name,
+        user_email: user.email,
+        user_created_at: user.created_at,
+      },
+      { transaction },
+    );
+    change.wrote('organization_memberships');
+    change.accessChanged(user.id);
+    const member = { user, membership, emails };
+    change.emit(organizationId, 'user.created', toOrganizationMember(membership));
+    if (!input.active) change.emit(organizationId, 'membership.deactivated', toOrganizationMember(membership));
+    return member;
   }
 
   /**
