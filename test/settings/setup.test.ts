@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { AiVendorSource, ConnectionState, Organization } from '../../db/models';
+import { AiVendorSource, ConnectionState, Organization, UserGitApp } from '../../db/models';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { signInWithLink, SettingsBrowser } from '../support/peers/settingsBrowser';
 import { deliverToGithub, githubExamples } from '../support/peers/ingest';
@@ -10,6 +10,7 @@ import { publicBase } from '../../src/config';
 import { setupView, SetupSource } from '../../src/services/apps/setup';
 import { recordDelivery } from '../../src/services/apps/connectionStates';
 import { createScimToken } from '../../src/auth/tokens/scimTokens';
+import { noteUnmatched } from '../../src/services/people/unmatchedAccounts';
 
 /**
  * The setup view (`settings.setup`, docs/settings.md#setup): each source of an organization with its state, its last
@@ -78,6 +79,7 @@ test('a source waiting, one receiving and one failing, each with its reason and 
     quiet: false,
     last_delivery: null,
     last_refusal: null,
+    unlinked_accounts: 0,
     next_step: expect.stringContaining('Paste the webhook URL and secret into GitHub’s webhook settings'),
   });
   expect(sourceOf(sources, receiving.id)).toMatchObject({ state: 'receiving', last_delivery: { at: expect.any(String), event: 'push' }, last_refusal: null, next_step: null });
@@ -163,6 +165,22 @@ test('an app: a stored delivery, then disabled: its refusals say so and the next
   expect(await ConnectionState.count()).toBe(before);
 });
 
+test('accounts with activity and no member: counted per connection, the next step is to link them', async () => {
+  const org = await freshOrganization();
+  const git = await githubApp('Linked later', org);
+  await t.runtime.writers.changes.run(async (c) => {
+    await recordDelivery(c.transaction, { connectionId: git.id, organizationId: org }, 'push', new Date());
+    const at = new Date();
+    await noteUnmatched(c.transaction, { id: git.id, organizationId: org }, 'commit', [{ account: 'octo-one', at }, { account: 'octo-two', at }, { account: 'octo-two', at }]);
+  });
+  expect(sourceOf((await view(org)).sources, git.id)).toMatchObject({
+    unlinked_accounts: 2,
+    next_step: `Link people: 2 accounts with activity and no member (npm run gitapps -- unlinked --git-app ${git.id}); link them with npm run gitapps -- link-users --git-app ${git.id} --csv <file>.`,
+  });
+  await UserGitApp.create({ user_id: DEMO.users.ada, git_app_id: git.id, username: 'octo-one', created_at: new Date() });
+  expect(sourceOf((await view(org)).sources, git.id)).toMatchObject({ unlinked_accounts: 1, next_step: expect.stringContaining('Link people: 1 account with') });
+});
+
 test('quiet: a source silent for a day while another of its organization delivered; AI vendors and tokens have their own states', async () => {
   const org = await freshOrganization();
   const busy = await githubApp('Busy', org);
@@ -217,8 +235,8 @@ test('read in a fixed number of statements, however many sources', async () => {
     await t.runtime.writers.apps.create(org, 'pagerduty', { name: `PagerDuty ${i}` });
   }
   expect(await counted()).toBe(few);
-  // One read per table: git apps, apps, vendor sources, states, SCIM and OTLP tokens, and the apps' boards.
-  expect(few).toBe(7);
+  // One read per table: git apps, apps, vendor sources, states, SCIM and OTLP tokens, the apps' boards, unlinked accounts.
+  expect(few).toBe(8);
 });
 
 test('settings.setup: the admin’s view; refused to an API token, no session, a manager, a collaborator and another organization’s admin', async () => {

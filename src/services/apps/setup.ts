@@ -2,6 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { AiVendorSource, App, AppBoard, ConnectionState, GitApp, OtlpToken, ScimToken } from '../../../db/models';
 import type { ProviderCatalog } from './catalog';
 import { isRefusalReason, REFUSAL_REASONS } from './connectionStates';
+import { APP_LINKS, GIT_APP_LINKS, LinkTable } from '../people/linkTables';
 
 /** A source that has not delivered for this long while another of its organization has is flagged quiet. */
 export const QUIET_AFTER_MS = 24 * 3_600_000;
@@ -24,6 +25,8 @@ export interface SetupSource {
   quiet: boolean;
   last_delivery: { at: string; event: string } | null;
   last_refusal: { at: string; reason: string } | null;
+  /** Accounts with activity on it and no member linked (`apps|gitapps unlinked`); null for a source without accounts. */
+  unlinked_accounts: number | null;
   /** What to do next, in a sentence; null when nothing is. */
   next_step: string | null;
 }
@@ -54,15 +57,15 @@ export async function setupView(organizationId: string, providers: ProviderCatal
     ScimToken.findAll({ where: { ...where, is_active: true }, ...byAge }),
     OtlpToken.findAll({ where: { ...where, is_active: true }, ...byAge }),
   ]);
-  const boards = await boardsMapped(apps.map((a) => a.id));
+  const [boards, unlinked] = await Promise.all([boardsMapped(apps.map((a) => a.id)), unlinkedAccounts(organizationId)]);
   const stateOf = new Map(states.map((s) => [s.connection_id, s]));
   const vendorOf = new Map(vendors.map((v) => [v.app_id, v]));
 
   const sourced: Sourced[] = [
-    ...gitApps.map((g) => connectionSource('git_app', g, providers, stateOf.get(g.id), 0)),
+    ...gitApps.map((g) => connectionSource('git_app', g, providers, stateOf.get(g.id), 0, unlinked.get(g.id) ?? 0)),
     ...apps.map((a) => {
       const vendor = vendorOf.get(a.id);
-      return providers.vendor(a.provider) ? vendorSource(a, providers, vendor) : connectionSource('app', a, providers, stateOf.get(a.id), boards.get(a.id) ?? 0);
+      return providers.vendor(a.provider) ? vendorSource(a, providers, vendor) : connectionSource('app', a, providers, stateOf.get(a.id), boards.get(a.id) ?? 0, unlinked.get(a.id) ?? 0);
     }),
     ...scimTokens.map((t) => tokenSource('scim_token', t, 'SCIM')),
     ...otlpTokens.map((t) => tokenSource('otlp_token', t, 'Telemetry (OTLP)')),
@@ -94,8 +97,22 @@ async function boardsMapped(appIds: string[]): Promise<Map<string, number>> {
   return new Map(rows.map((r) => [r.app_id, Number(r.boards)]));
 }
 
+/**
+ * How many accounts each connection of the organization has activity under and no member linked (as `apps|gitapps
+ * unlinked` count them, docs/trackers.md#accounts): one grouped read of the organization's rows.
+ */
+async function unlinkedAccounts(organizationId: string): Promise<Map<string, number>> {
+  const linked = (links: LinkTable) => `EXISTS (SELECT 1 FROM ${links.table} l WHERE l.${links.connectionColumn} = u.connection_id AND l.${links.accountColumn} = u.account)`;
+  const rows = await AppBoard.sequelize!.query<{ connection_id: string; unlinked: number | string }>(
+    `SELECT u.connection_id, COUNT(DISTINCT u.account) AS unlinked FROM unmatched_accounts u
+      WHERE u.organization_id = :organizationId AND NOT ${linked(APP_LINKS)} AND NOT ${linked(GIT_APP_LINKS)} GROUP BY u.connection_id`,
+    { replacements: { organizationId }, type: QueryTypes.SELECT },
+  );
+  return new Map(rows.map((r) => [r.connection_id, Number(r.unlinked)]));
+}
+
 /** A git app or an app the provider sends to (or a clone's git app, which only imports). */
-function connectionSource(kind: 'git_app' | 'app', row: GitApp | App, providers: ProviderCatalog, state: ConnectionState | undefined, boards: number): Sourced {
+function connectionSource(kind: 'git_app' | 'app', row: GitApp | App, providers: ProviderCatalog, state: ConnectionState | undefined, boards: number, unlinked: number): Sourced {
   const delivered = state?.last_delivery_at ?? null;
   const refused = state?.last_refusal_at ?? null;
   const reason = state?.last_refusal ?? null;
@@ -111,6 +128,7 @@ function connectionSource(kind: 'git_app' | 'app', row: GitApp | App, providers:
     state: failing ? 'failing' : delivered ? 'receiving' : 'waiting',
     last_delivery: delivered && { at: delivered.toISOString(), event: state?.last_event ?? '' },
     last_refusal: refused && { at: refused.toISOString(), reason: isRefusalReason(reason) ? REFUSAL_REASONS[reason] : 'refused' },
+    unlinked_accounts: unlinked,
     hasSecret: row.webhook_secret !== null,
     boards,
     lastDeliveryMs: delivered?.getTime() ?? null,
@@ -132,6 +150,7 @@ function vendorSource(app: App, providers: ProviderCatalog, vendor: AiVendorSour
     state: failing ? 'failing' : pulled ? 'receiving' : 'waiting',
     last_delivery: pulled && !failing ? { at: pulled.toISOString(), event: 'pull' } : null,
     last_refusal: pulled && failing ? { at: pulled.toISOString(), reason: vendor?.pull_result ?? 'the vendor refused the credential' } : null,
+    unlinked_accounts: null,
     hasSecret: true,
     boards: 0,
     lastDeliveryMs: null,
@@ -152,6 +171,7 @@ function tokenSource(kind: 'scim_token' | 'otlp_token', token: ScimToken | OtlpT
     state: used ? 'receiving' : 'waiting',
     last_delivery: used && { at: used.toISOString(), event: 'request' },
     last_refusal: null,
+    unlinked_accounts: null,
     hasSecret: true,
     boards: 0,
     lastDeliveryMs: null,
@@ -169,6 +189,11 @@ function nextStep(source: Omit<SetupSource, 'next_step'>, has: { hasSecret: bool
   if (source.quiet) return `Nothing from ${at} for a day while other sources delivered: check that the webhook still exists and is active in ${at}’s settings, and its recent deliveries there.`;
   if (source.kind === 'app' && source.receives === 'webhook' && has.boards === 0 && mapsBoards(source, providers))
     return `Map its boards (Apps: Mappings, or npm run apps -- map --app ${id} --board <key> --team <team id>): what arrives for an unmapped board counts for the organization only.`;
+  const unlinked = source.unlinked_accounts ?? 0;
+  if (unlinked > 0) {
+    const flag = source.kind === 'git_app' ? '--git-app' : '--app';
+    return `Link people: ${unlinked} account${unlinked === 1 ? '' : 's'} with activity and no member (npm run ${cli} -- unlinked ${flag} ${id}); link them with npm run ${cli} -- link-users ${flag} ${id} --csv <file>.`;
+  }
   return null;
 }
 
