@@ -244,6 +244,8 @@ test('settings.setup: the admin’s view; refused to an API token, no session, a
   expect(shown).toMatchObject({ organization_id: DEMO.orgs.acme, checked_at: expect.any(String), counts: expect.any(Object) });
   expect(shown.sources.map((s: SetupSource) => s.id)).toEqual(expect.arrayContaining([DEMO.gitApps.acmeGithub]));
   expect(shown.sources).toEqual((await view(DEMO.orgs.acme, new Date(shown.checked_at))).sources);
+  // The demo's Linear app has no secret yet: made here, or the one Linear made stored.
+  expect(sourceOf(shown.sources, DEMO.apps.acmeLinear)).toMatchObject({ state: 'waiting', next_step: expect.stringContaining(`npm run apps -- set-secret --app ${DEMO.apps.acmeLinear}`) });
 
   const errorOf = (res: request.Response) => ({ status: res.status, code: res.body.error?.data?.code });
   expect(errorOf(await ada.query('settings.setup', acme, { Authorization: `Bearer ${await t.token()}` }))).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });

@@ -183,7 +183,10 @@ function nextStep(source: Omit<SetupSource, 'next_step'>, has: { hasSecret: bool
   const { id, name, provider_name: at } = source;
   const cli = source.kind === 'git_app' ? 'gitapps' : 'apps';
   if (!source.active) return source.kind === 'app' ? `Enable ${name} (Apps: Enable, or npm run apps -- enable ${id}): its deliveries are refused until then.` : `${name} is inactive: its deliveries are refused.`;
-  if (source.receives === 'webhook' && !has.hasSecret) return `Make its webhook secret (Rotate secret, or npm run ${cli} -- rotate-secret ${id}), then set it in ${at}’s webhook settings.`;
+  if (source.receives === 'webhook' && !has.hasSecret)
+    return source.kind === 'app'
+      ? `Give it a webhook secret: make one (Rotate secret, or npm run apps -- rotate-secret ${id}) and set it in ${at}’s webhook settings, or store the one ${at} made (Use the provider’s secret, or npm run apps -- set-secret --app ${id} --secret-file <file>).`
+      : `Make its webhook secret (Rotate secret, or npm run gitapps -- rotate-secret ${id}), then set it in ${at}’s webhook settings.`;
   if (source.state === 'failing') return fixFor(source, at, cli);
   if (source.state === 'waiting') return connectFor(source, providers, publicBase);
   if (source.quiet) return `Nothing from ${at} for a day while other sources delivered: check that the webhook still exists and is active in ${at}’s settings, and its recent deliveries there.`;

@@ -6,10 +6,11 @@ import { organizationTokensSection, SCIM, TELEMETRY } from './organizationTokens
 import type { Catalog } from './providers';
 import { webhooksSection } from './webhooks';
 import { teamsSection } from './teams';
+import { setupSection } from './setup';
 
 type Organization = Outputs['settings']['session']['organizations'][number];
 
-/** What an admin manages for one organization: webhooks, git apps, apps, teams, SCIM and telemetry tokens. `providers`: those offered. */
+/** What an admin manages for one organization: its setup at a glance, webhooks, git apps, apps, teams, SCIM and telemetry tokens. `providers`: those offered. */
 export function organizationSection(org: Organization, eventTypes: Outputs['settings']['webhooks']['eventTypes'], providers: Catalog): HTMLElement {
   const headingId = `${org.id}-heading`;
   return h(
@@ -17,6 +18,7 @@ export function organizationSection(org: Organization, eventTypes: Outputs['sett
     { class: 'organization', 'aria-labelledby': headingId },
     h('h2', { id: headingId }, org.name),
     h('p', { class: 'muted' }, 'You are an admin of this organization.'),
+    setupSection(org),
     webhooksSection(org, eventTypes),
     gitAppsSection(org, providers),
     appsSection(org, providers),

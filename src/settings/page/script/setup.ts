@@ -1,0 +1,82 @@
+import { attempt } from '../../../pages/script/attempt';
+import { api, call, Outputs } from '../../../pages/script/api';
+import { Child, h, hidden, table, when } from '../../../pages/script/elements';
+import { partsOf, subsection } from './parts';
+
+type Organization = Outputs['settings']['session']['organizations'][number];
+type Setup = Outputs['settings']['setup'];
+type Source = Setup['sources'][number];
+
+/** A state in words, never by colour alone. */
+const STATE_WORDS: Record<Source['state'], string> = {
+  waiting: 'Waiting for its first delivery',
+  receiving: 'Receiving',
+  failing: 'Failing',
+};
+
+const KIND_WORDS: Record<Source['kind'], string> = { git_app: 'git app', app: 'app', scim_token: 'SCIM token', otlp_token: 'OTLP token' };
+
+function stateCell(source: Source): Child {
+  const cls = source.state === 'failing' ? 'status status-disabled' : source.state === 'receiving' && !source.quiet ? 'status status-active' : 'status';
+  return h(
+    'span',
+    {},
+    h('span', { class: cls }, STATE_WORDS[source.state]),
+    source.quiet ? h('span', { class: 'status' }, '; quiet: nothing for a day while other sources delivered') : null,
+    source.active ? null : h('span', { class: 'status status-disabled' }, '; disabled'),
+  );
+}
+
+function lastDelivery(source: Source): Child {
+  if (!source.last_delivery) return 'None yet';
+  return [when(source.last_delivery.at), ` (${source.last_delivery.event})`];
+}
+
+function lastRefusal(source: Source): Child {
+  if (!source.last_refusal) return 'None';
+  return [when(source.last_refusal.at), `: ${source.last_refusal.reason}`];
+}
+
+const counted = (n: number, what: string) => `${n} ${what}`;
+
+/**
+ * An organization's sources at a glance (docs/settings.md#setup): each git app, app, SCIM and OTLP token, its state
+ * in words, its last delivery and last refusal with the reason, its accounts without a member, and the next step.
+ * Read-only: the sections below change what it shows.
+ */
+export function setupSection(org: Organization): HTMLElement {
+  const parts = partsOf(
+    subsection(`${org.id}-setup`, 'Setup', 'Each source of the organization’s data: whether it receives, what it last received or refused and why, and what to do next.'),
+  );
+  const of = { organization_id: org.id };
+  const summary = h('p', { class: 'setup-summary' });
+  parts.list.before(summary);
+
+  async function refresh(): Promise<void> {
+    const setup = await call(api.settings.setup.query(of));
+    const { counts } = setup;
+    summary.textContent = `${counted(counts.receiving, 'receiving')}, ${counted(counts.waiting, 'waiting')}, ${counted(counts.failing, 'failing')}, ${counted(counts.quiet, 'quiet')}. Checked ${new Date(setup.checked_at).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}.`;
+    parts.list.replaceChildren(sourceTable(setup.sources));
+  }
+
+  function sourceTable(sources: readonly Source[]): HTMLElement {
+    if (!sources.length) return h('p', { class: 'empty' }, 'No sources yet: add a git app, an app, or a SCIM or OTLP token below.');
+    return table(
+      `Sources of ${org.name}`,
+      ['Source', 'State', 'Last delivery', 'Last refusal', 'Accounts without a member', 'Next step'],
+      sources.map((s) => [
+        h('span', {}, h('strong', {}, s.name), h('br'), h('small', {}, `${s.provider_name} ${KIND_WORDS[s.kind]}`)),
+        stateCell(s),
+        lastDelivery(s),
+        lastRefusal(s),
+        s.unlinked_accounts === null ? '–' : String(s.unlinked_accounts),
+        s.next_step ?? 'Nothing to do.',
+      ]),
+    );
+  }
+
+  const again = h('button', { type: 'button', onclick: () => attempt(parts.alert, refresh) }, 'Check again', hidden(` the setup of ${org.name}`));
+  parts.section.append(h('p', {}, again));
+  attempt(parts.alert, refresh);
+  return parts.section;
+}
