@@ -95,6 +95,9 @@ const migrations: RunnableMigration<QueryInterface>[] = [
 /** Every migration's name, in the order they apply. */
 export const MIGRATION_NAMES: readonly string[] = migrations.map((m) => m.name);
 
+/** Applied by a start only when the database was new: nothing was there before it. */
+export const FIRST_MIGRATION = MIGRATION_NAMES[0];
+
 /**
  * `contextOf` makes the QueryInterface the migrations get: the re-runnable one (tests wrap it to fail a migration
  * on purpose between two steps).

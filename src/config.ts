@@ -159,6 +159,12 @@ const ConfigSchema = z.object({
   // The most of one answer an outgoing call reads, in MB: a JSON answer, and a report file read line by line.
   OUTBOUND_ANSWER_MAX_MB: positiveInt('OUTBOUND_ANSWER_MAX_MB', 16),
   OUTBOUND_REPORT_MAX_MB: positiveInt('OUTBOUND_REPORT_MAX_MB', 64),
+  // The embedded default's first start fills the new database with the demo (docs/operating.md#demo-data); false
+  // starts it empty, for a company's own organization. A database that is not the embedded default is never seeded.
+  DEMO_DATA: z
+    .enum(['0', '1', 'true', 'false'], { error: 'DEMO_DATA must be true or false' })
+    .transform((v) => v === '1' || v === 'true')
+    .default(true),
   // Worker processes on one port (node:cluster): a number, or `auto` for one per CPU.
   WEB_CONCURRENCY: z
     .string()

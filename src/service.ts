@@ -3,11 +3,11 @@ import { Config, loadConfig, requireServingConfig, StartupError } from './config
 import { createLogger, Logger } from './logger';
 import { runPrimary } from './cluster';
 import { createRuntime, shutdown } from './runtime';
-import { migrate } from '../db/migrator';
+import { FIRST_MIGRATION, migrate } from '../db/migrator';
 import { DatabaseUnreachableError, waitForDatabase } from '../db/connection';
 import { seedDemo } from '../db/demo/generator';
 import { day } from './services/metrics/reading/window';
-import { User } from '../db/models';
+import { Organization } from '../db/models';
 import { createToken } from './auth/tokens/apiTokens';
 import { shareWithPrimary, startMetricsServer } from './observability/metricsServer';
 
@@ -25,21 +25,22 @@ async function serve(config: Config, logger: Logger, options: { migrate: boolean
   const runtime = createRuntime(config, logger);
   await waitForDatabase(runtime.sequelize, { url: config.DATABASE_URL, sqlitePath: config.SQLITE_PATH }, config.DATABASE_START_WAIT_S * 1000);
 
-  if (options.migrate) {
-    const applied = await migrate(runtime.sequelize);
-    if (applied.length) logger.info({ migrations: applied }, 'database migrated');
-  }
+  const applied = options.migrate ? await migrate(runtime.sequelize) : [];
+  if (applied.length) logger.info({ migrations: applied }, 'database migrated');
 
-  // First start on the embedded database: fill it with the demo data, ending today (UTC), and hand out a token to
-  // try it. Seeded data stays as it is on later starts: it ages until the database is made anew.
+  // A new embedded database (its first migration applied just now) gets the demo, ending today (UTC), and a token
+  // to try it, unless DEMO_DATA=false. Seeded data stays as it is on later starts: it ages until the database is
+  // made anew. Any other database, or one that holds an organization, is never seeded.
   let demoToken: string | undefined;
-  if (embedded && (await User.count()) === 0) {
+  const newDatabase = applied.includes(FIRST_MIGRATION);
+  if (embedded && newDatabase && config.DEMO_DATA && (await Organization.count()) === 0) {
     const endDay = day(runtime.clock());
     logger.info({ path: config.SQLITE_PATH, endDay }, 'new embedded database: seeding demo data');
     const counts = await seedDemo(runtime.sequelize, { scale: 'demo', endDay, log: (msg) => logger.info(msg) });
     logger.info({ counts }, 'demo data seeded');
     demoToken = (await createToken({ user: 'ada@demo.test', name: 'demo token (first start)' })).token;
   }
+  const empty = !demoToken && cluster.isPrimary && (await Organization.count()) === 0;
 
   const server = runtime.createServer();
   await new Promise<void>((resolve, reject) => {
@@ -66,6 +67,15 @@ async function serve(config: Config, logger: Logger, options: { migrate: boolean
         `  ${demoToken}\n\nTry it:\n\n  curl -s -H "Authorization: Bearer ${demoToken}" "http://localhost:${port}/v1/users?per_page=5"\n\n` +
         `The settings page (own tokens; webhooks, git apps, SCIM and telemetry for admins) is http://localhost:${port}/settings/;\n` +
         'sign in with a one-time link: npm run tokens -- login-link --user ada@demo.test\n\n',
+    );
+  }
+
+  if (empty) {
+    // On stdout, outside the JSON log, as the demo token is: the one step a new company takes next.
+    process.stdout.write(
+      '\nNo organization yet. Make yours, with its first admin:\n\n' +
+        '  npm run orgs -- create --name "Your company" --admin you@company.com\n\n' +
+        'then follow docs/getting-started.md (sign in, connect your identity provider, GitHub, your tracker, ...).\n\n',
     );
   }
 

@@ -33,7 +33,8 @@ export async function signInWithLink(app: Express, userId: string, publicOrigin:
   return browserFor(app, cookie, session.body.result.data.csrf_token, publicOrigin);
 }
 
-export function browserFor(app: Express, cookie: string, csrfToken: string, origin: string): SettingsBrowser {
+/** The page's calls to an app in this process, or to a service at an address (`http://127.0.0.1:PORT`). */
+export function browserFor(app: Express | string, cookie: string, csrfToken: string, origin: string): SettingsBrowser {
   return {
     cookie,
     csrfToken,
