@@ -11,8 +11,15 @@ import { Organization } from '../db/models';
 import { createToken } from './auth/tokens/apiTokens';
 import { shareWithPrimary, startMetricsServer } from './observability/metricsServer';
 
+/** `npm start -- --no-demo-data` says what DEMO_DATA=false says; nothing else is taken from the command line. */
+function environmentWithFlags(argv: string[]): NodeJS.ProcessEnv {
+  const unknown = argv.filter((arg) => arg !== '--no-demo-data');
+  if (unknown.length) throw new StartupError(`Unknown argument ${unknown.map((a) => `'${a}'`).join(', ')}: the service takes --no-demo-data, and its configuration from the environment (docs/operating.md#configuration)`);
+  return argv.length ? { ...process.env, DEMO_DATA: 'false' } : process.env;
+}
+
 async function main(options: { beforeExit?: () => Promise<void> }): Promise<void> {
-  const config = loadConfig();
+  const config = loadConfig(environmentWithFlags(process.argv.slice(2)));
   requireServingConfig(config);
   const logger = createLogger(config.LOG_LEVEL);
   // With WEB_CONCURRENCY workers, the primary migrates once and supervises; each worker serves as a process alone would.

@@ -12,6 +12,7 @@ import { browserFor, sessionCookieOf } from '../support/peers/settingsBrowser';
 import { githubExamples } from '../support/peers/ingest';
 import { issueCreated, jiraSignature } from '../support/peers/jira/deliveries';
 import type { DatabaseOptions } from '../../db/connection';
+import { loadConfig } from '../../src/config';
 
 jest.setTimeout(300_000);
 
@@ -19,7 +20,7 @@ jest.setTimeout(300_000);
  * A company's first day (docs/getting-started.md), as a newcomer lives it against `npm start`'s own process: the
  * service starts empty and says the one command to run; `orgs create` makes the organization and its admin, whose
  * link signs in; the admin connects GitHub and Jira from the settings; real deliveries land under the new
- * organization, and the demo's organizations do not exist. On the embedded default with DEMO_DATA=false, and on a
+ * organization, and the demo's organizations do not exist. On the embedded default with `--no-demo-data` (DEMO_DATA=false), and on a
  * fresh MariaDB database (which is never seeded) when the run has one.
  */
 
@@ -33,8 +34,8 @@ interface Started {
 }
 
 /** The service as `npm run dev` runs it (no build: the build's own test owns dist/), on a port of its own. */
-async function start(env: NodeJS.ProcessEnv): Promise<Started> {
-  const child = spawn(TSX, [path.join(ROOT, 'src', 'main.ts')], { cwd: ROOT, env });
+async function start(env: NodeJS.ProcessEnv, args: string[]): Promise<Started> {
+  const child = spawn(TSX, [path.join(ROOT, 'src', 'main.ts'), ...args], { cwd: ROOT, env });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -58,7 +59,7 @@ async function stop(started: Started | undefined): Promise<void> {
   await new Promise((resolve) => started.child.once('exit', resolve));
 }
 
-async function firstDay(database: DatabaseOptions, extraEnv: NodeJS.ProcessEnv): Promise<void> {
+async function firstDay(database: DatabaseOptions, extraEnv: NodeJS.ProcessEnv, args: string[] = []): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', WEB_CONCURRENCY: '1', ...extraEnv };
   delete env.DATABASE_URL;
   delete env.SQLITE_PATH;
@@ -68,7 +69,7 @@ async function firstDay(database: DatabaseOptions, extraEnv: NodeJS.ProcessEnv):
   else env.SQLITE_PATH = database.sqlitePath;
   let service: Started | undefined;
   try {
-    service = await start(env);
+    service = await start(env, args);
     expect(service.stdout()).toContain('npm run orgs -- create --name "Your company" --admin you@company.com');
     expect(service.stdout()).not.toContain('Demo token');
 
@@ -132,10 +133,10 @@ async function firstDay(database: DatabaseOptions, extraEnv: NodeJS.ProcessEnv):
   }
 }
 
-test('on the embedded default with DEMO_DATA=false: empty, then a company of its own with its deliveries', async () => {
+test('on the embedded default with --no-demo-data (DEMO_DATA=false): empty, then a company of its own with its deliveries', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-first-day-'));
   try {
-    await firstDay({ sqlitePath: path.join(dir, 'platform.sqlite') }, { DEMO_DATA: 'false' });
+    await firstDay({ sqlitePath: path.join(dir, 'platform.sqlite') }, {}, ['--no-demo-data']);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -156,4 +157,11 @@ onMariadb('on a fresh MariaDB database (never seeded, DEMO_DATA or not): the sam
     await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
     await admin.close();
   }
+});
+
+test('DEMO_DATA is true by default, false when set so, and anything else stops the start saying what to set', () => {
+  expect(loadConfig({}).DEMO_DATA).toBe(true);
+  expect(loadConfig({ DEMO_DATA: 'false' }).DEMO_DATA).toBe(false);
+  expect(loadConfig({ DEMO_DATA: '0' }).DEMO_DATA).toBe(false);
+  expect(() => loadConfig({ DEMO_DATA: 'no' })).toThrow(/DEMO_DATA must be true or false/);
 });
