@@ -93,7 +93,9 @@ export function parseCommand(argv: string[]): Command {
 
 function summaryLines(organizations: OrganizationSummary[]): string {
   if (organizations.length === 0) return 'No organizations. Make one: npm run orgs -- create --name "<name>" --admin <you@company.com>\n';
-  const rows = organizations.map((o) => [o.id, o.name, String(o.members), o.admins.join(', ') || '(none)', o.created_at]);
+  // A few admins say who to ask; --json lists them all.
+  const adminsOf = (admins: string[]) => (admins.length > 3 ? `${admins.slice(0, 3).join(', ')} and ${admins.length - 3} more` : admins.join(', ') || '(none)');
+  const rows = organizations.map((o) => [o.id, o.name, String(o.members), adminsOf(o.admins), o.created_at]);
   return `${table([['ID', 'NAME', 'MEMBERS', 'ADMINS', 'CREATED'], ...rows])}\n`;
 }
 
