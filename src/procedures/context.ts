@@ -5,6 +5,7 @@ import type { WebhookEndpointWriter } from '../services/webhooks/endpoints';
 import type { GitAppWriter } from '../services/git/apps/gitApps';
 import type { AppWriter } from '../services/apps/apps';
 import type { TeamWriter } from '../services/people/teams';
+import type { MemberAdministration } from '../services/people/memberAdministration';
 import type { DashboardViewWriter } from '../services/dashboards/dashboardViewWriter';
 import type { Session } from '../auth/sessions';
 
@@ -13,6 +14,8 @@ export interface SettingsServices {
   webhookEndpoints: WebhookEndpointWriter;
   gitApps: GitAppWriter;
   apps: AppWriter;
+  /** Members an admin adds, changes and removes by hand (docs/settings.md#members); through SCIM's member writer. */
+  members: MemberAdministration;
   /** Teams an admin makes by hand (docs/settings.md#teams); the same writer as SCIM's Groups. */
   teams: TeamWriter;
   /** Dashboard views their owners make on the dashboards page (`dashboards.*`). */

@@ -2,6 +2,7 @@ import type { Config } from '../config';
 import type { ChangeRunner } from '../persistence/changes/change';
 import type { SecretBox } from '../secrets/secretBox';
 import { MemberWriter } from '../services/people/members';
+import { MemberAdministration } from '../services/people/memberAdministration';
 import { TeamWriter } from '../services/people/teams';
 import { GitAppWriter } from '../services/git/apps/gitApps';
 import { AppWriter } from '../services/apps/apps';
@@ -18,6 +19,8 @@ import { checkEndpointUrl } from '../delivery/endpointUrl';
 export interface Writers {
   changes: ChangeRunner;
   members: MemberWriter;
+  /** Members changed by hand (the settings, `orgs add-members`), through `members`. */
+  memberAdministration: MemberAdministration;
   teams: TeamWriter;
   gitApps: GitAppWriter;
   apps: AppWriter;
@@ -32,9 +35,11 @@ export interface Writers {
 
 /** The domain services every writing surface calls (docs/architecture.md#writers), all through one change runner. */
 export function createWriters(config: Config, changes: ChangeRunner, secrets: SecretBox, providers: ProviderCatalog, clock: () => Date): Writers {
+  const members = new MemberWriter(changes);
   return {
     changes,
-    members: new MemberWriter(changes),
+    members,
+    memberAdministration: new MemberAdministration(changes, members),
     teams: new TeamWriter(changes),
     gitApps: new GitAppWriter(changes, secrets, providers),
     apps: new AppWriter(changes, secrets, providers),

@@ -8,7 +8,7 @@ export const OPERATOR: Actor = { type: 'operator' };
 
 export const userActor = (userId: string): Actor => ({ type: 'user', userId });
 
-/** What an audit entry is about: one change to one credential, webhook endpoint, app, view or team of an organization. */
+/** What an audit entry is about: one change to one credential, webhook endpoint, app, view, team or member of an organization. */
 export interface AuditRecord {
   /**
    * Whose log it is in. Null only for an organization's deletion: the entry outlives the organization and every row
@@ -61,11 +61,14 @@ export const AUDIT_ACTIONS = [
   'team.member_added',
   'team.member_removed',
   'team.member_role_set',
+  'member.added',
+  'member.role_set',
+  'member.removed',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const AUDIT_TARGET_TYPES = ['api_token', 'scim_token', 'otlp_token', 'webhook_endpoint', 'webhook_delivery', 'git_app', 'app', 'dashboard_view', 'team', 'organization'] as const;
+export const AUDIT_TARGET_TYPES = ['api_token', 'scim_token', 'otlp_token', 'webhook_endpoint', 'webhook_delivery', 'git_app', 'app', 'dashboard_view', 'team', 'organization', 'user'] as const;
 
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 

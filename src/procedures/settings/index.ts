@@ -5,6 +5,7 @@ import { webhooksRouter } from './webhooks';
 import { gitAppsRouter } from './gitApps';
 import { appsRouter } from './apps';
 import { teamsRouter } from './teams';
+import { membersRouter } from './members';
 import { otlpTokensRouter, scimTokensRouter } from './organizationTokens';
 import { providersProcedure } from './providers';
 import { setupProcedure } from './setup';
@@ -21,6 +22,7 @@ export const settingsRouter = router({
   webhooks: webhooksRouter,
   gitApps: gitAppsRouter,
   apps: appsRouter,
+  members: membersRouter,
   teams: teamsRouter,
   scimTokens: scimTokensRouter,
   otlpTokens: otlpTokensRouter,

@@ -14,48 +14,79 @@ export interface RejectedLine {
   reason: string;
 }
 
-export interface AccountFile {
-  lines: AccountLine[];
+/** A file of people's lines (accounts, members): the lines read, and those refused with why. */
+export interface CsvFile<L> {
+  lines: L[];
   rejected: RejectedLine[];
 }
+
+export type AccountFile = CsvFile<AccountLine>;
 
 /** What the link tables keep of an account (user_apps.external_user_id, user_git_apps.username), and of an address. */
 const MAX_ACCOUNT = 200;
 const MAX_EMAIL = 320;
 const EMAIL = /^[^\s@",]{1,64}@[^\s@",]+\.[^\s@",]+$/;
-const HEADER = ['account', 'email'];
+
+/** Why a field is no e-mail address a member may have; undefined when it is one. */
+export function emailProblem(email: string): string | undefined {
+  if (!email) return 'the e-mail is empty';
+  if (email.length > MAX_EMAIL) return `the e-mail is longer than ${MAX_EMAIL} characters`;
+  if (!EMAIL.test(email)) return `"${email}" is not an e-mail address`;
+  return undefined;
+}
+
+/** A file's columns: those every header names, in order, then those it may add after them. */
+export interface CsvColumns {
+  required: readonly string[];
+  optional?: readonly string[];
+  /** What the header line must be, said to whoever sends another: the columns and what each holds. */
+  expected: string;
+}
 
 /**
- * An accounts file (`apps link-users`, `gitapps link-users`): a header line `account,email`, then one account per
- * line, read as RFC 4180 says (CRLF or LF, a quoted field may hold commas and doubled quotes) but a line at a
- * time, so that a line's number is the file's. Blank lines are skipped; each other line is either an account line
- * or refused with why. A file whose header is not `account,email` is refused whole.
+ * A file of people (`apps link-users`, `gitapps link-users`, `orgs add-members`): a header line naming `columns`,
+ * then one person per line, read as RFC 4180 says (CRLF or LF, a quoted field may hold commas and doubled quotes)
+ * but a line at a time, so that a line's number is the file's. Blank lines are skipped; each other line has as many
+ * fields as the header and is then what `lineOf` makes of them (by column name), or refused with the problem it
+ * names. A file whose header is not one of the columns' is refused whole.
  */
-export function readAccountFile(text: string): AccountFile {
+export function readCsvFile<L>(text: string, columns: CsvColumns, lineOf: (fields: Record<string, string>, line: number) => L | { problem: string }): CsvFile<L> {
   const records = csvRecords(text.replace(/^\uFEFF/, ''));
-  const header = records.shift();
-  const names = header?.fields?.map((f) => f.trim().toLowerCase());
-  if (!names || names.length !== HEADER.length || names.some((n, i) => n !== HEADER[i])) {
-    throw invalid('The file must start with the header line "account,email" (the account on the connection, then the member\'s e-mail)');
+  const names = records.shift()?.fields?.map((f) => f.trim().toLowerCase());
+  const optional = columns.optional ?? [];
+  const known = [...columns.required, ...optional];
+  if (!names || names.length < columns.required.length || names.length > known.length || names.some((n, i) => n !== known[i])) {
+    throw invalid(`The file must start with the header line ${columns.expected}`);
   }
-  const file: AccountFile = { lines: [], rejected: [] };
+  const file: CsvFile<L> = { lines: [], rejected: [] };
   for (const record of records) {
-    const problem = record.fields ? lineProblem(record.fields) : record.problem;
-    if (problem) file.rejected.push({ line: record.line, reason: `malformed line: ${problem}` });
-    else file.lines.push({ line: record.line, account: record.fields![0].trim(), email: normalizeEmail(record.fields![1]) });
+    const { fields } = record;
+    let read: L | { problem: string };
+    if (!fields) read = { problem: record.problem ?? 'unreadable' };
+    else if (fields.length !== names.length) read = { problem: `${fields.length} column${fields.length === 1 ? '' : 's'}, expected ${names.length} (${names.join(',')})` };
+    else read = lineOf(Object.fromEntries(names.map((n, i) => [n, fields[i].trim()])), record.line);
+    if (isProblem(read)) file.rejected.push({ line: record.line, reason: `malformed line: ${read.problem}` });
+    else file.lines.push(read);
   }
   return file;
 }
 
-function lineProblem(fields: string[]): string | undefined {
-  if (fields.length !== 2) return `${fields.length} column${fields.length === 1 ? '' : 's'}, expected 2 (account,email)`;
-  const [account, email] = fields.map((f) => f.trim());
+const isProblem = <L>(read: L | { problem: string }): read is { problem: string } => typeof read === 'object' && read !== null && 'problem' in read;
+
+const ACCOUNT_COLUMNS: CsvColumns = { required: ['account', 'email'], expected: '"account,email" (the account on the connection, then the member\'s e-mail)' };
+
+/** An accounts file (`apps link-users`, `gitapps link-users`): `account,email`, one account a line. */
+export function readAccountFile(text: string): AccountFile {
+  return readCsvFile<AccountLine>(text, ACCOUNT_COLUMNS, ({ account, email }, line) => {
+    const problem = accountProblem(account) ?? emailProblem(email);
+    return problem ? { problem } : { line, account, email: normalizeEmail(email) };
+  });
+}
+
+function accountProblem(account: string): string | undefined {
   if (!account) return 'the account is empty';
-  if (!email) return 'the e-mail is empty';
   if (account.length > MAX_ACCOUNT) return `the account is longer than ${MAX_ACCOUNT} characters`;
   if (/[\x00-\x1f\x7f]/.test(account)) return 'the account holds a control character';
-  if (email.length > MAX_EMAIL) return `the e-mail is longer than ${MAX_EMAIL} characters`;
-  if (!EMAIL.test(email)) return `"${email}" is not an e-mail address`;
   return undefined;
 }
 

@@ -120,61 +120,98 @@ export class MemberWriter {
    */
   update(organizationId: string, userId: string, input: MemberInput): Promise<Member> {
     return this.changes.run(async (change) => {
-      const { transaction } = change;
-      const member = await this.find(organizationId, userId, transaction);
-      if (!member) throw notFound(`No member ${userId} in this organization`);
-      const { user, membership } = member;
+      const member = await this.existing(organizationId, userId, change.transaction);
+      const { user } = member;
       let { emails } = member;
-      const now = this.now();
       const before = { email: user.email, name: user.name };
 
-      if (!(await this.belongsElsewhere(userId, organizationId, transaction))) {
+      if (!(await this.belongsElsewhere(userId, organizationId, change.transaction))) {
         const email = normalizeEmail(input.email);
-        if (email !== user.email && (await User.count({ where: { email, id: { [Op.ne]: userId } }, transaction })) > 0) {
+        if (email !== user.email && (await User.count({ where: { email, id: { [Op.ne]: userId } }, transaction: change.transaction })) > 0) {
           throw conflict(`Another user already has userName '${email}'`);
         }
-        emails = await this.setProfile(change, user, emails, { ...input, email }, now);
+        emails = await this.setProfile(change, user, emails, { ...input, email }, this.now());
       }
-      const changed = user.email !== before.email || user.name !== before.name;
-
-      const status = statusOf(input.active);
-      if (input.externalId !== membership.external_id) await this.assertExternalIdFree(organizationId, input.externalId, userId, transaction);
-      const wasStatus = membership.status;
-      const membershipChanged =
-        input.role !== membership.role || status !== wasStatus || input.externalId !== membership.external_id || input.title !== membership.title;
-      if (membershipChanged || changed) {
-        // The instance gets the user fields the bulk update above gave its row, for the event below.
-        const sortFields = { user_email: user.email, user_name: user.name };
-        // A suspension keeps its first time through later updates: costs count the member until then.
-        const suspendedAt = status === wasStatus ? membership.suspended_at : suspensionTime(status, now);
-        await membership.update(
-          { role: input.role, status, suspended_at: suspendedAt, external_id: input.externalId, title: input.title, updated_at: now, ...sortFields },
-          { transaction },
-        );
-        change.wrote('organization_memberships');
-        if (status !== wasStatus) await this.setTeamStatus(change, organizationId, userId, status, suspendedAt);
-        if (input.role !== membership.role || status !== wasStatus) change.accessChanged(userId);
-        const item = toOrganizationMember(membership);
-        if (status === 'suspended' && wasStatus !== 'suspended') change.emit(organizationId, 'membership.deactivated', item);
-        else change.emit(organizationId, 'user.updated', item);
-      }
-      return { user, membership, emails };
+      const profileChanged = user.email !== before.email || user.name !== before.name;
+      await this.setMembership(change, organizationId, { ...member, emails }, input, profileChanged);
+      return { ...member, emails };
     });
+  }
+
+  /**
+   * Gives the member another role in the organization and nothing else, within a change of the caller's (an admin's,
+   * audited there): the same membership change, events and access change as an `update` with that role.
+   */
+  async setRoleIn(change: Change, organizationId: string, userId: string, role: OrganizationRole): Promise<Member> {
+    const member = await this.existing(organizationId, userId, change.transaction);
+    const { membership } = member;
+    const kept = { role, active: membership.status === 'active', externalId: membership.external_id ?? null, title: membership.title ?? null };
+    await this.setMembership(change, organizationId, member, kept, false);
+    return member;
   }
 
   /** Ends the membership and the organization's team memberships of the user; the user and their history stay. */
   remove(organizationId: string, userId: string): Promise<void> {
     return this.changes.run(async (change) => {
-      const { transaction } = change;
-      const member = await this.find(organizationId, userId, transaction);
-      if (!member) throw notFound(`No member ${userId} in this organization`);
-      const teamIds = await this.teamIdsIn(organizationId, userId, transaction);
-      if (teamIds.length) await TeamMembership.destroy({ where: { user_id: userId, team_id: { [Op.in]: teamIds } }, transaction });
-      await member.membership.destroy({ transaction });
-      change.wrote('organization_memberships', 'team_memberships');
-      change.accessChanged(userId);
-      change.emit(organizationId, 'membership.removed', toOrganizationMember(member.membership));
+      await this.removeIn(change, organizationId, userId);
     });
+  }
+
+  /** `remove` within a change of the caller's (an admin's, audited there). */
+  async removeIn(change: Change, organizationId: string, userId: string): Promise<Member> {
+    const { transaction } = change;
+    const member = await this.existing(organizationId, userId, transaction);
+    const teamIds = await this.teamIdsIn(organizationId, userId, transaction);
+    if (teamIds.length) await TeamMembership.destroy({ where: { user_id: userId, team_id: { [Op.in]: teamIds } }, transaction });
+    await member.membership.destroy({ transaction });
+    change.wrote('organization_memberships', 'team_memberships');
+    change.accessChanged(userId);
+    change.emit(organizationId, 'membership.removed', toOrganizationMember(member.membership));
+    return member;
+  }
+
+  private async existing(organizationId: string, userId: string, transaction: Transaction): Promise<Member> {
+    const member = await this.find(organizationId, userId, transaction);
+    if (!member) throw notFound(`No member ${userId} in this organization`);
+    return member;
+  }
+
+  /**
+   * Sets the membership's role, state, external id and title, with the event and access change they call for. The
+   * profile was set before (`profileChanged`: its e-mail or name, which the membership row and the event carry).
+   */
+  private async setMembership(
+    change: Change,
+    organizationId: string,
+    member: Member,
+    input: Pick<MemberInput, 'role' | 'active' | 'externalId' | 'title'>,
+    profileChanged: boolean,
+  ): Promise<void> {
+    const { transaction } = change;
+    const { user, membership } = member;
+    const userId = user.id;
+    const now = this.now();
+    const status = statusOf(input.active);
+    if (input.externalId !== membership.external_id) await this.assertExternalIdFree(organizationId, input.externalId, userId, transaction);
+    const wasStatus = membership.status;
+    const membershipChanged =
+      input.role !== membership.role || status !== wasStatus || input.externalId !== membership.external_id || input.title !== membership.title;
+    if (!membershipChanged && !profileChanged) return;
+    // The instance gets the user fields the bulk update of setProfile gave its row, for the event below.
+    const sortFields = { user_email: user.email, user_name: user.name };
+    // A suspension keeps its first time through later updates: costs count the member until then.
+    const suspendedAt = status === wasStatus ? membership.suspended_at : suspensionTime(status, now);
+    const roleChanged = input.role !== membership.role;
+    await membership.update(
+      { role: input.role, status, suspended_at: suspendedAt, external_id: input.externalId, title: input.title, updated_at: now, ...sortFields },
+      { transaction },
+    );
+    change.wrote('organization_memberships');
+    if (status !== wasStatus) await this.setTeamStatus(change, organizationId, userId, status, suspendedAt);
+    if (roleChanged || status !== wasStatus) change.accessChanged(userId);
+    const item = toOrganizationMember(membership);
+    if (status === 'suspended' && wasStatus !== 'suspended') change.emit(organizationId, 'membership.deactivated', item);
+    else change.emit(organizationId, 'user.updated', item);
   }
 
   /**
