@@ -72,7 +72,8 @@ export async function runUnlinked(links: LinkTable, cmd: UnlinkedCommand, out: (
   );
 }
 
-function fileText(file: string): string {
+/** A `--csv` file's text; one that is too large or cannot be read is refused, saying which and why. */
+export function fileText(file: string): string {
   try {
     if (fs.statSync(file).size > MAX_FILE_BYTES) throw invalid(`--csv ${file} is larger than ${MAX_FILE_BYTES / 1024 / 1024} MB: split it`);
     return fs.readFileSync(file, 'utf8');

@@ -3,10 +3,12 @@
  * npm run orgs -- list [--json]
  * npm run orgs -- rename --org <id> --name <name> [--json]
  * npm run orgs -- delete --org <id> --confirm <id> [--json]
+ * npm run orgs -- add-members --org <id> --csv <file> [--dry-run] [--json]
  *
  * A company's own organization (docs/organizations.md): made with its first admin, who signs in with the one-time
- * link printed (or through the identity provider, when one is configured). Exit codes: 0 done, 1 refused (unknown
- * organization, a name in use, an unconfirmed deletion) or failure, 2 usage error.
+ * link printed (or through the identity provider, when one is configured); its people added from a file when no
+ * identity provider provisions them. Exit codes: 0 done, 1 refused (unknown organization, a name in use, an
+ * unconfirmed deletion, a line of a members file) or failure, 2 usage error.
  */
 import { z } from 'zod';
 import { Organization } from '../db/models';
@@ -14,6 +16,10 @@ import { Config, publicBase } from '../src/config';
 import { createLoginLink } from '../src/auth/signIn';
 import { ChangeRunner } from '../src/persistence/changes/change';
 import { listOrganizations, ORGANIZATION_NAME_MAX, OrganizationSummary, OrganizationWriter } from '../src/services/organizations/organizations';
+import { MemberWriter } from '../src/services/people/members';
+import { AddReport, MemberAdministration } from '../src/services/people/memberAdministration';
+import { readMemberFile } from '../src/services/people/memberCsv';
+import { fileText } from './accountLinks';
 import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
 
 const USAGE = `Usage:
@@ -21,6 +27,7 @@ const USAGE = `Usage:
   npm run orgs -- list [--json]
   npm run orgs -- rename --org <id> --name <name> [--json]
   npm run orgs -- delete --org <id> --confirm <id> [--json]
+  npm run orgs -- add-members --org <id> --csv <file> [--dry-run] [--json]
 
 create  makes an organization and its first admin (a new user, or one who already belongs to another
         organization), and prints a sign-in link to the settings page, valid once for ten minutes; with
@@ -34,6 +41,13 @@ delete  deletes an organization and everything it owns, in one change: its membe
         git apps, apps, repositories and their history, metrics, dashboards, tokens, webhooks and audit
         log; the people who belong to no other organization go with it. --confirm repeats its id.
         The deletion itself stays in the audit log. It cannot be undone.
+add-members  adds an organization's people from a CSV file with the header line email,name,role (role:
+        admin, manager or collaborator; left empty or out, collaborator), for an organization no identity
+        provider provisions (refused while it has an active SCIM token). The good lines are added in one
+        change, each audited; each refused line is reported by its number (a malformed e-mail, an unknown
+        role, an e-mail on an earlier line or of a member already), and the exit code is then 1.
+          --dry-run  reads and checks the file and changes nothing
+          --json     print {"organization_id","added":[…],"rejected":[{"line","reason"}],"dry_run"}
 
 Target database: DATABASE_URL (mysql://...) or the embedded SQLite file (SQLITE_PATH).`;
 
@@ -42,9 +56,10 @@ export type Command =
   | { kind: 'create'; name: string; admin: string; adminName?: string; json: boolean }
   | { kind: 'list'; json: boolean }
   | { kind: 'rename'; org: string; name: string; json: boolean }
-  | { kind: 'delete'; org: string; confirm: string; json: boolean };
+  | { kind: 'delete'; org: string; confirm: string; json: boolean }
+  | { kind: 'add-members'; org: string; csv: string; dryRun: boolean; json: boolean };
 
-const COMMANDS = 'create, list, rename or delete';
+const COMMANDS = 'create, list, rename, delete or add-members';
 
 function required(command: string, flag: string, what: string, value: string | undefined): string {
   const given = nonEmpty(`--${flag}`, value)?.trim();
@@ -86,6 +101,12 @@ export function parseCommand(argv: string[]): Command {
       const confirm = required('delete', 'confirm', 'the same organization id again', values.confirm);
       return { kind: 'delete', org, confirm, json: values.json ?? false };
     }
+    case 'add-members': {
+      const { values } = parse(rest, { org: { type: 'string' }, csv: { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } });
+      const org = required('add-members', 'org', 'organization id', values.org);
+      const csv = required('add-members', 'csv', 'file with the header line email,name,role', values.csv);
+      return { kind: 'add-members', org, csv, dryRun: values['dry-run'] ?? false, json: values.json ?? false };
+    }
     default:
       throw new UsageError(`unknown command "${command}"; use ${COMMANDS}`);
   }
@@ -99,8 +120,19 @@ function summaryLines(organizations: OrganizationSummary[]): string {
   return `${table([['ID', 'NAME', 'MEMBERS', 'ADMINS', 'CREATED'], ...rows])}\n`;
 }
 
-async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out: (s: string) => void): Promise<void> {
-  const writer = new OrganizationWriter(ChangeRunner.for(Organization.sequelize!));
+function addReportText(report: AddReport): string {
+  const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+  const added = report.added.map((l) => `  line ${l.line}: ${l.email} (${l.role})${l.user_id ? ` → ${l.user_id}` : ''}\n`).join('');
+  const head = report.dry_run
+    ? `Dry run, nothing changed: would add ${plural(report.added.length, 'member')} to organization ${report.organization_id}${report.added.length ? ':' : '.'}\n${added}`
+    : `Added ${plural(report.added.length, 'member')} to organization ${report.organization_id}.\n`;
+  if (report.rejected.length === 0) return head;
+  return `${head}${plural(report.rejected.length, 'line')} refused:\n${report.rejected.map((r) => `  line ${r.line}: ${r.reason}\n`).join('')}`;
+}
+
+async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out: (s: string) => void): Promise<void | number> {
+  const changes = ChangeRunner.for(Organization.sequelize!);
+  const writer = new OrganizationWriter(changes);
   switch (cmd.kind) {
     case 'create': {
       const created = await writer.create({ name: cmd.name, adminEmail: cmd.admin, adminName: cmd.adminName });
@@ -143,6 +175,12 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
           `${deleted.removed.usersRemoved} people who belonged to no other organization.\n`,
       );
       return;
+    }
+    case 'add-members': {
+      const administration = new MemberAdministration(changes, new MemberWriter(changes));
+      const report = await administration.addFile(cmd.org, readMemberFile(fileText(cmd.csv)), { dryRun: cmd.dryRun });
+      out(cmd.json ? `${JSON.stringify(report)}\n` : addReportText(report));
+      return report.rejected.length ? 1 : 0;
     }
   }
 }
