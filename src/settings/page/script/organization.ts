@@ -6,11 +6,12 @@ import { organizationTokensSection, SCIM, TELEMETRY } from './organizationTokens
 import type { Catalog } from './providers';
 import { webhooksSection } from './webhooks';
 import { teamsSection } from './teams';
+import { membersSection } from './members';
 import { setupSection } from './setup';
 
 type Organization = Outputs['settings']['session']['organizations'][number];
 
-/** What an admin manages for one organization: its setup at a glance, webhooks, git apps, apps, teams, SCIM and telemetry tokens. `providers`: those offered. */
+/** What an admin manages for one organization: its setup at a glance, webhooks, git apps, apps, members, teams, SCIM and telemetry tokens. `providers`: those offered. */
 export function organizationSection(org: Organization, eventTypes: Outputs['settings']['webhooks']['eventTypes'], providers: Catalog): HTMLElement {
   const headingId = `${org.id}-heading`;
   return h(
@@ -22,6 +23,7 @@ export function organizationSection(org: Organization, eventTypes: Outputs['sett
     webhooksSection(org, eventTypes),
     gitAppsSection(org, providers),
     appsSection(org, providers),
+    membersSection(org),
     teamsSection(org),
     organizationTokensSection(org, SCIM),
     organizationTokensSection(org, TELEMETRY),
