@@ -5,6 +5,7 @@ import type { WebhookEndpointWriter } from '../services/webhooks/endpoints';
 import type { GitAppWriter } from '../services/git/apps/gitApps';
 import type { AppWriter } from '../services/apps/apps';
 import type { TeamWriter } from '../services/people/teams';
+import type { AccountLinkWriter } from '../services/people/accountLinks';
 import type { MemberAdministration } from '../services/people/memberAdministration';
 import type { DashboardViewWriter } from '../services/dashboards/dashboardViewWriter';
 import type { Session } from '../auth/sessions';
@@ -18,6 +19,8 @@ export interface SettingsServices {
   members: MemberAdministration;
   /** Teams an admin makes by hand (docs/settings.md#teams); the same writer as SCIM's Groups. */
   teams: TeamWriter;
+  /** Members' accounts on apps and git apps, linked by an admin (docs/settings.md#setup); the same writer as the CLIs' link-user. */
+  accountLinks: AccountLinkWriter;
   /** Dashboard views their owners make on the dashboards page (`dashboards.*`). */
   dashboardViews: DashboardViewWriter;
   /** Where clients reach this service: git apps' and apps' webhook URLs and Claude Code's OTLP endpoint are built from it. */

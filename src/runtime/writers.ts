@@ -4,6 +4,7 @@ import type { SecretBox } from '../secrets/secretBox';
 import { MemberWriter } from '../services/people/members';
 import { MemberAdministration } from '../services/people/memberAdministration';
 import { TeamWriter } from '../services/people/teams';
+import { AccountLinkWriter } from '../services/people/accountLinks';
 import { GitAppWriter } from '../services/git/apps/gitApps';
 import { AppWriter } from '../services/apps/apps';
 import type { ProviderCatalog } from '../services/apps/catalog';
@@ -22,6 +23,7 @@ export interface Writers {
   /** Members changed by hand (the settings, `orgs add-members`), through `members`. */
   memberAdministration: MemberAdministration;
   teams: TeamWriter;
+  accountLinks: AccountLinkWriter;
   gitApps: GitAppWriter;
   apps: AppWriter;
   gitActivity: GitActivityWriter;
@@ -41,6 +43,7 @@ export function createWriters(config: Config, changes: ChangeRunner, secrets: Se
     members,
     memberAdministration: new MemberAdministration(changes, members),
     teams: new TeamWriter(changes),
+    accountLinks: new AccountLinkWriter(changes),
     gitApps: new GitAppWriter(changes, secrets, providers),
     apps: new AppWriter(changes, secrets, providers),
     gitActivity: new GitActivityWriter(changes, providers),

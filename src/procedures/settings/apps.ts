@@ -4,15 +4,14 @@ import { invalid, notFound } from '../../errors';
 import { router, settingsProcedure } from '../init';
 import { idParam } from '../../wire/query';
 import type { VendorAccess } from '../../services/apps/vendorSources';
+import { APP_LINKS } from '../../services/people/linkTables';
 import { appMappings, boardView, describeApp, listApps, repositoriesToMap, teamsToMap, userLinkView } from '../../services/apps/appViews';
-import { organizationInput } from './inputs';
+import { organizationInput, text } from './inputs';
 import { asAdmin } from './administration';
 
 const appInput = z.strictObject({ ...organizationInput, app_id: idParam('app_id') });
 /** Boards belong to an app or to a git app (its repositories' issues). */
 const boardSourceInput = z.strictObject({ ...organizationInput, app_id: idParam('app_id', 'app or git app') });
-const text = (field: string, max: number) =>
-  z.string({ error: `${field} must be a string` }).trim().min(1, { error: `${field} must not be empty` }).max(max, { error: `${field} must be at most ${max} characters` });
 
 /** How an AI vendor's app is read, from the create form's fields; undefined when none was given. */
 function vendorAccessOf(input: { credential?: string; github_org?: string; github_enterprise?: string }): VendorAccess | undefined {
@@ -127,10 +126,11 @@ export const appsRouter = router({
       return { app_id: input.app_id, status: input.status, category: input.category, tasks };
     }),
 
+  /** The mappings panel's link; settings.accounts.link makes the same, through the same writer. */
   linkUser: settingsProcedure
     .input(appInput.extend({ user: text('user', 320), external_id: text('external_id', 200) }))
     .mutation(async ({ ctx, input }) => {
       const by = await asAdmin(ctx, input.organization_id);
-      return userLinkView(await ctx.services.settings.apps.linkUser(input.app_id, input.user, input.external_id, by));
+      return userLinkView(await ctx.services.settings.accountLinks.linkUser(APP_LINKS, input.app_id, input.user, input.external_id, by));
     }),
 });

@@ -5,6 +5,7 @@ import { webhooksRouter } from './webhooks';
 import { gitAppsRouter } from './gitApps';
 import { appsRouter } from './apps';
 import { teamsRouter } from './teams';
+import { accountsRouter } from './accounts';
 import { membersRouter } from './members';
 import { otlpTokensRouter, scimTokensRouter } from './organizationTokens';
 import { providersProcedure } from './providers';
@@ -24,6 +25,7 @@ export const settingsRouter = router({
   apps: appsRouter,
   members: membersRouter,
   teams: teamsRouter,
+  accounts: accountsRouter,
   scimTokens: scimTokensRouter,
   otlpTokens: otlpTokensRouter,
 });

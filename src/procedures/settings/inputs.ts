@@ -6,6 +6,10 @@ import { EVENT_TYPES } from '../../persistence/changes/events';
 export const label = (what: string) =>
   z.string({ error: `name must be the ${what}'s name` }).trim().min(1, { error: 'name must not be empty' }).max(200, { error: 'name must be at most 200 characters' });
 
+/** A field of free text, trimmed: never empty, at most `max` characters. */
+export const text = (field: string, max: number) =>
+  z.string({ error: `${field} must be a string` }).trim().min(1, { error: `${field} must not be empty` }).max(max, { error: `${field} must be at most ${max} characters` });
+
 export const organizationInput = { organization_id: idParam('organization_id') };
 
 /** null: every event, including ones added later. */
