@@ -175,7 +175,7 @@ test('accounts with activity and no member: counted per connection, the next ste
   });
   expect(sourceOf((await view(org)).sources, git.id)).toMatchObject({
     unlinked_accounts: 2,
-    next_step: `Link people: 2 accounts with activity and no member (npm run gitapps -- unlinked --git-app ${git.id}); link them with npm run gitapps -- link-users --git-app ${git.id} --csv <file>.`,
+    next_step: `Link people: 2 accounts with activity and no member; link each to its member in People to link (or npm run gitapps -- unlinked --git-app ${git.id}, then npm run gitapps -- link-users --git-app ${git.id} --csv <file>).`,
   });
   await UserGitApp.create({ user_id: DEMO.users.ada, git_app_id: git.id, username: 'octo-one', created_at: new Date() });
   expect(sourceOf((await view(org)).sources, git.id)).toMatchObject({ unlinked_accounts: 1, next_step: expect.stringContaining('Link people: 1 account with') });

@@ -4,13 +4,14 @@ import type { Browser, Page } from 'playwright-core';
 import { assertBrowser, describeInBrowser } from '../support/peers/chromium';
 import { launchChromium, signInThroughLink, watchedPage, WatchedPage } from '../support/peers/pageBrowser';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { deliverToGithub, githubExamples } from '../support/peers/ingest';
+import { copy, deliverToGithub, githubExamples } from '../support/peers/ingest';
 import { createLoginLink } from '../../src/auth/signIn';
 
 /**
  * The settings page's Setup section (docs/settings.md#setup) in Debian's chromium: an admin reads each source's state
  * in words, its last delivery and its last refusal with the reason, and the next step, and checks again, by keyboard
- * alone; a manager has no such section, and the procedure refuses them.
+ * alone; links the busiest of a source's accounts with no member to its member by e-mail, by keyboard too; a manager
+ * has no such section, and the procedure refuses them.
  */
 
 const describeBrowser = describeInBrowser('setupPage');
@@ -100,6 +101,51 @@ describeBrowser('the setup section in chromium', () => {
     await sources.getByRole('row', { name: /Setup receiving/ }).getByRole('cell', { name: /signature does not match the secret/ }).waitFor();
     expect((await cells('Setup receiving')).slice(1, 2)).toEqual(['Failing']);
     expect(await focusedName(page)).toBe('Check again the setup of Acme Corp');
+  });
+
+  test('by keyboard alone: People to link lists a git app’s accounts busiest first; the busiest linked by e-mail goes, and the count drops', async () => {
+    const { gitApp, secret } = await t.runtime.writers.gitApps.create(DEMO.orgs.acme, 'github', 'Setup people');
+    const pushExample = githubExamples('push').find((p) => p.commits.length === 1)!;
+    // Commits as GitHub sends them, by logins and addresses no member has.
+    for (const [n, login] of ['octo-busy', 'octo-quiet', 'octo-busy'].entries()) {
+      const payload = copy(pushExample);
+      const commit = { ...payload.commits[0], id: `${n}`.padStart(40, 'b'), timestamp: `2026-05-0${n + 1}T10:00:00Z`, author: { name: login, email: `${login}@home.example`, username: login } };
+      payload.commits = [commit];
+      payload.head_commit = commit;
+      expect((await deliverToGithub(t, gitApp.id, secret, { event: 'push', payload })).status).toBe(200);
+    }
+
+    const page = await open();
+    await signInThroughLink(page, base, DEMO.users.ada);
+    const setup = page.getByRole('region', { name: 'Acme Corp' }).getByRole('region', { name: 'Setup', exact: true });
+    await setup.getByRole('table', { name: 'Sources of Acme Corp' }).getByRole('row', { name: /Setup people/ }).waitFor();
+    await tabTo(page, 'People to link (2) from Setup people');
+    expect(await page.getByRole('button', { name: 'People to link (2) from Setup people' }).getAttribute('aria-expanded')).toBe('false');
+    await page.keyboard.press('Enter');
+
+    const people = setup.getByRole('table', { name: 'People to link from Setup people' });
+    await people.waitFor();
+    expect(await focusedName(page)).toBe('People to link from Setup people');
+    expect(await page.getByRole('button', { name: 'People to link (2) from Setup people' }).getAttribute('aria-expanded')).toBe('true');
+    expect((await people.getByRole('columnheader').allInnerTexts()).map((c) => c.trim())).toEqual(['Account', 'Activity', 'Last seen', 'Member']);
+    const rows = async () => (await people.locator('tbody tr').allInnerTexts()).map((r) => r.replace(/\s+/g, ' ').trim());
+    expect(await rows()).toEqual([expect.stringMatching(/^octo-busy 2 commits /), expect.stringMatching(/^octo-quiet 1 commit /)]);
+    await setup.screenshot({ path: path.join(ARTIFACTS, 'settings-people-to-link.png') });
+
+    await tabTo(page, 'Member e-mail for octo-busy');
+    await page.keyboard.type(DEMO.emails.linus);
+    await tabTo(page, 'Link octo-busy');
+    await page.keyboard.press('Enter');
+    await setup.getByRole('status').filter({ hasText: `Linked octo-busy to ${DEMO.emails.linus}` }).waitFor();
+    expect(await rows()).toEqual([expect.stringMatching(/^octo-quiet 1 commit /)]);
+    // Focus goes on to the next account's field, and the sources table counts one account fewer.
+    expect(await focusedName(page)).toBe('Member e-mail for octo-quiet');
+    await page.getByRole('button', { name: 'People to link (1) from Setup people' }).waitFor();
+
+    await tabTo(page, 'Close people to link');
+    await page.keyboard.press('Enter');
+    expect(await people.count()).toBe(0);
+    expect(await focusedName(page)).toBe('People to link (1) from Setup people');
   });
 
   test('a manager has no Setup section, and the procedure refuses them', async () => {

@@ -195,7 +195,7 @@ function nextStep(source: Omit<SetupSource, 'next_step'>, has: { hasSecret: bool
   const unlinked = source.unlinked_accounts ?? 0;
   if (unlinked > 0) {
     const flag = source.kind === 'git_app' ? '--git-app' : '--app';
-    return `Link people: ${unlinked} account${unlinked === 1 ? '' : 's'} with activity and no member (npm run ${cli} -- unlinked ${flag} ${id}); link them with npm run ${cli} -- link-users ${flag} ${id} --csv <file>.`;
+    return `Link people: ${unlinked} account${unlinked === 1 ? '' : 's'} with activity and no member; link each to its member in People to link (or npm run ${cli} -- unlinked ${flag} ${id}, then npm run ${cli} -- link-users ${flag} ${id} --csv <file>).`;
   }
   return null;
 }

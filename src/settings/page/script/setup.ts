@@ -2,6 +2,7 @@ import { attempt } from '../../../pages/script/attempt';
 import { api, call, Outputs } from '../../../pages/script/api';
 import { Child, h, hidden, table, when } from '../../../pages/script/elements';
 import { partsOf, subsection } from './parts';
+import { peopleToLinkPanel } from './peopleToLink';
 
 type Organization = Outputs['settings']['session']['organizations'][number];
 type Setup = Outputs['settings']['setup'];
@@ -42,7 +43,7 @@ const counted = (n: number, what: string) => `${n} ${what}`;
 /**
  * An organization's sources at a glance (docs/settings.md#setup): each git app, app, SCIM and OTLP token, its state
  * in words, its last delivery and last refusal with the reason, its accounts without a member, and the next step.
- * Read-only: the sections below change what it shows.
+ * Its one change is linking those accounts to members, busiest first; the sections below change the rest.
  */
 export function setupSection(org: Organization): HTMLElement {
   const parts = partsOf(
@@ -51,6 +52,10 @@ export function setupSection(org: Organization): HTMLElement {
   const of = { organization_id: org.id };
   const summary = h('p', { class: 'setup-summary' });
   parts.list.before(summary);
+  const people = h('div', { class: 'people-to-link' });
+  parts.secretSlot.before(people);
+  /** The source whose people to link are shown, so that its button says so when the table is drawn again. */
+  let open: string | null = null;
 
   async function refresh(): Promise<void> {
     const setup = await call(api.settings.setup.query(of));
@@ -69,10 +74,37 @@ export function setupSection(org: Organization): HTMLElement {
         stateCell(s),
         lastDelivery(s),
         lastRefusal(s),
-        s.unlinked_accounts === null ? '–' : String(s.unlinked_accounts),
+        unlinkedCell(s),
         s.next_step ?? 'Nothing to do.',
       ]),
     );
+  }
+
+  /** The count, and where there are accounts to link, the button that lists them. */
+  function unlinkedCell(source: Source): Child {
+    if (source.unlinked_accounts === null) return '–';
+    if (source.unlinked_accounts === 0) return '0';
+    return h(
+      'button',
+      { type: 'button', 'aria-expanded': String(open === source.id), 'data-source': source.id, onclick: () => showPeople(source) },
+      `People to link (${source.unlinked_accounts})`,
+      hidden(` from ${source.name}`),
+    );
+  }
+
+  async function showPeople(source: Source): Promise<void> {
+    const panel = peopleToLinkPanel(org.id, source, refresh, () => {
+      people.replaceChildren();
+      open = null;
+      const button = parts.list.querySelector<HTMLElement>(`[data-source="${source.id}"]`);
+      button?.setAttribute('aria-expanded', 'false');
+      (button ?? parts.heading).focus();
+    });
+    open = source.id;
+    for (const b of parts.list.querySelectorAll('[data-source]')) b.setAttribute('aria-expanded', String(b.getAttribute('data-source') === source.id));
+    people.replaceChildren(panel.element);
+    await panel.load();
+    panel.heading.focus();
   }
 
   const again = h('button', { type: 'button', onclick: () => attempt(parts.alert, refresh) }, 'Check again', hidden(` the setup of ${org.name}`));
