@@ -6,12 +6,6 @@ import { QueryInterface } from 'sequelize';
  * (`organization_id` null, the organization's id as its target). No settings page shows it: each shows one
  * organization's log.
  */
-const INDEXES: [string, string[]][] = [
-  ['audit_log_organization_created', ['organization_id', 'created_at', 'id']],
-  ['audit_log_organization_action', ['organization_id', 'action', 'created_at', 'id']],
-  ['audit_log_organization_actor', ['organization_id', 'actor_user_id', 'created_at', 'id']],
-];
-
 export async function up({ context: qi }: { context: QueryInterface }): Promise<void> {
   await setNullable(qi, true);
 }
@@ -26,9 +20,9 @@ async function setNullable(qi: QueryInterface, nullable: boolean): Promise<void>
     await qi.sequelize.query(`ALTER TABLE audit_log MODIFY organization_id VARCHAR(40) BINARY ${nullable ? 'NULL' : 'NOT NULL'}`);
     return;
   }
-  // SQLite changes a column's constraint by copying the table, which drops its indexes: they are made again.
+  // SQLite changes a column's constraint by copying the table, which drops its indexes: each is made again as it was.
+  const [indexes] = await qi.sequelize.query("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'audit_log' AND sql IS NOT NULL");
+  const statements = indexes.map((row) => (row && typeof row === 'object' && 'sql' in row && typeof row.sql === 'string' ? row.sql : ''));
   await qi.changeColumn('audit_log', 'organization_id', { type: 'VARCHAR(40)', allowNull: nullable });
-  const [rows] = await qi.sequelize.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'audit_log'");
-  const present = new Set(rows.map((row) => (row && typeof row === 'object' && 'name' in row ? row.name : undefined)));
-  for (const [name, fields] of INDEXES) if (!present.has(name)) await qi.addIndex('audit_log', fields, { name });
+  for (const statement of statements) if (statement) await qi.sequelize.query(statement.replace(/^CREATE (UNIQUE )?INDEX /, 'CREATE $1INDEX IF NOT EXISTS '));
 }
