@@ -39,6 +39,7 @@ beforeAll(async () => {
     };
   }
 });
+afterAll(async () => cleanup());
 
 test('0042 lets an audit entry belong to no organization, keeps every index of the log, and goes down and up again', async () => {
   const migrator = createMigrator(sequelize);
