@@ -132,7 +132,9 @@ export function requestGate(deps: GateDeps, transport: Transport) {
             : await tokenCaller(deps, req, context);
       const calls = names.length;
       const oversized = calls > MAX_TRPC_BATCH;
-      const key = caller.userId ? `user:${caller.userId}` : `ip:${req.ip}`;
+      // A person's pages (settings, dashboards) have a budget apart from their API tokens': a script using up the
+      // one never locks them out of the other.
+      const key = caller.userId ? `${credentials === 'session' ? 'pages' : 'user'}:${caller.userId}` : `ip:${req.ip}`;
       // A credential that could not be checked (the database out of reach) is no failed authentication: the client's
       // IP is not charged for the 503, else everyone behind one address would meet 429s once the database is back.
       const unchecked = domainErrorOf(caller.failure)?.detail.outage !== undefined;
