@@ -27,3 +27,17 @@ test('the docs table is the registry', () => {
   expect(documentedRows()).toEqual(INTEGRATIONS.map(rowOf));
   for (const p of INTEGRATIONS) expect(fs.existsSync(path.join(ROOT, 'src', 'integrations', p.id, 'index.ts'))).toBe(true);
 });
+
+test('every provider that pushes says what to set at its end, naming the docs section that says more', () => {
+  for (const provider of INTEGRATIONS.filter((p) => p.webhook)) {
+    expect([provider.id, typeof provider.setup]).toEqual([provider.id, 'string']);
+  }
+  const ROOT = path.resolve(__dirname, '..', '..');
+  for (const provider of INTEGRATIONS) {
+    for (const [, file, anchor] of (provider.setup ?? '').matchAll(/docs\/([\w-]+\.md)#([\w-]+)/g)) {
+      const headings = fs.readFileSync(path.join(ROOT, 'docs', file), 'utf8').match(/^#+ .+$/gm) ?? [];
+      const anchors = headings.map((h) => h.replace(/^#+ /, '').toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-'));
+      expect([provider.id, anchors]).toEqual([provider.id, expect.arrayContaining([anchor])]);
+    }
+  }
+});

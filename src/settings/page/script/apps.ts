@@ -210,9 +210,10 @@ export function appsSection(org: Organization, catalog: Catalog): HTMLElement {
         parts.done.textContent = `Added ${app.name}: the service reads ${nameOf(app.provider)}’s usage with the credential, stored sealed and never shown again. The worker pulls each day.`;
         return;
       }
-      const notes = [`In ${nameOf(app.provider)}, send the webhooks to this URL with this secret (docs/ingest.md says where each provider takes it).`];
+      const provider = catalog.find((p) => p.id === app.provider);
+      const notes = [`In ${nameOf(app.provider)}: ${provider?.setup ?? 'send the webhooks to this URL with this secret.'}`];
       // A provider whose deliveries name what they carry in the path: a URL for each.
-      const resources = catalog.find((p) => p.id === app.provider)?.resources ?? [];
+      const resources = provider?.resources ?? [];
       if (resources.length) notes.push(`POST ${listed(resources.map((r) => `${r} to ${app.webhook_url}/${r}`), 'and')}.`);
       showSecret(
         parts,
@@ -247,12 +248,18 @@ function mappingsPanel(of: Of, app: App, providerName: string, close: () => void
   let teams: readonly Team[] = [];
   let repositories: readonly Repository[] = [];
 
+  // A new organization may have neither yet: the list says why it is empty, and mapping says what to do first.
+  const nothingToMapTo = toRepositories
+    ? 'No repository yet: connect a git app (Git apps) and let it deliver a push'
+    : 'No team yet: make one under Teams (or have your identity provider push its groups)';
+
   async function fill(): Promise<void> {
     const [current] = await Promise.all([
       call(api.settings.apps.mappings.query(ofApp)),
       toRepositories ? call(api.settings.apps.repositories.query(of)).then((r) => void (repositories = r)) : call(api.settings.apps.teams.query(of)).then((t) => void (teams = t)),
     ]);
-    targetChoice.replaceChildren(...(toRepositories ? repositories.map((r) => h('option', { value: r.id }, r.full_name)) : teams.map((t) => h('option', { value: t.id }, t.name))));
+    const choices = toRepositories ? repositories.map((r) => h('option', { value: r.id }, r.full_name)) : teams.map((t) => h('option', { value: t.id }, t.name));
+    targetChoice.replaceChildren(...(choices.length ? choices : [h('option', { value: '' }, nothingToMapTo)]));
     show(current);
   }
   const load = () => attempt(alert, fill);
@@ -320,6 +327,7 @@ function mappingsPanel(of: Of, app: App, providerName: string, close: () => void
     async (f) => {
       const board = valueOf(f, 'board').trim();
       const target = valueOf(f, 'target');
+      if (target === '') throw new Error(`${nothingToMapTo}, then map the board.`);
       const mapped = await call(api.settings.apps.map.mutate(toRepositories ? { ...ofApp, board, repository_id: target } : { ...ofApp, board, team_id: target }));
       await fill();
       const where = mapped.team_id ? teamName(mapped.team_id) : repositoryName(mapped.repository_id ?? '');
