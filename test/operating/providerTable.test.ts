@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { INTEGRATIONS } from '../../src/integrations/registry';
+import type { IntegrationProvider } from '../../src/integrations/provider';
 
 /**
  * docs/architecture.md#integrations lists the providers as the registry does (src/integrations/registry.ts, the only
@@ -29,11 +30,12 @@ test('the docs table is the registry', () => {
 });
 
 test('every provider that pushes says what to set at its end, naming the docs section that says more', () => {
-  for (const provider of INTEGRATIONS.filter((p) => p.webhook)) {
+  const providers: readonly IntegrationProvider[] = INTEGRATIONS;
+  for (const provider of providers.filter((p) => p.webhook)) {
     expect([provider.id, typeof provider.setup]).toEqual([provider.id, 'string']);
   }
   const ROOT = path.resolve(__dirname, '..', '..');
-  for (const provider of INTEGRATIONS) {
+  for (const provider of providers) {
     for (const [, file, anchor] of (provider.setup ?? '').matchAll(/docs\/([\w-]+\.md)#([\w-]+)/g)) {
       const headings = fs.readFileSync(path.join(ROOT, 'docs', file), 'utf8').match(/^#+ .+$/gm) ?? [];
       const anchors = headings.map((h) => h.replace(/^#+ /, '').toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-'));
