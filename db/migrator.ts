@@ -44,6 +44,7 @@ import * as connectionStates from './migrations/0040-connection-states';
 import * as unmatchedAccounts from './migrations/0041-unmatched-accounts';
 import * as organizationDeletionAudit from './migrations/0042-organization-deletion-audit';
 import * as scimManagedTeams from './migrations/0043-scim-managed-teams';
+import * as connectionCredentials from './migrations/0044-connection-credentials';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -90,6 +91,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0041-unmatched-accounts', ...unmatchedAccounts },
   { name: '0042-organization-deletion-audit', ...organizationDeletionAudit },
   { name: '0043-scim-managed-teams', ...scimManagedTeams },
+  { name: '0044-connection-credentials', ...connectionCredentials },
 ];
 
 /** Every migration's name, in the order they apply. */

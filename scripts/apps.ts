@@ -12,6 +12,7 @@
  * npm run apps -- link-user --app <id> --user <id|email> --external-id <id> [--json]
  * npm run apps -- link-users --app <id> --csv <file> [--dry-run] [--json]
  * npm run apps -- unlinked --app <id> [--json]
+ * npm run apps -- set-credential --app <id> --token-file <file> [--json]
  *
  * Apps connect an organization's trackers, chat, incident tools, deployment scripts and AI vendors (docs/trackers.md#apps).
  * `create` and `rotate-secret` print the webhook secret once; it is stored sealed with SECRETS_KEY (on the embedded
@@ -34,7 +35,9 @@ import { outboundPolicy } from '../src/outbound/outboundFetch';
 import { APP_LINKS } from '../src/services/people/linkTables';
 import { AccountLinkWriter } from '../src/services/people/accountLinks';
 import { accountLinkUsage, LinkUsersCommand, parseLinkUsers, parseUnlinked, runLinkUsers, runUnlinked, UnlinkedCommand } from './accountLinks';
+import { ConnectionCredentials, connectionsWithCredential } from '../src/services/apps/credentials';
 import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
+import { parseSetCredential, runSetCredential, SetCredentialCommand, setCredentialUsage } from './credentials';
 
 /** The registry's providers: those an app may connect, and what each takes. */
 const PROVIDERS = providerCatalog();
@@ -47,6 +50,7 @@ const USAGE = `Usage:
   npm run apps -- list [--org <id>] [--json]
   npm run apps -- rotate-secret <app id> [--end-grace] [--json]
   npm run apps -- set-secret --app <id> --secret-file <file> [--json]
+${setCredentialUsage('apps')}
   npm run apps -- disable <app id> [--json]
   npm run apps -- enable <app id> [--json]
   npm run apps -- map --app <id> --board <key> (--team <team id> | --repository <repository id>) [--json]
@@ -69,14 +73,17 @@ create         connects a provider for the organization and prints its webhook U
                                  Enterprise Server: https://HOST/api/v3); https, at a public address (plain
                                  http and private addresses only with WEBHOOK_ALLOW_PRIVATE=1, for tests)
                  --json          print {"id","webhook_url","secret"} on one line
-list           shows apps (all, or one organization's) with their webhook URLs, never a secret; an AI vendor's
-               app with its last pull (--json: its result too).
+list           shows apps (all, or one organization's) with their webhook URLs, never a secret, and whether a
+               credential is set (never its value); an AI vendor's app with its last pull (--json: its result too).
 rotate-secret  makes a new secret and prints it once; the previous one is still accepted for 24 hours.
                  --end-grace  makes no new secret: refuses the previous one (replaced by rotate-secret or
                               set-secret) at once instead of at the end of its 24 hours, for a secret that leaked
 set-secret     stores the secret the provider made instead (Linear's webhooks sign with one of their own),
                read from a file so that it is in neither the shell's history nor the process list; the
                previous one is still accepted for 24 hours. For an AI vendor's app: its new credential.
+set-credential stores what the history importers read the provider's API with (${PROVIDERS.readByApi.filter((p) => p.category !== 'git').map((p) => p.id).join(', ')}): a
+               token, read from --token-file, sealed, never printed; a second one replaces it. For an AI
+               vendor's app, its new credential, as set-secret stores it. --json prints {"id","kind","updated_at"}.
 disable        refuses the app's deliveries until it is enabled; what it brought stays.
 enable         accepts them again.
 map            ties a board (a Jira project key, a Linear team key, a GitHub owner/repo, a GitLab project path,
@@ -111,7 +118,8 @@ export type Command =
   | { kind: 'link-user'; app: string; user: string; externalId: string; json: boolean }
   | { kind: 'set-secret'; app: string; secretFile: string; json: boolean }
   | LinkUsersCommand
-  | UnlinkedCommand;
+  | UnlinkedCommand
+  | SetCredentialCommand;
 
 /** How an AI vendor's app is read, as given: the credential's file is read when the command runs. */
 interface VendorFlags {
@@ -120,7 +128,7 @@ interface VendorFlags {
   baseUrl?: string;
 }
 
-const COMMANDS = 'create, list, rotate-secret, set-secret, disable, enable, map, unmap, mappings, map-status, link-user, link-users or unlinked';
+const COMMANDS = 'create, list, rotate-secret, set-secret, set-credential, disable, enable, map, unmap, mappings, map-status, link-user, link-users or unlinked';
 
 const ONE_ID: Record<string, string> = {
   'rotate-secret': 'app id (see "apps list")',
@@ -249,6 +257,8 @@ export function parseCommand(argv: string[]): Command {
       return parseLinkUsers(rest, 'app');
     case 'unlinked':
       return parseUnlinked(rest, 'app');
+    case 'set-credential':
+      return parseSetCredential(rest, 'app');
     case 'set-secret': {
       const { values } = parse(rest, { app: { type: 'string' }, 'secret-file': { type: 'string' }, json: { type: 'boolean' } });
       const v = values as { app?: string; 'secret-file'?: string; json?: boolean };
@@ -306,8 +316,9 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
     case 'list': {
       const rows = await listApps(base, PROVIDERS, cmd.org);
       if (cmd.json || rows.length === 0) return print(cmd.json, rows, 'No apps.\n');
-      const header = ['ID', 'ORGANIZATION', 'PROVIDER', 'CATEGORY', 'NAME', 'ACTIVE', 'SECRET', 'WEBHOOK URL', 'LAST PULL', 'CREATED'];
-      const cells = rows.map((r) => [r.id, r.organization_id, r.provider, r.category, r.name, r.is_active ? 'yes' : 'no', r.has_secret ? 'set' : 'none', r.webhook_url ?? '-', lastPull(r), r.created_at]);
+      const withCredential = await connectionsWithCredential(rows.map((r) => r.id));
+      const header = ['ID', 'ORGANIZATION', 'PROVIDER', 'CATEGORY', 'NAME', 'ACTIVE', 'SECRET', 'CREDENTIAL', 'WEBHOOK URL', 'LAST PULL', 'CREATED'];
+      const cells = rows.map((r) => [r.id, r.organization_id, r.provider, r.category, r.name, r.is_active ? 'yes' : 'no', r.has_secret ? 'set' : 'none', credentialCell(r, withCredential), r.webhook_url ?? '-', lastPull(r), r.created_at]);
       return out(`${table([header, ...cells])}\n`);
     }
     case 'disable':
@@ -346,6 +357,8 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
       return runLinkUsers(new AccountLinkWriter(ChangeRunner.for(App.sequelize!)), APP_LINKS, cmd, out);
     case 'unlinked':
       return runUnlinked(APP_LINKS, cmd, out);
+    case 'set-credential':
+      return runSetCredential(new ConnectionCredentials(ChangeRunner.for(App.sequelize!), new SecretBox(() => secretsKeyFor(config)), PROVIDERS), 'app', cmd, out);
     case 'set-secret': {
       const app = await writer.setSecret(cmd.app, secretFrom(cmd.secretFile));
       const view = await describeApp(base, PROVIDERS, app);
@@ -359,6 +372,13 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
       );
     }
   }
+}
+
+/** Whether the app has the credential its provider's API is read with (an AI vendor's: its pulls'); '-' for one that takes none. */
+function credentialCell(app: AppView, withCredential: Set<string>): string {
+  if (app.vendor) return app.has_secret ? 'set' : 'none';
+  if (withCredential.has(app.id)) return 'set';
+  return PROVIDERS.find(app.provider)?.apiCredential ? 'none' : '-';
 }
 
 /** An AI vendor's app's last pull, in a list's cell: when and how it went, or '-' for an app that is not pulled. */

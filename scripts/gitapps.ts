@@ -6,9 +6,12 @@
  * npm run gitapps -- link-user --git-app <id> --user <id|email> --username <login> [--json]
  * npm run gitapps -- link-users --git-app <id> --csv <file> [--dry-run] [--json]
  * npm run gitapps -- unlinked --git-app <id> [--json]
+ * npm run gitapps -- set-credential --git-app <id> (--token-file <file> |
+ *                    --github-app-id <n> --private-key-file <file> --installation-id <n>) [--json]
  *
  * Git apps connect an organization's repositories at a git provider (docs/ingest.md). `create` and `rotate-secret`
- * print the webhook secret once; it is stored sealed with SECRETS_KEY (on the embedded default, data/secrets.key).
+ * print the webhook secret once; it is stored sealed with SECRETS_KEY (on the embedded default, data/secrets.key), as
+ * `set-credential`'s token or key is, which is never printed.
  * Exit codes: 0 done, 1 bad input (unknown organization, git app or member), failure, or a link-users file some of
  * whose lines were refused (its good lines linked all the same), 2 usage error.
  */
@@ -25,7 +28,9 @@ import { GitAppWriter } from '../src/services/git/apps/gitApps';
 import { GitActivityWriter } from '../src/services/git/writer';
 import { providerCatalog } from '../src/integrations/catalog';
 import { toRepository } from '../src/resources/git';
+import { ConnectionCredentials, connectionsWithCredential } from '../src/services/apps/credentials';
 import { nonEmpty, parse, runCli, runWriterCommand, table, UsageError } from './cli';
+import { parseSetCredential, runSetCredential, SetCredentialCommand, setCredentialUsage } from './credentials';
 
 /** The registry's providers: those a git app may connect, and what to set at each. */
 const PROVIDERS = providerCatalog();
@@ -38,10 +43,12 @@ const USAGE = `Usage:
   npm run gitapps -- restore-repository <repository id> [--json]
   npm run gitapps -- link-user --git-app <id> --user <user id|email> --username <login> [--json]
 ${accountLinkUsage('gitapps', '--git-app')}
+${setCredentialUsage('gitapps')}
 
 create         makes a git app for the organization and prints its webhook URL and secret once.
                  --json  print {"id","webhook_url","secret"} on one line
-list           shows git apps (all, or one organization's) with their webhook URLs, never a secret.
+list           shows git apps (all, or one organization's) with their webhook URLs, never a secret, and
+               whether a credential is set (never its value).
 rotate-secret  makes a new secret and prints it once; the previous one is still accepted for 24 hours,
                while you paste the new one into the provider's webhook settings.
                  --end-grace  makes no new secret: refuses the previous one at once instead of at the end
@@ -62,6 +69,13 @@ link-users     links the user names of a CSV file, header line "account,email" (
                  --json     print {"linked","already_linked","rejected","dry_run"}
 unlinked       lists the user names (and commit authors' e-mails) with activity (commits, pull requests,
                reviews, issues assigned) and no member, the ${UNLINKED_LIMIT} busiest first, counted since this version.
+set-credential stores what the history importers read the provider's API with, sealed, never printed; read from
+               a file so that it is in neither the shell's history nor the process list; a second one replaces it.
+                 --token-file        a file holding one token (GitHub, GitLab, Bitbucket)
+                 --github-app-id, --private-key-file, --installation-id
+                                     a GitHub git app only, instead of a token: the App's id, its private key
+                                     (.pem, as GitHub downloads it) and the id of its installation on the account
+                 --json              print {"id","kind","updated_at"}
 
 The webhook URL is PUBLIC_URL (default http://localhost:$PORT) + /ingest/<provider>/<id>. Target database:
 DATABASE_URL (mysql://..., which also needs SECRETS_KEY) or the embedded SQLite file (SQLITE_PATH).`;
@@ -74,9 +88,10 @@ export type Command =
   | { kind: 'restore-repository'; id: string; json: boolean }
   | { kind: 'link-user'; gitApp: string; user: string; username: string; json: boolean }
   | LinkUsersCommand
-  | UnlinkedCommand;
+  | UnlinkedCommand
+  | SetCredentialCommand;
 
-const COMMANDS = 'create, list, rotate-secret, restore-repository, link-user, link-users or unlinked';
+const COMMANDS = 'create, list, rotate-secret, restore-repository, link-user, link-users, unlinked or set-credential';
 
 export function parseCommand(argv: string[]): Command {
   const [command, ...rest] = argv;
@@ -127,6 +142,8 @@ export function parseCommand(argv: string[]): Command {
       return parseLinkUsers(rest, 'git-app');
     case 'unlinked':
       return parseUnlinked(rest, 'git-app');
+    case 'set-credential':
+      return parseSetCredential(rest, 'git-app');
     default:
       throw new UsageError(`unknown command "${command}"; use ${COMMANDS}`);
   }
@@ -177,6 +194,8 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
       return runLinkUsers(new AccountLinkWriter(ChangeRunner.for(GitApp.sequelize!)), GIT_APP_LINKS, cmd, out);
     case 'unlinked':
       return runUnlinked(GIT_APP_LINKS, cmd, out);
+    case 'set-credential':
+      return runSetCredential(new ConnectionCredentials(ChangeRunner.for(GitApp.sequelize!), new SecretBox(() => secretsKeyFor(config)), PROVIDERS), 'git_app', cmd, out);
     case 'list': {
       const rows = await listGitApps(publicBase(config), PROVIDERS, cmd.org);
       if (cmd.json) {
@@ -187,8 +206,10 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
         out('No git apps.\n');
         return;
       }
-      const header = ['ID', 'ORGANIZATION', 'PROVIDER', 'NAME', 'ACTIVE', 'SECRET', 'WEBHOOK URL', 'CREATED'];
-      const cells = rows.map((r) => [r.id, r.organization_id, r.provider, r.name, r.is_active ? 'yes' : 'no', r.has_secret ? 'set' : 'none', r.webhook_url ?? '-', r.created_at]);
+      const withCredential = await connectionsWithCredential(rows.map((r) => r.id));
+      const credential = (r: (typeof rows)[number]) => (withCredential.has(r.id) ? 'set' : PROVIDERS.find(r.provider)?.apiCredential ? 'none' : '-');
+      const header = ['ID', 'ORGANIZATION', 'PROVIDER', 'NAME', 'ACTIVE', 'SECRET', 'CREDENTIAL', 'WEBHOOK URL', 'CREATED'];
+      const cells = rows.map((r) => [r.id, r.organization_id, r.provider, r.name, r.is_active ? 'yes' : 'no', r.has_secret ? 'set' : 'none', credential(r), r.webhook_url ?? '-', r.created_at]);
       out(`${table([header, ...cells])}\n`);
       return;
     }

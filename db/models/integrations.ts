@@ -104,6 +104,27 @@ export class UserGitApp extends Model<InferAttributes<UserGitApp>, InferCreation
   declare created_at: Date;
 }
 
+/**
+ * The credential the service reads a connection's provider API with (docs/ingest.md#credentials-for-reading-the-providers-api),
+ * for an app or a git app (`connection_id`): a token, or a GitHub App's private key with the installation it acts
+ * for. Sealed as webhook secrets are; an AI vendor's app keeps its credential in its AiVendorSource instead.
+ */
+export class ConnectionCredential extends Model<InferAttributes<ConnectionCredential>, InferCreationAttributes<ConnectionCredential>> {
+  declare connection_id: string;
+  declare organization_id: string;
+  declare kind: ConnectionCredentialKind;
+  /** The token, or the GitHub App's PEM private key, sealed (src/secrets/secretBox.ts). */
+  declare sealed_secret: string;
+  /** A GitHub App's id and the installation its key acts for, as GitHub's digits; null for a token. */
+  declare github_app_id: string | null;
+  declare installation_id: string | null;
+  declare created_at: Date;
+  declare updated_at: Date;
+}
+
+export const CONNECTION_CREDENTIAL_KINDS = ['token', 'github_app'] as const;
+export type ConnectionCredentialKind = (typeof CONNECTION_CREDENTIAL_KINDS)[number];
+
 export function initIntegrations(sequelize: Sequelize): void {
   App.init(
     {
@@ -190,5 +211,18 @@ export function initIntegrations(sequelize: Sequelize): void {
       created_at: { ...TIMESTAMP },
     },
     { sequelize, tableName: 'user_git_apps', modelName: 'user_git_app' },
+  );
+  ConnectionCredential.init(
+    {
+      connection_id: { ...ID, primaryKey: true },
+      organization_id: { ...REF },
+      kind: { type: DataTypes.STRING(20), allowNull: false },
+      sealed_secret: { type: DataTypes.TEXT, allowNull: false },
+      github_app_id: { type: DataTypes.STRING(20), allowNull: true },
+      installation_id: { type: DataTypes.STRING(20), allowNull: true },
+      created_at: { ...TIMESTAMP },
+      updated_at: { ...TIMESTAMP },
+    },
+    { sequelize, tableName: 'connection_credentials', modelName: 'connection_credential' },
   );
 }

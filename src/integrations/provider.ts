@@ -23,6 +23,7 @@ export interface IntegrationProvider {
   category: AppCategory;
   webhook?: Webhook;
   puller?: VendorPuller;
+  apiCredential?: ApiCredential;
   /** What to set at the provider so its deliveries come (the events to tick), said once when a connection is made. */
   setup?: string;
   /** Jira's: an app names the issue field that holds story points (others send their own estimate). */
@@ -31,6 +32,17 @@ export interface IntegrationProvider {
   boardsNameRepositories?: boolean;
   /** Bitbucket's: a pull request names its commits by an abbreviation, completed when a commit starting with it arrives. */
   abbreviatesShas?: boolean;
+}
+
+/**
+ * What the service reads the provider's API with, for the history importers (docs/ingest.md#credentials-for-reading-the-providers-api),
+ * kept per connection by `set-credential`. An AI vendor's puller keeps its own credential instead.
+ */
+export interface ApiCredential {
+  /** The credential the provider issues, in words, for a message that says what to give. */
+  name: string;
+  /** GitHub's: an App's private key and installation may stand in for a token. */
+  githubApp?: boolean;
 }
 
 /**

@@ -124,9 +124,9 @@ test('create prints the webhook URL and the secret once; the database holds it s
   expect(JSON.stringify(list)).not.toContain(githubToken);
 
   const table = await apps('list', '--org', GLOBEX);
-  expect(table.stdout.split('\n')[1]).toMatch(/^ID +ORGANIZATION +PROVIDER +CATEGORY +NAME +ACTIVE +SECRET +WEBHOOK URL +LAST PULL +CREATED$/);
-  expect(table.stdout).toMatch(new RegExp(`${created.id} +org_globex +jira +issues +Jira globex +yes +set +http://localhost:\\d+/ingest/jira/${created.id} +- `));
-  expect(table.stdout).toMatch(new RegExp(`${copilot.id} +org_globex +copilot +ai +GitHub Copilot +yes +set +- +never `));
+  expect(table.stdout.split('\n')[1]).toMatch(/^ID +ORGANIZATION +PROVIDER +CATEGORY +NAME +ACTIVE +SECRET +CREDENTIAL +WEBHOOK URL +LAST PULL +CREATED$/);
+  expect(table.stdout).toMatch(new RegExp(`${created.id} +org_globex +jira +issues +Jira globex +yes +set +- +http://localhost:\\d+/ingest/jira/${created.id} +- `));
+  expect(table.stdout).toMatch(new RegExp(`${copilot.id} +org_globex +copilot +ai +GitHub Copilot +yes +set +set +- +never `));
   expect(table.stdout).not.toContain(githubToken);
   expect(table.stdout).not.toContain(created.secret);
   expect((await json('list')).length).toBeGreaterThan(list.length);

@@ -7,5 +7,6 @@ export const github = {
   name: 'GitHub',
   category: 'git',
   webhook: githubWebhook,
+  apiCredential: { name: 'a GitHub token, or a GitHub App installed on the organization', githubApp: true },
   setup: 'Content type application/json; events: Pushes, Pull requests, Pull request reviews, Pull request review comments, Issue comments, Repositories, Deployment statuses, Issues',
 } as const satisfies IntegrationProvider;

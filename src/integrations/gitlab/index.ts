@@ -7,5 +7,6 @@ export const gitlab = {
   name: 'GitLab',
   category: 'git',
   webhook: gitlabWebhook,
+  apiCredential: { name: 'a GitLab access token (personal, group or project)' },
   setup: 'Triggers: Push events (all branches), Merge request events, Comments, Deployment events, Issues events',
 } as const satisfies IntegrationProvider;

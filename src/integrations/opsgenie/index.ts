@@ -2,4 +2,4 @@ import type { IntegrationProvider } from '../provider';
 import { opsgenieWebhook } from './webhook';
 
 /** Opsgenie: alerts as incidents, pushed by its outgoing Webhook integration (docs/incidents.md#opsgenie). */
-export const opsgenie = { id: 'opsgenie', name: 'Opsgenie', category: 'incidents', webhook: opsgenieWebhook, setup: 'Settings → Integrations → Webhook: the URL, the custom header Authorization: Bearer <the secret>, actions Create, Close and AddNote with the alert description in the payload (docs/incidents.md#opsgenie)' } as const satisfies IntegrationProvider;
+export const opsgenie = { id: 'opsgenie', name: 'Opsgenie', category: 'incidents', webhook: opsgenieWebhook, apiCredential: { name: 'an Opsgenie API key' }, setup: 'Settings → Integrations → Webhook: the URL, the custom header Authorization: Bearer <the secret>, actions Create, Close and AddNote with the alert description in the payload (docs/incidents.md#opsgenie)' } as const satisfies IntegrationProvider;

@@ -13,6 +13,8 @@ export interface KnownProvider {
   /** Present when it pushes deliveries; the path segments it takes after the connection id. */
   webhook?: { resources?: readonly string[] };
   puller?: VendorPuller;
+  /** What its API is read with by the history importers; none for a provider whose API is not read (the deployments API). */
+  apiCredential?: { name: string; githubApp?: boolean };
   /** What to set at the provider so its deliveries come (the events to tick), said once when a connection is made. */
   setup?: string;
   /** Jira's: an app names the issue field that holds story points (others send their own estimate). */
@@ -66,6 +68,11 @@ export class ProviderCatalog {
   /** Whether its connections receive deliveries, and so have a webhook secret. */
   pushes(id: string): boolean {
     return this.find(id)?.webhook !== undefined;
+  }
+
+  /** The providers whose API the history importers read, each connection with a credential of its own. */
+  get readByApi(): KnownProvider[] {
+    return this.providers.filter((p) => p.apiCredential !== undefined);
   }
 
   /** An AI vendor's puller; undefined for a provider the service does not read. */
