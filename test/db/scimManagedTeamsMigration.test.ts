@@ -1,11 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { QueryTypes, Sequelize } from 'sequelize';
-import { createSequelize } from '../../db/connection';
 import { createMigrator } from '../../db/migrator';
-import { SERVICES } from '../support/harness';
+import { emptyDatabase } from '../support/emptyDatabase';
 
 /**
  * 0043 on a database that already holds teams, on the backend this run uses: the teams an identity provider made
@@ -13,33 +8,12 @@ import { SERVICES } from '../support/harness';
  */
 
 let sequelize: Sequelize;
-let cleanup: () => Promise<void>;
+let drop: () => Promise<void>;
 
 beforeAll(async () => {
-  if (SERVICES.databaseUrl) {
-    const server = new URL(SERVICES.databaseUrl);
-    server.pathname = '/';
-    const admin = new Sequelize(server.toString(), { dialect: 'mysql', logging: false });
-    const name = `${new URL(SERVICES.databaseUrl).pathname.slice(1) || 'platform_test'}_mig43_${randomBytes(4).toString('hex')}`;
-    await admin.query(`CREATE DATABASE \`${name}\``);
-    const url = new URL(SERVICES.databaseUrl);
-    url.pathname = `/${name}`;
-    sequelize = createSequelize({ url: url.toString(), sqlitePath: '' });
-    cleanup = async () => {
-      await sequelize.close();
-      await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      await admin.close();
-    };
-  } else {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-migration-0043-'));
-    sequelize = createSequelize({ sqlitePath: path.join(dir, 'db.sqlite') });
-    cleanup = async () => {
-      await sequelize.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    };
-  }
+  ({ sequelize, drop } = await emptyDatabase('mig43'));
 });
-afterAll(async () => cleanup());
+afterAll(async () => drop());
 
 test('0043 marks the teams with an externalId, or of an organization that had a SCIM token, as the identity provider’s; down and up again', async () => {
   const migrator = createMigrator(sequelize);
