@@ -1,3 +1,6 @@
+/** Packages published as ES modules only, which Node requires as they are and jest's sandbox cannot. */
+const ESM_ONLY = ['openid-client', 'oauth4webapi', 'jose', '@octokit/[a-z-]+', 'before-after-hook', 'universal-user-agent', 'universal-github-app-jwt', 'json-with-bigint', 'toad-cache', 'content-type'].join('|');
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
@@ -8,9 +11,10 @@ module.exports = {
     // CommonJS it becomes a require. Only that package is transformed.
     'otlp-exporter-base/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
     // openid-client and what it loads are ES modules only; Node requires them as they are, jest's sandbox cannot.
-    '/node_modules/(openid-client|oauth4webapi|jose)/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+    // So are Octokit's packages (the GitHub history importer's client) and what they load.
+    [`/node_modules/(${ESM_ONLY})/.+\\.js$`]: ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@opentelemetry/otlp-exporter-base|openid-client|oauth4webapi|jose)/)'],
+  transformIgnorePatterns: [`/node_modules/(?!(@opentelemetry/otlp-exporter-base|${ESM_ONLY})/)`],
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   // The pages' scripts are bundled from their TypeScript before any test serves them.
   globalSetup: '<rootDir>/test/support/globalSetup.ts',

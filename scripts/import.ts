@@ -36,7 +36,7 @@ import { AppWriter } from '../src/services/apps/apps';
 import { ChangeRunner } from '../src/persistence/changes/change';
 import { importingApp, trackerApp } from '../src/services/apps/taskSource';
 import { GitActivityWriter } from '../src/services/git/writer';
-import { defaultHttp } from '../src/services/aiVendors/vendorHttp';
+import { defaultHttp } from '../src/outbound/providerHttp';
 import { daysBetween, summary as pullSummary, VendorPulls } from '../src/services/aiVendors/vendorPulls';
 import type { TaskInput, TaskSource } from '../src/services/work/taskInput';
 import { TaskWriter } from '../src/services/work/taskWriter';

@@ -1,5 +1,6 @@
 import type { AppCategory } from '../../db/models';
 import type { VendorPuller } from '../services/aiVendors/vendorDay';
+import type { HistorySource } from '../services/history/historySource';
 import type { ChatMessage } from '../services/activity/conversations';
 import type { Activity } from '../services/git/activity';
 import type { OperationEvent } from '../services/operations/operationInput';
@@ -24,6 +25,8 @@ export interface IntegrationProvider {
   webhook?: Webhook;
   puller?: VendorPuller;
   apiCredential?: ApiCredential;
+  /** Its history read from its API with that credential (`npm run import -- <id>`, and the daily catch-up: docs/history.md). */
+  history?: HistorySource;
   /** What to set at the provider so its deliveries come (the events to tick), said once when a connection is made. */
   setup?: string;
   /** Jira's: an app names the issue field that holds story points (others send their own estimate). */

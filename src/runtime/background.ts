@@ -13,7 +13,7 @@ import { Pruner } from '../services/retention/pruner';
 import { retentionPolicies } from '../services/retention/policies';
 import { VendorPullSchedule } from '../services/aiVendors/pullSchedule';
 import { VendorPulls } from '../services/aiVendors/vendorPulls';
-import { defaultHttp } from '../services/aiVendors/vendorHttp';
+import { defaultHttp } from '../outbound/providerHttp';
 
 // The work every process does besides serving: each API instance and `npm run worker` (scripts/worker.ts) build it here.
 

@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { ChangeRunner } from '../../src/persistence/changes/change';
 import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
-import { defaultHttp } from '../../src/services/aiVendors/vendorHttp';
+import { defaultHttp } from '../../src/outbound/providerHttp';
 import { outboundPolicy } from '../../src/outbound/outboundFetch';
 import { VendorPulls } from '../../src/services/aiVendors/vendorPulls';
 import { providerCatalog } from '../../src/integrations/catalog';

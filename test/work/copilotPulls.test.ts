@@ -6,7 +6,7 @@ import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
 import { daysBetween, VendorPulls } from '../../src/services/aiVendors/vendorPulls';
 import { providerCatalog } from '../../src/integrations/catalog';
 import { dueDays, VendorPullSchedule } from '../../src/services/aiVendors/pullSchedule';
-import { defaultHttp, VendorHttp } from '../../src/services/aiVendors/vendorHttp';
+import { defaultHttp, ProviderHttp } from '../../src/outbound/providerHttp';
 import { outboundPolicy } from '../../src/outbound/outboundFetch';
 import { unique } from '../support/common';
 import { copilotUserRow, FakeGitHub } from '../support/peers/copilot/fakeGitHub';
@@ -20,7 +20,7 @@ import { DEMO, startTestApp, TestApp } from '../support/harness';
 let t: TestApp;
 let github: FakeGitHub;
 const waits: number[] = [];
-let http: VendorHttp;
+let http: ProviderHttp;
 beforeAll(async () => {
   // The fake answers on loopback over plain http: the operator's allowance lets calls reach it.
   t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE: '1' });

@@ -2,7 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { AiVendorSource } from '../../db/models';
 import { ChangeRunner } from '../../src/persistence/changes/change';
 import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
-import { defaultHttp, VendorHttp } from '../../src/services/aiVendors/vendorHttp';
+import { defaultHttp, ProviderHttp } from '../../src/outbound/providerHttp';
 import { outboundPolicy } from '../../src/outbound/outboundFetch';
 import { VendorPulls } from '../../src/services/aiVendors/vendorPulls';
 import { providerCatalog } from '../../src/integrations/catalog';
@@ -51,7 +51,7 @@ beforeEach(() => {
 const DAY = '2026-10-20';
 const MB = 1024 * 1024;
 
-const http = (allowPrivate = true): VendorHttp => ({ ...defaultHttp({ ...outboundPolicy(t.config), allowPrivate }), sleep: async () => undefined });
+const http = (allowPrivate = true): ProviderHttp => ({ ...defaultHttp({ ...outboundPolicy(t.config), allowPrivate }), sleep: async () => undefined });
 const pulls = (allowPrivate = true) => new VendorPulls(ChangeRunner.for(t.runtime.sequelize), providerCatalog(), new SecretBox(() => secretsKeyFor(t.config)), http(allowPrivate));
 
 async function vendorApp(provider: string, baseUrl: string): Promise<string> {

@@ -24,7 +24,7 @@ import { SecretBox } from '../../../src/secrets/secretBox';
 import { AppWriter } from '../../../src/services/apps/apps';
 import { copilotDay } from '../../../src/integrations/copilot/puller';
 import { VENDOR_MEASURES, VendorAccountDay } from '../../../src/services/aiVendors/vendorDay';
-import { defaultHttp } from '../../../src/services/aiVendors/vendorHttp';
+import { defaultHttp } from '../../../src/outbound/providerHttp';
 import { loadConfig } from '../../../src/config';
 import { outboundPolicy } from '../../../src/outbound/outboundFetch';
 import type { IngestRow } from '../report';

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { Day, OpenedSource, VendorAccountDay } from '../../services/aiVendors/vendorDay';
-import { jsonOf, VendorFailure, VendorHttp, vendorRequest } from '../../services/aiVendors/vendorHttp';
+import { jsonOf, ProviderFailure, ProviderHttp, providerRequest } from '../../outbound/providerHttp';
 
 export const ANTHROPIC_API_URL = 'https://api.anthropic.com';
 
@@ -40,7 +40,7 @@ const page = z.looseObject({ data: z.array(z.unknown()), has_more: z.boolean(), 
 const MAX_PAGES = 100;
 
 /** The organization's rows of the day, or null when there are none. */
-export async function claudeCodeDay(source: OpenedSource, day: Day, http: VendorHttp): Promise<VendorAccountDay[] | null> {
+export async function claudeCodeDay(source: OpenedSource, day: Day, http: ProviderHttp): Promise<VendorAccountDay[] | null> {
   const what = `Claude Code's usage report of ${day}`;
   const accounts: VendorAccountDay[] = [];
   let cursor: string | null = null;
@@ -49,20 +49,20 @@ export async function claudeCodeDay(source: OpenedSource, day: Day, http: Vendor
     url.searchParams.set('starting_at', day);
     url.searchParams.set('limit', '1000');
     if (cursor) url.searchParams.set('page', cursor);
-    const answer = await vendorRequest(http, url.toString(), { headers: { 'x-api-key': source.credential, 'anthropic-version': '2023-06-01', 'User-Agent': 'platform-api' } }, what);
+    const answer = await providerRequest(http, url.toString(), { headers: { 'x-api-key': source.credential, 'anthropic-version': '2023-06-01', 'User-Agent': 'platform-api' } }, what);
     const body = page.safeParse(await jsonOf(answer, what));
-    if (!body.success) throw new VendorFailure(`${what}: page ${n} is not a usage report page`);
+    if (!body.success) throw new ProviderFailure(`${what}: page ${n} is not a usage report page`);
     for (const [i, item] of body.data.data.entries()) {
       const row = entry.safeParse(item);
-      if (!row.success) throw new VendorFailure(`${what}: page ${n}, entry ${i + 1}: ${z.prettifyError(row.error).replace(/\s+/g, ' ')}`);
-      if (row.data.date.slice(0, 10) !== day) throw new VendorFailure(`${what}: page ${n}, entry ${i + 1} is of ${row.data.date}`);
+      if (!row.success) throw new ProviderFailure(`${what}: page ${n}, entry ${i + 1}: ${z.prettifyError(row.error).replace(/\s+/g, ' ')}`);
+      if (row.data.date.slice(0, 10) !== day) throw new ProviderFailure(`${what}: page ${n}, entry ${i + 1} is of ${row.data.date}`);
       const currency = row.data.model_breakdown.find((m) => m.estimated_cost && m.estimated_cost.currency !== 'USD')?.estimated_cost?.currency;
-      if (currency) throw new VendorFailure(`${what}: page ${n}, entry ${i + 1} gives a cost in ${currency}; costs are kept in USD`);
+      if (currency) throw new ProviderFailure(`${what}: page ${n}, entry ${i + 1} gives a cost in ${currency}; costs are kept in USD`);
       accounts.push(accountDay(row.data));
     }
     cursor = body.data.has_more ? (body.data.next_page ?? null) : null;
     if (!cursor) break;
-    if (n >= MAX_PAGES) throw new VendorFailure(`${what}: more than ${MAX_PAGES} pages`);
+    if (n >= MAX_PAGES) throw new ProviderFailure(`${what}: more than ${MAX_PAGES} pages`);
   }
   return accounts.length ? accounts : null;
 }

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { Day, OpenedSource, VendorAccountDay } from '../../services/aiVendors/vendorDay';
-import { jsonOf, linesOf, VendorFailure, VendorHttp, vendorRequest } from '../../services/aiVendors/vendorHttp';
+import { jsonOf, linesOf, ProviderFailure, ProviderHttp, providerRequest } from '../../outbound/providerHttp';
 
 export const GITHUB_API_URL = 'https://api.github.com';
 /** The REST API version the reports are documented under. */
@@ -36,12 +36,12 @@ const AGENT_FEATURES = new Set(['chat_panel_agent_mode', 'agent_edit']);
 const isChat = (name: string) => name.startsWith('chat_panel_') && !AGENT_FEATURES.has(name);
 
 /** The users' day, or null when GitHub has no report for it (not yet processed, or before the organization had any). */
-export async function copilotDay(source: OpenedSource, day: Day, http: VendorHttp): Promise<VendorAccountDay[] | null> {
-  if (!source.account) throw new VendorFailure('A Copilot app names its GitHub organization or enterprise');
+export async function copilotDay(source: OpenedSource, day: Day, http: ProviderHttp): Promise<VendorAccountDay[] | null> {
+  if (!source.account) throw new ProviderFailure('A Copilot app names its GitHub organization or enterprise');
   const owner = source.accountKind === 'enterprise' ? `enterprises/${encodeURIComponent(source.account)}` : `orgs/${encodeURIComponent(source.account)}`;
   const url = `${source.baseUrl ?? GITHUB_API_URL}/${owner}/copilot/metrics/reports/users-1-day?day=${day}`;
   const what = `Copilot's users report of ${day}`;
-  const answer = await vendorRequest(
+  const answer = await providerRequest(
     http,
     url,
     { headers: { Accept: 'application/vnd.github+json', Authorization: `Bearer ${source.credential}`, 'X-GitHub-Api-Version': API_VERSION, 'User-Agent': 'platform-api' } },
@@ -53,13 +53,13 @@ export async function copilotDay(source: OpenedSource, day: Day, http: VendorHtt
   // Before an organization's first report GitHub answers an empty string.
   if (body === '' || body === null) return null;
   const links = reportLinks.safeParse(body);
-  if (!links.success) throw new VendorFailure(`${what}: the answer has no download links (${z.prettifyError(links.error).split('\n')[0]})`);
-  if (links.data.report_day !== day) throw new VendorFailure(`${what}: GitHub answered with the report of ${links.data.report_day}`);
+  if (!links.success) throw new ProviderFailure(`${what}: the answer has no download links (${z.prettifyError(links.error).split('\n')[0]})`);
+  if (links.data.report_day !== day) throw new ProviderFailure(`${what}: GitHub answered with the report of ${links.data.report_day}`);
   const accounts: VendorAccountDay[] = [];
   for (const [i, link] of links.data.download_links.entries()) {
     const fileWhat = `${what}, file ${i + 1}`;
     // The link is signed: it takes no credential, so it may redirect anywhere, each hop checked as the first.
-    const file = await vendorRequest(http, link, { headers: { 'User-Agent': 'platform-api' }, redirects: 'anywhere', answer: 'report' }, fileWhat);
+    const file = await providerRequest(http, link, { headers: { 'User-Agent': 'platform-api' }, redirects: 'anywhere', answer: 'report' }, fileWhat);
     for await (const { line, n } of linesOf(file, fileWhat)) accounts.push(userOf(line, n, day, fileWhat));
   }
   return accounts;
@@ -71,11 +71,11 @@ function userOf(text: string, n: number, day: Day, what: string): VendorAccountD
   try {
     json = JSON.parse(text);
   } catch {
-    throw new VendorFailure(`${what}: line ${n} is not JSON`);
+    throw new ProviderFailure(`${what}: line ${n} is not JSON`);
   }
   const line = userLine.safeParse(json);
-  if (!line.success) throw new VendorFailure(`${what}: line ${n}: ${z.prettifyError(line.error).replace(/\s+/g, ' ')}`);
-  if (line.data.day !== day) throw new VendorFailure(`${what}: line ${n} is of ${line.data.day}`);
+  if (!line.success) throw new ProviderFailure(`${what}: line ${n}: ${z.prettifyError(line.error).replace(/\s+/g, ' ')}`);
+  if (line.data.day !== day) throw new ProviderFailure(`${what}: line ${n} is of ${line.data.day}`);
   return userDay(line.data);
 }
 

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { Day, OpenedSource, VendorAccountDay } from '../../services/aiVendors/vendorDay';
-import { jsonOf, VendorFailure, VendorHttp, vendorRequest } from '../../services/aiVendors/vendorHttp';
+import { jsonOf, ProviderFailure, ProviderHttp, providerRequest } from '../../outbound/providerHttp';
 
 export const CURSOR_API_URL = 'https://api.cursor.com';
 
@@ -31,10 +31,10 @@ const usage = z.looseObject({ data: z.array(z.unknown()) });
 const DAY_MS = 86_400_000;
 
 /** The team's active members' day, or null when Cursor lists none. */
-export async function cursorDay(source: OpenedSource, day: Day, http: VendorHttp): Promise<VendorAccountDay[] | null> {
+export async function cursorDay(source: OpenedSource, day: Day, http: ProviderHttp): Promise<VendorAccountDay[] | null> {
   const start = Date.parse(`${day}T00:00:00Z`);
   const what = `Cursor's daily usage of ${day}`;
-  const answer = await vendorRequest(
+  const answer = await providerRequest(
     http,
     `${source.baseUrl ?? CURSOR_API_URL}/teams/daily-usage-data`,
     {
@@ -45,11 +45,11 @@ export async function cursorDay(source: OpenedSource, day: Day, http: VendorHttp
     what,
   );
   const body = usage.safeParse(await jsonOf(answer, what));
-  if (!body.success) throw new VendorFailure(`${what}: the answer has no data list`);
+  if (!body.success) throw new ProviderFailure(`${what}: the answer has no data list`);
   const accounts: VendorAccountDay[] = [];
   for (const [i, entry] of body.data.data.entries()) {
     const row = memberDay.safeParse(entry);
-    if (!row.success) throw new VendorFailure(`${what}: entry ${i + 1}: ${z.prettifyError(row.error).replace(/\s+/g, ' ')}`);
+    if (!row.success) throw new ProviderFailure(`${what}: entry ${i + 1}: ${z.prettifyError(row.error).replace(/\s+/g, ' ')}`);
     // Whether Cursor's end bound is inclusive is not documented: a row of the next day is not this day's.
     if (row.data.date !== start) continue;
     accounts.push(accountDay(row.data));

@@ -3,7 +3,7 @@
  * each pullers' translation ends here, and one writer (vendorUsage.ts) stores it.
  */
 import { AI_MEASURES } from '../telemetry/aiTools';
-import type { VendorHttp } from './vendorHttp';
+import type { ProviderHttp } from '../../outbound/providerHttp';
 
 /**
  * The figures a vendor's day may carry (the columns of `ai_vendor_days`): those OTLP telemetry adds to (aiTools.ts), and
@@ -41,7 +41,7 @@ export interface OpenedSource {
 export type Day = string;
 
 /** One vendor's day: its accounts, or null when the vendor has no report for it yet. */
-export type DayPuller = (source: OpenedSource, day: Day, http: VendorHttp) => Promise<VendorAccountDay[] | null>;
+export type DayPuller = (source: OpenedSource, day: Day, http: ProviderHttp) => Promise<VendorAccountDay[] | null>;
 
 /** An AI vendor read by the service (docs/ai-vendors.md): its puller and what the domain must know of it. */
 export interface VendorPuller {

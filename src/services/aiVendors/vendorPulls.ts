@@ -7,7 +7,7 @@ import type { SecretBox } from '../../secrets/secretBox';
 import type { ProviderCatalog } from '../apps/catalog';
 import { checkVendorBaseUrl } from '../apps/vendorSources';
 import type { Day, OpenedSource, VendorPuller } from './vendorDay';
-import { CredentialRefused, VendorFailure, VendorHttp } from './vendorHttp';
+import { CredentialRefused, ProviderFailure, ProviderHttp } from '../../outbound/providerHttp';
 import { StoredDay, VendorUsageWriter } from './vendorUsage';
 
 /** A pull holds its app this long past its last day stored; a worker that died lets go of it then. */
@@ -40,7 +40,7 @@ export class VendorPulls {
     /** The registry's providers (src/integrations/registry.ts): each AI vendor's puller. */
     private readonly catalog: ProviderCatalog,
     private readonly secrets: SecretBox,
-    private readonly http: VendorHttp,
+    private readonly http: ProviderHttp,
     private readonly owner: string = newId('pull'),
   ) {
     this.writer = new VendorUsageWriter(changes);
@@ -62,7 +62,7 @@ export class VendorPulls {
             outcome.credential_refused = err.message;
             break;
           }
-          if (!(err instanceof VendorFailure)) throw err;
+          if (!(err instanceof ProviderFailure)) throw err;
           outcome.refused.push({ day, reason: err.message });
         }
         await this.lease(appId);

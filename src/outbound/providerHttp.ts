@@ -1,19 +1,20 @@
 /**
- * Requests to an AI vendor's API (docs/ai-vendors.md#how-a-pull-goes), as a careful client makes them: a 429's
+ * Requests to a provider's API (the AI vendors' pulls, docs/ai-vendors.md#how-a-pull-goes; the history importers,
+ * docs/history.md), as a careful client makes them: a 429's
  * `Retry-After` (seconds or a date) and GitHub's exhausted rate limit (`x-ratelimit-remaining: 0` until
  * `x-ratelimit-reset`) are waited out; a 5xx or a dropped connection is tried again after 1, 2, 4 and 8 seconds; a
- * 401, or a 403 that is not a rate limit, means the credential no longer reads usage. Every request is an outgoing
+ * 401, or a 403 that is not a rate limit, means the credential no longer reads the API. Every request is an outgoing
  * call (src/outbound): https only, through the address guard, no redirect to another origin, each answer capped.
  */
-import { AnswerTooLarge, answerExcerpt, OutboundInit, OutboundPolicy, outboundFetch, RefusedDestination } from '../../outbound/outboundFetch';
+import { AnswerTooLarge, answerExcerpt, OutboundInit, OutboundPolicy, outboundFetch, RefusedDestination } from './outboundFetch';
 
-/** The vendor refused the credential: the app is failing until a new one is stored. */
+/** The provider refused the credential: the connection is failing until a new one is stored. */
 export class CredentialRefused extends Error {}
 
-/** The vendor's answer could not be used: the pull of that day stops, with this reason. */
-export class VendorFailure extends Error {}
+/** The provider's answer could not be used: what was being read (a vendor's day, a scope's history) stops, with this reason. */
+export class ProviderFailure extends Error {}
 
-export interface VendorHttp {
+export interface ProviderHttp {
   /** Where calls may go and how much of an answer is read (outboundPolicy of the configuration). */
   outbound: OutboundPolicy;
   sleep: (ms: number) => Promise<void>;
@@ -22,7 +23,7 @@ export interface VendorHttp {
   onWait?: (seconds: number, why: string) => void;
 }
 
-export const defaultHttp = (outbound: OutboundPolicy): VendorHttp => ({ outbound, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), now: () => new Date() });
+export const defaultHttp = (outbound: OutboundPolicy): ProviderHttp => ({ outbound, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), now: () => new Date() });
 
 const ATTEMPTS = 5;
 /** A wait longer than this is not waited: the pull stops and the next one starts where it did. */
@@ -30,15 +31,15 @@ const MAX_WAIT_S = 900;
 const REQUEST_TIMEOUT_MS = 60_000;
 
 /** A successful answer (2xx, 404 included when asked), after the waits and retries above. */
-export async function vendorRequest(http: VendorHttp, url: string, init: OutboundInit, what: string, accept404 = false): Promise<Response> {
+export async function providerRequest(http: ProviderHttp, url: string, init: OutboundInit, what: string, accept404 = false): Promise<Response> {
   for (let attempt = 1; ; attempt++) {
     let answer: Response;
     try {
       answer = await outboundFetch(http.outbound, url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
     } catch (err) {
       // Asking again would be refused again.
-      if (err instanceof RefusedDestination) throw new VendorFailure(`${what}: refused: ${err.message}`);
-      if (attempt >= ATTEMPTS) throw new VendorFailure(`${what}: no answer after ${ATTEMPTS} tries (${err instanceof Error ? err.message : String(err)})`);
+      if (err instanceof RefusedDestination) throw new ProviderFailure(`${what}: refused: ${err.message}`);
+      if (attempt >= ATTEMPTS) throw new ProviderFailure(`${what}: no answer after ${ATTEMPTS} tries (${err instanceof Error ? err.message : String(err)})`);
       await backOff(http, attempt, `${what}: no answer`);
       continue;
     }
@@ -46,7 +47,7 @@ export async function vendorRequest(http: VendorHttp, url: string, init: Outboun
     const wait = rateLimitWait(answer, http.now());
     if (wait !== null) {
       await answer.body?.cancel();
-      if (attempt >= ATTEMPTS || wait > MAX_WAIT_S) throw new VendorFailure(`${what}: rate limited by the vendor (asked to wait ${wait} s)`);
+      if (attempt >= ATTEMPTS || wait > MAX_WAIT_S) throw new ProviderFailure(`${what}: rate limited by the vendor (asked to wait ${wait} s)`);
       http.onWait?.(wait, `${what}: rate limited`);
       await http.sleep(wait * 1000);
       continue;
@@ -57,7 +58,7 @@ export async function vendorRequest(http: VendorHttp, url: string, init: Outboun
       await backOff(http, attempt, `${what}: the vendor answered ${answer.status}`);
       continue;
     }
-    throw new VendorFailure(`${what}: the vendor answered ${answer.status}${said ? `: ${said}` : ''}`);
+    throw new ProviderFailure(`${what}: the vendor answered ${answer.status}${said ? `: ${said}` : ''}`);
   }
 }
 
@@ -94,7 +95,7 @@ export async function* linesOf(answer: Response, what: string): AsyncGenerator<{
       pending += chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
       const lines = pending.split('\n');
       pending = chunk.done ? '' : (lines.pop() ?? '');
-      if (pending.length > MAX_LINE_CHARS) throw new VendorFailure(`${what}: line ${n + lines.length + 1} is longer than ${MAX_LINE_CHARS / 1024 / 1024} MB`);
+      if (pending.length > MAX_LINE_CHARS) throw new ProviderFailure(`${what}: line ${n + lines.length + 1} is longer than ${MAX_LINE_CHARS / 1024 / 1024} MB`);
       for (const line of lines) {
         n += 1;
         if (line.trim() !== '') yield { line, n };
@@ -107,9 +108,9 @@ export async function* linesOf(answer: Response, what: string): AsyncGenerator<{
   }
 }
 
-function bodyFailure(err: unknown, what: string): VendorFailure {
-  if (err instanceof AnswerTooLarge) return new VendorFailure(`${what}: ${err.message}`);
-  return new VendorFailure(`${what}: the answer broke off (${err instanceof Error ? err.message : String(err)})`);
+function bodyFailure(err: unknown, what: string): ProviderFailure {
+  if (err instanceof AnswerTooLarge) return new ProviderFailure(`${what}: ${err.message}`);
+  return new ProviderFailure(`${what}: the answer broke off (${err instanceof Error ? err.message : String(err)})`);
 }
 
 /** The answer's JSON, or a failure naming what it was. */
@@ -118,11 +119,11 @@ export async function jsonOf(answer: Response, what: string): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new VendorFailure(`${what}: the answer is not JSON (${text.slice(0, 100)})`);
+    throw new ProviderFailure(`${what}: the answer is not JSON (${text.slice(0, 100)})`);
   }
 }
 
-async function backOff(http: VendorHttp, attempt: number, why: string): Promise<void> {
+async function backOff(http: ProviderHttp, attempt: number, why: string): Promise<void> {
   const seconds = 2 ** (attempt - 1);
   http.onWait?.(seconds, why);
   await http.sleep(seconds * 1000);
