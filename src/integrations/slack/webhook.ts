@@ -1,10 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { invalid, unauthenticated } from '../../errors';
-import type { ChatMessage } from '../../services/activity/conversations';
 import { readPayload } from '../common/payload';
 import type { Delivery, Headers, Webhook } from '../provider';
 import { DEFAULT_BODY_LIMIT_BYTES, header, jsonBody } from '../webhook';
+import { conversationOf, slackId, spokenMessage, unspoken } from './conversation';
 
 /** How far `X-Slack-Request-Timestamp` may be from our clock, either way: Slack's own advice against replays. */
 export const SLACK_TIMESTAMP_TOLERANCE_S = 300;
@@ -32,11 +32,9 @@ export const slackWebhook: Webhook = {
     const ignored = ignoredMessage(event);
     if (ignored) return { ...base, ignored };
     const message = readPayload(channelMessage, event, 'Slack message event');
-    const bots = new Set((callback.authorizations ?? []).filter((a) => a.is_bot && a.user_id).map((a) => a.user_id));
-    const counterparts = [...mentioned(message), ...(message.thread_ts && message.thread_ts !== message.ts ? [message.parent_user_id ?? message.root?.user ?? ''] : [])];
-    const people = [...new Set(counterparts)].filter((u) => u && u !== message.user && !bots.has(u));
-    if (people.length === 0) return { ...base, ignored: 'a message that mentions no one and replies in no thread makes no conversation' };
-    const chat: ChatMessage = { channel: message.channel, messageId: message.ts, sender: message.user, counterparts: people, at: new Date(Number(message.ts) * 1000) };
+    const bots = new Set((callback.authorizations ?? []).flatMap((a) => (a.is_bot && a.user_id ? [a.user_id] : [])));
+    const chat = conversationOf(message, message.channel, bots);
+    if (!chat) return { ...base, ignored: 'a message that mentions no one and replies in no thread makes no conversation' };
     return { ...base, messages: [chat] };
   },
 };
@@ -66,18 +64,11 @@ function signedBySlack(signature: string, timestamp: string, body: Buffer, secre
 /** Why a message event makes no conversation, or null when it may. */
 function ignoredMessage(event: z.infer<typeof eventCallback>['event']): string | null {
   if (event.type !== 'message') return `event '${event.type}' changes no figure: messages in channels do`;
-  // A reply also sent to the channel is still a reply; edits, joins, bots' messages and the rest are not someone speaking.
-  if (event.subtype && event.subtype !== 'thread_broadcast') return `a ${event.subtype} message is not someone speaking to someone`;
+  const silent = unspoken(event.subtype);
+  if (silent) return silent;
   if (event.channel_type !== 'channel' && event.channel_type !== 'group') return 'direct messages are private: only channels make conversations';
   return null;
 }
-
-/** The accounts a message mentions: `<@U…>` in its text (its rich text blocks name the same). */
-const mentioned = (message: z.infer<typeof channelMessage>): string[] => [...message.text.matchAll(/<@([UW][A-Z0-9]{1,30})(?:\|[^>]*)?>/g)].map((m) => m[1]);
-
-const slackId = z.string().regex(/^[A-Z0-9]{1,30}$/, { error: 'a Slack id: capital letters and digits' });
-/** Seconds since the epoch, with Slack's digits after the point: ten digits of seconds reach the year 2286. */
-const ts = z.string().regex(/^\d{9,10}\.\d{1,9}$/, { error: "a Slack message ts, such as '1719209649.631399'" });
 
 const envelope = z.looseObject({ type: z.string().min(1).max(64) });
 const verification = z.looseObject({ challenge: z.string().min(1).max(200) });
@@ -88,12 +79,4 @@ const eventCallback = z.looseObject({
   authorizations: z.array(z.looseObject({ user_id: z.string().nullish(), is_bot: z.boolean().nullish() })).max(100).nullish(),
 });
 
-const channelMessage = z.looseObject({
-  user: slackId,
-  channel: slackId,
-  ts,
-  text: z.string().max(100_000).default(''),
-  thread_ts: ts.nullish(),
-  parent_user_id: slackId.nullish(),
-  root: z.looseObject({ user: slackId.nullish() }).nullish(),
-});
+const channelMessage = spokenMessage.extend({ channel: slackId });
