@@ -42,31 +42,59 @@ function incidentEvent(type: string, payload: unknown): OperationEvent | string 
       const { event } = readPayload(incidentPayload, payload, `PagerDuty ${type}`);
       const incident = event.data;
       const at = providerTime(event.occurred_at, 'event.occurred_at');
-      return {
-        kind: 'incident',
-        board: { candidates: [incident.service.id], namesRepository: false },
-        incident: {
-          externalId: incident.id,
-          title: incident.title,
-          causeSha: null,
-          fixSha: null,
-          createdAt: providerTime(incident.created_at, 'event.data.created_at'),
-          resolvedAt: type === 'incident.resolved' ? at : null,
-          updatedAt: at,
-        },
-      };
+      return incidentOperation({
+        id: incident.id,
+        title: incident.title,
+        serviceId: incident.service.id,
+        createdAt: providerTime(incident.created_at, 'event.data.created_at'),
+        resolvedAt: type === 'incident.resolved' ? at : null,
+        updatedAt: at,
+      });
     }
     case 'incident.annotated': {
       const { event } = readPayload(notePayload, payload, 'PagerDuty incident.annotated');
-      const note = { causeSha: rootCause(event.data.content), fixSha: fixedBy(event.data.content) };
-      if (!note.causeSha && !note.fixSha) return 'a note that names no commit (`root cause: <sha>` or `fixed by: <sha>`) changes no figure';
-      return { kind: 'incident_note', externalId: event.data.incident.id, note };
+      return noteOperation(event.data.incident.id, event.data.content);
     }
     case 'pagey.ping':
       return 'a ping: the subscription reaches this app';
     default:
       return `event '${type}' changes no figure: incidents are opened, resolved and reopened, and notes may name commits`;
   }
+}
+
+/** An incident as PagerDuty shows it at one time; its service is its board. */
+export interface PagerDutyIncident {
+  id: string;
+  title: string;
+  serviceId: string;
+  createdAt: Date;
+  resolvedAt: Date | null;
+  /** When it came to this state: the event's time, or the API's last status change. */
+  updatedAt: Date;
+}
+
+/** What an incident is, whether a delivery or the history importer (history.ts) read it. */
+export function incidentOperation(incident: PagerDutyIncident): OperationEvent {
+  return {
+    kind: 'incident',
+    board: { candidates: [incident.serviceId], namesRepository: false },
+    incident: {
+      externalId: incident.id,
+      title: incident.title,
+      causeSha: null,
+      fixSha: null,
+      createdAt: incident.createdAt,
+      resolvedAt: incident.resolvedAt,
+      updatedAt: incident.updatedAt,
+    },
+  };
+}
+
+/** A note on an incident: the commits it names, or why it changes nothing. */
+export function noteOperation(incidentId: string, content: string): OperationEvent | string {
+  const note = { causeSha: rootCause(content), fixSha: fixedBy(content) };
+  if (!note.causeSha && !note.fixSha) return 'a note that names no commit (`root cause: <sha>` or `fixed by: <sha>`) changes no figure';
+  return { kind: 'incident_note', externalId: incidentId, note };
 }
 
 const id = z.string().min(1).max(100);
