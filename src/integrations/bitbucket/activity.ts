@@ -47,12 +47,12 @@ const bodyOf = eventBodies(BITBUCKET_BODY_FIELDS);
  * sends no `username`, and its `nickname` is a display name that two people may share. `uuid` (`{…}`) says who
  * acted, member or not.
  */
-const account = z.looseObject({ uuid: providerId.nullish(), account_id: z.string().min(1).max(200).nullish() });
-type Account = z.infer<typeof account>;
+export const account = z.looseObject({ uuid: providerId.nullish(), account_id: z.string().min(1).max(200).nullish() });
+export type Account = z.infer<typeof account>;
 const accountName = (a: Account | null | undefined) => a?.account_id ?? null;
 const accountId = (a: Account | null | undefined) => a?.uuid ?? a?.account_id ?? null;
 
-const repository = z.looseObject({
+export const repository = z.looseObject({
   uuid: providerId,
   name: text,
   full_name: text,
@@ -62,7 +62,7 @@ const repository = z.looseObject({
   created_on: nullableTime,
 });
 
-function repositoryRef(r: z.infer<typeof repository>): RepositoryRef {
+export function repositoryRef(r: z.infer<typeof repository>): RepositoryRef {
   return {
     providerId: r.uuid,
     name: r.name,
@@ -76,7 +76,7 @@ function repositoryRef(r: z.infer<typeof repository>): RepositoryRef {
 
 const sha = z.string().regex(/^[0-9a-f]{40}$/i, 'a commit hash is 40 hex digits').transform((v) => v.toLowerCase());
 /** Bitbucket names a pull request's commits by their first 12 digits. */
-const commitName = z.looseObject({ hash: z.string().regex(/^[0-9a-f]{7,40}$/i, 'a commit hash is hex digits').transform((v) => v.toLowerCase()) });
+export const commitName = z.looseObject({ hash: z.string().regex(/^[0-9a-f]{7,40}$/i, 'a commit hash is hex digits').transform((v) => v.toLowerCase()) });
 
 const pushedCommit = z.looseObject({
   hash: sha,
@@ -112,7 +112,7 @@ function pushedCommits(p: z.infer<typeof push>): { commits: CommitInput[]; trunc
   return { commits: [...bySha.values()], truncated: p.push.changes.some((c) => c.truncated === true) };
 }
 
-const pullRequestFields = z.looseObject({
+export const pullRequestFields = z.looseObject({
   id: pullRequestNumber,
   title: text,
   description: nullableText,
@@ -128,7 +128,7 @@ const pullRequestPayload = z.looseObject({ repository, actor: account.nullish(),
 const STATES: Record<z.infer<typeof pullRequestFields>['state'], PullRequestState> = { OPEN: 'open', MERGED: 'merged', DECLINED: 'closed', SUPERSEDED: 'closed' };
 
 /** Bitbucket gives no time of merging or declining: the pull request's `updated_on` in that state is it. */
-function pullRequestInput(pr: z.infer<typeof pullRequestFields>): PullRequestInput {
+export function pullRequestInput(pr: z.infer<typeof pullRequestFields>): PullRequestInput {
   const state = STATES[pr.state];
   const updatedAt = providerTime(pr.updated_on, 'pullrequest.updated_on');
   return {
@@ -148,16 +148,28 @@ function pullRequestInput(pr: z.infer<typeof pullRequestFields>): PullRequestInp
 }
 
 /** An approval or a request for changes: who and when, named by both (Bitbucket gives them no id). */
-const verdict = z.looseObject({ date: time, user: account });
+export const verdict = z.looseObject({ date: time, user: account });
 const approved = pullRequestPayload.extend({ approval: verdict });
 const changesRequested = pullRequestPayload.extend({ changes_request: verdict });
-const commented = pullRequestPayload.extend({ comment: z.looseObject({ id: providerId, created_on: time, user: account.nullish() }) });
+/** A comment, on the whole pull request or a line of it, a reply or not: each is review activity of its own. */
+export const comment = z.looseObject({ id: providerId, created_on: time, user: account.nullish() });
+const commented = pullRequestPayload.extend({ comment });
 
 const reviewBy = (who: Account | null | undefined) => ({ actorUsername: accountName(who), actorProviderId: accountId(who) });
 
-function verdictActivity(kind: ReviewActivityKind, v: z.infer<typeof verdict>, at: string): ReviewActivityInput {
+export function verdictActivity(kind: ReviewActivityKind, v: z.infer<typeof verdict>, at: string): ReviewActivityInput {
   const createdAt = providerTime(v.date, `${at}.date`);
   return { externalId: `${kind}:${accountId(v.user) ?? accountName(v.user) ?? ''}:${createdAt.toISOString()}`, kind, ...reviewBy(v.user), createdAt };
+}
+
+/** A comment's activity, named by its id. */
+export function commentActivity(c: z.infer<typeof comment>, at: string): ReviewActivityInput {
+  return { externalId: `comment:${c.id}`, kind: 'comment', ...reviewBy(c.user), createdAt: providerTime(c.created_on, `${at}.created_on`) };
+}
+
+/** Commits pushed to a pull request, named by the head they made (12 digits, completed once the commit is stored). */
+export function pushActivity(head: string, by: Account | null | undefined, at: Date): ReviewActivityInput {
+  return { externalId: `commit:${head}`, kind: 'commit', ...reviewBy(by), createdAt: at };
 }
 
 /** What a Bitbucket Cloud delivery says, as git activity, or why it is ignored. */
@@ -189,7 +201,7 @@ export function bitbucketActivity(event: BitbucketEvent, payload: unknown): Acti
       const p = readPayload(bodyOf(event, pullRequestPayload), payload, event);
       const pr = pullRequestInput(p.pullrequest);
       if (!pr.commits.head) return { kind: 'pull_request', repository: repositoryRef(p.repository), pullRequest: pr };
-      const review = { externalId: `commit:${pr.commits.head}`, kind: 'commit' as const, ...reviewBy(p.actor), createdAt: pr.updatedAt, onlyIfHeadMoved: true };
+      const review = { ...pushActivity(pr.commits.head, p.actor, pr.updatedAt), onlyIfHeadMoved: true };
       return { kind: 'review', repository: repositoryRef(p.repository), pullRequest: pr, pullRequestCurrent: true, review };
     }
     case 'pullrequest:approved': {
@@ -202,8 +214,7 @@ export function bitbucketActivity(event: BitbucketEvent, payload: unknown): Acti
     }
     case 'pullrequest:comment_created': {
       const p = readPayload(bodyOf(event, commented), payload, event);
-      const review = { externalId: `comment:${p.comment.id}`, kind: 'comment' as const, ...reviewBy(p.comment.user), createdAt: providerTime(p.comment.created_on, 'comment.created_on') };
-      return { kind: 'review', repository: repositoryRef(p.repository), pullRequest: pullRequestInput(p.pullrequest), pullRequestCurrent: true, review };
+      return { kind: 'review', repository: repositoryRef(p.repository), pullRequest: pullRequestInput(p.pullrequest), pullRequestCurrent: true, review: commentActivity(p.comment, 'comment') };
     }
     case 'pullrequest:unapproved':
       // As GitHub's dismissed review: the approval given stays the review it was when given.
