@@ -45,6 +45,7 @@ import * as unmatchedAccounts from './migrations/0041-unmatched-accounts';
 import * as organizationDeletionAudit from './migrations/0042-organization-deletion-audit';
 import * as scimManagedTeams from './migrations/0043-scim-managed-teams';
 import * as connectionCredentials from './migrations/0044-connection-credentials';
+import * as historyImports from './migrations/0045-history-imports';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -92,6 +93,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0042-organization-deletion-audit', ...organizationDeletionAudit },
   { name: '0043-scim-managed-teams', ...scimManagedTeams },
   { name: '0044-connection-credentials', ...connectionCredentials },
+  { name: '0045-history-imports', ...historyImports },
 ];
 
 /** Every migration's name, in the order they apply. */

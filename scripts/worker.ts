@@ -1,8 +1,8 @@
 /**
  * npm run worker
  *
- * Sends outgoing webhooks (docs/webhooks.md), deletes rows past their retention (docs/operating.md) and pulls the AI vendors'
- * apps daily (docs/ai-vendors.md#the-daily-pull) without serving HTTP: the same delivery worker, pruner and pull schedule
+ * Sends outgoing webhooks (docs/webhooks.md), deletes rows past their retention (docs/operating.md), pulls the AI vendors'
+ * apps daily (docs/ai-vendors.md#the-daily-pull) and catches up each connection's history daily (docs/history.md) without serving HTTP: the same delivery worker, pruner and pull schedule
  * every API process runs,
  * for operators who want more senders, or senders apart from the API. Any number may run against MySQL/MariaDB
  * (they lease endpoints with FOR UPDATE SKIP LOCKED); on the embedded SQLite database one process should send,
@@ -11,7 +11,7 @@
 import { loadConfig, requireServingConfig } from '../src/config';
 import { createLogger } from '../src/logger';
 import { providerCatalog } from '../src/integrations/catalog';
-import { createDeliveryWorker, createPruner, createVendorPullSchedule } from '../src/runtime/background';
+import { createDeliveryWorker, createHistoryCatchUp, createPruner, createVendorPullSchedule } from '../src/runtime/background';
 import { SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { ChangeRunner } from '../src/persistence/changes/change';
 import { databasePools, ServiceMetrics } from '../src/observability/serviceMetrics';
@@ -37,13 +37,15 @@ async function main(): Promise<number> {
   pruner.start();
   const aiPulls = createVendorPullSchedule(config, logger, ChangeRunner.for(sequelize), secrets, providerCatalog());
   aiPulls.start();
+  const historyCatchUp = createHistoryCatchUp(config, logger, ChangeRunner.for(sequelize), secrets, providerCatalog());
+  historyCatchUp.start();
   logger.info({ database: config.DATABASE_URL ? 'mysql' : 'sqlite' }, 'webhook worker started');
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);
   });
   logger.info('webhook worker stopping');
-  await Promise.all([worker.stop(), pruner.stop(), aiPulls.stop()]);
+  await Promise.all([worker.stop(), pruner.stop(), aiPulls.stop(), historyCatchUp.stop()]);
   await database.close();
   return 0;
 }

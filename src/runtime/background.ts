@@ -13,7 +13,14 @@ import { Pruner } from '../services/retention/pruner';
 import { retentionPolicies } from '../services/retention/policies';
 import { VendorPullSchedule } from '../services/aiVendors/pullSchedule';
 import { VendorPulls } from '../services/aiVendors/vendorPulls';
-import { defaultHttp } from '../outbound/providerHttp';
+import { defaultHttp, ProviderHttp } from '../outbound/providerHttp';
+import { ConnectionCredentials } from '../services/apps/credentials';
+import { ConversationWriter } from '../services/activity/conversations';
+import { GitActivityWriter } from '../services/git/writer';
+import { HistoryImports } from '../services/history/historyImport';
+import { HistoryCatchUp } from '../services/history/historySchedule';
+import { OperationsWriter } from '../services/operations/operationsWriter';
+import { TaskWriter } from '../services/work/taskWriter';
 
 // The work every process does besides serving: each API instance and `npm run worker` (scripts/worker.ts) build it here.
 
@@ -64,3 +71,38 @@ export function createVendorPullSchedule(config: Config, logger: Logger, changes
   });
 }
 
+
+/**
+ * The history importers' runner (docs/history.md) over the webhooks' own writers: `npm run import` and the daily
+ * catch-up build it here. `http` is the careful client every provider call goes through (a CLI's tells its waits).
+ */
+export function createHistoryImports(
+  config: Config,
+  changes: ChangeRunner,
+  secrets: SecretBox,
+  catalog: ProviderCatalog,
+  http: ProviderHttp = defaultHttp(outboundPolicy(config)),
+  now: () => Date = () => new Date(),
+): HistoryImports {
+  const writers = { activity: new GitActivityWriter(changes, catalog, now), tasks: new TaskWriter(changes, now), operations: new OperationsWriter(changes, now), conversations: new ConversationWriter(changes, now) };
+  return new HistoryImports(changes, catalog, new ConnectionCredentials(changes, secrets, catalog, now), writers, http, now);
+}
+
+/**
+ * The daily catch-up of a process (an API instance or `npm run worker`), beside the AI vendors' daily pull: each
+ * connection read from its provider's API imported again from where it reached, so a lost delivery is found within
+ * a day. Several processes may tick at once: each connection's lease lets one of them import it.
+ */
+export function createHistoryCatchUp(config: Config, logger: Logger, changes: ChangeRunner, secrets: SecretBox, catalog: ProviderCatalog): HistoryCatchUp {
+  return new HistoryCatchUp(createHistoryImports(config, changes, secrets, catalog), catalog, {
+    onImported: (outcome) => {
+      const said = { connection: outcome.connection_id, provider: outcome.provider, read: outcome.read, found: outcome.found };
+      if (outcome.outcome === 'complete') logger.info(said, 'history caught up');
+      else logger.warn({ ...said, reason: outcome.message }, outcome.outcome === 'refused' ? "a provider refused the connection's credential; it waits for a new one" : 'history caught up in part; the next day reads again');
+    },
+    onError: (err, connectionId) =>
+      connectionId
+        ? logger.warn({ err, connection: connectionId }, "could not catch up a connection's history; the next tick tries again")
+        : logger.warn({ err }, 'could not read the connections due for a catch-up; the next tick tries again'),
+  });
+}

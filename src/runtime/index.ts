@@ -10,6 +10,7 @@ import { SecretBox, secretsKeyFor } from '../secrets/secretBox';
 import type { DeliveryWorker } from '../delivery/worker';
 import type { Pruner } from '../services/retention/pruner';
 import type { VendorPullSchedule } from '../services/aiVendors/pullSchedule';
+import type { HistoryCatchUp } from '../services/history/historySchedule';
 import { databasePools, ServiceMetrics } from '../observability/serviceMetrics';
 import { appRouter } from '../procedures';
 import type { RequestContext } from '../procedures/context';
@@ -21,7 +22,7 @@ import { connect, disconnect, openData, readiness } from './stores';
 import { createAccess, SignIn } from './access';
 import { createWriters, Writers } from './writers';
 import { createServices } from './services';
-import { createDeliveryWorker, createPruner, createVendorPullSchedule } from './background';
+import { createDeliveryWorker, createHistoryCatchUp, createPruner, createVendorPullSchedule } from './background';
 import { otlpSurface, pageSurfaces, scimSurface, SurfaceContext } from './surfaces';
 import { ingestSurface } from './ingestSurface';
 import { providerCatalog } from '../integrations/catalog';
@@ -50,6 +51,8 @@ export interface Runtime {
   retention: Pruner;
   /** Pulls the AI vendors' apps once a day (docs/ai-vendors.md#the-daily-pull); src/service.ts starts it. close() stops it. */
   aiPulls: VendorPullSchedule;
+  /** Imports each connection's history again once a day (docs/history.md#the-daily-catch-up); src/service.ts starts it. close() stops it. */
+  historyCatchUp: HistoryCatchUp;
   /** The service's "now": the metrics' default windows and the day a first start's demo data ends on. */
   clock: () => Date;
   /** Closes the database pool and the Redis connection. */
@@ -93,6 +96,7 @@ export function createRuntime(config: Config, logger: Logger, options: RuntimeOp
   const webhooks = createDeliveryWorker(config, logger, data.changes, secrets, metrics);
   const retention = createPruner(config, logger, sequelize);
   const aiPulls = createVendorPullSchedule(config, logger, data.changes, secrets, catalog);
+  const historyCatchUp = createHistoryCatchUp(config, logger, data.changes, secrets, catalog);
 
   const lifecycle = { draining: false };
   const publicOrigin = new URL(publicBase(config)).origin;
@@ -129,12 +133,13 @@ export function createRuntime(config: Config, logger: Logger, options: RuntimeOp
     app,
     createServer: () =>
       createHttpServer(app, { keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS, requestTimeoutMs: config.REQUEST_TIMEOUT_MS }, headRefuser),
-    lifecycle, metrics, sequelize, redis, writers, services, webhooks, signIn, retention, aiPulls, clock,
+    lifecycle, metrics, sequelize, redis, writers, services, webhooks, signIn, retention, aiPulls, historyCatchUp, clock,
     async close() {
       await accessChanges.stop();
       await data.dataVersions.stop();
       await retention.stop();
       await aiPulls.stop();
+      await historyCatchUp.stop();
       await webhooks.stop();
       await disconnect(connections);
     },

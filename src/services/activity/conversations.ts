@@ -53,6 +53,14 @@ export class ConversationWriter {
     });
   }
 
+  /**
+   * Messages read from the provider's history within a change another service runs (src/services/history/historyPages.ts):
+   * the interactions not stored yet, their count returned.
+   */
+  importInto(change: Change, source: ChatDelivery['source'], messages: ChatMessage[]): Promise<number> {
+    return this.record(change, source, messages);
+  }
+
   private async record(change: Change, source: ChatDelivery['source'], messages: ChatMessage[]): Promise<number> {
     const accounts = [...new Set(messages.flatMap((m) => [m.sender, ...m.counterparts]))].map((externalId) => ({ externalId, email: null }));
     const directory = await accountDirectory({ ...source, accounts: 'app' }, accounts, change.transaction, this.now());

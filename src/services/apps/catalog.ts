@@ -1,6 +1,7 @@
 import type { AppCategory } from '../../../db/models';
 import { invalid } from '../../errors';
 import type { VendorPuller } from '../aiVendors/vendorDay';
+import type { HistorySource } from '../history/historySource';
 
 /**
  * What the domain knows of a provider (src/integrations/provider.ts has the whole of it): its name, what it brings
@@ -15,6 +16,8 @@ export interface KnownProvider {
   puller?: VendorPuller;
   /** What its API is read with by the history importers; none for a provider whose API is not read (the deployments API). */
   apiCredential?: { name: string; githubApp?: boolean };
+  /** How its history is read from its API with that credential (docs/history.md). */
+  history?: HistorySource;
   /** What to set at the provider so its deliveries come (the events to tick), said once when a connection is made. */
   setup?: string;
   /** Jira's: an app names the issue field that holds story points (others send their own estimate). */
@@ -73,6 +76,11 @@ export class ProviderCatalog {
   /** The providers whose API the history importers read, each connection with a credential of its own. */
   get readByApi(): KnownProvider[] {
     return this.providers.filter((p) => p.apiCredential !== undefined);
+  }
+
+  /** The providers whose history `npm run import` and the daily catch-up read. */
+  get historyReaders(): KnownProvider[] {
+    return this.providers.filter((p) => p.history !== undefined);
   }
 
   /** An AI vendor's puller; undefined for a provider the service does not read. */

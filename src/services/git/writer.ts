@@ -53,6 +53,16 @@ export class GitActivityWriter {
     });
   }
 
+  /**
+   * Activity read from the provider's history within a change another service runs (src/services/history/historyPages.ts),
+   * applied as a delivery's is, without a delivery to record: each one's outcome, in order.
+   */
+  async importInto(change: Change, gitApp: GitApp, activities: Activity[]): Promise<Outcome[]> {
+    const outcomes: Outcome[] = [];
+    for (const activity of activities) outcomes.push(await this.apply(change, gitApp, activity));
+    return outcomes;
+  }
+
   /** Commits of a clone (npm run import -- git), one batch per change. */
   importCommits(gitApp: GitApp, repository: RepositoryRef, commits: CommitInput[]): Promise<ImportBatch> {
     return this.changes.run(async (change) => {

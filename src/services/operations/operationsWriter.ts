@@ -47,14 +47,25 @@ export class OperationsWriter {
   }
 
   /**
+   * Incidents and deployments read from the provider's history within a change another service runs
+   * (src/services/history/historyPages.ts), applied as a delivery's are.
+   */
+  async importInto(change: Change, source: OperationSource, events: OperationEvent[]): Promise<OperationResult[]> {
+    const group: Group = { change, incidents: await IncidentRecords.load(change, { app_id: source.appId }, incidentIdsOf(events)), boards: new Map() };
+    const items: OperationResult[] = [];
+    for (const event of events) items.push(await this.apply(group, source, event));
+    await group.incidents.save();
+    return items;
+  }
+
+  /**
    * Deliveries of one app, each once: those received before (or earlier in the group) are duplicates. The group's
    * incidents are read in one statement and written together at the end, after its deployments.
    */
   private async receiveAll(change: Change, received: Received[]): Promise<OperationOutcome[]> {
     const fresh = await this.firstSights(change, received);
     const events = received.filter((r) => fresh.has(r)).flatMap((r) => r.events);
-    const incidentIds = events.flatMap((e) => (e.kind === 'incident' ? [e.incident.externalId] : e.kind === 'incident_note' ? [e.externalId] : []));
-    const group: Group = { change, incidents: await IncidentRecords.load(change, { app_id: received[0].delivery.source.appId }, incidentIds), boards: new Map() };
+    const group: Group = { change, incidents: await IncidentRecords.load(change, { app_id: received[0].delivery.source.appId }, incidentIdsOf(events)), boards: new Map() };
     const outcomes: OperationOutcome[] = [];
     for (const r of received) {
       if (!fresh.has(r)) {
@@ -92,6 +103,9 @@ export class OperationsWriter {
     return { kind: 'deployment', external_id: event.deployment.externalId, result: await recordDeployment(group.change, placement, event.deployment), repository_id: repositoryId };
   }
 }
+
+/** The incidents the events name, read at once. */
+const incidentIdsOf = (events: OperationEvent[]) => events.flatMap((e) => (e.kind === 'incident' ? [e.incident.externalId] : e.kind === 'incident_note' ? [e.externalId] : []));
 
 /** What one change of a group holds while its deliveries are applied. */
 interface Group {

@@ -62,11 +62,18 @@ export class TaskWriter {
   /** One page of an import (npm run import -- jira|linear): issues with their whole history. */
   async importPage(source: TaskSource, inputs: TaskInput[]): Promise<ImportedPage> {
     for (const task of inputs) storable(task.board, task.externalId);
-    return this.changes.run(async (change) => {
-      const [results] = await this.apply(change, source, [inputs.map((task) => ({ kind: 'upsert', task }))]);
-      const count = (r: TaskResult) => results.filter((x) => x.result === r).length;
-      return { created: count('created'), updated: count('updated'), unchanged: results.length - count('created') - count('updated') };
-    }, READ_COMMITTED);
+    return this.changes.run((change) => this.importInto(change, source, inputs), READ_COMMITTED);
+  }
+
+  /**
+   * Issues with their whole history within a change another service runs (a page of a provider's history, stored
+   * with its cursor: src/services/history/historyPages.ts). Checks what importPage checks first.
+   */
+  async importInto(change: Change, source: TaskSource, inputs: TaskInput[]): Promise<ImportedPage> {
+    for (const task of inputs) storable(task.board, task.externalId);
+    const [results] = await this.apply(change, source, [inputs.map((task) => ({ kind: 'upsert', task }))]);
+    const count = (r: TaskResult) => results.filter((x) => x.result === r).length;
+    return { created: count('created'), updated: count('updated'), unchanged: results.length - count('created') - count('updated') };
   }
 
   /** Deliveries of one app, each once: those received before (or earlier in the group) are duplicates. */
