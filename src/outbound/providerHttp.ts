@@ -1,8 +1,8 @@
 /**
  * Requests to a provider's API (the AI vendors' pulls, docs/ai-vendors.md#how-a-pull-goes; the history importers,
  * docs/history.md), as a careful client makes them: a 429's
- * `Retry-After` (seconds or a date) and GitHub's exhausted rate limit (`x-ratelimit-remaining: 0` until
- * `x-ratelimit-reset`) are waited out; a 5xx or a dropped connection is tried again after 1, 2, 4 and 8 seconds; a
+ * `Retry-After` (seconds or a date; without one, until the reset GitLab's `RateLimit-Reset` names) and GitHub's
+ * exhausted rate limit (`x-ratelimit-remaining: 0` until `x-ratelimit-reset`) are waited out; a 5xx or a dropped connection is tried again after 1, 2, 4 and 8 seconds; a
  * 401, or a 403 that is not a rate limit, means the credential no longer reads the API. Every request is an outgoing
  * call (src/outbound): https only, through the address guard, no redirect to another origin, each answer capped.
  */
@@ -132,12 +132,16 @@ async function backOff(http: ProviderHttp, attempt: number, why: string): Promis
 /** Seconds to wait before asking again, when the answer says so: a 429, or GitHub's spent rate limit. */
 function rateLimitWait(answer: Response, now: Date): number | null {
   const retryAfter = answer.headers.get('retry-after');
-  if (answer.status === 429 || (answer.status === 403 && retryAfter !== null)) return retryAfter === null ? 60 : secondsUntil(retryAfter, now);
-  if ((answer.status === 403 || answer.status === 429) && answer.headers.get('x-ratelimit-remaining') === '0') {
-    const reset = Number(answer.headers.get('x-ratelimit-reset'));
-    return Number.isFinite(reset) ? Math.max(1, Math.ceil(reset - now.getTime() / 1000)) : 60;
-  }
+  if (answer.status === 429 || (answer.status === 403 && retryAfter !== null)) return retryAfter === null ? (untilReset(answer, now) ?? 60) : secondsUntil(retryAfter, now);
+  if (answer.status === 403 && answer.headers.get('x-ratelimit-remaining') === '0') return untilReset(answer, now) ?? 60;
   return null;
+}
+
+/** Seconds until the rate limit resets, given in Unix seconds: GitHub's `x-ratelimit-reset`, GitLab's `RateLimit-Reset`. */
+function untilReset(answer: Response, now: Date): number | null {
+  const reset = answer.headers.get('x-ratelimit-reset') ?? answer.headers.get('ratelimit-reset');
+  const at = reset === null ? NaN : Number(reset);
+  return Number.isFinite(at) ? Math.max(1, Math.ceil(at - now.getTime() / 1000)) : null;
 }
 
 /** `Retry-After` as seconds or as an HTTP date; at least one second. */

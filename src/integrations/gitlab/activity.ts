@@ -148,13 +148,21 @@ function pullRequestInput(mr: z.infer<typeof mergeRequestFields>, author: string
 }
 
 /**
+ * GitLab gives an approval no id of its own, and its API no time (the history importer, history.ts, reads who
+ * approves from the API): the approver names it, so an approval seen by a hook and by the importer is one, kept at
+ * the time first seen. An approval withdrawn and given again is the same reviewer's approval, as GitHub's dismissed
+ * review stays the review it was.
+ */
+export const approvalExternalId = (approver: string | null) => `approval:${approver ?? ''}`;
+
+/**
  * What a Merge Request Hook says of review: `approved` (the last approval needed) and `approval` (one of
- * several) are an approval by the acting user; an `update` with `oldrev` is new commits pushed, up to
- * `last_commit`. GitLab gives an approval no id of its own: the user and the time name it.
+ * several) are an approval by the acting user, at the merge request's update time (the approval's system note
+ * touches it); an `update` with `oldrev` is new commits pushed, up to `last_commit`.
  */
 function mergeRequestReview(mr: z.infer<typeof mergeRequest>['object_attributes'], actor: z.infer<typeof user>, at: Date): ReviewActivityInput | undefined {
   const by = { actorUsername: actor?.username ?? null, actorProviderId: actor?.id ?? null };
-  if (mr.action === 'approved' || mr.action === 'approval') return { externalId: `approval:${by.actorUsername ?? ''}:${at.toISOString()}`, kind: 'approved', ...by, createdAt: at };
+  if (mr.action === 'approved' || mr.action === 'approval') return { externalId: approvalExternalId(by.actorUsername), kind: 'approved', ...by, createdAt: at };
   if (mr.action === 'update' && mr.oldrev && mr.last_commit?.id) return { externalId: `commit:${mr.last_commit.id}`, kind: 'commit', ...by, createdAt: at };
   return undefined;
 }
@@ -228,3 +236,6 @@ export function gitlabActivity(kind: (typeof GITLAB_EVENTS)[keyof typeof GITLAB_
     }
   }
 }
+
+/** What the history importer (history.ts) reads the API's projects and merge requests with, as the hooks' are read. */
+export { project as gitlabProject, mergeRequestFields as gitlabMergeRequestFields, repositoryRef, pullRequestInput };
