@@ -9,7 +9,7 @@ import { gitlabActivity } from '../../src/integrations/gitlab/activity';
 import { CredentialRefused, ProviderFailure } from '../../src/outbound/providerHttp';
 import type { Activity } from '../../src/services/git/activity';
 import type { HistoryKind, HistoryPage, HistoryReading, HistoryScope, HistoryWindow } from '../../src/services/history/historySource';
-import { fakeGitlab, gitlabList, gitlabObject, GitlabData } from '../support/peers/gitlabApi';
+import { fakeGitlab, gitlabList, gitlabObject, GitlabProjectData } from '../support/peers/gitlabApi';
 import type { ScriptedAnswer, ScriptedPeer } from '../support/peers/scriptedPeer';
 
 const TOKEN = 'glpat-recorded-history';
@@ -18,12 +18,21 @@ const WHOLE: HistoryWindow = { since: new Date('2019-01-01T00:00:00Z'), until: N
 const PROJECT: HistoryScope = { key: '4', name: 'diaspora/diaspora-client' };
 
 const approvalsExample = gitlabObject('merge_request_approvals');
+const PROJECTS = gitlabList('projects');
 
-/** Every merge request's approvals: GitLab's example answer for !37, the same answer with nobody approving for the rest (derived here). */
-function recorded(): GitlabData {
+/**
+ * Project 4 holds the recorded merge requests, notes, deployments and issues; project 6 nothing. Every merge request's
+ * approvals: GitLab's example answer for !37, the same answer with nobody approving for the rest (derived here).
+ */
+function recorded(): GitlabProjectData {
   const mergeRequests = gitlabList('merge_requests');
   const approvals = new Map(mergeRequests.map((mr) => [Number(mr.iid), Number(mr.iid) === 37 ? approvalsExample : { ...approvalsExample, approved_by: [] }]));
-  return { projects: gitlabList('projects'), mergeRequests, notes: gitlabList('merge_request_notes'), approvals, deployments: gitlabList('deployments'), issues: gitlabList('issues') };
+  return { project: PROJECTS[0], mergeRequests, notes: gitlabList('merge_request_notes'), approvals, deployments: gitlabList('deployments'), issues: gitlabList('issues') };
+}
+
+/** A fake GitLab serving project 4 as given and project 6. */
+function served(project4: GitlabProjectData, options: { pageSize?: number; interject?: { path: RegExp; answer: ScriptedAnswer } } = {}): ScriptedPeer {
+  return fakeGitlab({ token: TOKEN, projects: [project4, { project: PROJECTS[1] }], ...options });
 }
 
 interface Harness {
@@ -39,7 +48,7 @@ afterEach(async () => {
 });
 
 async function harness(options: { pageSize?: number; token?: string; interject?: { path: RegExp; answer: ScriptedAnswer } } = {}): Promise<Harness> {
-  const peer = fakeGitlab({ token: TOKEN, data: recorded(), pageSize: options.pageSize, interject: options.interject });
+  const peer = served(recorded(), { pageSize: options.pageSize, interject: options.interject });
   await peer.start();
   started.push(peer);
   const waits: Array<[number, string]> = [];
@@ -151,15 +160,15 @@ describe('GitLab history: merge requests', () => {
       object_kind: 'merge_request',
       user: { username: 'basicthinker', id: 2436773 },
       project: { id: 4, name: 'Diaspora Client', path_with_namespace: 'diaspora/diaspora-client' },
-      object_attributes: { ...recorded().mergeRequests.find((mr) => mr.iid === 37), action: 'approval' },
+      object_attributes: { ...recorded().mergeRequests?.find((mr) => mr.iid === 37), action: 'approval' },
     });
     expect(hook).toMatchObject({ kind: 'review', review: { externalId: 'approval:basicthinker', kind: 'approved' } });
   });
 
   it('reads approvals from their notes alone on a GitLab without the approvals endpoint', async () => {
     const data = recorded();
-    data.approvals.clear();
-    const peer = fakeGitlab({ token: TOKEN, data });
+    data.approvals = new Map();
+    const peer = served(data);
     await peer.start();
     started.push(peer);
     const h = await harness();
@@ -207,8 +216,8 @@ describe('GitLab history: merge requests', () => {
     const data = recorded();
     // Derived: the recorded merge requests !1 to !4 given one update time, as a bulk edit leaves them.
     const sameTime = '2019-08-26T15:37:49.575Z';
-    data.mergeRequests = data.mergeRequests.filter((mr) => Number(mr.iid) <= 4).map((mr) => ({ ...mr, updated_at: sameTime }));
-    const peer = fakeGitlab({ token: TOKEN, data, pageSize: 2 });
+    data.mergeRequests = (data.mergeRequests ?? []).filter((mr) => Number(mr.iid) <= 4).map((mr) => ({ ...mr, updated_at: sameTime }));
+    const peer = served(data, { pageSize: 2 });
     await peer.start();
     started.push(peer);
     const reading = { ...h.reading, baseUrl: `${peer.base}/api/v4` };
@@ -255,8 +264,8 @@ describe('GitLab history: deployments and issues', () => {
 
     // Derived: the recorded issue 23577209 as an incident, as the API types one (`type` INCIDENT, `issue_type` incident).
     const data = recorded();
-    data.issues = data.issues.filter((i) => i.id === 23577209).map((i) => ({ ...i, type: 'INCIDENT', issue_type: 'incident' }));
-    const peer = fakeGitlab({ token: TOKEN, data });
+    data.issues = (data.issues ?? []).filter((i) => i.id === 23577209).map((i) => ({ ...i, type: 'INCIDENT', issue_type: 'incident' }));
+    const peer = served(data);
     await peer.start();
     started.push(peer);
     const incidents: Activity[] = [];

@@ -16,25 +16,26 @@ export const gitlabList = (name: string): Record<string, unknown>[] => JSON.pars
 /** A recorded object. */
 export const gitlabObject = (name: string): Record<string, unknown> => JSON.parse(fixture(name));
 
-export interface GitlabData {
-  projects: Record<string, unknown>[];
-  mergeRequests: Record<string, unknown>[];
-  notes: Record<string, unknown>[];
-  /** Each merge request's approvals answer, by its iid. */
-  approvals: Map<number, Record<string, unknown>>;
-  deployments: Record<string, unknown>[];
-  issues: Record<string, unknown>[];
+/** A project as the API shows it, and what it holds. */
+export interface GitlabProjectData {
+  project: Record<string, unknown>;
+  mergeRequests?: Record<string, unknown>[];
+  notes?: Record<string, unknown>[];
+  /** Each merge request's approvals answer, by its iid; 404 for one without. */
+  approvals?: Map<number, Record<string, unknown>>;
+  deployments?: Record<string, unknown>[];
+  issues?: Record<string, unknown>[];
 }
 
 export interface FakeGitlabOptions {
   token: string;
-  data: GitlabData;
+  projects: GitlabProjectData[];
   pageSize?: number;
   /** An answer given instead, once, to the first request whose path (without the query) matches. */
   interject?: { path: RegExp; answer: ScriptedAnswer };
 }
 
-export function fakeGitlab({ token, data, pageSize = 100, interject }: FakeGitlabOptions): ScriptedPeer {
+export function fakeGitlab({ token, projects, pageSize = 100, interject }: FakeGitlabOptions): ScriptedPeer {
   let pending = interject;
   return new ScriptedPeer((request: RecordedRequest, url: URL): ScriptedAnswer => {
     if (pending && pending.path.test(url.pathname)) {
@@ -44,28 +45,29 @@ export function fakeGitlab({ token, data, pageSize = 100, interject }: FakeGitla
     }
     if (request.headers['private-token'] !== token) return { status: 401, body: { message: '401 Unauthorized' } };
     const route = url.pathname.replace(/^\/api\/v4\//, '');
-    const list = (items: Record<string, unknown>[], order: (a: Record<string, unknown>, b: Record<string, unknown>) => number) => paged(url, items.filter((i) => updatedWithin(i, url)).sort(order), pageSize);
-    let m: RegExpExecArray | null;
     if (route === 'projects') {
       const after = Number(url.searchParams.get('id_after') ?? 0);
-      return paged(url, data.projects.filter((p) => Number(p.id) > after).sort((a, b) => Number(a.id) - Number(b.id)), pageSize);
+      return paged(url, projects.map((p) => p.project).filter((p) => Number(p.id) > after).sort((a, b) => Number(a.id) - Number(b.id)), pageSize);
     }
-    if ((m = /^projects\/([^/]+)$/.exec(route))) {
-      const key = decodeURIComponent(m[1]);
-      const project = data.projects.find((p) => String(p.id) === key || p.path_with_namespace === key);
-      return project ? { status: 200, body: project } : { status: 404, body: { message: '404 Project Not Found' } };
+    const m = /^projects\/([^/]+)(\/.*)?$/.exec(route);
+    const key = m ? decodeURIComponent(m[1]) : null;
+    const held = projects.find(({ project }) => String(project.id) === key || project.path_with_namespace === key);
+    if (!m || !held) return { status: 404, body: { message: '404 Project Not Found' } };
+    const rest = m[2] ?? '';
+    const list = (items: Record<string, unknown>[] = []) => paged(url, items.filter((i) => updatedWithin(i, url)).sort(newestFirst), pageSize);
+    let n: RegExpExecArray | null;
+    if (rest === '') return { status: 200, body: held.project };
+    if (rest === '/merge_requests') return list(held.mergeRequests);
+    if ((n = /^\/merge_requests\/(\d+)\/notes$/.exec(rest))) {
+      const iid = Number(n[1]);
+      return paged(url, (held.notes ?? []).filter((note) => note.noteable_iid === iid).sort((a, b) => String(a.created_at).localeCompare(String(b.created_at))), pageSize);
     }
-    if ((m = /^projects\/\d+\/merge_requests$/.exec(route))) return list(data.mergeRequests, newestFirst);
-    if ((m = /^projects\/\d+\/merge_requests\/(\d+)\/notes$/.exec(route))) {
-      const iid = Number(m[1]);
-      return paged(url, data.notes.filter((n) => n.noteable_iid === iid).sort((a, b) => String(a.created_at).localeCompare(String(b.created_at))), pageSize);
-    }
-    if ((m = /^projects\/\d+\/merge_requests\/(\d+)\/approvals$/.exec(route))) {
-      const answer = data.approvals.get(Number(m[1]));
+    if ((n = /^\/merge_requests\/(\d+)\/approvals$/.exec(rest))) {
+      const answer = held.approvals?.get(Number(n[1]));
       return answer ? { status: 200, body: answer } : { status: 404, body: { message: '404 Not found' } };
     }
-    if (/^projects\/\d+\/deployments$/.test(route)) return list(data.deployments, newestFirst);
-    if (/^projects\/\d+\/issues$/.test(route)) return list(data.issues, newestFirst);
+    if (rest === '/deployments') return list(held.deployments);
+    if (rest === '/issues') return list(held.issues);
     return { status: 404, body: { error: '404 Not Found' } };
   });
 }
