@@ -37,32 +37,70 @@ function alertEvent(action: string, alert: Alert, updatedAt: Date): OperationEve
   switch (action) {
     case 'Create':
     case 'Close':
-      return {
-        kind: 'incident',
-        board: { candidates: boardsOf(alert), namesRepository: false },
-        incident: {
-          externalId: alert.alertId,
-          title: alert.message,
-          causeSha: rootCause(alert.description),
-          fixSha: fixedBy(alert.description),
-          createdAt: new Date(alert.createdAt),
-          // Opsgenie sends no close time: the alert's update time is when it was closed.
-          resolvedAt: action === 'Close' ? updatedAt : null,
-          updatedAt,
-        },
-      };
-    case 'AddNote': {
-      const note = { causeSha: rootCause(alert.note), fixSha: fixedBy(alert.note) };
-      if (!note.causeSha && !note.fixSha) return 'a note that names no commit (`root cause: <sha>` or `fixed by: <sha>`) changes no figure';
-      return { kind: 'incident_note', externalId: alert.alertId, note };
-    }
+      return alertOperation({
+        alertId: alert.alertId,
+        message: alert.message,
+        description: alert.description,
+        createdAt: new Date(alert.createdAt),
+        // Opsgenie sends no close time: the alert's update time is when it was closed.
+        closedAt: action === 'Close' ? updatedAt : null,
+        updatedAt,
+        boards: boardsOf(alert),
+      });
+    case 'AddNote':
+      return noteOperation(alert.alertId, alert.note);
     default:
       return `action '${action}' changes no figure: alerts are created and closed, and notes may name commits`;
   }
 }
 
+/** An alert as Opsgenie shows it at one time. */
+export interface OpsgenieAlert {
+  alertId: string;
+  message: string;
+  /** Read for the commits it names; none when not known (the history importer's listing has none). */
+  description: string | null | undefined;
+  createdAt: Date;
+  closedAt: Date | null;
+  updatedAt: Date;
+  /** boardsOf's names. */
+  boards: string[];
+}
+
+/** What an alert is, whether a delivery or the history importer (history.ts) read it. */
+export function alertOperation(alert: OpsgenieAlert): OperationEvent {
+  return {
+    kind: 'incident',
+    board: { candidates: alert.boards, namesRepository: false },
+    incident: {
+      externalId: alert.alertId,
+      title: alert.message,
+      causeSha: rootCause(alert.description),
+      fixSha: fixedBy(alert.description),
+      createdAt: alert.createdAt,
+      resolvedAt: alert.closedAt,
+      updatedAt: alert.updatedAt,
+    },
+  };
+}
+
+/** A note on an alert: the commits it names, or why it changes nothing. */
+export function noteOperation(alertId: string, note: string | null | undefined): OperationEvent | string {
+  const named = { causeSha: rootCause(note), fixSha: fixedBy(note) };
+  if (!named.causeSha && !named.fixSha) return 'a note that names no commit (`root cause: <sha>` or `fixed by: <sha>`) changes no figure';
+  return { kind: 'incident_note', externalId: alertId, note: named };
+}
+
+/** The teams and tags an alert names, as a delivery carries them (responders with their names, teams by id). */
+export interface AlertNames {
+  team?: string | null;
+  responders?: readonly { type?: string | null; name?: string | null }[] | null;
+  teams?: readonly string[] | null;
+  tags?: readonly string[] | null;
+}
+
 /** The names an alert may be mapped by, most specific first, each once. */
-function boardsOf(alert: Alert): string[] {
+export function boardsOf(alert: AlertNames): string[] {
   const teams = (alert.responders ?? []).filter((r) => r.type === 'team' && r.name).map((r) => r.name ?? '');
   const names = [alert.team ?? '', ...teams, ...(alert.teams ?? []), ...(alert.tags ?? [])].map((n) => n.trim()).filter((n) => n.length > 0 && n.length <= 200);
   return [...new Set(names)];
