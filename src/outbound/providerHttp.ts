@@ -1,7 +1,7 @@
 /**
  * Requests to a provider's API (the AI vendors' pulls, docs/ai-vendors.md#how-a-pull-goes; the history importers,
  * docs/history.md), as a careful client makes them: a 429's
- * `Retry-After` (seconds or a date; without one, until the reset GitLab's `RateLimit-Reset` names) and GitHub's
+ * `Retry-After` (seconds or a date; without one, until the reset GitLab's or PagerDuty's `RateLimit-Reset` names) and GitHub's
  * exhausted rate limit (`x-ratelimit-remaining: 0` until `x-ratelimit-reset`) are waited out; a 5xx or a dropped connection is tried again after 1, 2, 4 and 8 seconds; a
  * 401, or a 403 that is not a rate limit, means the credential no longer reads the API. Every request is an outgoing
  * call (src/outbound): https only, through the address guard, no redirect to another origin, each answer capped.
@@ -137,12 +137,20 @@ function rateLimitWait(answer: Response, now: Date): number | null {
   return null;
 }
 
-/** Seconds until the rate limit resets, given in Unix seconds: GitHub's `x-ratelimit-reset`, GitLab's `RateLimit-Reset`. */
+/**
+ * Seconds until the rate limit resets: GitHub's `x-ratelimit-reset` and GitLab's `RateLimit-Reset` give it in Unix
+ * seconds, PagerDuty's `ratelimit-reset` (as the IETF RateLimit headers' draft has it) as the seconds left, which no
+ * Unix time in use is as small as.
+ */
 function untilReset(answer: Response, now: Date): number | null {
   const reset = answer.headers.get('x-ratelimit-reset') ?? answer.headers.get('ratelimit-reset');
-  const at = reset === null ? NaN : Number(reset);
-  return Number.isFinite(at) ? Math.max(1, Math.ceil(at - now.getTime() / 1000)) : null;
+  const value = reset === null ? NaN : Number(reset);
+  if (!Number.isFinite(value)) return null;
+  return Math.max(1, Math.ceil(value < SECONDS_LEFT_BELOW ? value : value - now.getTime() / 1000));
 }
+
+/** A reset below this (2001-09-09 as a Unix time) is the seconds left, not a time. */
+const SECONDS_LEFT_BELOW = 1_000_000_000;
 
 /** `Retry-After` as seconds or as an HTTP date; at least one second. */
 function secondsUntil(value: string, now: Date): number {

@@ -206,6 +206,21 @@ describe('incidents', () => {
     expect(slept).toEqual([7000]);
   });
 
+  test("a 429 with PagerDuty's ratelimit-reset (the seconds until its limit resets) is waited that long", async () => {
+    let limited = false;
+    route = (path, query) => {
+      if (path === '/incidents/Q3CZAU7Q4008QD/log_entries' && !limited) {
+        limited = true;
+        // The headers PagerDuty's "REST API Rate Limits" page documents.
+        return { status: 429, headers: { 'ratelimit-limit': '960', 'ratelimit-remaining': '0', 'ratelimit-reset': '12' }, text: '' };
+      }
+      return account(path, query);
+    };
+    expect((await pagesOf(DEVSERVICE)).reduce((n, p) => n + p.read, 0)).toBe(3);
+    expect(waits).toEqual([{ seconds: 12, why: "PagerDuty's incidents of service DevService: incident Q3CZAU7Q4008QD's log: rate limited" }]);
+    expect(slept).toEqual([12000]);
+  });
+
   test('a 401 stops the service with CredentialRefused naming it', async () => {
     route = () => ({ status: 401, text: '' });
     const refused = pagesOf(DEVSERVICE);
