@@ -4,6 +4,8 @@
  * npm run import -- linear --app <id> --key-file <file> [--since <date>] [--base-url <url>] [--json]
  * npm run import -- slack --app <id> --token-file <file> [--base-url <url>] [--json]
  * npm run import -- ai --app <id> [--since <day>] [--until <day>] [--json]
+ * npm run import -- github|gitlab|bitbucket --git-app <id> [--since] [--until] [--repos <a,b>] [--base-url] [--json]
+ * npm run import -- pagerduty|opsgenie|slack --app <id> [--since] [--until] [--repos <a,b>] [--base-url] [--json]
  *
  * Backfills a repository's history (docs/ingest.md) from `git log` of a local clone: commits with author, message,
  * line counts and dates, in batches of 500, each one change on the write path (docs/architecture.md#writers). Commits already stored are
@@ -14,6 +16,8 @@
  * Links a Slack workspace's members to the organization's members by e-mail (docs/conversations.md#linking-accounts).
  * Pulls an AI vendor's app's usage over a range of days (docs/ai-vendors.md#how-a-pull-goes), each day in place of what
  * an earlier pull stored for it.
+ * Reads a connection's history from its provider's API (docs/history.md): scripts/importHistory.ts. Slack's first links
+ * the workspace's members by e-mail, as `slack --token-file` does, so that their conversations count.
  * Exit codes: 0 done, 1 bad input (unknown git app or app, not a clone, the provider refusing) or failure, 2 usage error.
  */
 import fs from 'node:fs';
@@ -41,6 +45,8 @@ import { daysBetween, summary as pullSummary, VendorPulls } from '../src/service
 import type { TaskInput, TaskSource } from '../src/services/work/taskInput';
 import { TaskWriter } from '../src/services/work/taskWriter';
 import { commandOrExit, nonEmpty, openServerDatabase, parse, runCli, ServerDatabase, UsageError } from './cli';
+import { HISTORY_PROVIDERS, HISTORY_USAGE, HistoryCommand, importHistory, parseHistory } from './importHistory';
+import { ConnectionCredentials } from '../src/services/apps/credentials';
 
 const USAGE = `Usage:
   npm run import -- git --git-app <id> [--name <repository name>] <path-to-clone> [--json]
@@ -48,6 +54,8 @@ const USAGE = `Usage:
   npm run import -- linear --app <id> --key-file <file> [--since <date>] [--base-url <url>] [--json]
   npm run import -- slack --app <id> --token-file <file> [--base-url <url>] [--json]
   npm run import -- ai --app <id> [--since <day>] [--until <day>] [--json]
+  npm run import -- github|gitlab|bitbucket --git-app <id> [--since] [--until] [--repos <a,b>] [--base-url <url>] [--json]
+  npm run import -- pagerduty|opsgenie|slack --app <id> [--since] [--until] [--repos <a,b>] [--base-url <url>] [--json]
 
 git   imports the commits reachable from the clone's HEAD into a repository of the git app.
         --name  the repository's full name (owner/repo); default: the path of the clone's
@@ -74,12 +82,14 @@ linear  imports a Linear app's issues with their state history (GraphQL API), 50
         --json      print {"app_id","pages","issues","created","updated","unchanged",
                     "seconds"} on one line
 
-slack  links a Slack app's workspace members to the organization's members with the same e-mail
+slack --token-file
+       links a Slack app's workspace members to the organization's members with the same e-mail
        (users.list), so their messages become conversations.
         --token-file  a file holding the Slack app's bot token (xoxb-…; scopes users:read and
                       users:read.email)
         --base-url    the Web API's root (default ${SLACK_API_URL})
         --json        print {"app_id","accounts","linked","unchanged","unmatched","seconds"} on one line
+       Without --token-file: its history (below), after linking the members with the stored credential.
 
 ai    pulls an AI vendor's app's usage (GitHub Copilot's reports, Cursor's daily usage, Claude Code's
       analytics), a UTC day at a time, with the credential stored with the app (npm run apps -- create
@@ -90,23 +100,27 @@ ai    pulls an AI vendor's app's usage (GitHub Copilot's reports, Cursor's daily
                  "refused":[{"day","reason"}],"credential_refused","seconds"} on one line
       Exit 1 when the vendor refused the credential or refused a day (the other days are kept).
 
+${HISTORY_USAGE}
+
 Run any of them again at any time: what is already stored is not stored twice.`;
 
 export type JiraCommand = { kind: 'jira'; app: string; site: string; email: string; tokenFile: string; since?: Date; baseUrl?: string; json: boolean };
 export type LinearCommand = { kind: 'linear'; app: string; keyFile: string; since?: Date; baseUrl: string; json: boolean };
 export type SlackCommand = { kind: 'slack'; app: string; tokenFile: string; baseUrl: string; json: boolean };
 export type AiCommand = { kind: 'ai'; app: string; since: string; until: string; json: boolean };
-export type Command = { kind: 'help' } | { kind: 'git'; gitApp: string; name?: string; clone: string; json: boolean } | JiraCommand | LinearCommand | SlackCommand | AiCommand;
+export type Command = { kind: 'help' } | { kind: 'git'; gitApp: string; name?: string; clone: string; json: boolean } | JiraCommand | LinearCommand | SlackCommand | AiCommand | HistoryCommand;
 
 export function parseCommand(argv: string[]): Command {
   const [command, ...rest] = argv;
-  if (command === undefined) throw new UsageError('a source is required: git, jira, linear, slack or ai');
+  const sources = ['git', 'jira', 'linear', 'ai', ...HISTORY_PROVIDERS.map((p) => p.id)].join(', ');
+  if (command === undefined) throw new UsageError(`a source is required: ${sources}`);
   if (command === 'help' || command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) return { kind: 'help' };
   if (command === 'jira') return parseJira(rest);
   if (command === 'linear') return parseLinear(rest);
-  if (command === 'slack') return parseSlack(rest);
+  if (command === 'slack' && rest.some((a) => a === '--token-file' || a.startsWith('--token-file='))) return parseSlack(rest);
   if (command === 'ai') return parseAi(rest);
-  if (command !== 'git') throw new UsageError(`unknown source "${command}"; this importer reads git, jira, linear, slack or ai`);
+  if (HISTORY_PROVIDERS.some((p) => p.id === command)) return parseHistory(command, rest);
+  if (command !== 'git') throw new UsageError(`unknown source "${command}"; this importer reads ${sources}`);
   const { values, positionals } = parse(rest, { 'git-app': { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } }, true);
   const v = values as { 'git-app'?: string; name?: string; json?: boolean };
   const gitApp = nonEmpty('--git-app', v['git-app']);
@@ -213,6 +227,13 @@ export async function main(argv: string[]): Promise<number> {
   if (cmd.kind === 'jira' || cmd.kind === 'linear') return importTracker(cmd);
   if (cmd.kind === 'slack') return linkSlackAccounts(cmd);
   if (cmd.kind === 'ai') return pullVendor(cmd);
+  if (cmd.kind === 'history') {
+    if (cmd.provider === 'slack') {
+      const linked = await linkSlackAccountsWithStoredToken(cmd);
+      if (linked !== 0) return linked;
+    }
+    return importHistory(cmd);
+  }
   const database = await openServerDatabase('import', loadConfig(), cmd.json);
   if (!database) return 1;
   const say = (s: string) => cmd.json || process.stdout.write(s);
@@ -330,27 +351,11 @@ async function linkSlackAccounts(cmd: SlackCommand): Promise<number> {
   if (!database) return 1;
   try {
     const app = await importingApp(cmd.app, slack);
-    // The key is read only when a secret is sealed or opened: linking accounts does neither.
-    const writer = new AppWriter(ChangeRunner.for(database.sequelize), new SecretBox(() => secretsKeyFor(loadConfig())), providerCatalog());
     const started = process.hrtime.bigint();
-    const totals = { accounts: 0, linked: 0, unchanged: 0, unmatched: 0 };
-    const onWait = (seconds: number) => process.stderr.write(`  Slack asks to wait ${seconds} s (rate limit); waiting\n`);
-    for await (const page of slackAccountPages({ token, baseUrl: cmd.baseUrl, outbound, onWait })) {
-      const counts = page.accounts.length ? await writer.linkByEmail(app.id, page.accounts) : { linked: 0, unchanged: 0, unmatched: 0 };
-      totals.accounts += page.read;
-      totals.linked += counts.linked;
-      totals.unchanged += counts.unchanged;
-      totals.unmatched += counts.unmatched + page.read - page.accounts.length;
-      process.stderr.write(`  ${totals.accounts} accounts read, ${totals.linked} linked\n`);
-    }
+    const totals = await linkWorkspace(database, app.id, token, cmd.baseUrl, outbound);
     const seconds = Number((Number(process.hrtime.bigint() - started) / 1e9).toFixed(2));
     if (cmd.json) process.stdout.write(`${JSON.stringify({ app_id: app.id, ...totals, seconds })}\n`);
-    else {
-      process.stdout.write(
-        `Read ${totals.accounts} Slack accounts for app ${app.id} in ${seconds.toFixed(1)} s: ${totals.linked} linked to members, ` +
-          `${totals.unchanged} already linked, ${totals.unmatched} without a member's e-mail (bots, deleted accounts, guests of other domains).\n`,
-      );
-    }
+    else process.stdout.write(`Read ${totals.accounts} Slack accounts for app ${app.id} in ${seconds.toFixed(1)} s: ${linkedSummary(totals)}.\n`);
     return 0;
   } catch (e) {
     if (e instanceof SlackImportError || e instanceof DomainError) {
@@ -362,6 +367,56 @@ async function linkSlackAccounts(cmd: SlackCommand): Promise<number> {
     await database.close();
   }
 }
+
+/**
+ * Before a Slack app's history: its workspace's members linked by e-mail with the stored bot token, so their
+ * conversations count (only messages between members do). Without a stored token the history import says what to
+ * set; a token Slack refuses is said here, before any channel is read.
+ */
+async function linkSlackAccountsWithStoredToken(cmd: HistoryCommand): Promise<number> {
+  const config = loadConfig();
+  const outbound = outboundPolicy(config);
+  const database = await openServerDatabase('import', config, cmd.json);
+  if (!database) return 1;
+  try {
+    const credential = await new ConnectionCredentials(ChangeRunner.for(database.sequelize), new SecretBox(() => secretsKeyFor(config)), providerCatalog()).credentialOf(cmd.connection.id);
+    if (credential?.kind !== 'token') return 0;
+    const app = await importingApp(cmd.connection.id, slack);
+    const totals = await linkWorkspace(database, app.id, credential.token, cmd.baseUrl ?? SLACK_API_URL, outbound);
+    process.stderr.write(`Read ${totals.accounts} Slack accounts: ${linkedSummary(totals)}.\n`);
+    return 0;
+  } catch (e) {
+    if (e instanceof SlackImportError || e instanceof DomainError) {
+      process.stderr.write(`import: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  } finally {
+    await database.close();
+  }
+}
+
+type LinkTotals = { accounts: number; linked: number; unchanged: number; unmatched: number };
+
+/** A Slack workspace's members linked to the organization's members by e-mail, one change per page of `users.list`; progress on stderr. */
+async function linkWorkspace(database: ServerDatabase, appId: string, token: string, baseUrl: string, outbound: OutboundPolicy): Promise<LinkTotals> {
+  // The key is read only when a secret is sealed or opened: linking accounts does neither.
+  const writer = new AppWriter(ChangeRunner.for(database.sequelize), new SecretBox(() => secretsKeyFor(loadConfig())), providerCatalog());
+  const totals = { accounts: 0, linked: 0, unchanged: 0, unmatched: 0 };
+  const onWait = (seconds: number) => process.stderr.write(`  Slack asks to wait ${seconds} s (rate limit); waiting\n`);
+  for await (const page of slackAccountPages({ token, baseUrl, outbound, onWait })) {
+    const counts = page.accounts.length ? await writer.linkByEmail(appId, page.accounts) : { linked: 0, unchanged: 0, unmatched: 0 };
+    totals.accounts += page.read;
+    totals.linked += counts.linked;
+    totals.unchanged += counts.unchanged;
+    totals.unmatched += counts.unmatched + page.read - page.accounts.length;
+    process.stderr.write(`  ${totals.accounts} accounts read, ${totals.linked} linked\n`);
+  }
+  return totals;
+}
+
+const linkedSummary = (totals: LinkTotals) =>
+  `${totals.linked} linked to members, ${totals.unchanged} already linked, ${totals.unmatched} without a member's e-mail (bots, deleted accounts, guests of other domains)`;
 
 /**
  * An AI vendor's app pulled over the days asked (docs/ai-vendors.md#how-a-pull-goes); the vendor's rate-limit waits said

@@ -105,9 +105,9 @@ test("a token Slack refuses, an unknown app, another provider's app or a disable
   expect(await UserApp.count({ where: { app_id: appId } })).toBe(0);
 });
 
-test('usage: --app and --token-file are required; --base-url must be http(s)', () => {
+test('usage: --app is required; without --token-file it is the history import; --base-url must be http(s)', () => {
   expect(() => parseCommand(['slack', '--token-file', 'f'])).toThrow(new UsageError('slack needs --app <id> (see npm run apps -- list)'));
-  expect(() => parseCommand(['slack', '--app', 'app_x'])).toThrow(new UsageError("slack needs --token-file <file>: a file holding the Slack app's bot token"));
+  expect(parseCommand(['slack', '--app', 'app_x'])).toEqual({ kind: 'history', provider: 'slack', connection: { type: 'app', id: 'app_x' }, json: false });
   expect(() => parseCommand(['slack', '--app', 'app_x', '--token-file', 'f', '--base-url', 'ftp://x'])).toThrow(/--base-url must be an http\(s\) URL/);
   expect(parseCommand(['slack', '--app', 'app_x', '--token-file', 'f'])).toEqual({ kind: 'slack', app: 'app_x', tokenFile: 'f', baseUrl: 'https://slack.com/api', json: false });
 });

@@ -77,7 +77,20 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
   }
   // Who wrote it does not change with its state: a late or older delivery that names its author still teaches it.
   if (existing) await learnPullRequestAuthor(change, gitApp, existing, input);
+  if (existing) await learnPullRequestSize(change, existing, input);
   return recorded.applied;
+}
+
+/**
+ * A pull request stored without its lines (imported from a list that does not count them: GitHub's) takes them from
+ * a delivery that does, even an older one: its lines as of that delivery are better than none, and the next that
+ * counts them replaces them.
+ */
+async function learnPullRequestSize(change: Change, stored: PullRequest, input: PullRequestInput): Promise<void> {
+  if (stored.additions !== null || input.size === null) return;
+  await stored.update({ ...input.size }, { transaction: change.transaction });
+  change.wrote('pull_requests');
+  await refreshPullRequestSamples(change.transaction, [stored.id]);
 }
 
 /**
