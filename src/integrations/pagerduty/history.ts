@@ -24,7 +24,7 @@ const MAX_SPAN_MS = 180 * DAY_MS;
  * twice, which changes nothing).
  */
 const OFFSET_CAP = 10_000;
-/** A listing still open; resolved ones too: an incident is stored whatever its state, as its webhook events are. */
+/** Every state PagerDuty has: an incident is stored whatever its state, as its webhook events store it. */
 const STATUSES = ['triggered', 'acknowledged', 'resolved'];
 
 /** Where a service's listing goes on: the span starting at `since`, from `offset`. */
