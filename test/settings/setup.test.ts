@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { AiVendorSource, ConnectionState, Organization, UserGitApp } from '../../db/models';
+import { AiVendorSource, ConnectionState, HistoryImport, Organization, UserGitApp } from '../../db/models';
+import { providerCatalog } from '../../src/integrations/catalog';
+import { ChangeRunner } from '../../src/persistence/changes/change';
+import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
+import { ConnectionCredentials } from '../../src/services/apps/credentials';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { signInWithLink, SettingsBrowser } from '../support/peers/settingsBrowser';
 import { deliverToGithub, githubExamples } from '../support/peers/ingest';
@@ -80,9 +84,16 @@ test('a source waiting, one receiving and one failing, each with its reason and 
     last_delivery: null,
     last_refusal: null,
     unlinked_accounts: 0,
+    history: { credential: false, last_import: null },
     next_step: expect.stringContaining('Paste the webhook URL and secret into GitHub’s webhook settings'),
   });
-  expect(sourceOf(sources, receiving.id)).toMatchObject({ state: 'receiving', last_delivery: { at: expect.any(String), event: 'push' }, last_refusal: null, next_step: null });
+  // Receiving, and nothing else to fix: its last year is next.
+  expect(sourceOf(sources, receiving.id)).toMatchObject({
+    state: 'receiving',
+    last_delivery: { at: expect.any(String), event: 'push' },
+    last_refusal: null,
+    next_step: `Read its last year from GitHub’s API: store a read-only credential (npm run gitapps -- set-credential --git-app ${receiving.id} --token-file <file>; docs/history.md says which), then run npm run import -- github --git-app ${receiving.id}.`,
+  });
   expect(sourceOf(sources, failing.id)).toMatchObject({
     state: 'failing',
     last_delivery: null,
@@ -98,7 +109,34 @@ test('a source waiting, one receiving and one failing, each with its reason and 
 
   // Fixed at the provider: receiving again, the refusal still shown for what it was.
   expect((await deliverToGithub(t, failing.id, failing.secret, { event: 'push', payload: push })).status).toBe(200);
-  expect(sourceOf((await view(DEMO.orgs.acme)).sources, failing.id)).toMatchObject({ state: 'receiving', last_refusal: { reason: 'signature does not match the secret' }, next_step: null });
+  expect(sourceOf((await view(DEMO.orgs.acme)).sources, failing.id)).toMatchObject({ state: 'receiving', last_refusal: { reason: 'signature does not match the secret' }, next_step: expect.stringContaining('set-credential') });
+});
+
+test('its history: a credential stored, then the last import with what it found; a refused credential is the next step', async () => {
+  const read = await githubApp('History GitHub');
+  expect((await deliverToGithub(t, read.id, read.secret, { event: 'push', payload: push })).status).toBe(200);
+  const credentials = new ConnectionCredentials(ChangeRunner.for(t.runtime.sequelize), new SecretBox(() => secretsKeyFor(t.config)), providerCatalog());
+  await credentials.setCredential({ type: 'git_app', id: read.id }, { kind: 'token', token: 'github_pat_setup' });
+  expect(sourceOf((await view(DEMO.orgs.acme)).sources, read.id)).toMatchObject({
+    history: { credential: true, last_import: null },
+    next_step: `Read its last year from GitHub’s API now with npm run import -- github --git-app ${read.id} (the daily catch-up reads it within a day otherwise).`,
+  });
+
+  const at = new Date('2026-11-20T10:00:00Z');
+  const run = { connection_id: read.id, organization_id: DEMO.orgs.acme, connection_type: 'git_app' as const, base_url: null, started_at: at, updated_at: at };
+  await HistoryImport.create({ ...run, finished_at: new Date(at.getTime() + 60_000), outcome: 'complete', items_read: 120, items_found: 3 });
+  expect(sourceOf((await view(DEMO.orgs.acme)).sources, read.id)).toMatchObject({
+    history: { credential: true, last_import: { started_at: '2026-11-20T10:00:00.000Z', finished_at: '2026-11-20T10:01:00.000Z', outcome: 'complete', read: 120, found: 3, message: null } },
+    next_step: null,
+  });
+
+  await HistoryImport.update({ outcome: 'refused', message: 'GitHub refused the credential reading acme/api (401: Bad credentials)' }, { where: { connection_id: read.id } });
+  expect(sourceOf((await view(DEMO.orgs.acme)).sources, read.id)).toMatchObject({
+    history: { last_import: { outcome: 'refused', message: 'GitHub refused the credential reading acme/api (401: Bad credentials)' } },
+    next_step: `Replace the credential its history is read with (npm run gitapps -- set-credential --git-app ${read.id} --token-file <file>): GitHub refused it.`,
+  });
+  // A provider whose history is not read has none.
+  expect((await view(DEMO.orgs.acme)).sources.filter((s) => s.provider === 'jira' || s.kind === 'scim_token').map((s) => s.history)).not.toContainEqual(expect.anything());
 });
 
 test('a ping alone is a first delivery: receiving, its first and last delivery the ping’s', async () => {
@@ -235,8 +273,8 @@ test('read in a fixed number of statements, however many sources', async () => {
     await t.runtime.writers.apps.create(org, 'pagerduty', { name: `PagerDuty ${i}` });
   }
   expect(await counted()).toBe(few);
-  // One read per table: git apps, apps, vendor sources, states, SCIM and OTLP tokens, the apps' boards, unlinked accounts.
-  expect(few).toBe(8);
+  // One read per table: git apps, apps, vendor sources, states, SCIM and OTLP tokens, credentials, history imports, the apps' boards, unlinked accounts.
+  expect(few).toBe(10);
 });
 
 test('settings.setup: the admin’s view; refused to an API token, no session, a manager, a collaborator and another organization’s admin', async () => {

@@ -73,7 +73,7 @@ describeBrowser('the setup section in chromium', () => {
     await sources.waitFor();
     const cells = async (name: string) => (await sources.getByRole('row', { name: new RegExp(name) }).getByRole('cell').allInnerTexts()).map((c) => c.replace(/\s+/g, ' ').trim());
     const headers = (await sources.getByRole('columnheader').allInnerTexts()).map((c) => c.trim());
-    expect(headers).toEqual(['Source', 'State', 'Last delivery', 'Last refusal', 'Accounts without a member', 'Next step']);
+    expect(headers).toEqual(['Source', 'State', 'Last delivery', 'Last refusal', 'Accounts without a member', 'History', 'Next step']);
 
     expect(await cells('Setup waiting')).toEqual([
       'Setup waiting GitHub git app',
@@ -81,13 +81,14 @@ describeBrowser('the setup section in chromium', () => {
       'None yet',
       'None',
       '0',
+      'No credential',
       expect.stringContaining('Paste the webhook URL and secret into GitHub’s webhook settings'),
     ]);
     const received = await cells('Setup receiving');
     expect(received.slice(1, 4)).toEqual(['Receiving', expect.stringMatching(/\(push\)$/), 'None']);
     const refused = await cells('Setup failing');
     expect(refused.slice(1, 4)).toEqual(['Failing', 'None yet', expect.stringMatching(/: signature does not match the secret$/)]);
-    expect(refused[5]).toContain(`npm run gitapps -- rotate-secret ${failing.gitApp.id}`);
+    expect(refused[6]).toContain(`npm run gitapps -- rotate-secret ${failing.gitApp.id}`);
     await setup.getByText(/\d+ receiving, \d+ waiting, \d+ failing, \d+ quiet\./).waitFor();
     await setup.screenshot({ path: path.join(ARTIFACTS, 'settings-setup.png') });
     // Not one of the secrets, nor what the refused delivery carried, reached the page.

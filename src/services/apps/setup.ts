@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import { AiVendorSource, App, AppBoard, ConnectionState, GitApp, OtlpToken, ScimToken } from '../../../db/models';
+import { AiVendorSource, App, AppBoard, ConnectionCredential, ConnectionState, GitApp, HistoryImport, OtlpToken, ScimToken } from '../../../db/models';
 import type { ProviderCatalog } from './catalog';
 import { isRefusalReason, REFUSAL_REASONS } from './connectionStates';
 import { APP_LINKS, GIT_APP_LINKS, LinkTable } from '../people/linkTables';
@@ -27,8 +27,27 @@ export interface SetupSource {
   last_refusal: { at: string; reason: string } | null;
   /** Accounts with activity on it and no member linked (`apps|gitapps unlinked`); null for a source without accounts. */
   unlinked_accounts: number | null;
+  /** Its history read from the provider's API (docs/history.md); null for a provider whose history is not read. */
+  history: SourceHistory | null;
   /** What to do next, in a sentence; null when nothing is. */
   next_step: string | null;
+}
+
+/** A connection's history import as the setup view shows it: whether it can be read, and its last run. */
+export interface SourceHistory {
+  /** A credential to read the provider's API is stored (`set-credential`). */
+  credential: boolean;
+  /** The last run, by `npm run import` or the daily catch-up; null before the first. */
+  last_import: {
+    started_at: string;
+    finished_at: string | null;
+    /** `running` while a run holds it (or until a killed run's lease lapses). */
+    outcome: 'complete' | 'refused' | 'failed' | 'running';
+    read: number;
+    /** What it stored that the webhooks had not brought. */
+    found: number;
+    message: string | null;
+  } | null;
 }
 
 export interface SetupView {
@@ -49,23 +68,29 @@ type Sourced = Omit<SetupSource, 'quiet' | 'next_step'> & { hasSecret: boolean; 
 export async function setupView(organizationId: string, providers: ProviderCatalog, publicBase: string, now: Date): Promise<SetupView> {
   const where = { organization_id: organizationId };
   const byAge = { order: [['created_at', 'ASC'], ['id', 'ASC']] as [string, string][] };
-  const [gitApps, apps, vendors, states, scimTokens, otlpTokens] = await Promise.all([
+  const [gitApps, apps, vendors, states, scimTokens, otlpTokens, credentials, imports] = await Promise.all([
     GitApp.findAll({ where, ...byAge }),
     App.findAll({ where, ...byAge }),
     AiVendorSource.findAll({ where, attributes: ['app_id', 'pulled_at', 'pull_result', 'failing'] }),
     ConnectionState.findAll({ where }),
     ScimToken.findAll({ where: { ...where, is_active: true }, ...byAge }),
     OtlpToken.findAll({ where: { ...where, is_active: true }, ...byAge }),
+    ConnectionCredential.findAll({ where, attributes: ['connection_id'] }),
+    HistoryImport.findAll({ where }),
   ]);
   const [boards, unlinked] = await Promise.all([boardsMapped(apps.map((a) => a.id)), unlinkedAccounts(organizationId)]);
   const stateOf = new Map(states.map((s) => [s.connection_id, s]));
   const vendorOf = new Map(vendors.map((v) => [v.app_id, v]));
+  const withCredential = new Set(credentials.map((c) => c.connection_id));
+  const importOf = new Map(imports.map((i) => [i.connection_id, i]));
+  const historyOf = (row: GitApp | App): SourceHistory | null =>
+    providers.find(row.provider)?.history ? { credential: withCredential.has(row.id), last_import: lastImport(importOf.get(row.id)) } : null;
 
   const sourced: Sourced[] = [
-    ...gitApps.map((g) => connectionSource('git_app', g, providers, stateOf.get(g.id), 0, unlinked.get(g.id) ?? 0)),
+    ...gitApps.map((g) => connectionSource('git_app', g, providers, stateOf.get(g.id), 0, unlinked.get(g.id) ?? 0, historyOf(g))),
     ...apps.map((a) => {
       const vendor = vendorOf.get(a.id);
-      return providers.vendor(a.provider) ? vendorSource(a, providers, vendor) : connectionSource('app', a, providers, stateOf.get(a.id), boards.get(a.id) ?? 0, unlinked.get(a.id) ?? 0);
+      return providers.vendor(a.provider) ? vendorSource(a, providers, vendor) : connectionSource('app', a, providers, stateOf.get(a.id), boards.get(a.id) ?? 0, unlinked.get(a.id) ?? 0, historyOf(a));
     }),
     ...scimTokens.map((t) => tokenSource('scim_token', t, 'SCIM')),
     ...otlpTokens.map((t) => tokenSource('otlp_token', t, 'Telemetry (OTLP)')),
@@ -111,8 +136,29 @@ async function unlinkedAccounts(organizationId: string): Promise<Map<string, num
   return new Map(rows.map((r) => [r.connection_id, Number(r.unlinked)]));
 }
 
+/** A connection's last history run, as stored (historyLeases.ts). */
+function lastImport(run: HistoryImport | undefined): SourceHistory['last_import'] {
+  if (!run?.started_at || !run.outcome) return null;
+  return {
+    started_at: run.started_at.toISOString(),
+    finished_at: run.finished_at?.toISOString() ?? null,
+    outcome: run.outcome,
+    read: run.items_read,
+    found: run.items_found,
+    message: run.message,
+  };
+}
+
 /** A git app or an app the provider sends to (or a clone's git app, which only imports). */
-function connectionSource(kind: 'git_app' | 'app', row: GitApp | App, providers: ProviderCatalog, state: ConnectionState | undefined, boards: number, unlinked: number): Sourced {
+function connectionSource(
+  kind: 'git_app' | 'app',
+  row: GitApp | App,
+  providers: ProviderCatalog,
+  state: ConnectionState | undefined,
+  boards: number,
+  unlinked: number,
+  history: SourceHistory | null,
+): Sourced {
   const delivered = state?.last_delivery_at ?? null;
   const refused = state?.last_refusal_at ?? null;
   const reason = state?.last_refusal ?? null;
@@ -129,6 +175,7 @@ function connectionSource(kind: 'git_app' | 'app', row: GitApp | App, providers:
     last_delivery: delivered && { at: delivered.toISOString(), event: state?.last_event ?? '' },
     last_refusal: refused && { at: refused.toISOString(), reason: isRefusalReason(reason) ? REFUSAL_REASONS[reason] : 'refused' },
     unlinked_accounts: unlinked,
+    history,
     hasSecret: row.webhook_secret !== null,
     boards,
     lastDeliveryMs: delivered?.getTime() ?? null,
@@ -151,6 +198,7 @@ function vendorSource(app: App, providers: ProviderCatalog, vendor: AiVendorSour
     last_delivery: pulled && !failing ? { at: pulled.toISOString(), event: 'pull' } : null,
     last_refusal: pulled && failing ? { at: pulled.toISOString(), reason: vendor?.pull_result ?? 'the vendor refused the credential' } : null,
     unlinked_accounts: null,
+    history: null,
     hasSecret: true,
     boards: 0,
     lastDeliveryMs: null,
@@ -172,6 +220,7 @@ function tokenSource(kind: 'scim_token' | 'otlp_token', token: ScimToken | OtlpT
     last_delivery: used && { at: used.toISOString(), event: 'request' },
     last_refusal: null,
     unlinked_accounts: null,
+    history: null,
     hasSecret: true,
     boards: 0,
     lastDeliveryMs: null,
@@ -188,6 +237,8 @@ function nextStep(source: Omit<SetupSource, 'next_step'>, has: { hasSecret: bool
       ? `Give it a webhook secret: make one (Rotate secret, or npm run apps -- rotate-secret ${id}) and set it in ${at}’s webhook settings, or store the one ${at} made (Use the provider’s secret, or npm run apps -- set-secret --app ${id} --secret-file <file>).`
       : `Make its webhook secret (Rotate secret, or npm run gitapps -- rotate-secret ${id}), then set it in ${at}’s webhook settings.`;
   if (source.state === 'failing') return fixFor(source, at, cli);
+  if (source.history?.last_import?.outcome === 'refused')
+    return `Replace the credential its history is read with (npm run ${cli} -- set-credential ${source.kind === 'git_app' ? '--git-app' : '--app'} ${id} --token-file <file>): ${at} refused it.`;
   if (source.state === 'waiting') return connectFor(source, providers, publicBase);
   if (source.quiet) return `Nothing from ${at} for a day while other sources delivered: check that the webhook still exists and is active in ${at}’s settings, and its recent deliveries there.`;
   if (source.kind === 'app' && source.receives === 'webhook' && has.boards === 0 && mapsBoards(source, providers))
@@ -197,7 +248,17 @@ function nextStep(source: Omit<SetupSource, 'next_step'>, has: { hasSecret: bool
     const flag = source.kind === 'git_app' ? '--git-app' : '--app';
     return `Link people: ${unlinked} account${unlinked === 1 ? '' : 's'} with activity and no member; link each to its member in People to link (or npm run ${cli} -- unlinked ${flag} ${id}, then npm run ${cli} -- link-users ${flag} ${id} --csv <file>).`;
   }
-  return null;
+  return historyStep(source, cli);
+}
+
+/** Reading a source's history: a credential first, then the first import; nothing once it has run (the daily catch-up keeps it). */
+function historyStep(source: Omit<SetupSource, 'next_step'>, cli: string): string | null {
+  const { history, id, provider } = source;
+  if (!history || history.last_import) return null;
+  const flag = source.kind === 'git_app' ? '--git-app' : '--app';
+  if (!history.credential)
+    return `Read its last year from ${source.provider_name}’s API: store a read-only credential (npm run ${cli} -- set-credential ${flag} ${id} --token-file <file>; docs/history.md says which), then run npm run import -- ${provider} ${flag} ${id}.`;
+  return `Read its last year from ${source.provider_name}’s API now with npm run import -- ${provider} ${flag} ${id} (the daily catch-up reads it within a day otherwise).`;
 }
 
 /** Whether what a provider brings is placed by boards (trackers, chat, incident tools, deployments), rather than by repository. */

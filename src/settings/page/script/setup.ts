@@ -38,11 +38,29 @@ function lastRefusal(source: Source): Child {
   return [when(source.last_refusal.at), `: ${source.last_refusal.reason}`];
 }
 
+const OUTCOME_WORDS: Record<NonNullable<NonNullable<Source['history']>['last_import']>['outcome'], string> = {
+  complete: 'complete',
+  refused: 'credential refused',
+  failed: 'stopped in part',
+  running: 'reading now',
+};
+
+/** Its history from the provider's API: whether it can be read, and its last run with what it found the webhooks had missed. */
+function historyCell(source: Source): Child {
+  const { history } = source;
+  if (!history) return '–';
+  const run = history.last_import;
+  if (!run) return history.credential ? 'Not read yet' : 'No credential';
+  const found = `${run.read} read, ${run.found} the webhooks had missed`;
+  return [when(run.finished_at ?? run.started_at), ` (${OUTCOME_WORDS[run.outcome]}): ${found}`, run.message ? h('br') : null, run.message ? h('small', {}, run.message) : null];
+}
+
 const counted = (n: number, what: string) => `${n} ${what}`;
 
 /**
  * An organization's sources at a glance (docs/settings.md#setup): each git app, app, SCIM and OTLP token, its state
- * in words, its last delivery and last refusal with the reason, its accounts without a member, and the next step.
+ * in words, its last delivery and last refusal with the reason, its accounts without a member, its history's last
+ * import, and the next step.
  * Its one change is linking those accounts to members, busiest first; the sections below change the rest.
  */
 export function setupSection(org: Organization): HTMLElement {
@@ -68,13 +86,14 @@ export function setupSection(org: Organization): HTMLElement {
     if (!sources.length) return h('p', { class: 'empty' }, 'No sources yet: add a git app, an app, or a SCIM or OTLP token below.');
     return table(
       `Sources of ${org.name}`,
-      ['Source', 'State', 'Last delivery', 'Last refusal', 'Accounts without a member', 'Next step'],
+      ['Source', 'State', 'Last delivery', 'Last refusal', 'Accounts without a member', 'History', 'Next step'],
       sources.map((s) => [
         h('span', {}, h('strong', {}, s.name), h('br'), h('small', {}, `${s.provider_name} ${KIND_WORDS[s.kind]}`)),
         stateCell(s),
         lastDelivery(s),
         lastRefusal(s),
         unlinkedCell(s),
+        historyCell(s),
         s.next_step ?? 'Nothing to do.',
       ]),
     );
