@@ -19,7 +19,7 @@ function documentedRows(): string[] {
 
 /** A provider's row as the docs hold it: a failure shows the line to paste. */
 function rowOf(provider: (typeof INTEGRATIONS)[number]): string {
-  const offers = [...('webhook' in provider ? ['webhook'] : []), ...('puller' in provider ? ['puller'] : [])].join(', ');
+  const offers = [...('webhook' in provider ? ['webhook'] : []), ...('puller' in provider ? ['puller'] : []), ...('history' in provider ? ['history'] : [])].join(', ');
   const folder = `src/integrations/${provider.id}/`;
   return `| \`${provider.id}\` | ${provider.name} | ${provider.category} | ${offers} | [${folder}](../${folder}) |`;
 }
