@@ -6,7 +6,7 @@
  * the `next` address is the one way on.
  */
 import { z } from 'zod';
-import type { Credential } from '../../services/apps/credentials';
+import type { Credential } from '../../services/apps/credential';
 import type { HistoryReading } from '../../services/history/historySource';
 import { DomainError } from '../../errors';
 import { jsonOf, ProviderFailure, providerRequest } from '../../outbound/providerHttp';

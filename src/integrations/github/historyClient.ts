@@ -9,7 +9,7 @@ import { Octokit } from '@octokit/core';
 import { paginateRest } from '@octokit/plugin-paginate-rest';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
-import type { Credential } from '../../services/apps/credentials';
+import type { Credential } from '../../services/apps/credential';
 import type { HistoryReading } from '../../services/history/historySource';
 import { outboundFetch, OutboundPolicy, RefusedDestination } from '../../outbound/outboundFetch';
 import { ProviderFailure, ProviderHttp, textOf } from '../../outbound/providerHttp';

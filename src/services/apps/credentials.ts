@@ -8,6 +8,7 @@ import type { SecretBox } from '../../secrets/secretBox';
 import { ChangeAuthority, isWithinAuthority } from '../audit/actor';
 import { AppWriter } from './apps';
 import type { KnownProvider, ProviderCatalog } from './catalog';
+import type { Credential } from './credential';
 
 /** An app or a git app: whose provider's API the credential reads. */
 export interface Connection {
@@ -15,8 +16,7 @@ export interface Connection {
   id: string;
 }
 
-/** What reads a provider's API: a token, or a GitHub App's private key with the installation it acts for. */
-export type Credential = { kind: 'token'; token: string } | { kind: 'github_app'; appId: string; installationId: string; privateKey: string };
+export type { Credential } from './credential';
 
 /** What a stored credential is shown as: never its value. */
 export interface CredentialReceipt {

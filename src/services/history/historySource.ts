@@ -5,7 +5,7 @@
  * that resumes it, in one change.
  */
 import type { ChatMessage } from '../activity/conversations';
-import type { Credential } from '../apps/credentials';
+import type { Credential } from '../apps/credential';
 import type { Activity } from '../git/activity';
 import type { OperationEvent } from '../operations/operationInput';
 import type { TaskInput } from '../work/taskInput';
