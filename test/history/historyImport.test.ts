@@ -12,7 +12,7 @@ import { ConnectionCredentials } from '../../src/services/apps/credentials';
 import type { Activity } from '../../src/services/git/activity';
 import { HistoryImports, HistoryProgress, OVERLAP_MS } from '../../src/services/history/historyImport';
 import { HistoryCatchUp } from '../../src/services/history/historySchedule';
-import type { HistoryKind, HistoryPage, HistoryScope, HistorySource, HistoryWindow } from '../../src/services/history/historySource';
+import type { HistoryKind, HistoryPage, HistoryReading, HistoryScope, HistorySource, HistoryWindow } from '../../src/services/history/historySource';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
 
 /**
@@ -33,6 +33,8 @@ class ScriptedHistory implements HistorySource {
   calls: { scope: string; window: HistoryWindow; cursor: string | null }[] = [];
   /** Thrown instead of the page at this index, once. */
   failAt: { index: number; error: Error } | null = null;
+  /** Connections whose credential the provider refuses, at their first page. */
+  refuses = new Set<string>();
 
   constructor(private readonly count: number) {}
 
@@ -40,8 +42,9 @@ class ScriptedHistory implements HistorySource {
     return [{ key: 'R_history', name: 'acme/history' }];
   }
 
-  async *pages(_reading: unknown, scope: HistoryScope, _kind: HistoryKind, window: HistoryWindow, cursor: string | null): AsyncGenerator<HistoryPage> {
+  async *pages(reading: HistoryReading, scope: HistoryScope, _kind: HistoryKind, window: HistoryWindow, cursor: string | null): AsyncGenerator<HistoryPage> {
     this.calls.push({ scope: scope.key, window, cursor });
+    if (this.refuses.has(reading.connection.id)) throw new CredentialRefused(`${scope.name}: the provider refused the credential (401)`);
     for (let index = Number(cursor ?? 0); index < this.count; index += 2) {
       if (this.failAt?.index === index) {
         const { error } = this.failAt;
@@ -175,4 +178,18 @@ test('the daily catch-up imports each connection with a credential once a day, f
   const first = await catchUp.runDue();
   expect(first.map((o) => [o.connection_id, o.outcome, o.found])).toEqual([[GIT_APP, 'complete', 7]]);
   expect(await catchUp.runDue()).toEqual([]);
+});
+
+test('a credential refused in the daily catch-up stops that connection only; the others are read', async () => {
+  await credentials.setCredential({ type: 'git_app', id: DEMO.gitApps.globexGitlab }, { kind: 'token', token: 'glpat-scripted' });
+  scripted.refuses.add(DEMO.gitApps.globexGitlab);
+  const told: string[] = [];
+  const catchUp = new HistoryCatchUp(imports, scriptedCatalog(scripted), { onImported: (o) => told.push(`${o.connection_id} ${o.outcome}`), onError: (err) => { throw err; } }, () => NOW);
+  const outcomes = await catchUp.runDue();
+  expect(outcomes.map((o) => [o.connection_id, o.outcome, o.found])).toEqual([
+    [GIT_APP, 'complete', 7],
+    [DEMO.gitApps.globexGitlab, 'refused', 0],
+  ]);
+  expect(told).toEqual([`${GIT_APP} complete`, `${DEMO.gitApps.globexGitlab} refused`]);
+  expect(await HistoryImport.findByPk(DEMO.gitApps.globexGitlab)).toMatchObject({ outcome: 'refused', message: 'acme/history: the provider refused the credential (401)' });
 });
