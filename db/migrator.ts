@@ -46,6 +46,7 @@ import * as organizationDeletionAudit from './migrations/0042-organization-delet
 import * as scimManagedTeams from './migrations/0043-scim-managed-teams';
 import * as connectionCredentials from './migrations/0044-connection-credentials';
 import * as historyImports from './migrations/0045-history-imports';
+import * as gitlabApprovalIds from './migrations/0046-gitlab-approval-ids';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -94,6 +95,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0043-scim-managed-teams', ...scimManagedTeams },
   { name: '0044-connection-credentials', ...connectionCredentials },
   { name: '0045-history-imports', ...historyImports },
+  { name: '0046-gitlab-approval-ids', ...gitlabApprovalIds },
 ];
 
 /** Every migration's name, in the order they apply. */
