@@ -12,11 +12,11 @@ import { GitApp } from '../../db/models';
 import { startTestApp, TestApp } from '../support/harness';
 import { FakeGitHubApi } from '../support/peers/github/fakeGitHubApi';
 import { deliverToGithub } from '../support/peers/ingest';
-import { Clone, deliveries, PEOPLE, restHistory, Who } from '../support/data/helloWorldMonth';
+import { Clone, deliveries, PEOPLE, restHistory, Who } from '../support/peers/github/helloWorldMonth';
 
 /**
  * The metrics over a window equal those of the same history delivered by webhooks alone (issue 59). One month of
- * Codertocat/Hello-World (test/support/data/helloWorldMonth.ts: seven pull requests opened, reviewed, merged or
+ * Codertocat/Hello-World (test/support/peers/github/helloWorldMonth.ts: seven pull requests opened, reviewed, merged or
  * closed, seven deployments with a failure, a staging one and rework, an incident that blames a deployment and is
  * resolved four hours later) reaches two fresh organizations: W by GitHub's signed webhook deliveries alone, I by the
  * history import alone (the runner reading the fake GitHub API, which serves the same objects as the REST API answers
@@ -114,9 +114,10 @@ async function figuresOf(org: { organizationId: string; token: string }): Promis
 }
 
 let w: Figures;
+// About fifty deliveries, one after another: on a busy MariaDB this takes longer than a test's usual minute.
 beforeAll(async () => {
   w = await figuresOf(await deliveredByWebhooks());
-});
+}, 180_000);
 
 test('the history is no empty one: what the webhooks brought gives figures worth comparing', () => {
   expect(w.dora).toMatchObject({ deployment_frequency: { deployments: 5 }, change_failure_rate: { failed: 2, deployments: 6 } });
