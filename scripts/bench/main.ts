@@ -13,7 +13,7 @@ import * as database from './database';
 import { difference, INGEST_TIMEOUT_S, measure, measureBodies, Measurement, probe, Probe, settle } from './load';
 import { cpuMs, databasePid, freePort, howExited, killAllNow, processTree, rssMb, run, sampleRss, Server, startServer, stopServer, waitHealthy } from './processes';
 import { deepPage, ListRequest, listRequests, matchesFilters, metricRequests } from './requests';
-import { BurstRow, burstTable, clusterTable, ClusterRow, Cores, footer, IngestRow, ingestTable, listSummary, Row, table } from './report';
+import { BurstRow, burstTable, clusterTable, ClusterRow, Cores, footer, historyTable, IngestRow, ingestTable, listSummary, Row, table } from './report';
 import { readBaseline, regressions, REGRESSION, saveBaseline } from './baseline';
 import { INGEST_SIGNALS, ingestPath, IngestPlan, ITEM_NAMES, prepareIngest, removeFiles, removeIngested, storedItems } from './otlp/ingest';
 import type { IngestSignal } from './otlp/bodies';
@@ -25,6 +25,8 @@ import { pagerdutyIngest } from './pagerduty/source';
 import { COPILOT_ROW_PATH, measureCopilotPull } from './copilot/pull';
 import { BURST_ROW_PATH, measureFiguresBursts } from './burst/figures';
 import { gcShare, processTimes } from './gcShare';
+import { HISTORY_PROVIDERS, historyRowPath } from './history/providers';
+import { HistoryRow, measureHistoryRow } from './history/row';
 
 const ROOT = path.resolve(__dirname, '../..');
 const PER_PAGE = 50; // the API's default, which every request uses
@@ -175,8 +177,9 @@ async function main(argv: string[]): Promise<number> {
   const appSources = explicit ? [] : APP_INGEST_SOURCES.filter((source) => matchesFilters({ path: source.rowPath, base: source.rowPath }, opts.filters));
   const copilotPull = !explicit && matchesFilters({ path: COPILOT_ROW_PATH, base: COPILOT_ROW_PATH }, opts.filters);
   const figuresBurst = !explicit && matchesFilters({ path: BURST_ROW_PATH, base: BURST_ROW_PATH }, opts.filters);
+  const histories = explicit ? [] : HISTORY_PROVIDERS.filter((p) => matchesFilters({ path: historyRowPath(p.id), base: historyRowPath(p.id) }, opts.filters));
   if (figuresBurst) await database.requireCollaborator(db, database.MEMBER_EMAIL, fixtures.organization_id);
-  if (requests.length === 0 && signals.length === 0 && appSources.length === 0 && !copilotPull && !figuresBurst) throw new UsageError(`no request matches ${opts.filters.map((f) => `"${f}"`).join(' or ')}`);
+  if (requests.length === 0 && signals.length === 0 && appSources.length === 0 && !copilotPull && !figuresBurst && histories.length === 0) throw new UsageError(`no request matches ${opts.filters.map((f) => `"${f}"`).join(' or ')}`);
   const { planned, differences } = requests.length ? await plan(requests, explicit, servers, headers) : { planned: [], differences: [] };
   const ingestCount = signals.length + appSources.length;
   const minutes = (planned.length * (opts.baseline ? 5 : 3) * (opts.seconds + 1) + ingestCount * (2 * opts.seconds + 60)) / 60;
@@ -272,6 +275,8 @@ async function main(argv: string[]): Promise<number> {
   for (const source of appSources) ingestRows.push(await measureAppIngest(ingestContext, source));
   if (copilotPull) ingestRows.push(await measureVendorPull(ingestContext));
   const burstRows = figuresBurst ? await measureBursts(ingestContext, fixtures, token.token) : [];
+  const historyRows: HistoryRow[] = [];
+  for (const provider of histories) historyRows.push(await measureHistory(ingestContext, provider));
   apiRss.stop();
   floorRss.stop();
   // "Final": once the last run's leftovers are done and the process has had a moment to collect garbage.
@@ -280,7 +285,13 @@ async function main(argv: string[]): Promise<number> {
   const rssFinal = rssMb(servers.api.pid);
 
   const mariadb = String(await database.scalar(db, 'SELECT VERSION()'));
-  const tables = [rows.length ? `${table(rows)}${listSummary(rows)}` : '', clusterRows.length ? clusterTable(clusterRows) : '', ingestRows.length ? ingestTable(ingestRows) : '', burstRows.length ? burstTable(burstRows) : '']
+  const tables = [
+    rows.length ? `${table(rows)}${listSummary(rows)}` : '',
+    clusterRows.length ? clusterTable(clusterRows) : '',
+    ingestRows.length ? ingestTable(ingestRows) : '',
+    burstRows.length ? burstTable(burstRows) : '',
+    historyRows.length ? historyTable(historyRows) : '',
+  ]
     .filter(Boolean)
     .join('\n\n');
   if (opts.saveBaseline) saveBaseline(opts.saveBaseline, rows, ingestRows);
@@ -562,6 +573,17 @@ async function measureVendorPull(c: IngestContext): Promise<IngestRow> {
   if (!key) throw new database.RefusalError('SECRETS_KEY is not 32 bytes as 64 hex characters or base64; the API would not start with it either');
   const importMain = c.opts.apiMain ? path.resolve(path.dirname(c.opts.apiMain), '../scripts/import.js') : path.join(ROOT, 'dist/scripts/import.js');
   return measureCopilotPull({ url: c.url, db: c.db, organizationId: c.organizationId, secretsKey: key, importMain, log, differences: c.differences, notes: c.notes });
+}
+
+/**
+ * A history row (scripts/bench/history/row.ts): the import CLI of the build whose API is measured, with the
+ * benchmark's SECRETS_KEY, against the floor that reads the same pages and writes the same rows.
+ */
+async function measureHistory(c: IngestContext, provider: (typeof HISTORY_PROVIDERS)[number]): Promise<HistoryRow> {
+  const key = parseSecretsKey(process.env.SECRETS_KEY ?? BENCH_SECRETS_KEY);
+  if (!key) throw new database.RefusalError('SECRETS_KEY is not 32 bytes as 64 hex characters or base64; the API would not start with it either');
+  const importMain = c.opts.apiMain ? path.resolve(path.dirname(c.opts.apiMain), '../scripts/import.js') : path.join(ROOT, 'dist/scripts/import.js');
+  return measureHistoryRow({ url: c.url, db: c.db, organizationId: c.organizationId, quick: c.opts.quick, secretsKey: key, importMain, root: ROOT, log, notes: c.notes, differences: c.differences }, provider);
 }
 
 /**

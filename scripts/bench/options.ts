@@ -11,16 +11,20 @@ API's fixed stack (express + tRPC + trpc-to-openapi + zod: the stack floor), and
 alone; ai-usage with its cache off); and OTLP ingest (/otlp/v1/metrics and /otlp/v1/logs, Claude Code's
 telemetry as the OpenTelemetry SDK encodes it), Jira and PagerDuty webhook deliveries (/ingest/jira/{app_id},
 /ingest/pagerduty/{app_id}, to apps made for the run and removed after it) against an ingest floor that inserts
-the same rows with mysql2; and a member's burst of figures: concurrent ai-impact requests of the organization, each
-over its own window, by a collaborator and by an admin, each burst on an API of its own.
+the same rows with mysql2; a member's burst of figures: concurrent ai-impact requests of the organization, each
+over its own window, by a collaborator and by an admin, each burst on an API of its own; and a history import per
+provider (npm run import -- github|gitlab|bitbucket|pagerduty|opsgenie|slack): a year of a busy organization from
+a local fake of its API, against a floor that reads the same pages and writes the same rows with mysql2.
 Prints Markdown tables. Seeds the large demo data into DATABASE_URL first when it has no users.
 
   --connections N       concurrent connections per request (default 32)
   --seconds N           load per request and server (default 10)
-  --quick               2 s per request: a smoke run
+  --quick               2 s per request, and the history rows' smaller year: a smoke run
   --filter TEXT         only requests whose path contains TEXT (repeatable: any of them), e.g. ai-usage,
                         otlp (both OTLP ingest rows), /otlp/v1/logs, jira (the tracker-ingest row),
-                        pagerduty (the incident-ingest row), /ingest/ (both), burst (the burst rows)
+                        pagerduty (the incident-ingest row and PagerDuty's history row), /ingest/ (both
+                        app-ingest rows), burst (the burst rows), history (the six history import rows),
+                        "import -- github" (one of them)
   --path PATH           exactly this request, e.g. "/v1/users?sort=name&page=1201" (repeatable)
   --floor-count MODE    exact (default): the floor runs SELECT COUNT(*) on every request;
                         cached: it counts each scope once (the cost of totals with a perfect cache)
@@ -52,6 +56,8 @@ const BASELINE_SECONDS = 10;
 export interface BenchOptions {
   connections: number;
   seconds: number;
+  /** A smoke run: short loads, and the history rows' smaller year. */
+  quick: boolean;
   filters: string[];
   paths: string[];
   floorCount: 'exact' | 'cached';
@@ -125,6 +131,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
   return {
     connections: positiveInt('--connections', values.connections),
     seconds,
+    quick: values.quick,
     filters: values.filter,
     paths,
     floorCount,

@@ -5,15 +5,16 @@ import net from 'node:net';
 
 /**
  * Runs a command to completion (in `cwd`, else here). Its output goes to our stderr (progress), or is returned when
- * `capture` is set, so stdout stays the report alone.
+ * `capture` is set, so stdout stays the report alone. `onSpawn` is told its pid (to sample its memory).
  */
-export function run(cmd: string, args: string[], opts: { env?: Record<string, string>; capture?: boolean; cwd?: string } = {}): Promise<string> {
+export function run(cmd: string, args: string[], opts: { env?: Record<string, string>; capture?: boolean; cwd?: string; onSpawn?: (pid: number) => void } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, {
       cwd: opts.cwd,
       env: { ...process.env, ...opts.env },
       stdio: ['ignore', opts.capture ? 'pipe' : 2, opts.capture ? 'pipe' : 2],
     });
+    if (child.pid !== undefined) opts.onSpawn?.(child.pid);
     let out = '';
     let err = '';
     child.stdout?.on('data', (d: Buffer) => (out += d.toString()));

@@ -1,6 +1,7 @@
 /** The one Markdown report `npm run bench` prints on stdout (progress goes to stderr). */
 import os from 'node:os';
 import type { Measurement, PostMeasurement } from './load';
+import type { HistoryRow } from './history/row';
 
 export interface Row {
   path: string;
@@ -131,6 +132,27 @@ export function ingestTable(rows: IngestRow[]): string {
       `| \`POST ${row.path}\` | ${row.items} ${row.itemName} (${row.bodyKb.toFixed(0)} KB ${row.encoding}) | ${perSecond(row.floor, row.items)} | ` +
         `${row.stack ? perSecond(row.stack, row.items) : '–'} | ${perSecond(row.api, row.items)} | ${rate(row.api)} | ${ratio(row.api, row.floor)} | ` +
         `${row.stack ? ratio(row.api, row.stack) : '–'} | ${ms(row.api, row.api.p50)} | ${ms(row.api, row.api.p99)} | ${failures(row.api)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The history rows (scripts/bench/history/): a year of one provider read and stored by the floor and by the import CLI,
+ * each a process of its own; items per second of wall time (start-up included) and each process's peak RSS.
+ */
+export function historyTable(rows: HistoryRow[]): string {
+  const lines = [
+    '| import | a year of | items stored | floor items/s | importer items/s | ratio | floor s | importer s | floor peak RSS | importer peak RSS |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|',
+  ];
+  const perSecond = (items: number, seconds: number) => (items / seconds).toFixed(0);
+  for (const row of rows) {
+    const sizes = Object.entries(row.sizes).map(([what, n]) => `${n.toLocaleString('en-US')} ${what.replaceAll('_', ' ')}`).join(', ');
+    const { floor, importer } = row;
+    lines.push(
+      `| \`${row.path}\` | ${sizes} | ${importer.items.toLocaleString('en-US')} | ${perSecond(floor.items, floor.seconds)} | ${perSecond(importer.items, importer.seconds)} | ` +
+        `${(importer.items / importer.seconds / (floor.items / floor.seconds)).toFixed(2)} | ${floor.seconds.toFixed(1)} | ${importer.seconds.toFixed(1)} | ${mb(floor.rssPeakMb)} | ${mb(importer.rssPeakMb)} |`,
     );
   }
   return lines.join('\n');

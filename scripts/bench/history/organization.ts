@@ -1,0 +1,84 @@
+/**
+ * The organization a history row imports into: made for one run (the floor's, then the importer's) and deleted after
+ * it with the service's own deletion (`npm run orgs -- delete`), so each run starts from nothing and the benchmark's
+ * data is left as it was. Its members are some of the large organization's people (memberships copied, no one
+ * made); the git app or app is made with the service's writers and its credential set as `set-credential` sets it.
+ */
+import type { Connection, RowDataPacket } from 'mysql2/promise';
+import type { Sequelize } from 'sequelize';
+import { createSequelize } from '../../../db/connection';
+import { initModels } from '../../../db/models';
+import { providerCatalog } from '../../../src/integrations/catalog';
+import { ChangeRunner } from '../../../src/persistence/changes/change';
+import { newId } from '../../../src/persistence/changes/ids';
+import { SecretBox } from '../../../src/secrets/secretBox';
+import { AppWriter } from '../../../src/services/apps/apps';
+import { ConnectionCredentials } from '../../../src/services/apps/credentials';
+import { GitAppWriter } from '../../../src/services/git/apps/gitApps';
+import { OrganizationWriter } from '../../../src/services/organizations/organizations';
+import type { BenchMember } from './world';
+
+export interface MemberRow {
+  userId: string;
+  email: string;
+}
+
+/** `count` active members of the organization `from`, in a stable order. */
+export async function pickMembers(db: Connection, from: string, count: number): Promise<MemberRow[]> {
+  const [rows] = await db.query<RowDataPacket[]>("SELECT user_id, user_email FROM organization_memberships WHERE organization_id = ? AND status = 'active' ORDER BY user_id LIMIT ?", [from, count]);
+  if (rows.length < count) throw new Error(`organization ${from} has ${rows.length} active members; a history row needs ${count}`);
+  return rows.map((r) => ({ userId: r.user_id as string, email: r.user_email as string }));
+}
+
+/** How the fakes name member `i`: a login at the git providers, an account id, the member's own e-mail. */
+export const benchMember = (m: MemberRow, i: number): BenchMember => ({ login: `bench-dev-${String(i).padStart(4, '0')}`, email: m.email, providerId: 7_000_000 + i });
+
+export interface BenchConnection {
+  organizationId: string;
+  type: 'git_app' | 'app';
+  id: string;
+}
+
+/** The service's writers on the benchmark's database, for the few changes a row makes itself. */
+export class BenchWriters {
+  private constructor(private readonly sequelize: Sequelize, private readonly secretsKey: Buffer) {}
+
+  static open(url: string, secretsKey: Buffer): BenchWriters {
+    const sequelize = createSequelize({ url, sqlitePath: '' });
+    initModels(sequelize);
+    return new BenchWriters(sequelize, secretsKey);
+  }
+
+  /** A new organization of `members` (collaborators, their memberships copied from `from`), with the connection to read and its credential. */
+  async connect(db: Connection, from: string, provider: { id: string; connection: 'git_app' | 'app' }, members: MemberRow[], logins: BenchMember[], token: string): Promise<BenchConnection> {
+    const organizationId = newId('org');
+    await db.query('INSERT INTO organizations SET ?', [{ id: organizationId, name: `npm run bench (history ${provider.id} ${organizationId})`, created_at: new Date() }]);
+    await db.query(
+      `INSERT INTO organization_memberships (organization_id, user_id, role, created_at, user_name, user_email, user_created_at, status)
+        SELECT ?, user_id, 'collaborator', created_at, user_name, user_email, user_created_at, 'active' FROM organization_memberships WHERE organization_id = ? AND user_id IN (?)`,
+      [organizationId, from, members.map((m) => m.userId)],
+    );
+    const changes = ChangeRunner.for(this.sequelize);
+    const secrets = new SecretBox(this.secretsKey);
+    const catalog = providerCatalog();
+    let id: string;
+    if (provider.connection === 'git_app') {
+      ({ gitApp: { id } } = await new GitAppWriter(changes, secrets, catalog).create(organizationId, provider.id, `${provider.id} (bench)`));
+      // The members' logins at the provider, as `gitapps link-user` links them.
+      await db.query('INSERT INTO user_git_apps (user_id, git_app_id, username, created_at) VALUES ?', [members.map((m, i) => [m.userId, id, logins[i].login, new Date()])]);
+    } else {
+      ({ app: { id } } = await new AppWriter(changes, secrets, catalog).create(organizationId, provider.id, { name: `${provider.id} (bench)` }));
+    }
+    await new ConnectionCredentials(changes, secrets, catalog).setCredential({ type: provider.connection, id }, { kind: 'token', token });
+    return { organizationId, type: provider.connection, id };
+  }
+
+  /** The organization and all it holds, as `npm run orgs -- delete` removes them (its members stay in the large one). */
+  async remove(organizationId: string): Promise<void> {
+    await new OrganizationWriter(ChangeRunner.for(this.sequelize)).delete(organizationId, organizationId);
+  }
+
+  close(): Promise<void> {
+    return this.sequelize.close();
+  }
+}
