@@ -22,7 +22,7 @@ beforeEach(() => {
 
 const tokenReading = () => readingOf(github.base, { kind: 'token', token: TOKEN });
 const window = windowFrom('2019-08-18T00:00:00Z');
-const firstPullsPage = (_: unknown, url: URL) => url.pathname === '/repos/panjf2000/ants/pulls' && !url.searchParams.has('page');
+const firstPullsPage = (_: unknown, url: URL) => url.pathname === '/graphql';
 /** A key as GitHub issues an App's: RSA, its private half in PKCS#1 PEM. */
 const appKey = () => generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
 const refusal = (promise: Promise<unknown>) => promise.then(() => null, (err: unknown) => err);
@@ -89,7 +89,7 @@ describe("GitHub's rate limits are waited out, told and slept with the reading's
     const pages = await allPages(reading, ANTS, 'pull_requests', window);
 
     expect(pages.map((p) => p.read)).toEqual([20, 20]);
-    expect(reading.waits).toEqual([{ seconds: 1, why: expect.stringMatching(/^GitHub's secondary rate limit \(GET .*\/repos\/panjf2000\/ants\/pulls/) }]);
+    expect(reading.waits).toEqual([{ seconds: 1, why: expect.stringMatching(/^GitHub's secondary rate limit \(POST \/graphql\)/) }]);
     expect(reading.slept).toEqual([1000]);
   });
 
@@ -100,7 +100,7 @@ describe("GitHub's rate limits are waited out, told and slept with the reading's
     const pages = await allPages(reading, ANTS, 'pull_requests', window);
 
     expect(pages.map((p) => p.read)).toEqual([20, 20]);
-    expect(reading.waits).toEqual([{ seconds: 2, why: expect.stringMatching(/^GitHub answered 429 Too Many Requests \(GET /) }]);
+    expect(reading.waits).toEqual([{ seconds: 2, why: expect.stringMatching(/^GitHub answered 429 Too Many Requests \(POST \/graphql\)/) }]);
     expect(reading.slept).toEqual([2000]);
   });
 
@@ -117,6 +117,45 @@ describe("GitHub's rate limits are waited out, told and slept with the reading's
 
     expect(reading.waits).toHaveLength(1);
     expect(reading.waits[0].why).toMatch(/^GitHub's rate limit is spent/);
+    expect(reading.waits[0].seconds).toBeGreaterThanOrEqual(29);
+    expect(reading.waits[0].seconds).toBeLessThanOrEqual(32);
+    expect(reading.slept).toEqual([reading.waits[0].seconds * 1000]);
+  });
+
+  test("GraphQL's own limit spent: its answer (200, RATE_LIMITED) waited until the reset", async () => {
+    const reset = Math.floor(Date.now() / 1000) + 30;
+    // GitHub's answer to a query past the GraphQL limit (docs.github.com/en/graphql/overview/rate-limits-and-node-limits-for-the-graphql-api).
+    github.interrupt(firstPullsPage, {
+      status: 200,
+      headers: { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset), 'x-ratelimit-resource': 'graphql' },
+      body: { errors: [{ type: 'RATE_LIMITED', message: 'API rate limit exceeded for user ID 1.' }] },
+    });
+    const reading = tokenReading();
+
+    const pages = await allPages(reading, ANTS, 'pull_requests', window);
+
+    expect(pages.map((p) => p.read)).toEqual([20, 20]);
+    expect(reading.waits).toEqual([{ seconds: expect.any(Number), why: "GitHub's rate limit is spent (POST /graphql)" }]);
+    expect(reading.waits[0].seconds).toBeGreaterThanOrEqual(29);
+    expect(reading.waits[0].seconds).toBeLessThanOrEqual(32);
+    expect(reading.slept).toEqual([reading.waits[0].seconds * 1000]);
+  });
+
+  test("GitHub Enterprise Server's: GraphQL at /api/graphql beside /api/v3, its spent limit waited out as well", async () => {
+    // The throttling plugin knows a GraphQL answer at `/graphql` only: the client waits this one itself.
+    const reset = Math.floor(Date.now() / 1000) + 30;
+    github.interrupt((_, url) => url.pathname === '/api/graphql', {
+      status: 200,
+      headers: { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset), 'x-ratelimit-resource': 'graphql' },
+      body: { errors: [{ type: 'RATE_LIMITED', message: 'API rate limit exceeded for user ID 1.' }] },
+    });
+    const reading = readingOf(`${github.base}/api/v3`, { kind: 'token', token: TOKEN });
+
+    const pages = await allPages(reading, ANTS, 'pull_requests', window);
+
+    expect(pages.map((p) => p.read)).toEqual([20, 20]);
+    expect(github.requests.map((r) => `${r.method} ${r.path.replace(/\?.*/, '')}`)).toEqual(['GET /api/v3/repos/panjf2000/ants', ...Array(3).fill('POST /api/graphql')]);
+    expect(reading.waits).toEqual([{ seconds: expect.any(Number), why: `GitHub's GraphQL rate limit is spent (POST ${github.base}/api/graphql)` }]);
     expect(reading.waits[0].seconds).toBeGreaterThanOrEqual(29);
     expect(reading.waits[0].seconds).toBeLessThanOrEqual(32);
     expect(reading.slept).toEqual([reading.waits[0].seconds * 1000]);
@@ -146,6 +185,16 @@ describe('a refusal stops the read with the repository named', () => {
     expect(github.requests).toHaveLength(1);
   });
 
+  test('401 on the GraphQL query: the credential refused, naming the repository, asked once', async () => {
+    github.interrupt(firstPullsPage, { status: 401, body: { message: 'Bad credentials', documentation_url: 'https://docs.github.com/graphql' } });
+
+    const refused = await refusal(allPages(tokenReading(), ANTS, 'pull_requests', window));
+
+    expect(refused).toBeInstanceOf(CredentialRefused);
+    expect((refused as Error).message).toBe('GitHub refused the credential reading panjf2000/ants (401: Bad credentials)');
+    expect(github.requests.filter((r) => r.path === '/graphql')).toHaveLength(1);
+  });
+
   test('a 403 that is no rate limit: a fine-grained token without the permission', async () => {
     github.interrupt((_, url) => url.pathname === '/repos/panjf2000/ants/deployments', {
       status: 403,
@@ -172,6 +221,6 @@ test('a page past the answer cap stops the read, asked once: its end was never r
   const stopped = await refusal(allPages(reading, ANTS, 'pull_requests', window));
 
   expect(stopped).toBeInstanceOf(ProviderFailure);
-  expect((stopped as Error).message).toMatch(/GET \/repos\/panjf2000\/ants\/pulls: .*sent more than 16384 bytes/);
-  expect(github.requests.filter((r) => r.path.includes('/pulls?'))).toHaveLength(1);
+  expect((stopped as Error).message).toMatch(/^POST \/graphql: .*sent more than 16384 bytes/);
+  expect(github.requests.filter((r) => r.path === '/graphql')).toHaveLength(1);
 });

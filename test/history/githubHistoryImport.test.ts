@@ -109,6 +109,7 @@ test('delivered by webhook, then imported: one of each, and the import finds not
   expect(imported).toMatchObject({ outcome: 'complete', message: null, found: 0 });
   expect(imported.scopes.map((s) => [s.scope, s.kind, s.read, s.complete])).toEqual([
     ['Codertocat/Hello-World', 'pull_requests', 1, true],
+    ['Codertocat/Hello-World', 'review_comments', 1, true],
     ['Codertocat/Hello-World', 'deployments', 1, true],
     ['Codertocat/Hello-World', 'issues', 1, true],
   ]);
@@ -118,7 +119,7 @@ test('delivered by webhook, then imported: one of each, and the import finds not
 test('imported, then delivered by webhook: the deliveries add nothing; a second run finds nothing', async () => {
   const app = await githubApp();
   const first = await app.importHistory();
-  expect(first).toMatchObject({ outcome: 'complete', read: 3 });
+  expect(first).toMatchObject({ outcome: 'complete', read: 4 });
   expect(first.found).toBeGreaterThan(0);
   // GitHub's list of pull requests names no line counts: the import stores none. The opening's delivery, which
   // does, is older than the state the import stored, so it changes nothing else, but its lines are taken.
@@ -127,6 +128,6 @@ test('imported, then delivered by webhook: the deliveries add nothing; a second 
 
   expect(await app.deliverAll()).toMatchObject(Array(5).fill({ result: 'applied' }));
   expect(await app.stored()).toEqual(ONE);
-  expect(await app.importHistory()).toMatchObject({ outcome: 'complete', read: 3, found: 0 });
+  expect(await app.importHistory()).toMatchObject({ outcome: 'complete', read: 4, found: 0 });
   expect(await app.stored()).toEqual(ONE);
 });

@@ -81,6 +81,7 @@ test('a year read in one command: each scope and kind counted, the summary on st
   expect(outcome.since).toBe('2019-12-29T23:59:59.999Z');
   expect(outcome.scopes).toEqual([
     { scope: 'Codertocat/Hello-World', kind: 'pull_requests', read: 1, found: 0, complete: true },
+    { scope: 'Codertocat/Hello-World', kind: 'review_comments', read: 0, found: 0, complete: true },
     { scope: 'Codertocat/Hello-World', kind: 'deployments', read: 1, found: 0, complete: true },
     { scope: 'Codertocat/Hello-World', kind: 'issues', read: 0, found: 0, complete: true },
   ]);

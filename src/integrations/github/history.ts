@@ -1,10 +1,11 @@
 /**
  * GitHub's history (README.md#history): the repositories a token or an App's installation reads, and from each its
- * pull requests with their reviews and review comments, its deployments with their statuses, and its issues, a page
- * of GitHub's list at a time, newest change first, until the window's start. Each item comes out as its webhook
- * delivery would (historyItems.ts).
+ * pull requests with their reviews (by GraphQL, historyGraphql.ts), its review comments, its deployments with their
+ * statuses, and its issues, a page of GitHub's list at a time, newest change first, until the window's start. Each
+ * item comes out as its webhook delivery would (historyItems.ts).
  *
- * The cursor is the address of the list's next page, as GitHub's `Link` header gives it: a list sorted newest change
+ * The cursor of a REST list is the address of its next page, as GitHub's `Link` header gives it (the pull requests',
+ * GraphQL's endCursor, with the API and repository it belongs to): a list sorted newest change
  * first only pushes an item further back when something else changes, so resuming at a page's address skips nothing
  * that was behind it (what changed meanwhile is the next run's). A cursor that is no page of this list at this API
  * (another base URL, another repository's) is never followed: the list starts again from its first page, which
@@ -17,6 +18,7 @@ import type { TaskInput } from '../../services/work/taskInput';
 import { ProviderFailure } from '../../outbound/providerHttp';
 import type { GitHubClient } from './historyClient';
 import { readFailure } from './historyFailures';
+import { pullRequestsNumbered, pullRequestsPage, restPullRequest, restReview } from './historyGraphql';
 import { deploymentActivity, issueItem, pullRequestActivity, RestObject, reviewActivity, reviewCommentActivity } from './historyItems';
 
 const PER_PAGE = 100;
@@ -26,17 +28,17 @@ const clientFor = async (reading: HistoryReading): Promise<GitHubClient> => (awa
 
 /** What GitHub's lists say of each item that decides how the list is walked; the translation reads the rest. */
 const repositoryKeys = z.looseObject({ id: z.number().int(), full_name: z.string() });
-const pullRequestKeys = z.looseObject({ number: z.number().int(), updated_at: z.iso.datetime() });
 const deploymentKeys = z.looseObject({ id: z.number().int(), created_at: z.iso.datetime() });
+const reviewCommentKeys = z.looseObject({ updated_at: z.iso.datetime(), pull_request_url: z.string().regex(/\/pulls\/\d+$/) });
 const issueKeys = z.looseObject({ updated_at: z.iso.datetime(), pull_request: z.unknown().optional() });
 
 /** The end of each kind's list's path, however GitHub names the repository in its pages' addresses. */
-const LIST_PATH: Partial<Record<HistoryKind, string>> = { pull_requests: '/pulls', deployments: '/deployments', issues: '/issues' };
+const LIST_PATH: Partial<Record<HistoryKind, string>> = { review_comments: '/pulls/comments', deployments: '/deployments', issues: '/issues' };
 
 export const githubHistory: HistorySource = {
   defaultBaseUrl: 'https://api.github.com',
   scopeNoun: 'repositories',
-  kinds: ['pull_requests', 'deployments', 'issues'],
+  kinds: ['pull_requests', 'review_comments', 'deployments', 'issues'],
 
   async scopes(reading, only) {
     const found: HistoryScope[] = [];
@@ -68,8 +70,9 @@ export const githubHistory: HistorySource = {
     try {
       const client = await clientFor(reading);
       const repository: RestObject = (await client.request('GET /repos/{owner}/{repo}', { owner, repo })).data;
-      const walk = { client, scope, repository, owner, repo, window, from: resumeAt(cursor, reading, scope, kind) };
-      if (kind === 'pull_requests') yield* pullRequestPages(walk);
+      const walk = { client, scope, repository, owner, repo, window, from: kind === 'pull_requests' ? graphqlCursorOf(cursor, reading, scope) : resumeAt(cursor, reading, scope, kind) };
+      if (kind === 'pull_requests') yield* pullRequestPages(walk, reading);
+      else if (kind === 'review_comments') yield* reviewCommentPages(walk);
       else if (kind === 'deployments') yield* deploymentPages(walk);
       else if (kind === 'issues') yield* issuePages(walk);
       else throw new ProviderFailure(`GitHub has no ${kind} to import`);
@@ -87,11 +90,11 @@ interface Walk {
   owner: string;
   repo: string;
   window: HistoryWindow;
-  /** The cursor's page, when resuming. */
+  /** Where the cursor resumes: a REST list's page, or the GraphQL endCursor of the pull requests'. */
   from: string | null;
 }
 
-/** A list's pages from the cursor's page, or from the first. */
+/** A REST list's pages from the cursor's page, or from the first. */
 function listPages(walk: Walk, route: string, params: Record<string, string | number>) {
   if (walk.from !== null) return walk.client.paginate.iterator(walk.from);
   return walk.client.paginate.iterator(route, { owner: walk.owner, repo: walk.repo, per_page: PER_PAGE, ...params });
@@ -104,25 +107,59 @@ async function* subList(walk: Walk, route: string, params: Record<string, string
   }
 }
 
-/** Pull requests, most recently changed first, each with its reviews and review comments. */
-async function* pullRequestPages(walk: Walk): AsyncGenerator<HistoryPage> {
-  for await (const page of listPages(walk, 'GET /repos/{owner}/{repo}/pulls', { state: 'all', sort: 'updated', direction: 'desc' })) {
-    const items = listed(page.data, walk.scope.name);
+/**
+ * Pull requests, most recently changed first, each with its reviews: fifty a GraphQL query (historyGraphql.ts), the
+ * cursor the page's endCursor. A pull request with more reviews than the query brings has them all read by REST.
+ */
+async function* pullRequestPages(walk: Walk, reading: HistoryReading): AsyncGenerator<HistoryPage> {
+  let after = walk.from;
+  for (;;) {
+    const page = await pullRequestsPage(walk.client, walk.owner, walk.repo, after, walk.scope.name);
     const activities: Activity[] = [];
     let done = false;
-    for (const pullRequest of items) {
-      const { number, updated_at } = keysOf(pullRequestKeys, pullRequest, walk.scope.name, 'pull request');
+    for (const node of page.nodes) {
+      if (new Date(node.updatedAt) < walk.window.since) {
+        done = true;
+        break;
+      }
+      const pullRequest = restPullRequest(node);
+      push(activities, pullRequestActivity(walk.scope.name, walk.repository, pullRequest));
+      const reviews = node.reviews.pageInfo.hasNextPage
+        ? subList(walk, 'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { pull_number: node.number })
+        : node.reviews.nodes.map(restReview);
+      for await (const review of reviews) push(activities, reviewActivity(walk.scope.name, walk.repository, pullRequest, review));
+    }
+    after = !done && page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
+    yield { read: page.nodes.length, activities, next: after === null ? null : graphqlCursor(reading, walk.scope, after) };
+    if (after === null) return;
+  }
+}
+
+/**
+ * Review comments of the whole repository, most recently changed first from the window's start: a hundred a request
+ * where each pull request's own list took one request each. Each is read with its pull request as it is now, the
+ * page's pull requests fetched in one GraphQL query, so its translation is its delivery's.
+ */
+async function* reviewCommentPages(walk: Walk): AsyncGenerator<HistoryPage> {
+  const params = { sort: 'updated', direction: 'desc', since: walk.window.since.toISOString() };
+  for await (const page of listPages(walk, 'GET /repos/{owner}/{repo}/pulls/comments', params)) {
+    const items = listed(page.data, walk.scope.name);
+    const comments: { comment: unknown; number: number }[] = [];
+    let done = false;
+    for (const comment of items) {
+      const { updated_at, pull_request_url } = keysOf(reviewCommentKeys, comment, walk.scope.name, 'review comment');
       if (new Date(updated_at) < walk.window.since) {
         done = true;
         break;
       }
-      push(activities, pullRequestActivity(walk.scope.name, walk.repository, pullRequest));
-      for await (const review of subList(walk, 'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { pull_number: number })) {
-        push(activities, reviewActivity(walk.scope.name, walk.repository, pullRequest, review));
-      }
-      for await (const comment of subList(walk, 'GET /repos/{owner}/{repo}/pulls/{pull_number}/comments', { pull_number: number })) {
-        push(activities, reviewCommentActivity(walk.scope.name, walk.repository, pullRequest, comment));
-      }
+      comments.push({ comment, number: Number(/\/pulls\/(\d+)$/.exec(pull_request_url)?.[1]) });
+    }
+    const numbers = [...new Set(comments.map((c) => c.number))];
+    const pullRequests = await pullRequestsNumbered(walk.client, walk.owner, walk.repo, numbers, walk.scope.name);
+    const activities: Activity[] = [];
+    for (const { comment, number } of comments) {
+      const pullRequest = pullRequests.get(number);
+      if (pullRequest) push(activities, reviewCommentActivity(walk.scope.name, walk.repository, pullRequest, comment));
     }
     yield { read: items.length, activities, next: done ? null : nextPage(page.headers.link) };
     if (done) return;
@@ -217,4 +254,27 @@ function resumeAt(cursor: string | null, reading: HistoryReading, scope: History
   const ofScope = path.includes(`/repositories/${scope.key}/`) || path.includes(`/repos/${scope.name.toLowerCase()}/`);
   const list = LIST_PATH[kind];
   return underBase && ofScope && list !== undefined && path.endsWith(list) ? cursor : null;
+}
+
+/**
+ * A GraphQL list's cursor, with the API and the repository it was read from: GitHub's endCursor alone would be taken
+ * by any repository's list, and would start it at another one's place.
+ */
+const graphqlCursorKeys = z.object({ api: z.string(), repository: z.string(), after: z.string() });
+
+function graphqlCursor(reading: HistoryReading, scope: HistoryScope, after: string): string {
+  return JSON.stringify({ api: reading.baseUrl, repository: scope.key, after });
+}
+
+/** The endCursor a cursor of this repository's pull requests at this API resumes after; else null, and the list starts again. */
+function graphqlCursorOf(cursor: string | null, reading: HistoryReading, scope: HistoryScope): string | null {
+  if (cursor === null) return null;
+  let read: unknown;
+  try {
+    read = JSON.parse(cursor);
+  } catch {
+    return null;
+  }
+  const parsed = graphqlCursorKeys.safeParse(read);
+  return parsed.success && parsed.data.api === reading.baseUrl && parsed.data.repository === scope.key ? parsed.data.after : null;
 }

@@ -1,6 +1,6 @@
 /**
  * The client GitHub's history is read with (README.md#history): Octokit with its pagination, throttling and retry
- * plugins, authenticated by a token or as a GitHub App's installation (whose tokens @octokit/auth-app fetches and
+ * plugins (the throttling also covers GraphQL's answers), authenticated by a token or as a GitHub App's installation (whose tokens @octokit/auth-app fetches and
  * renews). Every request goes through the address guard and the answer cap (src/outbound/outboundFetch.ts); every
  * rate-limit wait is told to the reading's `onWait` and slept with its `sleep`; a refusal names the repository read.
  */
@@ -13,7 +13,7 @@ import type { Credential } from '../../services/apps/credential';
 import type { HistoryReading } from '../../services/history/historySource';
 import { outboundFetch, OutboundPolicy, RefusedDestination } from '../../outbound/outboundFetch';
 import { ProviderFailure, ProviderHttp, textOf } from '../../outbound/providerHttp';
-import { answerOf, retryAfter, throttlingRecognises } from './historyFailures';
+import { answerOf, graphqlRateLimitReset, retryAfter, throttlingRecognises } from './historyFailures';
 
 /** The REST API version whose shapes the webhook translation (activity.ts) reads: 2026-03-10 renamed a deployment's `sha`. */
 const API_VERSION = '2022-11-28';
@@ -82,7 +82,12 @@ function newClient(credential: Credential, baseUrl: string, http: ProviderHttp):
   client.hook.wrap('request', async (request, options) => {
     for (let retries = 0; ; retries++) {
       try {
-        return await request(options);
+        const response = await request(options);
+        // The throttling knows GraphQL's spent limit at `/graphql` only; GitHub Enterprise's `/api/graphql` is waited out here.
+        const reset = graphqlRateLimitReset(response);
+        if (reset === null) return response;
+        const seconds = reset - http.now().getTime() / 1000 + 1;
+        if (!(await waitOut(http, seconds, `GitHub's GraphQL rate limit is spent (${options.method} ${options.url})`, retries))) return response;
       } catch (error) {
         const answer = answerOf(error);
         if (!answer || answer.status !== 429 || throttlingRecognises(answer)) throw error;

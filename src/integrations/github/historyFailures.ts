@@ -41,12 +41,35 @@ export function retryAfter(answer: AnswerError, now: Date): number | null {
   return Number.isFinite(at) ? (at - now.getTime()) / 1000 : null;
 }
 
+/** The errors of a GraphQL answer: GraphqlResponseError's `errors`, or the throttling's error's `data.errors`. */
+const graphqlAnswer = z.object({ errors: z.array(z.looseObject({ type: z.string().optional(), message: z.string() })).min(1) });
+const graphqlErrorsOf = (error: unknown) => {
+  const own = graphqlAnswer.safeParse(error);
+  if (own.success) return own.data.errors;
+  const data = z.object({ data: graphqlAnswer }).safeParse(error);
+  return data.success ? data.data.data.errors : null;
+};
+const graphqlRateLimited = (errors: { type?: string }[] | null) => errors?.some((e) => e.type === 'RATE_LIMITED') ?? false;
+
+/**
+ * When a GraphQL answer (HTTP 200) says its rate limit is spent: the Unix time GitHub's `x-ratelimit-reset` names
+ * (now, when it names none). Null for any other answer.
+ */
+export function graphqlRateLimitReset(response: { headers: Record<string, unknown>; data: unknown }): number | null {
+  if (!graphqlRateLimited(graphqlErrorsOf(response))) return null;
+  const reset = Number(response.headers['x-ratelimit-reset']);
+  return Number.isFinite(reset) ? reset : Date.now() / 1000;
+}
+
 /**
  * What stops a read of `scope` (a repository's full name, or the credential's list of them), as the history runner
  * reports it: a refused credential, a rate limit that did not lift in time, or another answer it cannot use.
  */
 export function readFailure(error: unknown, scope: string): unknown {
   if (error instanceof CredentialRefused || error instanceof ProviderFailure) return error;
+  const errors = graphqlErrorsOf(error);
+  if (graphqlRateLimited(errors)) return new ProviderFailure(`${scope}: GitHub's GraphQL rate limit did not lift in time; the next run resumes here`);
+  if (errors) return new ProviderFailure(`${scope}: GitHub's GraphQL API answered: ${errors.map((e) => e.message).join('; ').slice(0, 200)}`);
   const answer = answerOf(error);
   if (!answer) return error;
   // GitHub's message ends with its documentation's address, of no use in a progress line.

@@ -12,7 +12,7 @@ import type { TaskInput } from '../work/taskInput';
 import type { ProviderHttp } from '../../outbound/providerHttp';
 
 /** What a provider's history is read as, each kind with its own cursor per scope. */
-export const HISTORY_KINDS = ['pull_requests', 'deployments', 'issues', 'incidents', 'alerts', 'messages'] as const;
+export const HISTORY_KINDS = ['pull_requests', 'review_comments', 'deployments', 'issues', 'incidents', 'alerts', 'messages'] as const;
 export type HistoryKind = (typeof HISTORY_KINDS)[number];
 
 /** One part of a connection's history with a cursor of its own: a repository, a PagerDuty service, a Slack channel. */

@@ -1,9 +1,10 @@
 import { createPublicKey, KeyObject, verify } from 'node:crypto';
+import { z } from 'zod';
 import { ScriptedAnswer, ScriptedPeer, RecordedRequest } from '../scriptedPeer';
 
 /**
- * A local stand-in for GitHub's REST API as the history importer reads it (src/integrations/github/README.md#history):
- * the repositories a credential reads, and each repository's pull requests (with reviews and review comments),
+ * A local stand-in for GitHub's REST and GraphQL APIs as the history importer reads them (src/integrations/github/README.md#history):
+ * the repositories a credential reads, and each repository's pull requests (with reviews, by GraphQL), review comments,
  * deployments (with statuses) and issues, served from recorded answers (test/fixtures/history/github/README.md).
  * Lists are sorted and paged as GitHub documents them (newest change first where asked, `Link` to the next page
  * naming the repository by its id, as GitHub's own links do), `pageSize` items a page so a short history has several.
@@ -82,13 +83,16 @@ export class FakeGitHubApi {
     return text.replaceAll('https://api.github.com', this.base);
   }
 
-  private answer(request: RecordedRequest, url: URL): ScriptedAnswer {
-    const interruption = this.interruptions.findIndex((i) => i.when(request, url));
+  private answer(request: RecordedRequest, asked: URL): ScriptedAnswer {
+    const interruption = this.interruptions.findIndex((i) => i.when(request, asked));
     if (interruption >= 0) return this.interruptions.splice(interruption, 1)[0].answer;
+    // GitHub Enterprise Server's addresses: REST under `/api/v3`, GraphQL at `/api/graphql`.
+    const url = new URL(asked.href.replace(/\/api\/v3(?=\/)/, '').replace(/\/api\/graphql$/, '/graphql'));
     const tokenRequest = /^\/app\/installations\/([^/]+)\/access_tokens$/.exec(url.pathname);
     if (request.method === 'POST' && tokenRequest) return this.installationToken(request, tokenRequest[1]);
     const authorization = /^(?:token|bearer) (.+)$/i.exec(String(request.headers.authorization ?? ''));
     if (!authorization || !this.tokens.has(authorization[1])) return { status: 401, body: BAD_CREDENTIALS };
+    if (request.method === 'POST' && url.pathname === '/graphql') return this.graphql(request);
     if (url.pathname === '/user/repos') return this.paged(url, this.repositories.map((r) => r.repository), '/user/repos');
     if (url.pathname === '/installation/repositories') {
       const page = this.paged(url, this.repositories.map((r) => r.repository), '/installation/repositories');
@@ -108,6 +112,12 @@ export class FakeGitHubApi {
     const list = `/repositories/${history.repository.id}${rest}`;
     if (rest === '') return { status: 200, body: history.repository };
     if (rest === '/pulls') return this.paged(url, newestChangeFirst(history.pulls ?? []), list);
+    if (rest === '/pulls/comments') {
+      // GitHub's `since`: only comments updated at or after it.
+      const since = url.searchParams.get('since');
+      const comments = newestChangeFirst([...(history.comments?.values() ?? [])].flat().filter(isChanged));
+      return this.paged(url, comments.filter((c) => since === null || c.updated_at >= since.replace(/\.\d+Z$/, 'Z')), list);
+    }
     const ofPull = /^\/pulls\/(\d+)\/(reviews|comments)$/.exec(rest);
     if (ofPull) return this.paged(url, (ofPull[2] === 'reviews' ? history.reviews : history.comments)?.get(Number(ofPull[1])) ?? [], list);
     if (rest === '/deployments') return this.paged(url, [...(history.deployments ?? [])].sort((a, b) => b.id - a.id), list);
@@ -120,6 +130,42 @@ export class FakeGitHubApi {
       return this.paged(url, issues, list);
     }
     return { status: 404, body: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' } };
+  }
+
+  /**
+   * GitHub's GraphQL API as the importer asks it (src/integrations/github/historyGraphql.ts), answered from the REST
+   * objects stored: a repository's pull requests, most recently changed first, `first` (at most `pageSize`) after the
+   * `after` cursor, each with its first reviews (as many as asked, at most `pageSize`); or the pull requests its
+   * aliases name by number. The nodes are the REST objects in GraphQL's spelling (a merged pull request's state
+   * MERGED, a bot's login without `[bot]`); the cursors are the fake's own, opaque as GitHub's.
+   */
+  private graphql(request: RecordedRequest): ScriptedAnswer {
+    const { query, variables } = JSON.parse(request.body) as { query: string; variables: Record<string, unknown> };
+    const fullName = `${String(variables.owner)}/${String(variables.name)}`.toLowerCase();
+    const history = this.repositories.find((h) => [h.repository.full_name, h.servedAs].some((name) => name?.toLowerCase() === fullName));
+    if (!history) {
+      const message = `Could not resolve to a Repository with the name '${fullName}'.`;
+      return { status: 200, body: { data: { repository: null }, errors: [{ type: 'NOT_FOUND', path: ['repository'], locations: [{ line: 2, column: 3 }], message }] } };
+    }
+    const pulls = history.pulls ?? [];
+    if (!query.includes('pullRequests(')) {
+      const named = [...query.matchAll(/(\w+): pullRequest\(number: (\d+)\)/g)].map(([, alias, number]) => {
+        const pull = pulls.find((p) => p.number === Number(number));
+        return [alias, pull ? graphqlPullRequest(pull) : null];
+      });
+      return { status: 200, body: { data: { repository: Object.fromEntries(named) } } };
+    }
+    const sorted = newestChangeFirst(pulls);
+    const from = typeof variables.after === 'string' ? Number(Buffer.from(variables.after, 'base64').toString().replace(/^cursor:v2:/, '')) + 1 : 0;
+    const page = sorted.slice(from, from + Math.min(Number(variables.first), this.pageSize));
+    const reviewsAsked = Math.min(Number(variables.reviews), this.pageSize);
+    const nodes = page.map((pull) => {
+      const reviews = (history.reviews?.get(pull.number) ?? []).map(graphqlReview);
+      return { ...graphqlPullRequest(pull), reviews: { pageInfo: { hasNextPage: reviews.length > reviewsAsked }, nodes: reviews.slice(0, reviewsAsked) } };
+    });
+    const endCursor = page.length ? Buffer.from(`cursor:v2:${from + page.length - 1}`).toString('base64') : null;
+    const pageInfo = { endCursor, hasNextPage: from + page.length < sorted.length };
+    return { status: 200, body: { data: { repository: { pullRequests: { pageInfo, nodes } } } } };
   }
 
   /** One page of `items` by the request's `page`, with GitHub's `Link` to the next and last pages. */
@@ -163,6 +209,55 @@ function isRecordedFor(recordedPath: string, path: string, url: URL): boolean {
   if (recordedPath === path) return true;
   const recorded = new URL(recordedPath, url);
   return !recorded.searchParams.has('page') && !url.searchParams.has('page') && recorded.pathname === url.pathname;
+}
+
+const isChanged = (item: unknown): item is { updated_at: string } => typeof item === 'object' && item !== null && 'updated_at' in item && typeof item.updated_at === 'string';
+
+/** What the fake reads of a stored REST object to answer GraphQL. */
+const restUser = z.looseObject({ login: z.string(), id: z.number().int(), type: z.string().optional() }).nullish();
+const restPullRequest = z.looseObject({
+  number: z.number().int(),
+  title: z.string(),
+  state: z.string(),
+  body: z.string().nullable(),
+  user: restUser,
+  created_at: z.string(),
+  updated_at: z.string(),
+  closed_at: z.string().nullable(),
+  merged_at: z.string().nullable(),
+  head: z.looseObject({ sha: z.string() }).optional(),
+  merge_commit_sha: z.string().nullable(),
+});
+const restReview = z.looseObject({ id: z.number().int(), state: z.string(), submitted_at: z.string().nullish(), user: restUser });
+
+/** A REST user as GraphQL names the actor: GraphQL's Bot login lacks the `[bot]` REST adds. */
+function graphqlActor(user: z.infer<typeof restUser>) {
+  if (!user) return null;
+  const bot = user.type === 'Bot';
+  return { __typename: bot ? 'Bot' : 'User', login: bot ? user.login.replace(/\[bot\]$/, '') : user.login, databaseId: user.id };
+}
+
+function graphqlPullRequest(rest: PullRequest) {
+  const pull = restPullRequest.parse(rest);
+  return {
+    number: pull.number,
+    title: pull.title,
+    state: pull.merged_at ? 'MERGED' : pull.state.toUpperCase(),
+    body: pull.body,
+    createdAt: pull.created_at,
+    updatedAt: pull.updated_at,
+    closedAt: pull.closed_at,
+    mergedAt: pull.merged_at,
+    headRefOid: pull.head?.sha ?? null,
+    // GraphQL names a merge commit only once merged; REST's merge_commit_sha of an open one is a test merge.
+    mergeCommit: pull.merged_at && pull.merge_commit_sha ? { oid: pull.merge_commit_sha } : null,
+    author: graphqlActor(pull.user),
+  };
+}
+
+function graphqlReview(rest: unknown) {
+  const review = restReview.parse(rest);
+  return { databaseId: review.id, state: review.state, submittedAt: review.submitted_at ?? null, author: graphqlActor(review.user) };
 }
 
 const newestChangeFirst = <T extends { updated_at: string }>(items: T[]) => [...items].sort((a, b) => b.updated_at.localeCompare(a.updated_at));

@@ -184,7 +184,9 @@ function commentOf(p: PullRequestStory, n: number, clone: Clone) {
   const r = p.reviews[n];
   const template = example('pull_request_review_comment', 'created').comment;
   const sha = clone.sha(headAt(p, r.at));
-  return { ...template, id: commentId(p.number, n), pull_request_review_id: reviewId(p.number, n), user: user(r.by), commit_id: sha, original_commit_id: sha, created_at: r.at, updated_at: r.at };
+  // The repository's list of review comments names each one's pull request by this address only.
+  const pull_request_url = template.pull_request_url.replace(/\/pulls\/\d+$/, `/pulls/${p.number}`);
+  return { ...template, id: commentId(p.number, n), pull_request_review_id: reviewId(p.number, n), pull_request_url, user: user(r.by), commit_id: sha, original_commit_id: sha, created_at: r.at, updated_at: r.at };
 }
 
 /** A deployment as it stood at `at` (its last status's time). */
