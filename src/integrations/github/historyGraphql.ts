@@ -18,7 +18,7 @@ export const REVIEWS_PER_PULL_REQUEST = 50;
 
 /** GraphQL names a bot `dependabot` where REST and the webhooks name it `dependabot[bot]`. */
 const ACTOR = 'author { __typename login ... on User { databaseId } ... on Bot { databaseId } }';
-const PULL_REQUEST = `number title state body createdAt updatedAt closedAt mergedAt headRefOid mergeCommit { oid } ${ACTOR}`;
+const PULL_REQUEST = `number title state body createdAt updatedAt closedAt mergedAt headRefOid mergeCommit { oid } additions deletions ${ACTOR}`;
 
 const PULL_REQUESTS_QUERY = `query ($owner: String!, $name: String!, $first: Int!, $reviews: Int!, $after: String) {
   repository(owner: $owner, name: $name) {
@@ -41,6 +41,9 @@ export const pullRequestNode = z.looseObject({
   mergedAt: z.string().nullable(),
   headRefOid: z.string().nullable(),
   mergeCommit: z.object({ oid: z.string() }).nullable(),
+  /** The lines it changes, which GET .../pulls does not count: a year read from the API has its sizes too. */
+  additions: z.number().int().nonnegative().nullish(),
+  deletions: z.number().int().nonnegative().nullish(),
   author: actor,
 });
 export const reviewNode = z.object({ databaseId: z.number().int().nullable(), state: z.string(), submittedAt: z.string().nullable(), author: actor });
@@ -100,6 +103,8 @@ export function restPullRequest(node: PullRequestNode): object {
     merged_at: node.mergedAt,
     head: { sha: node.headRefOid },
     merge_commit_sha: node.mergeCommit?.oid ?? null,
+    additions: node.additions ?? null,
+    deletions: node.deletions ?? null,
   };
 }
 

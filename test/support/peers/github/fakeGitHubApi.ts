@@ -227,6 +227,9 @@ const restPullRequest = z.looseObject({
   merged_at: z.string().nullable(),
   head: z.looseObject({ sha: z.string() }).optional(),
   merge_commit_sha: z.string().nullable(),
+  /** The single pull request's counts; GET .../pulls names none, GraphQL does. */
+  additions: z.number().int().optional(),
+  deletions: z.number().int().optional(),
 });
 const restReview = z.looseObject({ id: z.number().int(), state: z.string(), submitted_at: z.string().nullish(), user: restUser });
 
@@ -251,6 +254,8 @@ function graphqlPullRequest(rest: PullRequest) {
     headRefOid: pull.head?.sha ?? null,
     // GraphQL names a merge commit only once merged; REST's merge_commit_sha of an open one is a test merge.
     mergeCommit: pull.merged_at && pull.merge_commit_sha ? { oid: pull.merge_commit_sha } : null,
+    additions: pull.additions ?? null,
+    deletions: pull.deletions ?? null,
     author: graphqlActor(pull.user),
   };
 }

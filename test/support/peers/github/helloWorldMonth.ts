@@ -13,7 +13,8 @@ import type { RepositoryHistory } from './fakeGitHubApi';
  * (@octokit/webhooks-examples, of this very repository): a webhook's `pull_request`, `review`, `comment`,
  * `deployment`, `deployment_status` and `issue` are the REST objects, so the API serves the same objects in their
  * last state. Where the two differ, they differ as GitHub's do: a pull request of the list has no `merged` and no
- * line counts (the review events' pull request is that shape), a review's state is upper case in the REST API.
+ * line counts (the review events' pull request is that shape) but GraphQL, which the importer reads pull requests
+ * from, counts its lines; a review's state is upper case in the REST API.
  *
  * The commits are a real repository made with git here (the history importer reads no commits: a clone brings them,
  * `npm run import -- git`), and the same commits are what the webhooks' pushes of the default branch carry.
@@ -267,7 +268,8 @@ export function restHistory(clone: Clone): RepositoryHistory {
   const last = (p: PullRequestStory) => timesOf(p).reduce((latest, at) => (at > latest ? at : latest));
   return {
     repository: repository(),
-    pulls: PULL_REQUESTS.map((p) => pullRequestAt(p, last(p), clone, 'list')),
+    // The fake answers GraphQL from these: its pull requests count their lines.
+    pulls: PULL_REQUESTS.map((p) => ({ ...pullRequestAt(p, last(p), clone, 'list'), additions: p.size[0], deletions: p.size[1] })),
     reviews: new Map(PULL_REQUESTS.map((p) => [p.number, p.reviews.map((_, n) => reviewOf(p, n, clone, 'rest'))])),
     comments: new Map(PULL_REQUESTS.map((p) => [p.number, p.reviews.flatMap((r, n) => (r.comment ? [commentOf(p, n, clone)] : []))])),
     deployments: DEPLOYMENTS.map((d) => deploymentAt(d, d.finished, clone)),
