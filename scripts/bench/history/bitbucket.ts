@@ -26,7 +26,7 @@ const updateEntry = log.find((e) => e.update)!;
 
 export const bitbucketSizes = (quick: boolean) =>
   quick
-    ? { repositories: 10, pull_requests: 700, comments: 1_400, approvals: 700, pushes: 350 }
+    ? { repositories: 5, pull_requests: 400, comments: 800, approvals: 400, pushes: 200 }
     : { repositories: 100, pull_requests: 10_000, comments: 20_000, approvals: 10_000, pushes: 5_000 };
 
 /** A member as Bitbucket names an account: their login bound on the git app is the Atlassian account id. */

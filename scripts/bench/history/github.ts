@@ -24,7 +24,7 @@ const documented = recorded('fixtures/history/github/githubDocs.json');
 /** The sizes of a year of a busy organization on GitHub (docs/performance.md#the-history-import-rows). */
 export const githubSizes = (quick: boolean) =>
   quick
-    ? { repositories: 20, pull_requests: 2_000, reviews: 6_000, review_comments: 1_000, deployments: 400, issues: 500 }
+    ? { repositories: 20, pull_requests: 2_000, reviews: 6_000, review_comments: 500, deployments: 200, issues: 200 }
     : { repositories: 200, pull_requests: 30_000, reviews: 100_000, review_comments: 15_000, deployments: 4_000, issues: 5_000 };
 
 const GITHUB_NOT_FOUND = { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' };

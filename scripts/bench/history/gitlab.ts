@@ -27,7 +27,7 @@ const issueTemplates = recordedList('fixtures/history/gitlab/issues.json');
 
 export const gitlabSizes = (quick: boolean) =>
   quick
-    ? { projects: 10, merge_requests: 1_000, comments: 2_000, approvals: 1_000, deployments: 200, issues: 300 }
+    ? { projects: 5, merge_requests: 500, comments: 1_000, approvals: 500, deployments: 100, issues: 150 }
     : { projects: 100, merge_requests: 15_000, comments: 30_000, approvals: 15_000, deployments: 2_000, issues: 4_000 };
 
 const PROJECT_ID = 40_000_000;

@@ -96,7 +96,7 @@ export async function measureHistoryRow(c: HistoryRowContext, provider: HistoryB
         c.log(`history ${provider.id}: ${name} stored ${itemsOf(provider, counts)} items in ${seconds.toFixed(1)} s (peak RSS ${(rss?.peak() ?? 0).toFixed(0)} MB)`);
         return { seconds, rssPeakMb: rss?.peak() ?? 0, items: itemsOf(provider, counts), stored: counts, out };
       } finally {
-        await writers.remove(connection.organizationId);
+        await writers.remove(c.db, connection.organizationId);
       }
     };
     const floor = await once('floor', (connection) => ({
@@ -107,7 +107,13 @@ export async function measureHistoryRow(c: HistoryRowContext, provider: HistoryB
       args: [c.importMain, provider.id, connection.type === 'git_app' ? '--git-app' : '--app', connection.id, ...window, '--base-url', root, '--json'],
       env: { SECRETS_KEY: c.secretsKey.toString('hex'), WEBHOOK_ALLOW_PRIVATE: 'true' },
     }));
-    const summary = JSON.parse(importer.out.trim().split('\n').filter((l) => l.startsWith('{')).pop() ?? '{}') as { outcome?: string; read?: number; message?: string };
+    const lastJson = (out: string) => JSON.parse(out.trim().split('\n').filter((l) => l.startsWith('{')).pop() ?? '{}') as Record<string, unknown>;
+    const summary = lastJson(importer.out) as { outcome?: string; read?: number; message?: string };
+    const floorSummary = lastJson(floor.out) as { pages?: number; writing_seconds?: number };
+    c.notes.push(
+      `\`${rowPath}\`: ${summary.read ?? '?'} provider items read in ${floorSummary.pages ?? '?'} pages; the floor spent ${(floorSummary.writing_seconds ?? 0).toFixed(1)} s ` +
+        `of its ${floor.seconds.toFixed(1)} s writing, the rest reading the fake through the importer's own client, which the importer's run spends too.`,
+    );
     if (summary.outcome !== 'complete') c.differences.push(`\`${rowPath}\`: the import ended ${summary.outcome ?? 'without a summary'}: ${summary.message ?? importer.out.slice(0, 300)}`);
     const differing = Object.keys(floor.stored).filter((t) => floor.stored[t] !== importer.stored[t]);
     if (differing.length) c.differences.push(`\`${rowPath}\`: rows stored by the importer / the floor: ${differing.map((t) => `${t} ${importer.stored[t]} / ${floor.stored[t]}`).join(', ')}`);

@@ -19,7 +19,7 @@ const replyTemplate = recordedList('fixtures/history/slack/slackdump/chan1_threa
 const mentionTemplate = recorded('support/peers/slack/messageWithUserMentions.json').event;
 const userTemplate = recorded('support/peers/slack/usersInfo.json').user;
 
-export const slackSizes = (quick: boolean) => (quick ? { channels: 8, messages: 4_000, replies: 2_000 } : { channels: 50, messages: 60_000, replies: 30_000 });
+export const slackSizes = (quick: boolean) => (quick ? { channels: 5, messages: 2_000, replies: 1_000 } : { channels: 50, messages: 60_000, replies: 30_000 });
 
 const PAGE = 200;
 const slackUser = (world: World, i: number) => `UB${String(memberAt(world, i).providerId).padStart(8, '0')}`;
