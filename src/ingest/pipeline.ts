@@ -202,7 +202,11 @@ function ingestErrorHandler(deps: IngestDeps, now: () => Date) {
   return async (err: unknown, req: Request, res: Response<unknown, Partial<DeliveryLocals>>, _next: NextFunction) => {
     const { provider, connection } = res.locals;
     const reason = provider && connection && refusalReason(provider, err);
-    if (connection && reason) await deps.connectionStates.refused(stateOwnerOf(connection), reason, now());
+    // Only for the setup view: a database that cannot take the note must not cost the sender its answer, nor the
+    // process its life (an async error handler's rejection is no one's to catch).
+    if (connection && reason) {
+      await deps.connectionStates.refused(stateOwnerOf(connection), reason, now()).catch((failure: unknown) => deps.logger.warn({ err: failure, reqId: req.id }, 'could not record a refused delivery for the setup view'));
+    }
     const known = toIngestAnswer(err);
     if (!known) deps.logger.error({ err, reqId: req.id }, 'ingest delivery failed');
     noteFailure(res, err);

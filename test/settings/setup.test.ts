@@ -12,7 +12,7 @@ import { issueCreated, linearDelivery } from '../support/peers/linear/webhooks';
 import { withSecret } from '../support/webhooks';
 import { publicBase } from '../../src/config';
 import { setupView, SetupSource } from '../../src/services/apps/setup';
-import { recordDelivery } from '../../src/services/apps/connectionStates';
+import { ConnectionStates, recordDelivery } from '../../src/services/apps/connectionStates';
 import { createScimToken } from '../../src/auth/tokens/scimTokens';
 import { noteUnmatched } from '../../src/services/people/unmatchedAccounts';
 
@@ -170,6 +170,24 @@ test('a flood of bad signatures is one write a minute; another reason, or the sa
   expect(sourceOf((await view(DEMO.orgs.acme)).sources, flooded.id).state).toBe('receiving');
   expect((await bad()).status).toBe(401);
   expect(sourceOf((await view(DEMO.orgs.acme)).sources, flooded.id).state).toBe('failing');
+});
+
+test('a refusal the database cannot record is still answered with its reason, and nothing is left unhandled', async () => {
+  const shaken = await githubApp('Shaken GitHub');
+  const unhandled: unknown[] = [];
+  const note = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', note);
+  const refused = jest.spyOn(ConnectionStates.prototype, 'refused').mockRejectedValue(new Error('SQLITE_MISUSE: Database handle is closed'));
+  try {
+    const answer = await deliverToGithub(t, shaken.id, shaken.secret, { event: 'push', payload: push, signature: `sha256=${'0'.repeat(64)}` });
+    expect([answer.status, answer.body.error.code]).toEqual([401, 'UNAUTHORIZED']);
+    expect(refused).toHaveBeenCalledTimes(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(unhandled).toEqual([]);
+  } finally {
+    refused.mockRestore();
+    process.off('unhandledRejection', note);
+  }
 });
 
 test('an app: a stored delivery, then disabled: its refusals say so and the next step is to enable it; an unknown id leaves nothing', async () => {
