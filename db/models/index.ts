@@ -11,6 +11,7 @@ import { initWebhooks, WebhookEndpoint, WebhookDelivery, WebhookAttempt } from '
 import { initAccessChanges, AccessChange } from './accessChanges';
 import { initTelemetry, OtlpToken, TelemetryBatch, TelemetryEvent, TelemetryAccount } from './telemetry';
 import { initCosts, CostRate } from './costs';
+import { initMetricSettings, MetricSetting } from './metricSettings';
 import { initSettings, AuthSession, LoginLink, AuditEntry } from './settings';
 
 export * from './people';
@@ -25,6 +26,7 @@ export * from './webhooks';
 export * from './accessChanges';
 export * from './telemetry';
 export * from './costs';
+export * from './metricSettings';
 export * from './settings';
 
 let initialised: Sequelize | undefined;
@@ -45,6 +47,7 @@ export function initModels(sequelize: Sequelize): void {
   initAccessChanges(sequelize);
   initTelemetry(sequelize);
   initCosts(sequelize);
+  initMetricSettings(sequelize);
   initSettings(sequelize);
 
   const noConstraints = { constraints: false };
@@ -96,6 +99,7 @@ export const models = {
   TelemetryEvent,
   TelemetryAccount,
   CostRate,
+  MetricSetting,
   AuthSession,
   LoginLink,
   AuditEntry,

@@ -1,7 +1,7 @@
 import { Distribution, emptyDistribution, MetricSql, roundHours } from './reading/sql';
 import { MergedCounts, mergedCountsSql, measureDistributions } from './mergedPullRequests';
 import { byBucket, countBuckets, ratio, series, total } from './reading/figures';
-import { blamedSql, production } from './dora';
+import { blamedSql } from './dora';
 import { adoptionTiers } from './adoptionTiers';
 import type { MetricDetail } from './detail';
 
@@ -68,6 +68,6 @@ export async function aiImpactFigures(q: MetricSql, detail: MetricDetail) {
 function deploymentsByShippedChanges(q: MetricSql): string {
   return `SELECT d.shipped_ai AS ai, COUNT(*) AS deployments, SUM(CASE WHEN d.status = 'failure' OR ${blamedSql('d')} THEN 1 ELSE 0 END) AS failed
     FROM deployments d
-    WHERE ${q.scoped('d', 'repository')} AND ${production('d')} AND d.status IN ('success', 'failure') AND ${q.inWindow('d.finished_at')}
+    WHERE ${q.scoped('d', 'repository')} AND ${q.production('d')} AND d.status IN ('success', 'failure') AND ${q.inWindow('d.finished_at')}
     GROUP BY d.shipped_ai`;
 }

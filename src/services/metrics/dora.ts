@@ -7,8 +7,6 @@ import { byBucket, countBuckets, distributions, failureRateBand, frequencyBand, 
  * deployment counts where it finished; a change where the deployment that shipped it finished; an incident where
  * it was opened.
  */
-export const production = (alias: string) => `LOWER(${alias}.environment) = 'production'`;
-
 export async function doraFigures(q: MetricSql) {
   const [counts, leadTimes, restores] = await Promise.all([
     q.rows<{ bucket: number; deployments: number; finished: number; failed: number; rework: number }>(deploymentCounts(q, countBuckets(q))),
@@ -64,7 +62,7 @@ export function deploymentCounts(q: MetricSql, bucket: BucketOf): string {
       SUM(CASE WHEN d.status = 'failure' OR ${blamed} THEN 1 ELSE 0 END) AS failed,
       SUM(CASE WHEN d.rework = 1 THEN 1 ELSE 0 END) AS rework
     FROM deployments d
-    WHERE ${q.scoped('d', 'repository')} AND ${production('d')} AND d.status IN ('success', 'failure') AND ${q.inWindow('d.finished_at')}
+    WHERE ${q.scoped('d', 'repository')} AND ${q.production('d')} AND d.status IN ('success', 'failure') AND ${q.inWindow('d.finished_at')}
     GROUP BY bucket`;
 }
 

@@ -3,6 +3,7 @@ import { DAY_MS, day, MetricWindow, weekOffset } from './window';
 import { MetricScope, scopeCondition, ScopedBy, scopeReplacements } from './scope';
 import { timestampSql } from '../../../persistence/query/selectSql';
 import { DomainError } from '../../../errors';
+import { AppliedMetricSettings, DEFAULT_APPLIED, environmentCondition } from '../settings/document';
 
 /**
  * The few SQL expressions metrics need that MySQL/MariaDB and SQLite spell differently, and the nearest-rank
@@ -29,13 +30,20 @@ export class MetricSql {
     readonly window: MetricWindow,
     readonly now: Date,
     private readonly timeoutMs?: number,
+    /** The organization's settings of what counts (settings/document.ts), read once for the whole answer. */
+    readonly settings: AppliedMetricSettings = DEFAULT_APPLIED,
   ) {
     this.mysql = sequelize.getDialect() === 'mysql';
   }
 
-  /** The same window, "now" and time limit over another scope (the teams of an adoption tier: adoptionTiers.ts). */
+  /** The same window, "now", time limit and settings over another scope (the teams of an adoption tier: adoptionTiers.ts). */
   over(scope: MetricScope): MetricSql {
-    return new MetricSql(this.sequelize, scope, this.window, this.now, this.timeoutMs);
+    return new MetricSql(this.sequelize, scope, this.window, this.now, this.timeoutMs, this.settings);
+  }
+
+  /** The rows of `alias` whose `column` is a production environment, as the organization's settings name them. */
+  production(alias: string, column = 'environment'): string {
+    return environmentCondition(this.settings.settings.production_environments, `${alias}.${column}`).sql;
   }
 
   /** The scope's rows of a table aliased `alias` (scope.ts). */
@@ -219,7 +227,7 @@ export class MetricSql {
   }
 
   private replacements(): Record<string, unknown> {
-    return { window_from_day: day(this.window.from) };
+    return { window_from_day: day(this.window.from), ...environmentCondition(this.settings.settings.production_environments, 'environment').replacements };
   }
 }
 

@@ -1,0 +1,26 @@
+import { DataTypes, Model, Sequelize, InferAttributes, InferCreationAttributes } from 'sequelize';
+import { REF, TIMESTAMP } from './types';
+
+/**
+ * An organization's settings of what counts in its figures (docs/metrics.md#what-counts), written by
+ * src/services/metrics/settings/metricSettings.ts: their `version` (1 after the first change; an organization with
+ * no row has the defaults, version 0) and the settings as JSON.
+ */
+export class MetricSetting extends Model<InferAttributes<MetricSetting>, InferCreationAttributes<MetricSetting>> {
+  declare organization_id: string;
+  declare version: number;
+  declare document: string;
+  declare updated_at: Date;
+}
+
+export function initMetricSettings(sequelize: Sequelize): void {
+  MetricSetting.init(
+    {
+      organization_id: { ...REF, primaryKey: true },
+      version: { type: DataTypes.INTEGER, allowNull: false },
+      document: { type: DataTypes.TEXT, allowNull: false },
+      updated_at: { ...TIMESTAMP },
+    },
+    { sequelize, tableName: 'metric_settings', modelName: 'metric_setting' },
+  );
+}
