@@ -14,6 +14,7 @@ import { MetricSql } from './reading/sql';
 import { day, MetricWindow } from './reading/window';
 import { ComputationSlots } from './computationSlots';
 import { EVERYONE_S_DETAIL, MetricDetail } from './detail';
+import { AppliedMetricSettings, DEFAULT_APPLIED } from './settings/document';
 
 export { EVERYONE_S_DETAIL, type MetricDetail };
 
@@ -71,8 +72,16 @@ export class MetricsService {
 }
 
 /** A metric's payload: what it covers, its window, and its figures, computed in the database. */
-export async function computeMetric<K extends MetricKind>(kind: K, scope: MetricScope, window: MetricWindow, now = new Date(), queryTimeoutMs?: number, detail = EVERYONE_S_DETAIL) {
-  const q = new MetricSql(Commit.sequelize!, scope, window, now, queryTimeoutMs);
+export async function computeMetric<K extends MetricKind>(
+  kind: K,
+  scope: MetricScope,
+  window: MetricWindow,
+  now = new Date(),
+  queryTimeoutMs?: number,
+  detail = EVERYONE_S_DETAIL,
+  settings: AppliedMetricSettings = DEFAULT_APPLIED,
+) {
+  const q = new MetricSql(Commit.sequelize!, scope, window, now, queryTimeoutMs, settings);
   const figures = (await METRICS[kind](q, detail)) as Awaited<ReturnType<(typeof METRICS)[K]>>;
   return {
     scope: { organization_id: scope.organizationId, team_id: scope.teamId },
