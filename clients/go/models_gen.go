@@ -491,7 +491,7 @@ type DoraMetricsDeploymentFrequency struct {
 	Deployments int64 `json:"deployments"`
 	// deployments ÷ days in the window, to four decimals
 	PerDay float64 `json:"per_day"`
-	// The DORA performance band of the figure; null when the figure is null
+	// The figure’s software delivery performance cluster in DORA’s Accelerate State of DevOps Report 2024 (docs/metrics.md#bands); null when the figure is null
 	Band *string `json:"band"`
 }
 
@@ -500,7 +500,7 @@ type DoraMetricsLeadTimeForChanges struct {
 	MedianHours *float64 `json:"median_hours"`
 	// Commits shipped by those deployments: each commit of the repository created after the previous successful production deployment finished, up to this one
 	Changes int64 `json:"changes"`
-	// The DORA performance band of the figure; null when the figure is null
+	// The figure’s software delivery performance cluster in DORA’s Accelerate State of DevOps Report 2024 (docs/metrics.md#bands); null when the figure is null
 	Band *string `json:"band"`
 }
 
@@ -511,7 +511,7 @@ type DoraMetricsChangeFailureRate struct {
 	Failed int64 `json:"failed"`
 	// Production deployments that finished in the window, successful or failed
 	Deployments int64 `json:"deployments"`
-	// The DORA performance band of the figure; null when the figure is null
+	// The figure’s software delivery performance cluster in DORA’s Accelerate State of DevOps Report 2024 (docs/metrics.md#bands); null when the figure is null
 	Band *string `json:"band"`
 }
 
@@ -520,7 +520,7 @@ type DoraMetricsTimeToRestore struct {
 	MedianHours *float64 `json:"median_hours"`
 	// Incidents opened in the window and resolved
 	Incidents int64 `json:"incidents"`
-	// The DORA performance band of the figure; null when the figure is null
+	// The figure’s software delivery performance cluster in DORA’s Accelerate State of DevOps Report 2024 (docs/metrics.md#bands); null when the figure is null
 	Band *string `json:"band"`
 }
 
@@ -532,7 +532,7 @@ type DoraMetricsReworkRate struct {
 	Rework int64 `json:"rework"`
 	// Production deployments that finished in the window, successful or failed
 	Deployments int64 `json:"deployments"`
-	// The 2024 DORA report gives the rework rate no clusters of its own: banded on the change failure rate’s thresholds (elite ≤ 0.05, high ≤ 0.10, medium ≤ 0.15, else low)
+	// The 2024 DORA report gives the rework rate no clusters of its own: banded on the change fail rate’s (elite ≤ 0.05, high ≤ 0.20, else low)
 	Band *string `json:"band"`
 }
 

@@ -1967,7 +1967,7 @@ export interface components {
                 deployments: number;
                 /** @description deployments ÷ days in the window, to four decimals */
                 per_day: number;
-                /** @description The DORA performance band of the figure; null when the figure is null */
+                /** @description The figure’s software delivery performance cluster in DORA’s Accelerate State of DevOps Report 2024 (docs/metrics.md#bands); null when the figure is null */
                 band: ("elite" | "high" | "medium" | "low") | null;
             };
             lead_time_for_changes: {
@@ -1975,7 +1975,7 @@ export interface components {
                 median_hours: number | null;
                 /** @description Commits shipped by those deployments: each commit of the repository created after the previous successful production deployment finished, up to this one */
                 changes: number;
-                /** @description The DORA performance band of the figure; null when the figure is null */
+                /** @description The figure’s software delivery performance cluster in DORA’s Accelerate State of DevOps Report 2024 (docs/metrics.md#bands); null when the figure is null */
                 band: ("elite" | "high" | "medium" | "low") | null;
             };
             change_failure_rate: {
@@ -1985,7 +1985,7 @@ export interface components {
                 failed: number;
                 /** @description Production deployments that finished in the window, successful or failed */
                 deployments: number;
-                /** @description The DORA performance band of the figure; null when the figure is null */
+                /** @description The figure’s software delivery performance cluster in DORA’s Accelerate State of DevOps Report 2024 (docs/metrics.md#bands); null when the figure is null */
                 band: ("elite" | "high" | "medium" | "low") | null;
             };
             time_to_restore: {
@@ -1993,7 +1993,7 @@ export interface components {
                 median_hours: number | null;
                 /** @description Incidents opened in the window and resolved */
                 incidents: number;
-                /** @description The DORA performance band of the figure; null when the figure is null */
+                /** @description The figure’s software delivery performance cluster in DORA’s Accelerate State of DevOps Report 2024 (docs/metrics.md#bands); null when the figure is null */
                 band: ("elite" | "high" | "medium" | "low") | null;
             };
             /** @description DORA’s fifth metric, deployment rework rate: unplanned deployments made to fix a user-facing incident */
@@ -2004,7 +2004,7 @@ export interface components {
                 rework: number;
                 /** @description Production deployments that finished in the window, successful or failed */
                 deployments: number;
-                /** @description The 2024 DORA report gives the rework rate no clusters of its own: banded on the change failure rate’s thresholds (elite ≤ 0.05, high ≤ 0.10, medium ≤ 0.15, else low) */
+                /** @description The 2024 DORA report gives the rework rate no clusters of its own: banded on the change fail rate’s (elite ≤ 0.05, high ≤ 0.20, else low) */
                 band: ("elite" | "high" | "medium" | "low") | null;
             };
             /** @description With `interval`: the same figures per bucket; counts add up to the totals */

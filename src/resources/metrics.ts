@@ -7,7 +7,10 @@ export const count = (description: string) => z.number().int().min(0).meta({ des
 export const hours = (description: string) => z.number().nullable().meta({ description: `${description}, in hours to two decimals; null when there is nothing to measure` });
 const day = z.iso.date().meta({ description: 'A UTC day, YYYY-MM-DD', example: '2026-01-15' });
 
-export const BAND = z.enum(['elite', 'high', 'medium', 'low']).nullable().meta({ description: 'The DORA performance band of the figure; null when the figure is null' });
+export const BAND = z
+  .enum(['elite', 'high', 'medium', 'low'])
+  .nullable()
+  .meta({ description: 'The figure’s software delivery performance cluster in DORA’s Accelerate State of DevOps Report 2024 (docs/metrics.md#bands); null when the figure is null' });
 
 export const Percentiles = z
   .object({ median: hours('Median (nearest rank)'), p75: hours('75th percentile (nearest rank)'), p90: hours('90th percentile (nearest rank)') })
@@ -57,7 +60,7 @@ export const DoraMetrics = z
         rate: z.number().min(0).max(1).nullable().meta({ description: 'rework ÷ deployments, to four decimals; null without deployments' }),
         rework: count('Production deployments that finished while an incident of their repository was open, or that deployed the commit an incident names as its fix (`fixed by: <sha>`, the API’s `fix_sha`)'),
         deployments: count('Production deployments that finished in the window, successful or failed'),
-        band: BAND.meta({ description: 'The 2024 DORA report gives the rework rate no clusters of its own: banded on the change failure rate’s thresholds (elite ≤ 0.05, high ≤ 0.10, medium ≤ 0.15, else low)' }),
+        band: BAND.meta({ description: 'The 2024 DORA report gives the rework rate no clusters of its own: banded on the change fail rate’s (elite ≤ 0.05, high ≤ 0.20, else low)' }),
       })
       .meta({ description: 'DORA’s fifth metric, deployment rework rate: unplanned deployments made to fix a user-facing incident' }),
     series: z

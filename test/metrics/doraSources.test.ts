@@ -108,8 +108,8 @@ test('the organization: every source, the unmapped service and repository includ
     deployment_frequency: { deployments: 4, per_day: 0.5714, band: 'high' },
     // [2, 4, 6]: rank ⌈0.5·3⌉ = 2.
     lead_time_for_changes: { median_hours: 4, changes: 3, band: 'elite' },
-    // A2 of G1, A1, A2, A3, U1.
-    change_failure_rate: { rate: 0.2, failed: 1, deployments: 5, band: 'low' },
+    // A2 of G1, A1, A2, A3, U1: the high cluster's 20 %.
+    change_failure_rate: { rate: 0.2, failed: 1, deployments: 5, band: 'high' },
     // [0.5 (O1), 0.5 (S1), 1 (GH1), 2 (P1), 6 (P2)]: rank 3.
     time_to_restore: { median_hours: 1, incidents: 5, band: 'high' },
     // A1, A2, A3 of the five.

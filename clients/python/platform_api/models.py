@@ -154,23 +154,23 @@ DoraMetricsResponse = TypedDict("DoraMetricsResponse", {"status": Literal["succe
 
 DoraMetricsDeploymentFrequency = TypedDict("DoraMetricsDeploymentFrequency", {"deployments": int, "per_day": float, "band": Optional[Literal["elite", "high", "medium", "low"]]})
 
-DoraMetricsDeploymentFrequency.__doc__ = "deployments: Successful production deployments that finished in the window\nper_day: deployments ÷ days in the window, to four decimals\nband: The DORA performance band of the figure; null when the figure is null"
+DoraMetricsDeploymentFrequency.__doc__ = "deployments: Successful production deployments that finished in the window\nper_day: deployments ÷ days in the window, to four decimals\nband: The figure’s software delivery performance cluster in DORA’s Accelerate State of DevOps Report 2024 (docs/metrics.md#bands); null when the figure is null"
 
 DoraMetricsLeadTimeForChanges = TypedDict("DoraMetricsLeadTimeForChanges", {"median_hours": Optional[float], "changes": int, "band": Optional[Literal["elite", "high", "medium", "low"]]})
 
-DoraMetricsLeadTimeForChanges.__doc__ = "median_hours: Median of (deployment finished − commit created) over the changes shipped, in hours to two decimals; null when there is nothing to measure\nchanges: Commits shipped by those deployments: each commit of the repository created after the previous successful production deployment finished, up to this one\nband: The DORA performance band of the figure; null when the figure is null"
+DoraMetricsLeadTimeForChanges.__doc__ = "median_hours: Median of (deployment finished − commit created) over the changes shipped, in hours to two decimals; null when there is nothing to measure\nchanges: Commits shipped by those deployments: each commit of the repository created after the previous successful production deployment finished, up to this one\nband: The figure’s software delivery performance cluster in DORA’s Accelerate State of DevOps Report 2024 (docs/metrics.md#bands); null when the figure is null"
 
 DoraMetricsChangeFailureRate = TypedDict("DoraMetricsChangeFailureRate", {"rate": Optional[float], "failed": int, "deployments": int, "band": Optional[Literal["elite", "high", "medium", "low"]]})
 
-DoraMetricsChangeFailureRate.__doc__ = "rate: failed ÷ deployments, to four decimals; null without deployments\nfailed: Production deployments with status failure, or named as the cause of an incident (`root cause: <sha>`)\ndeployments: Production deployments that finished in the window, successful or failed\nband: The DORA performance band of the figure; null when the figure is null"
+DoraMetricsChangeFailureRate.__doc__ = "rate: failed ÷ deployments, to four decimals; null without deployments\nfailed: Production deployments with status failure, or named as the cause of an incident (`root cause: <sha>`)\ndeployments: Production deployments that finished in the window, successful or failed\nband: The figure’s software delivery performance cluster in DORA’s Accelerate State of DevOps Report 2024 (docs/metrics.md#bands); null when the figure is null"
 
 DoraMetricsTimeToRestore = TypedDict("DoraMetricsTimeToRestore", {"median_hours": Optional[float], "incidents": int, "band": Optional[Literal["elite", "high", "medium", "low"]]})
 
-DoraMetricsTimeToRestore.__doc__ = "median_hours: Median of (resolved − opened) over the incidents, in hours to two decimals; null when there is nothing to measure\nincidents: Incidents opened in the window and resolved\nband: The DORA performance band of the figure; null when the figure is null"
+DoraMetricsTimeToRestore.__doc__ = "median_hours: Median of (resolved − opened) over the incidents, in hours to two decimals; null when there is nothing to measure\nincidents: Incidents opened in the window and resolved\nband: The figure’s software delivery performance cluster in DORA’s Accelerate State of DevOps Report 2024 (docs/metrics.md#bands); null when the figure is null"
 
 DoraMetricsReworkRate = TypedDict("DoraMetricsReworkRate", {"rate": Optional[float], "rework": int, "deployments": int, "band": Optional[Literal["elite", "high", "medium", "low"]]})
 
-DoraMetricsReworkRate.__doc__ = "DORA’s fifth metric, deployment rework rate: unplanned deployments made to fix a user-facing incident\n\nrate: rework ÷ deployments, to four decimals; null without deployments\nrework: Production deployments that finished while an incident of their repository was open, or that deployed the commit an incident names as its fix (`fixed by: <sha>`, the API’s `fix_sha`)\ndeployments: Production deployments that finished in the window, successful or failed\nband: The 2024 DORA report gives the rework rate no clusters of its own: banded on the change failure rate’s thresholds (elite ≤ 0.05, high ≤ 0.10, medium ≤ 0.15, else low)"
+DoraMetricsReworkRate.__doc__ = "DORA’s fifth metric, deployment rework rate: unplanned deployments made to fix a user-facing incident\n\nrate: rework ÷ deployments, to four decimals; null without deployments\nrework: Production deployments that finished while an incident of their repository was open, or that deployed the commit an incident names as its fix (`fixed by: <sha>`, the API’s `fix_sha`)\ndeployments: Production deployments that finished in the window, successful or failed\nband: The 2024 DORA report gives the rework rate no clusters of its own: banded on the change fail rate’s (elite ≤ 0.05, high ≤ 0.20, else low)"
 
 DoraMetricsSeriesItem = TypedDict("DoraMetricsSeriesItem", {"start": str, "deployments": int, "changes": int, "median_lead_time_hours": Optional[float], "finished": int, "failed": int, "change_failure_rate": Optional[float], "incidents": int, "median_time_to_restore_hours": Optional[float], "rework": int})
 

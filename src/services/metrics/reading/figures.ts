@@ -1,37 +1,37 @@
 import { Bucket, bucketsOf } from './window';
 import { BucketOf, Distribution, emptyDistribution, MetricSql, roundHours } from './sql';
 
-/** DORA performance bands (docs/metrics.md); null when the figure is null. */
+/** DORA performance bands (docs/metrics.md#bands); null when the figure is null. */
 export type Band = 'elite' | 'high' | 'medium' | 'low';
 
-/** Elite: at least daily; high: weekly; medium: monthly (a month being 30 days). */
-export function frequencyBand(perDay: number): Band {
-  if (perDay >= 1) return 'elite';
-  if (perDay * 7 >= 1) return 'high';
-  if (perDay * 30 >= 1) return 'medium';
-  return 'low';
-}
+/**
+ * A figure's band by the software delivery performance clusters of one report, DORA's Accelerate State of DevOps
+ * Report 2024 (dora.dev/research/2024/dora-report, "Software delivery performance levels"): each cluster as the
+ * worst figure it still holds, and a figure takes the best band whose cluster it meets. Lower than every cluster, it
+ * is low, the lowest the report has. Where the report gives a worse cluster a better figure than a better one (the
+ * change fail rate's medium 10 % under high's 20 %; the recovery time's medium "less than one day", as high's), the
+ * better band is taken first, so a better figure never has a worse band and medium is never that key's band.
+ */
+type Clusters = Record<Exclude<Band, 'low'>, (value: number) => boolean>;
+const bandBy = (clusters: Clusters) => (value: number): Band => (['elite', 'high', 'medium'] as const).find((band) => clusters[band](value)) ?? 'low';
+const nullable = (band: (value: number) => Band) => (value: number | null): Band | null => (value === null ? null : band(value));
 
-const below = (elite: number, high: number, medium: number) => (value: number | null): Band | null => {
-  if (value === null) return null;
-  if (value < elite) return 'elite';
-  if (value < high) return 'high';
-  return value < medium ? 'medium' : 'low';
-};
+/** On demand (several deployments a day); between once a day and once a week; between once a week and once a month (30 days). */
+export const frequencyBand = bandBy({ elite: (perDay) => perDay > 1, high: (perDay) => perDay * 7 >= 1, medium: (perDay) => perDay * 30 >= 1 });
 
-export const leadTimeBand = below(24, 168, 720);
-export const restoreBand = below(1, 24, 168);
+/** Under a day; between a day and a week; between a week and a month (30 days), in hours. */
+export const leadTimeBand = nullable(bandBy({ elite: (hours) => hours < 24, high: (hours) => hours < 168, medium: (hours) => hours < 720 }));
 
-export function failureRateBand(rate: number | null): Band | null {
-  if (rate === null) return null;
-  if (rate <= 0.05) return 'elite';
-  if (rate <= 0.1) return 'high';
-  return rate <= 0.15 ? 'medium' : 'low';
-}
+/** The clusters' change fail rates: elite 5 %, high 20 %, medium 10 % (low 40 %): a rate up to 20 % is high, above it low. */
+export const failureRateBand = nullable(bandBy({ elite: (rate) => rate <= 0.05, high: (rate) => rate <= 0.2, medium: (rate) => rate <= 0.1 }));
+
+/** Failed deployment recovery time: under an hour; under a day; medium under a day too (low: a week to a month), in hours. */
+export const restoreBand = nullable(bandBy({ elite: (hours) => hours < 1, high: (hours) => hours < 24, medium: (hours) => hours < 24 }));
 
 /**
- * The 2024 report introduced the rework rate without clusters of its own (its clusters hold the other four keys);
- * DORA took the change failure rate as its proxy, so it is banded on the failure rate's thresholds.
+ * The 2024 report added the rework rate without clusters of its own (its clusters hold the other four keys); it
+ * measures instability with the change fail rate, which it had taken as the proxy of rework until then: banded on
+ * the change fail rate's clusters, the nearest the report gives.
  */
 export const reworkRateBand = failureRateBand;
 
