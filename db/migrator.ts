@@ -47,6 +47,7 @@ import * as scimManagedTeams from './migrations/0043-scim-managed-teams';
 import * as connectionCredentials from './migrations/0044-connection-credentials';
 import * as historyImports from './migrations/0045-history-imports';
 import * as gitlabApprovalIds from './migrations/0046-gitlab-approval-ids';
+import * as metricSettings from './migrations/0047-metric-settings';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -96,6 +97,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0044-connection-credentials', ...connectionCredentials },
   { name: '0045-history-imports', ...historyImports },
   { name: '0046-gitlab-approval-ids', ...gitlabApprovalIds },
+  { name: '0047-metric-settings', ...metricSettings },
 ];
 
 /** Every migration's name, in the order they apply. */

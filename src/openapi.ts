@@ -148,7 +148,7 @@ export function buildOpenApiDocument(router: AppRouter, version: string, contact
     version,
     description:
       'Read-only REST API of the engineering-metrics platform. Every request needs `Authorization: Bearer <API token>`. ' +
-      'Lists return `{status, data, meta}` and a `Link` header; single records `{status, data}`; errors `{status: "error", error: {code, message}}`. ' +
+      'Lists return `{status, data, meta}` and a `Link` header; single records `{status, data}`; metrics `{status, data, meta: {settings_version}}`; errors `{status: "error", error: {code, message}}`. ' +
         'Every 200 carries an `ETag`: send it back in `If-None-Match` for a 304 that costs no rate-limit point. HEAD works wherever GET does; ' +
         'responses are compressed (br, gzip) when the client accepts it.',
     baseUrl: '/v1',
@@ -200,7 +200,9 @@ export function buildOpenApiDocument(router: AppRouter, version: string, contact
     operation.parameters?.forEach(describeOnParameter);
     const success = operation.responses['200'] as { headers?: unknown; content?: Record<string, { schema?: { $ref?: string } }> };
     const schemaName = success.content?.['application/json']?.schema?.$ref?.split('/').pop();
-    const isList = Boolean((schemas[schemaName ?? ''] as { properties?: { meta?: unknown } } | undefined)?.properties?.meta);
+    // A list's meta is the ListMeta of its page; a metric answer's meta (the settings version) has no page to link.
+    const meta = (schemas[schemaName ?? ''] as { properties?: { meta?: { $ref?: string } } } | undefined)?.properties?.meta;
+    const isList = meta?.$ref === '#/components/schemas/ListMeta';
     operation.responses = {
       '200': { ...success, headers: { ...headerRefs, ...refs(CACHING_HEADERS), ...(isList ? refs(LINK_HEADER) : {}) } },
       '304': { $ref: '#/components/responses/NotModified' },

@@ -484,6 +484,7 @@ type DashboardCatalogEntry struct {
 type DoraMetricsResponse struct {
 	Status string      `json:"status"`
 	Data   DoraMetrics `json:"data"`
+	Meta   MetricMeta  `json:"meta"`
 }
 
 type DoraMetricsDeploymentFrequency struct {
@@ -585,9 +586,15 @@ type MetricScope struct {
 	TeamID *string `json:"team_id"`
 }
 
+type MetricMeta struct {
+	// The version of the organization's settings of what counts that the figures were computed under: 0 for the defaults, one more with each change (docs/metrics.md#what-counts).
+	SettingsVersion int64 `json:"settings_version"`
+}
+
 type PullRequestMetricsResponse struct {
 	Status string             `json:"status"`
 	Data   PullRequestMetrics `json:"data"`
+	Meta   MetricMeta         `json:"meta"`
 }
 
 // PullRequestMetricsTimeToMergeHours: Merged − opened, over the pull requests merged in the window
@@ -659,6 +666,7 @@ type PullRequestMetrics struct {
 type FlowMetricsResponse struct {
 	Status string      `json:"status"`
 	Data   FlowMetrics `json:"data"`
+	Meta   MetricMeta  `json:"meta"`
 }
 
 // FlowMetricsLeadTimeHours: Completed − created, over the tasks completed in the window
@@ -800,6 +808,7 @@ type FlowMetrics struct {
 type ActivityMetricsResponse struct {
 	Status string          `json:"status"`
 	Data   ActivityMetrics `json:"data"`
+	Meta   MetricMeta      `json:"meta"`
 }
 
 // ActivityMetricsInteractionsByType: Interactions in the window by type
@@ -859,6 +868,7 @@ type ActivityMetrics struct {
 type AiUsageMetricsResponse struct {
 	Status string         `json:"status"`
 	Data   AiUsageMetrics `json:"data"`
+	Meta   MetricMeta     `json:"meta"`
 }
 
 // AiUsageMetricsEngagement: Active users by how many days a week they used the tools (active days ÷ the window’s weeks)
@@ -1065,6 +1075,7 @@ type AiTokens struct {
 type AiImpactMetricsResponse struct {
 	Status string          `json:"status"`
 	Data   AiImpactMetrics `json:"data"`
+	Meta   MetricMeta      `json:"meta"`
 }
 
 // AiImpactMetricsAIAssistedCommits: A commit is AI-assisted by an AI tool’s mark in its message (a Co-Authored-By trailer, a "Generated with" footer) or when its author used an AI coding tool that UTC day
@@ -1321,6 +1332,7 @@ type AiImpactMetrics struct {
 type CollaborationMetricsResponse struct {
 	Status string               `json:"status"`
 	Data   CollaborationMetrics `json:"data"`
+	Meta   MetricMeta           `json:"meta"`
 }
 
 // CollaborationMetricsIteratedPrs: Pull requests that changed during review
@@ -1436,6 +1448,7 @@ type ReviewStage struct {
 type FinancialMetricsResponse struct {
 	Status string           `json:"status"`
 	Data   FinancialMetrics `json:"data"`
+	Meta   MetricMeta       `json:"meta"`
 }
 
 // FinancialMetricsPeopleCost: What the window’s people cost; never an individual’s figure

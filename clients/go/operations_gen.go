@@ -2532,7 +2532,7 @@ type GetDORAMetricsOptions struct {
 // Deployment frequency, lead time for changes, change failure rate and time to restore, by the Four Keys method, over production deployments. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
 //
 // Calls GET /v1/metrics/dora.
-func (c *Client) GetDORAMetrics(ctx context.Context, opts *GetDORAMetricsOptions) (*DoraMetrics, error) {
+func (c *Client) GetDORAMetrics(ctx context.Context, opts *GetDORAMetricsOptions) (*DoraMetricsResponse, error) {
 	query := url.Values{}
 	if opts != nil {
 		setQuery(query, "organization_id", opts.OrganizationID)
@@ -2545,7 +2545,7 @@ func (c *Client) GetDORAMetrics(ctx context.Context, opts *GetDORAMetricsOptions
 	if err := c.get(ctx, "/metrics/dora", query, &answer); err != nil {
 		return nil, err
 	}
-	return &answer.Data, nil
+	return &answer, nil
 }
 
 // GetPullRequestMetricsOptions are the query parameters of GetPullRequestMetrics; nil fields are not sent.
@@ -2567,7 +2567,7 @@ type GetPullRequestMetricsOptions struct {
 // Pull requests opened, merged and closed, time to merge, and what is open now. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
 //
 // Calls GET /v1/metrics/pull-requests.
-func (c *Client) GetPullRequestMetrics(ctx context.Context, opts *GetPullRequestMetricsOptions) (*PullRequestMetrics, error) {
+func (c *Client) GetPullRequestMetrics(ctx context.Context, opts *GetPullRequestMetricsOptions) (*PullRequestMetricsResponse, error) {
 	query := url.Values{}
 	if opts != nil {
 		setQuery(query, "organization_id", opts.OrganizationID)
@@ -2580,7 +2580,7 @@ func (c *Client) GetPullRequestMetrics(ctx context.Context, opts *GetPullRequest
 	if err := c.get(ctx, "/metrics/pull-requests", query, &answer); err != nil {
 		return nil, err
 	}
-	return &answer.Data, nil
+	return &answer, nil
 }
 
 // GetFlowMetricsOptions are the query parameters of GetFlowMetrics; nil fields are not sent.
@@ -2602,7 +2602,7 @@ type GetFlowMetricsOptions struct {
 // Tasks completed, their cycle time and types, and the work in progress now. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
 //
 // Calls GET /v1/metrics/flow.
-func (c *Client) GetFlowMetrics(ctx context.Context, opts *GetFlowMetricsOptions) (*FlowMetrics, error) {
+func (c *Client) GetFlowMetrics(ctx context.Context, opts *GetFlowMetricsOptions) (*FlowMetricsResponse, error) {
 	query := url.Values{}
 	if opts != nil {
 		setQuery(query, "organization_id", opts.OrganizationID)
@@ -2615,7 +2615,7 @@ func (c *Client) GetFlowMetrics(ctx context.Context, opts *GetFlowMetricsOptions
 	if err := c.get(ctx, "/metrics/flow", query, &answer); err != nil {
 		return nil, err
 	}
-	return &answer.Data, nil
+	return &answer, nil
 }
 
 // GetActivityMetricsOptions are the query parameters of GetActivityMetrics; nil fields are not sent.
@@ -2637,7 +2637,7 @@ type GetActivityMetricsOptions struct {
 // Commits, active authors and interactions by type. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
 //
 // Calls GET /v1/metrics/activity.
-func (c *Client) GetActivityMetrics(ctx context.Context, opts *GetActivityMetricsOptions) (*ActivityMetrics, error) {
+func (c *Client) GetActivityMetrics(ctx context.Context, opts *GetActivityMetricsOptions) (*ActivityMetricsResponse, error) {
 	query := url.Values{}
 	if opts != nil {
 		setQuery(query, "organization_id", opts.OrganizationID)
@@ -2650,7 +2650,7 @@ func (c *Client) GetActivityMetrics(ctx context.Context, opts *GetActivityMetric
 	if err := c.get(ctx, "/metrics/activity", query, &answer); err != nil {
 		return nil, err
 	}
-	return &answer.Data, nil
+	return &answer, nil
 }
 
 // GetAIUsageMetricsOptions are the query parameters of GetAIUsageMetrics; nil fields are not sent.
@@ -2672,7 +2672,7 @@ type GetAIUsageMetricsOptions struct {
 // How members use AI coding tools (Claude Code, Gemini CLI, Codex, GitHub Copilot, Cursor): active users and adoption, engagement, sessions, prompts, tokens, cost, lines, commits, pull requests and edit decisions, per tool (with suggestions, chat and agent requests where the vendors report them) and per model, from the telemetry the tools send to /otlp and the usage the vendors' APIs report, a member's day of a tool counted once. A team's figures are its members' today. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
 //
 // Calls GET /v1/metrics/ai-usage.
-func (c *Client) GetAIUsageMetrics(ctx context.Context, opts *GetAIUsageMetricsOptions) (*AiUsageMetrics, error) {
+func (c *Client) GetAIUsageMetrics(ctx context.Context, opts *GetAIUsageMetricsOptions) (*AiUsageMetricsResponse, error) {
 	query := url.Values{}
 	if opts != nil {
 		setQuery(query, "organization_id", opts.OrganizationID)
@@ -2685,7 +2685,7 @@ func (c *Client) GetAIUsageMetrics(ctx context.Context, opts *GetAIUsageMetricsO
 	if err := c.get(ctx, "/metrics/ai-usage", query, &answer); err != nil {
 		return nil, err
 	}
-	return &answer.Data, nil
+	return &answer, nil
 }
 
 // GetAIImpactMetricsOptions are the query parameters of GetAIImpactMetrics; nil fields are not sent.
@@ -2707,7 +2707,7 @@ type GetAIImpactMetricsOptions struct {
 // Whether AI-assisted work ships faster or breaks more: the share of AI-assisted commits and merged pull requests (by an AI tool's mark, or the author's AI tool use that day), their time to merge, pickup time and size against the others, and the change failure rate of deployments that shipped AI-assisted commits against the others; for the organization's admins, its teams grouped by AI adoption with each group's time to merge, deployments a day and change failure rate. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
 //
 // Calls GET /v1/metrics/ai-impact.
-func (c *Client) GetAIImpactMetrics(ctx context.Context, opts *GetAIImpactMetricsOptions) (*AiImpactMetrics, error) {
+func (c *Client) GetAIImpactMetrics(ctx context.Context, opts *GetAIImpactMetricsOptions) (*AiImpactMetricsResponse, error) {
 	query := url.Values{}
 	if opts != nil {
 		setQuery(query, "organization_id", opts.OrganizationID)
@@ -2720,7 +2720,7 @@ func (c *Client) GetAIImpactMetrics(ctx context.Context, opts *GetAIImpactMetric
 	if err := c.get(ctx, "/metrics/ai-impact", query, &answer); err != nil {
 		return nil, err
 	}
-	return &answer.Data, nil
+	return &answer, nil
 }
 
 // GetCollaborationMetricsOptions are the query parameters of GetCollaborationMetrics; nil fields are not sent.
@@ -2742,7 +2742,7 @@ type GetCollaborationMetricsOptions struct {
 // How people review each other's pull requests: pickup, first approval and review-to-merge times, pull requests iterated or merged unreviewed, how evenly reviews are shared, and (for the organization's admins and the team's managers only) review load, who reviews whom and knowledge silos. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
 //
 // Calls GET /v1/metrics/collaboration.
-func (c *Client) GetCollaborationMetrics(ctx context.Context, opts *GetCollaborationMetricsOptions) (*CollaborationMetrics, error) {
+func (c *Client) GetCollaborationMetrics(ctx context.Context, opts *GetCollaborationMetricsOptions) (*CollaborationMetricsResponse, error) {
 	query := url.Values{}
 	if opts != nil {
 		setQuery(query, "organization_id", opts.OrganizationID)
@@ -2755,7 +2755,7 @@ func (c *Client) GetCollaborationMetrics(ctx context.Context, opts *GetCollabora
 	if err := c.get(ctx, "/metrics/collaboration", query, &answer); err != nil {
 		return nil, err
 	}
-	return &answer.Data, nil
+	return &answer, nil
 }
 
 // GetFinancialMetricsOptions are the query parameters of GetFinancialMetrics; nil fields are not sent.
@@ -2777,7 +2777,7 @@ type GetFinancialMetricsOptions struct {
 // What engineering costs, for the organization's admins only (403 for everyone else): people cost from the rates set with `npm run costs`, cost per engineer, merged pull request and completed task, the split of time between capitalizable and expensed work, and what AI coding tools cost. A figure that needs a rate nobody set is null, never 0. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
 //
 // Calls GET /v1/metrics/financial.
-func (c *Client) GetFinancialMetrics(ctx context.Context, opts *GetFinancialMetricsOptions) (*FinancialMetrics, error) {
+func (c *Client) GetFinancialMetrics(ctx context.Context, opts *GetFinancialMetricsOptions) (*FinancialMetricsResponse, error) {
 	query := url.Values{}
 	if opts != nil {
 		setQuery(query, "organization_id", opts.OrganizationID)
@@ -2790,5 +2790,5 @@ func (c *Client) GetFinancialMetrics(ctx context.Context, opts *GetFinancialMetr
 	if err := c.get(ctx, "/metrics/financial", query, &answer); err != nil {
 		return nil, err
 	}
-	return &answer.Data, nil
+	return &answer, nil
 }

@@ -1723,7 +1723,7 @@ export interface components {
              * @description What happened. Example: `webhook_endpoint.created`
              * @enum {string}
              */
-            action?: "api_token.created" | "api_token.revoked" | "scim_token.created" | "scim_token.revoked" | "otlp_token.created" | "otlp_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.events_updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "git_app.created" | "git_app.secret_rotated" | "git_app.secret_grace_ended" | "git_app.user_linked" | "git_app.credential_set" | "app.created" | "app.secret_rotated" | "app.secret_grace_ended" | "app.disabled" | "app.enabled" | "app.board_mapped" | "app.board_unmapped" | "app.status_mapped" | "app.user_linked" | "app.credential_set" | "dashboard_view.created" | "dashboard_view.renamed" | "dashboard_view.shared" | "dashboard_view.deleted" | "organization.created" | "organization.renamed" | "organization.deleted" | "team.created" | "team.renamed" | "team.deleted" | "team.member_added" | "team.member_removed" | "team.member_role_set" | "member.added" | "member.role_set" | "member.removed";
+            action?: "api_token.created" | "api_token.revoked" | "scim_token.created" | "scim_token.revoked" | "otlp_token.created" | "otlp_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.events_updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "git_app.created" | "git_app.secret_rotated" | "git_app.secret_grace_ended" | "git_app.user_linked" | "git_app.credential_set" | "app.created" | "app.secret_rotated" | "app.secret_grace_ended" | "app.disabled" | "app.enabled" | "app.board_mapped" | "app.board_unmapped" | "app.status_mapped" | "app.user_linked" | "app.credential_set" | "dashboard_view.created" | "dashboard_view.renamed" | "dashboard_view.shared" | "dashboard_view.deleted" | "organization.created" | "organization.renamed" | "organization.deleted" | "team.created" | "team.renamed" | "team.deleted" | "team.member_added" | "team.member_removed" | "team.member_role_set" | "member.added" | "member.role_set" | "member.removed" | "metric_settings.updated";
             /**
              * @description What kind of thing changed
              * @enum {string}
@@ -1944,6 +1944,7 @@ export interface components {
             /** @constant */
             status: "success";
             data: components["schemas"]["DoraMetrics"];
+            meta: components["schemas"]["MetricMeta"];
         };
         /** @description DORA metrics by the Four Keys method, over production deployments of the scope’s repositories */
         DoraMetrics: {
@@ -2041,10 +2042,15 @@ export interface components {
             /** @description The team, for a team scope; null for the whole organization */
             team_id: string | null;
         };
+        MetricMeta: {
+            /** @description The version of the organization's settings of what counts that the figures were computed under: 0 for the defaults, one more with each change (docs/metrics.md#what-counts). */
+            settings_version: number;
+        };
         PullRequestMetricsResponse: {
             /** @constant */
             status: "success";
             data: components["schemas"]["PullRequestMetrics"];
+            meta: components["schemas"]["MetricMeta"];
         };
         /** @description Pull request throughput and speed over the scope’s repositories */
         PullRequestMetrics: {
@@ -2116,6 +2122,7 @@ export interface components {
             /** @constant */
             status: "success";
             data: components["schemas"]["FlowMetrics"];
+            meta: components["schemas"]["MetricMeta"];
         };
         /** @description Flow of the scope’s tasks: throughput, lead and cycle time, efficiency, rework, work in progress */
         FlowMetrics: {
@@ -2242,6 +2249,7 @@ export interface components {
             /** @constant */
             status: "success";
             data: components["schemas"]["ActivityMetrics"];
+            meta: components["schemas"]["MetricMeta"];
         };
         /** @description Commit and collaboration activity of the scope */
         ActivityMetrics: {
@@ -2304,6 +2312,7 @@ export interface components {
             /** @constant */
             status: "success";
             data: components["schemas"]["AiUsageMetrics"];
+            meta: components["schemas"]["MetricMeta"];
         };
         /** @description How the scope’s members use AI coding tools: Claude Code, Gemini CLI and Codex from the telemetry they send to /otlp, GitHub Copilot and Cursor from their vendors’ APIs */
         AiUsageMetrics: {
@@ -2485,6 +2494,7 @@ export interface components {
             /** @constant */
             status: "success";
             data: components["schemas"]["AiImpactMetrics"];
+            meta: components["schemas"]["MetricMeta"];
         };
         /** @description AI-assisted work against the rest: how much of it there is, how fast it merges, how big it is, and how often it breaks production */
         AiImpactMetrics: {
@@ -2691,6 +2701,7 @@ export interface components {
             /** @constant */
             status: "success";
             data: components["schemas"]["CollaborationMetrics"];
+            meta: components["schemas"]["MetricMeta"];
         };
         /** @description How the scope’s people review each other’s pull requests */
         CollaborationMetrics: {
@@ -2817,6 +2828,7 @@ export interface components {
             /** @constant */
             status: "success";
             data: components["schemas"]["FinancialMetrics"];
+            meta: components["schemas"]["MetricMeta"];
         };
         /** @description What the scope’s engineering costs, for the organization’s admins */
         FinancialMetrics: {
@@ -4204,7 +4216,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only entries of this action. Example: `api_token.created`. */
-                action?: "api_token.created" | "api_token.revoked" | "scim_token.created" | "scim_token.revoked" | "otlp_token.created" | "otlp_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.events_updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "git_app.created" | "git_app.secret_rotated" | "git_app.secret_grace_ended" | "git_app.user_linked" | "git_app.credential_set" | "app.created" | "app.secret_rotated" | "app.secret_grace_ended" | "app.disabled" | "app.enabled" | "app.board_mapped" | "app.board_unmapped" | "app.status_mapped" | "app.user_linked" | "app.credential_set" | "dashboard_view.created" | "dashboard_view.renamed" | "dashboard_view.shared" | "dashboard_view.deleted" | "organization.created" | "organization.renamed" | "organization.deleted" | "team.created" | "team.renamed" | "team.deleted" | "team.member_added" | "team.member_removed" | "team.member_role_set" | "member.added" | "member.role_set" | "member.removed";
+                action?: "api_token.created" | "api_token.revoked" | "scim_token.created" | "scim_token.revoked" | "otlp_token.created" | "otlp_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.events_updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "webhook_delivery.replayed" | "git_app.created" | "git_app.secret_rotated" | "git_app.secret_grace_ended" | "git_app.user_linked" | "git_app.credential_set" | "app.created" | "app.secret_rotated" | "app.secret_grace_ended" | "app.disabled" | "app.enabled" | "app.board_mapped" | "app.board_unmapped" | "app.status_mapped" | "app.user_linked" | "app.credential_set" | "dashboard_view.created" | "dashboard_view.renamed" | "dashboard_view.shared" | "dashboard_view.deleted" | "organization.created" | "organization.renamed" | "organization.deleted" | "team.created" | "team.renamed" | "team.deleted" | "team.member_added" | "team.member_removed" | "team.member_role_set" | "member.added" | "member.role_set" | "member.removed" | "metric_settings.updated";
                 /** @description Only changes this signed-in user made. Example: `usr_ada`. */
                 actor_user_id?: string;
                 /** @description Page number, 1-based (default 1, at most 999999999999999). A page past the end returns an empty `data` with the true totals; the `Link` header points at the neighbouring pages. Example: `2`. */

@@ -8,6 +8,7 @@ import type { TeamWriter } from '../services/people/teams';
 import type { AccountLinkWriter } from '../services/people/accountLinks';
 import type { MemberAdministration } from '../services/people/memberAdministration';
 import type { DashboardViewWriter } from '../services/dashboards/dashboardViewWriter';
+import type { MetricSettings } from '../services/metrics/settings/metricSettings';
 import type { Session } from '../auth/sessions';
 
 /** What the settings procedures change through (the same writers as the CLIs). */
@@ -23,6 +24,8 @@ export interface SettingsServices {
   accountLinks: AccountLinkWriter;
   /** Dashboard views their owners make on the dashboards page (`dashboards.*`). */
   dashboardViews: DashboardViewWriter;
+  /** What counts in the organization's figures (docs/metrics.md#what-counts). */
+  metricSettings: MetricSettings;
   /** Where clients reach this service: git apps' and apps' webhook URLs and Claude Code's OTLP endpoint are built from it. */
   publicBase: string;
   /** The service's "now" (runtime.clock): what the setup view measures a source's silence against. */

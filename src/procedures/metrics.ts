@@ -105,8 +105,8 @@ const resolveMetric =
     const { from, to } = windowDays(input, now);
     const target = await targetOf(ctx, input);
     mayRead(ctx, target);
-    const figures = await ctx.services.metrics.compute(kind, target, windowOf(from, to, input.interval), now, detail(ctx, target));
-    return { status: 'success' as const, data: forCaller(figures, ctx, target) };
+    const { figures, settingsVersion } = await ctx.services.metrics.compute(kind, target, windowOf(from, to, input.interval), now, detail(ctx, target));
+    return { status: 'success' as const, data: forCaller(figures, ctx, target), meta: { settings_version: settingsVersion } };
   };
 
 /** Who reviews whom is personal: only for those who may read figures per person. */

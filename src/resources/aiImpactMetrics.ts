@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { itemEnvelope } from '../wire/envelopes';
+import { metricEnvelope } from '../wire/envelopes';
 import { bucketStart, count, windowShape } from './metrics';
 
 /** `GET /v1/metrics/ai-impact` (docs/metrics.md#ai-review-and-cost-figures); docs/metrics.md explains every figure. */
@@ -80,4 +80,4 @@ export const AiImpactMetrics = z
   })
   .meta({ id: 'AiImpactMetrics', description: 'AI-assisted work against the rest: how much of it there is, how fast it merges, how big it is, and how often it breaks production' });
 
-export const AiImpactMetricsResponse = itemEnvelope('AiImpactMetrics', AiImpactMetrics);
+export const AiImpactMetricsResponse = metricEnvelope('AiImpactMetrics', AiImpactMetrics);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { itemEnvelope } from '../wire/envelopes';
+import { metricEnvelope } from '../wire/envelopes';
 import { bucketStart, count, hours, windowShape } from './metrics';
 
 /** `GET /v1/metrics/collaboration` (docs/metrics.md#ai-review-and-cost-figures); docs/metrics.md explains every figure. */
@@ -66,4 +66,4 @@ export const CollaborationMetrics = z
   })
   .meta({ id: 'CollaborationMetrics', description: 'How the scope’s people review each other’s pull requests' });
 
-export const CollaborationMetricsResponse = itemEnvelope('CollaborationMetrics', CollaborationMetrics);
+export const CollaborationMetricsResponse = metricEnvelope('CollaborationMetrics', CollaborationMetrics);

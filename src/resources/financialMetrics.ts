@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { itemEnvelope } from '../wire/envelopes';
+import { metricEnvelope } from '../wire/envelopes';
 import { count, windowShape } from './metrics';
 
 /** `GET /v1/metrics/financial` (docs/metrics.md#ai-review-and-cost-figures); docs/metrics.md#financial-metrics-for-a-finance-partner explains every figure for a finance reader. */
@@ -53,4 +53,4 @@ export const FinancialMetrics = z
   })
   .meta({ id: 'FinancialMetrics', description: 'What the scope’s engineering costs, for the organization’s admins' });
 
-export const FinancialMetricsResponse = itemEnvelope('FinancialMetrics', FinancialMetrics);
+export const FinancialMetricsResponse = metricEnvelope('FinancialMetrics', FinancialMetrics);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { itemEnvelope } from '../wire/envelopes';
+import { metricEnvelope } from '../wire/envelopes';
 
 /** The Metrics API's payloads (docs/metrics.md), each declared once; docs/metrics.md explains every figure. */
 
@@ -265,11 +265,11 @@ export const AiUsageMetrics = z
     description: 'How the scope’s members use AI coding tools: Claude Code, Gemini CLI and Codex from the telemetry they send to /otlp, GitHub Copilot and Cursor from their vendors’ APIs',
   });
 
-export const DoraMetricsResponse = itemEnvelope('DoraMetrics', DoraMetrics);
-export const PullRequestMetricsResponse = itemEnvelope('PullRequestMetrics', PullRequestMetrics);
-export const FlowMetricsResponse = itemEnvelope('FlowMetrics', FlowMetrics);
-export const ActivityMetricsResponse = itemEnvelope('ActivityMetrics', ActivityMetrics);
-export const AiUsageMetricsResponse = itemEnvelope('AiUsageMetrics', AiUsageMetrics);
+export const DoraMetricsResponse = metricEnvelope('DoraMetrics', DoraMetrics);
+export const PullRequestMetricsResponse = metricEnvelope('PullRequestMetrics', PullRequestMetrics);
+export const FlowMetricsResponse = metricEnvelope('FlowMetrics', FlowMetrics);
+export const ActivityMetricsResponse = metricEnvelope('ActivityMetrics', ActivityMetrics);
+export const AiUsageMetricsResponse = metricEnvelope('AiUsageMetrics', AiUsageMetrics);
 
 export type DoraMetrics = z.infer<typeof DoraMetrics>;
 export type PullRequestMetrics = z.infer<typeof PullRequestMetrics>;

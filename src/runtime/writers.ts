@@ -16,6 +16,7 @@ import { DashboardViewWriter } from '../services/dashboards/dashboardViewWriter'
 import { WebhookEndpointWriter } from '../services/webhooks/endpoints';
 import { TelemetryWriter } from '../services/telemetry/writer';
 import { checkEndpointUrl } from '../delivery/endpointUrl';
+import { MetricSettings } from '../services/metrics/settings/metricSettings';
 
 export interface Writers {
   changes: ChangeRunner;
@@ -33,6 +34,8 @@ export interface Writers {
   webhookEndpoints: WebhookEndpointWriter;
   telemetry: TelemetryWriter;
   dashboardViews: DashboardViewWriter;
+  /** What counts in an organization's figures (docs/metrics.md#what-counts). */
+  metricSettings: MetricSettings;
 }
 
 /** The domain services every writing surface calls (docs/architecture.md#writers), all through one change runner. */
@@ -53,5 +56,6 @@ export function createWriters(config: Config, changes: ChangeRunner, secrets: Se
     webhookEndpoints: new WebhookEndpointWriter(changes, secrets, checkEndpointUrl(config.WEBHOOK_ALLOW_PRIVATE)),
     telemetry: new TelemetryWriter(changes),
     dashboardViews: new DashboardViewWriter(changes, clock),
+    metricSettings: new MetricSettings(changes, clock),
   };
 }

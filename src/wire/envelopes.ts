@@ -30,6 +30,22 @@ export function itemEnvelope<T extends z.ZodType>(name: string, item: T) {
   return z.object({ status: z.literal('success'), data: item }).meta({ id: `${name}Response` });
 }
 
+/** What a metric answer says of how it was computed (docs/metrics.md#what-counts). */
+export const MetricMeta = z
+  .object({
+    settings_version: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: "The version of the organization's settings of what counts that the figures were computed under: 0 for the defaults, one more with each change (docs/metrics.md#what-counts)." }),
+  })
+  .meta({ id: 'MetricMeta' });
+
+/** A metric's answer: its figures, and the settings version they stand on. */
+export function metricEnvelope<T extends z.ZodType>(name: string, item: T) {
+  return z.object({ status: z.literal('success'), data: item, meta: MetricMeta }).meta({ id: `${name}Response` });
+}
+
 export const ErrorEnvelope = z
   .object({
     status: z.literal('error'),

@@ -200,7 +200,10 @@ test('the 200 response of every path references a named schema of the right enve
       expect(Object.keys(meta.properties).sort()).toEqual(['order', 'page', 'per_page', 'sort', 'total', 'total_pages']);
     } else {
       expect({ path, ref }).toEqual({ path, ref: expect.stringMatching(/Response$/) });
-      expect(Object.keys(envelope.properties).sort()).toEqual(['data', 'status']);
+      // A metric's answer names the settings version it was computed under (docs/metrics.md#what-counts).
+      const metric = path.startsWith('/metrics/');
+      expect(Object.keys(envelope.properties).sort()).toEqual(metric ? ['data', 'meta', 'status'] : ['data', 'status']);
+      if (metric) expect(Object.keys(deref(envelope.properties.meta).properties)).toEqual(['settings_version']);
       expect(envelope.properties.data.$ref).toMatch(/^#\/components\/schemas\/\w+$/);
     }
   }

@@ -454,7 +454,7 @@ class Client:
         """Every item of list_organization_telemetry_events, page after page (one request a page, of `per_page` items)."""
         return _pages(lambda page: self.list_organization_telemetry_events(organization_id, name=name, source=source, user_id=user_id, per_page=per_page, sort=sort, order=order, fields=fields, created_at_eq=created_at_eq, created_at_gte=created_at_gte, created_at_lte=created_at_lte, created_at_gt=created_at_gt, created_at_lt=created_at_lt, page=page))
 
-    def list_organization_audit_log(self, organization_id: str, *, action: Optional[Literal["api_token.created", "api_token.revoked", "scim_token.created", "scim_token.revoked", "otlp_token.created", "otlp_token.revoked", "webhook_endpoint.created", "webhook_endpoint.events_updated", "webhook_endpoint.disabled", "webhook_endpoint.enabled", "webhook_endpoint.secret_rotated", "webhook_delivery.replayed", "git_app.created", "git_app.secret_rotated", "git_app.secret_grace_ended", "git_app.user_linked", "git_app.credential_set", "app.created", "app.secret_rotated", "app.secret_grace_ended", "app.disabled", "app.enabled", "app.board_mapped", "app.board_unmapped", "app.status_mapped", "app.user_linked", "app.credential_set", "dashboard_view.created", "dashboard_view.renamed", "dashboard_view.shared", "dashboard_view.deleted", "organization.created", "organization.renamed", "organization.deleted", "team.created", "team.renamed", "team.deleted", "team.member_added", "team.member_removed", "team.member_role_set", "member.added", "member.role_set", "member.removed"]] = None, actor_user_id: Optional[str] = None, page: Optional[int] = None, per_page: Optional[int] = None, sort: Optional[Literal["created_at"]] = None, order: Optional[Literal["asc", "desc"]] = None, fields: Optional[str] = None, created_at_eq: Optional[str] = None, created_at_gte: Optional[str] = None, created_at_lte: Optional[str] = None, created_at_gt: Optional[str] = None, created_at_lt: Optional[str] = None) -> "AuditEntryList":
+    def list_organization_audit_log(self, organization_id: str, *, action: Optional[Literal["api_token.created", "api_token.revoked", "scim_token.created", "scim_token.revoked", "otlp_token.created", "otlp_token.revoked", "webhook_endpoint.created", "webhook_endpoint.events_updated", "webhook_endpoint.disabled", "webhook_endpoint.enabled", "webhook_endpoint.secret_rotated", "webhook_delivery.replayed", "git_app.created", "git_app.secret_rotated", "git_app.secret_grace_ended", "git_app.user_linked", "git_app.credential_set", "app.created", "app.secret_rotated", "app.secret_grace_ended", "app.disabled", "app.enabled", "app.board_mapped", "app.board_unmapped", "app.status_mapped", "app.user_linked", "app.credential_set", "dashboard_view.created", "dashboard_view.renamed", "dashboard_view.shared", "dashboard_view.deleted", "organization.created", "organization.renamed", "organization.deleted", "team.created", "team.renamed", "team.deleted", "team.member_added", "team.member_removed", "team.member_role_set", "member.added", "member.role_set", "member.removed", "metric_settings.updated"]] = None, actor_user_id: Optional[str] = None, page: Optional[int] = None, per_page: Optional[int] = None, sort: Optional[Literal["created_at"]] = None, order: Optional[Literal["asc", "desc"]] = None, fields: Optional[str] = None, created_at_eq: Optional[str] = None, created_at_gte: Optional[str] = None, created_at_lte: Optional[str] = None, created_at_gt: Optional[str] = None, created_at_lt: Optional[str] = None) -> "AuditEntryList":
         """List the audit log of an organization
 
         Every change to the organization’s credentials and webhooks (API tokens that can act in it, SCIM and OTLP tokens, webhook endpoints and replays, git apps), made in the settings or with the CLIs, newest first. The organization’s admins only (403 for others, and for tokens narrowed to teams).
@@ -477,7 +477,7 @@ class Client:
         """
         return cast("AuditEntryList", self._transport.get(f"/organizations/{_segment(organization_id)}/audit-log", {"action": action, "actor_user_id": actor_user_id, "page": page, "per_page": per_page, "sort": sort, "order": order, "fields": fields, "created_at[eq]": created_at_eq, "created_at[gte]": created_at_gte, "created_at[lte]": created_at_lte, "created_at[gt]": created_at_gt, "created_at[lt]": created_at_lt}))
 
-    def iter_organization_audit_log(self, organization_id: str, *, action: Optional[Literal["api_token.created", "api_token.revoked", "scim_token.created", "scim_token.revoked", "otlp_token.created", "otlp_token.revoked", "webhook_endpoint.created", "webhook_endpoint.events_updated", "webhook_endpoint.disabled", "webhook_endpoint.enabled", "webhook_endpoint.secret_rotated", "webhook_delivery.replayed", "git_app.created", "git_app.secret_rotated", "git_app.secret_grace_ended", "git_app.user_linked", "git_app.credential_set", "app.created", "app.secret_rotated", "app.secret_grace_ended", "app.disabled", "app.enabled", "app.board_mapped", "app.board_unmapped", "app.status_mapped", "app.user_linked", "app.credential_set", "dashboard_view.created", "dashboard_view.renamed", "dashboard_view.shared", "dashboard_view.deleted", "organization.created", "organization.renamed", "organization.deleted", "team.created", "team.renamed", "team.deleted", "team.member_added", "team.member_removed", "team.member_role_set", "member.added", "member.role_set", "member.removed"]] = None, actor_user_id: Optional[str] = None, per_page: Optional[int] = None, sort: Optional[Literal["created_at"]] = None, order: Optional[Literal["asc", "desc"]] = None, fields: Optional[str] = None, created_at_eq: Optional[str] = None, created_at_gte: Optional[str] = None, created_at_lte: Optional[str] = None, created_at_gt: Optional[str] = None, created_at_lt: Optional[str] = None) -> Iterator["AuditEntry"]:
+    def iter_organization_audit_log(self, organization_id: str, *, action: Optional[Literal["api_token.created", "api_token.revoked", "scim_token.created", "scim_token.revoked", "otlp_token.created", "otlp_token.revoked", "webhook_endpoint.created", "webhook_endpoint.events_updated", "webhook_endpoint.disabled", "webhook_endpoint.enabled", "webhook_endpoint.secret_rotated", "webhook_delivery.replayed", "git_app.created", "git_app.secret_rotated", "git_app.secret_grace_ended", "git_app.user_linked", "git_app.credential_set", "app.created", "app.secret_rotated", "app.secret_grace_ended", "app.disabled", "app.enabled", "app.board_mapped", "app.board_unmapped", "app.status_mapped", "app.user_linked", "app.credential_set", "dashboard_view.created", "dashboard_view.renamed", "dashboard_view.shared", "dashboard_view.deleted", "organization.created", "organization.renamed", "organization.deleted", "team.created", "team.renamed", "team.deleted", "team.member_added", "team.member_removed", "team.member_role_set", "member.added", "member.role_set", "member.removed", "metric_settings.updated"]] = None, actor_user_id: Optional[str] = None, per_page: Optional[int] = None, sort: Optional[Literal["created_at"]] = None, order: Optional[Literal["asc", "desc"]] = None, fields: Optional[str] = None, created_at_eq: Optional[str] = None, created_at_gte: Optional[str] = None, created_at_lte: Optional[str] = None, created_at_gt: Optional[str] = None, created_at_lt: Optional[str] = None) -> Iterator["AuditEntry"]:
         """Every item of list_organization_audit_log, page after page (one request a page, of `per_page` items)."""
         return _pages(lambda page: self.list_organization_audit_log(organization_id, action=action, actor_user_id=actor_user_id, per_page=per_page, sort=sort, order=order, fields=fields, created_at_eq=created_at_eq, created_at_gte=created_at_gte, created_at_lte=created_at_lte, created_at_gt=created_at_gt, created_at_lt=created_at_lt, page=page))
 
@@ -989,7 +989,7 @@ class Client:
         """Every item of list_commits, page after page (one request a page, of `per_page` items)."""
         return _pages(lambda page: self.list_commits(per_page=per_page, sort=sort, order=order, fields=fields, created_at_eq=created_at_eq, created_at_gte=created_at_gte, created_at_lte=created_at_lte, created_at_gt=created_at_gt, created_at_lt=created_at_lt, page=page))
 
-    def get_dora_metrics(self, *, organization_id: Optional[str] = None, team_id: Optional[str] = None, from_: Optional[str] = None, to: Optional[str] = None, interval: Optional[Literal["day", "week", "month"]] = None) -> "DoraMetrics":
+    def get_dora_metrics(self, *, organization_id: Optional[str] = None, team_id: Optional[str] = None, from_: Optional[str] = None, to: Optional[str] = None, interval: Optional[Literal["day", "week", "month"]] = None) -> "DoraMetricsResponse":
         """DORA metrics
 
         Deployment frequency, lead time for changes, change failure rate and time to restore, by the Four Keys method, over production deployments. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
@@ -1002,9 +1002,9 @@ class Client:
 
         Calls GET /v1/metrics/dora.
         """
-        return cast("DoraMetrics", self._transport.get("/metrics/dora", {"organization_id": organization_id, "team_id": team_id, "from": from_, "to": to, "interval": interval})["data"])
+        return cast("DoraMetricsResponse", self._transport.get("/metrics/dora", {"organization_id": organization_id, "team_id": team_id, "from": from_, "to": to, "interval": interval}))
 
-    def get_pull_request_metrics(self, *, organization_id: Optional[str] = None, team_id: Optional[str] = None, from_: Optional[str] = None, to: Optional[str] = None, interval: Optional[Literal["day", "week", "month"]] = None) -> "PullRequestMetrics":
+    def get_pull_request_metrics(self, *, organization_id: Optional[str] = None, team_id: Optional[str] = None, from_: Optional[str] = None, to: Optional[str] = None, interval: Optional[Literal["day", "week", "month"]] = None) -> "PullRequestMetricsResponse":
         """Pull request metrics
 
         Pull requests opened, merged and closed, time to merge, and what is open now. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
@@ -1017,9 +1017,9 @@ class Client:
 
         Calls GET /v1/metrics/pull-requests.
         """
-        return cast("PullRequestMetrics", self._transport.get("/metrics/pull-requests", {"organization_id": organization_id, "team_id": team_id, "from": from_, "to": to, "interval": interval})["data"])
+        return cast("PullRequestMetricsResponse", self._transport.get("/metrics/pull-requests", {"organization_id": organization_id, "team_id": team_id, "from": from_, "to": to, "interval": interval}))
 
-    def get_flow_metrics(self, *, organization_id: Optional[str] = None, team_id: Optional[str] = None, from_: Optional[str] = None, to: Optional[str] = None, interval: Optional[Literal["day", "week", "month"]] = None) -> "FlowMetrics":
+    def get_flow_metrics(self, *, organization_id: Optional[str] = None, team_id: Optional[str] = None, from_: Optional[str] = None, to: Optional[str] = None, interval: Optional[Literal["day", "week", "month"]] = None) -> "FlowMetricsResponse":
         """Flow metrics
 
         Tasks completed, their cycle time and types, and the work in progress now. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
@@ -1032,9 +1032,9 @@ class Client:
 
         Calls GET /v1/metrics/flow.
         """
-        return cast("FlowMetrics", self._transport.get("/metrics/flow", {"organization_id": organization_id, "team_id": team_id, "from": from_, "to": to, "interval": interval})["data"])
+        return cast("FlowMetricsResponse", self._transport.get("/metrics/flow", {"organization_id": organization_id, "team_id": team_id, "from": from_, "to": to, "interval": interval}))
 
-    def get_activity_metrics(self, *, organization_id: Optional[str] = None, team_id: Optional[str] = None, from_: Optional[str] = None, to: Optional[str] = None, interval: Optional[Literal["day", "week", "month"]] = None) -> "ActivityMetrics":
+    def get_activity_metrics(self, *, organization_id: Optional[str] = None, team_id: Optional[str] = None, from_: Optional[str] = None, to: Optional[str] = None, interval: Optional[Literal["day", "week", "month"]] = None) -> "ActivityMetricsResponse":
         """Activity metrics
 
         Commits, active authors and interactions by type. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
@@ -1047,9 +1047,9 @@ class Client:
 
         Calls GET /v1/metrics/activity.
         """
-        return cast("ActivityMetrics", self._transport.get("/metrics/activity", {"organization_id": organization_id, "team_id": team_id, "from": from_, "to": to, "interval": interval})["data"])
+        return cast("ActivityMetricsResponse", self._transport.get("/metrics/activity", {"organization_id": organization_id, "team_id": team_id, "from": from_, "to": to, "interval": interval}))
 
-    def get_ai_usage_metrics(self, *, organization_id: Optional[str] = None, team_id: Optional[str] = None, from_: Optional[str] = None, to: Optional[str] = None, interval: Optional[Literal["day", "week", "month"]] = None) -> "AiUsageMetrics":
+    def get_ai_usage_metrics(self, *, organization_id: Optional[str] = None, team_id: Optional[str] = None, from_: Optional[str] = None, to: Optional[str] = None, interval: Optional[Literal["day", "week", "month"]] = None) -> "AiUsageMetricsResponse":
         """AI usage metrics
 
         How members use AI coding tools (Claude Code, Gemini CLI, Codex, GitHub Copilot, Cursor): active users and adoption, engagement, sessions, prompts, tokens, cost, lines, commits, pull requests and edit decisions, per tool (with suggestions, chat and agent requests where the vendors report them) and per model, from the telemetry the tools send to /otlp and the usage the vendors' APIs report, a member's day of a tool counted once. A team's figures are its members' today. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
@@ -1062,9 +1062,9 @@ class Client:
 
         Calls GET /v1/metrics/ai-usage.
         """
-        return cast("AiUsageMetrics", self._transport.get("/metrics/ai-usage", {"organization_id": organization_id, "team_id": team_id, "from": from_, "to": to, "interval": interval})["data"])
+        return cast("AiUsageMetricsResponse", self._transport.get("/metrics/ai-usage", {"organization_id": organization_id, "team_id": team_id, "from": from_, "to": to, "interval": interval}))
 
-    def get_ai_impact_metrics(self, *, organization_id: Optional[str] = None, team_id: Optional[str] = None, from_: Optional[str] = None, to: Optional[str] = None, interval: Optional[Literal["day", "week", "month"]] = None) -> "AiImpactMetrics":
+    def get_ai_impact_metrics(self, *, organization_id: Optional[str] = None, team_id: Optional[str] = None, from_: Optional[str] = None, to: Optional[str] = None, interval: Optional[Literal["day", "week", "month"]] = None) -> "AiImpactMetricsResponse":
         """AI impact metrics
 
         Whether AI-assisted work ships faster or breaks more: the share of AI-assisted commits and merged pull requests (by an AI tool's mark, or the author's AI tool use that day), their time to merge, pickup time and size against the others, and the change failure rate of deployments that shipped AI-assisted commits against the others; for the organization's admins, its teams grouped by AI adoption with each group's time to merge, deployments a day and change failure rate. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
@@ -1077,9 +1077,9 @@ class Client:
 
         Calls GET /v1/metrics/ai-impact.
         """
-        return cast("AiImpactMetrics", self._transport.get("/metrics/ai-impact", {"organization_id": organization_id, "team_id": team_id, "from": from_, "to": to, "interval": interval})["data"])
+        return cast("AiImpactMetricsResponse", self._transport.get("/metrics/ai-impact", {"organization_id": organization_id, "team_id": team_id, "from": from_, "to": to, "interval": interval}))
 
-    def get_collaboration_metrics(self, *, organization_id: Optional[str] = None, team_id: Optional[str] = None, from_: Optional[str] = None, to: Optional[str] = None, interval: Optional[Literal["day", "week", "month"]] = None) -> "CollaborationMetrics":
+    def get_collaboration_metrics(self, *, organization_id: Optional[str] = None, team_id: Optional[str] = None, from_: Optional[str] = None, to: Optional[str] = None, interval: Optional[Literal["day", "week", "month"]] = None) -> "CollaborationMetricsResponse":
         """Collaboration metrics
 
         How people review each other's pull requests: pickup, first approval and review-to-merge times, pull requests iterated or merged unreviewed, how evenly reviews are shared, and (for the organization's admins and the team's managers only) review load, who reviews whom and knowledge silos. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
@@ -1092,9 +1092,9 @@ class Client:
 
         Calls GET /v1/metrics/collaboration.
         """
-        return cast("CollaborationMetrics", self._transport.get("/metrics/collaboration", {"organization_id": organization_id, "team_id": team_id, "from": from_, "to": to, "interval": interval})["data"])
+        return cast("CollaborationMetricsResponse", self._transport.get("/metrics/collaboration", {"organization_id": organization_id, "team_id": team_id, "from": from_, "to": to, "interval": interval}))
 
-    def get_financial_metrics(self, *, organization_id: Optional[str] = None, team_id: Optional[str] = None, from_: Optional[str] = None, to: Optional[str] = None, interval: Optional[Literal["day", "week", "month"]] = None) -> "FinancialMetrics":
+    def get_financial_metrics(self, *, organization_id: Optional[str] = None, team_id: Optional[str] = None, from_: Optional[str] = None, to: Optional[str] = None, interval: Optional[Literal["day", "week", "month"]] = None) -> "FinancialMetricsResponse":
         """Financial metrics
 
         What engineering costs, for the organization's admins only (403 for everyone else): people cost from the rates set with `npm run costs`, cost per engineer, merged pull request and completed task, the split of time between capitalizable and expensed work, and what AI coding tools cost. A figure that needs a rate nobody set is null, never 0. Exactly one of `organization_id` (404 or 403 as for the organization; not with a team-scoped token) or `team_id` (as for the team).
@@ -1107,4 +1107,4 @@ class Client:
 
         Calls GET /v1/metrics/financial.
         """
-        return cast("FinancialMetrics", self._transport.get("/metrics/financial", {"organization_id": organization_id, "team_id": team_id, "from": from_, "to": to, "interval": interval})["data"])
+        return cast("FinancialMetricsResponse", self._transport.get("/metrics/financial", {"organization_id": organization_id, "team_id": team_id, "from": from_, "to": to, "interval": interval}))

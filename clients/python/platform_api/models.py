@@ -94,7 +94,7 @@ TelemetryEvent.__doc__ = "An event an OpenTelemetry exporter sent to /otlp/v1/lo
 
 AuditEntryList = TypedDict("AuditEntryList", {"status": Literal["success"], "data": List["AuditEntry"], "meta": "ListMeta"})
 
-AuditEntry = TypedDict("AuditEntry", {"id": str, "organization_id": str, "actor_type": Literal["user", "operator"], "actor_user_id": Optional[str], "action": Literal["api_token.created", "api_token.revoked", "scim_token.created", "scim_token.revoked", "otlp_token.created", "otlp_token.revoked", "webhook_endpoint.created", "webhook_endpoint.events_updated", "webhook_endpoint.disabled", "webhook_endpoint.enabled", "webhook_endpoint.secret_rotated", "webhook_delivery.replayed", "git_app.created", "git_app.secret_rotated", "git_app.secret_grace_ended", "git_app.user_linked", "git_app.credential_set", "app.created", "app.secret_rotated", "app.secret_grace_ended", "app.disabled", "app.enabled", "app.board_mapped", "app.board_unmapped", "app.status_mapped", "app.user_linked", "app.credential_set", "dashboard_view.created", "dashboard_view.renamed", "dashboard_view.shared", "dashboard_view.deleted", "organization.created", "organization.renamed", "organization.deleted", "team.created", "team.renamed", "team.deleted", "team.member_added", "team.member_removed", "team.member_role_set", "member.added", "member.role_set", "member.removed"], "target_type": Literal["api_token", "scim_token", "otlp_token", "webhook_endpoint", "webhook_delivery", "git_app", "app", "dashboard_view", "team", "organization", "user"], "target_id": str, "details": Dict[str, Any], "created_at": str}, total=False)
+AuditEntry = TypedDict("AuditEntry", {"id": str, "organization_id": str, "actor_type": Literal["user", "operator"], "actor_user_id": Optional[str], "action": Literal["api_token.created", "api_token.revoked", "scim_token.created", "scim_token.revoked", "otlp_token.created", "otlp_token.revoked", "webhook_endpoint.created", "webhook_endpoint.events_updated", "webhook_endpoint.disabled", "webhook_endpoint.enabled", "webhook_endpoint.secret_rotated", "webhook_delivery.replayed", "git_app.created", "git_app.secret_rotated", "git_app.secret_grace_ended", "git_app.user_linked", "git_app.credential_set", "app.created", "app.secret_rotated", "app.secret_grace_ended", "app.disabled", "app.enabled", "app.board_mapped", "app.board_unmapped", "app.status_mapped", "app.user_linked", "app.credential_set", "dashboard_view.created", "dashboard_view.renamed", "dashboard_view.shared", "dashboard_view.deleted", "organization.created", "organization.renamed", "organization.deleted", "team.created", "team.renamed", "team.deleted", "team.member_added", "team.member_removed", "team.member_role_set", "member.added", "member.role_set", "member.removed", "metric_settings.updated"], "target_type": Literal["api_token", "scim_token", "otlp_token", "webhook_endpoint", "webhook_delivery", "git_app", "app", "dashboard_view", "team", "organization", "user"], "target_id": str, "details": Dict[str, Any], "created_at": str}, total=False)
 
 AuditEntry.__doc__ = "A change to the organization’s credentials or webhooks: who made it (a signed-in user in the settings, or an operator with the CLIs), what it changed, when. Never a secret or a token’s value. All fields are present unless `fields` selects a subset.\n\nactor_type: `user`: a signed-in user in the settings; `operator`: someone with shell access, through the CLIs\nactor_user_id: The signed-in user who made the change; null for an operator\naction: What happened. Example: `webhook_endpoint.created`\ntarget_type: What kind of thing changed\ntarget_id: The id of what changed. Example: `whep_…`, `tok_…`\ndetails: What changed, such as a name, URL, events or scope\ncreated_at: When the change was committed"
 
@@ -150,7 +150,7 @@ DashboardCatalogEntry = TypedDict("DashboardCatalogEntry", {"key": str, "name": 
 
 DashboardCatalogEntry.__doc__ = "A kind of dashboard that can be created. All fields are present unless `fields` selects a subset."
 
-DoraMetricsResponse = TypedDict("DoraMetricsResponse", {"status": Literal["success"], "data": "DoraMetrics"})
+DoraMetricsResponse = TypedDict("DoraMetricsResponse", {"status": Literal["success"], "data": "DoraMetrics", "meta": "MetricMeta"})
 
 DoraMetricsDeploymentFrequency = TypedDict("DoraMetricsDeploymentFrequency", {"deployments": int, "per_day": float, "band": Optional[Literal["elite", "high", "medium", "low"]]})
 
@@ -197,7 +197,11 @@ MetricScope = TypedDict("MetricScope", {"organization_id": str, "team_id": Optio
 
 MetricScope.__doc__ = "What the figures cover: an organization, or one of its teams (the repositories its members authored commits in, its tasks and interactions)\n\nteam_id: The team, for a team scope; null for the whole organization"
 
-PullRequestMetricsResponse = TypedDict("PullRequestMetricsResponse", {"status": Literal["success"], "data": "PullRequestMetrics"})
+MetricMeta = TypedDict("MetricMeta", {"settings_version": int})
+
+MetricMeta.__doc__ = "settings_version: The version of the organization's settings of what counts that the figures were computed under: 0 for the defaults, one more with each change (docs/metrics.md#what-counts)."
+
+PullRequestMetricsResponse = TypedDict("PullRequestMetricsResponse", {"status": Literal["success"], "data": "PullRequestMetrics", "meta": "MetricMeta"})
 
 PullRequestMetricsTimeToMergeHours = TypedDict("PullRequestMetricsTimeToMergeHours", {"median": Optional[float], "p75": Optional[float], "p90": Optional[float]})
 
@@ -237,7 +241,7 @@ class PullRequestMetrics(_PullRequestMetricsRequired, _PullRequestMetricsOptiona
     """
 
 
-FlowMetricsResponse = TypedDict("FlowMetricsResponse", {"status": Literal["success"], "data": "FlowMetrics"})
+FlowMetricsResponse = TypedDict("FlowMetricsResponse", {"status": Literal["success"], "data": "FlowMetrics", "meta": "MetricMeta"})
 
 FlowMetricsLeadTimeHours = TypedDict("FlowMetricsLeadTimeHours", {"median": Optional[float], "p75": Optional[float], "p90": Optional[float]})
 
@@ -303,7 +307,7 @@ class FlowMetrics(_FlowMetricsRequired, _FlowMetricsOptional):
     """
 
 
-ActivityMetricsResponse = TypedDict("ActivityMetricsResponse", {"status": Literal["success"], "data": "ActivityMetrics"})
+ActivityMetricsResponse = TypedDict("ActivityMetricsResponse", {"status": Literal["success"], "data": "ActivityMetrics", "meta": "MetricMeta"})
 
 ActivityMetricsInteractionsByType = TypedDict("ActivityMetricsInteractionsByType", {"code_review": int, "communication": int, "task_assignment": int, "meeting": int})
 
@@ -336,7 +340,7 @@ class ActivityMetrics(_ActivityMetricsRequired, _ActivityMetricsOptional):
     """
 
 
-AiUsageMetricsResponse = TypedDict("AiUsageMetricsResponse", {"status": Literal["success"], "data": "AiUsageMetrics"})
+AiUsageMetricsResponse = TypedDict("AiUsageMetricsResponse", {"status": Literal["success"], "data": "AiUsageMetrics", "meta": "MetricMeta"})
 
 AiUsageMetricsEngagement = TypedDict("AiUsageMetricsEngagement", {"light": int, "moderate": int, "heavy": int})
 
@@ -426,7 +430,7 @@ AiTokens = TypedDict("AiTokens", {"input": float, "output": float, "cache_read":
 
 AiTokens.__doc__ = "Tokens the tools reported\n\ninput: Input tokens\noutput: Output tokens (Gemini CLI’s thought tokens included)\ncache_read: Tokens read from the prompt cache\ncache_creation: Tokens written to the prompt cache"
 
-AiImpactMetricsResponse = TypedDict("AiImpactMetricsResponse", {"status": Literal["success"], "data": "AiImpactMetrics"})
+AiImpactMetricsResponse = TypedDict("AiImpactMetricsResponse", {"status": Literal["success"], "data": "AiImpactMetrics", "meta": "MetricMeta"})
 
 AiImpactMetricsAiAssistedCommits = TypedDict("AiImpactMetricsAiAssistedCommits", {"count": int, "commits": int, "share": Optional[float]})
 
@@ -539,7 +543,7 @@ class AiImpactMetrics(_AiImpactMetricsRequired, _AiImpactMetricsOptional):
     """
 
 
-CollaborationMetricsResponse = TypedDict("CollaborationMetricsResponse", {"status": Literal["success"], "data": "CollaborationMetrics"})
+CollaborationMetricsResponse = TypedDict("CollaborationMetricsResponse", {"status": Literal["success"], "data": "CollaborationMetrics", "meta": "MetricMeta"})
 
 CollaborationMetricsIteratedPrs = TypedDict("CollaborationMetricsIteratedPrs", {"count": int, "merged": int, "share": Optional[float]})
 
@@ -598,7 +602,7 @@ ReviewStage = TypedDict("ReviewStage", {"median": Optional[float], "p75": Option
 
 ReviewStage.__doc__ = "A review stage’s duration over the pull requests merged in the window that went through it\n\nmedian: Median (nearest rank), in hours to two decimals; null when there is nothing to measure\np75: 75th percentile (nearest rank), in hours to two decimals; null when there is nothing to measure\nn: Pull requests measured"
 
-FinancialMetricsResponse = TypedDict("FinancialMetricsResponse", {"status": Literal["success"], "data": "FinancialMetrics"})
+FinancialMetricsResponse = TypedDict("FinancialMetricsResponse", {"status": Literal["success"], "data": "FinancialMetrics", "meta": "MetricMeta"})
 
 FinancialMetricsPeopleCost = TypedDict("FinancialMetricsPeopleCost", {"amount": Optional[float], "priced_members": int, "members": int})
 

@@ -66,6 +66,7 @@ export const AUDIT_ACTIONS = [
   'member.added',
   'member.role_set',
   'member.removed',
+  'metric_settings.updated',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -10,6 +10,7 @@ import { membersRouter } from './members';
 import { otlpTokensRouter, scimTokensRouter } from './organizationTokens';
 import { providersProcedure } from './providers';
 import { setupProcedure } from './setup';
+import { metricSettingsRouter } from './metricSettings';
 
 /**
  * `settings.*` (docs/settings.md): what a signed-in person manages in the product's settings. Session only; not part of
@@ -28,4 +29,5 @@ export const settingsRouter = router({
   accounts: accountsRouter,
   scimTokens: scimTokensRouter,
   otlpTokens: otlpTokensRouter,
+  metrics: metricSettingsRouter,
 });

@@ -15,12 +15,15 @@ import { day, MetricWindow } from './reading/window';
 import { ComputationSlots } from './computationSlots';
 import { EVERYONE_S_DETAIL, MetricDetail } from './detail';
 import { AppliedMetricSettings, DEFAULT_APPLIED } from './settings/document';
+import { appliedMetricSettings } from './settings/metricSettings';
 
 export { EVERYONE_S_DETAIL, type MetricDetail };
 
 export const METRICS = { dora: doraFigures, pullRequests: pullRequestFigures, flow: flowFigures, activity: activityFigures, aiUsage: aiUsageFigures, collaboration: collaborationFigures, aiImpact: aiImpactFigures, financial: financialFigures };
 export type MetricKind = keyof typeof METRICS;
 export type MetricPayload<K extends MetricKind> = Awaited<ReturnType<typeof computeMetric<K>>>;
+/** A metric's figures and the version of the organization's settings they were computed under (`meta.settings_version`). */
+export type MetricAnswer<K extends MetricKind> = { figures: MetricPayload<K>; settingsVersion: number };
 
 /** What each metric reads, a team's repositories included: the versions of these key its cached figures. */
 const READS: Record<MetricKind, string[]> = {
@@ -59,15 +62,15 @@ export class MetricsService {
     this.now = options.now ?? (() => new Date());
   }
 
-  async compute<K extends MetricKind>(kind: K, target: MetricTarget, window: MetricWindow, now = new Date(), detail = EVERYONE_S_DETAIL): Promise<MetricPayload<K>> {
-    const versions = await this.versions.of(READS[kind]);
+  async compute<K extends MetricKind>(kind: K, target: MetricTarget, window: MetricWindow, now = new Date(), detail = EVERYONE_S_DETAIL): Promise<MetricAnswer<K>> {
+    const versions = await this.versions.of([...READS[kind], 'metric_settings']);
     const key = ['metric', kind, target.organizationId, target.team?.id ?? '', day(window.from), window.days, window.interval ?? '', detail.adoptionTiers ? 'tiers' : '', versions].join('|');
     return (await this.cache.getOrCompute(key, () =>
       this.slots.run(async () => {
-        const scope = target.team ? await teamScope(target.team) : organizationScope(target.organizationId);
-        return computeMetric(kind, scope, window, now, this.options.queryTimeoutMs, detail);
+        const [scope, settings] = await Promise.all([target.team ? teamScope(target.team) : organizationScope(target.organizationId), appliedMetricSettings(target.organizationId)]);
+        return { figures: await computeMetric(kind, scope, window, now, this.options.queryTimeoutMs, detail, settings), settingsVersion: settings.version };
       }),
-    )) as MetricPayload<K>;
+    )) as MetricAnswer<K>;
   }
 }
 

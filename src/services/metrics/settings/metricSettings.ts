@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { MetricSetting, Organization } from '../../../../db/models';
+import type { ChangeRunner } from '../../../persistence/changes/change';
+import type { Actor } from '../../../persistence/changes/auditRecord';
+import { invalid, notFound } from '../../../errors';
+import { AppliedMetricSettings, DEFAULT_APPLIED, DEFAULT_METRIC_SETTINGS, MetricSettingsDocument, metricSettingsShape, parseStoredDocument } from './document';
+
+/** What an admin sends: any of the settings, each replacing its current value whole. */
+export const MetricSettingsChange = z.strictObject(metricSettingsShape).partial();
+export type MetricSettingsChange = z.infer<typeof MetricSettingsChange>;
+
+/** An organization's settings as the settings page, tRPC `settings.metrics.get` and the CLI show them. */
+export interface MetricSettingsView extends MetricSettingsDocument {
+  organization_id: string;
+  /** 0 while the organization has never changed them; every metric answer names the version it was computed under. */
+  version: number;
+  updated_at: Date | null;
+  /** What each setting is when never changed. */
+  defaults: MetricSettingsDocument;
+}
+
+const viewOf = (organizationId: string, applied: AppliedMetricSettings, updatedAt: Date | null): MetricSettingsView => ({
+  organization_id: organizationId,
+  version: applied.version,
+  updated_at: updatedAt,
+  ...applied.settings,
+  defaults: DEFAULT_METRIC_SETTINGS,
+});
+
+/** The organization's settings in force: one read by primary key, the defaults (version 0) without a row. */
+export async function appliedMetricSettings(organizationId: string): Promise<AppliedMetricSettings> {
+  const row = await MetricSetting.findByPk(organizationId);
+  return row ? { version: row.version, settings: parseStoredDocument(row.document) } : DEFAULT_APPLIED;
+}
+
+/**
+ * What counts in an organization's figures (docs/metrics.md#what-counts), changed by its admins (settings page, tRPC
+ * `settings.metrics.update`) or an operator (`npm run metrics-settings`). Each change that changes something is one
+ * change (change.ts): a new version, its audit entry with each setting before and after, and the data version the
+ * figures' cache is keyed by, so the next answer is computed under it. The settings are filters the figures apply
+ * as they read, so a new version holds for the whole history at once: no answer mixes two versions.
+ */
+export class MetricSettings {
+  constructor(
+    private readonly changes: ChangeRunner,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async get(organizationId: string): Promise<MetricSettingsView> {
+    if (!(await Organization.findByPk(organizationId, { attributes: ['id'] }))) throw notFound(`No organization ${organizationId}`);
+    const row = await MetricSetting.findByPk(organizationId);
+    return row ? viewOf(organizationId, { version: row.version, settings: parseStoredDocument(row.document) }, row.updated_at) : viewOf(organizationId, DEFAULT_APPLIED, null);
+  }
+
+  /** Async so that a refused input, checked before any transaction opens, rejects like the rest. */
+  async update(organizationId: string, input: unknown, actor: Actor): Promise<MetricSettingsView> {
+    const parsed = MetricSettingsChange.safeParse(input);
+    if (!parsed.success) throw invalid(parsed.error.issues.map(describeIssue).join('; '));
+    const requested = parsed.data;
+    if (Object.keys(requested).length === 0) throw invalid(`Name at least one setting to change: ${SETTINGS}`);
+    return this.changes.run(async (change) => {
+      const { transaction } = change;
+      // Locked: two admins' changes get two versions, one after the other.
+      if (!(await Organization.findByPk(organizationId, { attributes: ['id'], transaction, lock: transaction.LOCK.UPDATE }))) throw notFound(`No organization ${organizationId}`);
+      const row = await MetricSetting.findByPk(organizationId, { transaction });
+      const before: AppliedMetricSettings = row ? { version: row.version, settings: parseStoredDocument(row.document) } : DEFAULT_APPLIED;
+      const after: MetricSettingsDocument = { ...before.settings, ...requested };
+      const changed = changedSettings(before.settings, after);
+      if (!Object.keys(changed).length) return viewOf(organizationId, before, row?.updated_at ?? null);
+      const version = before.version + 1;
+      const at = this.now();
+      if (row) await row.update({ version, document: JSON.stringify(after), updated_at: at }, { transaction });
+      else await MetricSetting.create({ organization_id: organizationId, version, document: JSON.stringify(after), updated_at: at }, { transaction });
+      change.wrote('metric_settings');
+      change.audit({ organizationId, actor, action: 'metric_settings.updated', target: { type: 'organization', id: organizationId }, details: { version, changed } });
+      return viewOf(organizationId, { version, settings: after }, at);
+    });
+  }
+}
+
+const SETTINGS = Object.keys(metricSettingsShape).join(', ');
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') return `No setting ${issue.keys.join(', ')}; the settings are ${SETTINGS}`;
+  if (issue.code === 'invalid_type' && issue.path.length === 0) return `The settings must be an object of ${SETTINGS}`;
+  return issue.message;
+}
+
+/** Each setting whose value differs, with its value before and after. */
+function changedSettings(before: MetricSettingsDocument, after: MetricSettingsDocument): Record<string, { from: unknown; to: unknown }> {
+  const keys = Object.keys(metricSettingsShape) as (keyof MetricSettingsDocument)[];
+  return Object.fromEntries(keys.filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k])).map((k) => [k, { from: before[k], to: after[k] }]));
+}
