@@ -8,10 +8,11 @@ import { webhooksSection } from './webhooks';
 import { teamsSection } from './teams';
 import { membersSection } from './members';
 import { setupSection } from './setup';
+import { metricSettingsSection } from './metricSettings';
 
 type Organization = Outputs['settings']['session']['organizations'][number];
 
-/** What an admin manages for one organization: its setup at a glance, webhooks, git apps, apps, members, teams, SCIM and telemetry tokens. `providers`: those offered. */
+/** What an admin manages for one organization: its setup at a glance, webhooks, git apps, apps, members, teams, what counts in its figures, SCIM and telemetry tokens. `providers`: those offered. */
 export function organizationSection(org: Organization, eventTypes: Outputs['settings']['webhooks']['eventTypes'], providers: Catalog): HTMLElement {
   const headingId = `${org.id}-heading`;
   return h(
@@ -25,6 +26,7 @@ export function organizationSection(org: Organization, eventTypes: Outputs['sett
     appsSection(org, providers),
     membersSection(org),
     teamsSection(org),
+    metricSettingsSection(org),
     organizationTokensSection(org, SCIM),
     organizationTokensSection(org, TELEMETRY),
   );

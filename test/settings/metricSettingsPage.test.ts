@@ -1,0 +1,68 @@
+import type { Browser } from 'playwright-core';
+import { assertBrowser, describeInBrowser } from '../support/peers/chromium';
+import { launchChromium, signInThroughLink, watchedPage, WatchedPage } from '../support/peers/pageBrowser';
+import { startTestApp, TestApp, DEMO } from '../support/harness';
+
+/**
+ * The settings page's What counts (docs/settings.md#what-counts) in Debian's chromium, as Acme's admin uses it: the
+ * defaults shown as version 0, the production environments changed from the keyboard, saved as version 1 and named
+ * by the next metric answer; the same again changes nothing; an empty list refused in words.
+ */
+
+const describeBrowser = describeInBrowser('metricSettingsPage');
+
+let t: TestApp;
+let base: string;
+let browser: Browser;
+let opened: WatchedPage | undefined;
+
+describeBrowser('what counts on the settings page in chromium', () => {
+  beforeAll(async () => {
+    assertBrowser();
+    t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '1000' });
+    base = await t.listen();
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+  afterEach(async () => {
+    const problems = opened?.problems ?? [];
+    await opened?.context.close();
+    opened = undefined;
+    expect(problems).toEqual([]);
+  });
+
+  test('ada sets the production environments by keyboard; the next answer names the new version', async () => {
+    // The empty list's refusal (400) is caused on purpose.
+    opened = await watchedPage(browser, { expectStatuses: [400] });
+    const { page } = opened;
+    await signInThroughLink(page, base, DEMO.users.ada);
+    const token = await t.token();
+    const versionOnV1 = async () => (await t.get(`/v1/metrics/dora?organization_id=${DEMO.orgs.acme}`, token)).body.meta.settings_version;
+    const counts = page.getByRole('region', { name: 'Acme' }).getByRole('region', { name: 'What counts', exact: true });
+    await counts.getByText('Version 0 (the defaults: never changed).').waitFor();
+    await counts.getByRole('row', { name: /Production environments production production/ }).waitFor();
+    expect(await versionOnV1()).toBe(0);
+
+    const input = counts.getByLabel('Production environments');
+    await input.focus();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('production, Prod-*, live');
+    await page.keyboard.press('Enter');
+    await counts.getByRole('status').filter({ hasText: 'Saved as version 1: the figures count it from now on, for their whole history.' }).waitFor();
+    await counts.getByRole('row', { name: /Production environments production, prod-\*, live production/ }).waitFor();
+    expect(await versionOnV1()).toBe(1);
+
+    // Saved again as it is: no new version.
+    await counts.getByRole('button', { name: 'Save' }).click();
+    await counts.getByRole('status').filter({ hasText: 'Nothing changed: these are the settings in force.' }).waitFor();
+    expect(await versionOnV1()).toBe(1);
+
+    await counts.getByLabel('Production environments').fill(' , ');
+    await counts.getByRole('button', { name: 'Save' }).click();
+    await counts.getByRole('alert').filter({ hasText: 'no deployment would count' }).waitFor();
+    expect(await versionOnV1()).toBe(1);
+  });
+});
