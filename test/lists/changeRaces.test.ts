@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import express from 'express';
 import request from 'supertest';
-import { Sequelize, Transaction } from 'sequelize';
+import { QueryTypes, Sequelize, Transaction } from 'sequelize';
 import { initModels } from '../../db/models';
 import { createSequelize } from '../../db/connection';
 import { createRuntime, Runtime } from '../../src/runtime';
@@ -79,13 +79,24 @@ describe('a change that loses every attempt', () => {
       await lock(rival, `${round}-b`, tx);
       await lock(rival, `${round}-a`, tx); // waits for the change
     });
-    // Let the rival reach its wait, then close the cycle.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Once the rival waits for A (however long its twenty updates take on a busy machine), close the cycle.
+    await rivalWaiting();
     try {
       await lock(t.runtime.sequelize, `${round}-b`, transaction);
     } finally {
       void rivalDone.catch(() => undefined);
     }
+  }
+
+  /** Until InnoDB reports a transaction waiting for a lock: the rival's wait for A. */
+  async function rivalWaiting(): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      const [row] = await rival.query<{ waiting: number }>("SELECT COUNT(*) AS waiting FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'", { type: QueryTypes.SELECT });
+      if (Number(row.waiting) > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error('the rival transaction never waited for the lock the change holds');
   }
 
   onMysql('is 503 with Retry-After after its retries, not 400 or 500', async () => {
