@@ -3,9 +3,16 @@
  * (src/resources/, src/procedures/) take from the data layer without loading a model.
  */
 
-/** What an app brings in: the `/v1` App item's `category`. */
-export const APP_CATEGORIES = ['issues', 'chat', 'git', 'calendar', 'incidents', 'deployments', 'ai'] as const;
+/** What an app brings in: the `/v1` App item's `category`, one a provider of src/integrations/ has. */
+export const APP_CATEGORIES = ['issues', 'chat', 'git', 'incidents', 'deployments', 'ai'] as const;
 export type AppCategory = (typeof APP_CATEGORIES)[number];
+
+/**
+ * The interactions recorded from real events (docs/metrics.md#activity): a review, a Slack message to someone, a
+ * task assigned to someone. The `/v1` Interaction item's `type` and activity's `interactions_by_type`.
+ */
+export const INTERACTION_TYPES = ['code_review', 'communication', 'task_assignment'] as const;
+export type InteractionType = (typeof INTERACTION_TYPES)[number];
 
 export const TASK_TYPES = ['story', 'bug', 'task', 'epic'] as const;
 export type TaskType = (typeof TASK_TYPES)[number];

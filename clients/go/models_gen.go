@@ -91,9 +91,10 @@ type InteractionList struct {
 
 // Interaction: One collaboration event of a user. All fields are present unless `fields` selects a subset.
 type Interaction struct {
-	ID   *string `json:"id,omitempty"`
+	ID *string `json:"id,omitempty"`
+	// A review of a member’s pull request, a Slack message to a member, or a task assigned to a member (docs/metrics.md#activity)
 	Type *string `json:"type,omitempty"`
-	// Where it was observed: github, slack, jira, calendar, ...
+	// Where it was observed: github, gitlab, bitbucket, slack, jira, linear
 	Source        *string `json:"source,omitempty"`
 	UserID        *string `json:"user_id,omitempty"`
 	CounterpartID *string `json:"counterpart_id,omitempty"`
@@ -206,7 +207,7 @@ type App struct {
 	OrganizationID *string `json:"organization_id,omitempty"`
 	// jira, linear, slack, pagerduty, opsgenie, deployments, copilot, ...
 	Provider *string `json:"provider,omitempty"`
-	// What it brings in: issues (tasks), chat, git, calendar, incidents, deployments or ai
+	// What it brings in: issues (tasks), chat, git, incidents, deployments or ai
 	Category *string `json:"category,omitempty"`
 	Name     *string `json:"name,omitempty"`
 	IsActive *bool   `json:"is_active,omitempty"`
@@ -819,8 +820,6 @@ type ActivityMetricsInteractionsByType struct {
 	Communication int64 `json:"communication"`
 	// Task assignments
 	TaskAssignment int64 `json:"task_assignment"`
-	// Meetings
-	Meeting int64 `json:"meeting"`
 }
 
 // ActivityMetricsSeriesItemInteractionsByType: Interactions in the window by type
@@ -831,8 +830,6 @@ type ActivityMetricsSeriesItemInteractionsByType struct {
 	Communication int64 `json:"communication"`
 	// Task assignments
 	TaskAssignment int64 `json:"task_assignment"`
-	// Meetings
-	Meeting int64 `json:"meeting"`
 }
 
 type ActivityMetricsSeriesItem struct {

@@ -12,7 +12,7 @@ export function slugify(s: string): string {
     .replace(/[^a-z0-9]+/g, '');
 }
 
-export const DEFAULT_SOURCE: Record<AppCategory, string> = { git: 'github', chat: 'slack', issues: 'jira', calendar: 'google_calendar' };
+export const DEFAULT_SOURCE: Record<AppCategory, string> = { git: 'github', chat: 'slack', issues: 'jira' };
 
 export function rank(org: OrgState, category: AppCategory): number {
   if (category === 'chat' && org.sources.chat.length === 0) return 0;
@@ -38,9 +38,6 @@ export function externalUserId(rng: Random, provider: string, user: GenUser, org
     case 'gitlab':
     case 'bitbucket':
       return String(rng.int(100_000, 99_999_999));
-    case 'google_calendar':
-    case 'outlook':
-      return `${slugify(user.first)}.${slugify(user.last)}@${org.slug}.test`;
     default:
       return rng.hex(16);
   }

@@ -1,6 +1,6 @@
 /** The word lists generated names, titles and messages are drawn from. */
 
-export type AppCategory = 'issues' | 'chat' | 'git' | 'calendar';
+export type AppCategory = 'issues' | 'chat' | 'git';
 export type GitProvider = 'github' | 'gitlab' | 'bitbucket' | 'git';
 
 export const EXTRA_ORGS: ReadonlyArray<readonly [name: string, slug: string]> = [
@@ -76,8 +76,6 @@ export const APP_PROVIDERS: ReadonlyArray<readonly [provider: string, category: 
   ['github', 'git', 'GitHub'],
   ['gitlab', 'git', 'GitLab'],
   ['bitbucket', 'git', 'Bitbucket'],
-  ['google_calendar', 'calendar', 'Google Calendar'],
-  ['outlook', 'calendar', 'Outlook Calendar'],
 ];
 
 export const GIT_PROVIDERS: ReadonlyArray<readonly [GitProvider, string, number]> = [

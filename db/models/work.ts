@@ -1,9 +1,9 @@
 import { CreationOptional, DataTypes, Model, Sequelize, InferAttributes, InferCreationAttributes } from 'sequelize';
 import { ID, NAME, OPTIONAL_REF, OPTIONAL_TIMESTAMP, REF, SHORT, TIMESTAMP } from './types';
 
-import type { TaskStatus, TaskType } from '../vocabulary';
+import type { InteractionType, TaskStatus, TaskType } from '../vocabulary';
 
-export { TASK_STATUSES, TASK_TYPES, type TaskStatus, type TaskType } from '../vocabulary';
+export { INTERACTION_TYPES, TASK_STATUSES, TASK_TYPES, type InteractionType, type TaskStatus, type TaskType } from '../vocabulary';
 
 /**
  * organization_id is internal: its team's, so that an organization's tasks are one index range; a task of a board
@@ -72,7 +72,7 @@ export class RemovedTask extends Model<InferAttributes<RemovedTask>, InferCreati
 export class Interaction extends Model<InferAttributes<Interaction>, InferCreationAttributes<Interaction>> {
   declare id: string;
   declare organization_id: string;
-  declare type: 'code_review' | 'communication' | 'task_assignment' | 'meeting';
+  declare type: InteractionType;
   declare source: string;
   declare user_id: string;
   declare counterpart_id: string | null;

@@ -1460,9 +1460,12 @@ export interface components {
         /** @description One collaboration event of a user. All fields are present unless `fields` selects a subset. */
         Interaction: {
             id?: string;
-            /** @enum {string} */
-            type?: "code_review" | "communication" | "task_assignment" | "meeting";
-            /** @description Where it was observed: github, slack, jira, calendar, ... */
+            /**
+             * @description A review of a member’s pull request, a Slack message to a member, or a task assigned to a member (docs/metrics.md#activity)
+             * @enum {string}
+             */
+            type?: "code_review" | "communication" | "task_assignment";
+            /** @description Where it was observed: github, gitlab, bitbucket, slack, jira, linear */
             source?: string;
             user_id?: string;
             counterpart_id?: string | null;
@@ -1599,10 +1602,10 @@ export interface components {
             /** @description jira, linear, slack, pagerduty, opsgenie, deployments, copilot, ... */
             provider?: string;
             /**
-             * @description What it brings in: issues (tasks), chat, git, calendar, incidents, deployments or ai
+             * @description What it brings in: issues (tasks), chat, git, incidents, deployments or ai
              * @enum {string}
              */
-            category?: "issues" | "chat" | "git" | "calendar" | "incidents" | "deployments" | "ai";
+            category?: "issues" | "chat" | "git" | "incidents" | "deployments" | "ai";
             name?: string;
             is_active?: boolean;
             /**
@@ -2280,8 +2283,6 @@ export interface components {
                 communication: number;
                 /** @description Task assignments */
                 task_assignment: number;
-                /** @description Meetings */
-                meeting: number;
             };
             /** @description With `interval`: the same figures per bucket; counts add up to the totals, except distinct authors */
             series?: {
@@ -2303,8 +2304,6 @@ export interface components {
                     communication: number;
                     /** @description Task assignments */
                     task_assignment: number;
-                    /** @description Meetings */
-                    meeting: number;
                 };
             }[];
         };

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import type { DashboardCatalogEntry, DashboardView, Interaction, Task } from '../../db/models';
-import { TASK_STATUSES, TASK_TYPES } from '../../db/vocabulary';
+import { INTERACTION_TYPES, TASK_STATUSES, TASK_TYPES } from '../../db/vocabulary';
 import { nullableTimestamp, timestamp } from '../wire/envelopes';
 import { defineResource, iso, isoOrNull } from './resource';
 
 export const InteractionResource = defineResource('Interaction', 'One collaboration event of a user.', {
   id: z.string(),
-  type: z.enum(['code_review', 'communication', 'task_assignment', 'meeting']),
-  source: z.string().meta({ description: 'Where it was observed: github, slack, jira, calendar, ...' }),
+  type: z.enum(INTERACTION_TYPES).meta({ description: 'A review of a member’s pull request, a Slack message to a member, or a task assigned to a member (docs/metrics.md#activity)' }),
+  source: z.string().meta({ description: 'Where it was observed: github, gitlab, bitbucket, slack, jira, linear' }),
   user_id: z.string(),
   counterpart_id: z.string().nullable(),
   team_id: z.string().nullable(),

@@ -11,7 +11,7 @@ export const AppResource = defineResource(
     id: z.string(),
     organization_id: z.string(),
     provider: z.string().meta({ description: 'jira, linear, slack, pagerduty, opsgenie, deployments, copilot, ...' }),
-    category: z.enum(APP_CATEGORIES).meta({ description: 'What it brings in: issues (tasks), chat, git, calendar, incidents, deployments or ai' }),
+    category: z.enum(APP_CATEGORIES).meta({ description: 'What it brings in: issues (tasks), chat, git, incidents, deployments or ai' }),
     name: z.string(),
     is_active: z.boolean(),
     created_at: timestamp,

@@ -161,7 +161,6 @@ const InteractionTypes = z
     code_review: count('Code reviews'),
     communication: count('Communications'),
     task_assignment: count('Task assignments'),
-    meeting: count('Meetings'),
   })
   .meta({ description: 'Interactions in the window by type' });
 

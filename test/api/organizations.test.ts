@@ -200,7 +200,7 @@ describe('GET /v1/organizations/{organization_id}/apps', () => {
     expect(body.data).toContainEqual(expect.objectContaining({ id: DEMO.apps.acmeCopilot, provider: 'copilot', category: 'ai' }));
     for (const item of body.data) {
       expect(item.organization_id).toBe(O.acme);
-      expect(['issues', 'chat', 'git', 'calendar', 'incidents', 'ai']).toContain(item.category);
+      expect(['issues', 'chat', 'git', 'incidents', 'ai']).toContain(item.category);
       expect(typeof item.is_active).toBe('boolean');
     }
     // the Jira/Slack tie, by id in the list's direction

@@ -366,8 +366,8 @@ describe('GET /v1/users/{user_id}/interactions', () => {
     expect(body).toEqual(list(linusAll.map(interactionItem)));
     expect(body.data[0]).toEqual({
       id: 'int_linus_4',
-      type: 'meeting',
-      source: 'google_calendar',
+      type: 'communication',
+      source: 'slack',
       user_id: 'usr_linus',
       counterpart_id: null,
       team_id: null,

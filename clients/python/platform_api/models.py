@@ -32,9 +32,9 @@ DashboardViewResponse = TypedDict("DashboardViewResponse", {"status": Literal["s
 
 InteractionList = TypedDict("InteractionList", {"status": Literal["success"], "data": List["Interaction"], "meta": "ListMeta"})
 
-Interaction = TypedDict("Interaction", {"id": str, "type": Literal["code_review", "communication", "task_assignment", "meeting"], "source": str, "user_id": str, "counterpart_id": Optional[str], "team_id": Optional[str], "created_at": str}, total=False)
+Interaction = TypedDict("Interaction", {"id": str, "type": Literal["code_review", "communication", "task_assignment"], "source": str, "user_id": str, "counterpart_id": Optional[str], "team_id": Optional[str], "created_at": str}, total=False)
 
-Interaction.__doc__ = "One collaboration event of a user. All fields are present unless `fields` selects a subset.\n\nsource: Where it was observed: github, slack, jira, calendar, ...\ncreated_at: ISO 8601 UTC timestamp"
+Interaction.__doc__ = "One collaboration event of a user. All fields are present unless `fields` selects a subset.\n\ntype: A review of a member’s pull request, a Slack message to a member, or a task assigned to a member (docs/metrics.md#activity)\nsource: Where it was observed: github, gitlab, bitbucket, slack, jira, linear\ncreated_at: ISO 8601 UTC timestamp"
 
 OrganizationList = TypedDict("OrganizationList", {"status": Literal["success"], "data": List["Organization"], "meta": "ListMeta"})
 
@@ -70,9 +70,9 @@ OrganizationMember.__doc__ = "A user with their role in the organization. All fi
 
 AppList = TypedDict("AppList", {"status": Literal["success"], "data": List["App"], "meta": "ListMeta"})
 
-App = TypedDict("App", {"id": str, "organization_id": str, "provider": str, "category": Literal["issues", "chat", "git", "calendar", "incidents", "deployments", "ai"], "name": str, "is_active": bool, "created_at": str}, total=False)
+App = TypedDict("App", {"id": str, "organization_id": str, "provider": str, "category": Literal["issues", "chat", "git", "incidents", "deployments", "ai"], "name": str, "is_active": bool, "created_at": str}, total=False)
 
-App.__doc__ = "An integration connected to an organization. All fields are present unless `fields` selects a subset.\n\nprovider: jira, linear, slack, pagerduty, opsgenie, deployments, copilot, ...\ncategory: What it brings in: issues (tasks), chat, git, calendar, incidents, deployments or ai\ncreated_at: ISO 8601 UTC timestamp"
+App.__doc__ = "An integration connected to an organization. All fields are present unless `fields` selects a subset.\n\nprovider: jira, linear, slack, pagerduty, opsgenie, deployments, copilot, ...\ncategory: What it brings in: issues (tasks), chat, git, incidents, deployments or ai\ncreated_at: ISO 8601 UTC timestamp"
 
 IncidentList = TypedDict("IncidentList", {"status": Literal["success"], "data": List["Incident"], "meta": "ListMeta"})
 
@@ -309,13 +309,13 @@ class FlowMetrics(_FlowMetricsRequired, _FlowMetricsOptional):
 
 ActivityMetricsResponse = TypedDict("ActivityMetricsResponse", {"status": Literal["success"], "data": "ActivityMetrics", "meta": "MetricMeta"})
 
-ActivityMetricsInteractionsByType = TypedDict("ActivityMetricsInteractionsByType", {"code_review": int, "communication": int, "task_assignment": int, "meeting": int})
+ActivityMetricsInteractionsByType = TypedDict("ActivityMetricsInteractionsByType", {"code_review": int, "communication": int, "task_assignment": int})
 
-ActivityMetricsInteractionsByType.__doc__ = "Interactions in the window by type\n\ncode_review: Code reviews\ncommunication: Communications\ntask_assignment: Task assignments\nmeeting: Meetings"
+ActivityMetricsInteractionsByType.__doc__ = "Interactions in the window by type\n\ncode_review: Code reviews\ncommunication: Communications\ntask_assignment: Task assignments"
 
-ActivityMetricsSeriesItemInteractionsByType = TypedDict("ActivityMetricsSeriesItemInteractionsByType", {"code_review": int, "communication": int, "task_assignment": int, "meeting": int})
+ActivityMetricsSeriesItemInteractionsByType = TypedDict("ActivityMetricsSeriesItemInteractionsByType", {"code_review": int, "communication": int, "task_assignment": int})
 
-ActivityMetricsSeriesItemInteractionsByType.__doc__ = "Interactions in the window by type\n\ncode_review: Code reviews\ncommunication: Communications\ntask_assignment: Task assignments\nmeeting: Meetings"
+ActivityMetricsSeriesItemInteractionsByType.__doc__ = "Interactions in the window by type\n\ncode_review: Code reviews\ncommunication: Communications\ntask_assignment: Task assignments"
 
 ActivityMetricsSeriesItem = TypedDict("ActivityMetricsSeriesItem", {"start": str, "commits": int, "active_authors": int, "interactions_by_type": "ActivityMetricsSeriesItemInteractionsByType"})
 

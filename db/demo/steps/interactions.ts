@@ -3,6 +3,7 @@ import { GenUser, MemberState, OrgState, Seeding } from '../state';
 import { DEFAULT_SOURCE } from '../text';
 import { allocate, END_MS, sortedCreatedAts, toDate } from '../time';
 import { AppCategory } from '../words';
+import type { InteractionType } from '../../vocabulary';
 
 /** Interactions, membership by membership. */
 export async function seedInteractions({ ins, root, spec }: Seeding, orgs: OrgState[]): Promise<void> {
@@ -19,21 +20,19 @@ export async function seedInteractions({ ins, root, spec }: Seeding, orgs: OrgSt
         const org = m.org;
         const times = sortedCreatedAts(rngInt, n, m.joinedMs, END_MS, spec.tieChance);
         for (let i = 0; i < n; i++) {
-          const type = rngInt.weighted<'code_review' | 'communication' | 'task_assignment' | 'meeting'>([
+          const type = rngInt.weighted<InteractionType>([
             ['code_review', 30],
             ['communication', 35],
             ['task_assignment', 15],
-            ['meeting', 20],
           ]);
-          const category: AppCategory =
-            type === 'code_review' ? 'git' : type === 'communication' ? 'chat' : type === 'task_assignment' ? 'issues' : 'calendar';
+          const category: AppCategory = type === 'code_review' ? 'git' : type === 'communication' ? 'chat' : 'issues';
           const sources = org.sources[category];
           const source = sources.length > 0 ? rngInt.pick(sources) : DEFAULT_SOURCE[category];
           // Only teams the user had joined by then.
           const joined = m.teams.filter((t) => t.joinedMs <= times[i]);
           const team = joined.length > 0 && rngInt.chance(0.6) ? rngInt.pick(joined).team : null;
           let counterpart: GenUser | null = null;
-          if (!rngInt.chance(type === 'meeting' ? 0.25 : 0.05)) {
+          if (!rngInt.chance(0.05)) {
             const pool = team ? team.members.map((x) => x.member) : org.members;
             if (pool.length > 1) {
               for (let tries = 0; tries < 4 && counterpart === null; tries++) {

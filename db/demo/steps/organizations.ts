@@ -8,7 +8,7 @@ import { AppCategory, EXTRA_ORGS } from '../words';
 /** Organizations: the fixtures', then generated ones. */
 export async function seedOrganizations({ ins, root, spec }: Seeding): Promise<OrgState[]> {
   const rngOrg = root.fork('organizations');
-  const blankSources = (): Record<AppCategory, string[]> => ({ issues: [], chat: [], git: [], calendar: [] });
+  const blankSources = (): Record<AppCategory, string[]> => ({ issues: [], chat: [], git: [] });
   const orgs: OrgState[] = FIXTURE_ORGANIZATIONS.map((o) => ({
     id: o.id,
     name: o.name,

@@ -141,7 +141,6 @@ const interactions: Panel = {
     { label: 'Code reviews', figure: 'interactions_by_type.code_review' },
     { label: 'Communications', figure: 'interactions_by_type.communication' },
     { label: 'Task assignments', figure: 'interactions_by_type.task_assignment' },
-    { label: 'Meetings', figure: 'interactions_by_type.meeting' },
   ],
 };
 

@@ -1,8 +1,7 @@
+import { INTERACTION_TYPES } from '../../../db/vocabulary';
 import { MetricSql } from './reading/sql';
 import { byBucket, countBuckets, series, total } from './reading/figures';
 import { recordOf } from './reading/records';
-
-export const INTERACTION_TYPES = ['code_review', 'communication', 'task_assignment', 'meeting'] as const;
 
 type Authors = { bucket: number; active_authors: number };
 

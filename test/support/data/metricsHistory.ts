@@ -66,9 +66,9 @@ export const TASKS = [
 ] as const;
 
 export const INTERACTIONS = [
-  { type: 'code_review', team: true, at: '2026-03-02T10:00:00Z' },
-  { type: 'meeting', team: true, at: '2026-03-03T10:00:00Z' },
-  { type: 'communication', team: false, at: '2026-03-04T10:00:00Z' },
+  { type: 'code_review', source: 'github', team: true, at: '2026-03-02T10:00:00Z' },
+  { type: 'task_assignment', source: 'jira', team: true, at: '2026-03-03T10:00:00Z' },
+  { type: 'communication', source: 'slack', team: false, at: '2026-03-04T10:00:00Z' },
 ] as const;
 
 export interface Lab {
@@ -136,7 +136,7 @@ export async function insertHistory(t: TestApp): Promise<Lab> {
     await Task.create({ id: newId('task'), team_id: lab.core, organization_id: lab.organizationId, title: k.type, type: k.type, status: k.status, assignee_id: DEMO.users.ada, parent_id: null, story_points: null, created_at: new Date(k.created), completed_at: k.completed ? new Date(k.completed) : null });
   }
   for (const i of INTERACTIONS) {
-    await Interaction.create({ id: newId('int'), organization_id: lab.organizationId, type: i.type, source: 'slack', user_id: DEMO.users.ada, counterpart_id: DEMO.users.grace, team_id: i.team ? lab.core : null, created_at: new Date(i.at) });
+    await Interaction.create({ id: newId('int'), organization_id: lab.organizationId, type: i.type, source: i.source, user_id: DEMO.users.ada, counterpart_id: DEMO.users.grace, team_id: i.team ? lab.core : null, created_at: new Date(i.at) });
   }
   // What whoever stores interactions keeps beside them.
   await Interaction.sequelize!.transaction((transaction) => recountInteractionDays(transaction, lab.organizationId));
