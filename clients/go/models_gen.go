@@ -1022,9 +1022,9 @@ type AiUsageMetrics struct {
 	Interval *string `json:"interval"`
 	// Members with any AI tool activity in the window
 	ActiveUsers int64 `json:"active_users"`
-	// Members of the scope today: the organization’s, or the team’s
+	// Members of the scope during the window, the organization’s or the team’s: anyone a member at some time in it (active, or suspended after it began)
 	Members int64 `json:"members"`
-	// active_users ÷ members, to four decimals; null without members
+	// active_users ÷ members (both of the window), to four decimals; null without members
 	AdoptionRate *float64 `json:"adoption_rate"`
 	// Active users by how many days a week they used the tools (active days ÷ the window’s weeks)
 	Engagement AiUsageMetricsEngagement `json:"engagement"`

@@ -2332,9 +2332,9 @@ export interface components {
             interval: ("day" | "week" | "month") | null;
             /** @description Members with any AI tool activity in the window */
             active_users: number;
-            /** @description Members of the scope today: the organization’s, or the team’s */
+            /** @description Members of the scope during the window, the organization’s or the team’s: anyone a member at some time in it (active, or suspended after it began) */
             members: number;
-            /** @description active_users ÷ members, to four decimals; null without members */
+            /** @description active_users ÷ members (both of the window), to four decimals; null without members */
             adoption_rate: number | null;
             /** @description Active users by how many days a week they used the tools (active days ÷ the window’s weeks) */
             engagement: {

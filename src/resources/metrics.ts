@@ -218,8 +218,8 @@ export const AiUsageMetrics = z
   .object({
     ...windowShape,
     active_users: count('Members with any AI tool activity in the window'),
-    members: count('Members of the scope today: the organization’s, or the team’s'),
-    adoption_rate: z.number().min(0).nullable().meta({ description: 'active_users ÷ members, to four decimals; null without members' }),
+    members: count('Members of the scope during the window, the organization’s or the team’s: anyone a member at some time in it (active, or suspended after it began)'),
+    adoption_rate: z.number().min(0).nullable().meta({ description: 'active_users ÷ members (both of the window), to four decimals; null without members' }),
     engagement: z
       .object({ light: count('Active on fewer than 1 day a week'), moderate: count('Active on 1 to 3 days a week'), heavy: count('Active on 3 or more days a week') })
       .meta({ description: 'Active users by how many days a week they used the tools (active days ÷ the window’s weeks)' }),

@@ -5,6 +5,9 @@ import { otelLogger, otelMeter } from '../support/peers/otel';
 import { callerFor } from '../support/callers';
 import { expectError } from '../support/assertions';
 import { createOtlpToken } from '../../src/auth/tokens/otlpTokens';
+import { OrganizationMembership } from '../../db/models';
+import { createLab } from '../support/data/metricsHistory';
+import { sendPastPoints } from '../support/peers/otlpJson';
 
 /**
  * `GET /v1/metrics/ai-usage` (docs/metrics.md#ai-review-and-cost-figures) over telemetry sent by the OpenTelemetry SDK's own exporters as Claude
@@ -205,4 +208,30 @@ test('active users and engagement from the monthly day bits agree with the daily
   }
   // The demo data has AI usage in these windows: the comparison compared something.
   expect(members).toBeGreaterThan(5);
+});
+
+test('adoption: the window’s active users over the members during the window, one who left in it counted, one who left before not', async () => {
+  // Ada, Grace and Margaret all along; Linus used Claude Code on March 5 and was suspended on April 6; Hedy was
+  // suspended on February 1, before the window. Members during March 1 to April 30: Ada, Grace, Margaret, Linus.
+  const { lab } = await createLab(t, 'Lab (adoption)');
+  const organizationId = lab.organizationId;
+  for (const [email, name] of [[E.linus, 'Linus'], [E.hedy, 'Hedy']]) {
+    await t.runtime.writers.members.provision(organizationId, { email, name, role: 'collaborator', active: true, externalId: null, title: null });
+  }
+  const session = (email: string, at: string) => ({ service: 'claude-code' as const, name: 'claude_code.session.count', email, at, value: 1 });
+  await sendPastPoints(t, organizationId, [session(E.ada, '2026-03-04T10:00:00Z'), session(E.linus, '2026-03-05T10:00:00Z')]);
+  // Suspended on those days, as the writer would have recorded it then.
+  const suspend = (email: string, at: string) => OrganizationMembership.update({ status: 'suspended', suspended_at: new Date(at) }, { where: { organization_id: organizationId, user_email: email } });
+  await suspend(E.linus, '2026-04-06T00:00:00Z');
+  await suspend(E.hedy, '2026-02-01T00:00:00Z');
+
+  const ada = await t.token({ user: E.ada });
+  const adoption = async (from: string, to: string) => {
+    const { active_users, members, adoption_rate } = await aiUsage({ organization_id: organizationId, from, to }, ada);
+    return { active_users, members, adoption_rate };
+  };
+  expect(await adoption('2026-03-01', '2026-04-30')).toEqual({ active_users: 2, members: 4, adoption_rate: 0.5 });
+  // After Linus left: three members. In January, before Hedy left: all five, nobody active.
+  expect(await adoption('2026-04-07', '2026-04-30')).toEqual({ active_users: 0, members: 3, adoption_rate: 0 });
+  expect(await adoption('2026-01-05', '2026-01-31')).toEqual({ active_users: 0, members: 5, adoption_rate: 0 });
 });

@@ -407,8 +407,8 @@ class AiUsageMetrics(_AiUsageMetricsRequired, _AiUsageMetricsOptional):
     to: Last day of the window (UTC, inclusive)
     interval: The series interval asked for; null without a series
     active_users: Members with any AI tool activity in the window
-    members: Members of the scope today: the organization’s, or the team’s
-    adoption_rate: active_users ÷ members, to four decimals; null without members
+    members: Members of the scope during the window, the organization’s or the team’s: anyone a member at some time in it (active, or suspended after it began)
+    adoption_rate: active_users ÷ members (both of the window), to four decimals; null without members
     engagement: Active users by how many days a week they used the tools (active days ÷ the window’s weeks)
     sessions: Sessions started (CLI sessions, Codex conversations)
     prompts: Prompts members sent

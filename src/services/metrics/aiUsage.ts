@@ -1,6 +1,6 @@
 import { VENDOR_MEASURES, VendorMeasure } from '../aiVendors/vendorDay';
 import { recordOf } from './reading/records';
-import { membersNowSql } from './members';
+import { membersInWindowSql } from './members';
 import { MetricSql } from './reading/sql';
 import { countBuckets, ratio, round, series } from './reading/figures';
 
@@ -87,7 +87,9 @@ export async function aiUsageFigures(q: MetricSql) {
     q.window.interval
       ? q.rows<{ bucket: number; active_users: number }>(`SELECT ${bucket} AS bucket, COUNT(DISTINCT a.user_key) AS active_users FROM ai_usage_days a WHERE ${members} GROUP BY bucket`)
       : Promise.resolve([]),
-    q.rows<{ members: number }>(membersNowSql(q)),
+    // Adoption's population: whoever was a member at some time in the window, as the active users are people
+    // active in it (a member who left during it counts in both; one who left before, in neither).
+    q.rows<{ members: number }>(membersInWindowSql(q)),
   ]);
   const attributed = rows.filter((r) => Number(r.attributed) === 1);
   const unattributed = total(rows.filter((r) => Number(r.attributed) !== 1));

@@ -2,19 +2,14 @@ import { conditions } from '../../access/conditions';
 import { MetricSql } from './reading/sql';
 
 /**
- * The scope's members as figures count them: the organization's or the team's memberships, today (an adoption
- * rate's population) or during the window (the people who could review, or whose time is costed). For the window,
- * a member counts from its first day until suspended: the service knows when a membership was suspended, not when
- * the person joined (a membership is created when the organization's identity provider or an operator first
- * names them, often long after they started), so a member is taken to have been there all along.
+ * The scope's members as figures count them: the organization's or the team's memberships during the window (an
+ * adoption rate's population, the people who could review, or whose time is costed). A member counts from the
+ * window's first day until suspended: the service knows when a membership was suspended, not when the person
+ * joined (a membership is created when the organization's identity provider or an operator first names them, often
+ * long after they started), so a member is taken to have been there all along.
  */
 export const membershipTable = (q: MetricSql) =>
   q.scope.teamId ? { table: 'team_memberships', owner: 'm.team_id = :scope_team_id' } : { table: 'organization_memberships', owner: 'm.organization_id = :scope_organization_id' };
-
-export function membersNowSql(q: MetricSql): string {
-  const { table, owner } = membershipTable(q);
-  return `SELECT COUNT(*) AS members FROM ${table} m WHERE ${owner} AND ${conditions.activeMembershipSql('m')}`;
-}
 
 /**
  * One row: how many members the scope had during the window, and their days in it. An active member was there all
