@@ -28,7 +28,7 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     changes: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
   });
   // Filled before its indexes are built: a million rows inserted into four indexes at once took many times longer.
-  await fillLeadTimes(qi);
+  await fillLeadTimes(qi, 'production');
   // A band's values in a window, per organization or repository, from the index alone; a repository's from a time on.
   await qi.addIndex('shipped_changes', ['organization_id', 'band', 'finished_at', 'lead_ms'], { name: 'shipped_changes_organization_id_band_finished_at' });
   await qi.addIndex('shipped_changes', ['repository_id', 'band', 'finished_at', 'lead_ms'], { name: 'shipped_changes_repository_id_band_finished_at' });

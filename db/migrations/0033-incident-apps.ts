@@ -59,7 +59,7 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     for (const [name, columns, unique] of indexes(table)) await qi.addIndex(table, columns, { name, unique });
   }
   // The incidents stored so far name no fix: rework is what finished while one was open.
-  await markRework(qi);
+  await markRework(qi, 'production');
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {
