@@ -144,7 +144,11 @@ func TestEveryMetric(t *testing.T) {
 			t.Errorf("%s: %v", op.Method, err)
 			continue
 		}
-		figures := out[0].Elem()
+		answer := out[0].Elem()
+		if version := answer.FieldByName("Meta").FieldByName("SettingsVersion").Int(); version != 0 {
+			t.Errorf("%s: settings version %d", op.Method, version)
+		}
+		figures := answer.FieldByName("Data")
 		if from, to := figures.FieldByName("From").String(), figures.FieldByName("To").String(); from != "2026-10-01" || to != "2026-10-28" {
 			t.Errorf("%s: window %s..%s", op.Method, from, to)
 		}
@@ -153,7 +157,7 @@ func TestEveryMetric(t *testing.T) {
 		t.Fatalf("%d metric operations", metrics)
 	}
 	weekly, err := c.GetDORAMetrics(ctx, &GetDORAMetricsOptions{TeamID: Ptr("team_platform"), Interval: Ptr("week")})
-	if err != nil || weekly.Interval == nil || *weekly.Interval != "week" {
+	if err != nil || weekly.Data.Interval == nil || *weekly.Data.Interval != "week" {
 		t.Fatalf("weekly DORA: %v %+v", err, weekly)
 	}
 }

@@ -119,7 +119,10 @@ function renderModels(doc: ApiDocument): string {
   ].join('\n');
 }
 
-/** How a method hands back a 200: lists their whole page (items and meta), the rest their `data`. */
+/**
+ * How a method hands back a 200: what has a `meta` whole (a list's page with its counters, a metric's figures with the
+ * settings version they were computed under), the rest their `data`.
+ */
 function returned(doc: ApiDocument, op: Operation): { type: string; list: boolean; item?: string } {
   const envelope = doc.schemas[op.response];
   const data = envelope.properties?.data;

@@ -79,11 +79,13 @@ class EveryOperation(unittest.TestCase):
         self.assertEqual(len(metrics), 8)
         for name in metrics:
             with self.subTest(operation=name):
-                figures = getattr(self.client, name)(organization_id="org_acme", from_="2026-10-01", to="2026-10-28")
+                answer = getattr(self.client, name)(organization_id="org_acme", from_="2026-10-01", to="2026-10-28")
+                self.assertEqual(answer["meta"], {"settings_version": 0})
+                figures = answer["data"]
                 self.assertEqual(figures["scope"]["organization_id"], "org_acme")
                 self.assertEqual((figures["from"], figures["to"]), ("2026-10-01", "2026-10-28"))
         weekly = self.client.get_dora_metrics(team_id="team_platform", interval="week")
-        self.assertEqual(weekly["interval"], "week")
+        self.assertEqual(weekly["data"]["interval"], "week")
 
     def test_parameters_are_sent_as_the_api_names_them(self):
         page = self.client.list_users(created_at_eq="2024-03-15", sort="name", order="asc", fields="id,name")
