@@ -19,3 +19,9 @@ export type TaskType = (typeof TASK_TYPES)[number];
 /** Status categories (docs/trackers.md#status-categories): `canceled` never counts as completed. */
 export const TASK_STATUSES = ['backlog', 'active', 'paused', 'done', 'canceled'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+/** An incident's urgency as PagerDuty gives it (docs/incidents.md#what-is-stored); the other sources have none. */
+export const INCIDENT_URGENCIES = ['high', 'low'] as const;
+export type IncidentUrgency = (typeof INCIDENT_URGENCIES)[number];
+/** Opsgenie's priorities, PagerDuty's by default: what an organization may count in time to restore (docs/metrics.md#what-counts). */
+export const INCIDENT_PRIORITIES = ['P1', 'P2', 'P3', 'P4', 'P5'] as const;

@@ -1,5 +1,6 @@
 import { CreationOptional, DataTypes, Model, Sequelize, InferAttributes, InferCreationAttributes } from 'sequelize';
 import { ID, NAME, OPTIONAL_REF, OPTIONAL_TIMESTAMP, REF, SHORT, TIMESTAMP } from './types';
+import type { IncidentUrgency } from '../vocabulary';
 
 /** organization_id is copied down from the git app so every git list can be scoped by one index. */
 export class Repository extends Model<InferAttributes<Repository>, InferCreationAttributes<Repository>> {
@@ -155,6 +156,12 @@ export class Incident extends Model<InferAttributes<Incident>, InferCreationAttr
   declare created_at: Date;
   declare resolved_at: Date | null;
   declare provider_updated_at: CreationOptional<Date | null>;
+  /** What its incident tool says of it (docs/incidents.md#what-is-stored), for what counts in time to restore; null when it says nothing. */
+  declare urgency: CreationOptional<IncidentUrgency | null>;
+  /** PagerDuty's priority by its name, Opsgenie's P1–P5. */
+  declare priority: CreationOptional<string | null>;
+  /** The name of the PagerDuty service or Opsgenie team it came from. */
+  declare service: CreationOptional<string | null>;
 }
 
 export function initGit(sequelize: Sequelize): void {
@@ -253,6 +260,9 @@ export function initGit(sequelize: Sequelize): void {
       created_at: { ...TIMESTAMP },
       resolved_at: { ...OPTIONAL_TIMESTAMP },
       provider_updated_at: { ...OPTIONAL_TIMESTAMP },
+      urgency: { type: DataTypes.STRING(8), allowNull: true },
+      priority: { type: DataTypes.STRING(50), allowNull: true },
+      service: { type: DataTypes.STRING(200), allowNull: true },
     },
     { sequelize, tableName: 'incidents', modelName: 'incident' },
   );

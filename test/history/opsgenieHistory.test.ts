@@ -5,6 +5,7 @@ import { opsgenieWebhook } from '../../src/integrations/opsgenie/webhook';
 import { CredentialRefused, ProviderFailure } from '../../src/outbound/providerHttp';
 import type { HistoryPage, HistoryReading, HistoryScope, HistoryWindow } from '../../src/services/history/historySource';
 import type { OperationEvent } from '../../src/services/operations/operationInput';
+import type { IncidentInput } from '../../src/services/git/activity';
 import { payload, rawBody } from '../support/peers/opsgenie/deliveries';
 import { ScriptedAnswer, ScriptedPeer } from '../support/peers/scriptedPeer';
 
@@ -107,10 +108,17 @@ async function pagesOf(window = WINDOW, cursor: string | null = null): Promise<H
   return pages;
 }
 
-const incident = (id: string, title: string, times: { created: string; resolved: string | null; updated: string }, boards: string[]): OperationEvent => ({
+/** `triage`: its priority, and its team's name when it has one. */
+const incident = (
+  id: string,
+  title: string,
+  times: { created: string; resolved: string | null; updated: string },
+  boards: string[],
+  triage: Pick<IncidentInput, 'priority' | 'service'>,
+): OperationEvent => ({
   kind: 'incident',
   board: { candidates: boards, namesRepository: false },
-  incident: { externalId: id, title, causeSha: null, fixSha: null, createdAt: new Date(times.created), resolvedAt: times.resolved ? new Date(times.resolved) : null, updatedAt: new Date(times.updated) },
+  incident: { externalId: id, title, causeSha: null, fixSha: null, createdAt: new Date(times.created), resolvedAt: times.resolved ? new Date(times.resolved) : null, updatedAt: new Date(times.updated), ...triage },
 });
 /** What the operations are about: each alert's id, and `note:<id>` for a word on one. */
 const about = (pages: HistoryPage[]) => pages.flatMap((p) => p.operations ?? []).map((o) => (o.kind === 'incident_note' ? `note:${o.externalId}` : o.kind === 'incident' ? o.incident.externalId : o.deployment.externalId));
@@ -138,11 +146,11 @@ describe('alerts', () => {
     const [last] = recordedLastPage.data;
     expect(pages.flatMap((p) => p.operations)).toEqual([
       // Closed 60,503 ms after its creation (its report's closeTime); no team of its the account's teams name, so its tags.
-      incident(closed.id, 'Our servers are in danger', { created: '2017-03-21T20:32:52.353Z', resolved: '2017-03-21T20:33:52.856Z', updated: '2017-04-03T20:32:57.301Z' }, ['OverwriteQuietHours', 'Critical']),
+      incident(closed.id, 'Our servers are in danger', { created: '2017-03-21T20:32:52.353Z', resolved: '2017-03-21T20:33:52.856Z', updated: '2017-04-03T20:32:57.301Z' }, ['OverwriteQuietHours', 'Critical'], { priority: 'P4' }),
       { kind: 'incident_note', externalId: closed.id, note: { causeSha: null, fixSha: FIX } },
-      incident(open.id, 'Sample Message', { created: '2017-03-21T20:32:52.353Z', resolved: null, updated: '2017-04-03T20:32:57.301Z' }, ['RandomTag']),
-      incident(first.id, '1234', { created: '2021-11-24T12:14:40.926Z', resolved: null, updated: '2021-11-24T12:14:41.030Z' }, []),
-      incident(last.id, '123456', { created: '2021-11-24T12:14:40.926Z', resolved: null, updated: '2021-11-24T12:14:41.030Z' }, []),
+      incident(open.id, 'Sample Message', { created: '2017-03-21T20:32:52.353Z', resolved: null, updated: '2017-04-03T20:32:57.301Z' }, ['RandomTag'], { priority: 'P5' }),
+      incident(first.id, '1234', { created: '2021-11-24T12:14:40.926Z', resolved: null, updated: '2021-11-24T12:14:41.030Z' }, [], { priority: 'P3' }),
+      incident(last.id, '123456', { created: '2021-11-24T12:14:40.926Z', resolved: null, updated: '2021-11-24T12:14:41.030Z' }, [], { priority: 'P1' }),
     ]);
     // Two alerts share each creation time: the next page starts at it, past those of it already read.
     expect(pages.map((p) => [p.read, p.next])).toEqual([
@@ -209,7 +217,7 @@ describe('alerts', () => {
     const imported = (await pagesOf({ since: new Date('2020-01-01T00:00:00Z'), until: WINDOW.until })).flatMap((p) => p.operations);
     const delivered = opsgenieWebhook.parse({ headers: { 'content-type': 'application/json' }, body: Buffer.from(rawBody('alertCreated.json')), settings: { pointsField: null } });
     expect('operations' in delivered && delivered.operations).toEqual(imported);
-    expect(imported).toEqual([incident(created.alertId, 'asdf', { created: '2020-06-30T00:06:04.295Z', resolved: null, updated: '2020-06-30T00:06:04.636Z' }, ['operations', team.id])]);
+    expect(imported).toEqual([incident(created.alertId, 'asdf', { created: '2020-06-30T00:06:04.295Z', resolved: null, updated: '2020-06-30T00:06:04.636Z' }, ['operations', team.id], { priority: 'P3', service: 'operations' })]);
   });
 
   test('a 429 with Retry-After is waited out (told, slept through), then the page is read', async () => {

@@ -4,6 +4,7 @@ import { pagerdutyHistory } from '../../src/integrations/pagerduty/history';
 import { CredentialRefused, ProviderFailure } from '../../src/outbound/providerHttp';
 import type { HistoryPage, HistoryReading, HistoryScope, HistoryWindow } from '../../src/services/history/historySource';
 import type { OperationEvent } from '../../src/services/operations/operationInput';
+import type { IncidentInput } from '../../src/services/git/activity';
 import { ScriptedAnswer, ScriptedPeer } from '../support/peers/scriptedPeer';
 
 /**
@@ -88,10 +89,17 @@ async function pagesOf(scope: HistoryScope, window = WINDOW, cursor: string | nu
   return pages;
 }
 
-const incident = (id: string, title: string, times: { created: string; resolved: string | null; updated: string }, service = 'PIKL83L'): OperationEvent => ({
+/** `triage`: its urgency, priority and service's name, as the listing gives them. */
+const incident = (
+  id: string,
+  title: string,
+  times: { created: string; resolved: string | null; updated: string },
+  service = 'PIKL83L',
+  triage: Pick<IncidentInput, 'urgency' | 'priority' | 'service'> = { urgency: 'high', service: 'DevService' },
+): OperationEvent => ({
   kind: 'incident',
   board: { candidates: [service], namesRepository: false },
-  incident: { externalId: id, title, causeSha: null, fixSha: null, createdAt: new Date(times.created), resolvedAt: times.resolved ? new Date(times.resolved) : null, updatedAt: new Date(times.updated) },
+  incident: { externalId: id, title, causeSha: null, fixSha: null, createdAt: new Date(times.created), resolvedAt: times.resolved ? new Date(times.resolved) : null, updatedAt: new Date(times.updated), ...triage },
 });
 
 /** What the operations are about: each incident's id, and `note:<id>` for a word on one. */
@@ -130,7 +138,7 @@ describe('incidents', () => {
       incident('Q3YON8WNWTZMRQ', 'Crash reported', { created: '2022-11-03T06:23:06Z', resolved: null, updated: '2022-11-03T07:02:36Z' }),
       incident('Q3CZAU7Q4008QD', 'Slow startup', { created: '2022-11-03T06:44:28Z', resolved: null, updated: '2022-11-03T06:44:37Z' }),
       // No `resolved_at` in 2022's answers: its log's resolve_log_entry says when.
-      incident('Q1OHFWFP3GPXOG', 'Spamming logs', { created: '2022-11-03T06:45:36Z', resolved: '2022-11-03T06:51:44Z', updated: '2022-11-03T06:51:44Z' }),
+      incident('Q1OHFWFP3GPXOG', 'Spamming logs', { created: '2022-11-03T06:45:36Z', resolved: '2022-11-03T06:51:44Z', updated: '2022-11-03T06:51:44Z' }, undefined, { urgency: 'low', service: 'DevService' }),
       { kind: 'incident_note', externalId: 'Q1OHFWFP3GPXOG', note: { causeSha: CAUSE, fixSha: null } },
     ]);
     // The window is never read before its start, and 6 months at most at a time.
@@ -186,7 +194,11 @@ describe('incidents', () => {
       [0, null],
     ]);
     expect(pages.flatMap((p) => p.operations)).toEqual([
-      incident('PT4KHLK', 'The server is on fire.', { created: '2015-10-06T21:30:42Z', resolved: '2015-10-06T21:38:23Z', updated: '2015-10-06T21:38:23Z' }, 'PIJ90N7'),
+      incident('PT4KHLK', 'The server is on fire.', { created: '2015-10-06T21:30:42Z', resolved: '2015-10-06T21:38:23Z', updated: '2015-10-06T21:38:23Z' }, 'PIJ90N7', {
+        urgency: 'high',
+        priority: 'P2',
+        service: 'My Mail Service',
+      }),
     ]);
     expect(asked().map((u) => u.pathname)).toEqual(['/incidents', '/incidents/PT4KHLK/log_entries', '/incidents']);
   });

@@ -98,6 +98,17 @@ test('an incident opened, then resolved by a later call with resolved_at; a retr
   expect((await app.send('incidents', loose)).body.data.incidents).toEqual([{ external_id: loose.id, result: 'created', repository_id: null }]);
 });
 
+test("an incident's urgency, priority and service, optional, as an incident tool would say them; a later call without them keeps them", async () => {
+  const app = await deploymentsApp();
+  const opened = { id: `INC-${unique()}`, title: 'Search timeouts', created_at: '2026-10-05T10:00:00Z', urgency: 'high', priority: 'p2', service: 'search' };
+  expect((await app.send('incidents', opened)).body.data.incidents[0].result).toBe('created');
+  const stored = () => Incident.findOne({ where: { app_id: app.id, external_id: opened.id } });
+  expect(await stored()).toMatchObject({ urgency: 'high', priority: 'P2', service: 'search' });
+  const { urgency: _, priority: __, service: ___, ...bare } = opened;
+  expect((await app.send('incidents', { ...bare, resolved_at: '2026-10-05T10:20:00Z' })).body.data.incidents[0].result).toBe('updated');
+  expect(await stored()).toMatchObject({ urgency: 'high', priority: 'P2', service: 'search', resolved_at: new Date('2026-10-05T10:20:00Z') });
+});
+
 describe('a call to fix: 4xx saying what to fix, storing nothing', () => {
   const cases: [string, string, unknown, number, RegExp][] = [
     ['a misspelt field', 'deployments', { ...deployment(), finishedAt: '2026-10-05T09:12:30Z' }, 400, /Unrecognized key: "finishedAt"/],
@@ -108,6 +119,9 @@ describe('a call to fix: 4xx saying what to fix, storing nothing', () => {
     ['a time without its zone', 'deployments', deployment({ created_at: '2026-10-05 09:00' }), 400, /created_at must be a time/],
     ['a year 1', 'deployments', deployment({ created_at: '0001-01-01T00:00:00Z' }), 400, /created_at must be a time/],
     ['an incident without a title', 'incidents', { id: 'INC-1', created_at: '2026-10-05T10:00:00Z' }, 400, /title is required/],
+    ['an urgency PagerDuty does not have', 'incidents', { id: 'INC-1', title: 't', created_at: '2026-10-05T10:00:00Z', urgency: 'critical' }, 400, /urgency must be high or low/],
+    ['a priority other than P1 to P5', 'incidents', { id: 'INC-1', title: 't', created_at: '2026-10-05T10:00:00Z', priority: 'SEV1' }, 400, /priority must be one of P1, P2, P3, P4, P5/],
+    ['an empty service', 'incidents', { id: 'INC-1', title: 't', created_at: '2026-10-05T10:00:00Z', service: ' ' }, 400, /service must not be empty/],
     ['a resolution before the opening', 'incidents', { id: 'INC-1', title: 't', created_at: '2026-10-05T10:00:00Z', resolved_at: '2026-10-05T09:00:00Z' }, 400, /resolved_at .* is before created_at/],
     ['an array', 'deployments', [deployment()], 400, /Not a deployment payload/],
     ['another path', 'builds', deployment(), 404, /deployments deliveries go to \/ingest\/deployments\/\{app_id\}\/deployments or \/ingest\/deployments\/\{app_id\}\/incidents/],

@@ -35,6 +35,8 @@ test('an alert created opens an incident on its team; closed resolves it at the 
   const incident = (await incidentOf(app.id, created.alert.alertId))!;
   // The alert's team by name is its board: what an admin maps.
   expect(incident).toMatchObject({ title: 'asdf', board_key: 'operations', repository_id: null, resolved_at: null });
+  // What counts in time to restore: its priority and its team's name; Opsgenie has no urgency.
+  expect([incident.urgency, incident.priority, incident.service]).toEqual([null, 'P3', 'operations']);
   expect(incident.created_at.toISOString()).toBe('2020-06-30T00:06:04.295Z');
   expect((await app.deliver({ body: rawBody('alertCreated.json') })).body.data).toMatchObject({ result: 'duplicate', incidents: [] });
 
@@ -49,6 +51,8 @@ test('an alert created opens an incident on its team; closed resolves it at the 
   const ours = { ...closed, alert: { ...closed.alert, alertId: created.alert.alertId, createdAt: created.alert.createdAt, updatedAt: 1593479164636000000 } };
   expect((await app.deliver({ body: ours })).body.data.incidents).toEqual([{ external_id: created.alert.alertId, result: 'updated', repository_id: null }]);
   expect((await incidentOf(app.id, created.alert.alertId))!.resolved_at?.toISOString()).toBe('2020-06-30T01:06:04.636Z');
+  // The 2015 Close names no priority or team: those the Create said stay.
+  expect(await incidentOf(app.id, created.alert.alertId)).toMatchObject({ priority: 'P3', service: 'operations' });
   // Opsgenie's retry of the Create after the Close changes nothing: the incident stays resolved.
   expect((await app.deliver({ body: rawBody('alertCreated.json') })).body.data.result).toBe('duplicate');
   expect((await incidentOf(app.id, created.alert.alertId))!.resolved_at?.toISOString()).toBe('2020-06-30T01:06:04.636Z');
@@ -83,6 +87,15 @@ test('an alert placed by the first of its team, responders, team ids and tags ma
   const answer = await app.deliver({ body: created });
   expect(answer.body.data.incidents).toEqual([{ external_id: note.alert.alertId, result: 'created', repository_id: DEMO.repos.acmeWeb }]);
   expect(await incidentOf(app.id, note.alert.alertId)).toMatchObject({ board_key: 'service=gdpr-deleter-srv', repository_id: DEMO.repos.acmeWeb, git_app_id: 'gapp_acme_github' });
+  // No owner team: the team responding to it is the one it came from.
+  expect(await incidentOf(app.id, note.alert.alertId)).toMatchObject({ priority: 'P1', service: 'Tech' });
+});
+
+test("a 2017 delivery's priority, the number alone, is kept as Opsgenie names it now", async () => {
+  const app = await opsgenieApp();
+  const legacy = payload('legacyAlertCreated.json');
+  expect((await app.deliver({ body: rawBody('legacyAlertCreated.json') })).status).toBe(200);
+  expect(await incidentOf(app.id, legacy.alert.alertId)).toMatchObject({ urgency: null, priority: 'P3', service: null, board_key: 'vip' });
 });
 
 describe('refused, storing nothing', () => {

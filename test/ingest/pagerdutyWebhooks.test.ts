@@ -36,6 +36,8 @@ test("PagerDuty's own signed deliveries: triggered opens the incident on its unm
   });
   const opened = (await incidentOf(app.id))!;
   expect(opened).toMatchObject({ title: 'Test', board_key: 'PNE3JZM', repository_id: null, git_app_id: null, organization_id: DEMO.orgs.acme });
+  // What counts in time to restore: its urgency and its service's name; it has no priority.
+  expect([opened.urgency, opened.priority, opened.service]).toEqual(['low', null, 'Webhook Tester']);
   expect(stamp(opened)).toEqual(['2025-04-07T03:47:13.000Z', null]);
 
   const resolved = await app.deliver(signed.resolved.body, signed.resolved.signature);
@@ -71,6 +73,7 @@ test('a redelivery changes nothing; resolved before triggered ends resolved; reo
   expect(answer.body.data).toMatchObject({ event: 'incident.reopened', incidents: [{ external_id: reopened.event.data.id, result: 'created' }] });
   const incident = (await incidentOf(app.id, reopened.event.data.id))!;
   expect([incident.title, incident.board_key, incident.resolved_at]).toEqual([reopened.event.data.title, reopened.event.data.service.id, null]);
+  expect([incident.urgency, incident.priority, incident.service]).toEqual(['low', 'P3', 'Default Service']);
 
   // Our incident reopened after its resolution: open again. Derived from the Zulip fixture: its incident and
   // service are ours, and it happened after the resolution.

@@ -52,6 +52,9 @@ export class AppFloor {
       created_at: incident.createdAt,
       resolved_at: incident.resolvedAt,
       provider_updated_at: incident.updatedAt,
+      urgency: incident.urgency ?? null,
+      priority: incident.priority === undefined ? null : clip(incident.priority, LIMITS.priority),
+      service: incident.service === undefined ? null : clip(incident.service, LIMITS.name),
     }));
     await insertRows(this.db, 'incidents', rows, { ignore: true });
     for (const i of rows) {

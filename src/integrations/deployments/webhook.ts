@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { OperationEvent } from '../../services/operations/operationInput';
+import { INCIDENT_PRIORITIES, INCIDENT_URGENCIES } from '../../../db/vocabulary';
 import { invalid, unauthenticated } from '../../errors';
 import { readPayload, time } from '../common/payload';
 import { providerTime } from '../common/times';
@@ -58,6 +59,9 @@ function incident(payload: unknown): OperationEvent {
       resolvedAt,
       // Its state moves only forward: open, then resolved; a retried opening call after the resolution is older.
       updatedAt: resolvedAt ?? createdAt,
+      urgency: i.urgency ?? undefined,
+      priority: i.priority ?? undefined,
+      service: i.service ?? undefined,
     },
   };
 }
@@ -88,6 +92,8 @@ const deploymentBody = z.strictObject({
   finished_at: at('finished_at'),
 });
 
+const ONE_OF_PRIORITIES = `priority must be one of ${INCIDENT_PRIORITIES.join(', ')}`;
+
 const incidentBody = z.strictObject({
   id: callerId,
   title: z.string({ error: 'title is required' }).trim().min(1, { error: 'title must not be empty' }).max(300),
@@ -96,4 +102,8 @@ const incidentBody = z.strictObject({
   repository: name('repository').nullish(),
   cause_sha: shortSha('cause_sha').nullish(),
   fix_sha: shortSha('fix_sha').nullish(),
+  // What counts in time to restore (docs/metrics.md#what-counts), as an incident tool would say it.
+  urgency: z.enum(INCIDENT_URGENCIES, { error: 'urgency must be high or low' }).nullish(),
+  priority: z.string({ error: ONE_OF_PRIORITIES }).trim().toUpperCase().pipe(z.enum(INCIDENT_PRIORITIES, { error: ONE_OF_PRIORITIES })).nullish(),
+  service: name('service').nullish(),
 });

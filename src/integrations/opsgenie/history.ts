@@ -9,7 +9,7 @@ import type { OperationEvent } from '../../services/operations/operationInput';
 import { ProviderFailure } from '../../outbound/providerHttp';
 import { readCursor } from '../common/apiAnswer';
 import { alertsAnswer, ListedAlert, notesAnswer, OPSGENIE_API_URL, opsgenieGet, PAGE_LIMIT, teamsAnswer } from './restApi';
-import { alertOperation, boardsOf, noteOperation, OpsgenieAlert } from './webhook';
+import { alertOperation, boardsOf, noteOperation, OpsgenieAlert, priorityOf, teamOf } from './webhook';
 
 /**
  * One scope, the account: Opsgenie lists an account's alerts, and an alert may have no team or several, so teams as
@@ -91,6 +91,7 @@ function alertState(alert: ListedAlert, teams: Map<string, string>): OpsgenieAle
   const closedAt = alert.status !== 'closed' ? null : closeTime === null || closeTime === undefined ? alert.updatedAt : new Date(alert.createdAt.getTime() + closeTime);
   const teamName = (id: string | null | undefined) => (id ? (teams.get(id) ?? null) : null);
   const responders = (alert.responders ?? []).filter((r) => r.type === 'team').map((r) => ({ type: 'team', name: teamName(r.id) }));
+  const names = { team: teamName(alert.ownerTeamId), responders };
   return {
     alertId: alert.id,
     message: alert.message,
@@ -99,7 +100,9 @@ function alertState(alert: ListedAlert, teams: Map<string, string>): OpsgenieAle
     createdAt: alert.createdAt,
     closedAt,
     updatedAt: alert.updatedAt,
-    boards: boardsOf({ team: teamName(alert.ownerTeamId), responders, teams: (alert.teams ?? []).map((t) => t.id), tags: alert.tags }),
+    boards: boardsOf({ ...names, teams: (alert.teams ?? []).map((t) => t.id), tags: alert.tags }),
+    priority: priorityOf(alert.priority),
+    team: teamOf(names),
   };
 }
 

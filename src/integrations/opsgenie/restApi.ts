@@ -43,6 +43,7 @@ export const alertsAnswer = z.looseObject({
       teams: z.array(z.looseObject({ id })).max(100).nullish(),
       responders: z.array(z.looseObject({ type: z.string(), id })).max(100).nullish(),
       ownerTeamId: z.string().max(100).nullish(),
+      priority: z.string().max(50).nullish(),
       /** `closeTime`: milliseconds from its creation to its close. */
       report: z.looseObject({ closeTime: z.number().int().nonnegative().nullish() }).nullish(),
     }),

@@ -46,6 +46,8 @@ function alertEvent(action: string, alert: Alert, updatedAt: Date): OperationEve
         closedAt: action === 'Close' ? updatedAt : null,
         updatedAt,
         boards: boardsOf(alert),
+        priority: priorityOf(alert.priority),
+        team: teamOf(alert),
       });
     case 'AddNote':
       return noteOperation(alert.alertId, alert.note);
@@ -65,6 +67,9 @@ export interface OpsgenieAlert {
   updatedAt: Date;
   /** boardsOf's names. */
   boards: string[];
+  /** What counts in time to restore (docs/metrics.md#what-counts): its priority (priorityOf's) and its team's name (teamOf's), when it has them. */
+  priority?: string;
+  team?: string;
 }
 
 /** What an alert is, whether a delivery or the history importer (history.ts) read it. */
@@ -80,6 +85,8 @@ export function alertOperation(alert: OpsgenieAlert): OperationEvent {
       createdAt: alert.createdAt,
       resolvedAt: alert.closedAt,
       updatedAt: alert.updatedAt,
+      priority: alert.priority,
+      service: alert.team,
     },
   };
 }
@@ -106,6 +113,19 @@ export function boardsOf(alert: AlertNames): string[] {
   return [...new Set(names)];
 }
 
+/** The team an alert came from, by name: its owner team, else the first team responding to it. */
+export function teamOf(alert: AlertNames): string | undefined {
+  const responding = (alert.responders ?? []).find((r) => r.type === 'team' && r.name?.trim());
+  return alert.team?.trim() || responding?.name?.trim() || undefined;
+}
+
+/** P1 to P5, as Opsgenie names them; deliveries of 2017 gave the number alone. */
+export function priorityOf(priority: string | number | null | undefined): string | undefined {
+  if (priority === null || priority === undefined) return undefined;
+  const name = typeof priority === 'number' ? `P${priority}` : priority.trim().toUpperCase();
+  return name || undefined;
+}
+
 /** Opsgenie's update times are nanoseconds since the epoch (beyond a double's exact integers: whole milliseconds are kept). */
 const fromNanoseconds = (ns: number) => new Date(Math.floor(ns / 1e6));
 
@@ -127,5 +147,6 @@ const delivery = z.looseObject({
     teams: z.array(name).max(100).nullish(),
     tags: z.array(name).max(100).nullish(),
     responders: z.array(z.looseObject({ type: z.string().nullish(), name: name.nullish() })).max(100).nullish(),
+    priority: z.union([z.string().max(50), z.number().int()]).nullish(),
   }),
 });

@@ -10,7 +10,7 @@ import type { HistoryPage, HistoryReading, HistoryScope, HistorySource, HistoryW
 import { ProviderFailure } from '../../outbound/providerHttp';
 import { readCursor } from '../common/apiAnswer';
 import { incidentsAnswer, ListedIncident, logEntriesAnswer, notesAnswer, PAGE_LIMIT, PAGERDUTY_API_URL, pagerdutyGet, servicesAnswer, withQuery } from './restApi';
-import { incidentOperation, noteOperation } from './webhook';
+import { incidentOperation, noteOperation, triageOf } from './webhook';
 
 const DAY_MS = 86_400_000;
 /**
@@ -104,7 +104,7 @@ async function incidentHistory(reading: HistoryReading, incident: ListedIncident
   const log = await logOf(reading, incident.id, what);
   const statusSince = incident.last_status_change_at ?? incident.created_at;
   const resolvedAt = incident.status === 'resolved' ? (incident.resolved_at ?? log.resolvedAt ?? statusSince) : null;
-  const events = [incidentOperation({ id: incident.id, title: incident.title, serviceId: incident.service.id, createdAt: incident.created_at, resolvedAt, updatedAt: statusSince })];
+  const events = [incidentOperation({ id: incident.id, title: incident.title, serviceId: incident.service.id, createdAt: incident.created_at, resolvedAt, updatedAt: statusSince, ...triageOf(incident) })];
   if (!log.annotated) return events;
   const { notes } = await pagerdutyGet(reading, `/incidents/${encodeURIComponent(incident.id)}/notes`, notesAnswer, `${what}: incident ${incident.id}'s notes`);
   for (const note of notes) {

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { HistoryReading } from '../../services/history/historySource';
 import { jsonOf, ProviderFailure, providerRequest } from '../../outbound/providerHttp';
 import { apiTime, readAnswer } from '../common/apiAnswer';
+import { triage } from './webhook';
 
 export const PAGERDUTY_API_URL = 'https://api.pagerduty.com';
 
@@ -56,7 +57,8 @@ export const incidentsAnswer = z.looseObject({
       /** When it came to its present state (acknowledged, resolved…); answers before 2023 may lack `resolved_at`. */
       last_status_change_at: apiTime.nullish(),
       resolved_at: apiTime.nullish(),
-      service: z.looseObject({ id }),
+      service: z.looseObject({ id, summary: z.string().nullish() }),
+      ...triage,
     }),
   ),
   ...paged,

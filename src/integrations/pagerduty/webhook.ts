@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { unauthenticated } from '../../errors';
 import type { OperationEvent } from '../../services/operations/operationInput';
+import { INCIDENT_URGENCIES, type IncidentUrgency } from '../../../db/vocabulary';
 import { fixedBy, readPayload, rootCause } from '../common/payload';
 import { providerTime } from '../common/times';
 import type { Delivery, Webhook } from '../provider';
@@ -49,6 +50,7 @@ function incidentEvent(type: string, payload: unknown): OperationEvent | string 
         createdAt: providerTime(incident.created_at, 'event.data.created_at'),
         resolvedAt: type === 'incident.resolved' ? at : null,
         updatedAt: at,
+        ...triageOf(incident),
       });
     }
     case 'incident.annotated': {
@@ -71,6 +73,23 @@ export interface PagerDutyIncident {
   resolvedAt: Date | null;
   /** When it came to this state: the event's time, or the API's last status change. */
   updatedAt: Date;
+  /** What counts in time to restore (docs/metrics.md#what-counts), triageOf's: left out when PagerDuty gives none. */
+  urgency?: IncidentUrgency;
+  priority?: string;
+  serviceName?: string;
+}
+
+/**
+ * An incident's urgency, priority (by its name: P1 unless the account renamed its priorities) and service name, as
+ * a webhook's `data` and the REST API's incident both carry them. An urgency other than high or low (none is
+ * documented) is none.
+ */
+export function triageOf(incident: TriagedIncident): Pick<PagerDutyIncident, 'urgency' | 'priority' | 'serviceName'> {
+  return {
+    urgency: INCIDENT_URGENCIES.find((u) => u === incident.urgency?.toLowerCase()),
+    priority: incident.priority?.summary?.trim() || undefined,
+    serviceName: incident.service.summary?.trim() || undefined,
+  };
 }
 
 /** What an incident is, whether a delivery or the history importer (history.ts) read it. */
@@ -86,6 +105,9 @@ export function incidentOperation(incident: PagerDutyIncident): OperationEvent {
       createdAt: incident.createdAt,
       resolvedAt: incident.resolvedAt,
       updatedAt: incident.updatedAt,
+      urgency: incident.urgency,
+      priority: incident.priority,
+      service: incident.serviceName,
     },
   };
 }
@@ -98,6 +120,13 @@ export function noteOperation(incidentId: string, content: string): OperationEve
 }
 
 const id = z.string().min(1).max(100);
+
+/** An incident's urgency and priority, beside its service's `summary` (its name), in a webhook's `data` and the REST API's incident alike. */
+export const triage = {
+  urgency: z.string().nullish(),
+  priority: z.looseObject({ summary: z.string().nullish() }).nullish(),
+};
+type TriagedIncident = { service: { summary?: string | null } } & z.infer<z.ZodObject<typeof triage>>;
 
 const envelope = z.looseObject({
   event: z.looseObject({
@@ -114,7 +143,8 @@ const incidentPayload = z.looseObject({
       type: z.literal('incident'),
       title: z.string().max(10_000),
       created_at: z.string(),
-      service: z.looseObject({ id: id }),
+      service: z.looseObject({ id: id, summary: z.string().nullish() }),
+      ...triage,
     }),
   }),
 });

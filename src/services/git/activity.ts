@@ -2,6 +2,7 @@
  * Git activity in the domain's words, whatever brought it (a GitHub or GitLab delivery, a clone's `git log`).
  * The ingest transports translate provider payloads into these; the git writers store them (docs/ingest.md).
  */
+import type { IncidentUrgency } from '../../../db/vocabulary';
 
 /** A repository as a provider names it. Found by `providerId` first, then by `fullName` (an imported clone). */
 export interface RepositoryRef {
@@ -70,6 +71,13 @@ export interface IncidentInput {
   createdAt: Date;
   resolvedAt: Date | null;
   updatedAt: Date;
+  /**
+   * What an incident tool says of it (docs/incidents.md#what-is-stored), for what counts in time to restore: left
+   * out where the source says nothing of it (a git provider's issue), and then what an earlier event said stays.
+   */
+  urgency?: IncidentUrgency;
+  priority?: string;
+  service?: string;
 }
 
 export type ReviewActivityKind = 'comment' | 'approved' | 'changes_requested' | 'commit';

@@ -5,4 +5,4 @@ export function clip(text: string, max: number): string {
 }
 
 /** Column lengths of the git tables (db/migrations). */
-export const LIMITS = { name: 200, message: 500, title: 300, environment: 200 } as const;
+export const LIMITS = { name: 200, message: 500, title: 300, environment: 200, priority: 50 } as const;

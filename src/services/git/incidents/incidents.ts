@@ -66,10 +66,11 @@ export class IncidentRecords {
     const by = storedBy(placement);
     if (JSON.stringify(by) !== JSON.stringify(this.by)) throw new Error('An incident recorded with records loaded for another repository or app');
     const stored = this.of(input.externalId);
-    if (stored && olderThanStored(stored.provider_updated_at, input.updatedAt)) return 'stale';
+    if (stored && olderThanStored(stored.provider_updated_at, input.updatedAt)) return this.fillIn(stored, input);
     // An issue's body is all its provider says of the commits; an app's state events do not repeat what its notes
     // (or an earlier call) named, so a commit not named again stays.
     const keeps = 'appId' in placement.source ? stored : null;
+    const said = triageOf(input);
     const fields = {
       ...placedColumns(placement),
       title: clip(input.title, LIMITS.title),
@@ -78,6 +79,10 @@ export class IncidentRecords {
       created_at: input.createdAt,
       resolved_at: input.resolvedAt,
       provider_updated_at: input.updatedAt,
+      // What counts in time to restore (docs/metrics.md#what-counts): an event that says nothing of one keeps what was said.
+      urgency: said.urgency ?? stored?.urgency ?? null,
+      priority: said.priority ?? stored?.priority ?? null,
+      service: said.service ?? stored?.service ?? null,
     };
     // Updated even when nothing shows: the provider's own update time moves on, and older deliveries stay stale.
     const row: IncidentRow = stored ? { ...stored, ...fields } : { id: newId('inc'), external_id: input.externalId, ...fields };
@@ -92,6 +97,20 @@ export class IncidentRecords {
     if (!stored && resolved) this.change.emit(placement.organizationId, 'incident.opened', { ...incident, resolved_at: null });
     if (!stored || (stored.resolved_at !== null) !== resolved) this.change.emit(placement.organizationId, resolved ? 'incident.resolved' : 'incident.opened', incident);
     return stored ? 'updated' : 'created';
+  }
+
+  /**
+   * An older state than the one stored changes nothing, but for what the incident has none of and the older state
+   * says (its urgency, priority or service, on one stored before they were kept: docs/incidents.md#what-is-stored),
+   * so that the history imported again fills them in beside what the webhooks brought since.
+   */
+  private fillIn(stored: IncidentRow, input: IncidentInput): Applied {
+    const said = triageOf(input);
+    const filled = { urgency: stored.urgency ?? said.urgency ?? null, priority: stored.priority ?? said.priority ?? null, service: stored.service ?? said.service ?? null };
+    if (filled.urgency === stored.urgency && filled.priority === stored.priority && filled.service === stored.service) return 'stale';
+    this.current.set(input.externalId, { ...stored, ...filled });
+    this.change.wrote('incidents');
+    return 'updated';
   }
 
   /**
@@ -135,13 +154,23 @@ export class IncidentRecords {
 
 type StoredBy = ReturnType<typeof storedBy>;
 
+/** What an incident tool says of an incident, cut to its columns; undefined where it says nothing. */
+const triageOf = (input: IncidentInput) => ({
+  urgency: input.urgency,
+  priority: input.priority === undefined ? undefined : clip(input.priority, LIMITS.priority),
+  service: input.service === undefined ? undefined : clip(input.service, LIMITS.name),
+});
+
 const visiblyDiffers = (stored: IncidentRow, row: IncidentRow) =>
   row.title !== stored.title ||
   row.cause_sha !== stored.cause_sha ||
   (row.fix_sha ?? null) !== (stored.fix_sha ?? null) ||
   row.repository_id !== stored.repository_id ||
   !sameTime(row.created_at, stored.created_at) ||
-  !sameTime(row.resolved_at, stored.resolved_at);
+  !sameTime(row.resolved_at, stored.resolved_at) ||
+  row.urgency !== stored.urgency ||
+  row.priority !== stored.priority ||
+  row.service !== stored.service;
 
 /** Every column of an incident, the key first. */
 const INCIDENT_COLUMNS = [
@@ -158,6 +187,9 @@ const INCIDENT_COLUMNS = [
   'created_at',
   'resolved_at',
   'provider_updated_at',
+  'urgency',
+  'priority',
+  'service',
 ] as const satisfies readonly (keyof IncidentRow)[];
 
 /** As read without the models: MariaDB's times come as Dates, SQLite's as the text the models wrote. */
