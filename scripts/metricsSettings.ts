@@ -1,6 +1,7 @@
 /**
  * npm run metrics-settings -- show --org <id> [--json]
- * npm run metrics-settings -- set --org <id> --production-environments <names or globs, comma-separated> [--json]
+ * npm run metrics-settings -- set --org <id> [--production-environments <names or globs, comma-separated>]
+ *   [--incident-urgency high|any] [--incident-priorities <P1..P5, comma-separated>|any] [--incident-services <names or ids>|any] [--json]
  *
  * What counts in an organization's figures (docs/metrics.md#what-counts): the same service and audit log as the
  * settings page's, the operator as the actor. Exit codes: 0 done, 1 refused (unknown organization, a setting the
@@ -11,11 +12,14 @@ import { ChangeRunner } from '../src/persistence/changes/change';
 import { OPERATOR } from '../src/persistence/changes/auditRecord';
 import { MetricSettings, MetricSettingsView } from '../src/services/metrics/settings/metricSettings';
 import type { MetricSettingsDocument } from '../src/services/metrics/settings/document';
+import { INCIDENT_URGENCY_SETTINGS } from '../src/services/metrics/settings/incidents';
+import { INCIDENT_PRIORITIES } from '../db/vocabulary';
 import { nonEmpty, parse, runCli, runWriterCommand, UsageError } from './cli';
 
 const USAGE = `Usage:
   npm run metrics-settings -- show --org <id> [--json]
-  npm run metrics-settings -- set --org <id> --production-environments <list> [--json]
+  npm run metrics-settings -- set --org <id> [--production-environments <list>] [--incident-urgency high|any]
+                                [--incident-priorities <list>|any] [--incident-services <list>|any] [--json]
 
 show   prints the organization's settings of what counts, their version (0: never changed) and the defaults.
 set    changes the settings named, each replaced whole; the others keep their value. A change that changes
@@ -24,6 +28,13 @@ set    changes the settings named, each replaced whole; the others keep their va
          --production-environments L   the deployment environments that count as production, comma-separated
                                        names or globs (* any run, ? one character), without regard to case;
                                        default: production. Example: production,prod-*,live
+         --incident-urgency U          which PagerDuty urgencies count in time to restore: high (low-urgency
+                                       incidents left out) or any; default: any
+         --incident-priorities L       the priorities that count in time to restore, comma-separated, of
+                                       P1 to P5; any for every one (the default). Example: P1,P2
+         --incident-services L         the PagerDuty services and Opsgenie teams whose incidents count in time to
+                                       restore, comma-separated names or ids; any for every one (the default)
+       An incident without an urgency, priority or service (GitHub's, GitLab's, a script's) always counts.
 --json prints the settings as JSON.
 
 Target database: DATABASE_URL (mysql://...) or the embedded SQLite file (SQLITE_PATH).`;
@@ -42,6 +53,31 @@ function orgOf(command: string, org: string | undefined): string {
 /** A comma-separated list; the service checks each entry. */
 const listOf = (raw: string) => raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
 
+const SET_FLAGS = '--production-environments <list>, --incident-urgency high|any, --incident-priorities <list>|any or --incident-services <list>|any';
+
+function incidentUrgencyOf(raw: string): MetricSettingsDocument['incident_urgency'] {
+  const urgency = INCIDENT_URGENCY_SETTINGS.find((u) => u === raw.trim().toLowerCase());
+  if (!urgency) throw new UsageError(`--incident-urgency takes high or any, not "${raw}"`);
+  return urgency;
+}
+
+/** `any` (every value: the empty list), or a comma-separated list of at least one entry. */
+function anyOrListOf(flag: string, raw: string, what: string): string[] {
+  if (raw.trim().toLowerCase() === 'any') return [];
+  const list = listOf(raw);
+  if (!list.length) throw new UsageError(`${flag} needs ${what}, or any`);
+  return list;
+}
+
+function incidentPrioritiesOf(raw: string): MetricSettingsDocument['incident_priorities'] {
+  const list = anyOrListOf('--incident-priorities', raw, 'priorities of P1 to P5, e.g. P1,P2');
+  return list.map((entry) => {
+    const priority = INCIDENT_PRIORITIES.find((p) => p === entry.toUpperCase());
+    if (!priority) throw new UsageError(`--incident-priorities takes P1 to P5 (or any), not "${entry}"`);
+    return priority;
+  });
+}
+
 export function parseCommand(argv: string[]): Command {
   const [command, ...rest] = argv;
   if (command === undefined) throw new UsageError('a command is required: show or set');
@@ -52,13 +88,29 @@ export function parseCommand(argv: string[]): Command {
       return { kind: 'show', org: orgOf('show', values.org), json: values.json ?? false };
     }
     case 'set': {
-      const { values } = parse(rest, { org: { type: 'string' }, 'production-environments': { type: 'string' }, json: { type: 'boolean' } });
+      const { values } = parse(rest, {
+        org: { type: 'string' },
+        'production-environments': { type: 'string' },
+        'incident-urgency': { type: 'string' },
+        'incident-priorities': { type: 'string' },
+        'incident-services': { type: 'string' },
+        json: { type: 'boolean' },
+      });
       const org = orgOf('set', values.org);
+      const settings: Partial<MetricSettingsDocument> = {};
       const environments = values['production-environments'];
-      if (environments === undefined) throw new UsageError('set needs a setting to change: --production-environments <list>');
-      const list = listOf(environments);
-      if (!list.length) throw new UsageError('--production-environments needs at least one name or glob, e.g. production,prod-*');
-      return { kind: 'set', org, settings: { production_environments: list }, json: values.json ?? false };
+      if (environments !== undefined) {
+        settings.production_environments = listOf(environments);
+        if (!settings.production_environments.length) throw new UsageError('--production-environments needs at least one name or glob, e.g. production,prod-*');
+      }
+      const urgency = values['incident-urgency'];
+      if (urgency !== undefined) settings.incident_urgency = incidentUrgencyOf(urgency);
+      const priorities = values['incident-priorities'];
+      if (priorities !== undefined) settings.incident_priorities = incidentPrioritiesOf(priorities);
+      const services = values['incident-services'];
+      if (services !== undefined) settings.incident_services = anyOrListOf('--incident-services', services, 'names or ids of PagerDuty services or Opsgenie teams, e.g. checkout,PNE3JZM');
+      if (!Object.keys(settings).length) throw new UsageError(`set needs a setting to change: ${SET_FLAGS}`);
+      return { kind: 'set', org, settings, json: values.json ?? false };
     }
     default:
       throw new UsageError(`unknown command "${command}"; use show or set`);
@@ -67,11 +119,17 @@ export function parseCommand(argv: string[]): Command {
 
 const jsonOf = (view: MetricSettingsView) => ({ ...view, updated_at: view.updated_at?.toISOString() ?? null });
 
+/** A filter's list, or `any` for the empty one that filters nothing. */
+const anyOr = (list: readonly string[]) => (list.length ? list.join(', ') : 'any');
+
 function describe(view: MetricSettingsView): string {
   const since = view.updated_at ? `, changed ${view.updated_at.toISOString()}` : ' (the defaults: never changed)';
   return [
     `What counts in organization ${view.organization_id}: version ${view.version}${since}`,
     `  production environments: ${view.production_environments.join(', ')}   (default: ${view.defaults.production_environments.join(', ')})`,
+    `  incident urgency: ${view.incident_urgency}   (default: ${view.defaults.incident_urgency})`,
+    `  incident priorities: ${anyOr(view.incident_priorities)}   (default: ${anyOr(view.defaults.incident_priorities)})`,
+    `  incident services: ${anyOr(view.incident_services)}   (default: ${anyOr(view.defaults.incident_services)})`,
   ].join('\n');
 }
 

@@ -48,6 +48,9 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
+/** Every incident counts (test/metrics/incidentSettings.test.ts). */
+const INCIDENTS_DEFAULT = { incident_urgency: 'any', incident_priorities: [], incident_services: [] };
+
 const dora = () => t.get(`/v1/metrics/dora?organization_id=${lab}&from=${WEEK.from}&to=${WEEK.to}`, token);
 /** Ada administers both acme and the lab. */
 const settingsOf = (organizationId: string) => ada.query('settings.metrics.get', { organization_id: organizationId });
@@ -61,7 +64,8 @@ test("an organization that never changed them has DORA's defaults, version 0, an
     version: 0,
     updated_at: null,
     production_environments: ['production'],
-    defaults: { production_environments: ['production'] },
+    ...INCIDENTS_DEFAULT,
+    defaults: { production_environments: ['production'], ...INCIDENTS_DEFAULT },
   });
   const answer = await t.get(`/v1/metrics/dora?organization_id=${DEMO.orgs.acme}`, token);
   expect(answer.status).toBe(200);
@@ -154,7 +158,9 @@ test('npm run metrics-settings: show and set, the operator audited; usage mistak
   expect([entry.actor_type, entry.actor_user_id]).toEqual([OPERATOR.type, null]);
   expect((await cli('show', '--org', 'org_nope')).code).toBe(1);
 
-  expect(() => parseCommand(['set', '--org', lab])).toThrow(new UsageError('set needs a setting to change: --production-environments <list>'));
+  expect(() => parseCommand(['set', '--org', lab])).toThrow(
+    new UsageError('set needs a setting to change: --production-environments <list>, --incident-urgency high|any, --incident-priorities <list>|any or --incident-services <list>|any'),
+  );
   expect(() => parseCommand(['set', '--org', lab, '--production-environments', ' , '])).toThrow(UsageError);
   expect(() => parseCommand(['show'])).toThrow(new UsageError('show needs --org <organization id>'));
   expect(() => parseCommand(['reset', '--org', lab])).toThrow(new UsageError('unknown command "reset"; use show or set'));

@@ -69,9 +69,9 @@ export function deploymentCounts(q: MetricSql, bucket: BucketOf): string {
 /** An incident of the deployment's repository names its commit as the cause (kept on it: git/rollups/shippedChanges.ts). */
 export const blamedSql = (d: string) => `${d}.blamed = 1`;
 
-/** Time to restore of each incident opened in the window and resolved. */
+/** Time to restore of each incident that counts (docs/metrics.md#what-counts) opened in the window and resolved. */
 function restoredIncidents(q: MetricSql, bucket: BucketOf): string {
   return `SELECT ${bucket('i.created_at')} AS bucket, ${q.hours('i.created_at', 'i.resolved_at')} AS v
     FROM incidents i
-    WHERE ${q.scoped('i', 'repository')} AND ${q.inWindow('i.created_at')} AND i.resolved_at IS NOT NULL`;
+    WHERE ${q.scoped('i', 'repository')} AND ${q.inWindow('i.created_at')} AND i.resolved_at IS NOT NULL AND ${q.incidents('i')}`;
 }

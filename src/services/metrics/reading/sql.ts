@@ -4,6 +4,7 @@ import { MetricScope, scopeCondition, ScopedBy, scopeReplacements } from './scop
 import { timestampSql } from '../../../persistence/query/selectSql';
 import { DomainError } from '../../../errors';
 import { AppliedMetricSettings, DEFAULT_APPLIED, environmentCondition } from '../settings/document';
+import { incidentCondition } from '../settings/incidents';
 
 /**
  * The few SQL expressions metrics need that MySQL/MariaDB and SQLite spell differently, and the nearest-rank
@@ -44,6 +45,11 @@ export class MetricSql {
   /** The rows of `alias` whose `column` is a production environment, as the organization's settings name them. */
   production(alias: string, column = 'environment'): string {
     return environmentCondition(this.settings.settings.production_environments, `${alias}.${column}`).sql;
+  }
+
+  /** The incidents of `alias` that count in time to restore, by the organization's settings (settings/incidents.ts). */
+  incidents(alias: string): string {
+    return incidentCondition(this.settings.settings, alias).sql;
   }
 
   /** The scope's rows of a table aliased `alias` (scope.ts). */
@@ -227,7 +233,11 @@ export class MetricSql {
   }
 
   private replacements(): Record<string, unknown> {
-    return { window_from_day: day(this.window.from), ...environmentCondition(this.settings.settings.production_environments, 'environment').replacements };
+    return {
+      window_from_day: day(this.window.from),
+      ...environmentCondition(this.settings.settings.production_environments, 'environment').replacements,
+      ...incidentCondition(this.settings.settings, 'i').replacements,
+    };
   }
 }
 

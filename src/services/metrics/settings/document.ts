@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_INCIDENT_SETTINGS, incidentSettingsShape } from './incidents';
 
 /**
  * What counts in an organization's figures (docs/metrics.md#what-counts), as its admins set it. Every setting has
@@ -27,12 +28,13 @@ export const metricSettingsShape = {
       description:
         "The deployment environments that count as production in DORA's figures and AI impact's failure rate: names, or globs with `*` (any run) and `?` (one character), without regard to case. Default: `[\"production\"]`. Example: `[\"production\", \"prod-*\", \"live\"]`.",
     }),
+  ...incidentSettingsShape,
 };
 
 export const MetricSettingsDocument = z.object(metricSettingsShape);
 export type MetricSettingsDocument = z.infer<typeof MetricSettingsDocument>;
 
-export const DEFAULT_METRIC_SETTINGS: MetricSettingsDocument = { production_environments: ['production'] };
+export const DEFAULT_METRIC_SETTINGS: MetricSettingsDocument = { production_environments: ['production'], ...DEFAULT_INCIDENT_SETTINGS };
 
 /** An organization's settings as the figures use them: the version they carry, and the settings. */
 export interface AppliedMetricSettings {
