@@ -48,6 +48,7 @@ import * as connectionCredentials from './migrations/0044-connection-credentials
 import * as historyImports from './migrations/0045-history-imports';
 import * as gitlabApprovalIds from './migrations/0046-gitlab-approval-ids';
 import * as metricSettings from './migrations/0047-metric-settings';
+import * as environmentRollups from './migrations/0048-environment-rollups';
 import * as incidentTriage from './migrations/0050-incident-triage';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
@@ -99,6 +100,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0045-history-imports', ...historyImports },
   { name: '0046-gitlab-approval-ids', ...gitlabApprovalIds },
   { name: '0047-metric-settings', ...metricSettings },
+  { name: '0048-environment-rollups', ...environmentRollups },
   { name: '0050-incident-triage', ...incidentTriage },
 ];
 

@@ -95,11 +95,11 @@ export class Deployment extends Model<InferAttributes<Deployment>, InferCreation
   declare sha: string;
   declare created_at: Date;
   declare finished_at: Date;
-  /** Production: the changes it shipped (or would have) include an AI-assisted commit; kept by the writers (shippedChanges.ts). */
+  /** The changes it shipped (or would have: from its environment's previous success) include an AI-assisted commit; kept by the writers (shippedChanges.ts). */
   declare shipped_ai: CreationOptional<boolean>;
   /** An incident of its repository names its commit as the cause; kept by the writers (shippedChanges.ts). */
   declare blamed: CreationOptional<boolean>;
-  /** Production: finished while an incident of its repository was open, or named as an incident's fix (shippedChanges.ts). */
+  /** Finished while an incident of its repository was open, or named as an incident's fix (shippedChanges.ts). */
   declare rework: CreationOptional<boolean>;
 }
 

@@ -15,10 +15,10 @@ export async function rebuildRollups(qi: QueryInterface): Promise<void> {
   await fillFirstReviews(qi);
   await markAiPullRequests(qi);
   await fillAuthorRepositories(qi);
-  await markShippedChanges(qi, 'production');
-  await markRework(qi, 'production');
+  await markShippedChanges(qi, 'each');
+  await markRework(qi, 'each');
   await fillCommitDays(qi);
-  await fillLeadTimes(qi, 'production');
+  await fillLeadTimes(qi, 'each');
   await fillPullRequestReviewers(qi);
   await fillPullRequestSamples(qi);
   await fillPullRequestMonths(qi);

@@ -6,33 +6,36 @@ import { lockRepositoryRollups } from '../repositories/repositoryLock';
 import { timeOf } from './leadTimes';
 
 /**
- * What each production deployment shipped, kept on it (docs/metrics.md#ai-review-and-cost-figures: "shipped changes per deployment") so that AI
- * impact and DORA read deployments, not a range of commits per deployment (minutes cold for a year of the large
- * data): `shipped_ai`, whether the changes it shipped, or would have (a failure), include an AI-assisted commit;
- * `blamed`, whether an incident of its repository names its commit as the cause; `rework`, below. Its changes are the commits of its
- * repository created after the previous successful production deployment finished, up to its own finish.
+ * What each deployment shipped, to whatever environment, kept on it (docs/metrics.md#ai-review-and-cost-figures:
+ * "shipped changes per deployment") so that AI impact and DORA read deployments, not a range of commits per
+ * deployment (minutes cold for a year of the large data): `shipped_ai`, whether the changes it shipped, or would
+ * have (a failure), include an AI-assisted commit; `blamed`, whether an incident of its repository names its commit
+ * as the cause; `rework`, below. Its changes are the commits of its repository created after the previous successful
+ * deployment to the same environment (compared lowercased) finished, up to its own finish (as lead times count them:
+ * leadTimes.ts). Kept for every environment: which are production is the organization's setting
+ * (docs/metrics.md#what-counts), applied by the figures when they read.
  *
  * Recomputed for one repository by the writers whose rows decide them: a deployment (from the earlier of its old
  * and new finish: later deployments' previous one may move), commits and the telemetry that makes them AI-assisted
  * (from the earliest), an incident (its blame and rework, all deployments).
  */
-const PRODUCTION = "LOWER(d.environment) = 'production' AND d.status IN ('success', 'failure')";
+const FINISHED = "d.status IN ('success', 'failure')";
 
 /**
- * Rework (DORA 2024's deployment rework rate, docs/metrics.md#dora-the-four-keys-method): a production deployment
- * that finished while an incident of its repository was open (after it opened, up to its resolution), or that
- * deployed the commit an incident names as its fix.
+ * Rework (DORA 2024's deployment rework rate, docs/metrics.md#dora-the-four-keys-method): a deployment that finished
+ * while an incident of its repository was open (after it opened, up to its resolution), or that deployed the commit
+ * an incident names as its fix.
  */
 const whileOpen = '(d.finished_at > i.created_at AND (i.resolved_at IS NULL OR d.finished_at <= i.resolved_at))';
 
 /**
  * The deployments whose changes include an AI-assisted commit, found from those commits: commit c is among
- * deployment d's changes when d finished at or after it and no successful one finished from c up to before d
- * (d's finish is at most the first successful finish from c on).
+ * deployment d's changes when d finished at or after it and no successful deployment to d's environment finished
+ * from c up to before d (d's finish is at most that environment's first successful finish from c on).
  */
 const shippedAiSql = (repository: string) => `SELECT DISTINCT d.id FROM commits c
-  JOIN deployments d ON d.repository_id = c.repository_id AND ${PRODUCTION} AND d.finished_at >= c.created_at
-    AND NOT EXISTS (SELECT 1 FROM deployments n WHERE n.repository_id = c.repository_id AND LOWER(n.environment) = 'production' AND n.status = 'success'
+  JOIN deployments d ON d.repository_id = c.repository_id AND ${FINISHED} AND d.finished_at >= c.created_at
+    AND NOT EXISTS (SELECT 1 FROM deployments n WHERE n.repository_id = c.repository_id AND LOWER(n.environment) = LOWER(d.environment) AND n.status = 'success'
       AND n.finished_at >= c.created_at AND n.finished_at < d.finished_at)
   WHERE ${repository} AND ${aiCommitSql('c')}`;
 
@@ -44,11 +47,14 @@ export async function refreshShippedChanges(transaction: Transaction | null, rep
   const from = since ? `d.finished_at >= ${timestampSql(sequelize, since)}` : '1 = 1';
   const select = async (sql: string) =>
     (await sequelize.query<{ id: string }>(sql + locking, { type: QueryTypes.SELECT, replacements: { repositoryId }, transaction })).map((r) => r.id);
-  // Only commits after the last success before `since` can be among the changes of the deployments since then: a
-  // delivery reads its own stretch of the repository's commits, not all of them.
+  // Only commits after the last success before `since` of each environment deployed to since then can be among the
+  // changes of those deployments (an environment without one: every commit): a delivery reads its own stretch of the
+  // repository's commits, not all of them.
   const [floor] = since
     ? await sequelize.query<{ at: Date | string | null }>(
-        `SELECT MAX(d.finished_at) AS at FROM deployments d WHERE d.repository_id = :repositoryId AND LOWER(d.environment) = 'production' AND d.status = 'success' AND d.finished_at < ${timestampSql(sequelize, since)}${locking}`,
+        `SELECT MIN(COALESCE((SELECT MAX(p.finished_at) FROM deployments p WHERE p.repository_id = :repositoryId AND LOWER(p.environment) = e.environment AND p.status = 'success'
+             AND p.finished_at < ${timestampSql(sequelize, since)}), ${timestampSql(sequelize, new Date(0))})) AS at
+           FROM (SELECT DISTINCT LOWER(d.environment) AS environment FROM deployments d WHERE d.repository_id = :repositoryId AND ${from}) AS e${locking}`,
         { type: QueryTypes.SELECT, replacements: { repositoryId }, transaction },
       )
     : [];
@@ -56,7 +62,7 @@ export async function refreshShippedChanges(transaction: Transaction | null, rep
   const ai = await select(`${shippedAiSql('c.repository_id = :repositoryId')}${after} AND ${from}`);
   const blamed = await select(`SELECT DISTINCT d.id FROM incidents i JOIN deployments d ON d.repository_id = i.repository_id AND ${startsWith('i.cause_sha')}
     WHERE i.repository_id = :repositoryId AND i.cause_sha IS NOT NULL AND ${from}`);
-  const rework = await select(`SELECT DISTINCT d.id FROM incidents i JOIN deployments d ON d.repository_id = i.repository_id AND ${PRODUCTION}
+  const rework = await select(`SELECT DISTINCT d.id FROM incidents i JOIN deployments d ON d.repository_id = i.repository_id AND ${FINISHED}
     AND (${whileOpen} OR (i.fix_sha IS NOT NULL AND ${startsWith('i.fix_sha')}))
     WHERE i.repository_id = :repositoryId AND ${from}`);
   // The three columns in one statement; an id list that is never empty keeps IN valid.
