@@ -60,9 +60,23 @@ describeBrowser('what counts on the settings page in chromium', () => {
     await counts.getByRole('status').filter({ hasText: 'Nothing changed: these are the settings in force.' }).waitFor();
     expect(await versionOnV1()).toBe(1);
 
+    // Which incidents count: high urgency, P1 and P2 only.
+    await counts.getByLabel('Incident urgency').selectOption('high');
+    await counts.getByLabel('Incident priorities').fill('p1, P2');
+    await counts.getByRole('button', { name: 'Save' }).click();
+    await counts.getByRole('status').filter({ hasText: 'Saved as version 2' }).waitFor();
+    await counts.getByRole('row', { name: /Incident urgency high any/ }).waitFor();
+    await counts.getByRole('row', { name: /Incident priorities P1, P2 any/ }).waitFor();
+    expect(await versionOnV1()).toBe(2);
+
+    await counts.getByLabel('Incident priorities').fill('P9');
+    await counts.getByRole('button', { name: 'Save' }).click();
+    await counts.getByRole('alert').filter({ hasText: 'incident priority "P9" is none of P1, P2, P3, P4, P5' }).waitFor();
+
+    await counts.getByLabel('Incident priorities').fill('P1, P2');
     await counts.getByLabel('Production environments').fill(' , ');
     await counts.getByRole('button', { name: 'Save' }).click();
     await counts.getByRole('alert').filter({ hasText: 'no deployment would count' }).waitFor();
-    expect(await versionOnV1()).toBe(1);
+    expect(await versionOnV1()).toBe(2);
   });
 });
