@@ -3,7 +3,7 @@ import type { Activity, RepositoryRef } from '../../src/services/git/activity';
 import { computeMetric } from '../../src/services/metrics';
 import { organizationScope } from '../../src/services/metrics/reading/scope';
 import { windowOf } from '../../src/services/metrics/reading/window';
-import { AppliedMetricSettings, MetricSettingsDocument } from '../../src/services/metrics/settings/document';
+import { AppliedMetricSettings, DEFAULT_METRIC_SETTINGS, MetricSettingsDocument } from '../../src/services/metrics/settings/document';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { createLab, sha } from '../support/data/metricsHistory';
 import { unique } from '../support/common';
@@ -33,7 +33,8 @@ const WEEK = windowOf(new Date('2026-06-01T00:00:00Z'), new Date('2026-06-07T00:
 const NOW = new Date('2026-06-10T00:00:00Z');
 const at = (day: number, time: string) => new Date(`2026-06-0${day}T${time}:00.000Z`);
 
-const applied = (production_environments: string[]): AppliedMetricSettings => ({ version: 1, settings: MetricSettingsDocument.parse({ production_environments }) });
+/** The default settings but their production environments, read as an admin's would be (lowercased). */
+const applied = (production_environments: string[]): AppliedMetricSettings => ({ version: 1, settings: MetricSettingsDocument.parse({ ...DEFAULT_METRIC_SETTINGS, production_environments }) });
 const DEFAULTS = applied(['production']);
 
 beforeAll(async () => {
