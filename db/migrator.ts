@@ -49,6 +49,7 @@ import * as historyImports from './migrations/0045-history-imports';
 import * as gitlabApprovalIds from './migrations/0046-gitlab-approval-ids';
 import * as metricSettings from './migrations/0047-metric-settings';
 import * as environmentRollups from './migrations/0048-environment-rollups';
+import * as teamRepositories from './migrations/0049-team-repositories';
 import * as incidentTriage from './migrations/0050-incident-triage';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
@@ -101,6 +102,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0046-gitlab-approval-ids', ...gitlabApprovalIds },
   { name: '0047-metric-settings', ...metricSettings },
   { name: '0048-environment-rollups', ...environmentRollups },
+  { name: '0049-team-repositories', ...teamRepositories },
   { name: '0050-incident-triage', ...incidentTriage },
 ];
 

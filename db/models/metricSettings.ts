@@ -13,6 +13,18 @@ export class MetricSetting extends Model<InferAttributes<MetricSetting>, InferCr
   declare updated_at: Date;
 }
 
+/**
+ * A repository its team owns (docs/metrics.md#what-a-team-covers), written by
+ * src/services/metrics/settings/teamRepositories.ts: a team with rows covers exactly those in its git figures, one
+ * without the repositories its members authored commits in.
+ */
+export class TeamRepository extends Model<InferAttributes<TeamRepository>, InferCreationAttributes<TeamRepository>> {
+  declare team_id: string;
+  declare repository_id: string;
+  declare organization_id: string;
+  declare created_at: Date;
+}
+
 export function initMetricSettings(sequelize: Sequelize): void {
   MetricSetting.init(
     {
@@ -22,5 +34,9 @@ export function initMetricSettings(sequelize: Sequelize): void {
       updated_at: { ...TIMESTAMP },
     },
     { sequelize, tableName: 'metric_settings', modelName: 'metric_setting' },
+  );
+  TeamRepository.init(
+    { team_id: { ...REF, primaryKey: true }, repository_id: { ...REF, primaryKey: true }, organization_id: { ...REF }, created_at: { ...TIMESTAMP } },
+    { sequelize, tableName: 'team_repositories', modelName: 'team_repository' },
   );
 }

@@ -1,5 +1,5 @@
 import { fn, col, where, Op, Transaction } from 'sequelize';
-import { OrganizationMembership, ScimToken, Team, TeamMembership, TeamRole } from '../../../db/models';
+import { OrganizationMembership, ScimToken, Team, TeamMembership, TeamRepository, TeamRole } from '../../../db/models';
 import { toTeam } from '../../resources/people';
 import type { Change, ChangeRunner } from '../../persistence/changes/change';
 import type { Actor, AuditAction } from '../../persistence/changes/auditRecord';
@@ -116,8 +116,9 @@ export class TeamWriter {
       const team = await this.editable(organizationId, teamId, by, transaction);
       const members = await TeamMembership.findAll({ where: { team_id: teamId }, attributes: ['user_id'], transaction });
       await TeamMembership.destroy({ where: { team_id: teamId }, transaction });
+      await TeamRepository.destroy({ where: { team_id: teamId }, transaction });
       await team.destroy({ transaction });
-      change.wrote('teams', 'team_memberships');
+      change.wrote('teams', 'team_memberships', 'team_repositories');
       // A member's access includes their teams (managers read team interactions): their tokens are re-read.
       for (const m of members) change.accessChanged(m.user_id);
       change.emit(organizationId, 'team.deleted', toTeam(team));

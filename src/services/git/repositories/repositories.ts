@@ -1,5 +1,5 @@
 import { Model, ModelStatic, Op, Transaction } from 'sequelize';
-import { AppBoard, AuthorRepository, Commit, Deployment, GitApp, Incident, PullRequest, PullRequestActivity, Repository } from '../../../../db/models';
+import { AppBoard, AuthorRepository, Commit, Deployment, GitApp, Incident, PullRequest, PullRequestActivity, Repository, TeamRepository } from '../../../../db/models';
 import { toRepository } from '../../../resources/git';
 import type { Change } from '../../../persistence/changes/change';
 import { newId } from '../../../persistence/changes/ids';
@@ -80,10 +80,11 @@ export async function deleteRepository(change: Change, repository: Repository): 
   await Incident.update({ repository_id: null, git_app_id: null }, { where: fromApps, transaction });
   await Deployment.update({ repository_id: null, git_app_id: null, ...UNPLACED_MARKS }, { where: fromApps, transaction });
   await AppBoard.destroy({ where, transaction });
-  const rowsOfRepository: ModelStatic<Model>[] = [Commit, AuthorRepository, PullRequest, PullRequestActivity, Deployment, Incident];
+  // A team that owned it alone covers, from now on, the repositories its members authored commits in.
+  const rowsOfRepository: ModelStatic<Model>[] = [Commit, AuthorRepository, TeamRepository, PullRequest, PullRequestActivity, Deployment, Incident];
   for (const model of rowsOfRepository) await model.destroy({ where, transaction });
   // Read again from the commits left: after them.
   await recountAuthorDays(transaction, repository.organization_id, authors);
   await repository.destroy({ transaction });
-  change.wrote('repositories', 'commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents', 'app_boards');
+  change.wrote('repositories', 'commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents', 'app_boards', 'team_repositories');
 }
