@@ -1,5 +1,6 @@
 /**
  * npm run metrics-settings -- show --org <id> [--json]
+ * npm run metrics-settings -- team-repos --org <id> --team <id> [--repos <ids or full names, comma-separated> | --fallback] [--json]
  * npm run metrics-settings -- set --org <id> [--production-environments <names or globs, comma-separated>]
  *   [--incident-urgency high|any] [--incident-priorities <P1..P5, comma-separated>|any] [--incident-services <names or ids>|any] [--json]
  *
@@ -11,6 +12,7 @@ import { MetricSetting } from '../db/models';
 import { ChangeRunner } from '../src/persistence/changes/change';
 import { OPERATOR } from '../src/persistence/changes/auditRecord';
 import { MetricSettings, MetricSettingsView } from '../src/services/metrics/settings/metricSettings';
+import { RepositoryName, TeamRepositories, TeamRepositoriesView } from '../src/services/metrics/settings/teamRepositories';
 import type { MetricSettingsDocument } from '../src/services/metrics/settings/document';
 import { INCIDENT_URGENCY_SETTINGS } from '../src/services/metrics/settings/incidents';
 import { INCIDENT_PRIORITIES } from '../db/vocabulary';
@@ -18,6 +20,7 @@ import { nonEmpty, parse, runCli, runWriterCommand, UsageError } from './cli';
 
 const USAGE = `Usage:
   npm run metrics-settings -- show --org <id> [--json]
+  npm run metrics-settings -- team-repos --org <id> --team <id> [--repos <list> | --fallback] [--json]
   npm run metrics-settings -- set --org <id> [--production-environments <list>] [--incident-urgency high|any]
                                 [--incident-priorities <list>|any] [--incident-services <list>|any] [--json]
 
@@ -35,6 +38,12 @@ set    changes the settings named, each replaced whole; the others keep their va
          --incident-services L         the PagerDuty services and Opsgenie teams whose incidents count in time to
                                        restore, comma-separated names or ids; any for every one (the default)
        An incident without an urgency, priority or service (GitHub's, GitLab's, a script's) always counts.
+team-repos  shows the repositories a team owns, and those its members authored commits in, which it covers
+       while it owns none (docs/metrics.md#what-a-team-covers); with --repos or --fallback it sets them, a new
+       version of the settings as set makes, audited as metric_settings.updated.
+         --repos L                     the repositories the team owns, comma-separated ids or full names
+                                       (owner/name): its git figures cover exactly those
+         --fallback                    it owns none again, and covers those its members authored commits in
 --json prints the settings as JSON.
 
 Target database: DATABASE_URL (mysql://...) or the embedded SQLite file (SQLITE_PATH).`;
@@ -42,7 +51,9 @@ Target database: DATABASE_URL (mysql://...) or the embedded SQLite file (SQLITE_
 export type Command =
   | { kind: 'help' }
   | { kind: 'show'; org: string; json: boolean }
-  | { kind: 'set'; org: string; settings: Partial<MetricSettingsDocument>; json: boolean };
+  | { kind: 'set'; org: string; settings: Partial<MetricSettingsDocument>; json: boolean }
+  /** `repositories` undefined: show them; null: back to the fallback. */
+  | { kind: 'team-repos'; org: string; team: string; repositories?: string[] | null; json: boolean };
 
 function orgOf(command: string, org: string | undefined): string {
   const id = nonEmpty('--org', org);
@@ -80,7 +91,7 @@ function incidentPrioritiesOf(raw: string): MetricSettingsDocument['incident_pri
 
 export function parseCommand(argv: string[]): Command {
   const [command, ...rest] = argv;
-  if (command === undefined) throw new UsageError('a command is required: show or set');
+  if (command === undefined) throw new UsageError('a command is required: show, set or team-repos');
   if (command === 'help' || command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) return { kind: 'help' };
   switch (command) {
     case 'show': {
@@ -112,8 +123,21 @@ export function parseCommand(argv: string[]): Command {
       if (!Object.keys(settings).length) throw new UsageError(`set needs a setting to change: ${SET_FLAGS}`);
       return { kind: 'set', org, settings, json: values.json ?? false };
     }
+    case 'team-repos': {
+      const { values } = parse(rest, { org: { type: 'string' }, team: { type: 'string' }, repos: { type: 'string' }, fallback: { type: 'boolean' }, json: { type: 'boolean' } });
+      const org = orgOf('team-repos', values.org);
+      const team = nonEmpty('--team', values.team);
+      if (!team) throw new UsageError('team-repos needs --team <team id>');
+      if (values.repos !== undefined && values.fallback) throw new UsageError('team-repos takes --repos <list> or --fallback, not both');
+      const json = values.json ?? false;
+      if (values.fallback) return { kind: 'team-repos', org, team, repositories: null, json };
+      if (values.repos === undefined) return { kind: 'team-repos', org, team, json };
+      const repositories = listOf(values.repos);
+      if (!repositories.length) throw new UsageError('--repos needs at least one repository id or full name, e.g. acme/api,acme/web; --fallback for none');
+      return { kind: 'team-repos', org, team, repositories, json };
+    }
     default:
-      throw new UsageError(`unknown command "${command}"; use show or set`);
+      throw new UsageError(`unknown command "${command}"; use show, set or team-repos`);
   }
 }
 
@@ -133,8 +157,24 @@ function describe(view: MetricSettingsView): string {
   ].join('\n');
 }
 
+function describeTeam(view: TeamRepositoriesView): string {
+  const names = (list: RepositoryName[]) => (list.length ? list.map((r) => r.full_name).join(', ') : 'none');
+  return [
+    `Repositories of team ${view.team_id} in organization ${view.organization_id} (settings version ${view.version})`,
+    view.owned ? `  owns: ${names(view.owned)}   (its figures cover these)` : '  owns: none   (its figures cover the repositories its members authored commits in)',
+    `  its members authored commits in: ${names(view.authored)}`,
+  ].join('\n');
+}
+
 async function run(cmd: Exclude<Command, { kind: 'help' }>, _config: unknown, out: (s: string) => void): Promise<void> {
-  const settings = new MetricSettings(ChangeRunner.for(MetricSetting.sequelize!));
+  const changes = ChangeRunner.for(MetricSetting.sequelize!);
+  if (cmd.kind === 'team-repos') {
+    const teams = new TeamRepositories(changes);
+    const team = cmd.repositories === undefined ? await teams.get(cmd.org, cmd.team) : await teams.set(cmd.org, cmd.team, cmd.repositories, OPERATOR);
+    out(cmd.json ? `${JSON.stringify(team)}\n` : `${describeTeam(team)}\n`);
+    return;
+  }
+  const settings = new MetricSettings(changes);
   const view = cmd.kind === 'show' ? await settings.get(cmd.org) : await settings.update(cmd.org, cmd.settings, OPERATOR);
   out(cmd.json ? `${JSON.stringify(jsonOf(view))}\n` : `${describe(view)}\n`);
 }

@@ -580,11 +580,13 @@ type DoraMetrics struct {
 	Series []DoraMetricsSeriesItem `json:"series,omitempty"`
 }
 
-// MetricScope: What the figures cover: an organization, or one of its teams (the repositories its members authored commits in, its tasks and interactions)
+// MetricScope: What the figures cover: an organization, or one of its teams (its repositories, tasks and interactions)
 type MetricScope struct {
 	OrganizationID string `json:"organization_id"`
 	// The team, for a team scope; null for the whole organization
 	TeamID *string `json:"team_id"`
+	// Which repositories the git figures cover (docs/metrics.md#what-a-team-covers): `all`, the organization's; `owned`, those the team's admins made it own; `authored`, for a team that owns none, those its members authored commits in
+	Repositories string `json:"repositories"`
 }
 
 type MetricMeta struct {

@@ -2039,11 +2039,16 @@ export interface components {
                 rework: number;
             }[];
         };
-        /** @description What the figures cover: an organization, or one of its teams (the repositories its members authored commits in, its tasks and interactions) */
+        /** @description What the figures cover: an organization, or one of its teams (its repositories, tasks and interactions) */
         MetricScope: {
             organization_id: string;
             /** @description The team, for a team scope; null for the whole organization */
             team_id: string | null;
+            /**
+             * @description Which repositories the git figures cover (docs/metrics.md#what-a-team-covers): `all`, the organization's; `owned`, those the team's admins made it own; `authored`, for a team that owns none, those its members authored commits in
+             * @enum {string}
+             */
+            repositories: "all" | "owned" | "authored";
         };
         MetricMeta: {
             /** @description The version of the organization's settings of what counts that the figures were computed under: 0 for the defaults, one more with each change (docs/metrics.md#what-counts). */

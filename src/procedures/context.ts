@@ -9,6 +9,7 @@ import type { AccountLinkWriter } from '../services/people/accountLinks';
 import type { MemberAdministration } from '../services/people/memberAdministration';
 import type { DashboardViewWriter } from '../services/dashboards/dashboardViewWriter';
 import type { MetricSettings } from '../services/metrics/settings/metricSettings';
+import type { TeamRepositories } from '../services/metrics/settings/teamRepositories';
 import type { Session } from '../auth/sessions';
 
 /** What the settings procedures change through (the same writers as the CLIs). */
@@ -26,6 +27,8 @@ export interface SettingsServices {
   dashboardViews: DashboardViewWriter;
   /** What counts in the organization's figures (docs/metrics.md#what-counts). */
   metricSettings: MetricSettings;
+  /** The repositories a team owns (docs/metrics.md#what-a-team-covers). */
+  teamRepositories: TeamRepositories;
   /** Where clients reach this service: git apps' and apps' webhook URLs and Claude Code's OTLP endpoint are built from it. */
   publicBase: string;
   /** The service's "now" (runtime.clock): what the setup view measures a source's silence against. */

@@ -20,8 +20,14 @@ const Scope = z
   .object({
     organization_id: z.string(),
     team_id: z.string().nullable().meta({ description: 'The team, for a team scope; null for the whole organization' }),
+    repositories: z
+      .enum(['all', 'owned', 'authored'])
+      .meta({
+        description:
+          "Which repositories the git figures cover (docs/metrics.md#what-a-team-covers): `all`, the organization's; `owned`, those the team's admins made it own; `authored`, for a team that owns none, those its members authored commits in",
+      }),
   })
-  .meta({ id: 'MetricScope', description: 'What the figures cover: an organization, or one of its teams (the repositories its members authored commits in, its tasks and interactions)' });
+  .meta({ id: 'MetricScope', description: 'What the figures cover: an organization, or one of its teams (its repositories, tasks and interactions)' });
 
 export const windowShape = {
   scope: Scope,

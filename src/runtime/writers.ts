@@ -17,6 +17,7 @@ import { WebhookEndpointWriter } from '../services/webhooks/endpoints';
 import { TelemetryWriter } from '../services/telemetry/writer';
 import { checkEndpointUrl } from '../delivery/endpointUrl';
 import { MetricSettings } from '../services/metrics/settings/metricSettings';
+import { TeamRepositories } from '../services/metrics/settings/teamRepositories';
 
 export interface Writers {
   changes: ChangeRunner;
@@ -36,6 +37,8 @@ export interface Writers {
   dashboardViews: DashboardViewWriter;
   /** What counts in an organization's figures (docs/metrics.md#what-counts). */
   metricSettings: MetricSettings;
+  /** The repositories a team owns, a setting of what counts (docs/metrics.md#what-a-team-covers). */
+  teamRepositories: TeamRepositories;
 }
 
 /** The domain services every writing surface calls (docs/architecture.md#writers), all through one change runner. */
@@ -57,5 +60,6 @@ export function createWriters(config: Config, changes: ChangeRunner, secrets: Se
     telemetry: new TelemetryWriter(changes),
     dashboardViews: new DashboardViewWriter(changes, clock),
     metricSettings: new MetricSettings(changes, clock),
+    teamRepositories: new TeamRepositories(changes, clock),
   };
 }

@@ -1,4 +1,5 @@
 import { AiVendorSource } from '../../db/models';
+import { OPERATOR } from '../../src/persistence/changes/auditRecord';
 import { ChangeRunner } from '../../src/persistence/changes/change';
 import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
 import { defaultHttp } from '../../src/outbound/providerHttp';
@@ -109,6 +110,19 @@ test("the tiers are the organization's admins' only, and computed for them alone
 
   const teamFigures = await aiImpact({ team_id: lab.core, ...WEEK }, await t.token({ user: DEMO.emails.ada }));
   expect(teamFigures.body.data.by_adoption_tier).toBeNull();
+});
+
+test("a team that owns repositories brings those to its tier, not its members' (docs/metrics.md#what-a-team-covers)", async () => {
+  const ada = await t.token({ user: DEMO.emails.ada });
+  const tierOf = async (name: string) => {
+    const tiers = (await aiImpact({ organization_id: lab.organizationId, ...WEEK }, ada)).body.data.by_adoption_tier;
+    return tiers.find((tier: { tier: string }) => tier.tier === name);
+  };
+  // Core (75 % and over) owns web: its D7, not api where ada commits.
+  await t.runtime.writers.teamRepositories.set(lab.organizationId, lab.core, ['lab/web'], OPERATOR);
+  expect(await tierOf('75_and_over')).toMatchObject({ time_to_merge_hours: { median: null, n: 0 }, deployments_per_day: 0.1429, change_failure_rate: { rate: 0, failed: 0, deployments: 1 } });
+  await t.runtime.writers.teamRepositories.set(lab.organizationId, lab.core, null, OPERATOR);
+  expect(await tierOf('75_and_over')).toMatchObject({ time_to_merge_hours: { median: 12, n: 2 }, deployments_per_day: 0.4286 });
 });
 
 const READS_TEAMS_ADOPTION = /FROM teams t\s+JOIN team_memberships m/;

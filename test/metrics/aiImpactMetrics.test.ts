@@ -73,7 +73,7 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('the week, delivered b
     const res = await aiImpact({ organization_id: labs[provider], ...WEEK });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({
-      scope: { organization_id: labs[provider], team_id: null },
+      scope: { organization_id: labs[provider], team_id: null, repositories: 'all' },
       from: '2026-03-02',
       to: '2026-03-08',
       interval: null,
@@ -194,7 +194,7 @@ test("DORA over the week is the same whichever provider delivered its commits (d
     expect((await deploy('d1', 'k2', 'success', '2026-03-03T18:00:00Z')).status).toBe(200);
     expect((await deploy('d2', 'k5', 'failure', '2026-03-06T20:00:00Z')).status).toBe(200);
     const { scope, ...data } = (await t.get(`/v1/metrics/dora?${new URLSearchParams({ organization_id: organizationId, ...WEEK })}`, token)).body.data;
-    expect(scope).toEqual({ organization_id: organizationId, team_id: null });
+    expect(scope).toEqual({ organization_id: organizationId, team_id: null, repositories: 'all' });
     figures[provider] = data;
   }
   expect(figures.github).toMatchObject({ deployment_frequency: { deployments: 1 }, change_failure_rate: { failed: 1, deployments: 2 }, lead_time_for_changes: { changes: 2 } });

@@ -76,7 +76,7 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('the week of review, d
     const res = await collaboration({ organization_id: labs[provider], ...WEEK });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({
-      scope: { organization_id: labs[provider], team_id: null },
+      scope: { organization_id: labs[provider], team_id: null, repositories: 'all' },
       from: '2026-03-02',
       to: '2026-03-08',
       interval: null,

@@ -87,7 +87,7 @@ test('every figure by hand', async () => {
   const res = await financial({ organization_id: lab.organizationId, ...WINDOW });
   expect(res.status).toBe(200);
   expect(res.body.data).toEqual({
-    scope: { organization_id: lab.organizationId, team_id: null },
+    scope: { organization_id: lab.organizationId, team_id: null, repositories: 'all' },
     from: '2026-03-01',
     to: '2026-05-12',
     interval: null,
@@ -241,7 +241,7 @@ describe('access: the organization’s admins only', () => {
     expect((await financial({ team_id: DEMO.teams.platform }, grace)).status).toBe(403);
     const res = await financial({ team_id: DEMO.teams.platform });
     expect(res.status).toBe(200);
-    expect(res.body.data.scope).toEqual({ organization_id: DEMO.orgs.acme, team_id: DEMO.teams.platform });
+    expect(res.body.data.scope).toEqual({ organization_id: DEMO.orgs.acme, team_id: DEMO.teams.platform, repositories: 'authored' });
   });
 
   test('another organization is 403 and an unknown one 404, before any question of money', async () => {

@@ -120,7 +120,7 @@ async function flow(query: Record<string, string>): Promise<any> {
 
 test('the organization: lead and cycle time, efficiency, time in status, rework, cancellation, work in progress', async () => {
   expect(await flow({ organization_id: organizationId, ...WINDOW })).toEqual({
-    scope: { organization_id: organizationId, team_id: null },
+    scope: { organization_id: organizationId, team_id: null, repositories: 'all' },
     ...WINDOW,
     interval: null,
     // A, B, C, H.
@@ -154,7 +154,7 @@ test('the team: its board only, and the daily series of the window figures', asy
   const none = { median: null, p75: null, p90: null };
   const noTypes = { story: 0, bug: 0, task: 0, epic: 0 };
   expect(data).toEqual({
-    scope: { organization_id: organizationId, team_id: core },
+    scope: { organization_id: organizationId, team_id: core, repositories: 'authored' },
     ...WINDOW,
     interval: 'day',
     // A, B, H.

@@ -163,5 +163,5 @@ test('npm run metrics-settings: show and set, the operator audited; usage mistak
   );
   expect(() => parseCommand(['set', '--org', lab, '--production-environments', ' , '])).toThrow(UsageError);
   expect(() => parseCommand(['show'])).toThrow(new UsageError('show needs --org <organization id>'));
-  expect(() => parseCommand(['reset', '--org', lab])).toThrow(new UsageError('unknown command "reset"; use show or set'));
+  expect(() => parseCommand(['reset', '--org', lab])).toThrow(new UsageError('unknown command "reset"; use show, set or team-repos'));
 });

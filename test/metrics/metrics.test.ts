@@ -42,7 +42,7 @@ async function figures(path: keyof typeof PROCEDURE, query: Record<string, strin
 describe('DORA', () => {
   test('the organization over the week of March 2 to 8', async () => {
     expect(await figures('dora', { organization_id: lab.organizationId, ...WEEK })).toEqual({
-      scope: { organization_id: lab.organizationId, team_id: null },
+      scope: { organization_id: lab.organizationId, team_id: null, repositories: 'all' },
       from: '2026-03-02',
       to: '2026-03-08',
       interval: null,

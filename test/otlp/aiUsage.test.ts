@@ -113,7 +113,7 @@ async function aiUsage(query: Record<string, string>, token = orgToken) {
 
 test('the organization: members’ figures exactly, per tool and model, strangers apart', async () => {
   expect(await aiUsage({ organization_id: DEMO.orgs.acme, from: today, to: today })).toEqual({
-    scope: { organization_id: DEMO.orgs.acme, team_id: null },
+    scope: { organization_id: DEMO.orgs.acme, team_id: null, repositories: 'all' },
     from: today,
     to: today,
     interval: null,
@@ -151,7 +151,7 @@ test('the organization: members’ figures exactly, per tool and model, stranger
 test('a team: its members’ figures today, nothing unattributed', async () => {
   const data = await aiUsage({ team_id: DEMO.teams.platform, from: today, to: today });
   expect(data).toMatchObject({
-    scope: { organization_id: DEMO.orgs.acme, team_id: DEMO.teams.platform },
+    scope: { organization_id: DEMO.orgs.acme, team_id: DEMO.teams.platform, repositories: 'authored' },
     active_users: 2,
     members: membersOf.platform,
     sessions: 3,

@@ -193,9 +193,9 @@ class DoraMetrics(_DoraMetricsRequired, _DoraMetricsOptional):
     """
 
 
-MetricScope = TypedDict("MetricScope", {"organization_id": str, "team_id": Optional[str]})
+MetricScope = TypedDict("MetricScope", {"organization_id": str, "team_id": Optional[str], "repositories": Literal["all", "owned", "authored"]})
 
-MetricScope.__doc__ = "What the figures cover: an organization, or one of its teams (the repositories its members authored commits in, its tasks and interactions)\n\nteam_id: The team, for a team scope; null for the whole organization"
+MetricScope.__doc__ = "What the figures cover: an organization, or one of its teams (its repositories, tasks and interactions)\n\nteam_id: The team, for a team scope; null for the whole organization\nrepositories: Which repositories the git figures cover (docs/metrics.md#what-a-team-covers): `all`, the organization's; `owned`, those the team's admins made it own; `authored`, for a team that owns none, those its members authored commits in"
 
 MetricMeta = TypedDict("MetricMeta", {"settings_version": int})
 

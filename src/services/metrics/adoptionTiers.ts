@@ -3,6 +3,7 @@ import { deploymentCounts } from './dora';
 import { measureDistributions } from './mergedPullRequests';
 import { ratio, round } from './reading/figures';
 import { MetricSql, roundHours } from './reading/sql';
+import { teamRepositoriesSql } from './reading/scope';
 
 /**
  * Do the teams that adopted AI coding tools ship faster or break more (docs/metrics.md#ai-impact)? The organization's
@@ -27,7 +28,8 @@ export async function adoptionTiers(q: MetricSql) {
   return Promise.all(
     TIERS.map(async (tier, index) => {
       const inTier = teams.filter((team) => team.tier === index);
-      const tq = q.over({ organizationId: q.scope.organizationId, teamId: null, memberIds: null, repositoryIds: repositories.get(index) ?? [] });
+      // Its teams' repositories together, each team's by its own rule: a tier is no scope an answer names.
+      const tq = q.over({ organizationId: q.scope.organizationId, teamId: null, memberIds: null, repositoryIds: repositories.get(index) ?? [], repositories: 'owned' });
       const [merge, [deployments]] = await Promise.all([
         inTier.length ? measureDistributions(tq, ['merge'], [50]) : undefined,
         inTier.length ? tq.rows<{ deployments: number; finished: number; failed: number }>(deploymentCounts(tq, tq.whole)) : [],
@@ -71,16 +73,12 @@ function teamAdoption(q: MetricSql): Promise<TeamAdoption[]> {
   );
 }
 
-/**
- * The repositories each tier covers, as a team's scope takes them (reading/scope.ts): those its teams' members
- * authored commits in (kept by the commit writer: author_repositories). A row per tier and repository.
- */
+/** The repositories each tier covers, each of its teams' as a team's scope takes them (reading/scope.ts). A row per tier and repository. */
 async function repositoriesByTier(q: MetricSql): Promise<Map<number, string[]>> {
   const rows = await q.rows<{ tier: number; repository_id: string }>(
-    `SELECT DISTINCT ta.tier, ar.repository_id FROM (${adoptionSql(q)}) ta
-      JOIN team_memberships m ON m.team_id = ta.team_id AND ${conditions.activeMembershipSql('m')}
-      JOIN author_repositories ar ON ar.user_id = m.user_id AND ar.organization_id = :scope_organization_id
-      ORDER BY ta.tier, ar.repository_id`,
+    `SELECT DISTINCT ta.tier, r.repository_id FROM (${adoptionSql(q)}) ta
+      JOIN (${teamRepositoriesSql()}) r ON r.team_id = ta.team_id
+      ORDER BY ta.tier, r.repository_id`,
     ['repository_id'],
   );
   const byTier = new Map<number, string[]>();

@@ -87,7 +87,7 @@ export async function computeMetric<K extends MetricKind>(
   const q = new MetricSql(Commit.sequelize!, scope, window, now, queryTimeoutMs, settings);
   const figures = (await METRICS[kind](q, detail)) as Awaited<ReturnType<(typeof METRICS)[K]>>;
   return {
-    scope: { organization_id: scope.organizationId, team_id: scope.teamId },
+    scope: { organization_id: scope.organizationId, team_id: scope.teamId, repositories: scope.repositories },
     from: day(window.from),
     to: day(new Date(window.before.getTime() - 1)),
     interval: window.interval ?? null,

@@ -1,9 +1,16 @@
-import { AuthorRepository, Team, TeamMembership } from '../../../../db/models';
+import type { Transaction } from 'sequelize';
+import { AuthorRepository, Team, TeamMembership, TeamRepository } from '../../../../db/models';
 import { conditions } from '../../../access/conditions';
 
 /**
+ * Which repositories a scope's git figures cover (docs/metrics.md#what-a-team-covers): an organization's are all of
+ * them; a team's are those its admins made it own, or without any, those its members authored commits in.
+ */
+export type RepositoryCoverage = 'all' | 'owned' | 'authored';
+
+/**
  * What a metric covers (docs/metrics.md): an organization's repositories, tasks and interactions; or a team's: its
- * tasks and interactions, and the repositories its members authored commits in.
+ * tasks and interactions, and its repositories (`repositories` says which rule chose them).
  */
 export interface MetricScope {
   organizationId: string;
@@ -12,17 +19,47 @@ export interface MetricScope {
   repositoryIds: string[] | null;
   /** A team's members today; null for an organization. */
   memberIds: string[] | null;
+  repositories: RepositoryCoverage;
 }
 
-export const organizationScope = (organizationId: string): MetricScope => ({ organizationId, teamId: null, repositoryIds: null, memberIds: null });
+export const organizationScope = (organizationId: string): MetricScope => ({ organizationId, teamId: null, repositoryIds: null, memberIds: null, repositories: 'all' });
 
-/** Its members today, and the repositories they authored commits in (kept by the commit writer: author_repositories). */
+/** Its members today, and the repositories it owns (team_repositories), or without any, those its members authored commits in. */
 export async function teamScope(team: Team): Promise<MetricScope> {
-  const members = (await TeamMembership.findAll({ where: { team_id: team.id, ...conditions.activeMembership }, attributes: ['user_id'] })).map((m) => m.user_id).sort();
-  const rows = members.length
-    ? await AuthorRepository.findAll({ where: { organization_id: team.organization_id, user_id: members }, attributes: ['repository_id'], group: ['repository_id'] })
-    : [];
-  return { organizationId: team.organization_id, teamId: team.id, repositoryIds: rows.map((r) => r.repository_id).sort(), memberIds: members };
+  const [members, owned] = await Promise.all([teamMemberIds(team.id), ownedRepositoryIds(team.id)]);
+  const base = { organizationId: team.organization_id, teamId: team.id, memberIds: members };
+  if (owned.length) return { ...base, repositoryIds: owned, repositories: 'owned' };
+  return { ...base, repositoryIds: await authoredRepositoryIds(team.organization_id, members), repositories: 'authored' };
+}
+
+export async function teamMemberIds(teamId: string, transaction?: Transaction): Promise<string[]> {
+  return (await TeamMembership.findAll({ where: { team_id: teamId, ...conditions.activeMembership }, attributes: ['user_id'], transaction })).map((m) => m.user_id).sort();
+}
+
+/** The repositories a team owns, as its organization's admins set them; none: it covers those its members authored commits in. */
+export async function ownedRepositoryIds(teamId: string, transaction?: Transaction): Promise<string[]> {
+  return (await TeamRepository.findAll({ where: { team_id: teamId }, attributes: ['repository_id'], transaction })).map((r) => r.repository_id).sort();
+}
+
+/** The repositories these members authored commits in (kept by the commit writer: author_repositories). */
+export async function authoredRepositoryIds(organizationId: string, memberIds: string[], transaction?: Transaction): Promise<string[]> {
+  if (!memberIds.length) return [];
+  const rows = await AuthorRepository.findAll({ where: { organization_id: organizationId, user_id: memberIds }, attributes: ['repository_id'], group: ['repository_id'], transaction });
+  return rows.map((r) => r.repository_id).sort();
+}
+
+/**
+ * Every team's repositories in the organization by the same rule as `teamScope`, as rows (team_id, repository_id):
+ * for figures over many teams at once (adoptionTiers.ts). A team with rows in team_repositories has those; another,
+ * those its current members authored commits in.
+ */
+export function teamRepositoriesSql(): string {
+  return `SELECT o.team_id, o.repository_id FROM team_repositories o WHERE o.organization_id = :scope_organization_id
+    UNION ALL
+    SELECT m.team_id, ar.repository_id FROM teams t
+      JOIN team_memberships m ON m.team_id = t.id AND ${conditions.activeMembershipSql('m')}
+      JOIN author_repositories ar ON ar.user_id = m.user_id AND ar.organization_id = :scope_organization_id
+      WHERE t.organization_id = :scope_organization_id AND NOT EXISTS (SELECT 1 FROM team_repositories o WHERE o.team_id = t.id)`;
 }
 
 export type ScopedBy = 'repository' | 'task' | 'member' | 'rollup' | 'team_rollup';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MetricSetting, Organization } from '../../../../db/models';
-import type { ChangeRunner } from '../../../persistence/changes/change';
+import type { Change, ChangeRunner } from '../../../persistence/changes/change';
 import type { Actor } from '../../../persistence/changes/auditRecord';
 import { invalid, notFound } from '../../../errors';
 import { AppliedMetricSettings, DEFAULT_APPLIED, DEFAULT_METRIC_SETTINGS, MetricSettingsDocument, metricSettingsShape, parseStoredDocument } from './document';
@@ -59,23 +59,49 @@ export class MetricSettings {
     const requested = parsed.data;
     if (Object.keys(requested).length === 0) throw invalid(`Name at least one setting to change: ${SETTINGS}`);
     return this.changes.run(async (change) => {
-      const { transaction } = change;
-      // Locked: two admins' changes get two versions, one after the other.
-      if (!(await Organization.findByPk(organizationId, { attributes: ['id'], transaction, lock: transaction.LOCK.UPDATE }))) throw notFound(`No organization ${organizationId}`);
-      const row = await MetricSetting.findByPk(organizationId, { transaction });
-      const before: AppliedMetricSettings = row ? { version: row.version, settings: parseStoredDocument(row.document) } : DEFAULT_APPLIED;
-      const after: MetricSettingsDocument = { ...before.settings, ...requested };
-      const changed = changedSettings(before.settings, after);
-      if (!Object.keys(changed).length) return viewOf(organizationId, before, row?.updated_at ?? null);
-      const version = before.version + 1;
-      const at = this.now();
-      if (row) await row.update({ version, document: JSON.stringify(after), updated_at: at }, { transaction });
-      else await MetricSetting.create({ organization_id: organizationId, version, document: JSON.stringify(after), updated_at: at }, { transaction });
-      change.wrote('metric_settings');
-      change.audit({ organizationId, actor, action: 'metric_settings.updated', target: { type: 'organization', id: organizationId }, details: { version, changed } });
-      return viewOf(organizationId, { version, settings: after }, at);
+      const { applied, updatedAt } = await newSettingsVersion(change, organizationId, actor, this.now(), (before) => {
+        const after: MetricSettingsDocument = { ...before.settings, ...requested };
+        const changed = changedSettings(before.settings, after);
+        return Object.keys(changed).length ? { settings: after, details: { changed } } : null;
+      });
+      return viewOf(organizationId, applied, updatedAt);
     });
   }
+}
+
+/** What a change of the settings changes: the settings after it, and what its audit entry says besides the version. */
+export interface SettingsEdit {
+  settings: MetricSettingsDocument;
+  details: Record<string, unknown>;
+}
+
+/**
+ * A change of what counts, within `change`: the organization locked (two admins' changes get two versions, one after
+ * the other), `edit` is given the settings in force and makes its own writes; unless it answers null (nothing
+ * changed: no version, no entry), the settings it answers are the next version, audited as `metric_settings.updated`
+ * with its details, and the data version the figures' cache is keyed by is raised. Every change of what counts goes
+ * through here (MetricSettings, TeamRepositories), so every one is a version the answers name.
+ */
+export async function newSettingsVersion(
+  change: Change,
+  organizationId: string,
+  actor: Actor,
+  at: Date,
+  edit: (before: AppliedMetricSettings) => SettingsEdit | null | Promise<SettingsEdit | null>,
+): Promise<{ applied: AppliedMetricSettings; updatedAt: Date | null }> {
+  const { transaction } = change;
+  if (!(await Organization.findByPk(organizationId, { attributes: ['id'], transaction, lock: transaction.LOCK.UPDATE }))) throw notFound(`No organization ${organizationId}`);
+  const row = await MetricSetting.findByPk(organizationId, { transaction });
+  const before: AppliedMetricSettings = row ? { version: row.version, settings: parseStoredDocument(row.document) } : DEFAULT_APPLIED;
+  const edited = await edit(before);
+  if (!edited) return { applied: before, updatedAt: row?.updated_at ?? null };
+  const version = before.version + 1;
+  const document = JSON.stringify(edited.settings);
+  if (row) await row.update({ version, document, updated_at: at }, { transaction });
+  else await MetricSetting.create({ organization_id: organizationId, version, document, updated_at: at }, { transaction });
+  change.wrote('metric_settings');
+  change.audit({ organizationId, actor, action: 'metric_settings.updated', target: { type: 'organization', id: organizationId }, details: { version, ...edited.details } });
+  return { applied: { version, settings: edited.settings }, updatedAt: at };
 }
 
 const SETTINGS = Object.keys(metricSettingsShape).join(', ');
