@@ -56,27 +56,54 @@ describeBrowser('what counts on the settings page in chromium', () => {
     expect(await versionOnV1()).toBe(1);
 
     // Saved again as it is: no new version.
-    await counts.getByRole('button', { name: 'Save' }).click();
+    await counts.getByRole('button', { name: 'Save', exact: true }).click();
     await counts.getByRole('status').filter({ hasText: 'Nothing changed: these are the settings in force.' }).waitFor();
     expect(await versionOnV1()).toBe(1);
 
     // Which incidents count: high urgency, P1 and P2 only.
     await counts.getByLabel('Incident urgency').selectOption('high');
     await counts.getByLabel('Incident priorities').fill('p1, P2');
-    await counts.getByRole('button', { name: 'Save' }).click();
+    await counts.getByRole('button', { name: 'Save', exact: true }).click();
     await counts.getByRole('status').filter({ hasText: 'Saved as version 2' }).waitFor();
     await counts.getByRole('row', { name: /Incident urgency high any/ }).waitFor();
     await counts.getByRole('row', { name: /Incident priorities P1, P2 any/ }).waitFor();
     expect(await versionOnV1()).toBe(2);
 
     await counts.getByLabel('Incident priorities').fill('P9');
-    await counts.getByRole('button', { name: 'Save' }).click();
+    await counts.getByRole('button', { name: 'Save', exact: true }).click();
     await counts.getByRole('alert').filter({ hasText: 'incident priority "P9" is none of P1, P2, P3, P4, P5' }).waitFor();
 
     await counts.getByLabel('Incident priorities').fill('P1, P2');
     await counts.getByLabel('Production environments').fill(' , ');
-    await counts.getByRole('button', { name: 'Save' }).click();
+    await counts.getByRole('button', { name: 'Save', exact: true }).click();
     await counts.getByRole('alert').filter({ hasText: 'no deployment would count' }).waitFor();
     expect(await versionOnV1()).toBe(2);
+  });
+
+  test("ada makes Platform own acme/web, then gives it back its members' repositories", async () => {
+    opened = await watchedPage(browser, { expectStatuses: [400] });
+    const { page } = opened;
+    await signInThroughLink(page, base, DEMO.users.ada);
+    const token = await t.token();
+    const platformOnV1 = async () => (await t.get(`/v1/metrics/dora?team_id=${DEMO.teams.platform}`, token)).body;
+    const counts = page.getByRole('region', { name: 'Acme' }).getByRole('region', { name: 'What counts', exact: true });
+    await counts.getByLabel('Team').selectOption({ label: 'Platform' });
+    await counts.getByText(/^Platform owns no repositories: its figures cover those its members authored commits in: .*acme\/api/).waitFor();
+    const before = await platformOnV1();
+    expect(before.data.scope.repositories).toBe('authored');
+
+    await counts.getByLabel('Repositories it owns').fill('ACME/web');
+    await page.keyboard.press('Enter');
+    await counts.getByRole('status').filter({ hasText: `Saved as version ${before.meta.settings_version + 1}: Platform’s figures cover the repositories it owns.` }).waitFor();
+    await counts.getByText('Platform owns acme/web.').waitFor();
+    expect((await platformOnV1()).data.scope).toMatchObject({ team_id: DEMO.teams.platform, repositories: 'owned' });
+
+    await counts.getByLabel('Repositories it owns').fill('acme/nope');
+    await counts.getByRole('button', { name: 'Save repositories' }).click();
+    await counts.getByRole('alert').filter({ hasText: 'acme/nope' }).waitFor();
+
+    await counts.getByRole('button', { name: 'Use its members’ repositories' }).click();
+    await counts.getByRole('status').filter({ hasText: `Saved as version ${before.meta.settings_version + 2}: Platform’s figures cover its members’ repositories.` }).waitFor();
+    expect((await platformOnV1()).data.scope.repositories).toBe('authored');
   });
 });

@@ -5,6 +5,8 @@ import { partsOf, subsection } from './parts';
 
 type Organization = Outputs['settings']['session']['organizations'][number];
 type Settings = Outputs['settings']['metrics']['get'];
+type Team = Outputs['settings']['teams']['list'][number];
+type TeamRepositories = Outputs['settings']['metrics']['teamRepositories'];
 
 /** A list as one line of the form: entries separated by commas. */
 const listText = (entries: readonly string[], empty = '') => (entries.length ? entries.join(', ') : empty);
@@ -82,6 +84,76 @@ export function metricSettingsSection(org: Organization): HTMLElement {
     return form;
   }
 
-  void attempt(parts.alert, async () => show(await call(api.settings.metrics.get.query(of))));
+  // A team's repositories are a setting of what counts too: below the settings, one team at a time.
+  const teamPanel = h('div', { class: 'team-repositories' });
+  parts.secretSlot.before(teamPanel);
+
+  async function load(): Promise<void> {
+    const [settings, teams] = await Promise.all([call(api.settings.metrics.get.query(of)), call(api.settings.teams.list.query(of))]);
+    show(settings);
+    teamPanel.replaceChildren(teamRepositoriesForm(teams));
+  }
+
+  function teamRepositoriesForm(teams: readonly Team[]): HTMLElement {
+    if (!teams.length) return h('p', { class: 'empty' }, 'No teams yet: a team’s repositories are set once it exists.');
+    const alert = h('div', { class: 'alert', role: 'alert' });
+    const shown = h('div', {});
+    const select = h('select', { name: 'team_id' }, ...teams.map((team) => h('option', { value: team.id }, team.name)));
+    const repositories = h('input', { type: 'text', name: 'repositories', autocomplete: 'off' });
+    const teamOf = () => teams.find((team) => team.id === select.value) ?? teams[0];
+    const form = h(
+      'form',
+      { class: 'create', noValidate: true },
+      h('h4', {}, 'A team’s repositories'),
+      h('p', {}, 'A team’s git figures cover the repositories it owns; while it owns none, those its members authored commits in.'),
+      field('Team', select),
+      shown,
+      field('Repositories it owns', repositories, 'Full names (owner/name) or ids, separated by commas.'),
+      h(
+        'p',
+        { class: 'actions' },
+        h('button', { type: 'submit' }, 'Save repositories'),
+        h('button', { type: 'button', onclick: () => save(null) }, 'Use its members’ repositories'),
+      ),
+      alert,
+    );
+
+    function showTeam(answer: TeamRepositories): void {
+      const names = (list: readonly { full_name: string }[]) => (list.length ? list.map((r) => r.full_name).join(', ') : 'none');
+      shown.replaceChildren(
+        answer.owned
+          ? h('p', {}, `${teamOf().name} owns ${names(answer.owned)}.`)
+          : h('p', {}, `${teamOf().name} owns no repositories: its figures cover those its members authored commits in: ${names(answer.authored)}.`),
+      );
+      repositories.value = answer.owned ? answer.owned.map((r) => r.full_name).join(', ') : '';
+    }
+
+    const team = () => ({ ...of, team_id: teamOf().id });
+    const showSelected = () => attempt(alert, async () => showTeam(await call(api.settings.metrics.teamRepositories.query(team()))));
+
+    function save(list: string[] | null): Promise<void> {
+      parts.done.textContent = '';
+      return attempt(alert, async () => {
+        const before = await call(api.settings.metrics.teamRepositories.query(team()));
+        const saved = await call(api.settings.metrics.setTeamRepositories.mutate({ ...team(), repositories: list }));
+        showTeam(saved);
+        show(await call(api.settings.metrics.get.query(of)));
+        parts.done.textContent =
+          saved.version === before.version
+            ? `Nothing changed: ${teamOf().name}’s repositories are already these.`
+            : `Saved as version ${saved.version}: ${teamOf().name}’s figures cover ${saved.owned ? 'the repositories it owns' : 'its members’ repositories'}.`;
+      });
+    }
+
+    select.addEventListener('change', () => void showSelected());
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void save(entriesOf(repositories.value));
+    });
+    void showSelected();
+    return form;
+  }
+
+  void attempt(parts.alert, load);
   return parts.section;
 }
