@@ -10,6 +10,7 @@ import type { MemberAdministration } from '../services/people/memberAdministrati
 import type { DashboardViewWriter } from '../services/dashboards/dashboardViewWriter';
 import type { MetricSettings } from '../services/metrics/settings/metricSettings';
 import type { TeamRepositories } from '../services/metrics/settings/teamRepositories';
+import type { CostRates } from '../services/finance/costRates';
 import type { Session } from '../auth/sessions';
 
 /** What the settings procedures change through (the same writers as the CLIs). */
@@ -29,6 +30,8 @@ export interface SettingsServices {
   metricSettings: MetricSettings;
   /** The repositories a team owns (docs/metrics.md#what-a-team-covers). */
   teamRepositories: TeamRepositories;
+  /** The AI tools' seat prices, set by admins with the rest of what counts (the same service as `npm run costs`). */
+  costRates: CostRates;
   /** Where clients reach this service: git apps' and apps' webhook URLs and Claude Code's OTLP endpoint are built from it. */
   publicBase: string;
   /** The service's "now" (runtime.clock): what the setup view measures a source's silence against. */

@@ -18,6 +18,7 @@ import { TelemetryWriter } from '../services/telemetry/writer';
 import { checkEndpointUrl } from '../delivery/endpointUrl';
 import { MetricSettings } from '../services/metrics/settings/metricSettings';
 import { TeamRepositories } from '../services/metrics/settings/teamRepositories';
+import { CostRates } from '../services/finance/costRates';
 
 export interface Writers {
   changes: ChangeRunner;
@@ -39,6 +40,8 @@ export interface Writers {
   metricSettings: MetricSettings;
   /** The repositories a team owns, a setting of what counts (docs/metrics.md#what-a-team-covers). */
   teamRepositories: TeamRepositories;
+  /** The financial figures' cost inputs (`npm run costs`, the AI tools' seat prices on the settings page). */
+  costRates: CostRates;
 }
 
 /** The domain services every writing surface calls (docs/architecture.md#writers), all through one change runner. */
@@ -61,5 +64,6 @@ export function createWriters(config: Config, changes: ChangeRunner, secrets: Se
     dashboardViews: new DashboardViewWriter(changes, clock),
     metricSettings: new MetricSettings(changes, clock),
     teamRepositories: new TeamRepositories(changes, clock),
+    costRates: new CostRates(changes, providers, clock),
   };
 }

@@ -135,6 +135,42 @@ test("admins only: a member is refused, another organization's settings are not 
   expect((await settingsOf('org_nope')).status).toBe(404);
 });
 
+test("the AI tools' seat prices: every tool listed, set and unset by an admin, audited; mistakes 400, members refused", async () => {
+  const seats = (who = ada, organizationId = lab) => who.query('settings.metrics.seatPrices', { organization_id: organizationId });
+  const setSeat = (tool: unknown, monthly: unknown, who = ada, organizationId = lab) => who.mutate('settings.metrics.setSeatPrice', { organization_id: organizationId, tool, monthly });
+  const listed = (await seats()).body.result.data;
+  expect(listed.tools.map((t: { tool: string }) => t.tool)).toEqual(expect.arrayContaining(['claude_code', 'copilot', 'cursor']));
+  expect(listed.tools.every((t: { monthly: number | null }) => t.monthly === null)).toBe(true);
+
+  const priced = await setSeat('cursor', 40);
+  expect(priced.status).toBe(200);
+  expect(priced.body.result.data.tools.find((t: { tool: string }) => t.tool === 'cursor')).toEqual({ tool: 'cursor', monthly: 40 });
+  expect((await setSeat('cursor', 32.5)).status).toBe(200);
+  expect((await setSeat('cursor', null)).body.result.data.tools.find((t: { tool: string }) => t.tool === 'cursor').monthly).toBeNull();
+  expect((await setSeat('cursor', null)).status).toBe(200);
+  const entries = (await AuditEntry.findAll({ where: { organization_id: lab } })).filter((e) => e.action.startsWith('cost_rate.')).map((e) => [e.action, e.actor_user_id, JSON.parse(e.details)]);
+  expect(entries).toEqual(
+    expect.arrayContaining([
+      ['cost_rate.set', DEMO.users.ada, { subject: 'tool', subject_id: 'cursor', amount: 40, currency: 'USD' }],
+      ['cost_rate.set', DEMO.users.ada, { subject: 'tool', subject_id: 'cursor', from: { amount: 40, currency: 'USD' }, amount: 32.5, currency: 'USD' }],
+      ['cost_rate.unset', DEMO.users.ada, { subject: 'tool', subject_id: 'cursor', from: { amount: 32.5, currency: 'USD' } }],
+    ]),
+  );
+  expect(entries).toHaveLength(3);
+
+  for (const [tool, monthly, message] of [
+    ['notepad', 10, 'notepad'],
+    ['cursor', -1, '0 or more'],
+    ['cursor', '12', 'monthly must be a seat price'],
+  ] as const) {
+    const res = await setSeat(tool, monthly);
+    expect([res.status, res.body.error.message]).toEqual([400, expect.stringContaining(message)]);
+  }
+  // Linus is a member of Acme, not one of its admins.
+  expect((await seats(linus, DEMO.orgs.acme)).status).toBe(403);
+  expect((await setSeat('cursor', 1, linus, DEMO.orgs.acme)).status).toBe(403);
+});
+
 test('environments are matched as names or globs, without regard to case, and a LIKE wildcard in a name is literal', () => {
   const entries = ['production', 'prod-?', 'eu_*', '100%'];
   expect(['PRODUCTION', 'prod-1', 'eu_west', 'EU_', '100%'].every((e) => matchesEnvironment(entries, e))).toBe(true);

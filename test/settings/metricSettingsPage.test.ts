@@ -106,4 +106,21 @@ describeBrowser('what counts on the settings page in chromium', () => {
     await counts.getByRole('status').filter({ hasText: `Saved as version ${before.meta.settings_version + 2}: Platform’s figures cover its members’ repositories.` }).waitFor();
     expect((await platformOnV1()).data.scope.repositories).toBe('authored');
   });
+  test('ada prices a Copilot seat, then unsets it', async () => {
+    opened = await watchedPage(browser);
+    const { page } = opened;
+    await signInThroughLink(page, base, DEMO.users.ada);
+    const counts = page.getByRole('region', { name: 'Acme' }).getByRole('region', { name: 'What counts', exact: true });
+    const copilot = counts.getByLabel('Seat price of copilot');
+    await copilot.fill('19');
+    await counts.getByRole('button', { name: 'Save seat price of copilot' }).click();
+    await counts.getByRole('status').filter({ hasText: /copilot’s seat price is 19 \w{3} a month per active user\./ }).waitFor();
+    const priced = await t.runtime.writers.costRates.seatPrices(DEMO.orgs.acme);
+    expect(priced.tools.find((tool) => tool.tool === 'copilot')?.monthly).toBe(19);
+
+    await counts.getByLabel('Seat price of copilot').fill('');
+    await counts.getByRole('button', { name: 'Save seat price of copilot' }).click();
+    await counts.getByRole('status').filter({ hasText: 'copilot has no seat price.' }).waitFor();
+    expect((await t.runtime.writers.costRates.seatPrices(DEMO.orgs.acme)).tools.find((tool) => tool.tool === 'copilot')?.monthly).toBeNull();
+  });
 });

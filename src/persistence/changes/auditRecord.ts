@@ -67,6 +67,8 @@ export const AUDIT_ACTIONS = [
   'member.role_set',
   'member.removed',
   'metric_settings.updated',
+  'cost_rate.set',
+  'cost_rate.unset',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -2,9 +2,11 @@ import { Op, Transaction } from 'sequelize';
 import { COST_SUBJECTS, CostRate, CostSubject, Organization, OrganizationMembership, User, UserEmail } from '../../../db/models';
 import type { ChangeRunner } from '../../persistence/changes/change';
 import { conflict, invalid, notFound } from '../../errors';
+import { Actor, OPERATOR } from '../../persistence/changes/auditRecord';
 import { normalizeEmail } from '../people/profile';
 import type { ProviderCatalog } from '../apps/catalog';
 import { checkAmount, checkCurrency, checkTool, CostPer, DEFAULT_CURRENCY, PER, TOOL_COST_CURRENCY } from './costInputs';
+import { aiToolNames } from '../aiUsage/toolNames';
 
 export { DEFAULT_CURRENCY, TOOL_COST_CURRENCY } from './costInputs';
 export type { CostPer } from './costInputs';
@@ -63,7 +65,7 @@ export class CostRates {
   ) {}
 
   /** Async so that a refusal of the input, checked before any transaction opens, rejects like the others. */
-  async set(organizationId: string, target: CostRateTarget, input: CostRateInput): Promise<CostRateView> {
+  async set(organizationId: string, target: CostRateTarget, input: CostRateInput, actor: Actor = OPERATOR): Promise<CostRateView> {
     const amount = checkAmount(input.amount, target.subject);
     const requested = input.currency === undefined ? undefined : checkCurrency(input.currency);
     return this.changes.run(async (change) => {
@@ -88,16 +90,18 @@ export class CostRates {
         );
       }
       const now = this.now();
+      const was = own ? { from: { amount: own.amount, currency: own.currency } } : {};
       const rate = own
         ? await own.update({ amount, currency, updated_at: now }, { transaction })
         : await CostRate.create({ ...where, amount, currency, created_at: now, updated_at: now }, { transaction });
       change.wrote('cost_rates');
+      change.audit({ organizationId, actor, action: 'cost_rate.set', target: { type: 'organization', id: organizationId }, details: { ...rateDetails(key), ...was, amount, currency } });
       return view(rate, key.user_email);
     });
   }
 
   /** Removes the rate and returns what it was; a rate that is not set is not found. */
-  unset(organizationId: string, target: CostRateTarget): Promise<CostRateView> {
+  unset(organizationId: string, target: CostRateTarget, actor: Actor = OPERATOR): Promise<CostRateView> {
     return this.changes.run(async (change) => {
       const { transaction } = change;
       await this.lockOrganization(organizationId, transaction);
@@ -107,6 +111,7 @@ export class CostRates {
       if (!rate) throw notFound(`Organization ${organizationId} has no ${describe(key)} to unset`);
       await rate.destroy({ transaction });
       change.wrote('cost_rates');
+      change.audit({ organizationId, actor, action: 'cost_rate.unset', target: { type: 'organization', id: organizationId }, details: { ...rateDetails(key), from: { amount: rate.amount, currency: rate.currency } } });
       return view(rate, key.user_email);
     });
   }
@@ -119,6 +124,13 @@ export class CostRates {
     const rank = (v: CostRateView) => COST_SUBJECTS.indexOf(v.subject);
     const label = (v: CostRateView) => v.user_email ?? v.subject_id;
     return views.sort((a, b) => rank(a) - rank(b) || label(a).localeCompare(label(b)));
+  }
+
+  /** Every AI tool whose use is counted, with its seat price a month (null: none set), in the organization's currency. */
+  async seatPrices(organizationId: string): Promise<{ currency: string; tools: { tool: string; monthly: number | null }[] }> {
+    const rates = await this.list(organizationId);
+    const price = new Map(rates.filter((r) => r.subject === 'tool').map((r) => [r.subject_id, r.amount]));
+    return { currency: rates[0]?.currency ?? DEFAULT_CURRENCY, tools: aiToolNames(this.catalog).map((tool) => ({ tool, monthly: price.get(tool) ?? null })) };
   }
 
   /** The currency of the organization's rates: USD while it has none. */
@@ -148,6 +160,9 @@ export class CostRates {
     }
   }
 }
+
+/** Which rate an audit entry is about: never more of a member than their id. */
+const rateDetails = (key: RateKey) => ({ subject: key.subject, subject_id: key.subject_id });
 
 /** By id, or by any of the user's e-mail addresses, whatever their case. */
 async function findUser(ref: string, transaction: Transaction): Promise<User> {

@@ -1,12 +1,13 @@
 import { attempt } from '../../../pages/script/attempt';
 import { api, call, Outputs } from '../../../pages/script/api';
-import { field, h, table, valueOf } from '../../../pages/script/elements';
+import { field, h, hidden, table, valueOf } from '../../../pages/script/elements';
 import { partsOf, subsection } from './parts';
 
 type Organization = Outputs['settings']['session']['organizations'][number];
 type Settings = Outputs['settings']['metrics']['get'];
 type Team = Outputs['settings']['teams']['list'][number];
 type TeamRepositories = Outputs['settings']['metrics']['teamRepositories'];
+type SeatPrices = Outputs['settings']['metrics']['seatPrices'];
 
 /** A list as one line of the form: entries separated by commas. */
 const listText = (entries: readonly string[], empty = '') => (entries.length ? entries.join(', ') : empty);
@@ -88,10 +89,36 @@ export function metricSettingsSection(org: Organization): HTMLElement {
   const teamPanel = h('div', { class: 'team-repositories' });
   parts.secretSlot.before(teamPanel);
 
+  // The AI tools' seat prices: what the financial figures' AI spend counts for a tool that reports no cost of its own.
+  const seatPanel = h('div', { class: 'seat-prices' });
+  parts.secretSlot.before(seatPanel);
+
   async function load(): Promise<void> {
-    const [settings, teams] = await Promise.all([call(api.settings.metrics.get.query(of)), call(api.settings.teams.list.query(of))]);
+    const [settings, teams, seats] = await Promise.all([call(api.settings.metrics.get.query(of)), call(api.settings.teams.list.query(of)), call(api.settings.metrics.seatPrices.query(of))]);
     show(settings);
     teamPanel.replaceChildren(teamRepositoriesForm(teams));
+    showSeatPrices(seats);
+  }
+
+  function showSeatPrices(seats: SeatPrices): void {
+    const alert = h('div', { class: 'alert', role: 'alert' });
+    const rows = seats.tools.map(({ tool, monthly }) => {
+      const input = h('input', { type: 'number', min: '0', step: '0.01', name: tool, value: monthly === null ? '' : String(monthly), 'aria-label': `Seat price of ${tool}` });
+      const save = () =>
+        attempt(alert, async () => {
+          parts.done.textContent = '';
+          const price = input.value.trim() === '' ? null : Number(input.value);
+          showSeatPrices(await call(api.settings.metrics.setSeatPrice.mutate({ ...of, tool, monthly: price })));
+          parts.done.textContent = price === null ? `${tool} has no seat price.` : `${tool}’s seat price is ${price} ${seats.currency} a month per active user.`;
+        });
+      return [tool, input, h('button', { type: 'button', onclick: save }, 'Save', hidden(` seat price of ${tool}`))];
+    });
+    seatPanel.replaceChildren(
+      h('h4', {}, 'AI tools’ seat prices'),
+      h('p', {}, `A month per active user, in ${seats.currency}: what the financial figures count as a tool’s spend when it reports no cost of its own. Empty: none set.`),
+      table(`Seat prices of ${org.name}`, ['Tool', `Monthly (${seats.currency})`, 'Save'], rows),
+      alert,
+    );
   }
 
   function teamRepositoriesForm(teams: readonly Team[]): HTMLElement {
