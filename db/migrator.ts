@@ -51,6 +51,7 @@ import * as metricSettings from './migrations/0047-metric-settings';
 import * as environmentRollups from './migrations/0048-environment-rollups';
 import * as teamRepositories from './migrations/0049-team-repositories';
 import * as incidentTriage from './migrations/0050-incident-triage';
+import * as deploymentRecoveries from './migrations/0051-deployment-recoveries';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -104,6 +105,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0048-environment-rollups', ...environmentRollups },
   { name: '0049-team-repositories', ...teamRepositories },
   { name: '0050-incident-triage', ...incidentTriage },
+  { name: '0051-deployment-recoveries', ...deploymentRecoveries },
 ];
 
 /** Every migration's name, in the order they apply. */

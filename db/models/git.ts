@@ -101,6 +101,8 @@ export class Deployment extends Model<InferAttributes<Deployment>, InferCreation
   declare blamed: CreationOptional<boolean>;
   /** Finished while an incident of its repository was open, or named as an incident's fix (shippedChanges.ts). */
   declare rework: CreationOptional<boolean>;
+  /** Failed (status failure, or blamed): when the next clean success of its environment finished; null while none has (db/rollups/recoveries.ts). */
+  declare recovered_at: CreationOptional<Date | null>;
 }
 
 export type PullRequestActivityKind = 'comment' | 'approved' | 'changes_requested' | 'commit';
@@ -248,6 +250,7 @@ export function initGit(sequelize: Sequelize): void {
       shipped_ai: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       blamed: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       rework: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+      recovered_at: { ...OPTIONAL_TIMESTAMP },
     },
     { sequelize, tableName: 'deployments', modelName: 'deployment' },
   );

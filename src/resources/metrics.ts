@@ -61,6 +61,14 @@ export const DoraMetrics = z
       incidents: count('Incidents opened in the window and resolved'),
       band: BAND,
     }),
+    failed_deployment_recovery: z
+      .object({
+        median_hours: hours('Median of (recovered − finished) over the recovered failed deployments'),
+        deployments: count('Failed production deployments (status failure, or named as the cause of an incident) that finished in the window and have been recovered: a later successful deployment to the same repository and environment, not itself named as a cause, finished'),
+        unrecovered: count('Failed production deployments that finished in the window with no such successful deployment yet; left out of the median'),
+        band: BAND.meta({ description: 'By the 2024 DORA report’s recovery clusters (elite < 1 h, high < 1 day, else low), as time to restore' }),
+      })
+      .meta({ description: 'DORA 2023 on, failed deployment recovery time: from a failed deployment’s finish to the finish of the next successful deployment to its repository and environment that is not itself named as a cause (the rollback or fix)' }),
     rework_rate: z
       .object({
         rate: z.number().min(0).max(1).nullable().meta({ description: 'rework ÷ deployments, to four decimals; null without deployments' }),
@@ -81,6 +89,8 @@ export const DoraMetrics = z
           change_failure_rate: z.number().min(0).max(1).nullable().meta({ description: 'failed ÷ finished; null when none finished' }),
           incidents: count('Incidents opened in the bucket and resolved'),
           median_time_to_restore_hours: hours('Median time to restore of those incidents'),
+          failed_deployments_recovered: count('Failed production deployments finished in the bucket that have been recovered'),
+          median_failed_deployment_recovery_hours: hours('Median failed deployment recovery time of those deployments'),
           rework: count('Production deployments finished in the bucket that were rework'),
         }),
       )

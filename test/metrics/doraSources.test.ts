@@ -112,6 +112,8 @@ test('the organization: every source, the unmapped service and repository includ
     change_failure_rate: { rate: 0.2, failed: 1, deployments: 5, band: 'high' },
     // [0.5 (O1), 0.5 (S1), 1 (GH1), 2 (P1), 6 (P2)]: rank 3.
     time_to_restore: { median_hours: 1, incidents: 5, band: 'high' },
+    // A2 recovered by A3, 5 h later.
+    failed_deployment_recovery: { median_hours: 5, deployments: 1, unrecovered: 0, band: 'high' },
     // A1, A2, A3 of the five.
     rework_rate: { rate: 0.6, rework: 3, deployments: 5, band: 'low' },
   });
@@ -124,6 +126,7 @@ test("the team: lab/api's deployments and incidents, whatever brought them; mapp
     change_failure_rate: { rate: 0.25, failed: 1, deployments: 4, band: 'low' },
     // [0.5, 0.5, 1, 2]: rank 2.
     time_to_restore: { median_hours: 0.5, incidents: 4, band: 'elite' },
+    failed_deployment_recovery: { median_hours: 5, deployments: 1, unrecovered: 0, band: 'high' },
     rework_rate: { rate: 0.75, rework: 3, deployments: 4, band: 'low' },
   });
   // "checkout-svc" and PUNM turn out to be lab/api: the team now counts them, as the organization did.

@@ -54,6 +54,8 @@ describe('DORA', () => {
       change_failure_rate: { rate: 0.4, failed: 2, deployments: 5, band: 'low' },
       // [2.5, 24]: rank 1; I3 is still open.
       time_to_restore: { median_hours: 2.5, incidents: 2, band: 'high' },
+      // D2 recovered by D3 (12 h); D5 (blamed) by D6, March 9 (94 h): [12, 94], rank 1.
+      failed_deployment_recovery: { median_hours: 12, deployments: 2, unrecovered: 0, band: 'high' },
       // No api deployment finished while I1, I2 or I3 was open this week (D6, after I3 opened, is on March 9).
       rework_rate: { rate: 0, rework: 0, deployments: 5, band: 'elite' },
     });
@@ -72,12 +74,12 @@ describe('DORA', () => {
 
   test('a daily series: every bucket by hand, adding up to the totals', async () => {
     const data = await figures('dora', { organization_id: lab.organizationId, ...WEEK, interval: 'day' });
-    const empty = { deployments: 0, changes: 0, median_lead_time_hours: null, finished: 0, failed: 0, change_failure_rate: null, incidents: 0, median_time_to_restore_hours: null, rework: 0 };
+    const empty = { deployments: 0, changes: 0, median_lead_time_hours: null, finished: 0, failed: 0, change_failure_rate: null, incidents: 0, median_time_to_restore_hours: null, failed_deployments_recovered: 0, median_failed_deployment_recovery_hours: null, rework: 0 };
     expect(data.series).toEqual([
       { ...empty, start: '2026-03-02', deployments: 1, changes: 2, median_lead_time_hours: 6, finished: 1, change_failure_rate: 0 },
-      { ...empty, start: '2026-03-03', finished: 1, failed: 1, change_failure_rate: 1 },
+      { ...empty, start: '2026-03-03', finished: 1, failed: 1, change_failure_rate: 1, failed_deployments_recovered: 1, median_failed_deployment_recovery_hours: 12 },
       { ...empty, start: '2026-03-04', deployments: 1, changes: 2, median_lead_time_hours: 6, finished: 1, change_failure_rate: 0 },
-      { ...empty, start: '2026-03-05', deployments: 1, changes: 1, median_lead_time_hours: 1, finished: 1, failed: 1, change_failure_rate: 1, incidents: 1, median_time_to_restore_hours: 2.5 },
+      { ...empty, start: '2026-03-05', deployments: 1, changes: 1, median_lead_time_hours: 1, finished: 1, failed: 1, change_failure_rate: 1, incidents: 1, median_time_to_restore_hours: 2.5, failed_deployments_recovered: 1, median_failed_deployment_recovery_hours: 94 },
       { ...empty, start: '2026-03-06', deployments: 1, changes: 1, median_lead_time_hours: 2, finished: 1, change_failure_rate: 0, incidents: 1, median_time_to_restore_hours: 24 },
       { ...empty, start: '2026-03-07' },
       { ...empty, start: '2026-03-08' },
@@ -100,8 +102,8 @@ describe('DORA', () => {
     });
     expect(data.series).toEqual([
       // D3, D5, D7: [1, 2, 6, 15] → rank 2; D5 blamed.
-      { start: '2026-03-04', deployments: 3, changes: 4, median_lead_time_hours: 2, finished: 3, failed: 1, change_failure_rate: 0.3333, incidents: 2, median_time_to_restore_hours: 2.5, rework: 0 },
-      { start: '2026-03-09', deployments: 1, changes: 1, median_lead_time_hours: 14, finished: 1, failed: 0, change_failure_rate: 0, incidents: 0, median_time_to_restore_hours: null, rework: 1 },
+      { start: '2026-03-04', deployments: 3, changes: 4, median_lead_time_hours: 2, finished: 3, failed: 1, change_failure_rate: 0.3333, incidents: 2, median_time_to_restore_hours: 2.5, failed_deployments_recovered: 1, median_failed_deployment_recovery_hours: 94, rework: 0 },
+      { start: '2026-03-09', deployments: 1, changes: 1, median_lead_time_hours: 14, finished: 1, failed: 0, change_failure_rate: 0, incidents: 0, median_time_to_restore_hours: null, failed_deployments_recovered: 0, median_failed_deployment_recovery_hours: null, rework: 1 },
     ]);
   });
 

@@ -2,13 +2,14 @@ import { QueryInterface } from 'sequelize';
 import { fillAuthorDays } from '../../rollups/authorDays';
 import { fillAuthorRepositories, fillCommitDays, markAllCommits } from '../../rollups/commits';
 import { fillLeadTimes, markRework, markShippedChanges } from '../../rollups/deployments';
+import { fillRecoveries } from '../../rollups/recoveries';
 import { fillInteractionDays } from '../../rollups/interactionDays';
 import { fillFirstReviews, fillPeerReviews, fillPullRequestMonths, fillPullRequestReviewers, fillPullRequestSamples, markAiPullRequests } from '../../rollups/pullRequests';
 
 /**
  * What the writers would have kept beside the rows, had the rows come through them: built whole from the stored
  * rows, in the order each builder needs the one before it (AI marks before the pull requests' and deployments'
- * marks, samples before their months).
+ * marks, blame before recoveries, samples before their months).
  */
 export async function rebuildRollups(qi: QueryInterface): Promise<void> {
   await markAllCommits(qi);
@@ -17,6 +18,7 @@ export async function rebuildRollups(qi: QueryInterface): Promise<void> {
   await fillAuthorRepositories(qi);
   await markShippedChanges(qi, 'each');
   await markRework(qi, 'each');
+  await fillRecoveries(qi);
   await fillCommitDays(qi);
   await fillLeadTimes(qi, 'each');
   await fillPullRequestReviewers(qi);

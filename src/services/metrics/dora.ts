@@ -8,10 +8,11 @@ import { byBucket, countBuckets, distributions, failureRateBand, frequencyBand, 
  * it was opened.
  */
 export async function doraFigures(q: MetricSql) {
-  const [counts, leadTimes, restores] = await Promise.all([
+  const [counts, leadTimes, restores, recoveries] = await Promise.all([
     q.rows<{ bucket: number; deployments: number; finished: number; failed: number; rework: number }>(deploymentCounts(q, countBuckets(q))),
     leadTimeMedians(q),
     distributions(q, (bucket) => restoredIncidents(q, bucket)),
+    distributions(q, (bucket) => recoveredDeployments(q, bucket)),
   ]);
   const deployments = total(counts, 'deployments');
   const finished = total(counts, 'finished');
@@ -22,17 +23,21 @@ export async function doraFigures(q: MetricSql) {
   const leadTime = roundHours(leadTimes.whole.at[50]);
   const rate = ratio(failed, finished);
   const restore = roundHours(restores.whole.at[50]);
+  const recovery = roundHours(recoveries.whole.at[50]);
   const buckets = byBucket(counts);
   return {
     deployment_frequency: { deployments, per_day: round(perDay, 4), band: frequencyBand(perDay) },
     lead_time_for_changes: { median_hours: leadTime, changes: leadTimes.whole.n, band: leadTimeBand(leadTime) },
     change_failure_rate: { rate, failed, deployments: finished, band: failureRateBand(rate) },
     time_to_restore: { median_hours: restore, incidents: restores.whole.n, band: restoreBand(restore) },
+    // Every failed deployment is recovered or not yet: those not yet are the rest of the failed ones.
+    failed_deployment_recovery: { median_hours: recovery, deployments: recoveries.whole.n, unrecovered: failed - recoveries.whole.n, band: restoreBand(recovery) },
     rework_rate: { rate: reworkRate, rework, deployments: finished, band: reworkRateBand(reworkRate) },
     series: series(q, (bucket, i) => {
       const c = buckets.get(i);
       const lead = leadTimes.byBucket.get(i) ?? emptyDistribution;
       const restored = restores.byBucket.get(i) ?? emptyDistribution;
+      const recovered = recoveries.byBucket.get(i) ?? emptyDistribution;
       return {
         start: bucket.start,
         deployments: c?.deployments ?? 0,
@@ -43,6 +48,8 @@ export async function doraFigures(q: MetricSql) {
         change_failure_rate: ratio(c?.failed ?? 0, c?.finished ?? 0),
         incidents: restored.n,
         median_time_to_restore_hours: roundHours(restored.at[50]),
+        failed_deployments_recovered: recovered.n,
+        median_failed_deployment_recovery_hours: roundHours(recovered.at[50]),
         rework: c?.rework ?? 0,
       };
     }),
@@ -74,4 +81,15 @@ function restoredIncidents(q: MetricSql, bucket: BucketOf): string {
   return `SELECT ${bucket('i.created_at')} AS bucket, ${q.hours('i.created_at', 'i.resolved_at')} AS v
     FROM incidents i
     WHERE ${q.scoped('i', 'repository')} AND ${q.inWindow('i.created_at')} AND i.resolved_at IS NOT NULL AND ${q.incidents('i')}`;
+}
+
+/**
+ * Failed deployment recovery time (DORA 2023 on) of each failed production deployment finished in the window that
+ * has been recovered: from its finish to that of the next clean success of its repository and environment, kept on it
+ * as `recovered_at` (set on failed ones alone: db/rollups/recoveries.ts).
+ */
+function recoveredDeployments(q: MetricSql, bucket: BucketOf): string {
+  return `SELECT ${bucket('d.finished_at')} AS bucket, ${q.hours('d.finished_at', 'd.recovered_at')} AS v
+    FROM deployments d
+    WHERE ${q.scoped('d', 'repository')} AND ${q.production('d')} AND ${q.inWindow('d.finished_at')} AND d.recovered_at IS NOT NULL`;
 }

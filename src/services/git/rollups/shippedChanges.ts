@@ -4,13 +4,14 @@ import { aiCommitSql } from './pullRequestAi';
 import { timestampSql } from '../../../persistence/query/selectSql';
 import { lockRepositoryRollups } from '../repositories/repositoryLock';
 import { timeOf } from './leadTimes';
+import { markRecoveries } from '../../../../db/rollups/recoveries';
 
 /**
  * What each deployment shipped, to whatever environment, kept on it (docs/metrics.md#ai-review-and-cost-figures:
  * "shipped changes per deployment") so that AI impact and DORA read deployments, not a range of commits per
  * deployment (minutes cold for a year of the large data): `shipped_ai`, whether the changes it shipped, or would
  * have (a failure), include an AI-assisted commit; `blamed`, whether an incident of its repository names its commit
- * as the cause; `rework`, below. Its changes are the commits of its repository created after the previous successful
+ * as the cause; `rework`, below; `recovered_at`, when a failed one was recovered (db/rollups/recoveries.ts). Its changes are the commits of its repository created after the previous successful
  * deployment to the same environment (compared lowercased) finished, up to its own finish (as lead times count them:
  * leadTimes.ts). Kept for every environment: which are production is the organization's setting
  * (docs/metrics.md#what-counts), applied by the figures when they read.
@@ -39,7 +40,7 @@ const shippedAiSql = (repository: string) => `SELECT DISTINCT d.id FROM commits 
       AND n.finished_at >= c.created_at AND n.finished_at < d.finished_at)
   WHERE ${repository} AND ${aiCommitSql('c')}`;
 
-/** Recomputes both for the repository's deployments that finished at or after `since` (all of them without). */
+/** Recomputes them for the repository's deployments that finished at or after `since` (all of them without). */
 export async function refreshShippedChanges(transaction: Transaction | null, repositoryId: string, since: Date | null): Promise<void> {
   const sequelize = Deployment.sequelize!;
   const locking = transaction ? await lockRepositoryRollups(transaction, repositoryId) : '';
@@ -72,6 +73,28 @@ export async function refreshShippedChanges(transaction: Transaction | null, rep
     `UPDATE deployments AS d SET shipped_ai = ${flag(ai, 'ai')}, blamed = ${flag(blamed, 'blamed')}, rework = ${flag(rework, 'rework')} WHERE d.repository_id = :repositoryId AND ${from}`,
     { replacements: { repositoryId, ai: listed(ai), blamed: listed(blamed), rework: listed(rework) }, transaction },
   );
+  await refreshRecoveries(transaction, repositoryId, since, locking);
+}
+
+/**
+ * Recoveries, once `blamed` is kept: a deployment from `since` on may be (or have been, before it moved or failed)
+ * the next clean success of failed deployments before it, back to the last clean success before `since` of its
+ * environment. So the recomputation reaches back to the earliest of those among the environments deployed to from
+ * `since` on or recovered from `since` on (the environment of one that moved away); without any, nothing changed.
+ */
+async function refreshRecoveries(transaction: Transaction | null, repositoryId: string, since: Date | null, locking: string): Promise<void> {
+  const sequelize = Deployment.sequelize!;
+  if (!since) return markRecoveries(sequelize, repositoryId, { from: null, transaction, locking });
+  const at = timestampSql(sequelize, since);
+  const [reach] = await sequelize.query<{ environments: number; at: Date | string | null }>(
+    `SELECT COUNT(*) AS environments, MIN(COALESCE((SELECT MAX(p.finished_at) FROM deployments p WHERE p.repository_id = :repositoryId AND LOWER(p.environment) = e.environment
+         AND p.status = 'success' AND p.blamed = 0 AND p.finished_at < ${at}), ${timestampSql(sequelize, new Date(0))})) AS at
+       FROM (SELECT DISTINCT LOWER(d.environment) AS environment FROM deployments d
+         WHERE d.repository_id = :repositoryId AND (d.finished_at >= ${at} OR d.recovered_at >= ${at})) AS e${locking}`,
+    { type: QueryTypes.SELECT, replacements: { repositoryId }, transaction },
+  );
+  if (!Number(reach?.environments) || !reach.at) return;
+  await markRecoveries(sequelize, repositoryId, { from: timeOf(reach.at), transaction, locking });
 }
 
 export const earliest = (times: Date[]): Date => new Date(Math.min(...times.map((t) => t.getTime())));
