@@ -526,6 +526,18 @@ type DoraMetricsTimeToRestore struct {
 	Band *string `json:"band"`
 }
 
+// DoraMetricsFailedDeploymentRecovery: DORA 2023 on, failed deployment recovery time: from a failed deployment’s finish to the finish of the next successful deployment to its repository and environment that is not itself named as a cause (the rollback or fix)
+type DoraMetricsFailedDeploymentRecovery struct {
+	// Median of (recovered − finished) over the recovered failed deployments, in hours to two decimals; null when there is nothing to measure
+	MedianHours *float64 `json:"median_hours"`
+	// Failed production deployments (status failure, or named as the cause of an incident) that finished in the window and have been recovered: a later successful deployment to the same repository and environment, not itself named as a cause, finished
+	Deployments int64 `json:"deployments"`
+	// Failed production deployments that finished in the window with no such successful deployment yet; left out of the median
+	Unrecovered int64 `json:"unrecovered"`
+	// By the 2024 DORA report’s recovery clusters (elite < 1 h, high < 1 day, else low), as time to restore
+	Band *string `json:"band"`
+}
+
 // DoraMetricsReworkRate: DORA’s fifth metric, deployment rework rate: unplanned deployments made to fix a user-facing incident
 type DoraMetricsReworkRate struct {
 	// rework ÷ deployments, to four decimals; null without deployments
@@ -557,6 +569,10 @@ type DoraMetricsSeriesItem struct {
 	Incidents int64 `json:"incidents"`
 	// Median time to restore of those incidents, in hours to two decimals; null when there is nothing to measure
 	MedianTimeToRestoreHours *float64 `json:"median_time_to_restore_hours"`
+	// Failed production deployments finished in the bucket that have been recovered
+	FailedDeploymentsRecovered int64 `json:"failed_deployments_recovered"`
+	// Median failed deployment recovery time of those deployments, in hours to two decimals; null when there is nothing to measure
+	MedianFailedDeploymentRecoveryHours *float64 `json:"median_failed_deployment_recovery_hours"`
 	// Production deployments finished in the bucket that were rework
 	Rework int64 `json:"rework"`
 }
@@ -574,6 +590,8 @@ type DoraMetrics struct {
 	LeadTimeForChanges  DoraMetricsLeadTimeForChanges  `json:"lead_time_for_changes"`
 	ChangeFailureRate   DoraMetricsChangeFailureRate   `json:"change_failure_rate"`
 	TimeToRestore       DoraMetricsTimeToRestore       `json:"time_to_restore"`
+	// DORA 2023 on, failed deployment recovery time: from a failed deployment’s finish to the finish of the next successful deployment to its repository and environment that is not itself named as a cause (the rollback or fix)
+	FailedDeploymentRecovery DoraMetricsFailedDeploymentRecovery `json:"failed_deployment_recovery"`
 	// DORA’s fifth metric, deployment rework rate: unplanned deployments made to fix a user-facing incident
 	ReworkRate DoraMetricsReworkRate `json:"rework_rate"`
 	// With `interval`: the same figures per bucket; counts add up to the totals

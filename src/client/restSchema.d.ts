@@ -2000,6 +2000,17 @@ export interface components {
                 /** @description The figure’s software delivery performance cluster in DORA’s Accelerate State of DevOps Report 2024 (docs/metrics.md#bands); null when the figure is null */
                 band: ("elite" | "high" | "medium" | "low") | null;
             };
+            /** @description DORA 2023 on, failed deployment recovery time: from a failed deployment’s finish to the finish of the next successful deployment to its repository and environment that is not itself named as a cause (the rollback or fix) */
+            failed_deployment_recovery: {
+                /** @description Median of (recovered − finished) over the recovered failed deployments, in hours to two decimals; null when there is nothing to measure */
+                median_hours: number | null;
+                /** @description Failed production deployments (status failure, or named as the cause of an incident) that finished in the window and have been recovered: a later successful deployment to the same repository and environment, not itself named as a cause, finished */
+                deployments: number;
+                /** @description Failed production deployments that finished in the window with no such successful deployment yet; left out of the median */
+                unrecovered: number;
+                /** @description By the 2024 DORA report’s recovery clusters (elite < 1 h, high < 1 day, else low), as time to restore */
+                band: ("elite" | "high" | "medium" | "low") | null;
+            };
             /** @description DORA’s fifth metric, deployment rework rate: unplanned deployments made to fix a user-facing incident */
             rework_rate: {
                 /** @description rework ÷ deployments, to four decimals; null without deployments */
@@ -2035,6 +2046,10 @@ export interface components {
                 incidents: number;
                 /** @description Median time to restore of those incidents, in hours to two decimals; null when there is nothing to measure */
                 median_time_to_restore_hours: number | null;
+                /** @description Failed production deployments finished in the bucket that have been recovered */
+                failed_deployments_recovered: number;
+                /** @description Median failed deployment recovery time of those deployments, in hours to two decimals; null when there is nothing to measure */
+                median_failed_deployment_recovery_hours: number | null;
                 /** @description Production deployments finished in the bucket that were rework */
                 rework: number;
             }[];
