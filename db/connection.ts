@@ -2,6 +2,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { AccessDeniedError, ConnectionError, Sequelize, Options, FindOptions, ConnectionOptions, Transaction } from 'sequelize';
 import type { Database as SqliteConnection } from 'sqlite3';
+import type { Connection as MysqlConnection } from 'mysql2';
 import { createConnection } from 'mysql2/promise';
 import { DomainError } from './errors';
 
@@ -127,6 +128,7 @@ function createConnectionPool(opts: DatabaseOptions): Sequelize {
         ? { replication: { write: {}, read: readUrls.map((u) => replicaConnection(u, dialectOptions)) } }
         : {}),
     });
+    sequelize.addHook('afterConnect', sortWholeRows);
     if (readUrls.length) {
       // The migrator's ledger (db/migrator.ts) is read with a SELECT; from a lagging replica a migration the
       // primary already has would look pending and run again. Its reads go to the primary like its writes.
@@ -154,6 +156,16 @@ function createConnectionPool(opts: DatabaseOptions): Sequelize {
     (connection as SqliteConnection).configure('busyTimeout', SQLITE_BUSY_TIMEOUT_MS);
   });
   return sequelize;
+}
+
+/**
+ * MariaDB sorts whole rows up to `max_length_for_sort_data` bytes (1024 by default) and, past it, sorts row ids and
+ * reads every row again by its key. A lead-time band's values carry their environment (up to 200 characters, 4 bytes
+ * each): at the default, a year's median re-read 5,000 rows by key (16 ms against 6 ms). MySQL 8.0.20 and later ignore
+ * the variable; a server without it keeps its own way, so a refusal here is no failure to connect.
+ */
+function sortWholeRows(connection: unknown): Promise<void> {
+  return new Promise((resolve) => (connection as MysqlConnection).query('SET SESSION max_length_for_sort_data = 4096', () => resolve()));
 }
 
 /**
