@@ -1,4 +1,4 @@
-import { AuditEntry, GitApp } from '../../db/models';
+import { AuditEntry, GitApp, MetricSetting } from '../../db/models';
 import type { Activity, RepositoryRef } from '../../src/services/git/activity';
 import { publicBase } from '../../src/config';
 import { OPERATOR } from '../../src/persistence/changes/auditRecord';
@@ -92,6 +92,32 @@ test('production-eu counts once the settings say so, for the whole history at on
   const back = await dora();
   expect(back.body.meta).toEqual({ settings_version: 2 });
   expect(back.body.data.deployment_frequency.deployments).toBe(1);
+});
+
+test('a change made while figures are being computed: that answer is all the old version, the next all the new one', async () => {
+  const read = MetricSetting.findByPk.bind(MetricSetting);
+  // The computation reads the settings once; the change lands right after, before a single figure is read.
+  const reading = jest.spyOn(MetricSetting, 'findByPk').mockImplementationOnce(async (organizationId) => {
+    const before = await read(organizationId);
+    await update(lab, { production_environments: ['production', 'production-*'] });
+    return before;
+  });
+  // A series the other tests never asked for: computed, not a kept answer.
+  const daily = () => t.get(`/v1/metrics/dora?organization_id=${lab}&from=${WEEK.from}&to=${WEEK.to}&interval=day`, token);
+  try {
+    const during = await daily();
+    expect(reading).toHaveBeenCalled();
+    const version = during.body.meta.settings_version;
+    expect(during.body.data.deployment_frequency.deployments).toBe(1);
+    expect(during.body.data.series.map((b: { deployments: number }) => b.deployments)).toEqual([1, 0, 0, 0, 0, 0, 0]);
+    const after = await daily();
+    expect(after.body.meta).toEqual({ settings_version: version + 1 });
+    expect(after.body.data.deployment_frequency.deployments).toBe(2);
+    expect(after.body.data.series.map((b: { deployments: number }) => b.deployments)).toEqual([1, 1, 0, 0, 0, 0, 0]);
+  } finally {
+    reading.mockRestore();
+    await update(lab, { production_environments: ['production'] });
+  }
 });
 
 test('each change is audited with every setting before and after; one that changes nothing makes no version and no entry', async () => {
