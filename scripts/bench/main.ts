@@ -27,6 +27,7 @@ import { BURST_ROW_PATH, measureFiguresBursts } from './burst/figures';
 import { gcShare, processTimes } from './gcShare';
 import { HISTORY_PROVIDERS, historyRowPath } from './history/providers';
 import { HistoryRow, measureHistoryRow } from './history/row';
+import { applySettings, jsonLine, RowSettings } from './metricSettings';
 
 const ROOT = path.resolve(__dirname, '../..');
 const PER_PAGE = 50; // the API's default, which every request uses
@@ -52,15 +53,17 @@ function cleanUp(): Promise<void> {
  * a schema it never had.
  */
 function tokens(url: string, opts: BenchOptions, args: string[]): Promise<string> {
+  return checkoutCli('tokens', url, opts, args);
+}
+
+/** An npm script of the checkout whose API is measured (its CLIs migrate as the token CLI does). */
+function checkoutCli(script: string, url: string, opts: BenchOptions, args: string[]): Promise<string> {
   const checkout = opts.apiMain ? path.resolve(path.dirname(opts.apiMain), '../..') : ROOT;
-  return run('npm', ['run', '--silent', 'tokens', '--', ...args], { env: { DATABASE_URL: url }, capture: true, cwd: checkout });
+  return run('npm', ['run', '--silent', script, '--', ...args], { env: { DATABASE_URL: url }, capture: true, cwd: checkout });
 }
 
 async function createToken(url: string, opts: BenchOptions, args = ['create', '--user', database.CALLER_EMAIL, '--expires-in', '12h']): Promise<{ id: string; token: string }> {
-  const out = await tokens(url, opts, [...args, '--name', 'npm run bench', '--json']);
-  const line = out.trim().split('\n').filter((l) => l.startsWith('{')).pop();
-  if (!line) throw new Error(`the token CLI printed no JSON:\n${out}`);
-  return JSON.parse(line) as { id: string; token: string };
+  return jsonLine<{ id: string; token: string }>(await tokens(url, opts, [...args, '--name', 'npm run bench', '--json']), 'the token CLI');
 }
 
 interface Servers {
@@ -222,8 +225,23 @@ async function main(argv: string[]): Promise<number> {
   const rows: Row[] = [];
   const gcStart = planned.length ? await processTimes(servers.api.metricsUrl) : undefined;
   let gcHighest: { share: number; path: string } | undefined;
+  // The settings of what counts the rows run under: set before the first row of a run of rows under them, put back
+  // after its last, and in any case before the next rows, the report or a failure's message.
+  let underSettings: { settings: RowSettings; restore: () => Promise<void> } | undefined;
+  const putBack = async () => {
+    await underSettings?.restore();
+    underSettings = undefined;
+  };
   try {
     for (const [i, { request, floorProbe }] of planned.entries()) {
+      if (request.settings !== underSettings?.settings) {
+        await putBack();
+        if (request.settings) {
+          const restore = await applySettings((args) => checkoutCli('metrics-settings', url, opts, args), fixtures.organization_id, request.settings, log);
+          cleanups.push(restore);
+          underSettings = { settings: request.settings, restore };
+        }
+      }
       await settle(db, database_name);
       const serves = floorProbe.status === 200;
       const floorRun = async (server: Server) => {
@@ -244,15 +262,18 @@ async function main(argv: string[]): Promise<number> {
       // Against a baseline, the pair once more: a row is flagged only when it is slower in both alternations.
       const again = opts.baseline ? { stack: await floorRun(servers.stack), api: await measure(apiServer.url + request.path, headers, opts.connections, opts.seconds) } : undefined;
       alive([servers.floor, servers.stack, apiServer], request.path);
-      rows.push({ path: request.cacheOff ? `${request.path} (cache off)` : request.path, floor, stack, floorNote: serves ? undefined : `floor ${floorProbe.status}`, api, again });
+      rows.push({ path: rowName(request), floor, stack, floorNote: serves ? undefined : `floor ${floorProbe.status}`, api, again });
       const rps = (m?: { rps: number }) => (m ? m.rps.toFixed(1) : '-');
       log(`[${i + 1}/${planned.length}] ${request.path}: floor ${rps(floor)}, stack ${rps(stack)}, API ${rps(api)} req/s`);
     }
   } catch (err) {
     // The rows measured before a server died are figures still: printed before the failure is reported.
     if (rows.length) process.stdout.write(`${table(rows)}${listSummary(rows)}\n\nThe run stopped after these ${rows.length} of ${planned.length} rows.\n`);
+    // Put back before the failure is reported; a failure to put back is logged, the row's is the one reported.
+    await putBack().catch((e: unknown) => log(`putting back what counts: ${e instanceof Error ? e.message : String(e)}`));
     throw err;
   }
+  await putBack();
   const notes: string[] = [];
   const gcEnd = gcStart && (await processTimes(servers.api.metricsUrl));
   const gcWhole = gcStart && gcEnd && gcShare(gcStart, gcEnd);
@@ -317,6 +338,12 @@ async function main(argv: string[]): Promise<number> {
 }
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
+/** A row's name in the report: its path, and what it was measured under when not the API's defaults. */
+function rowName(request: ListRequest): string {
+  const under = [request.cacheOff ? 'cache off' : '', request.settings ? `what counts: ${request.settings.label}` : ''].filter(Boolean);
+  return under.length ? `${request.path} (${under.join('; ')})` : request.path;
+}
 
 /** The lists of the cluster rows (issue 23: N workers serve at least 1.6 times what one does). */
 const CLUSTER_LISTS = ['/v1/users', '/v1/commits'];

@@ -3,6 +3,7 @@
  * sort field added later is benchmarked without anyone remembering to add it.
  */
 import type { Fixtures } from './database';
+import { NON_DEFAULT_SETTINGS, RowSettings } from './metricSettings';
 
 export interface ListRequest {
   /** Path and query, as requested from both servers. */
@@ -11,6 +12,8 @@ export interface ListRequest {
   base: string;
   /** Measured on an API started with COUNT_CACHE_TTL_MS=0: no answer is kept (concurrent ones still share one). */
   cacheOff?: boolean;
+  /** Measured with the organization's settings of what counts set so (metricSettings.ts), and put back after. */
+  settings?: RowSettings;
 }
 
 interface Param {
@@ -55,21 +58,30 @@ export async function listRequests(apiUrl: string, fixtures: Fixtures, log: (s: 
 /** Every metric of docs/metrics.md and docs/metrics.md#ai-review-and-cost-figures (financial: the bench's caller is its organization's admin). */
 const METRICS = ['dora', 'pull-requests', 'flow', 'activity', 'ai-usage', 'ai-impact', 'collaboration', 'financial'];
 const DAY_MS = 86_400_000;
+/** The metrics measured once more under settings of what counts that are not the defaults (issue 60). */
+const UNDER_SETTINGS = ['dora'];
 
 /**
  * Every metric of the caller's organization and of its largest team, over the 28 and the 366 days ending on the
  * data's last day, in the document's prefix, as dashboards ask (the figures cache on); and each year again with the
- * cache off, so that it measures computing a year cold. Not lists: measured on the API alone.
+ * cache off, so that it measures computing a year cold; DORA's years cold once more under non-default settings of
+ * what counts, as they are computed right after an admin changes them. Not lists: measured on the API alone.
  */
 export function metricRequests(fixtures: Fixtures, prefix = '/v1'): ListRequest[] {
   const to = fixtures.last_day;
   const daysBefore = (n: number) => new Date(Date.parse(`${to}T00:00:00Z`) - n * DAY_MS).toISOString().slice(0, 10);
-  return METRICS.flatMap((metric) =>
-    [`organization_id=${fixtures.organization_id}`, `team_id=${fixtures.team_id}`].flatMap((scope) => {
+  return METRICS.flatMap((metric) => {
+    const years: string[] = [];
+    const rows = [`organization_id=${fixtures.organization_id}`, `team_id=${fixtures.team_id}`].flatMap((scope): ListRequest[] => {
       const path = (span: number) => `${prefix}/metrics/${metric}?${scope}&from=${daysBefore(span)}&to=${to}`;
-      return [{ path: path(27), base: path(27) }, { path: path(365), base: path(365) }, { path: path(365), base: path(365), cacheOff: true }];
-    }),
-  );
+      const year = path(365);
+      years.push(year);
+      return [{ path: path(27), base: path(27) }, { path: year, base: year }, { path: year, base: year, cacheOff: true }];
+    });
+    // After both scopes' rows: the settings are set once before these and put back once after them.
+    if (!UNDER_SETTINGS.includes(metric)) return rows;
+    return [...rows, ...years.map((year) => ({ path: year, base: year, cacheOff: true, settings: NON_DEFAULT_SETTINGS }))];
+  });
 }
 
 /** The page at about 80 % of a list (capped at 5000), or undefined when that is page 1. */
