@@ -12,9 +12,10 @@ alone; each year also with its cache off, DORA's also under non-default settings
 ingest (/otlp/v1/metrics and /otlp/v1/logs, Claude Code's telemetry as the OpenTelemetry SDK encodes it), Jira
 and PagerDuty webhook deliveries (/ingest/jira/{app_id}, /ingest/pagerduty/{app_id}, to apps made for the run
 and removed after it) against an ingest floor that inserts the same rows with mysql2; a member's burst of
-figures: concurrent ai-impact requests of the organization, each over its own window, by a collaborator and by an admin, each burst on an API of its own; and a history import per
-provider (npm run import -- github|gitlab|bitbucket|pagerduty|opsgenie|slack): a year of a busy organization from
-a local fake of its API, against a floor that reads the same pages and writes the same rows with mysql2.
+figures: concurrent ai-impact requests of the organization, each over its own window, by a collaborator and by
+an admin, each burst on an API of its own; and a history import per provider (npm run import --
+github|gitlab|bitbucket|pagerduty|opsgenie|slack): a year of a busy organization from a local fake of its API,
+against a floor that reads the same pages and writes the same rows with mysql2.
 Prints Markdown tables. Seeds the large demo data into DATABASE_URL first when it has no users.
 
   --connections N       concurrent connections per request (default 32)
