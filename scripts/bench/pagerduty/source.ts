@@ -45,6 +45,12 @@ export const pagerdutyIngest: AppIngestSource = {
     const triggered = template('incidentTriggered.json');
     const resolved = template('incidentResolved.json');
     const serviceId = triggered.event.data.service.id as string;
+    // What the service keeps of each incident's triage (docs/incidents.md#what-is-stored): the example's, every time.
+    const triage = {
+      urgency: (triggered.event.data.urgency as string | undefined) ?? null,
+      priority: (triggered.event.data.priority?.summary as string | undefined) ?? null,
+      service: (triggered.event.data.service.summary as string | undefined) ?? null,
+    };
     const open: { id: string; externalId: string; title: string; createdAt: Date }[] = [];
     const out: PreparedDelivery[] = [];
     let opened = 0;
@@ -77,7 +83,7 @@ export const pagerdutyIngest: AppIngestSource = {
       Object.assign(payload.event.data, { id: incident.externalId, number: i + 1, title: incident.title, created_at: createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z') });
       const row = {
         id: incident.id, repository_id: null, git_app_id: null, organization_id: app.organization_id, app_id: app.id, board_key: serviceId, external_id: incident.externalId,
-        title: incident.title, cause_sha: null, fix_sha: null, created_at: utc(createdAt), resolved_at: null, provider_updated_at: utc(at),
+        title: incident.title, cause_sha: null, fix_sha: null, created_at: utc(createdAt), resolved_at: null, provider_updated_at: utc(at), ...triage,
       };
       out.push(
         delivery(app, secret, payload, [
