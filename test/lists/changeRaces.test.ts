@@ -74,13 +74,17 @@ describe('a change that loses every attempt', () => {
     const lock = (sequelize: Sequelize, name: string, tx: Transaction) =>
       sequelize.query('UPDATE data_versions SET version = version + 1 WHERE name = :name', { replacements: { name }, transaction: tx });
     await lock(t.runtime.sequelize, `${round}-a`, transaction);
+    let rivalThread: (id: number) => void = () => undefined;
+    const rivalThreadId = new Promise<number>((resolve) => (rivalThread = resolve));
     const rivalDone = rival.transaction(async (tx) => {
+      const [own] = await rival.query<{ id: number }>('SELECT CONNECTION_ID() AS id', { type: QueryTypes.SELECT, transaction: tx });
+      rivalThread(Number(own.id));
       for (let i = 0; i < 20; i++) await lock(rival, `${round}-weight-${i}`, tx);
       await lock(rival, `${round}-b`, tx);
       await lock(rival, `${round}-a`, tx); // waits for the change
     });
     // Once the rival waits for A (however long its twenty updates take on a busy machine), close the cycle.
-    await rivalWaiting();
+    await rivalWaiting(await rivalThreadId, round);
     try {
       await lock(t.runtime.sequelize, `${round}-b`, transaction);
     } finally {
@@ -88,15 +92,23 @@ describe('a change that loses every attempt', () => {
     }
   }
 
-  /** Until InnoDB reports a transaction waiting for a lock: the rival's wait for A. */
-  async function rivalWaiting(): Promise<void> {
+  /**
+   * Until the rival's connection is running its update of A, which waits for the change's lock: B is then the
+   * rival's, so the change's update of B closes the cycle. Found by the rival's own connection id, as the server runs
+   * other test files' statements too; MariaDB 10.11's INNODB_TRX shows such a waiting transaction as RUNNING, so the
+   * statement is what tells.
+   */
+  async function rivalWaiting(threadId: number, round: string): Promise<void> {
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline) {
-      const [row] = await rival.query<{ waiting: number }>("SELECT COUNT(*) AS waiting FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'", { type: QueryTypes.SELECT });
+      const [row] = await rival.query<{ waiting: number }>('SELECT COUNT(*) AS waiting FROM information_schema.PROCESSLIST WHERE ID = :threadId AND INFO LIKE :statement', {
+        type: QueryTypes.SELECT,
+        replacements: { threadId, statement: `%WHERE name = '${round}-a'%` },
+      });
       if (Number(row.waiting) > 0) return;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    throw new Error('the rival transaction never waited for the lock the change holds');
+    throw new Error('the rival transaction never came to wait for the lock the change holds');
   }
 
   onMysql('is 503 with Retry-After after its retries, not 400 or 500', async () => {
