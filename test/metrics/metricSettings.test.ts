@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { AuditEntry, GitApp, MetricSetting } from '../../db/models';
 import type { Activity, RepositoryRef } from '../../src/services/git/activity';
 import { publicBase } from '../../src/config';
@@ -151,6 +152,15 @@ test('mistakes are 400 with what to fix, and nothing changes', async () => {
     const res = await update(DEMO.orgs.acme, settings);
     expect([res.status, res.body.error.message]).toEqual([400, expect.stringContaining(message)]);
   }
+  expect((await settingsOf(DEMO.orgs.acme)).body.result.data.version).toBe(0);
+});
+
+test('a change comes from the signed-in page only: a bearer token, another origin and no CSRF token change nothing', async () => {
+  const body = JSON.stringify({ organization_id: DEMO.orgs.acme, settings: { production_environments: ['live'] } });
+  const post = (headers: Record<string, string>) => request(t.runtime.app).post('/trpc/settings.metrics.update').set({ 'Content-Type': 'application/json', ...headers }).send(body);
+  expect((await post({ Authorization: `Bearer ${token}` })).status).toBe(401);
+  expect((await post({ Cookie: ada.cookie, 'X-CSRF-Token': ada.csrfToken, Origin: 'https://evil.example' })).status).toBe(403);
+  expect((await post({ Cookie: ada.cookie, Origin: new URL(publicBase(t.config)).origin })).status).toBe(403);
   expect((await settingsOf(DEMO.orgs.acme)).body.result.data.version).toBe(0);
 });
 
