@@ -73,6 +73,9 @@ export class PullRequest extends Model<InferAttributes<PullRequest>, InferCreati
   /** A commit was pushed after it opened; the one other person who reviewed it, if one did (pullRequestReviewers.ts). */
   declare iterated: CreationOptional<boolean>;
   declare sole_reviewer_id: CreationOptional<string | null>;
+  /** A draft now; and the last time it left draft before its merge, null when opened ready (or stored before 0055). */
+  declare draft: CreationOptional<boolean>;
+  declare ready_for_review_at: CreationOptional<Date | null>;
 }
 
 export type DeploymentStatus = 'success' | 'failure';
@@ -226,6 +229,8 @@ export function initGit(sequelize: Sequelize): void {
       has_ai_commit: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       iterated: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       sole_reviewer_id: { ...OPTIONAL_REF },
+      draft: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+      ready_for_review_at: { ...OPTIONAL_TIMESTAMP },
     },
     { sequelize, tableName: 'pull_requests', modelName: 'pull_request' },
   );

@@ -13,6 +13,8 @@ export interface Measure {
   /** Its value (milliseconds or lines), or null. */
   of(p: MergedPullRequest): number | null;
   sql(mysql: boolean): string;
+  /** A column of `pull_requests` it reads that came after the samples (0055): a migration before it fills the others. */
+  since?: string;
 }
 
 export interface MergedPullRequest {
@@ -20,6 +22,7 @@ export interface MergedPullRequest {
   merged_at: Date;
   first_review_at: Date | null;
   first_approval_at: Date | null;
+  ready_for_review_at: Date | null;
   additions: number | null;
   deletions: number | null;
   iterated: boolean;
@@ -32,8 +35,19 @@ const msSql = (mysql: boolean, from: string, to: string) =>
 const beforeMerge = (at: Date | null, p: MergedPullRequest) => (at && at.getTime() <= p.merged_at.getTime() ? at : null);
 const beforeMergeSql = (column: string) => `CASE WHEN p.${column} <= p.merged_at THEN p.${column} END`;
 
-const duration = (id: number, from: (p: MergedPullRequest) => Date | null, to: (p: MergedPullRequest) => Date | null, fromSql: string, toSql: string): Measure => ({
+/**
+ * Ready for review: the last time it left draft before its merge, else its opening (opened ready, or never said).
+ * Swarmia and LinearB measure a draft from here: no one is asked to review or merge a draft.
+ */
+const readyAt = (p: MergedPullRequest) => beforeMerge(p.ready_for_review_at, p) ?? p.created_at;
+const readyAtSql = `COALESCE(${beforeMergeSql('ready_for_review_at')}, p.created_at)`;
+/** A review of the draft before it was ready: it was being reviewed when it became ready, picked up at once. */
+const notBeforeReady = (at: Date | null, p: MergedPullRequest) => (at && at < readyAt(p) ? readyAt(p) : at);
+const notBeforeReadySql = (column: string) => `CASE WHEN p.${column} <= p.merged_at THEN CASE WHEN p.${column} < ${readyAtSql} THEN ${readyAtSql} ELSE p.${column} END END`;
+
+const duration = (id: number, from: (p: MergedPullRequest) => Date | null, to: (p: MergedPullRequest) => Date | null, fromSql: string, toSql: string, since?: string): Measure => ({
   id,
+  since,
   unit: 'ms',
   bands: durationBands,
   of: (p) => {
@@ -63,6 +77,12 @@ export const MEASURES = {
   },
   /** A commit pushed after it opened: counted only. */
   iterated: { id: 5, unit: 'lines', bands: sizeBands, of: (p) => (p.iterated ? 0 : null), sql: () => 'CASE WHEN p.iterated = 1 THEN 0 END' },
+  /** Ready for review → merged: `merge` under the setting `drafts_from_ready` (src/services/metrics/settings/drafts.ts). */
+  mergeFromReady: duration(6, readyAt, (p) => p.merged_at, readyAtSql, 'p.merged_at', 'ready_for_review_at'),
+  /** Ready for review → first review by another person: `pickup` under `drafts_from_ready`. */
+  pickupFromReady: duration(7, readyAt, (p) => notBeforeReady(beforeMerge(p.first_review_at, p), p), readyAtSql, notBeforeReadySql('first_review_at'), 'ready_for_review_at'),
+  /** Ready for review → first approval by another person: `approval` under `drafts_from_ready`. */
+  approvalFromReady: duration(8, readyAt, (p) => notBeforeReady(beforeMerge(p.first_approval_at, p), p), readyAtSql, notBeforeReadySql('first_approval_at'), 'ready_for_review_at'),
 } satisfies Record<string, Measure>;
 
 export type MeasureName = keyof typeof MEASURES;

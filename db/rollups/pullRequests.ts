@@ -57,7 +57,8 @@ export async function fillPeerReviews(qi: QueryInterface): Promise<void> {
 export async function fillPullRequestSamples(qi: QueryInterface): Promise<void> {
   await emptied(qi, 'pull_request_days', 'pull_request_samples');
   const mysql = qi.sequelize.getDialect() === 'mysql';
-  for (const measure of Object.values(MEASURES) as Measure[]) {
+  const columns = await qi.describeTable('pull_requests');
+  for (const measure of (Object.values(MEASURES) as Measure[]).filter((m) => !m.since || m.since in columns)) {
     const value = measure.sql(mysql);
     await qi.sequelize.query(
       `INSERT INTO pull_request_samples (pull_request_id, measure, repository_id, organization_id, merged_at, ai, band, value)

@@ -102,8 +102,8 @@ async function kept(repositoryId: string) {
 
 /** The same from the stored pull requests and their activity, computed here. */
 async function oracle(repositoryId: string) {
-  const pulls = await query<{ id: string; author_id: string | null; author_provider_id: string | null; created_at: unknown; merged_at: unknown; additions: number | null; deletions: number | null; ai_assisted: unknown; has_ai_commit: unknown }>(
-    'SELECT id, author_id, author_provider_id, created_at, merged_at, additions, deletions, ai_assisted, has_ai_commit FROM pull_requests WHERE repository_id = :repositoryId ORDER BY id',
+  const pulls = await query<{ id: string; author_id: string | null; author_provider_id: string | null; created_at: unknown; merged_at: unknown; ready_for_review_at: unknown; additions: number | null; deletions: number | null; ai_assisted: unknown; has_ai_commit: unknown }>(
+    'SELECT id, author_id, author_provider_id, created_at, merged_at, ready_for_review_at, additions, deletions, ai_assisted, has_ai_commit FROM pull_requests WHERE repository_id = :repositoryId ORDER BY id',
     { repositoryId },
   );
   const activity = await query<{ id: string; pull_request_id: string; kind: string; actor_id: string | null; actor_provider_id: string | null; created_at: unknown }>(
@@ -141,6 +141,12 @@ async function oracle(repositoryId: string) {
     sample(3, reviewed === null ? null : merged - reviewed);
     sample(4, p.additions === null || p.deletions === null ? null : Number(p.additions) + Number(p.deletions), sizeBands);
     sample(5, iterated ? 0 : null, sizeBands);
+    // From ready for review (the last time before the merge, else the opening); a review before it counts at it.
+    const readyAt = p.ready_for_review_at === null ? null : Date.parse(iso(p.ready_for_review_at));
+    const ready = readyAt !== null && readyAt <= merged ? readyAt : created;
+    sample(6, merged - ready);
+    sample(7, reviewed === null ? null : Math.max(reviewed, ready) - ready);
+    sample(8, approved === null ? null : Math.max(approved, ready) - ready);
   }
   return { samples, reviewers, peerReviews };
 }

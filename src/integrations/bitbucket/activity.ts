@@ -122,6 +122,8 @@ export const pullRequestFields = z.looseObject({
   merge_commit: commitName.nullish(),
   created_on: time,
   updated_on: time,
+  /** Bitbucket Cloud's draft pull requests (2023); a payload from before says nothing. */
+  draft: z.boolean().nullish(),
 });
 const pullRequestPayload = z.looseObject({ repository, actor: account.nullish(), pullrequest: pullRequestFields });
 
@@ -144,6 +146,7 @@ export function pullRequestInput(pr: z.infer<typeof pullRequestFields>): PullReq
     mergedAt: state === 'merged' ? updatedAt : null,
     closedAt: state === 'open' ? null : updatedAt,
     updatedAt,
+    draft: pr.draft ?? null,
   };
 }
 

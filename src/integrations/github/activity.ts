@@ -75,6 +75,7 @@ const pullRequestFields = z.looseObject({
     deletions: lineCount.nullish(),
     head: z.looseObject({ sha: commitSha }).nullish().catch(null),
     merge_commit_sha: commitSha,
+    draft: z.boolean().nullish(),
 });
 /** A GitHub user: their login finds the member, their id says who they are (a login can change hands). */
 const githubUser = z.looseObject({ login: text, id: providerId.nullish() });
@@ -131,6 +132,7 @@ function pullRequestInput(pr: z.infer<typeof pullRequestFields>): PullRequestInp
     mergedAt: pr.state === 'open' ? null : mergedAt,
     closedAt: pr.state === 'open' ? null : (optionalProviderTime(pr.closed_at, 'pull_request.closed_at') ?? mergedAt),
     updatedAt: providerTime(pr.updated_at, 'pull_request.updated_at'),
+    draft: pr.draft ?? null,
   };
 }
 
@@ -210,7 +212,8 @@ export function githubActivity(event: string, payload: unknown): Activity | unde
     }
     case 'pull_request': {
       const p = readPayload(bodyOf('pull_request', pullRequest), payload, 'pull_request');
-      const input = pullRequestInput(p.pull_request);
+      // GitHub's `ready_for_review` is the draft made ready: the pull request's update time is when.
+      const input = { ...pullRequestInput(p.pull_request), ...(p.action === 'ready_for_review' ? { readyForReviewAt: providerTime(p.pull_request.updated_at, 'pull_request.updated_at') } : {}) };
       // New commits pushed to the pull request's branch: `after` is the head they end at.
       if (p.action === 'synchronize' && p.after) {
         const review = { externalId: `commit:${p.after}`, kind: 'commit' as const, actorUsername: p.sender?.login ?? null, actorProviderId: idOf(p.sender), createdAt: input.updatedAt };

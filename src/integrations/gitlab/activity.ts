@@ -53,6 +53,7 @@ const mergeRequestFields = z.looseObject({
   merge_commit_sha: commitSha,
   /** GitLab names the author by user id only. */
   author_id: providerId.nullish(),
+  draft: z.boolean().nullish(),
 });
 /** The acting user: their user name finds the member, their id says who they are. */
 const user = z.looseObject({ username: text, id: providerId.nullish() }).nullish();
@@ -60,6 +61,8 @@ const mergeRequest = z.looseObject({
   project,
   user,
   object_attributes: mergeRequestFields.extend({ action: text.nullish(), oldrev: text.nullish() }),
+  /** What the update changed, each as `{previous, current}`: `draft` turned off is the merge request made ready. */
+  changes: z.looseObject({ draft: z.looseObject({ previous: z.boolean().nullish(), current: z.boolean().nullish() }).nullish() }).nullish(),
 });
 const note = z.looseObject({
   project,
@@ -144,7 +147,7 @@ function pullRequestInput(mr: z.infer<typeof mergeRequestFields>, author: string
   const createdAt = providerTime(mr.created_at, `${at}.created_at`);
   const commits = { head: commitSha.parse(mr.last_commit?.id), merge: state === 'merged' ? mr.merge_commit_sha : null };
   const authorProviderId = mr.author_id ?? null;
-  return { number: mr.iid, title: mr.title, state, authorUsername: author, authorProviderId, body: mr.description, size: null, commits, createdAt, mergedAt, closedAt, updatedAt };
+  return { number: mr.iid, title: mr.title, state, authorUsername: author, authorProviderId, body: mr.description, size: null, commits, createdAt, mergedAt, closedAt, updatedAt, draft: mr.draft ?? null };
 }
 
 /**
@@ -185,7 +188,9 @@ export function gitlabActivity(kind: (typeof GITLAB_EVENTS)[keyof typeof GITLAB_
       const p = readPayload(mergeRequest, payload, 'Merge Request Hook');
       const mr = p.object_attributes;
       // GitLab names the author by numeric id only; on `open` the acting user is the author.
-      const pr = pullRequestInput(mr, mr.action === 'open' ? (p.user?.username ?? null) : null, 'object_attributes');
+      const opened = pullRequestInput(mr, mr.action === 'open' ? (p.user?.username ?? null) : null, 'object_attributes');
+      const madeReady = p.changes?.draft?.previous === true && p.changes.draft.current === false;
+      const pr = madeReady ? { ...opened, readyForReviewAt: opened.updatedAt } : opened;
       const review = mergeRequestReview(mr, p.user, pr.updatedAt);
       if (review) return { kind: 'review', repository: repositoryRef(p.project), pullRequest: pr, pullRequestCurrent: true, review };
       return { kind: 'pull_request', repository: repositoryRef(p.project), pullRequest: pr };

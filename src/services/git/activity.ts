@@ -51,6 +51,13 @@ export interface PullRequestInput {
   closedAt: Date | null;
   /** The provider's time of this state: an older delivery arriving later changes nothing. */
   updatedAt: Date;
+  /** A draft, as the delivery shows it; absent or null when it does not say (an issue comment's view, Bitbucket's). */
+  draft?: boolean | null;
+  /**
+   * When it became ready for review, when the delivery is that change (GitHub's `ready_for_review`, GitLab's draft
+   * turned off) or the importer read it; absent or null otherwise, and the time stored stays.
+   */
+  readyForReviewAt?: Date | null;
 }
 
 export interface DeploymentInput {

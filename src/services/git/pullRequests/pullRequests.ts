@@ -42,6 +42,7 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
     // A view that does not name them (an issue comment's) keeps the ones stored.
     ...(commits.head ? { head_sha: commits.head } : {}),
     ...(commits.merge ? { merge_commit_sha: commits.merge } : {}),
+    ...draftFields(input, existing),
   };
   const previousState = existing?.state;
   const recorded = await recordIfNewer(change, 'pull_requests', existing, {
@@ -55,7 +56,9 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
       (input.size !== null && (input.size.additions !== stored.additions || input.size.deletions !== stored.deletions)) ||
       // Not in the item, but AI impact reads them: a change raises the table's version like any other.
       (fields.head_sha !== undefined && fields.head_sha !== stored.head_sha) ||
-      (fields.merge_commit_sha !== undefined && fields.merge_commit_sha !== stored.merge_commit_sha),
+      (fields.merge_commit_sha !== undefined && fields.merge_commit_sha !== stored.merge_commit_sha) ||
+      (fields.draft !== undefined && fields.draft !== Boolean(stored.draft)) ||
+      (fields.ready_for_review_at !== undefined && !sameTime(fields.ready_for_review_at, stored.ready_for_review_at)),
     create: async () => {
       const authors = await authorDirectory(gitApp, { emails: [], usernames: [input.authorUsername] }, transaction);
       const ids = { id: newId('pr'), repository_id: repository.id, git_app_id: gitApp.id, organization_id: gitApp.organization_id };
@@ -79,6 +82,22 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
   if (existing) await learnPullRequestAuthor(change, gitApp, existing, input);
   if (existing) await learnPullRequestSize(change, existing, input);
   return recorded.applied;
+}
+
+/**
+ * What the delivery says of its draft (docs/ingest.md#drafts): whether it is one, and when it became ready for review
+ * if it is that change. Only the last time before its merge counts (Swarmia's and LinearB's "from ready for review"):
+ * a delivery older than the stored state changes nothing (recordIfNewer), so one converted back and forth ends at its
+ * last ready; a time it names past its merge is none. A stored draft that a newer delivery shows ready without saying
+ * when (Bitbucket's, or GitHub's `ready_for_review` missed) became ready by that delivery's time at the latest.
+ */
+function draftFields(input: PullRequestInput, stored: PullRequest | null): { draft?: boolean; ready_for_review_at?: Date } {
+  const ready = input.readyForReviewAt ?? (stored?.draft && input.draft === false ? input.updatedAt : null);
+  const readyBeforeMerge = ready && (!input.mergedAt || ready.getTime() <= input.mergedAt.getTime()) ? ready : null;
+  return {
+    ...(input.draft != null ? { draft: input.draft } : {}),
+    ...(readyBeforeMerge ? { ready_for_review_at: readyBeforeMerge, draft: false } : {}),
+  };
 }
 
 /**

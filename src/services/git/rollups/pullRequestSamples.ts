@@ -37,9 +37,9 @@ export async function refreshPullRequestSamples(transaction: Transaction, pullRe
   if (pullRequestIds.length === 0) return;
   const sql = new ChangeSql(transaction);
   const ids = [...new Set(pullRequestIds)].sort();
-  type Read = Omit<Row, 'created_at' | 'merged_at' | 'first_review_at' | 'first_approval_at'> & Record<'merged_at' | 'first_review_at' | 'first_approval_at', Date | string | null> & { created_at: Date | string };
+  type Read = Omit<Row, 'created_at' | 'merged_at' | 'first_review_at' | 'first_approval_at' | 'ready_for_review_at'> & Record<'merged_at' | 'first_review_at' | 'first_approval_at' | 'ready_for_review_at', Date | string | null> & { created_at: Date | string };
   const rows = await sql.select<Read>(
-    `SELECT id, repository_id, organization_id, created_at, merged_at, first_review_at, first_approval_at, additions, deletions, iterated, ai_assisted, has_ai_commit
+    `SELECT id, repository_id, organization_id, created_at, merged_at, first_review_at, first_approval_at, ready_for_review_at, additions, deletions, iterated, ai_assisted, has_ai_commit
      FROM pull_requests WHERE id IN (:ids) ORDER BY id${sql.forUpdate}`,
     { ids },
   );
@@ -50,6 +50,7 @@ export async function refreshPullRequestSamples(transaction: Transaction, pullRe
       merged_at: nullableTime(r.merged_at),
       first_review_at: nullableTime(r.first_review_at),
       first_approval_at: nullableTime(r.first_approval_at),
+      ready_for_review_at: nullableTime(r.ready_for_review_at),
       iterated: Boolean(Number(r.iterated)),
       additions: r.additions === null ? null : Number(r.additions),
       deletions: r.deletions === null ? null : Number(r.deletions),
