@@ -52,6 +52,7 @@ import * as environmentRollups from './migrations/0048-environment-rollups';
 import * as teamRepositories from './migrations/0049-team-repositories';
 import * as incidentTriage from './migrations/0050-incident-triage';
 import * as deploymentRecoveries from './migrations/0051-deployment-recoveries';
+import * as wellbeingDescription from './migrations/0052-wellbeing-description';
 import * as readyForReview from './migrations/0055-ready-for-review';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
@@ -107,6 +108,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0049-team-repositories', ...teamRepositories },
   { name: '0050-incident-triage', ...incidentTriage },
   { name: '0051-deployment-recoveries', ...deploymentRecoveries },
+  { name: '0052-wellbeing-description', ...wellbeingDescription },
   { name: '0055-ready-for-review', ...readyForReview },
 ];
 

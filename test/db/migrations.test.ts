@@ -792,10 +792,11 @@ test('0037 writes the dashboard catalog to every database (the demo’s eight ro
   const before = await catalog();
   expect(before.map((r) => r.key)).toEqual(['collaboration', 'cost', 'dora', 'flow', 'investment', 'pull_requests', 'sprint', 'wellbeing']);
   expect(before.find((r) => r.key === 'wellbeing')?.description).toBe('Meeting load, focus time and after-hours activity, aggregated per team.');
-  await migrator.up();
+  await migrator.up({ to: '0037-dashboard-catalog' });
   const after = await catalog();
   expect(after.map((r) => r.key)).toEqual(['activity', 'ai_impact', 'ai_usage', 'collaboration', 'cost', 'dora', 'flow', 'investment', 'pull_requests', 'sprint', 'wellbeing']);
   expect(after.find((r) => r.key === 'wellbeing')?.description).toBe('Commit activity and the interactions (reviews, messages, assignments, meetings) people carry, period by period.');
+  await migrator.up();
 });
 
 test('0038 puts id after created_at in the commits’ author indexes, and goes down and up again', async () => {

@@ -2,8 +2,9 @@ import type { Panel } from './panels';
 
 /**
  * The dashboard catalog (docs/dashboards.md): each type of dashboard a view is made from, with its panels. Declared
- * here once; migration 0037 wrote the same keys, names, descriptions and categories to `dashboard_catalog`, which
- * `/v1/dashboard-views/catalog` lists (test/api/dashboards.test.ts holds them equal).
+ * here once; migration 0037 wrote the same keys, names, descriptions and categories to `dashboard_catalog` (0052 the
+ * wellbeing description again), which `/v1/dashboard-views/catalog` lists (test/api/dashboards.test.ts holds them
+ * equal).
  */
 export interface DashboardType {
   key: string;
@@ -211,7 +212,7 @@ export const DASHBOARD_TYPES = [
   { key: 'pull_requests', name: 'Pull request insights', description: 'Pull requests opened, merged and closed, and how long they take to merge.', category: 'delivery', panels: pullRequests },
   { key: 'sprint', name: 'Sprint health', description: 'Work completed, reopened and canceled period by period, and what is left unassigned.', category: 'planning', panels: sprint },
   { key: 'collaboration', name: 'Collaboration', description: 'Code review participation, review stages and how widely knowledge is shared.', category: 'people', panels: collaboration },
-  { key: 'wellbeing', name: 'Developer wellbeing', description: 'Commit activity and the interactions (reviews, messages, assignments, meetings) people carry, period by period.', category: 'people', panels: [commits, commitsByPeriod, interactions] },
+  { key: 'wellbeing', name: 'Developer wellbeing', description: 'Commit activity and the interactions (reviews, messages, assignments) people carry, period by period.', category: 'people', panels: [commits, commitsByPeriod, interactions] },
   { key: 'activity', name: 'Activity', description: 'Commits, active authors and interactions of the scope.', category: 'people', panels: [commits, commitsByPeriod, ...activeAuthors, interactions] },
   { key: 'ai_usage', name: 'AI usage', description: 'Who uses AI coding tools, how much, and what they cost, tool by tool.', category: 'ai', panels: aiUsage },
   { key: 'ai_impact', name: 'AI impact', description: 'AI-assisted commits and pull requests against the others: how fast they merge.', category: 'ai', panels: aiImpact },
