@@ -1,8 +1,9 @@
 /**
  * npm run metrics-settings -- show --org <id> [--json]
  * npm run metrics-settings -- team-repos --org <id> --team <id> [--repos <ids or full names, comma-separated> | --fallback] [--json]
- * npm run metrics-settings -- set --org <id> [--production-environments <names or globs, comma-separated>]
- *   [--incident-urgency high|any] [--incident-priorities <P1..P5, comma-separated>|any] [--incident-services <names or ids>|any] [--json]
+ * npm run metrics-settings -- set --org <id> [--production-environments <names or globs, comma-separated>] [--drafts-from-ready true|false]
+ *   [--incident-urgency high|any] [--incident-priorities <P1..P5, comma-separated>|any] [--incident-services <names or ids>|any]
+ *   [--failed-deployment-fails true|false] [--incident-fails true|false] [--revert-within-hours <1..720>|none] [--hotfix-patterns <globs>|none] [--json]
  *
  * What counts in an organization's figures (docs/metrics.md#what-counts): the same service and audit log as the
  * settings page's, the operator as the actor. Exit codes: 0 done, 1 refused (unknown organization, a setting the
@@ -15,6 +16,7 @@ import { MetricSettings, MetricSettingsView } from '../src/services/metrics/sett
 import { RepositoryName, TeamRepositories, TeamRepositoriesView } from '../src/services/metrics/settings/teamRepositories';
 import type { MetricSettingsDocument } from '../src/services/metrics/settings/document';
 import { INCIDENT_URGENCY_SETTINGS } from '../src/services/metrics/settings/incidents';
+import type { ChangeFailureSetting } from '../src/services/metrics/settings/changeFailure';
 import { INCIDENT_PRIORITIES } from '../db/vocabulary';
 import { nonEmpty, parse, runCli, runWriterCommand, UsageError } from './cli';
 
@@ -22,7 +24,10 @@ const USAGE = `Usage:
   npm run metrics-settings -- show --org <id> [--json]
   npm run metrics-settings -- team-repos --org <id> --team <id> [--repos <list> | --fallback] [--json]
   npm run metrics-settings -- set --org <id> [--production-environments <list>] [--incident-urgency high|any]
-                                [--incident-priorities <list>|any] [--incident-services <list>|any] [--json]
+                                [--drafts-from-ready true|false]
+                                [--incident-priorities <list>|any] [--incident-services <list>|any]
+                                [--failed-deployment-fails true|false] [--incident-fails true|false]
+                                [--revert-within-hours <hours>|none] [--hotfix-patterns <list>|none] [--json]
 
 show   prints the organization's settings of what counts, their version (0: never changed) and the defaults.
 set    changes the settings named, each replaced whole; the others keep their value. A change that changes
@@ -37,7 +42,18 @@ set    changes the settings named, each replaced whole; the others keep their va
                                        P1 to P5; any for every one (the default). Example: P1,P2
          --incident-services L         the PagerDuty services and Opsgenie teams whose incidents count in time to
                                        restore, comma-separated names or ids; any for every one (the default)
+         --drafts-from-ready B         true: a pull request opened as a draft has its time to merge, pickup and
+                                       approval from the last time it became ready for review; false (the
+                                       default): from its opening
        An incident without an urgency, priority or service (GitHub's, GitLab's, a script's) always counts.
+       What a change failure is (change_failure; each flag changes its part, the others keep theirs):
+         --failed-deployment-fails B   a deployment whose job failed is one: true (the default) or false
+         --incident-fails B            one an incident names as the cause is one: true (the default) or false
+         --revert-within-hours N       one reverted or rolled back within N hours (1 to 720) by a later deployment
+                                       to its environment is one; none: not read. Default: 24
+         --hotfix-patterns L           one followed within those hours by a deployment shipping a commit or
+                                       merging a pull request whose message or title matches one of these
+                                       comma-separated globs is one; none (the default): not read. Example: hotfix*
 team-repos  shows the repositories a team owns, and those its members authored commits in, which it covers
        while it owns none (docs/metrics.md#what-a-team-covers); with --repos or --fallback it sets them, a new
        version of the settings as set makes, audited as metric_settings.updated.
@@ -51,7 +67,8 @@ Target database: DATABASE_URL (mysql://...) or the embedded SQLite file (SQLITE_
 export type Command =
   | { kind: 'help' }
   | { kind: 'show'; org: string; json: boolean }
-  | { kind: 'set'; org: string; settings: Partial<MetricSettingsDocument>; json: boolean }
+  /** `changeFailure`: the parts of `change_failure` to change, set over those in force. */
+  | { kind: 'set'; org: string; settings: Partial<MetricSettingsDocument>; changeFailure?: Partial<ChangeFailureSetting>; json: boolean }
   /** `repositories` undefined: show them; null: back to the fallback. */
   | { kind: 'team-repos'; org: string; team: string; repositories?: string[] | null; json: boolean };
 
@@ -64,7 +81,35 @@ function orgOf(command: string, org: string | undefined): string {
 /** A comma-separated list; the service checks each entry. */
 const listOf = (raw: string) => raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
 
-const SET_FLAGS = '--production-environments <list>, --incident-urgency high|any, --incident-priorities <list>|any or --incident-services <list>|any';
+const SET_FLAGS =
+  '--production-environments <list>, --incident-urgency high|any, --incident-priorities <list>|any, --incident-services <list>|any, --failed-deployment-fails true|false, --incident-fails true|false, --revert-within-hours <hours>|none or --hotfix-patterns <list>|none';
+
+function booleanOf(flag: string, raw: string): boolean {
+  const value = raw.trim().toLowerCase();
+  if (value !== 'true' && value !== 'false') throw new UsageError(`${flag} takes true or false, not "${raw}"`);
+  return value === 'true';
+}
+
+/** The parts of `change_failure` given; the service checks the hours' range, so its message is the API's. */
+function changeFailureOf(values: Record<string, string | boolean | undefined>): Partial<ChangeFailureSetting> | undefined {
+  const part: Partial<ChangeFailureSetting> = {};
+  const [job, incident, hours, patterns] = ['failed-deployment-fails', 'incident-fails', 'revert-within-hours', 'hotfix-patterns'].map((f) => values[f]);
+  if (typeof job === 'string') part.failed_deployment = booleanOf('--failed-deployment-fails', job);
+  if (typeof incident === 'string') part.incident = booleanOf('--incident-fails', incident);
+  if (typeof hours === 'string') {
+    if (hours.trim().toLowerCase() === 'none') part.revert_within_hours = null;
+    else if (/^\s*\d+\s*$/.test(hours)) part.revert_within_hours = Number(hours);
+    else throw new UsageError(`--revert-within-hours takes a whole number of hours (1 to 720) or none, not "${hours}"`);
+  }
+  if (typeof patterns === 'string') {
+    if (patterns.trim().toLowerCase() === 'none') part.hotfix_patterns = [];
+    else {
+      part.hotfix_patterns = listOf(patterns);
+      if (!part.hotfix_patterns.length) throw new UsageError('--hotfix-patterns needs globs, e.g. hotfix*,*[hotfix]*, or none');
+    }
+  }
+  return Object.keys(part).length ? part : undefined;
+}
 
 function incidentUrgencyOf(raw: string): MetricSettingsDocument['incident_urgency'] {
   const urgency = INCIDENT_URGENCY_SETTINGS.find((u) => u === raw.trim().toLowerCase());
@@ -89,6 +134,13 @@ function incidentPrioritiesOf(raw: string): MetricSettingsDocument['incident_pri
   });
 }
 
+/** true or false; anything else is a usage error naming the flag. */
+function draftsFromReadyOf(raw: string): boolean {
+  const value = raw.trim().toLowerCase();
+  if (value !== 'true' && value !== 'false') throw new UsageError(`--drafts-from-ready takes true or false, not "${raw}"`);
+  return value === 'true';
+}
+
 export function parseCommand(argv: string[]): Command {
   const [command, ...rest] = argv;
   if (command === undefined) throw new UsageError('a command is required: show, set or team-repos');
@@ -105,6 +157,11 @@ export function parseCommand(argv: string[]): Command {
         'incident-urgency': { type: 'string' },
         'incident-priorities': { type: 'string' },
         'incident-services': { type: 'string' },
+        'drafts-from-ready': { type: 'string' },
+        'failed-deployment-fails': { type: 'string' },
+        'incident-fails': { type: 'string' },
+        'revert-within-hours': { type: 'string' },
+        'hotfix-patterns': { type: 'string' },
         json: { type: 'boolean' },
       });
       const org = orgOf('set', values.org);
@@ -120,8 +177,11 @@ export function parseCommand(argv: string[]): Command {
       if (priorities !== undefined) settings.incident_priorities = incidentPrioritiesOf(priorities);
       const services = values['incident-services'];
       if (services !== undefined) settings.incident_services = anyOrListOf('--incident-services', services, 'names or ids of PagerDuty services or Opsgenie teams, e.g. checkout,PNE3JZM');
-      if (!Object.keys(settings).length) throw new UsageError(`set needs a setting to change: ${SET_FLAGS}`);
-      return { kind: 'set', org, settings, json: values.json ?? false };
+      const drafts = values['drafts-from-ready'];
+      if (drafts !== undefined) settings.drafts_from_ready = draftsFromReadyOf(drafts);
+      const changeFailure = changeFailureOf(values);
+      if (!Object.keys(settings).length && !changeFailure) throw new UsageError(`set needs a setting to change: ${SET_FLAGS}`);
+      return { kind: 'set', org, settings, changeFailure, json: values.json ?? false };
     }
     case 'team-repos': {
       const { values } = parse(rest, { org: { type: 'string' }, team: { type: 'string' }, repos: { type: 'string' }, fallback: { type: 'boolean' }, json: { type: 'boolean' } });
@@ -154,7 +214,21 @@ function describe(view: MetricSettingsView): string {
     `  incident urgency: ${view.incident_urgency}   (default: ${view.defaults.incident_urgency})`,
     `  incident priorities: ${anyOr(view.incident_priorities)}   (default: ${anyOr(view.defaults.incident_priorities)})`,
     `  incident services: ${anyOr(view.incident_services)}   (default: ${anyOr(view.defaults.incident_services)})`,
+    `  drafts measured from ready for review: ${view.drafts_from_ready}   (default: ${view.defaults.drafts_from_ready})`,
+    `  change failure: ${changeFailureText(view.change_failure)}   (default: ${changeFailureText(view.defaults.change_failure)})`,
   ].join('\n');
+}
+
+/** Its causes in words, as the docs name them. */
+function changeFailureText(setting: ChangeFailureSetting): string {
+  const within = setting.revert_within_hours;
+  const causes = [
+    ...(setting.failed_deployment ? ['a failed job'] : []),
+    ...(setting.incident ? ['an incident naming its commit'] : []),
+    ...(within !== null ? [`a revert or rollback within ${within} h`] : []),
+    ...(within !== null && setting.hotfix_patterns.length ? [`a hotfix within ${within} h (${setting.hotfix_patterns.join(', ')})`] : []),
+  ];
+  return causes.length ? causes.join(', ') : 'nothing (no deployment fails)';
 }
 
 function describeTeam(view: TeamRepositoriesView): string {
@@ -175,8 +249,15 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, _config: unknown, ou
     return;
   }
   const settings = new MetricSettings(changes);
-  const view = cmd.kind === 'show' ? await settings.get(cmd.org) : await settings.update(cmd.org, cmd.settings, OPERATOR);
+  const view = cmd.kind === 'show' ? await settings.get(cmd.org) : await settings.update(cmd.org, await withChangeFailure(settings, cmd), OPERATOR);
   out(cmd.json ? `${JSON.stringify(jsonOf(view))}\n` : `${describe(view)}\n`);
+}
+
+/** The parts of `change_failure` given, over those in force: the service takes it whole. */
+async function withChangeFailure(settings: MetricSettings, cmd: Extract<Command, { kind: 'set' }>): Promise<Partial<MetricSettingsDocument>> {
+  if (!cmd.changeFailure) return cmd.settings;
+  const { change_failure: inForce } = await settings.get(cmd.org);
+  return { ...cmd.settings, change_failure: { ...inForce, ...cmd.changeFailure } };
 }
 
 export function main(argv: string[]): Promise<number> {

@@ -1095,7 +1095,17 @@ type AiImpactMetricsResponse struct {
 	Meta   MetricMeta      `json:"meta"`
 }
 
-// AiImpactMetricsAIAssistedCommits: A commit is AI-assisted by an AI tool’s mark in its message (a Co-Authored-By trailer, a "Generated with" footer) or when its author used an AI coding tool that UTC day
+// AiImpactMetricsAIAssistedCommitsByEvidence: The AI-assisted commits by their strongest evidence; they add up to count
+type AiImpactMetricsAIAssistedCommitsByEvidence struct {
+	// AI-assisted by an AI tool’s mark in the message
+	Trailer int64 `json:"trailer"`
+	// By the author’s OTLP telemetry of that UTC day reporting lines a tool changed or commits it made (and no mark)
+	Telemetry int64 `json:"telemetry"`
+	// By a vendor’s API (Copilot, Cursor, Claude Code’s analytics) reporting lines the author accepted that UTC day (and neither of the above)
+	VendorLines int64 `json:"vendor_lines"`
+}
+
+// AiImpactMetricsAIAssistedCommits: A commit is AI-assisted on evidence only: an AI tool’s mark in its message (a Co-Authored-By trailer, a "Generated with" footer), or code a tool wrote for its author that UTC day (telemetry’s lines or commits, a vendor’s accepted lines); a chat or a session that changed nothing is none
 type AiImpactMetricsAIAssistedCommits struct {
 	// AI-assisted commits created in the window
 	Count int64 `json:"count"`
@@ -1103,6 +1113,8 @@ type AiImpactMetricsAIAssistedCommits struct {
 	Commits int64 `json:"commits"`
 	// count ÷ commits, to four decimals; null when there is nothing to divide by
 	Share *float64 `json:"share"`
+	// The AI-assisted commits by their strongest evidence; they add up to count
+	ByEvidence AiImpactMetricsAIAssistedCommitsByEvidence `json:"by_evidence"`
 }
 
 // AiImpactMetricsAIAssistedPrs: A pull request is AI-assisted by an AI tool’s mark in its description, or when its head commit, the commit that merged it or a commit pushed to it is
@@ -1328,7 +1340,7 @@ type AiImpactMetrics struct {
 	To string `json:"to"`
 	// The series interval asked for; null without a series
 	Interval *string `json:"interval"`
-	// A commit is AI-assisted by an AI tool’s mark in its message (a Co-Authored-By trailer, a "Generated with" footer) or when its author used an AI coding tool that UTC day
+	// A commit is AI-assisted on evidence only: an AI tool’s mark in its message (a Co-Authored-By trailer, a "Generated with" footer), or code a tool wrote for its author that UTC day (telemetry’s lines or commits, a vendor’s accepted lines); a chat or a session that changed nothing is none
 	AIAssistedCommits AiImpactMetricsAIAssistedCommits `json:"ai_assisted_commits"`
 	// A pull request is AI-assisted by an AI tool’s mark in its description, or when its head commit, the commit that merged it or a commit pushed to it is
 	AIAssistedPrs AiImpactMetricsAIAssistedPrs `json:"ai_assisted_prs"`

@@ -19,7 +19,7 @@ const nameOf = (table: string, fields: string[]) => `${table}_${fields.join('_')
 export async function up({ context: qi }: { context: QueryInterface }): Promise<void> {
   await qi.addColumn('pull_requests', 'has_ai_commit', { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false });
   for (const [table, fields] of INDEXES) await qi.addIndex(table, fields, { name: nameOf(table, fields) });
-  await markAiPullRequests(qi);
+  await markAiPullRequests(qi, 'activity');
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {

@@ -13,7 +13,7 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
   const flag = { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false };
   await qi.addColumn('deployments', 'shipped_ai', flag);
   await qi.addColumn('deployments', 'blamed', flag);
-  await markShippedChanges(qi, 'production');
+  await markShippedChanges(qi, 'production', 'activity');
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {

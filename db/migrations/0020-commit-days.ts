@@ -17,7 +17,7 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     commits: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
     ai_commits: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
   });
-  await fillCommitDays(qi);
+  await fillCommitDays(qi, 'activity');
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {

@@ -64,7 +64,7 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     changes: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
   });
   await fillLeadTimes(qi, 'each');
-  await markShippedChanges(qi, 'each');
+  await markShippedChanges(qi, 'each', 'activity');
   await markRework(qi, 'each');
   for (const [name, columns] of INDEXES) await qi.addIndex('shipped_changes', columns, { name });
 }

@@ -106,6 +106,8 @@ export class Deployment extends Model<InferAttributes<Deployment>, InferCreation
   declare rework: CreationOptional<boolean>;
   /** Failed (status failure, or blamed): when the next clean success of its environment finished; null while none has (db/rollups/recoveries.ts). */
   declare recovered_at: CreationOptional<Date | null>;
+  /** Successful: when the first later success of its environment within 720 h reverted or rolled it back (db/rollups/reverts.ts). */
+  declare reverted_at: CreationOptional<Date | null>;
 }
 
 export type PullRequestActivityKind = 'comment' | 'approved' | 'changes_requested' | 'commit';
@@ -256,6 +258,7 @@ export function initGit(sequelize: Sequelize): void {
       blamed: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       rework: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       recovered_at: { ...OPTIONAL_TIMESTAMP },
+      reverted_at: { ...OPTIONAL_TIMESTAMP },
     },
     { sequelize, tableName: 'deployments', modelName: 'deployment' },
   );

@@ -1,5 +1,6 @@
 import { QueryInterface } from 'sequelize';
 import { emptied } from './emptied';
+import { AI_EVIDENCE, AiCommitRule, aiCommitRuleSql, EVIDENCE_COUNTS } from './aiEvidence';
 
 /**
  * What the commit writers keep beside the commits (src/services/git/rollups/authorAiActivity.ts, commits.ts, commitDays.ts),
@@ -30,14 +31,17 @@ export async function fillAuthorRepositories(qi: QueryInterface): Promise<void> 
   );
 }
 
-/** From the stored commits. */
-export async function fillCommitDays(qi: QueryInterface): Promise<void> {
+/** From the stored commits, AI-assisted under `rule` (under `evidence`, each evidence's count too: 0053 on). */
+export async function fillCommitDays(qi: QueryInterface, rule: AiCommitRule): Promise<void> {
   await emptied(qi, 'commit_days');
-  const day = qi.sequelize.getDialect() === 'mysql' ? 'DATE(created_at)' : 'date(created_at)';
-  const ai = 'CASE WHEN ai_assisted = 1 OR author_ai_active = 1 THEN 1 ELSE 0 END';
+  const day = qi.sequelize.getDialect() === 'mysql' ? 'DATE(c.created_at)' : 'date(c.created_at)';
+  const count = (condition: string) => `SUM(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
+  const [columns, counts] =
+    rule === 'evidence' ? [AI_EVIDENCE.map((e) => `, ${EVIDENCE_COUNTS[e]}`).join(''), AI_EVIDENCE.map((e) => `, ${count(`c.ai_evidence = '${e}'`)}`).join('')] : ['', ''];
   for (const scope of ['repository_id', 'organization_id']) {
     await qi.sequelize.query(
-      `INSERT INTO commit_days (scope_id, day, commits, ai_commits) SELECT ${scope}, ${day}, COUNT(*), SUM(${ai}) FROM commits GROUP BY ${scope}, ${day}`,
+      `INSERT INTO commit_days (scope_id, day, commits, ai_commits${columns})
+       SELECT c.${scope}, ${day}, COUNT(*), ${count(aiCommitRuleSql(rule, 'c'))}${counts} FROM commits c GROUP BY c.${scope}, ${day}`,
     );
   }
 }

@@ -1,6 +1,7 @@
 import { QueryInterface, QueryTypes } from 'sequelize';
 import { durationBands } from './bands';
 import { emptied } from './emptied';
+import { AiCommitRule, aiCommitRuleSql } from './aiEvidence';
 
 /**
  * What the deployment writers keep (src/services/git/rollups/shippedChanges.ts, leadTimes.ts), rebuilt from the stored
@@ -17,8 +18,8 @@ export type KeptEnvironments = 'each' | 'production';
 /** The deployments `alias` of the kept environments. */
 const kept = (environments: KeptEnvironments, alias: string) => (environments === 'production' ? `LOWER(${alias}.environment) = 'production'` : '1 = 1');
 
-/** From the stored commits, deployments and incidents. */
-export async function markShippedChanges(qi: QueryInterface, environments: KeptEnvironments): Promise<void> {
+/** From the stored commits (AI-assisted under `rule`), deployments and incidents. */
+export async function markShippedChanges(qi: QueryInterface, environments: KeptEnvironments, rule: AiCommitRule): Promise<void> {
   const mysql = qi.sequelize.getDialect() === 'mysql';
   // Commit c is among deployment d's changes when d finished at or after it and no successful deployment to the same
   // environment finished from c up to before d: d finished from c up to that environment's first success at or after
@@ -30,7 +31,7 @@ export async function markShippedChanges(qi: QueryInterface, environments: KeptE
         (SELECT MIN(s.finished_at) FROM deployments s WHERE s.repository_id = c.repository_id AND LOWER(s.environment) = e.environment AND s.status = 'success' AND s.finished_at >= c.created_at) AS shipped_at
       FROM commits c
       JOIN (SELECT DISTINCT k.repository_id, LOWER(k.environment) AS environment FROM deployments k WHERE k.repository_id IS NOT NULL AND ${kept(environments, 'k')}) AS e ON e.repository_id = c.repository_id
-      WHERE c.ai_assisted = 1 OR c.author_ai_active = 1 GROUP BY c.repository_id, c.created_at, e.environment) AS a
+      WHERE ${aiCommitRuleSql(rule, 'c')} GROUP BY c.repository_id, c.created_at, e.environment) AS a
     JOIN deployments d ON d.repository_id = a.repository_id AND LOWER(d.environment) = a.environment AND d.status IN ('success', 'failure')
       AND d.finished_at >= a.created_at AND (a.shipped_at IS NULL OR d.finished_at <= a.shipped_at)`;
   const startsWith = (sha: string) => startsWithSql(mysql, sha);

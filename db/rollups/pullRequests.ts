@@ -1,6 +1,7 @@
 import { QueryInterface } from 'sequelize';
 import { aiPullRequestSql, MEASURES, Measure } from './pullRequestMeasures';
 import { emptied } from './emptied';
+import { AiCommitRule, aiCommitRuleSql } from './aiEvidence';
 
 /**
  * What the pull request and review writers keep (src/services/git/pullRequests/reviews.ts, pullRequestAi.ts, pullRequestSamples.ts),
@@ -21,9 +22,9 @@ export async function fillFirstReviews(qi: QueryInterface): Promise<void> {
   );
 }
 
-/** From the stored commits and activity, as the writers keep it then. */
-export async function markAiPullRequests(qi: QueryInterface): Promise<void> {
-  const ai = "(c.ai_assisted = 1 OR c.author_ai_active = 1)";
+/** From the stored commits (AI-assisted under `rule`) and activity, as the writers keep it then. */
+export async function markAiPullRequests(qi: QueryInterface, rule: AiCommitRule): Promise<void> {
+  const ai = aiCommitRuleSql(rule, 'c');
   await qi.sequelize.query(
     `UPDATE pull_requests SET has_ai_commit = 1 WHERE
        EXISTS (SELECT 1 FROM commits c WHERE c.repository_id = pull_requests.repository_id AND c.sha IN (pull_requests.head_sha, pull_requests.merge_commit_sha) AND ${ai})

@@ -40,9 +40,9 @@ export function recoveries(deployments: Finished[]): Map<string, number> {
  * Times as milliseconds since the epoch both ways, by the database, each dialect's stored form exact to the
  * millisecond (a Date replacement loses them on MySQL): a DATETIME(3) on MySQL, SQLite's text.
  */
-const epochMsSql = (sequelize: Sequelize, column: string) =>
+export const epochMsSql = (sequelize: Sequelize, column: string) =>
   sequelize.getDialect() === 'mysql' ? `TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00.000', ${column}) DIV 1000` : `CAST(ROUND((julianday(${column}) - 2440587.5) * 86400000) AS INTEGER)`;
-const timeSql = (sequelize: Sequelize, ms: string) =>
+export const timeSql = (sequelize: Sequelize, ms: string) =>
   sequelize.getDialect() === 'mysql' ? `TIMESTAMPADD(MICROSECOND, ${ms} * 1000, '1970-01-01 00:00:00.000')` : `strftime('%Y-%m-%d %H:%M:%f +00:00', ${ms} / 1000.0, 'unixepoch')`;
 
 export interface RecoveryRange {

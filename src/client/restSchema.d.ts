@@ -2532,7 +2532,7 @@ export interface components {
             to: string;
             /** @description The series interval asked for; null without a series */
             interval: ("day" | "week" | "month") | null;
-            /** @description A commit is AI-assisted by an AI tool’s mark in its message (a Co-Authored-By trailer, a "Generated with" footer) or when its author used an AI coding tool that UTC day */
+            /** @description A commit is AI-assisted on evidence only: an AI tool’s mark in its message (a Co-Authored-By trailer, a "Generated with" footer), or code a tool wrote for its author that UTC day (telemetry’s lines or commits, a vendor’s accepted lines); a chat or a session that changed nothing is none */
             ai_assisted_commits: {
                 /** @description AI-assisted commits created in the window */
                 count: number;
@@ -2540,6 +2540,15 @@ export interface components {
                 commits: number;
                 /** @description count ÷ commits, to four decimals; null when there is nothing to divide by */
                 share: number | null;
+                /** @description The AI-assisted commits by their strongest evidence; they add up to count */
+                by_evidence: {
+                    /** @description AI-assisted by an AI tool’s mark in the message */
+                    trailer: number;
+                    /** @description By the author’s OTLP telemetry of that UTC day reporting lines a tool changed or commits it made (and no mark) */
+                    telemetry: number;
+                    /** @description By a vendor’s API (Copilot, Cursor, Claude Code’s analytics) reporting lines the author accepted that UTC day (and neither of the above) */
+                    vendor_lines: number;
+                };
             };
             /** @description A pull request is AI-assisted by an AI tool’s mark in its description, or when its head commit, the commit that merged it or a commit pushed to it is */
             ai_assisted_prs: {

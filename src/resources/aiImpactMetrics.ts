@@ -49,8 +49,22 @@ export const AiImpactMetrics = z
   .object({
     ...windowShape,
     ai_assisted_commits: z
-      .object({ count: count('AI-assisted commits created in the window'), commits: count('All commits created in the window'), share: share('count ÷ commits') })
-      .meta({ description: 'A commit is AI-assisted by an AI tool’s mark in its message (a Co-Authored-By trailer, a "Generated with" footer) or when its author used an AI coding tool that UTC day' }),
+      .object({
+        count: count('AI-assisted commits created in the window'),
+        commits: count('All commits created in the window'),
+        share: share('count ÷ commits'),
+        by_evidence: z
+          .object({
+            trailer: count('AI-assisted by an AI tool’s mark in the message'),
+            telemetry: count('By the author’s OTLP telemetry of that UTC day reporting lines a tool changed or commits it made (and no mark)'),
+            vendor_lines: count('By a vendor’s API (Copilot, Cursor, Claude Code’s analytics) reporting lines the author accepted that UTC day (and neither of the above)'),
+          })
+          .meta({ description: 'The AI-assisted commits by their strongest evidence; they add up to count' }),
+      })
+      .meta({
+        description:
+          'A commit is AI-assisted on evidence only: an AI tool’s mark in its message (a Co-Authored-By trailer, a "Generated with" footer), or code a tool wrote for its author that UTC day (telemetry’s lines or commits, a vendor’s accepted lines); a chat or a session that changed nothing is none',
+      }),
     ai_assisted_prs: z
       .object({ count: count('AI-assisted pull requests merged in the window'), merged: count('All pull requests merged in the window'), share: share('count ÷ merged') })
       .meta({ description: 'A pull request is AI-assisted by an AI tool’s mark in its description, or when its head commit, the commit that merged it or a commit pushed to it is' }),

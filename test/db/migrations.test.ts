@@ -247,7 +247,8 @@ test("0015 marks the commits already stored whose author used an AI tool that UT
   );
   // usr_a used a tool on March 5 (the last millisecond of it counts, the next day does not); usr_b's row is another organization's.
   await sequelize.query("INSERT INTO ai_usage_days (organization_id, day, user_key, tool, model, sessions) VALUES ('org_x', '2025-03-05', 'usr_a', 'claude_code', '', 1), ('org_y', '2025-03-05', 'usr_b', 'claude_code', '', 1)");
-  expect((await migrator.up()).map((m) => m.name)).toEqual(from('0015-author-ai-activity'));
+  // Up to it alone: from 0053 on, a commit is AI-assisted on evidence, not its author's activity.
+  expect((await migrator.up({ to: '0015-author-ai-activity' })).map((m) => m.name)).toEqual(['0015-author-ai-activity']);
   const rows = await sequelize.query<{ id: string; author_ai_active: number | boolean }>("SELECT id, author_ai_active FROM commits WHERE id LIKE 'cmt_d%' ORDER BY id", { type: QueryTypes.SELECT });
   expect(rows.map((r) => [r.id, Boolean(r.author_ai_active)])).toEqual([
     ['cmt_d1', true],
@@ -314,7 +315,8 @@ test('0017 marks the pull requests already stored that carry an AI-assisted comm
        ('pra_a2', 'pr_a4', 'repo_x', 'gapp_x', 'org_x', 'comment', NULL, 'commit:${sha(4)}', '2025-03-05 09:00:00.000'),
        ('pra_a3', 'pr_a5', 'repo_x', 'gapp_x', 'org_x', 'commit', NULL, 'commit:${sha(9)}', '2025-03-05 09:00:00.000')`,
   );
-  expect((await migrator.up()).map((m) => m.name)).toEqual(from('0017-pull-request-ai-commits'));
+  // Up to it alone: from 0053 on, a commit is AI-assisted on evidence, not its author's activity.
+  expect((await migrator.up({ to: '0017-pull-request-ai-commits' })).map((m) => m.name)).toEqual(['0017-pull-request-ai-commits']);
   const rows = await sequelize.query<{ id: string; has_ai_commit: number | boolean }>("SELECT id, has_ai_commit FROM pull_requests WHERE id LIKE 'pr_a%' ORDER BY id", { type: QueryTypes.SELECT });
   // pr_a4's activity is a comment whose id happens to look like a commit's: no pushed commit.
   expect(rows.map((r) => [r.id, Boolean(r.has_ai_commit)])).toEqual([
@@ -363,7 +365,8 @@ test('0020 counts the commits already stored per repository and organization and
        ${commit('cmt_y1', 'repo_y1', '2025-03-05 23:59:59.999', true, true)}, ${commit('cmt_y2', 'repo_y1', '2025-03-06 00:00:00.000', false, false)},
        ${commit('cmt_y3', 'repo_y2', '2025-03-05 10:00:00.000', false, true)}, ${commit('cmt_y4', 'repo_y2', '2025-03-05 11:00:00.000', false, false)}`,
   );
-  expect((await migrator.up()).map((m) => m.name)).toEqual(from('0020-commit-days'));
+  // Up to it alone: from 0053 on, a commit is AI-assisted on evidence, not its author's activity.
+  expect((await migrator.up({ to: '0020-commit-days' })).map((m) => m.name)).toEqual(['0020-commit-days']);
   const rows = await sequelize.query<{ scope_id: string; day: unknown; commits: number; ai_commits: number }>(
     "SELECT scope_id, day, commits, ai_commits FROM commit_days WHERE scope_id IN ('repo_y1', 'repo_y2', 'org_z') ORDER BY scope_id, day",
     { type: QueryTypes.SELECT },

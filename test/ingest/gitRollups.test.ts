@@ -75,22 +75,25 @@ const day = (d: unknown) => (d instanceof Date ? d.toISOString() : String(d)).sl
 
 /** The daily counts kept: the repository's rows, then the organization's. */
 async function commitDays(repositoryId: string, organizationId: string) {
-  const rows = await Deployment.sequelize!.query<{ scope_id: string; day: unknown; commits: number; ai_commits: number }>(
-    'SELECT scope_id, day, commits, ai_commits FROM commit_days WHERE scope_id IN (:ids) ORDER BY scope_id <> :repositoryId, day',
+  const rows = await Deployment.sequelize!.query<{ scope_id: string; day: unknown; commits: number; ai_commits: number; trailer_commits: number; telemetry_commits: number; vendor_lines_commits: number }>(
+    'SELECT scope_id, day, commits, ai_commits, trailer_commits, telemetry_commits, vendor_lines_commits FROM commit_days WHERE scope_id IN (:ids) ORDER BY scope_id <> :repositoryId, day',
     { type: QueryTypes.SELECT, replacements: { ids: [repositoryId, organizationId], repositoryId } },
   );
-  return rows.map((r) => [r.scope_id === repositoryId ? 'repository' : 'organization', day(r.day), Number(r.commits), Number(r.ai_commits)]);
+  return rows.map((r) => [r.scope_id === repositoryId ? 'repository' : 'organization', day(r.day), ...[r.commits, r.ai_commits, r.trailer_commits, r.telemetry_commits, r.vendor_lines_commits].map(Number)]);
 }
 
 /** The same counted from the commits (the lab's organization has this one repository). */
 async function commitDaysOracle(repositoryId: string, organizationId: string) {
   const dayOf = Deployment.sequelize!.getDialect() === 'mysql' ? 'DATE(created_at)' : 'date(created_at)';
   const count = (column: string, id: string) =>
-    Deployment.sequelize!.query<{ day: unknown; commits: number; ai_commits: number }>(
-      `SELECT ${dayOf} AS day, COUNT(*) AS commits, SUM(CASE WHEN ai_assisted = 1 OR author_ai_active = 1 THEN 1 ELSE 0 END) AS ai_commits FROM commits WHERE ${column} = :id GROUP BY ${dayOf} ORDER BY day`,
+    Deployment.sequelize!.query<{ day: unknown; commits: number; ai_commits: number; trailer: number; telemetry: number; vendor_lines: number }>(
+      `SELECT ${dayOf} AS day, COUNT(*) AS commits, SUM(CASE WHEN ai_evidence IS NOT NULL THEN 1 ELSE 0 END) AS ai_commits,
+         ${['trailer', 'telemetry', 'vendor_lines'].map((e) => `SUM(CASE WHEN ai_evidence = '${e}' THEN 1 ELSE 0 END) AS ${e}`).join(', ')}
+       FROM commits WHERE ${column} = :id GROUP BY ${dayOf} ORDER BY day`,
       { type: QueryTypes.SELECT, replacements: { id } },
     );
-  const rows = async (scope: string, column: string, id: string) => (await count(column, id)).map((r) => [scope, day(r.day), Number(r.commits), Number(r.ai_commits)]);
+  const rows = async (scope: string, column: string, id: string) =>
+    (await count(column, id)).map((r) => [scope, day(r.day), ...[r.commits, r.ai_commits, r.trailer, r.telemetry, r.vendor_lines].map(Number)]);
   return [...(await rows('repository', 'repository_id', repositoryId)), ...(await rows('organization', 'organization_id', organizationId))];
 }
 
@@ -168,7 +171,7 @@ async function oracle(repositoryId: string) {
        CASE WHEN EXISTS (SELECT 1 FROM incidents i WHERE i.repository_id = x.repository_id
          AND ((x.finished_at > i.created_at AND (i.resolved_at IS NULL OR x.finished_at <= i.resolved_at)) OR (i.fix_sha IS NOT NULL AND ${fixedBy}))) THEN 1 ELSE 0 END AS rework,
        CASE WHEN EXISTS (SELECT 1 FROM commits c WHERE c.repository_id = x.repository_id AND c.created_at <= x.finished_at AND c.created_at > x.previous_finished_at
-         AND (c.ai_assisted = 1 OR c.author_ai_active = 1)) THEN 1 ELSE 0 END AS shipped_ai,
+         AND c.ai_evidence IS NOT NULL) THEN 1 ELSE 0 END AS shipped_ai,
        CASE WHEN EXISTS (SELECT 1 FROM incidents i JOIN deployments d ON d.id = x.id WHERE i.repository_id = x.repository_id AND i.cause_sha IS NOT NULL AND ${startsWith}) THEN 1 ELSE 0 END AS blamed
      FROM (SELECT d.id, d.repository_id, d.finished_at, d.sha, d.status,
              COALESCE((SELECT MAX(p.finished_at) FROM deployments p WHERE p.repository_id = d.repository_id AND LOWER(p.environment) = LOWER(d.environment)
@@ -239,7 +242,7 @@ test.each([1, 2, 3, 4, 5, 6])('the flags kept by the writers equal the read-time
   expect(deleted).toMatchObject({ result: 'applied', repository_deleted: true });
   expect(await eraseDeletedRepositories(t)).toBeGreaterThanOrEqual(1);
   const left = await commitDays(deleted.repository_id!, gitApp.organization_id);
-  expect(left.filter(([scope, , commits, ai]) => scope !== 'organization' || commits !== 0 || ai !== 0)).toEqual([]);
+  expect(left.filter(([scope, , ...counts]) => scope !== 'organization' || counts.some((n) => n !== 0))).toEqual([]);
   expect(await authorDays(gitApp.organization_id)).toEqual([]);
   expect(await shippedChanges(deleted.repository_id!)).toEqual([]);
   expect((await leadTimeDays(deleted.repository_id!, gitApp.organization_id)).filter(([, , , , changes]) => changes !== 0)).toEqual([]);

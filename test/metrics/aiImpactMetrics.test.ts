@@ -11,8 +11,8 @@ import { sendPastPoints } from '../support/peers/otlpJson';
  * `GET /v1/metrics/ai-impact` (docs/metrics.md#ai-review-and-cost-figures) on a week of commits and pull requests delivered as GitHub, GitLab
  * and Bitbucket Cloud send them, with one day of Claude Code telemetry sent over OTLP/JSON; every figure worked out here by hand.
  *
- * Commits: k1 (ada, Claude's co-author trailer: AI), k2 (ada), k3 (grace, who used Claude Code that day: AI),
- * k4 (margaret), k5 (grace, the day after: not AI). Pull requests merged (hours to merge, pickup, lines):
+ * Commits: k1 (ada, Claude's co-author trailer: AI by its trailer), k2 (ada), k3 (grace, whose Claude Code telemetry
+ * reports lines it wrote that day: AI by telemetry), k4 (margaret), k5 (grace, the day after: not AI). Pull requests merged (hours to merge, pickup, lines):
  *   #1 ada       AI by its head commit k1        8   2   150
  *   #2 ada       other                           2   –   10
  *   #3 margaret  AI by its description's footer  5   –   10
@@ -46,9 +46,12 @@ let t: TestApp;
 let token: string;
 const labs: Record<ReviewProvider, string> = { github: '', gitlab: '', bitbucket: '' };
 
-/** Grace's Claude Code session on the evening of March 5. */
+/** Grace's Claude Code session on the evening of March 5, in which it wrote 40 lines (its documented `lines_of_code.count`, `type: added`). */
 const graceUsedClaudeCode = (organizationId: string) =>
-  sendPastPoints(t, organizationId, [{ service: 'claude-code', name: 'claude_code.session.count', email: DEMO.emails.grace, at: '2026-03-05T20:00:00Z', value: 1 }]);
+  sendPastPoints(t, organizationId, [
+    { service: 'claude-code', name: 'claude_code.session.count', email: DEMO.emails.grace, at: '2026-03-05T20:00:00Z', value: 1 },
+    { service: 'claude-code', name: 'claude_code.lines_of_code.count', email: DEMO.emails.grace, at: '2026-03-05T20:00:00Z', value: 40, attributes: { type: 'added' } },
+  ]);
 
 beforeAll(async () => {
   t = await startTestApp({ INGEST_RATE_LIMIT_PER_MINUTE: '100000', INGEST_RATE_LIMIT_PER_HOUR: '100000', COUNT_CACHE_TTL_MS: '0' });
@@ -77,7 +80,7 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('the week, delivered b
       from: '2026-03-02',
       to: '2026-03-08',
       interval: null,
-      ai_assisted_commits: { count: 2, commits: 5, share: 0.4 },
+      ai_assisted_commits: { count: 2, commits: 5, share: 0.4, by_evidence: { trailer: 1, telemetry: 1, vendor_lines: 0 } },
       ai_assisted_prs: { count: 3, merged: 5, share: 0.6 },
       // AI [5, 6, 8]: ranks 2 and 3; the others [2, 10]: ranks 1 and 2.
       time_to_merge_hours: { ai: { median: 6, p75: 8, n: 3 }, other: { median: 2, p75: 10, n: 2 } },
@@ -113,7 +116,7 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('the week, delivered b
       day('2026-03-03', 1, 0, 1, 0, null, 2),
       day('2026-03-04', 0, 0, 1, 1, 5, null),
       day('2026-03-05', 1, 1, 1, 1, 6, null),
-      // k4 and k5: Grace's activity was the day before.
+      // k4 and k5: Grace's lines were the day before.
       day('2026-03-06', 2, 0, 1, 0, null, 10),
       day('2026-03-07', 0, 0, 0, 0, null, null),
       day('2026-03-08', 0, 0, 0, 0, null, null),
@@ -125,25 +128,25 @@ test("the change failure rate of deployments that shipped AI-assisted commits ag
   const lab = await insertHistory(t);
   // Marked after the fact, with what the writers keep beside the commits.
   const marked = await Commit.findAll({ where: { organization_id: lab.organizationId, sha: [sha('c1'), sha('c5')] } });
-  await Commit.update({ ai_assisted: true }, { where: { id: marked.map((c) => c.id) } });
+  await Commit.update({ ai_assisted: true, ai_evidence: 'trailer' }, { where: { id: marked.map((c) => c.id) } });
   for (const id of Object.values(lab.repositories)) await refreshShippedChanges(null, id, null);
   await Commit.sequelize!.transaction(async (transaction) => {
-    for (const c of marked) await addToCommitDays(transaction, { id: c.repository_id, organization_id: c.organization_id }, [{ createdAt: c.created_at, commits: 0, ai: true }]);
+    for (const c of marked) await addToCommitDays(transaction, { id: c.repository_id, organization_id: c.organization_id }, [{ createdAt: c.created_at, commits: 0, evidence: 'trailer' }]);
   });
   const data = (await aiImpact({ organization_id: lab.organizationId, ...WEEK }, await t.token())).body.data;
   // D1 shipped c1 (and c2), D5 shipped c5 and was blamed by I1; D2 (failed, with c3), D3 and D7 shipped none marked.
   expect(data.change_failure_rate).toEqual({ ai: { rate: 0.5, failed: 1, deployments: 2 }, other: { rate: 0.3333, failed: 1, deployments: 3 } });
   // c1 was created on March 1, before the window.
-  expect(data.ai_assisted_commits).toEqual({ count: 1, commits: 6, share: 0.1667 });
+  expect(data.ai_assisted_commits).toEqual({ count: 1, commits: 6, share: 0.1667, by_evidence: { trailer: 1, telemetry: 0, vendor_lines: 0 } });
 });
 
-test("the author's AI day counts whichever comes first: telemetry before the push marks the commit as the push stores it", async () => {
+test("the author's day of AI-written lines counts whichever comes first: telemetry before the push marks the commit as the push stores it", async () => {
   const lab = await deliverReviewHistory(t, 'github', AI_HISTORY.filter((s) => s.do === 'push'), graceUsedClaudeCode);
   const data = (await aiImpact({ organization_id: lab.organizationId, ...WEEK }, await t.token())).body.data;
   // k1 by its trailer, k3 by Grace's day: as when the telemetry came after.
-  expect(data.ai_assisted_commits).toEqual({ count: 2, commits: 5, share: 0.4 });
-  const marked = await Commit.findAll({ where: { organization_id: lab.organizationId }, attributes: ['sha', 'author_ai_active'], order: [['created_at', 'ASC']] });
-  expect(marked.map((c) => c.author_ai_active)).toEqual([false, false, true, false, false]);
+  expect(data.ai_assisted_commits).toEqual({ count: 2, commits: 5, share: 0.4, by_evidence: { trailer: 1, telemetry: 1, vendor_lines: 0 } });
+  const marked = await Commit.findAll({ where: { organization_id: lab.organizationId }, attributes: ['sha', 'ai_evidence'], order: [['created_at', 'ASC']] });
+  expect(marked.map((c) => c.ai_evidence)).toEqual(['trailer', null, 'telemetry', null, null]);
 });
 
 /**

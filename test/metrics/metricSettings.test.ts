@@ -51,6 +51,8 @@ afterAll(async () => t?.close());
 
 /** Every incident counts (test/metrics/incidentSettings.test.ts). */
 const INCIDENTS_DEFAULT = { incident_urgency: 'any', incident_priorities: [], incident_services: [] };
+/** DORA's causes, failed jobs kept (test/metrics/changeFailureSettings.test.ts). */
+const CHANGE_FAILURE_DEFAULT = { change_failure: { failed_deployment: true, incident: true, revert_within_hours: 24, hotfix_patterns: [] } };
 
 const dora = () => t.get(`/v1/metrics/dora?organization_id=${lab}&from=${WEEK.from}&to=${WEEK.to}`, token);
 /** Ada administers both acme and the lab. */
@@ -66,7 +68,8 @@ test("an organization that never changed them has DORA's defaults, version 0, an
     updated_at: null,
     production_environments: ['production'],
     ...INCIDENTS_DEFAULT,
-    defaults: { production_environments: ['production'], ...INCIDENTS_DEFAULT },
+    ...CHANGE_FAILURE_DEFAULT,
+    defaults: { production_environments: ['production'], ...INCIDENTS_DEFAULT, ...CHANGE_FAILURE_DEFAULT },
   });
   const answer = await t.get(`/v1/metrics/dora?organization_id=${DEMO.orgs.acme}`, token);
   expect(answer.status).toBe(200);
@@ -231,7 +234,9 @@ test('npm run metrics-settings: show and set, the operator audited; usage mistak
   expect((await cli('show', '--org', 'org_nope')).code).toBe(1);
 
   expect(() => parseCommand(['set', '--org', lab])).toThrow(
-    new UsageError('set needs a setting to change: --production-environments <list>, --incident-urgency high|any, --incident-priorities <list>|any or --incident-services <list>|any'),
+    new UsageError(
+      'set needs a setting to change: --production-environments <list>, --incident-urgency high|any, --incident-priorities <list>|any, --incident-services <list>|any, --failed-deployment-fails true|false, --incident-fails true|false, --revert-within-hours <hours>|none or --hotfix-patterns <list>|none',
+    ),
   );
   expect(() => parseCommand(['set', '--org', lab, '--production-environments', ' , '])).toThrow(UsageError);
   expect(() => parseCommand(['show'])).toThrow(new UsageError('show needs --org <organization id>'));

@@ -437,9 +437,13 @@ AiTokens.__doc__ = "Tokens the tools reported\n\ninput: Input tokens\noutput: Ou
 
 AiImpactMetricsResponse = TypedDict("AiImpactMetricsResponse", {"status": Literal["success"], "data": "AiImpactMetrics", "meta": "MetricMeta"})
 
-AiImpactMetricsAiAssistedCommits = TypedDict("AiImpactMetricsAiAssistedCommits", {"count": int, "commits": int, "share": Optional[float]})
+AiImpactMetricsAiAssistedCommitsByEvidence = TypedDict("AiImpactMetricsAiAssistedCommitsByEvidence", {"trailer": int, "telemetry": int, "vendor_lines": int})
 
-AiImpactMetricsAiAssistedCommits.__doc__ = "A commit is AI-assisted by an AI tool’s mark in its message (a Co-Authored-By trailer, a \"Generated with\" footer) or when its author used an AI coding tool that UTC day\n\ncount: AI-assisted commits created in the window\ncommits: All commits created in the window\nshare: count ÷ commits, to four decimals; null when there is nothing to divide by"
+AiImpactMetricsAiAssistedCommitsByEvidence.__doc__ = "The AI-assisted commits by their strongest evidence; they add up to count\n\ntrailer: AI-assisted by an AI tool’s mark in the message\ntelemetry: By the author’s OTLP telemetry of that UTC day reporting lines a tool changed or commits it made (and no mark)\nvendor_lines: By a vendor’s API (Copilot, Cursor, Claude Code’s analytics) reporting lines the author accepted that UTC day (and neither of the above)"
+
+AiImpactMetricsAiAssistedCommits = TypedDict("AiImpactMetricsAiAssistedCommits", {"count": int, "commits": int, "share": Optional[float], "by_evidence": "AiImpactMetricsAiAssistedCommitsByEvidence"})
+
+AiImpactMetricsAiAssistedCommits.__doc__ = "A commit is AI-assisted on evidence only: an AI tool’s mark in its message (a Co-Authored-By trailer, a \"Generated with\" footer), or code a tool wrote for its author that UTC day (telemetry’s lines or commits, a vendor’s accepted lines); a chat or a session that changed nothing is none\n\ncount: AI-assisted commits created in the window\ncommits: All commits created in the window\nshare: count ÷ commits, to four decimals; null when there is nothing to divide by\nby_evidence: The AI-assisted commits by their strongest evidence; they add up to count"
 
 AiImpactMetricsAiAssistedPrs = TypedDict("AiImpactMetricsAiAssistedPrs", {"count": int, "merged": int, "share": Optional[float]})
 
@@ -537,7 +541,7 @@ class AiImpactMetrics(_AiImpactMetricsRequired, _AiImpactMetricsOptional):
     from: First day of the window (UTC, inclusive)
     to: Last day of the window (UTC, inclusive)
     interval: The series interval asked for; null without a series
-    ai_assisted_commits: A commit is AI-assisted by an AI tool’s mark in its message (a Co-Authored-By trailer, a "Generated with" footer) or when its author used an AI coding tool that UTC day
+    ai_assisted_commits: A commit is AI-assisted on evidence only: an AI tool’s mark in its message (a Co-Authored-By trailer, a "Generated with" footer), or code a tool wrote for its author that UTC day (telemetry’s lines or commits, a vendor’s accepted lines); a chat or a session that changed nothing is none
     ai_assisted_prs: A pull request is AI-assisted by an AI tool’s mark in its description, or when its head commit, the commit that merged it or a commit pushed to it is
     time_to_merge_hours: Opened → merged, over the pull requests merged in the window
     pickup_hours: Opened → first review action by someone other than the author, over those merged in the window that were reviewed

@@ -78,8 +78,8 @@ function actors(sender: Sender, members: Map<string, string>, subjects: Subject[
 /**
  * The rollup statements of a request: `UsageRollup.addRollups` itself is run against a stand-in for its SQL that
  * writes down what it is asked to add (tables, rows and their order), as ChangeSql.addTo would on MariaDB. The
- * floor leaves out what the writer does after them, marking the commits of the days a request makes active
- * (git/rollups/authorAiActivity.ts, reads of the commits and the rollups they move): the API's figures include that work.
+ * floor leaves out what the writer does after them, weighing the commits of the days a request reports code of
+ * (git/rollups/aiEvidence.ts, reads of the commits and the rollups they move): the API's figures include that work.
  */
 async function rollupStatements(rollup: UsageRollup): Promise<{ statements: string[]; rows: number; tables: RollupTable[] }> {
   const out = { statements: [] as string[], rows: 0, tables: [] as RollupTable[] };

@@ -1,5 +1,4 @@
 import type { ChangeSql } from '../../persistence/changes/changeSql';
-import { markCommitsOfActiveDays } from '../git/rollups/authorAiActivity';
 import { VENDOR_MEASURES } from '../aiVendors/vendorDay';
 import { refreshActiveDay } from './activeDays';
 
@@ -28,8 +27,8 @@ export async function membersReportedByOtlp(sql: ChangeSql, organizationId: stri
 /**
  * Makes the vendor rows of one organization, day and tool again from the vendors' counted rows of that day, after a
  * pull stored or replaced them or OTLP took a member's day over: a fixed number of statements, whatever the
- * history. The day's active bits are made again for the members whose rows may have changed, and the commits of
- * the members active that day are marked AI-assisted, as OTLP's activity marks them.
+ * history. The day's active bits are made again for the members whose rows may have changed (activity alone makes no
+ * commit AI-assisted: the vendor writer weighs its days' commits on their lines, git/rollups/aiEvidence.ts).
  */
 export async function refreshVendorRollups(sql: ChangeSql, organizationId: string, day: string, tool: string, members: string[]): Promise<void> {
   const of = { organizationId, day, tool, counted: true };
@@ -51,7 +50,6 @@ export async function refreshVendorRollups(sql: ChangeSql, organizationId: strin
   );
   const counted = (await sql.select<{ user_key: string }>("SELECT DISTINCT user_key FROM ai_usage_days WHERE organization_id = :organizationId AND day = :day AND tool = :tool AND source = 'vendor'", of)).map((r) => r.user_key);
   await refreshActiveDay(sql, organizationId, day, tool, [...new Set([...members, ...counted])]);
-  await markCommitsOfActiveDays(sql.transaction, organizationId, counted.map((userId) => ({ userId, day })));
 }
 
 /**

@@ -5,6 +5,7 @@ import { chunks, membersByEmail } from '../people/memberEmails';
 import { normalizeEmail } from '../people/members';
 import { AccountKind, Day, OpenedSource, VENDOR_MEASURES, VendorAccountDay } from './vendorDay';
 import { membersReportedByOtlp, refreshVendorRollups } from '../aiUsage/vendorRollups';
+import { weighCommitsOfDays } from '../git/rollups/aiEvidence';
 
 const COLUMNS = ['app_id', 'day', 'account', 'organization_id', 'tool', 'user_key', 'active', 'counted', ...VENDOR_MEASURES] as const;
 
@@ -50,6 +51,9 @@ export class VendorUsageWriter {
       });
       if (rows.length) await sql.insert('ai_vendor_days', COLUMNS, rows);
       await refreshVendorRollups(sql, source.organizationId, day, source.vendor, before);
+      // Lines found or gone for the members of the day as it was and as it is.
+      const weighed = new Set([...before, ...rows.flatMap((r) => (r.user_key ? [String(r.user_key)] : []))]);
+      await weighCommitsOfDays(change.transaction, source.organizationId, [...weighed].map((userId) => ({ userId, day })));
       change.wrote('ai_vendor_days');
       return { day, accounts: rows.length, matched: rows.filter((r) => r.user_key !== '').length };
     });

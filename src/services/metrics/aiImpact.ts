@@ -1,14 +1,15 @@
 import { Distribution, emptyDistribution, MetricSql, roundHours } from './reading/sql';
 import { MergedCounts, mergedCountsSql, measureDistributions } from './mergedPullRequests';
 import { byBucket, countBuckets, ratio, series, total } from './reading/figures';
-import { blamedSql } from './dora';
 import { adoptionTiers } from './adoptionTiers';
 import type { MetricDetail } from './detail';
+import { AI_EVIDENCE, AiEvidence, EVIDENCE_COUNTS } from '../../../db/rollups/aiEvidence';
+import { recordOf } from './reading/records';
 
 /**
- * Whether AI-assisted work ships faster or breaks more (docs/metrics.md#ai-review-and-cost-figures). A commit is AI-assisted by the mark an AI
- * tool left in its message, or when its author used an AI coding tool that UTC day (the telemetry's daily
- * rollup, kept on the commit by the writers); a pull request by the mark in its description, or when one of its commits is (its head, the commit
+ * Whether AI-assisted work ships faster or breaks more (docs/metrics.md#ai-review-and-cost-figures). A commit is AI-assisted on evidence,
+ * the strongest said: the mark an AI tool left in its message, or its author's day showing code a tool wrote (OTLP
+ * telemetry's lines or commits, a vendor's lines; kept on the commit by the writers: git/rollups/aiEvidence.ts); a pull request by the mark in its description, or when one of its commits is (its head, the commit
  * that merged it, or one pushed while it was open). Pull request figures are over those merged in the window,
  * where they were merged; the failure rate over production deployments finished in the window, by whether the
  * changes they shipped (as DORA counts them) include an AI-assisted commit.
@@ -26,9 +27,9 @@ type Deployments = { ai: number; deployments: number; failed: number };
 export async function aiImpactFigures(q: MetricSql, detail: MetricDetail) {
   const counts = countBuckets(q);
   const [commits, merged, split, deployments, tiers] = await Promise.all([
-    q.rows<{ bucket: number; commits: number; ai: number }>(
+    q.rows<{ bucket: number; commits: number; ai: number } & Record<AiEvidence, number>>(
       // The daily counts kept by the writers (git/rollups/commitDays.ts).
-      `SELECT ${counts('cd.day')} AS bucket, SUM(cd.commits) AS commits, SUM(cd.ai_commits) AS ai
+      `SELECT ${counts('cd.day')} AS bucket, SUM(cd.commits) AS commits, SUM(cd.ai_commits) AS ai${AI_EVIDENCE.map((e) => `, SUM(cd.${EVIDENCE_COUNTS[e]}) AS ${e}`).join('')}
        FROM commit_days cd WHERE ${q.scoped('cd', 'rollup')} AND ${q.inDays('cd.day')} GROUP BY bucket`,
     ),
     q.rows<MergedCounts>(mergedCountsSql(q, counts)),
@@ -43,7 +44,12 @@ export async function aiImpactFigures(q: MetricSql, detail: MetricDetail) {
   };
   const [commitsBy, mergedBy] = [byBucket(commits), byBucket(merged)];
   return {
-    ai_assisted_commits: { count: total(commits, 'ai'), commits: total(commits, 'commits'), share: ratio(total(commits, 'ai'), total(commits, 'commits')) },
+    ai_assisted_commits: {
+      count: total(commits, 'ai'),
+      commits: total(commits, 'commits'),
+      share: ratio(total(commits, 'ai'), total(commits, 'commits')),
+      by_evidence: recordOf(AI_EVIDENCE, (e) => total(commits, e)),
+    },
     ai_assisted_prs: { count: total(merged, 'ai'), merged: total(merged, 'merged'), share: ratio(total(merged, 'ai'), total(merged, 'merged')) },
     time_to_merge_hours: compared(split, 'merge'),
     pickup_hours: compared(split, 'pickup'),
@@ -62,11 +68,12 @@ export async function aiImpactFigures(q: MetricSql, detail: MetricDetail) {
 }
 
 /**
- * Production deployments finished in the window, successful or failed (as DORA's failure rate counts them), by
- * whether the commits they shipped, or would have, include an AI-assisted one (kept on each: git/rollups/shippedChanges.ts).
+ * Production deployments finished in the window, successful or failed, and the change failures among them (as DORA's
+ * failure rate counts them, by the organization's settings), by whether the commits they shipped, or would have,
+ * include an AI-assisted one (kept on each: git/rollups/shippedChanges.ts).
  */
 function deploymentsByShippedChanges(q: MetricSql): string {
-  return `SELECT d.shipped_ai AS ai, COUNT(*) AS deployments, SUM(CASE WHEN d.status = 'failure' OR ${blamedSql('d')} THEN 1 ELSE 0 END) AS failed
+  return `SELECT d.shipped_ai AS ai, COUNT(*) AS deployments, SUM(CASE WHEN ${q.changeFailure('d').failed} THEN 1 ELSE 0 END) AS failed
     FROM deployments d
     WHERE ${q.scoped('d', 'repository')} AND ${q.production('d')} AND d.status IN ('success', 'failure') AND ${q.inWindow('d.finished_at')}
     GROUP BY d.shipped_ai`;

@@ -57,24 +57,21 @@ export async function doraFigures(q: MetricSql) {
 }
 
 /**
- * Per bucket: successful deployments (frequency), and successful plus failed ones with how many failed (failure
- * rate) and how many were rework (kept on each: git/rollups/shippedChanges.ts). Failed: status failure, or an incident of the repository names the deployed commit as its cause (a
- * successful one so blamed still counts in the frequency).
+ * Per bucket: successful deployments (frequency), and successful plus failed ones with how many were change failures
+ * by the organization's settings (q.changeFailure: a failed job, an incident's blame, a revert, rollback or hotfix;
+ * a successful one so failed still counts in the frequency) and how many were rework (kept on each:
+ * git/rollups/shippedChanges.ts).
  */
 export function deploymentCounts(q: MetricSql, bucket: BucketOf): string {
-  const blamed = blamedSql('d');
   return `SELECT ${bucket('d.finished_at')} AS bucket,
       SUM(CASE WHEN d.status = 'success' THEN 1 ELSE 0 END) AS deployments,
       COUNT(*) AS finished,
-      SUM(CASE WHEN d.status = 'failure' OR ${blamed} THEN 1 ELSE 0 END) AS failed,
+      SUM(CASE WHEN ${q.changeFailure('d').failed} THEN 1 ELSE 0 END) AS failed,
       SUM(CASE WHEN d.rework = 1 THEN 1 ELSE 0 END) AS rework
     FROM deployments d
     WHERE ${q.scoped('d', 'repository')} AND ${q.production('d')} AND d.status IN ('success', 'failure') AND ${q.inWindow('d.finished_at')}
     GROUP BY bucket`;
 }
-
-/** An incident of the deployment's repository names its commit as the cause (kept on it: git/rollups/shippedChanges.ts). */
-export const blamedSql = (d: string) => `${d}.blamed = 1`;
 
 /** Time to restore of each incident that counts (docs/metrics.md#what-counts) opened in the window and resolved. */
 function restoredIncidents(q: MetricSql, bucket: BucketOf): string {
@@ -84,12 +81,17 @@ function restoredIncidents(q: MetricSql, bucket: BucketOf): string {
 }
 
 /**
- * Failed deployment recovery time (DORA 2023 on) of each failed production deployment finished in the window that
- * has been recovered: from its finish to that of the next clean success of its repository and environment, kept on it
- * as `recovered_at` (set on failed ones alone: db/rollups/recoveries.ts).
+ * Failed deployment recovery time (DORA 2023 on) of each change failure (q.changeFailure) among the production
+ * deployments finished in the window that has been restored: from its finish to the first restoration among its
+ * causes, each kept on it by the writers: the next clean success of its repository and environment for a failed job or
+ * an incident's blame (`recovered_at`: db/rollups/recoveries.ts), the revert or rollback (`reverted_at`:
+ * db/rollups/reverts.ts), the hotfix's deployment.
  */
 function recoveredDeployments(q: MetricSql, bucket: BucketOf): string {
-  return `SELECT ${bucket('d.finished_at')} AS bucket, ${q.hours('d.finished_at', 'd.recovered_at')} AS v
-    FROM deployments d
-    WHERE ${q.scoped('d', 'repository')} AND ${q.production('d')} AND ${q.inWindow('d.finished_at')} AND d.recovered_at IS NOT NULL`;
+  const { failed, restoredAt } = q.changeFailure('d');
+  return `SELECT bucket, ${q.hours('finished_at', 'restored_at')} AS v FROM (
+      SELECT ${bucket('d.finished_at')} AS bucket, d.finished_at, ${restoredAt} AS restored_at
+      FROM deployments d
+      WHERE ${q.scoped('d', 'repository')} AND ${q.production('d')} AND d.status IN ('success', 'failure') AND ${q.inWindow('d.finished_at')} AND ${failed}) AS f
+    WHERE restored_at IS NOT NULL`;
 }

@@ -1,6 +1,7 @@
 import { Measure, MEASURES, MeasureName } from '../../../db/rollups/pullRequestMeasures';
 import { bandedPercentiles, Distributions } from './reading/bandedPercentiles';
 import { BucketOf, MetricSql, Percentile } from './reading/sql';
+import { measureRead } from './settings/drafts';
 
 /**
  * The scope's pull requests merged in the window, as the writers keep them (git/rollups/pullRequestSamples.ts): how many
@@ -24,15 +25,17 @@ const HOUR_MS = 3_600_000;
 
 /**
  * Percentiles of measures, each over all merged pull requests, or (`byAi`) apart for the AI-assisted and the others:
- * keyed by measure name, and by `ai` or `other` when split.
+ * keyed by measure name, and by `ai` or `other` when split. Each name is read as the organization's settings say
+ * (settings/drafts.ts: a draft's times from ready for review).
  */
 export async function measureDistributions<M extends MeasureName>(q: MetricSql, names: readonly M[], percentiles: readonly Percentile[], byAi = false) {
-  const group = (name: M, ai?: boolean) => MEASURES[name].id * 2 + (ai ? 1 : 0);
+  const idOf = (name: M) => measureRead(q.settings.settings, name).id;
+  const group = (name: M, ai?: boolean) => idOf(name) * 2 + (ai ? 1 : 0);
   const groups = await bandedPercentiles(
     q,
     {
       counts: (bucket) => `SELECT ${bucket('pd.day')} AS bucket, ${byAi ? 'pd.measure * 2 + pd.ai' : 'pd.measure * 2'} AS grp, pd.band, SUM(pd.pull_requests) AS n
-        FROM (${mergedDays(q, names.map((n) => MEASURES[n].id))}) AS pd GROUP BY bucket, grp, pd.band`,
+        FROM (${mergedDays(q, names.map(idOf))}) AS pd GROUP BY bucket, grp, pd.band`,
       values: (grp, band, from, before) => `SELECT ps.value AS v FROM pull_request_samples ps
         WHERE ${q.scoped('ps', 'repository')} AND ps.measure = ${Math.floor(grp / 2)} AND ps.ai ${byAi ? `= ${grp % 2}` : 'IN (0, 1)'} AND ps.band = ${band}
           AND ps.merged_at >= ${q.at(from)} AND ps.merged_at < ${q.at(before)}

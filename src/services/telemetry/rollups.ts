@@ -1,7 +1,7 @@
 import { AI_MEASURES, AiMeasure, Contribution } from './aiTools';
 import { recordOf } from '../metrics/reading/records';
 import type { ChangeSql } from '../../persistence/changes/changeSql';
-import { AuthorDay, markCommitsOfActiveDays } from '../git/rollups/authorAiActivity';
+import { AuthorDay, weighCommitsOfDays } from '../git/rollups/aiEvidence';
 import { dayBit } from '../aiUsage/activeDays';
 import { yieldVendorDaysToOtlp } from '../aiUsage/vendorRollups';
 
@@ -44,13 +44,13 @@ export class UsageRollup {
   /**
    * Sorted by key, so concurrent requests lock shared rows in one order. Where a vendor's API counted one of these
    * members' days of a tool, OTLP's figures take its place (after OTLP's rows are written, so a pull writing that
-   * day at once is waited for: aiUsage/vendorRollups.ts). The members' commits of the days they were active are
-   * marked in the same change (AI impact reads the mark; authorAiActivity.ts).
+   * day at once is waited for: aiUsage/vendorRollups.ts). The members' commits of the days this request reports code
+   * of are weighed again in the same change (AI impact reads their evidence; git/rollups/aiEvidence.ts).
    */
   async write(sql: ChangeSql): Promise<void> {
     await this.addRollups(sql);
     await yieldVendorDaysToOtlp(sql, this.organizationId, this.memberDays());
-    await markCommitsOfActiveDays(sql.transaction, this.organizationId, this.activeDays());
+    await weighCommitsOfDays(sql.transaction, this.organizationId, this.codeDays());
   }
 
   /** The rollup rows alone: what the benchmark's ingest floor writes too (scripts/bench/otlp/rows.ts). */
@@ -65,16 +65,19 @@ export class UsageRollup {
     return [...this.members.values()].flatMap((row) => (row.user_key === '' ? [] : [{ userId: String(row.user_key), day: String(row.day), tool: String(row.tool) }]));
   }
 
-  /** Each member and day this request shows active (the all-tools month rows' day bits). */
-  private activeDays(): AuthorDay[] {
-    return [...this.months.values()].flatMap((row) => {
-      if (row.tool !== '') return [];
-      const days: AuthorDay[] = [];
-      for (let d = 1; d <= 31; d++) if (Number(row.days) & dayBit(`${row.month}-${String(d).padStart(2, '0')}`)) days.push({ userId: String(row.user_key), day: `${row.month}-${String(d).padStart(2, '0')}` });
-      return days;
-    });
+  /** Each member and day this request reports code of: lines a tool changed or commits it made (aiEvidence.ts). */
+  private codeDays(): AuthorDay[] {
+    const days = new Map<string, AuthorDay>();
+    for (const row of this.members.values()) {
+      if (row.user_key === '' || !CODE_MEASURES.some((m) => Number(row[m]) !== 0)) continue;
+      days.set(`${String(row.user_key)}\u0000${String(row.day)}`, { userId: String(row.user_key), day: String(row.day) });
+    }
+    return [...days.values()];
   }
 }
+
+/** What a tool reports of the code it wrote: the evidence a member's commits of the day are AI-assisted by (db/rollups/aiEvidence.ts). */
+const CODE_MEASURES: AiMeasure[] = ['lines_added', 'lines_removed', 'commits'];
 
 function rowFor(rows: Map<string, Record<string, string | number | boolean>>, key: string[], create: () => Record<string, string | boolean>) {
   const id = key.join('\u0000');

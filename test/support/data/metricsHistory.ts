@@ -120,7 +120,7 @@ export async function insertHistory(t: TestApp): Promise<Lab> {
   for (const id of Object.values(repositories)) await refreshShippedChanges(null, id, null);
   await Commit.sequelize!.transaction(async (transaction) => {
     for (const repo of ['api', 'web'] as const) {
-      const days = COMMITS.filter((c) => c.repo === repo).map((c) => ({ createdAt: new Date(c.at), commits: 1 as const, ai: false }));
+      const days = COMMITS.filter((c) => c.repo === repo).map((c) => ({ createdAt: new Date(c.at), commits: 1 as const, evidence: null }));
       await addToCommitDays(transaction, { id: repositories[repo], organization_id: lab.organizationId }, days);
       await addToAuthorDays(transaction, { organization_id: lab.organizationId }, COMMITS.filter((c) => c.repo === repo).map((c) => ({ author_id: authorOf(repo).id, created_at: new Date(c.at) })));
       await refreshLeadTimes(transaction, { id: repositories[repo], organization_id: lab.organizationId }, null);

@@ -10,12 +10,13 @@ import { chunks } from '../../people/memberEmails';
 import { noteUnmatched } from '../../people/unmatchedAccounts';
 import { clip, LIMITS } from '../text';
 import { hasAiMarker } from '../../../../db/rollups/aiMarkers';
-import { activeAuthorDays, isActiveAuthorDay } from '../rollups/authorAiActivity';
+import { authorDayEvidence, evidenceOf } from '../rollups/aiEvidence';
 import { refreshPullRequestsOfCommits } from '../rollups/pullRequestAi';
 import { earliest, refreshShippedChanges } from '../rollups/shippedChanges';
 import { addToCommitDays } from '../rollups/commitDays';
 import { addToAuthorDays } from '../rollups/authorDays';
 import { refreshLeadTimes } from '../rollups/leadTimes';
+import { refreshReversals } from '../rollups/reversals';
 
 export interface CommitsRecorded {
   added: number;
@@ -56,33 +57,37 @@ export async function recordCommits(change: Change, gitApp: GitApp, repository: 
   await learnAccounts(change, gitApp, fresh.map((c) => ({ email: c.authorEmail, username: c.authorUsername })), authors);
   const unmatched = authored.flatMap(({ commit: c, authorId }) => (authorId ? [] : [{ account: c.authorUsername ?? c.authorEmail, at: c.createdAt }]));
   await noteUnmatched(transaction, { id: gitApp.id, organizationId: gitApp.organization_id }, 'commit', unmatched);
-  const activeDays = await activeAuthorDays(transaction, gitApp.organization_id, authored);
-  const rows = authored.map(({ commit: c, authorId }) => ({
-    id: newId('cmt'),
-    repository_id: repository.id,
-    git_app_id: gitApp.id,
-    organization_id: gitApp.organization_id,
-    sha: c.sha,
-    message: clip(c.message, LIMITS.message),
-    author_id: authorId,
-    author_name: clip(c.authorName, LIMITS.name),
-    additions: c.stats?.additions ?? 0,
-    deletions: c.stats?.deletions ?? 0,
-    created_at: c.createdAt,
-    stats_known: c.stats !== undefined,
+  const dayEvidence = await authorDayEvidence(transaction, gitApp.organization_id, authored);
+  const rows = authored.map(({ commit: c, authorId }) => {
     // The whole message: a trailer may lie past what the column keeps.
-    ai_assisted: hasAiMarker(c.message),
-    author_ai_active: isActiveAuthorDay(activeDays, authorId, c.createdAt),
-  }));
+    const marked = hasAiMarker(c.message);
+    return {
+      id: newId('cmt'),
+      repository_id: repository.id,
+      git_app_id: gitApp.id,
+      organization_id: gitApp.organization_id,
+      sha: c.sha,
+      message: clip(c.message, LIMITS.message),
+      author_id: authorId,
+      author_name: clip(c.authorName, LIMITS.name),
+      additions: c.stats?.additions ?? 0,
+      deletions: c.stats?.deletions ?? 0,
+      created_at: c.createdAt,
+      stats_known: c.stats !== undefined,
+      ai_assisted: marked,
+      ai_evidence: evidenceOf(marked, dayEvidence, authorId, c.createdAt),
+    };
+  });
   for (const batch of chunks(rows)) await Commit.bulkCreate(batch, { transaction });
   await recordAuthors(transaction, repository, rows);
-  await addToCommitDays(transaction, repository, rows.map((r) => ({ createdAt: r.created_at, commits: 1, ai: r.ai_assisted || r.author_ai_active })));
+  await addToCommitDays(transaction, repository, rows.map((r) => ({ createdAt: r.created_at, commits: 1, evidence: r.ai_evidence })));
   await addToAuthorDays(transaction, repository, rows);
   if (abbreviatesShas) await completeAbbreviatedShas(change, repository.id, rows.map((r) => r.sha));
-  const ai = rows.filter((r) => r.ai_assisted || r.author_ai_active);
+  const ai = rows.filter((r) => r.ai_evidence !== null);
   for (const shas of chunks(ai.map((r) => r.sha))) await refreshPullRequestsOfCommits(transaction, repository.id, shas);
   if (ai.length) await refreshShippedChanges(transaction, repository.id, earliest(ai.map((r) => r.created_at)));
   await refreshLeadTimes(transaction, repository, earliest(rows.map((r) => r.created_at)));
+  await refreshReversals(transaction, repository.id, earliest(rows.map((r) => r.created_at)));
   change.wrote('commits');
   change.emit(gitApp.organization_id, 'commit.created', {
     repository: toRepository(repository),

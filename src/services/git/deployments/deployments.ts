@@ -8,6 +8,7 @@ import { Applied, recordIfNewer, sameTime } from '../recordIfNewer';
 import { clip, LIMITS } from '../text';
 import { refreshShippedChanges } from '../rollups/shippedChanges';
 import { refreshLeadTimes } from '../rollups/leadTimes';
+import { refreshReversals } from '../rollups/reversals';
 
 /**
  * One deployment per repository and provider deployment id (or per app and the caller's id), in its latest finished
@@ -61,4 +62,5 @@ export async function recordDeployment(change: Change, placement: Placement, inp
 export async function refreshDeployments(change: Change, repository: { id: string; organization_id: string }, since: Date | null): Promise<void> {
   await refreshShippedChanges(change.transaction, repository.id, since);
   await refreshLeadTimes(change.transaction, repository, since);
+  await refreshReversals(change.transaction, repository.id, since);
 }

@@ -1,14 +1,15 @@
 import { QueryTypes, Transaction } from 'sequelize';
 import { PullRequest } from '../../../../db/models';
 import { refreshPullRequestSamples } from './pullRequestSamples';
+import { aiCommitRuleSql } from '../../../../db/rollups/aiEvidence';
 
 /**
- * Whether one of a pull request's commits is AI-assisted (docs/metrics.md#ai-review-and-cost-figures: its head, the commit that merged it, or one
+ * Whether one of a pull request's commits is AI-assisted (it has evidence: aiEvidence.ts; docs/metrics.md#ai-review-and-cost-figures: its head, the commit that merged it, or one
  * pushed while it was open), kept on the pull request (`has_ai_commit`) so that AI impact and financial figures
  * read a year of merged pull requests without a lookup of their commits each (seconds a year on the large data).
  * Recomputed, not only raised, for the pull requests a change may concern: a moved head may leave none.
  */
-export const aiCommitSql = (c: string) => `(${c}.ai_assisted = 1 OR ${c}.author_ai_active = 1)`;
+export const aiCommitSql = (c: string) => aiCommitRuleSql('evidence', c);
 
 /** The commit activity's id names the pushed commit: `commit:<sha>`. */
 export const COMMIT_ACTIVITY_PREFIX = 'commit:';

@@ -5,6 +5,7 @@ import { timestampSql } from '../../../persistence/query/selectSql';
 import { DomainError } from '../../../errors';
 import { AppliedMetricSettings, DEFAULT_APPLIED, environmentCondition } from '../settings/document';
 import { incidentCondition } from '../settings/incidents';
+import { changeFailureSql } from '../settings/changeFailure';
 
 /**
  * The few SQL expressions metrics need that MySQL/MariaDB and SQLite spell differently, and the nearest-rank
@@ -50,6 +51,15 @@ export class MetricSql {
   /** The incidents of `alias` that count in time to restore, by the organization's settings (settings/incidents.ts). */
   incidents(alias: string): string {
     return incidentCondition(this.settings.settings, alias).sql;
+  }
+
+  /**
+   * The deployments of `alias` that are change failures by the organization's settings (settings/changeFailure.ts),
+   * and when each was restored (`restoredAt`: null while it has not been, and for the others).
+   */
+  changeFailure(alias: string): { failed: string; restoredAt: string } {
+    const { failed, restoredAt } = changeFailureSql(this.settings.settings.change_failure, alias, (a, b) => this.hours(a, b));
+    return { failed, restoredAt };
   }
 
   /** The scope's rows of a table aliased `alias` (scope.ts). */
@@ -237,6 +247,7 @@ export class MetricSql {
       window_from_day: day(this.window.from),
       ...environmentCondition(this.settings.settings.production_environments, 'environment').replacements,
       ...incidentCondition(this.settings.settings, 'i').replacements,
+      ...changeFailureSql(this.settings.settings.change_failure, 'd', (a, b) => this.hours(a, b)).replacements,
     };
   }
 }

@@ -107,7 +107,7 @@ export async function newSettingsVersion(
 const SETTINGS = Object.keys(metricSettingsShape).join(', ');
 
 function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return `No setting ${issue.keys.join(', ')}; the settings are ${SETTINGS}`;
+  if (issue.code === 'unrecognized_keys' && issue.path.length === 0) return `No setting ${issue.keys.join(', ')}; the settings are ${SETTINGS}`;
   if (issue.code === 'invalid_type' && issue.path.length === 0) return `The settings must be an object of ${SETTINGS}`;
   return issue.message;
 }

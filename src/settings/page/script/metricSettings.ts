@@ -13,6 +13,21 @@ type SeatPrices = Outputs['settings']['metrics']['seatPrices'];
 const listText = (entries: readonly string[], empty = '') => (entries.length ? entries.join(', ') : empty);
 const entriesOf = (text: string) => text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
 
+/** What a change failure is, in the words of docs/metrics.md#what-a-change-failure-is. */
+function changeFailureText(setting: Settings['change_failure']): string {
+  const within = setting.revert_within_hours;
+  const causes = [
+    ...(setting.failed_deployment ? ['a failed job'] : []),
+    ...(setting.incident ? ['an incident naming its commit'] : []),
+    ...(within !== null ? [`a revert or rollback within ${within} h`] : []),
+    ...(within !== null && setting.hotfix_patterns.length ? [`a hotfix within ${within} h (${setting.hotfix_patterns.join(', ')})`] : []),
+  ];
+  return causes.length ? causes.join(', ') : 'nothing';
+}
+
+/** The hours as typed: empty is none (reverts not read); anything else goes to the service, which says what is wrong. */
+const hoursOf = (text: string): number | null => (text.trim() === '' ? null : Number(text.trim()));
+
 /**
  * What counts in the organization's figures (docs/settings.md#what-counts): the settings in force with their
  * version and defaults, and a form to change them; each save that changes something is a new version, which every
@@ -40,6 +55,8 @@ export function metricSettingsSection(org: Organization): HTMLElement {
           ['Incident urgency', settings.incident_urgency, settings.defaults.incident_urgency],
           ['Incident priorities', listText(settings.incident_priorities, 'any'), listText(settings.defaults.incident_priorities, 'any')],
           ['Incident services', listText(settings.incident_services, 'any'), listText(settings.defaults.incident_services, 'any')],
+          ['Drafts measured from ready for review', settings.drafts_from_ready ? 'yes' : 'no', settings.defaults.drafts_from_ready ? 'yes' : 'no'],
+          ['Change failure', changeFailureText(settings.change_failure), changeFailureText(settings.defaults.change_failure)],
         ],
       ),
       changeForm(settings),
@@ -61,6 +78,12 @@ export function metricSettingsSection(org: Organization): HTMLElement {
       ),
       field('Incident priorities', h('input', { type: 'text', name: 'incident_priorities', autocomplete: 'off', value: listText(settings.incident_priorities) }), 'P1 to P5, separated by commas; empty: any. An incident with no priority always counts.'),
       field('Incident services', h('input', { type: 'text', name: 'incident_services', autocomplete: 'off', value: listText(settings.incident_services) }), 'PagerDuty services or Opsgenie teams, by name or id, separated by commas; empty: any.'),
+      field(
+        'Drafts measured from ready for review',
+        h('select', { name: 'drafts_from_ready' }, ...(['no', 'yes'] as const).map((v) => h('option', { value: v, selected: settings.drafts_from_ready === (v === 'yes') }, v))),
+        'Yes: a pull request opened as a draft has its time to merge, pickup and approval from the last time it became ready for review, as Swarmia and LinearB count them; no: from its opening.',
+      ),
+      ...changeFailureFields(settings.change_failure),
       h('p', {}, h('button', { type: 'submit' }, 'Save')),
       alert,
     );
@@ -74,6 +97,13 @@ export function metricSettingsSection(org: Organization): HTMLElement {
           incident_urgency: incidentUrgency,
           incident_priorities: entriesOf(valueOf(form, 'incident_priorities')),
           incident_services: entriesOf(valueOf(form, 'incident_services')),
+          drafts_from_ready: valueOf(form, 'drafts_from_ready') === 'yes',
+          change_failure: {
+            failed_deployment: valueOf(form, 'failed_deployment') === 'yes',
+            incident: valueOf(form, 'incident') === 'yes',
+            revert_within_hours: hoursOf(valueOf(form, 'revert_within_hours')),
+            hotfix_patterns: entriesOf(valueOf(form, 'hotfix_patterns')),
+          },
         };
         const saved = await call(api.settings.metrics.update.mutate({ ...of, settings: changes }));
         show(saved);
@@ -83,6 +113,24 @@ export function metricSettingsSection(org: Organization): HTMLElement {
       });
     });
     return form;
+  }
+
+  function changeFailureFields(setting: Settings['change_failure']): HTMLElement[] {
+    const yesNo = (name: string, on: boolean) => h('select', { name }, h('option', { value: 'yes', selected: on }, 'yes'), h('option', { value: 'no', selected: !on }, 'no'));
+    return [
+      field('A failed deployment job is a change failure', yesNo('failed_deployment', setting.failed_deployment), 'DORA counts only what reached production; a failed job did not.'),
+      field('An incident naming the deployed commit is a change failure', yesNo('incident', setting.incident)),
+      field(
+        'Reverted or rolled back within (hours)',
+        h('input', { type: 'number', name: 'revert_within_hours', min: '1', max: '720', step: '1', value: setting.revert_within_hours === null ? '' : String(setting.revert_within_hours) }),
+        'A later deployment that reverts a commit it shipped, or rolls it back, within these hours makes it a change failure; 1 to 720, empty: not read.',
+      ),
+      field(
+        'Hotfix patterns',
+        h('input', { type: 'text', name: 'hotfix_patterns', autocomplete: 'off', value: listText(setting.hotfix_patterns) }),
+        'Globs on the commit messages and pull request titles a later deployment ships within the same hours, separated by commas; empty: not read. Example: hotfix*, *[hotfix]*.',
+      ),
+    ];
   }
 
   // A team's repositories are a setting of what counts too: below the settings, one team at a time.
