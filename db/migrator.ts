@@ -53,6 +53,7 @@ import * as teamRepositories from './migrations/0049-team-repositories';
 import * as incidentTriage from './migrations/0050-incident-triage';
 import * as deploymentRecoveries from './migrations/0051-deployment-recoveries';
 import * as wellbeingDescription from './migrations/0052-wellbeing-description';
+import * as aiEvidence from './migrations/0053-ai-evidence';
 import * as deploymentReversals from './migrations/0054-deployment-reversals';
 import * as readyForReview from './migrations/0055-ready-for-review';
 
@@ -110,6 +111,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0050-incident-triage', ...incidentTriage },
   { name: '0051-deployment-recoveries', ...deploymentRecoveries },
   { name: '0052-wellbeing-description', ...wellbeingDescription },
+  { name: '0053-ai-evidence', ...aiEvidence },
   { name: '0054-deployment-reversals', ...deploymentReversals },
   { name: '0055-ready-for-review', ...readyForReview },
 ];

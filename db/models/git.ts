@@ -1,6 +1,7 @@
 import { CreationOptional, DataTypes, Model, Sequelize, InferAttributes, InferCreationAttributes } from 'sequelize';
 import { ID, NAME, OPTIONAL_REF, OPTIONAL_TIMESTAMP, REF, SHORT, TIMESTAMP } from './types';
 import type { IncidentUrgency } from '../vocabulary';
+import type { AiEvidence } from '../rollups/aiEvidence';
 
 /** organization_id is copied down from the git app so every git list can be scoped by one index. */
 export class Repository extends Model<InferAttributes<Repository>, InferCreationAttributes<Repository>> {
@@ -37,8 +38,8 @@ export class Commit extends Model<InferAttributes<Commit>, InferCreationAttribut
   declare stats_known: CreationOptional<boolean>;
   /** Its message carries an AI coding tool's mark (db/rollups/aiMarkers.ts). */
   declare ai_assisted: CreationOptional<boolean>;
-  /** Its author used an AI coding tool that UTC day (src/services/git/rollups/authorAiActivity.ts). */
-  declare author_ai_active: CreationOptional<boolean>;
+  /** What shows it AI-assisted, the strongest evidence; null: none (db/rollups/aiEvidence.ts). */
+  declare ai_evidence: CreationOptional<AiEvidence | null>;
 }
 
 export class PullRequest extends Model<InferAttributes<PullRequest>, InferCreationAttributes<PullRequest>> {
@@ -202,7 +203,7 @@ export function initGit(sequelize: Sequelize): void {
       created_at: { ...TIMESTAMP },
       stats_known: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
       ai_assisted: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
-      author_ai_active: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+      ai_evidence: { type: DataTypes.STRING(12), allowNull: true },
     },
     { sequelize, tableName: 'commits', modelName: 'commit' },
   );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_INCIDENT_SETTINGS, incidentSettingsShape } from './incidents';
+import { DEFAULT_DRAFT_SETTINGS, draftSettingsShape } from './drafts';
 import { changeFailureSettingsShape, DEFAULT_CHANGE_FAILURE_SETTINGS } from './changeFailure';
 
 /**
@@ -30,13 +31,14 @@ export const metricSettingsShape = {
         "The deployment environments that count as production in DORA's figures and AI impact's failure rate: names, or globs with `*` (any run) and `?` (one character), without regard to case. Default: `[\"production\"]`. Example: `[\"production\", \"prod-*\", \"live\"]`.",
     }),
   ...incidentSettingsShape,
+  ...draftSettingsShape,
   ...changeFailureSettingsShape,
 };
 
 export const MetricSettingsDocument = z.object(metricSettingsShape);
 export type MetricSettingsDocument = z.infer<typeof MetricSettingsDocument>;
 
-export const DEFAULT_METRIC_SETTINGS: MetricSettingsDocument = { production_environments: ['production'], ...DEFAULT_INCIDENT_SETTINGS, ...DEFAULT_CHANGE_FAILURE_SETTINGS };
+export const DEFAULT_METRIC_SETTINGS: MetricSettingsDocument = { production_environments: ['production'], ...DEFAULT_INCIDENT_SETTINGS, ...DEFAULT_DRAFT_SETTINGS, ...DEFAULT_CHANGE_FAILURE_SETTINGS };
 
 /** An organization's settings as the figures use them: the version they carry, and the settings. */
 export interface AppliedMetricSettings {
