@@ -18,7 +18,7 @@ import type { TaskInput } from '../../services/work/taskInput';
 import { ProviderFailure } from '../../outbound/providerHttp';
 import type { GitHubClient } from './historyClient';
 import { readFailure } from './historyFailures';
-import { pullRequestsNumbered, pullRequestsPage, restPullRequest, restReview } from './historyGraphql';
+import { lastReadyForReview, pullRequestsNumbered, pullRequestsPage, restPullRequest, restReview } from './historyGraphql';
 import { deploymentActivity, issueItem, pullRequestActivity, RestObject, reviewActivity, reviewCommentActivity } from './historyItems';
 
 const PER_PAGE = 100;
@@ -123,7 +123,7 @@ async function* pullRequestPages(walk: Walk, reading: HistoryReading): AsyncGene
         break;
       }
       const pullRequest = restPullRequest(node);
-      push(activities, pullRequestActivity(walk.scope.name, walk.repository, pullRequest));
+      push(activities, withReadyTime(pullRequestActivity(walk.scope.name, walk.repository, pullRequest), lastReadyForReview(node)));
       const reviews = node.reviews.pageInfo.hasNextPage
         ? subList(walk, 'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { pull_number: node.number })
         : node.reviews.nodes.map(restReview);
@@ -133,6 +133,12 @@ async function* pullRequestPages(walk: Walk, reading: HistoryReading): AsyncGene
     yield { read: page.nodes.length, activities, next: after === null ? null : graphqlCursor(reading, walk.scope, after) };
     if (after === null) return;
   }
+}
+
+/** The pull request's last ready for review, which no delivery of its state carries: its timeline's (historyGraphql.ts). */
+function withReadyTime(activity: Activity | null, readyAt: Date | null): Activity | null {
+  if (!activity || !readyAt || activity.kind !== 'pull_request') return activity;
+  return { ...activity, pullRequest: { ...activity.pullRequest, readyForReviewAt: readyAt } };
 }
 
 /**

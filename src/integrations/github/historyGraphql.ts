@@ -18,13 +18,19 @@ export const REVIEWS_PER_PULL_REQUEST = 50;
 
 /** GraphQL names a bot `dependabot` where REST and the webhooks name it `dependabot[bot]`. */
 const ACTOR = 'author { __typename login ... on User { databaseId } ... on Bot { databaseId } }';
-const PULL_REQUEST = `number title state body createdAt updatedAt closedAt mergedAt headRefOid mergeCommit { oid } additions deletions ${ACTOR}`;
+const PULL_REQUEST = `number title state body createdAt updatedAt closedAt mergedAt headRefOid mergeCommit { oid } additions deletions isDraft ${ACTOR}`;
+/**
+ * When it last became ready for review: GitHub's timeline holds each `ready_for_review` as a ReadyForReviewEvent
+ * (docs.github.com/en/graphql/reference/objects#readyforreviewevent). The last one is a connection of one node a
+ * pull request: fifty of them beside fifty reviews each are 101 connections, still one point.
+ */
+const LAST_READY = 'timelineItems(last: 1, itemTypes: [READY_FOR_REVIEW_EVENT]) { nodes { ... on ReadyForReviewEvent { createdAt } } }';
 
 const PULL_REQUESTS_QUERY = `query ($owner: String!, $name: String!, $first: Int!, $reviews: Int!, $after: String) {
   repository(owner: $owner, name: $name) {
     pullRequests(first: $first, after: $after, orderBy: { field: UPDATED_AT, direction: DESC }) {
       pageInfo { endCursor hasNextPage }
-      nodes { ${PULL_REQUEST} reviews(first: $reviews) { pageInfo { hasNextPage } nodes { databaseId state submittedAt ${ACTOR} } } }
+      nodes { ${PULL_REQUEST} ${LAST_READY} reviews(first: $reviews) { pageInfo { hasNextPage } nodes { databaseId state submittedAt ${ACTOR} } } }
     }
   }
 }`;
@@ -45,10 +51,13 @@ export const pullRequestNode = z.looseObject({
   additions: z.number().int().nonnegative().nullish(),
   deletions: z.number().int().nonnegative().nullish(),
   author: actor,
+  /** A draft now (older GitHub Enterprise Servers may not say). */
+  isDraft: z.boolean().nullish(),
 });
 export const reviewNode = z.object({ databaseId: z.number().int().nullable(), state: z.string(), submittedAt: z.string().nullable(), author: actor });
 const listedPullRequest = pullRequestNode.extend({
   reviews: z.object({ pageInfo: z.object({ hasNextPage: z.boolean() }), nodes: z.array(reviewNode) }),
+  timelineItems: z.object({ nodes: z.array(z.object({ createdAt: z.iso.datetime().optional() })) }).nullish(),
 });
 const pullRequestsAnswer = z.object({
   repository: z.object({
@@ -105,7 +114,14 @@ export function restPullRequest(node: PullRequestNode): object {
     merge_commit_sha: node.mergeCommit?.oid ?? null,
     additions: node.additions ?? null,
     deletions: node.deletions ?? null,
+    draft: node.isDraft ?? null,
   };
+}
+
+/** When a listed pull request last became ready for review, if it ever was a draft made ready. */
+export function lastReadyForReview(node: ListedPullRequest): Date | null {
+  const at = node.timelineItems?.nodes.at(-1)?.createdAt;
+  return at ? new Date(at) : null;
 }
 
 /** A review node as GET .../pulls/{n}/reviews lists it. */

@@ -15,6 +15,8 @@ export interface RepositoryHistory {
   pulls?: PullRequest[];
   /** By pull request number. */
   reviews?: Map<number, unknown[]>;
+  /** By pull request number: when it became ready for review, oldest first (its timeline's ReadyForReviewEvents). */
+  readyForReview?: Map<number, string[]>;
   comments?: Map<number, unknown[]>;
   deployments?: { id: number }[];
   /** By deployment id, newest first as GitHub lists them. */
@@ -161,7 +163,8 @@ export class FakeGitHubApi {
     const reviewsAsked = Math.min(Number(variables.reviews), this.pageSize);
     const nodes = page.map((pull) => {
       const reviews = (history.reviews?.get(pull.number) ?? []).map(graphqlReview);
-      return { ...graphqlPullRequest(pull), reviews: { pageInfo: { hasNextPage: reviews.length > reviewsAsked }, nodes: reviews.slice(0, reviewsAsked) } };
+      const ready = (history.readyForReview?.get(pull.number) ?? []).slice(-1).map((createdAt) => ({ createdAt }));
+      return { ...graphqlPullRequest(pull), timelineItems: { nodes: ready }, reviews: { pageInfo: { hasNextPage: reviews.length > reviewsAsked }, nodes: reviews.slice(0, reviewsAsked) } };
     });
     const endCursor = page.length ? Buffer.from(`cursor:v2:${from + page.length - 1}`).toString('base64') : null;
     const pageInfo = { endCursor, hasNextPage: from + page.length < sorted.length };
@@ -257,6 +260,7 @@ function graphqlPullRequest(rest: PullRequest) {
     additions: pull.additions ?? null,
     deletions: pull.deletions ?? null,
     author: graphqlActor(pull.user),
+    isDraft: pull.draft === true,
   };
 }
 
