@@ -1248,8 +1248,12 @@ type AiImpactMetricsByAdoptionTierItemTeamsItem struct {
 	Members int64 `json:"members"`
 	// Of those, active with an AI coding tool (telemetry or a vendor’s API) on at least one day of the window
 	ActiveUsers int64 `json:"active_users"`
-	// active_users ÷ members, to four decimals
+	// active_users ÷ members, to four decimals: who tried a tool at all, not what decides the tier
 	AdoptionRate float64 `json:"adoption_rate"`
+	// Of its members, those with no active day in the window (no commit, no pull request opened or acted on, no AI use): each counts 0 in ai_day_share
+	InactiveMembers int64 `json:"inactive_members"`
+	// What decides the tier: each member’s days with an AI coding tool ÷ their active days in the window (a commit, a pull request opened or acted on, or AI use; 0 for an inactive member), averaged over its members, to four decimals
+	AIDayShare float64 `json:"ai_day_share"`
 }
 
 // AiImpactMetricsByAdoptionTierItemTimeToMergeHours: Opened → merged, over the pull requests merged in the window in the repositories the tier’s teams’ members authored commits in
@@ -1272,7 +1276,7 @@ type AiImpactMetricsByAdoptionTierItemChangeFailureRate struct {
 
 // AiImpactMetricsByAdoptionTierItem: A group of teams by AI adoption, read as one team covering them all (docs/metrics.md, "What a team covers"): a repository several tiers’ teams work in counts in each
 type AiImpactMetricsByAdoptionTierItem struct {
-	// The share of a team’s members active with an AI coding tool in the window: under 25 %, 25 to 50 %, 50 to 75 %, 75 % and over
+	// A team’s ai_day_share (its members’ share of their active days with an AI coding tool, averaged): under 25 %, 25 to 50 %, 50 to 75 %, 75 % and over
 	Tier string `json:"tier"`
 	// The tier’s lowest share, included
 	From float64 `json:"from"`

@@ -2646,7 +2646,7 @@ export interface components {
             /** @description The organization’s teams in four tiers of AI adoption, each with its delivery figures (always four, lowest first); null for a team’s figures and for anyone but the organization’s admins */
             by_adoption_tier: {
                 /**
-                 * @description The share of a team’s members active with an AI coding tool in the window: under 25 %, 25 to 50 %, 50 to 75 %, 75 % and over
+                 * @description A team’s ai_day_share (its members’ share of their active days with an AI coding tool, averaged): under 25 %, 25 to 50 %, 50 to 75 %, 75 % and over
                  * @enum {string}
                  */
                 tier: "under_25" | "25_to_50" | "50_to_75" | "75_and_over";
@@ -2664,8 +2664,12 @@ export interface components {
                     members: number;
                     /** @description Of those, active with an AI coding tool (telemetry or a vendor’s API) on at least one day of the window */
                     active_users: number;
-                    /** @description active_users ÷ members, to four decimals */
+                    /** @description active_users ÷ members, to four decimals: who tried a tool at all, not what decides the tier */
                     adoption_rate: number;
+                    /** @description Of its members, those with no active day in the window (no commit, no pull request opened or acted on, no AI use): each counts 0 in ai_day_share */
+                    inactive_members: number;
+                    /** @description What decides the tier: each member’s days with an AI coding tool ÷ their active days in the window (a commit, a pull request opened or acted on, or AI use; 0 for an inactive member), averaged over its members, to four decimals */
+                    ai_day_share: number;
                 }[];
                 /** @description Opened → merged, over the pull requests merged in the window in the repositories the tier’s teams’ members authored commits in */
                 time_to_merge_hours: {

@@ -23,7 +23,9 @@ const FailureRate = (description: string) =>
 
 const AdoptionTier = z
   .object({
-    tier: z.enum(['under_25', '25_to_50', '50_to_75', '75_and_over']).meta({ description: 'The share of a team’s members active with an AI coding tool in the window: under 25 %, 25 to 50 %, 50 to 75 %, 75 % and over' }),
+    tier: z
+      .enum(['under_25', '25_to_50', '50_to_75', '75_and_over'])
+      .meta({ description: 'A team’s ai_day_share (its members’ share of their active days with an AI coding tool, averaged): under 25 %, 25 to 50 %, 50 to 75 %, 75 % and over' }),
     from: z.number().min(0).max(1).meta({ description: 'The tier’s lowest share, included' }),
     below: z.number().min(0).max(1).nullable().meta({ description: 'The share the tier stops below; null for the top tier (up to 100 % included)' }),
     teams: z
@@ -33,7 +35,16 @@ const AdoptionTier = z
           name: z.string().meta({ description: 'The team’s name' }),
           members: count('Its members today'),
           active_users: count('Of those, active with an AI coding tool (telemetry or a vendor’s API) on at least one day of the window'),
-          adoption_rate: z.number().min(0).max(1).meta({ description: 'active_users ÷ members, to four decimals' }),
+          adoption_rate: z.number().min(0).max(1).meta({ description: 'active_users ÷ members, to four decimals: who tried a tool at all, not what decides the tier' }),
+          inactive_members: count('Of its members, those with no active day in the window (no commit, no pull request opened or acted on, no AI use): each counts 0 in ai_day_share'),
+          ai_day_share: z
+            .number()
+            .min(0)
+            .max(1)
+            .meta({
+              description:
+                'What decides the tier: each member’s days with an AI coding tool ÷ their active days in the window (a commit, a pull request opened or acted on, or AI use; 0 for an inactive member), averaged over its members, to four decimals',
+            }),
         }),
       )
       .meta({ description: 'The teams in the tier, by name; a team with no members today is in none' }),

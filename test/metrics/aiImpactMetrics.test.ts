@@ -67,9 +67,9 @@ const WEEK = { from: '2026-03-02', to: '2026-03-08' };
 const aiImpact = (query: Record<string, string>, as = token) => t.get(`/v1/metrics/ai-impact?${new URLSearchParams(query)}`, as);
 const none = { median: null, p75: null, n: 0 };
 const noDeployments = { rate: null, failed: 0, deployments: 0 };
-/** An adoption tier without teams, and a one-member team none of whose members used an AI tool. */
+/** An adoption tier without teams, and a one-member team whose member was active that week but never with an AI tool. */
 const tier = (name: string, from: number, below: number | null) => ({ tier: name, from, below, teams: [], time_to_merge_hours: { median: null, n: 0 }, deployments_per_day: null, change_failure_rate: noDeployments });
-const idle = (name: string) => ({ id: expect.any(String), name, members: 1, active_users: 0, adoption_rate: 0 });
+const idle = (name: string) => ({ id: expect.any(String), name, members: 1, active_users: 0, adoption_rate: 0, inactive_members: 0, ai_day_share: 0 });
 
 describe.each(['github', 'gitlab', 'bitbucket'] as const)('the week, delivered by %s', (provider) => {
   test('every figure by hand', async () => {

@@ -7,12 +7,14 @@ import { teamRepositoriesSql } from './reading/scope';
 
 /**
  * Do the teams that adopted AI coding tools ship faster or break more (docs/metrics.md#ai-impact)? The organization's
- * teams grouped by the share of their members (today's) active with any AI tool in the window, OTLP's or a
- * vendor's; each tier read as a team is ("what a team covers"), over its teams' repositories together: time to
- * merge, deployments a day and change failure rate. A fixed number of queries whatever the number of teams, and
- * members are counted and grouped in the database: what comes back is a row per team and per tier's repository,
- * never a row or an id per member (an organization of 80,000 members held them all, and four such requests at once
- * ended the process).
+ * teams grouped by how much of their members' (today's) work had an AI tool in it: each member's share of their
+ * active days in the window (a commit, a pull request opened or acted on, or AI use) on which they used one, OTLP's or
+ * a vendor's, averaged over the team, a member with no active day counting 0. A single day of AI use among twenty of
+ * work no longer makes someone an adopter. Each tier read as a team is ("what a team covers"), over its teams'
+ * repositories together: time to merge, deployments a day and change failure rate. A fixed number of queries whatever
+ * the number of teams, and members' days are counted and grouped in the database: what comes back is a row per team
+ * and per tier's repository, never a row or an id per member (an organization of 80,000 members held them all, and
+ * four such requests at once ended the process).
  */
 export const TIERS = [
   { tier: 'under_25', from: 0, below: 0.25 },
@@ -21,7 +23,7 @@ export const TIERS = [
   { tier: '75_and_over', from: 0.75, below: null },
 ] as const;
 
-type TeamAdoption = { id: string; name: string; members: number; active_users: number; tier: number };
+type TeamAdoption = { id: string; name: string; members: number; active_users: number; inactive_members: number; ai_day_share: number; tier: number };
 
 export async function adoptionTiers(q: MetricSql) {
   const [teams, repositories] = await Promise.all([teamAdoption(q), repositoriesByTier(q)]);
@@ -37,7 +39,15 @@ export async function adoptionTiers(q: MetricSql) {
       const mergeTimes = merge?.all('merge')?.whole;
       return {
         ...tier,
-        teams: inTier.map(({ id, name, members, active_users }) => ({ id, name, members, active_users, adoption_rate: round(active_users / members, 4) })),
+        teams: inTier.map(({ id, name, members, active_users, inactive_members, ai_day_share }) => ({
+          id,
+          name,
+          members,
+          active_users,
+          adoption_rate: round(active_users / members, 4),
+          inactive_members,
+          ai_day_share,
+        })),
         time_to_merge_hours: { median: roundHours(mergeTimes?.at[50] ?? null), n: mergeTimes?.n ?? 0 },
         deployments_per_day: inTier.length ? round((deployments?.deployments ?? 0) / q.window.days, 4) : null,
         change_failure_rate: { rate: ratio(deployments?.failed ?? 0, deployments?.finished ?? 0), failed: deployments?.failed ?? 0, deployments: deployments?.finished ?? 0 },
@@ -47,28 +57,54 @@ export async function adoptionTiers(q: MetricSql) {
 }
 
 /**
- * Each team with members today, its members counted and those active with an AI tool in the window (their any-tool
- * months), and its tier (the index in TIERS) by the exact share, compared in integers: a share of 1/4 is 25 %.
+ * Each member's active days in the window and how many of them had AI use: a day they authored a commit (author_days),
+ * opened a pull request or acted on one (a review, an approval, a comment, a pushed commit), or used an AI tool
+ * (ai_usage_days, telemetry's or a vendor's). Only those with such a day have a row; grouped in the database.
+ */
+function memberDaysSql(q: MetricSql): string {
+  const ofOrganization = (alias: string) => `${alias}.organization_id = :scope_organization_id`;
+  return `SELECT d.user_id, COUNT(*) AS active_days, SUM(d.ai) AS ai_days FROM (
+      SELECT u.user_id, u.day, MAX(u.ai) AS ai FROM (
+        SELECT ad.user_id, ad.day, 0 AS ai FROM author_days ad WHERE ${ofOrganization('ad')} AND ${q.inDays('ad.day')}
+        UNION ALL
+        SELECT p.author_id, ${q.dayOf('p.created_at')}, 0 FROM pull_requests p WHERE ${ofOrganization('p')} AND p.author_id IS NOT NULL AND ${q.inWindow('p.created_at')}
+        UNION ALL
+        SELECT pa.actor_id, ${q.dayOf('pa.created_at')}, 0 FROM pull_request_activities pa WHERE ${ofOrganization('pa')} AND pa.actor_id IS NOT NULL AND ${q.inWindow('pa.created_at')}
+        UNION ALL
+        SELECT a.user_key, a.day, 1 FROM ai_usage_days a WHERE ${ofOrganization('a')} AND a.user_key <> '' AND ${q.inDays('a.day')}
+      ) u GROUP BY u.user_id, u.day
+    ) d GROUP BY d.user_id`;
+}
+
+/**
+ * Each team with members today: its members counted, those who used an AI tool on any day (`active_users`), those with
+ * no active day (`inactive_members`), its `ai_day_share` (the mean of its members' AI days ÷ active days, 0 for one
+ * without any, to four decimals) and its tier (the index in TIERS) by that share as it is reported: a team shown at
+ * 0.25 is in 25_to_50. `1e0` makes the quotient a double on MariaDB, whose integer division keeps four digits.
  */
 function adoptionSql(q: MetricSql): string {
-  const months = q.monthsInWindow('a.month');
-  const counted = `SELECT m.team_id, COUNT(*) AS members, SUM(CASE WHEN a.user_key IS NULL THEN 0 ELSE 1 END) AS active_users
+  const counted = `SELECT m.team_id, COUNT(*) AS members,
+      SUM(CASE WHEN d.ai_days > 0 THEN 1 ELSE 0 END) AS active_users,
+      SUM(CASE WHEN d.user_id IS NULL THEN 1 ELSE 0 END) AS inactive_members,
+      SUM(CASE WHEN d.user_id IS NULL THEN 0 ELSE 1e0 * d.ai_days / d.active_days END) AS ai_day_shares
     FROM teams t
     JOIN team_memberships m ON m.team_id = t.id AND ${conditions.activeMembershipSql('m')}
-    LEFT JOIN (SELECT DISTINCT a.user_key FROM ai_active_months a
-      WHERE a.organization_id = :scope_organization_id AND a.tool = '' AND ${months.where} AND ${months.windowDays('a.days')} <> 0) a ON a.user_key = m.user_id
+    LEFT JOIN (${memberDaysSql(q)}) d ON d.user_id = m.user_id
     WHERE t.organization_id = :scope_organization_id
     GROUP BY m.team_id`;
-  const tier = TIERS.slice(1)
-    .map((t, i) => `WHEN ${t.from * 4} * c.members > 4 * c.active_users THEN ${i}`)
+  const tier = TIERS.map((t, i) => ({ t, i }))
+    .slice(1)
+    .reverse()
+    .map(({ t, i }) => `WHEN s.ai_day_share >= ${t.from} THEN ${i}`)
     .join(' ');
-  return `SELECT c.team_id, c.members, c.active_users, CASE ${tier} ELSE ${TIERS.length - 1} END AS tier FROM (${counted}) c`;
+  const shared = `SELECT c.team_id, c.members, c.active_users, c.inactive_members, ROUND(c.ai_day_shares / c.members, 4) AS ai_day_share FROM (${counted}) c`;
+  return `SELECT s.team_id, s.members, s.active_users, s.inactive_members, s.ai_day_share, CASE ${tier} ELSE 0 END AS tier FROM (${shared}) s`;
 }
 
 /** The organization's teams with members, by name, each with its adoption and tier. */
 function teamAdoption(q: MetricSql): Promise<TeamAdoption[]> {
   return q.rows<TeamAdoption>(
-    `SELECT ta.team_id AS id, t.name, ta.members, ta.active_users, ta.tier FROM (${adoptionSql(q)}) ta JOIN teams t ON t.id = ta.team_id ORDER BY t.name, t.id`,
+    `SELECT ta.team_id AS id, t.name, ta.members, ta.active_users, ta.inactive_members, ta.ai_day_share, ta.tier FROM (${adoptionSql(q)}) ta JOIN teams t ON t.id = ta.team_id ORDER BY t.name, t.id`,
     ['id', 'name'],
   );
 }
