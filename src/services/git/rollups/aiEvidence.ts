@@ -33,8 +33,12 @@ export async function authorDayEvidence(transaction: Transaction, organizationId
   const found: DayEvidence = new Map();
   if (authors.length === 0) return found;
   const days = [...new Set(commits.map((c) => dayOf(c.createdAt)))];
+  // A locking read sees what a concurrent usage or commit writer committed while this change waited for it (a plain
+  // read on MariaDB sees the change's first snapshot), so the later of two writers weighs both; a deadlock between
+  // them is a lost race, and that change runs again.
+  const locking = Commit.sequelize!.getDialect() === 'mysql' ? ' LOCK IN SHARE MODE' : '';
   const read = (sql: string) =>
-    Commit.sequelize!.query<{ user_key: string; day: string | Date }>(sql, { replacements: { organizationId, authors, days }, type: QueryTypes.SELECT, transaction });
+    Commit.sequelize!.query<{ user_key: string; day: string | Date }>(sql + locking, { replacements: { organizationId, authors, days }, type: QueryTypes.SELECT, transaction });
   const [telemetry, vendors] = await Promise.all([
     read(`SELECT DISTINCT e.user_key, e.day FROM ai_usage_days e WHERE e.organization_id = :organizationId AND e.user_key IN (:authors) AND e.day IN (:days) AND ${otlpCodeSql('e')}`),
     read(`SELECT DISTINCT e.user_key, e.day FROM ai_vendor_days e WHERE e.organization_id = :organizationId AND e.user_key IN (:authors) AND e.day IN (:days) AND ${vendorLinesSql('e')}`),
