@@ -53,6 +53,8 @@ afterAll(async () => t?.close());
 const INCIDENTS_DEFAULT = { incident_urgency: 'any', incident_priorities: [], incident_services: [] };
 /** DORA's causes, failed jobs kept (test/metrics/changeFailureSettings.test.ts). */
 const CHANGE_FAILURE_DEFAULT = { change_failure: { failed_deployment: true, incident: true, revert_within_hours: 24, hotfix_patterns: [] } };
+/** Pull requests measured from their opening (test/metrics/draftsFromReady.test.ts). */
+const DRAFTS_DEFAULT = { drafts_from_ready: false };
 
 const dora = () => t.get(`/v1/metrics/dora?organization_id=${lab}&from=${WEEK.from}&to=${WEEK.to}`, token);
 /** Ada administers both acme and the lab. */
@@ -68,8 +70,9 @@ test("an organization that never changed them has DORA's defaults, version 0, an
     updated_at: null,
     production_environments: ['production'],
     ...INCIDENTS_DEFAULT,
+    ...DRAFTS_DEFAULT,
     ...CHANGE_FAILURE_DEFAULT,
-    defaults: { production_environments: ['production'], ...INCIDENTS_DEFAULT, ...CHANGE_FAILURE_DEFAULT },
+    defaults: { production_environments: ['production'], ...INCIDENTS_DEFAULT, ...DRAFTS_DEFAULT, ...CHANGE_FAILURE_DEFAULT },
   });
   const answer = await t.get(`/v1/metrics/dora?organization_id=${DEMO.orgs.acme}`, token);
   expect(answer.status).toBe(200);
