@@ -12,6 +12,7 @@ import { appCli, CliRun } from '../support/cli';
 import { unique } from '../support/common';
 import { copy, deliverToGithub, deliverToGitlab, githubExamples } from '../support/peers/ingest';
 import { mergeRequestHook } from '../support/peers/gitlabPayloads';
+import { BITBUCKET_PAYLOADS, deliverToBitbucket } from '../support/peers/bitbucket/deliveries';
 
 /**
  * A draft's times from when it became ready for review (docs/metrics.md#what-counts: `drafts_from_ready`), as
@@ -125,6 +126,20 @@ test("converted back and forth: the last ready before the merge counts; a GitLab
   expect(res.status).toBe(200);
   const mr = (await PullRequest.findOne({ where: { git_app_id: gitlab.gitApp.id, number: hook.object_attributes.iid } }))!;
   expect([Boolean(mr.draft), mr.ready_for_review_at?.toISOString()]).toEqual([false, new Date(hook.object_attributes.updated_at).toISOString()]);
+});
+
+test("Bitbucket's draft says no time: a stored draft a newer delivery shows ready became ready by that delivery's updated_on", async () => {
+  const bitbucket = await t.runtime.writers.gitApps.create(org, 'bitbucket', `Bitbucket ${unique()}`);
+  // A captured pullrequest:updated (draft false, updated 2026-07-30T01:35:49Z), first as it stood a day before, a draft.
+  const ready = copy(BITBUCKET_PAYLOADS['pullrequest:updated']);
+  const draft = copy(ready);
+  Object.assign(draft.pullrequest, { draft: true, updated_on: '2026-07-29T01:35:49.207341+00:00' });
+  for (const payload of [draft, ready]) {
+    const res = await deliverToBitbucket(t, bitbucket.gitApp.id, bitbucket.secret, { event: 'pullrequest:updated', payload });
+    expect(res.status).toBe(200);
+  }
+  const pr = (await PullRequest.findOne({ where: { git_app_id: bitbucket.gitApp.id, number: ready.pullrequest.id } }))!;
+  expect([Boolean(pr.draft), pr.ready_for_review_at?.toISOString()]).toEqual([false, '2026-07-30T01:35:49.207Z']);
 });
 
 test('settings.metrics.update round-trips drafts_from_ready; anything but a boolean is 400 naming it, and nothing changes', async () => {
