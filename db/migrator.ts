@@ -56,6 +56,7 @@ import * as wellbeingDescription from './migrations/0052-wellbeing-description';
 import * as aiEvidence from './migrations/0053-ai-evidence';
 import * as deploymentReversals from './migrations/0054-deployment-reversals';
 import * as readyForReview from './migrations/0055-ready-for-review';
+import * as botAccounts from './migrations/0056-bot-accounts';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -114,6 +115,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0053-ai-evidence', ...aiEvidence },
   { name: '0054-deployment-reversals', ...deploymentReversals },
   { name: '0055-ready-for-review', ...readyForReview },
+  { name: '0056-bot-accounts', ...botAccounts },
 ];
 
 /** Every migration's name, in the order they apply. */

@@ -3,7 +3,8 @@
  * npm run metrics-settings -- team-repos --org <id> --team <id> [--repos <ids or full names, comma-separated> | --fallback] [--json]
  * npm run metrics-settings -- set --org <id> [--production-environments <names or globs, comma-separated>] [--drafts-from-ready true|false]
  *   [--incident-urgency high|any] [--incident-priorities <P1..P5, comma-separated>|any] [--incident-services <names or ids>|any]
- *   [--failed-deployment-fails true|false] [--incident-fails true|false] [--revert-within-hours <1..720>|none] [--hotfix-patterns <globs>|none] [--json]
+ *   [--failed-deployment-fails true|false] [--incident-fails true|false] [--revert-within-hours <1..720>|none] [--hotfix-patterns <globs>|none]
+ *   [--bots <logins or globs>|none] [--bot-default-list true|false] [--wait] [--json]
  *
  * What counts in an organization's figures (docs/metrics.md#what-counts): the same service and audit log as the
  * settings page's, the operator as the actor. Exit codes: 0 done, 1 refused (unknown organization, a setting the
@@ -13,6 +14,7 @@ import { MetricSetting } from '../db/models';
 import { ChangeRunner } from '../src/persistence/changes/change';
 import { OPERATOR } from '../src/persistence/changes/auditRecord';
 import { MetricSettings, MetricSettingsView } from '../src/services/metrics/settings/metricSettings';
+import { Recomputations } from '../src/services/metrics/settings/recomputation';
 import { RepositoryName, TeamRepositories, TeamRepositoriesView } from '../src/services/metrics/settings/teamRepositories';
 import type { MetricSettingsDocument } from '../src/services/metrics/settings/document';
 import { INCIDENT_URGENCY_SETTINGS } from '../src/services/metrics/settings/incidents';
@@ -27,7 +29,8 @@ const USAGE = `Usage:
                                 [--drafts-from-ready true|false]
                                 [--incident-priorities <list>|any] [--incident-services <list>|any]
                                 [--failed-deployment-fails true|false] [--incident-fails true|false]
-                                [--revert-within-hours <hours>|none] [--hotfix-patterns <list>|none] [--json]
+                                [--revert-within-hours <hours>|none] [--hotfix-patterns <list>|none]
+                                [--bots <list>|none] [--bot-default-list true|false] [--wait] [--json]
 
 show   prints the organization's settings of what counts, their version (0: never changed) and the defaults.
 set    changes the settings named, each replaced whole; the others keep their value. A change that changes
@@ -54,6 +57,15 @@ set    changes the settings named, each replaced whole; the others keep their va
          --hotfix-patterns L           one followed within those hours by a deployment shipping a commit or
                                        merging a pull request whose message or title matches one of these
                                        comma-separated globs is one; none (the default): not read. Example: hotfix*
+       Bots (their pull requests, the reviews on them and the reviews they give are left out of the pull-request
+       and collaboration figures). A change of these is recomputed over the history in the background before it
+       applies; until then every answer is computed under the version in force, and says so:
+         --bots L                      the organization's own bot accounts, comma-separated logins or globs;
+                                       none (the default) for no own ones. Example: release-bot,svc-*
+         --bot-default-list B          whether the maintained list applies too (*[bot], dependabot, renovate,
+                                       renovate-bot, GitLab's project_*_bot* and group_*_bot*): true (the default)
+         --wait                        recompute here, to the end, printing the progress, instead of leaving it
+                                       to the running service
 team-repos  shows the repositories a team owns, and those its members authored commits in, which it covers
        while it owns none (docs/metrics.md#what-a-team-covers); with --repos or --fallback it sets them, a new
        version of the settings as set makes, audited as metric_settings.updated.
@@ -68,7 +80,7 @@ export type Command =
   | { kind: 'help' }
   | { kind: 'show'; org: string; json: boolean }
   /** `changeFailure`: the parts of `change_failure` to change, set over those in force. */
-  | { kind: 'set'; org: string; settings: Partial<MetricSettingsDocument>; changeFailure?: Partial<ChangeFailureSetting>; json: boolean }
+  | { kind: 'set'; org: string; settings: Partial<MetricSettingsDocument>; changeFailure?: Partial<ChangeFailureSetting>; wait?: boolean; json: boolean }
   /** `repositories` undefined: show them; null: back to the fallback. */
   | { kind: 'team-repos'; org: string; team: string; repositories?: string[] | null; json: boolean };
 
@@ -82,7 +94,7 @@ function orgOf(command: string, org: string | undefined): string {
 const listOf = (raw: string) => raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
 
 const SET_FLAGS =
-  '--production-environments <list>, --incident-urgency high|any, --incident-priorities <list>|any, --incident-services <list>|any, --failed-deployment-fails true|false, --incident-fails true|false, --revert-within-hours <hours>|none or --hotfix-patterns <list>|none';
+  '--production-environments <list>, --incident-urgency high|any, --incident-priorities <list>|any, --incident-services <list>|any, --failed-deployment-fails true|false, --incident-fails true|false, --revert-within-hours <hours>|none, --hotfix-patterns <list>|none, --bots <list>|none or --bot-default-list true|false';
 
 function booleanOf(flag: string, raw: string): boolean {
   const value = raw.trim().toLowerCase();
@@ -162,6 +174,9 @@ export function parseCommand(argv: string[]): Command {
         'incident-fails': { type: 'string' },
         'revert-within-hours': { type: 'string' },
         'hotfix-patterns': { type: 'string' },
+        bots: { type: 'string' },
+        'bot-default-list': { type: 'string' },
+        wait: { type: 'boolean' },
         json: { type: 'boolean' },
       });
       const org = orgOf('set', values.org);
@@ -179,9 +194,12 @@ export function parseCommand(argv: string[]): Command {
       if (services !== undefined) settings.incident_services = anyOrListOf('--incident-services', services, 'names or ids of PagerDuty services or Opsgenie teams, e.g. checkout,PNE3JZM');
       const drafts = values['drafts-from-ready'];
       if (drafts !== undefined) settings.drafts_from_ready = draftsFromReadyOf(drafts);
+      if (values.bots !== undefined) settings.bot_accounts = values.bots.trim().toLowerCase() === 'none' ? [] : listOf(values.bots);
+      const defaultList = values['bot-default-list'];
+      if (defaultList !== undefined) settings.bot_default_list = booleanOf('--bot-default-list', defaultList);
       const changeFailure = changeFailureOf(values);
       if (!Object.keys(settings).length && !changeFailure) throw new UsageError(`set needs a setting to change: ${SET_FLAGS}`);
-      return { kind: 'set', org, settings, changeFailure, json: values.json ?? false };
+      return { kind: 'set', org, settings, changeFailure, wait: values.wait ?? false, json: values.json ?? false };
     }
     case 'team-repos': {
       const { values } = parse(rest, { org: { type: 'string' }, team: { type: 'string' }, repos: { type: 'string' }, fallback: { type: 'boolean' }, json: { type: 'boolean' } });
@@ -201,7 +219,11 @@ export function parseCommand(argv: string[]): Command {
   }
 }
 
-const jsonOf = (view: MetricSettingsView) => ({ ...view, updated_at: view.updated_at?.toISOString() ?? null });
+const jsonOf = (view: MetricSettingsView) => ({
+  ...view,
+  updated_at: view.updated_at?.toISOString() ?? null,
+  recomputation: view.recomputation && { ...view.recomputation, started_at: view.recomputation.started_at.toISOString() },
+});
 
 /** A filter's list, or `any` for the empty one that filters nothing. */
 const anyOr = (list: readonly string[]) => (list.length ? list.join(', ') : 'any');
@@ -216,6 +238,10 @@ function describe(view: MetricSettingsView): string {
     `  incident services: ${anyOr(view.incident_services)}   (default: ${anyOr(view.defaults.incident_services)})`,
     `  drafts measured from ready for review: ${view.drafts_from_ready}   (default: ${view.defaults.drafts_from_ready})`,
     `  change failure: ${changeFailureText(view.change_failure)}   (default: ${changeFailureText(view.defaults.change_failure)})`,
+    `  bot accounts: ${view.bot_accounts.length ? view.bot_accounts.join(', ') : 'none of its own'}${view.bot_default_list ? ', and the maintained list' : ''}   (default: the maintained list)`,
+    ...(view.recomputation
+      ? [`  recomputing version ${view.recomputation.version} since ${view.recomputation.started_at.toISOString()}: ${view.recomputation.done} of ${view.recomputation.total} pull requests; the figures are version ${view.version}'s until it is done`]
+      : []),
   ].join('\n');
 }
 
@@ -249,7 +275,16 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, _config: unknown, ou
     return;
   }
   const settings = new MetricSettings(changes);
-  const view = cmd.kind === 'show' ? await settings.get(cmd.org) : await settings.update(cmd.org, await withChangeFailure(settings, cmd), OPERATOR);
+  let view = cmd.kind === 'show' ? await settings.get(cmd.org) : await settings.update(cmd.org, await withChangeFailure(settings, cmd), OPERATOR);
+  if (cmd.kind === 'set' && cmd.wait && view.recomputation) {
+    const recomputations = new Recomputations(changes);
+    let chunks = 0;
+    while (await recomputations.step(cmd.org)) {
+      // A line every 20 chunks (10,000 pull requests) on stderr: the operator sees it move; --json stays one line.
+      if (++chunks % 20 === 0) process.stderr.write(`recomputing: ${(await settings.get(cmd.org)).recomputation?.done ?? 0} pull requests done\n`);
+    }
+    view = await settings.get(cmd.org);
+  }
   out(cmd.json ? `${JSON.stringify(jsonOf(view))}\n` : `${describe(view)}\n`);
 }
 

@@ -11,7 +11,7 @@
 import { loadConfig, requireServingConfig } from '../src/config';
 import { createLogger } from '../src/logger';
 import { providerCatalog } from '../src/integrations/catalog';
-import { createDeliveryWorker, createHistoryCatchUp, createPruner, createVendorPullSchedule } from '../src/runtime/background';
+import { createDeliveryWorker, createHistoryCatchUp, createPruner, createRecomputations, createVendorPullSchedule } from '../src/runtime/background';
 import { SecretBox, secretsKeyFor } from '../src/secrets/secretBox';
 import { ChangeRunner } from '../src/persistence/changes/change';
 import { databasePools, ServiceMetrics } from '../src/observability/serviceMetrics';
@@ -39,13 +39,15 @@ async function main(): Promise<number> {
   aiPulls.start();
   const historyCatchUp = createHistoryCatchUp(config, logger, ChangeRunner.for(sequelize), secrets, providerCatalog());
   historyCatchUp.start();
+  const recomputations = createRecomputations(logger, ChangeRunner.for(sequelize));
+  recomputations.start();
   logger.info({ database: config.DATABASE_URL ? 'mysql' : 'sqlite' }, 'webhook worker started');
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);
   });
   logger.info('webhook worker stopping');
-  await Promise.all([worker.stop(), pruner.stop(), aiPulls.stop(), historyCatchUp.stop()]);
+  await Promise.all([worker.stop(), pruner.stop(), aiPulls.stop(), historyCatchUp.stop(), recomputations.stop()]);
   await database.close();
   return 0;
 }

@@ -61,6 +61,7 @@ async function serve(config: Config, logger: Logger, options: { migrate: boolean
   runtime.webhooks.start();
   runtime.retention.start();
   runtime.aiPulls.start();
+  runtime.recomputations.start();
   runtime.historyCatchUp.start();
   if (runtime.metrics && config.METRICS_PORT) {
     // In a cluster the primary serves every worker's figures together (src/cluster.ts).

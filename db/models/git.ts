@@ -74,6 +74,9 @@ export class PullRequest extends Model<InferAttributes<PullRequest>, InferCreati
   /** A commit was pushed after it opened; the one other person who reviewed it, if one did (pullRequestReviewers.ts). */
   declare iterated: CreationOptional<boolean>;
   declare sole_reviewer_id: CreationOptional<string | null>;
+  /** Its author's login as the provider names them, and whether that is a bot's (two bits: db/rollups/botAccounts.ts). */
+  declare author_login: CreationOptional<string | null>;
+  declare bot: CreationOptional<number>;
   /** A draft now; and the last time it left draft before its merge, null when opened ready (or stored before 0055). */
   declare draft: CreationOptional<boolean>;
   declare ready_for_review_at: CreationOptional<Date | null>;
@@ -128,6 +131,9 @@ export class PullRequestActivity extends Model<InferAttributes<PullRequestActivi
   /** Its pull request's author, and whether this is a review action by someone else (kept by the review writer). */
   declare pull_request_author_id: CreationOptional<string | null>;
   declare peer_review: CreationOptional<boolean>;
+  /** Who acted, as the provider names them, and whether they or the pull request's author are a bot (db/rollups/botAccounts.ts). */
+  declare actor_login: CreationOptional<string | null>;
+  declare bot: CreationOptional<number>;
   /** The provider's id of what happened (`review:…`, `note:…`, `commit:<sha>`), unique per pull request. */
   declare external_id: string;
   declare created_at: Date;
@@ -232,6 +238,8 @@ export function initGit(sequelize: Sequelize): void {
       has_ai_commit: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       iterated: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       sole_reviewer_id: { ...OPTIONAL_REF },
+      author_login: { type: DataTypes.STRING(255), allowNull: true },
+      bot: { type: DataTypes.TINYINT, allowNull: false, defaultValue: 0 },
       draft: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       ready_for_review_at: { ...OPTIONAL_TIMESTAMP },
     },
@@ -290,6 +298,8 @@ export function initGit(sequelize: Sequelize): void {
       actor_provider_id: { type: DataTypes.STRING(100), allowNull: true },
       pull_request_author_id: { ...OPTIONAL_REF },
       peer_review: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+      actor_login: { type: DataTypes.STRING(255), allowNull: true },
+      bot: { type: DataTypes.TINYINT, allowNull: false, defaultValue: 0 },
       external_id: { type: DataTypes.STRING(120), allowNull: false },
       created_at: { ...TIMESTAMP },
     },

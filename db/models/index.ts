@@ -11,7 +11,7 @@ import { initWebhooks, WebhookEndpoint, WebhookDelivery, WebhookAttempt } from '
 import { initAccessChanges, AccessChange } from './accessChanges';
 import { initTelemetry, OtlpToken, TelemetryBatch, TelemetryEvent, TelemetryAccount } from './telemetry';
 import { initCosts, CostRate } from './costs';
-import { initMetricSettings, MetricSetting, TeamRepository } from './metricSettings';
+import { initMetricSettings, MetricRecomputation, MetricSetting, TeamRepository } from './metricSettings';
 import { initSettings, AuthSession, LoginLink, AuditEntry } from './settings';
 
 export * from './people';
@@ -100,6 +100,7 @@ export const models = {
   TelemetryAccount,
   CostRate,
   MetricSetting,
+  MetricRecomputation,
   TeamRepository,
   AuthSession,
   LoginLink,

@@ -56,33 +56,41 @@ export async function fillPeerReviews(qi: QueryInterface): Promise<void> {
 
 /** From the stored pull requests. */
 export async function fillPullRequestSamples(qi: QueryInterface): Promise<void> {
+  const bot = await botColumn(qi);
   await emptied(qi, 'pull_request_days', 'pull_request_samples');
   const mysql = qi.sequelize.getDialect() === 'mysql';
   const columns = await qi.describeTable('pull_requests');
   for (const measure of (Object.values(MEASURES) as Measure[]).filter((m) => !m.since || m.since in columns)) {
     const value = measure.sql(mysql);
     await qi.sequelize.query(
-      `INSERT INTO pull_request_samples (pull_request_id, measure, repository_id, organization_id, merged_at, ai, band, value)
+      `INSERT INTO pull_request_samples (pull_request_id, measure, repository_id, organization_id, merged_at, ai, band, value${bot.column})
        SELECT p.id, ${measure.id}, p.repository_id, p.organization_id, p.merged_at, ${aiPullRequestSql('p')},
-         ${measure.bands.sql(value)}, ${value}
+         ${measure.bands.sql(value)}, ${value}${bot.of('p')}
        FROM pull_requests p WHERE p.merged_at IS NOT NULL AND ${value} IS NOT NULL`,
     );
   }
   const day = mysql ? 'DATE(merged_at)' : 'date(merged_at)';
   for (const scope of ['repository_id', 'organization_id']) {
     await qi.sequelize.query(
-      `INSERT INTO pull_request_days (scope_id, day, measure, ai, band, pull_requests)
-       SELECT ${scope}, ${day}, measure, ai, band, COUNT(*) FROM pull_request_samples GROUP BY ${scope}, ${day}, measure, ai, band`,
+      `INSERT INTO pull_request_days (scope_id, day, measure, ai, band${bot.column}, pull_requests)
+       SELECT ${scope}, ${day}, measure, ai, band${bot.column}, COUNT(*) FROM pull_request_samples GROUP BY ${scope}, ${day}, measure, ai, band${bot.column}`,
     );
   }
 }
 
 /** From the daily counts. */
 export async function fillPullRequestMonths(qi: QueryInterface): Promise<void> {
+  const bot = await botColumn(qi);
   await emptied(qi, 'pull_request_months');
   const month = qi.sequelize.getDialect() === 'mysql' ? "DATE_FORMAT(day, '%Y-%m')" : 'substr(day, 1, 7)';
   await qi.sequelize.query(
-    `INSERT INTO pull_request_months (scope_id, month, measure, ai, band, pull_requests)
-     SELECT scope_id, ${month}, measure, ai, band, SUM(pull_requests) FROM pull_request_days GROUP BY scope_id, ${month}, measure, ai, band`,
+    `INSERT INTO pull_request_months (scope_id, month, measure, ai, band${bot.column}, pull_requests)
+     SELECT scope_id, ${month}, measure, ai, band${bot.column}, SUM(pull_requests) FROM pull_request_days GROUP BY scope_id, ${month}, measure, ai, band${bot.column}`,
   );
+}
+
+/** `bot` (db/rollups/botAccounts.ts) once migration 0056 made it, carried from the pull request into its counts; before it, nothing. */
+async function botColumn(qi: QueryInterface): Promise<{ column: string; of: (alias: string) => string }> {
+  const there = 'bot' in (await qi.describeTable('pull_request_samples'));
+  return there ? { column: ', bot', of: (alias) => `, ${alias}.bot` } : { column: '', of: () => '' };
 }

@@ -21,6 +21,7 @@ import { HistoryImports } from '../services/history/historyImport';
 import { HistoryCatchUp } from '../services/history/historySchedule';
 import { OperationsWriter } from '../services/operations/operationsWriter';
 import { TaskWriter } from '../services/work/taskWriter';
+import { Recomputations } from '../services/metrics/settings/recomputation';
 
 // The work every process does besides serving: each API instance and `npm run worker` (scripts/worker.ts) build it here.
 
@@ -105,4 +106,18 @@ export function createHistoryCatchUp(config: Config, logger: Logger, changes: Ch
         ? logger.warn({ err, connection: connectionId }, "could not catch up a connection's history; the next tick tries again")
         : logger.warn({ err }, 'could not read the connections due for a catch-up; the next tick tries again'),
   });
+}
+
+/**
+ * The recomputations of changed settings over the history (docs/metrics.md#recomputing) of a process (an API instance
+ * or `npm run worker`): woken by the change of settings that starts one, and every minute for one left behind.
+ */
+export function createRecomputations(logger: Logger, changes: ChangeRunner): Recomputations {
+  const recomputations = new Recomputations(changes, {
+    onError: (err) => logger.warn({ err }, 'could not recompute the figures under changed settings; the next minute goes on from where it stopped'),
+  });
+  changes.onCommitted(({ tables }) => {
+    if (tables.includes('metric_recomputations')) void recomputations.wake();
+  });
+  return recomputations;
 }

@@ -22,12 +22,13 @@ import { connect, disconnect, openData, readiness } from './stores';
 import { createAccess, SignIn } from './access';
 import { createWriters, Writers } from './writers';
 import { createServices } from './services';
-import { createDeliveryWorker, createHistoryCatchUp, createPruner, createVendorPullSchedule } from './background';
+import { createDeliveryWorker, createHistoryCatchUp, createPruner, createRecomputations, createVendorPullSchedule } from './background';
 import { otlpSurface, pageSurfaces, scimSurface, SurfaceContext } from './surfaces';
 import { ingestSurface } from './ingestSurface';
 import { providerCatalog } from '../integrations/catalog';
 import type { IntegrationProvider } from '../integrations/provider';
 import { INTEGRATIONS } from '../integrations/registry';
+import type { Recomputations } from '../services/metrics/settings/recomputation';
 
 export interface Runtime {
   app: Express;
@@ -53,6 +54,8 @@ export interface Runtime {
   aiPulls: VendorPullSchedule;
   /** Imports each connection's history again once a day (docs/history.md#the-daily-catch-up); src/service.ts starts it. close() stops it. */
   historyCatchUp: HistoryCatchUp;
+  /** Changed settings recomputed over the history (src/services/metrics/settings/recomputation.ts). */
+  recomputations: Recomputations;
   /** The service's "now": the metrics' default windows and the day a first start's demo data ends on. */
   clock: () => Date;
   /** Closes the database pool and the Redis connection. */
@@ -97,6 +100,7 @@ export function createRuntime(config: Config, logger: Logger, options: RuntimeOp
   const retention = createPruner(config, logger, sequelize);
   const aiPulls = createVendorPullSchedule(config, logger, data.changes, secrets, catalog);
   const historyCatchUp = createHistoryCatchUp(config, logger, data.changes, secrets, catalog);
+  const recomputations = createRecomputations(logger, data.changes);
 
   const lifecycle = { draining: false };
   const publicOrigin = new URL(publicBase(config)).origin;
@@ -133,13 +137,14 @@ export function createRuntime(config: Config, logger: Logger, options: RuntimeOp
     app,
     createServer: () =>
       createHttpServer(app, { keepAliveTimeoutMs: config.KEEP_ALIVE_TIMEOUT_MS, requestTimeoutMs: config.REQUEST_TIMEOUT_MS }, headRefuser),
-    lifecycle, metrics, sequelize, redis, writers, services, webhooks, signIn, retention, aiPulls, historyCatchUp, clock,
+    lifecycle, metrics, sequelize, redis, writers, services, webhooks, signIn, retention, aiPulls, historyCatchUp, recomputations, clock,
     async close() {
       await accessChanges.stop();
       await data.dataVersions.stop();
       await retention.stop();
       await aiPulls.stop();
       await historyCatchUp.stop();
+      await recomputations.stop();
       await webhooks.stop();
       await disconnect(connections);
     },

@@ -56,6 +56,8 @@ const CHANGE_FAILURE_DEFAULT = { change_failure: { failed_deployment: true, inci
 /** Pull requests measured from their opening (test/metrics/draftsFromReady.test.ts). */
 const DRAFTS_DEFAULT = { drafts_from_ready: false };
 
+const BOTS_DEFAULT = { bot_accounts: [], bot_default_list: true };
+
 const dora = () => t.get(`/v1/metrics/dora?organization_id=${lab}&from=${WEEK.from}&to=${WEEK.to}`, token);
 /** Ada administers both acme and the lab. */
 const settingsOf = (organizationId: string) => ada.query('settings.metrics.get', { organization_id: organizationId });
@@ -72,7 +74,9 @@ test("an organization that never changed them has DORA's defaults, version 0, an
     ...INCIDENTS_DEFAULT,
     ...DRAFTS_DEFAULT,
     ...CHANGE_FAILURE_DEFAULT,
-    defaults: { production_environments: ['production'], ...INCIDENTS_DEFAULT, ...DRAFTS_DEFAULT, ...CHANGE_FAILURE_DEFAULT },
+    ...BOTS_DEFAULT,
+    defaults: { production_environments: ['production'], ...INCIDENTS_DEFAULT, ...DRAFTS_DEFAULT, ...BOTS_DEFAULT, ...CHANGE_FAILURE_DEFAULT },
+    recomputation: null,
   });
   const answer = await t.get(`/v1/metrics/dora?organization_id=${DEMO.orgs.acme}`, token);
   expect(answer.status).toBe(200);
@@ -134,7 +138,7 @@ test('each change is audited with every setting before and after; one that chang
   const entries = await AuditEntry.findAll({ where: { organization_id: lab, action: 'metric_settings.updated' } });
   const last = entries.find((e) => JSON.parse(e.details).version === version + 1)!;
   expect(last.actor_user_id).toBe(DEMO.users.ada);
-  expect(JSON.parse(last.details)).toEqual({ version: version + 1, changed: { production_environments: { from: ['production'], to: ['live', 'prod-?'] } } });
+  expect(JSON.parse(last.details)).toEqual({ version: version + 1, applies: 'now', changed: { production_environments: { from: ['production'], to: ['live', 'prod-?'] } } });
 
   const again = await update(lab, { production_environments: ['live', 'prod-?'] });
   expect(again.body.result.data.version).toBe(version + 1);
@@ -238,7 +242,7 @@ test('npm run metrics-settings: show and set, the operator audited; usage mistak
 
   expect(() => parseCommand(['set', '--org', lab])).toThrow(
     new UsageError(
-      'set needs a setting to change: --production-environments <list>, --incident-urgency high|any, --incident-priorities <list>|any, --incident-services <list>|any, --failed-deployment-fails true|false, --incident-fails true|false, --revert-within-hours <hours>|none or --hotfix-patterns <list>|none',
+      'set needs a setting to change: --production-environments <list>, --incident-urgency high|any, --incident-priorities <list>|any, --incident-services <list>|any, --failed-deployment-fails true|false, --incident-fails true|false, --revert-within-hours <hours>|none, --hotfix-patterns <list>|none, --bots <list>|none or --bot-default-list true|false',
     ),
   );
   expect(() => parseCommand(['set', '--org', lab, '--production-environments', ' , '])).toThrow(UsageError);

@@ -34,7 +34,7 @@ const NOW = new Date('2026-06-10T00:00:00Z');
 const at = (day: number, time: string) => new Date(`2026-06-0${day}T${time}:00.000Z`);
 
 /** The default settings but their production environments, read as an admin's would be (lowercased). */
-const applied = (production_environments: string[]): AppliedMetricSettings => ({ version: 1, settings: MetricSettingsDocument.parse({ ...DEFAULT_METRIC_SETTINGS, production_environments }) });
+const applied = (production_environments: string[]): AppliedMetricSettings => ({ version: 1, settings: MetricSettingsDocument.parse({ ...DEFAULT_METRIC_SETTINGS, production_environments }), botsGeneration: 0 });
 const DEFAULTS = applied(['production']);
 
 beforeAll(async () => {

@@ -6,7 +6,8 @@ import { startTestApp, TestApp, DEMO } from '../support/harness';
 /**
  * The settings page's What counts (docs/settings.md#what-counts) in Debian's chromium, as Acme's admin uses it: the
  * defaults shown as version 0, the production environments changed from the keyboard, saved as version 1 and named
- * by the next metric answer; the same again changes nothing; an empty list refused in words.
+ * by the next metric answer; the same again changes nothing; an empty list refused in words; a bot named, its
+ * recomputation shown until it is in force.
  */
 
 const describeBrowser = describeInBrowser('metricSettingsPage');
@@ -106,6 +107,25 @@ describeBrowser('what counts on the settings page in chromium', () => {
     await counts.getByRole('status').filter({ hasText: `Saved as version ${before.meta.settings_version + 2}: Platform’s figures cover its members’ repositories.` }).waitFor();
     expect((await platformOnV1()).data.scope.repositories).toBe('authored');
   });
+  test('ada names the release bot; the page shows the change recomputed over the history, then in force', async () => {
+    opened = await watchedPage(browser);
+    const { page } = opened;
+    await signInThroughLink(page, base, DEMO.users.ada);
+    const token = await t.token();
+    const versionOnV1 = async () => (await t.get(`/v1/metrics/pull-requests?organization_id=${DEMO.orgs.acme}`, token)).body.meta.settings_version;
+    const counts = page.getByRole('region', { name: 'Acme' }).getByRole('region', { name: 'What counts', exact: true });
+    await counts.getByRole('row', { name: /Bot accounts the maintained list the maintained list/ }).waitFor();
+    const before = await versionOnV1();
+
+    await counts.getByLabel('Bot accounts').fill('Release-bot');
+    await counts.getByRole('button', { name: 'Save', exact: true }).click();
+    await counts.getByRole('status').filter({ hasText: `Saved as version ${before + 1}: it is being recomputed over the history` }).waitFor();
+    // The service recomputes in the background; the page asks again until it is done.
+    await counts.getByRole('row', { name: /Bot accounts release-bot and the maintained list the maintained list/ }).waitFor();
+    await counts.getByText(`Version ${before + 1}, saved`).waitFor();
+    expect(await versionOnV1()).toBe(before + 1);
+  });
+
   test('ada prices a Copilot seat, then unsets it', async () => {
     opened = await watchedPage(browser);
     const { page } = opened;

@@ -67,6 +67,7 @@ export const AUDIT_ACTIONS = [
   'member.role_set',
   'member.removed',
   'metric_settings.updated',
+  'metric_settings.applied',
   'cost_rate.set',
   'cost_rate.unset',
 ] as const;

@@ -27,7 +27,7 @@ export const REVIEW_LOAD_REVIEWERS = 200;
 
 export async function collaborationFigures(q: MetricSql) {
   const counts = countBuckets(q);
-  const peerReviews = `${q.scoped('a', 'repository')} AND a.peer_review = 1 AND ${q.inWindow('a.created_at')}`;
+  const peerReviews = `${q.scoped('a', 'repository')} AND a.peer_review = 1 AND ${q.inWindow('a.created_at')} AND ${q.people('a')}`;
   const [merged, stages, reviewsIn, given, edges, silos, [available]] = await Promise.all([
     q.rows<MergedCounts>(mergedCountsSql(q, counts)),
     measureDistributions(q, ['pickup', 'approval', 'reviewToMerge'], [50, 75]),
@@ -115,7 +115,7 @@ export function sharingIndex(spread: Spread, available: number): number | null {
 function knowledgeSilos(q: MetricSql): string {
   return `SELECT p.author_id, MIN(p.sole_reviewer_id) AS reviewer_id, COUNT(*) AS merged
     FROM pull_requests p
-    WHERE ${q.scoped('p', 'repository')} AND p.merged_at IS NOT NULL AND ${q.inWindow('p.merged_at')} AND p.author_id IS NOT NULL
+    WHERE ${q.scoped('p', 'repository')} AND p.merged_at IS NOT NULL AND ${q.inWindow('p.merged_at')} AND p.author_id IS NOT NULL AND ${q.people('p')}
     GROUP BY p.author_id
     HAVING COUNT(*) >= 3 AND COUNT(p.sole_reviewer_id) = COUNT(*) AND MIN(p.sole_reviewer_id) = MAX(p.sole_reviewer_id)
     ORDER BY p.author_id`;

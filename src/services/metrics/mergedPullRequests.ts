@@ -19,7 +19,7 @@ export function mergedCountsSql(q: MetricSql, bucket: BucketOf): string {
 
 /** The scope's counts of merged pull requests per day (a month's at its first day), measure, AI-assisted or not, and band. */
 const mergedDays = (q: MetricSql, measures: number[]) =>
-  q.daysAndMonths({ daily: 'pull_request_days', monthly: 'pull_request_months' }, ['measure', 'ai', 'band', 'pull_requests'], (a) => `${q.scoped(a, 'rollup')} AND ${a}.measure IN (${measures.join(', ')})`);
+  q.daysAndMonths({ daily: 'pull_request_days', monthly: 'pull_request_months' }, ['measure', 'ai', 'band', 'pull_requests'], (a) => `${q.scoped(a, 'rollup')} AND ${a}.measure IN (${measures.join(', ')}) AND ${q.people(a)}`);
 
 const HOUR_MS = 3_600_000;
 
@@ -38,7 +38,7 @@ export async function measureDistributions<M extends MeasureName>(q: MetricSql, 
         FROM (${mergedDays(q, names.map(idOf))}) AS pd GROUP BY bucket, grp, pd.band`,
       values: (grp, band, from, before) => `SELECT ps.value AS v FROM pull_request_samples ps
         WHERE ${q.scoped('ps', 'repository')} AND ps.measure = ${Math.floor(grp / 2)} AND ps.ai ${byAi ? `= ${grp % 2}` : 'IN (0, 1)'} AND ps.band = ${band}
-          AND ps.merged_at >= ${q.at(from)} AND ps.merged_at < ${q.at(before)}
+          AND ps.merged_at >= ${q.at(from)} AND ps.merged_at < ${q.at(before)} AND ${q.people('ps')}
         ORDER BY ps.value`,
       // Durations in hours, sizes in lines.
       scale: (value, grp) => (MEASURE_OF[Math.floor(grp / 2)].unit === 'ms' ? value / HOUR_MS : value),

@@ -33,11 +33,11 @@ export async function pullRequestFigures(q: MetricSql) {
 
 function countWhere(q: MetricSql, bucket: BucketOf, at: string, condition: string): string {
   return `SELECT ${bucket(at)} AS bucket, COUNT(*) AS n FROM pull_requests p
-    WHERE ${q.scoped('p', 'repository')} AND ${condition} AND ${q.inWindow(at)} GROUP BY bucket`;
+    WHERE ${q.scoped('p', 'repository')} AND ${condition} AND ${q.inWindow(at)} AND ${q.people('p')} GROUP BY bucket`;
 }
 
 /** Age of each pull request open at the time of the request. */
 function openAges(q: MetricSql): string {
   return `SELECT 0 AS bucket, ${q.hours('p.created_at', q.nowSql)} AS v FROM pull_requests p
-    WHERE ${q.scoped('p', 'repository')} AND p.state = 'open' AND p.created_at <= ${q.nowSql}`;
+    WHERE ${q.scoped('p', 'repository')} AND p.state = 'open' AND p.created_at <= ${q.nowSql} AND ${q.people('p')}`;
 }

@@ -12,8 +12,9 @@ import { BITBUCKET_PAYLOADS, deliverToBitbucket } from '../peers/bitbucket/deliv
  * provider user names are their first names. Dana works on the repository too but is no member (a contractor): no
  * user name of hers is bound to the git app. Each has a user id at the provider, as both providers send it.
  */
-export type Person = 'ada' | 'grace' | 'margaret' | 'dana';
-export const PROVIDER_USER_IDS: Record<Person, number> = { ada: 9001, grace: 9002, margaret: 9003, dana: 9004 };
+/** Members, a contractor who is none, and bots: GitHub Apps act as `<slug>[bot]` (Dependabot's account is id 49699333). */
+export type Person = 'ada' | 'grace' | 'margaret' | 'dana' | 'dependabot[bot]' | 'coderabbitai[bot]' | 'release-bot';
+export const PROVIDER_USER_IDS: Record<Person, number> = { ada: 9001, grace: 9002, margaret: 9003, dana: 9004, 'dependabot[bot]': 49699333, 'coderabbitai[bot]': 136622811, 'release-bot': 9005 };
 /** Bitbucket names an account by its Atlassian account id (bound on the git app) and its uuid. */
 const bitbucketUser = (person: Person) => ({ uuid: `{00000000-0000-4000-8000-00000000${PROVIDER_USER_IDS[person]}}`, account_id: `557058:${person}-${PROVIDER_USER_IDS[person]}`, nickname: person, display_name: person, type: 'user' });
 export type ReviewProvider = 'github' | 'gitlab' | 'bitbucket';
@@ -68,7 +69,7 @@ export const REVIEW_HISTORY: Step[] = [
   { do: 'comment', pr: 9, by: 'grace', at: '2026-03-08T12:00:00Z' },
 ];
 
-const USERS: Record<Exclude<Person, 'dana'>, string> = { ada: DEMO.users.ada, grace: DEMO.users.grace, margaret: DEMO.users.margaret };
+const USERS: Record<Extract<Person, 'ada' | 'grace' | 'margaret'>, string> = { ada: DEMO.users.ada, grace: DEMO.users.grace, margaret: DEMO.users.margaret };
 
 interface Opened {
   by: Person;
@@ -78,7 +79,15 @@ interface Opened {
   size: [number, number] | null;
 }
 
-const EMAILS: Record<Person, string> = { ada: DEMO.emails.ada, grace: DEMO.emails.grace, margaret: DEMO.emails.margaret, dana: 'dana@contractor.example' };
+const EMAILS: Record<Person, string> = {
+  ada: DEMO.emails.ada,
+  grace: DEMO.emails.grace,
+  margaret: DEMO.emails.margaret,
+  dana: 'dana@contractor.example',
+  'dependabot[bot]': '49699333+dependabot[bot]@users.noreply.github.com',
+  'coderabbitai[bot]': '136622811+coderabbitai[bot]@users.noreply.github.com',
+  'release-bot': 'release-bot@lab.example',
+};
 
 /** The Lab organization, with the history delivered through a new git app of that provider. */
 export async function deliverReviewHistory(t: TestApp, provider: ReviewProvider, steps: Step[] = REVIEW_HISTORY, first?: (organizationId: string) => Promise<void>) {

@@ -14,6 +14,8 @@ import { refreshPullRequestAi } from '../rollups/pullRequestAi';
 import { refreshPullRequestReviewers } from '../rollups/pullRequestReviewers';
 import { refreshPullRequestSamples } from '../rollups/pullRequestSamples';
 import { Applied, olderThanStored, recordIfNewer, sameTime } from '../recordIfNewer';
+import { botClassifier } from '../../../../db/rollups/botAccounts';
+import { refreshActivityBots } from './botRows';
 
 const EVENT_OF_STATE: Record<PullRequestState, EventType> = {
   open: 'pull_request.opened',
@@ -62,7 +64,8 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
     create: async () => {
       const authors = await authorDirectory(gitApp, { emails: [], usernames: [input.authorUsername] }, transaction);
       const ids = { id: newId('pr'), repository_id: repository.id, git_app_id: gitApp.id, organization_id: gitApp.organization_id };
-      const author = { author_id: authors.find(null, input.authorUsername), author_provider_id: input.authorProviderId };
+      const bots = await botClassifier(transaction, gitApp.organization_id);
+      const author = { author_id: authors.find(null, input.authorUsername), author_provider_id: input.authorProviderId, author_login: input.authorUsername, bot: bots.of(input.authorUsername) };
       if (!author.author_id) await noteUnmatched(transaction, { id: gitApp.id, organizationId: gitApp.organization_id }, 'pull_request', [{ account: input.authorUsername, at: input.createdAt }]);
       return PullRequest.create({ ...ids, number: input.number, ...author, ...fields }, { transaction });
     },
@@ -119,8 +122,12 @@ async function learnPullRequestSize(change: Change, stored: PullRequest, input: 
  */
 export async function learnPullRequestAuthor(change: Change, gitApp: GitApp, stored: PullRequest, input: PullRequestInput): Promise<void> {
   const { transaction } = change;
-  const learnt: { author_id?: string; author_provider_id?: string } = {};
+  const learnt: { author_id?: string; author_provider_id?: string; author_login?: string; bot?: number } = {};
   if (stored.author_provider_id === null && input.authorProviderId !== null) learnt.author_provider_id = input.authorProviderId;
+  if (stored.author_login === null && input.authorUsername !== null) {
+    learnt.author_login = input.authorUsername;
+    learnt.bot = (await botClassifier(transaction, gitApp.organization_id)).of(input.authorUsername);
+  }
   if (stored.author_id === null && input.authorUsername !== null) {
     const memberId = (await authorDirectory(gitApp, { emails: [], usernames: [input.authorUsername] }, transaction)).find(null, input.authorUsername);
     if (memberId) learnt.author_id = memberId;
@@ -129,5 +136,7 @@ export async function learnPullRequestAuthor(change: Change, gitApp: GitApp, sto
   await stored.update(learnt, { transaction });
   // The pull request item shows its author.
   if (learnt.author_id) change.wrote('pull_requests');
+  // A bot's now: its activity is a bot's too, and its measures move with it (rejudged below).
+  if (learnt.bot !== undefined) await refreshActivityBots(transaction, gitApp.organization_id, [stored.id]);
   await rejudgePullRequestReviews(change, stored.id);
 }

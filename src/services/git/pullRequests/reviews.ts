@@ -15,6 +15,7 @@ import { refreshPullRequestReviewers } from '../rollups/pullRequestReviewers';
 import { refreshPullRequestSamples } from '../rollups/pullRequestSamples';
 import type { Applied } from '../recordIfNewer';
 import { timestampSql } from '../../../persistence/query/selectSql';
+import { botClassifier } from '../../../../db/rollups/botAccounts';
 
 /** What `external_id` holds (VARCHAR(120)). */
 const EXTERNAL_ID_LENGTH = 120;
@@ -84,6 +85,8 @@ export async function recordReview(
   const authors = await authorDirectory(gitApp, { emails: [], usernames: [input.actorUsername] }, transaction);
   const actorId = authors.find(null, input.actorUsername);
   const peerReview = isPeerReview(input.kind, { memberId: actorId, providerId: input.actorProviderId }, { memberId: stored.author_id, providerId: stored.author_provider_id });
+  // A bot's review, or any on a bot's pull request, is a bot's (db/rollups/botAccounts.ts).
+  const bot = (await botClassifier(transaction, gitApp.organization_id)).of(input.actorUsername) | stored.bot;
   const activity = await PullRequestActivity.create(
     {
       id: newId('pra'),
@@ -94,6 +97,8 @@ export async function recordReview(
       kind: input.kind,
       actor_id: actorId,
       actor_provider_id: input.actorProviderId,
+      actor_login: input.actorUsername,
+      bot,
       pull_request_author_id: stored.author_id,
       peer_review: peerReview,
       created_at: input.createdAt,

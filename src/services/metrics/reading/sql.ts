@@ -5,6 +5,7 @@ import { timestampSql } from '../../../persistence/query/selectSql';
 import { DomainError } from '../../../errors';
 import { AppliedMetricSettings, DEFAULT_APPLIED, environmentCondition } from '../settings/document';
 import { incidentCondition } from '../settings/incidents';
+import { peopleOnly } from '../../../../db/rollups/botAccounts';
 import { changeFailureSql } from '../settings/changeFailure';
 
 /**
@@ -60,6 +61,11 @@ export class MetricSql {
   changeFailure(alias: string): { failed: string; restoredAt: string } {
     const { failed, restoredAt } = changeFailureSql(this.settings.settings.change_failure, alias, (a, b) => this.hours(a, b));
     return { failed, restoredAt };
+  }
+
+  /** The rows of `alias` (pull requests, their activity, samples and counts) that are no bot's under the settings in force (settings/bots.ts). */
+  people(alias: string): string {
+    return peopleOnly(alias, this.settings.botsGeneration);
   }
 
   /** The scope's rows of a table aliased `alias` (scope.ts). */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_INCIDENT_SETTINGS, incidentSettingsShape } from './incidents';
 import { DEFAULT_DRAFT_SETTINGS, draftSettingsShape } from './drafts';
+import { botSettingsShape, DEFAULT_BOTS } from './bots';
 import { changeFailureSettingsShape, DEFAULT_CHANGE_FAILURE_SETTINGS } from './changeFailure';
 
 /**
@@ -32,21 +33,24 @@ export const metricSettingsShape = {
     }),
   ...incidentSettingsShape,
   ...draftSettingsShape,
+  ...botSettingsShape,
   ...changeFailureSettingsShape,
 };
 
 export const MetricSettingsDocument = z.object(metricSettingsShape);
 export type MetricSettingsDocument = z.infer<typeof MetricSettingsDocument>;
 
-export const DEFAULT_METRIC_SETTINGS: MetricSettingsDocument = { production_environments: ['production'], ...DEFAULT_INCIDENT_SETTINGS, ...DEFAULT_DRAFT_SETTINGS, ...DEFAULT_CHANGE_FAILURE_SETTINGS };
+export const DEFAULT_METRIC_SETTINGS: MetricSettingsDocument = { production_environments: ['production'], ...DEFAULT_INCIDENT_SETTINGS, ...DEFAULT_DRAFT_SETTINGS, ...DEFAULT_BOTS, ...DEFAULT_CHANGE_FAILURE_SETTINGS };
 
 /** An organization's settings as the figures use them: the version they carry, and the settings. */
 export interface AppliedMetricSettings {
   version: number;
   settings: MetricSettingsDocument;
+  /** Which bit of the rows' `bot` the figures read (db/rollups/botAccounts.ts). */
+  botsGeneration: number;
 }
 
-export const DEFAULT_APPLIED: AppliedMetricSettings = { version: 0, settings: DEFAULT_METRIC_SETTINGS };
+export const DEFAULT_APPLIED: AppliedMetricSettings = { version: 0, settings: DEFAULT_METRIC_SETTINGS, botsGeneration: 0 };
 
 /**
  * A stored document read back: what an older version of the product wrote lacks the settings added since, which

@@ -1,9 +1,12 @@
+import type { Transaction } from 'sequelize';
 import { z } from 'zod';
 import { MetricSetting, Organization } from '../../../../db/models';
 import type { Change, ChangeRunner } from '../../../persistence/changes/change';
 import type { Actor } from '../../../persistence/changes/auditRecord';
 import { invalid, notFound } from '../../../errors';
 import { AppliedMetricSettings, DEFAULT_APPLIED, DEFAULT_METRIC_SETTINGS, MetricSettingsDocument, metricSettingsShape, parseStoredDocument } from './document';
+import { sameBots } from './bots';
+import { dropRecomputation, recomputationOf, RecomputationView, startRecomputation } from './recomputation';
 
 /** What an admin sends: any of the settings, each replacing its current value whole. */
 export const MetricSettingsChange = z.strictObject(metricSettingsShape).partial();
@@ -17,20 +20,32 @@ export interface MetricSettingsView extends MetricSettingsDocument {
   updated_at: Date | null;
   /** What each setting is when never changed. */
   defaults: MetricSettingsDocument;
+  /**
+   * A change of the bot accounts being recomputed over the history (recomputation.ts), with the settings it will
+   * apply: until it is done the figures are those of `version`, and say so.
+   */
+  recomputation: (RecomputationView & { settings: MetricSettingsDocument }) | null;
 }
 
-const viewOf = (organizationId: string, applied: AppliedMetricSettings, updatedAt: Date | null): MetricSettingsView => ({
+const viewOf = (organizationId: string, applied: AppliedMetricSettings, updatedAt: Date | null, pending: Pending | null): MetricSettingsView => ({
   organization_id: organizationId,
   version: applied.version,
   updated_at: updatedAt,
   ...applied.settings,
   defaults: DEFAULT_METRIC_SETTINGS,
+  recomputation: pending && { ...pending.progress, settings: pending.settings },
 });
+
+type Pending = { progress: RecomputationView; settings: MetricSettingsDocument };
+
+const pendingOf = (organizationId: string, transaction?: Transaction): Promise<Pending | null> => recomputationOf(organizationId, transaction);
+
+const appliedOf = (row: MetricSetting | null): AppliedMetricSettings =>
+  row ? { version: row.version, settings: parseStoredDocument(row.document), botsGeneration: row.bots_generation } : DEFAULT_APPLIED;
 
 /** The organization's settings in force: one read by primary key, the defaults (version 0) without a row. */
 export async function appliedMetricSettings(organizationId: string): Promise<AppliedMetricSettings> {
-  const row = await MetricSetting.findByPk(organizationId);
-  return row ? { version: row.version, settings: parseStoredDocument(row.document) } : DEFAULT_APPLIED;
+  return appliedOf(await MetricSetting.findByPk(organizationId));
 }
 
 /**
@@ -49,7 +64,7 @@ export class MetricSettings {
   async get(organizationId: string): Promise<MetricSettingsView> {
     if (!(await Organization.findByPk(organizationId, { attributes: ['id'] }))) throw notFound(`No organization ${organizationId}`);
     const row = await MetricSetting.findByPk(organizationId);
-    return row ? viewOf(organizationId, { version: row.version, settings: parseStoredDocument(row.document) }, row.updated_at) : viewOf(organizationId, DEFAULT_APPLIED, null);
+    return viewOf(organizationId, appliedOf(row), row?.updated_at ?? null, await pendingOf(organizationId));
   }
 
   /** Async so that a refused input, checked before any transaction opens, rejects like the rest. */
@@ -64,7 +79,7 @@ export class MetricSettings {
         const changed = changedSettings(before.settings, after);
         return Object.keys(changed).length ? { settings: after, details: { changed } } : null;
       });
-      return viewOf(organizationId, applied, updatedAt);
+      return viewOf(organizationId, applied, updatedAt, await pendingOf(organizationId, change.transaction));
     });
   }
 }
@@ -91,17 +106,34 @@ export async function newSettingsVersion(
 ): Promise<{ applied: AppliedMetricSettings; updatedAt: Date | null }> {
   const { transaction } = change;
   if (!(await Organization.findByPk(organizationId, { attributes: ['id'], transaction, lock: transaction.LOCK.UPDATE }))) throw notFound(`No organization ${organizationId}`);
-  const row = await MetricSetting.findByPk(organizationId, { transaction });
-  const before: AppliedMetricSettings = row ? { version: row.version, settings: parseStoredDocument(row.document) } : DEFAULT_APPLIED;
-  const edited = await edit(before);
-  if (!edited) return { applied: before, updatedAt: row?.updated_at ?? null };
-  const version = before.version + 1;
-  const document = JSON.stringify(edited.settings);
-  if (row) await row.update({ version, document, updated_at: at }, { transaction });
-  else await MetricSetting.create({ organization_id: organizationId, version, document, updated_at: at }, { transaction });
-  change.wrote('metric_settings');
-  change.audit({ organizationId, actor, action: 'metric_settings.updated', target: { type: 'organization', id: organizationId }, details: { version, ...edited.details } });
-  return { applied: { version, settings: edited.settings }, updatedAt: at };
+  const row = await MetricSetting.findByPk(organizationId, { transaction, lock: transaction.LOCK.UPDATE });
+  const inForce = appliedOf(row);
+  const pending = await pendingOf(organizationId, transaction);
+  // A change made while another is recomputed builds on that one: the admin sees what they saved.
+  const latest = pending ? { ...inForce, version: pending.progress.version, settings: pending.settings } : inForce;
+  const edited = await edit(latest);
+  if (!edited) return { applied: inForce, updatedAt: row?.updated_at ?? null };
+  const version = latest.version + 1;
+  const recompute = !sameBots(inForce.settings, edited.settings);
+  if (recompute) {
+    // Another change of the bots is recomputed from the start; one that keeps the pending bots goes on where it is.
+    if (pending && sameBots(pending.settings, edited.settings)) await startRecomputation(change, organizationId, version, edited.settings, at, true);
+    else await startRecomputation(change, organizationId, version, edited.settings, at);
+  } else {
+    await dropRecomputation(change, organizationId);
+    const fields = { version, document: JSON.stringify(edited.settings), updated_at: at };
+    if (row) await row.update(fields, { transaction });
+    else await MetricSetting.create({ organization_id: organizationId, ...fields }, { transaction });
+    change.wrote('metric_settings');
+  }
+  change.audit({
+    organizationId,
+    actor,
+    action: 'metric_settings.updated',
+    target: { type: 'organization', id: organizationId },
+    details: { version, applies: recompute ? 'after_recomputation' : 'now', ...edited.details },
+  });
+  return recompute ? { applied: inForce, updatedAt: row?.updated_at ?? null } : { applied: { ...inForce, version, settings: edited.settings }, updatedAt: at };
 }
 
 const SETTINGS = Object.keys(metricSettingsShape).join(', ');

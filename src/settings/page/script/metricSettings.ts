@@ -25,6 +25,13 @@ function changeFailureText(setting: Settings['change_failure']): string {
   return causes.length ? causes.join(', ') : 'nothing';
 }
 
+/** The organization's bot accounts and whether the maintained list applies too, in a few words. */
+const botsText = (accounts: readonly string[], defaultList: boolean) =>
+  [...(accounts.length ? [accounts.join(', ')] : []), ...(defaultList ? ['the maintained list'] : [])].join(' and ') || 'none';
+
+/** While a change is recomputed, the page asks again this often and shows how far it got. */
+const RECOMPUTATION_POLL_MS = 2_000;
+
 /** The hours as typed: empty is none (reverts not read); anything else goes to the service, which says what is wrong. */
 const hoursOf = (text: string): number | null => (text.trim() === '' ? null : Number(text.trim()));
 
@@ -43,10 +50,25 @@ export function metricSettingsSection(org: Organization): HTMLElement {
   );
   const of = { organization_id: org.id };
 
+  let polling: ReturnType<typeof setTimeout> | undefined;
   function show(settings: Settings): void {
     const version = settings.version === 0 ? '0 (the defaults: never changed)' : `${settings.version}, saved ${new Date(settings.updated_at ?? '').toLocaleString()}`;
+    const pending = settings.recomputation;
+    clearTimeout(polling);
+    // A poll that fails (the network, a restart) shows what it showed and asks again later.
+    const poll = () => void call(api.settings.metrics.get.query(of)).then(show, () => (polling = setTimeout(poll, RECOMPUTATION_POLL_MS)));
+    if (pending) polling = setTimeout(poll, RECOMPUTATION_POLL_MS);
     parts.list.replaceChildren(
       h('p', {}, `Version ${version}.`),
+      ...(pending
+        ? [
+            h(
+              'p',
+              { class: 'recomputation', role: 'status' },
+              `Version ${pending.version} is being recomputed over the history: ${pending.done} of ${pending.total} pull requests done. Until it is, the figures are those of version ${settings.version}, and say so.`,
+            ),
+          ]
+        : []),
       table(
         `What counts in ${org.name}`,
         ['Setting', 'In force', 'Default'],
@@ -57,6 +79,7 @@ export function metricSettingsSection(org: Organization): HTMLElement {
           ['Incident services', listText(settings.incident_services, 'any'), listText(settings.defaults.incident_services, 'any')],
           ['Drafts measured from ready for review', settings.drafts_from_ready ? 'yes' : 'no', settings.defaults.drafts_from_ready ? 'yes' : 'no'],
           ['Change failure', changeFailureText(settings.change_failure), changeFailureText(settings.defaults.change_failure)],
+          ['Bot accounts', botsText(settings.bot_accounts, settings.bot_default_list), botsText(settings.defaults.bot_accounts, settings.defaults.bot_default_list)],
         ],
       ),
       changeForm(settings),
@@ -84,6 +107,7 @@ export function metricSettingsSection(org: Organization): HTMLElement {
         'Yes: a pull request opened as a draft has its time to merge, pickup and approval from the last time it became ready for review, as Swarmia and LinearB count them; no: from its opening.',
       ),
       ...changeFailureFields(settings.change_failure),
+      ...botFields(settings.recomputation?.settings ?? settings),
       h('p', {}, h('button', { type: 'submit' }, 'Save')),
       alert,
     );
@@ -104,15 +128,37 @@ export function metricSettingsSection(org: Organization): HTMLElement {
             revert_within_hours: hoursOf(valueOf(form, 'revert_within_hours')),
             hotfix_patterns: entriesOf(valueOf(form, 'hotfix_patterns')),
           },
+          bot_accounts: entriesOf(valueOf(form, 'bot_accounts')),
+          bot_default_list: valueOf(form, 'bot_default_list') === 'yes',
         };
         const saved = await call(api.settings.metrics.update.mutate({ ...of, settings: changes }));
         show(saved);
-        parts.done.textContent =
-          saved.version === settings.version ? 'Nothing changed: these are the settings in force.' : `Saved as version ${saved.version}: the figures count it from now on, for their whole history.`;
+        const recomputing = saved.recomputation && saved.recomputation.version !== settings.recomputation?.version ? saved.recomputation : null;
+        parts.done.textContent = recomputing
+          ? `Saved as version ${recomputing.version}: it is being recomputed over the history, and the figures count it once that is done.`
+          : saved.version === settings.version
+            ? 'Nothing changed: these are the settings in force.'
+            : `Saved as version ${saved.version}: the figures count it from now on, for their whole history.`;
         parts.heading.focus();
       });
     });
     return form;
+  }
+
+  /** The bots: the settings being recomputed when a change is, so that the form shows what was saved last. */
+  function botFields(setting: Pick<Settings, 'bot_accounts' | 'bot_default_list'>): HTMLElement[] {
+    return [
+      field(
+        'Bot accounts',
+        h('input', { type: 'text', name: 'bot_accounts', autocomplete: 'off', value: listText(setting.bot_accounts) }),
+        'Logins or globs of the organization’s own bots, separated by commas: their pull requests, the reviews on them and the reviews they give are left out of the pull-request and collaboration figures. Example: release-bot, svc-*.',
+      ),
+      field(
+        'The maintained list of bots applies too',
+        h('select', { name: 'bot_default_list' }, h('option', { value: 'yes', selected: setting.bot_default_list }, 'yes'), h('option', { value: 'no', selected: !setting.bot_default_list }, 'no')),
+        'GitHub Apps (*[bot]: Dependabot, Renovate, GitHub Actions), dependabot, renovate, renovate-bot, and GitLab’s project and group access token bots. A change of the bots is recomputed over the history before it applies.',
+      ),
+    ];
   }
 
   function changeFailureFields(setting: Settings['change_failure']): HTMLElement[] {
