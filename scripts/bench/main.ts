@@ -13,7 +13,7 @@ import * as database from './database';
 import { difference, INGEST_TIMEOUT_S, measure, measureBodies, Measurement, probe, Probe, settle } from './load';
 import { cpuMs, databasePid, freePort, howExited, killAllNow, processTree, rssMb, run, sampleRss, Server, startServer, stopServer, waitHealthy } from './processes';
 import { deepPage, ListRequest, listRequests, matchesFilters, metricRequests } from './requests';
-import { BurstRow, burstTable, clusterTable, ClusterRow, Cores, footer, historyTable, IngestRow, ingestTable, listSummary, Row, table } from './report';
+import { BurstRow, burstTable, clusterTable, ClusterRow, Cores, footer, historyTable, IngestRow, ingestTable, listSummary, recomputationTable, Row, table } from './report';
 import { readBaseline, regressions, REGRESSION, saveBaseline } from './baseline';
 import { INGEST_SIGNALS, ingestPath, IngestPlan, ITEM_NAMES, prepareIngest, removeFiles, removeIngested, storedItems } from './otlp/ingest';
 import type { IngestSignal } from './otlp/bodies';
@@ -28,6 +28,7 @@ import { gcShare, processTimes } from './gcShare';
 import { HISTORY_PROVIDERS, historyRowPath } from './history/providers';
 import { HistoryRow, measureHistoryRow } from './history/row';
 import { applySettings, jsonLine, RowSettings } from './metricSettings';
+import { measureRecomputation, RECOMPUTATION_ROW_PATH, RecomputationRow } from './recomputation';
 
 const ROOT = path.resolve(__dirname, '../..');
 const PER_PAGE = 50; // the API's default, which every request uses
@@ -181,8 +182,9 @@ async function main(argv: string[]): Promise<number> {
   const copilotPull = !explicit && matchesFilters({ path: COPILOT_ROW_PATH, base: COPILOT_ROW_PATH }, opts.filters);
   const figuresBurst = !explicit && matchesFilters({ path: BURST_ROW_PATH, base: BURST_ROW_PATH }, opts.filters);
   const histories = explicit ? [] : HISTORY_PROVIDERS.filter((p) => matchesFilters({ path: historyRowPath(p.id), base: historyRowPath(p.id) }, opts.filters));
+  const recomputation = !explicit && matchesFilters({ path: RECOMPUTATION_ROW_PATH, base: RECOMPUTATION_ROW_PATH }, opts.filters);
   if (figuresBurst) await database.requireCollaborator(db, database.MEMBER_EMAIL, fixtures.organization_id);
-  if (requests.length === 0 && signals.length === 0 && appSources.length === 0 && !copilotPull && !figuresBurst && histories.length === 0) throw new UsageError(`no request matches ${opts.filters.map((f) => `"${f}"`).join(' or ')}`);
+  if (requests.length === 0 && signals.length === 0 && appSources.length === 0 && !copilotPull && !figuresBurst && histories.length === 0 && !recomputation) throw new UsageError(`no request matches ${opts.filters.map((f) => `"${f}"`).join(' or ')}`);
   const { planned, differences } = requests.length ? await plan(requests, explicit, servers, headers) : { planned: [], differences: [] };
   const ingestCount = signals.length + appSources.length;
   const minutes = (planned.length * (opts.baseline ? 5 : 3) * (opts.seconds + 1) + ingestCount * (2 * opts.seconds + 60)) / 60;
@@ -304,6 +306,13 @@ async function main(argv: string[]): Promise<number> {
   await settle(db, database_name);
   await new Promise((r) => setTimeout(r, 1_000));
   const rssFinal = rssMb(servers.api.pid);
+  let recomputationRow: RecomputationRow | undefined;
+  if (recomputation) {
+    // The API's background recomputation would take turns with the CLI's at the chunks: the row runs the CLI's alone.
+    await stopServer(servers.api);
+    const settingsMain = opts.apiMain ? path.resolve(path.dirname(opts.apiMain), '../scripts/metricsSettings.js') : path.join(ROOT, 'dist/scripts/metricsSettings.js');
+    recomputationRow = await measureRecomputation({ url, db, organizationId: fixtures.organization_id, settingsMain, log, atCleanup: (undo) => cleanups.push(undo), notes, differences });
+  }
 
   const mariadb = String(await database.scalar(db, 'SELECT VERSION()'));
   const tables = [
@@ -312,6 +321,7 @@ async function main(argv: string[]): Promise<number> {
     ingestRows.length ? ingestTable(ingestRows) : '',
     burstRows.length ? burstTable(burstRows) : '',
     historyRows.length ? historyTable(historyRows) : '',
+    recomputationRow ? recomputationTable(recomputationRow) : '',
   ]
     .filter(Boolean)
     .join('\n\n');

@@ -15,7 +15,8 @@ and removed after it) against an ingest floor that inserts the same rows with my
 figures: concurrent ai-impact requests of the organization, each over its own window, by a collaborator and by
 an admin, each burst on an API of its own; and a history import per provider (npm run import --
 github|gitlab|bitbucket|pagerduty|opsgenie|slack): a year of a busy organization from a local fake of its API,
-against a floor that reads the same pages and writes the same rows with mysql2.
+against a floor that reads the same pages and writes the same rows with mysql2; and a change of the bot
+accounts recomputed over the history by npm run metrics-settings -- set --bots … --wait, then put back.
 Prints Markdown tables. Seeds the large demo data into DATABASE_URL first when it has no users.
 
   --connections N       concurrent connections per request (default 32)
@@ -25,7 +26,7 @@ Prints Markdown tables. Seeds the large demo data into DATABASE_URL first when i
                         otlp (both OTLP ingest rows), /otlp/v1/logs, jira (the tracker-ingest row),
                         pagerduty (the incident-ingest row and PagerDuty's history row), /ingest/ (both
                         app-ingest rows), burst (the burst rows), history (the six history import rows),
-                        "import -- github" (one of them)
+                        "import -- github" (one of them), recomputation (the recomputation row)
   --path PATH           exactly this request, e.g. "/v1/users?sort=name&page=1201" (repeatable)
   --floor-count MODE    exact (default): the floor runs SELECT COUNT(*) on every request;
                         cached: it counts each scope once (the cost of totals with a perfect cache)

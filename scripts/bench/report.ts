@@ -2,6 +2,7 @@
 import os from 'node:os';
 import type { Measurement, PostMeasurement } from './load';
 import type { HistoryRow } from './history/row';
+import type { RecomputationRow } from './recomputation';
 
 export interface Row {
   path: string;
@@ -154,6 +155,15 @@ export function historyTable(rows: HistoryRow[]): string {
       `| \`${row.path}\` | ${sizes} | ${importer.items.toLocaleString('en-US')} | ${perSecond(floor.items, floor.seconds)} | ${perSecond(importer.items, importer.seconds)} | ` +
         `${(importer.items / importer.seconds / (floor.items / floor.seconds)).toFixed(2)} | ${floor.seconds.toFixed(1)} | ${importer.seconds.toFixed(1)} | ${mb(floor.rssPeakMb)} | ${mb(importer.rssPeakMb)} |`,
     );
+  }
+  return lines.join('\n');
+}
+
+/** The recomputation row (scripts/bench/recomputation.ts): a change of the bot accounts, then putting it back. */
+export function recomputationTable(row: RecomputationRow): string {
+  const lines = ['| recomputation | --bots | pull requests recomputed | seconds | pull requests/s | peak RSS |', '|---|---|--:|--:|--:|--:|'];
+  for (const [what, run] of [['set', row.set], ['put back', row.putBack]] as const) {
+    lines.push(`| \`${row.path}\`: ${what} | \`${run.bots}\` | ${row.pullRequests.toLocaleString('en-US')} | ${run.seconds.toFixed(1)} | ${(row.pullRequests / run.seconds).toFixed(0)} | ${mb(run.rssPeakMb)} |`);
   }
   return lines.join('\n');
 }
