@@ -458,13 +458,18 @@ test('0022, 0023 and 0028 keep what is measured on each merged pull request alre
     ['pr_s1', 3, 1, ...hours(8)],
     ['pr_s1', 4, 1, sizeBands.of(120), 120],
     ['pr_s1', 5, 1, sizeBands.of(0), 0],
+    // 0055: the same from ready for review, none having been a draft.
+    ['pr_s1', 6, 1, ...hours(10)],
+    ['pr_s1', 7, 1, ...hours(2)],
+    ['pr_s1', 8, 1, ...hours(4)],
     ['pr_s2', 0, 0, ...hours(3)],
+    ['pr_s2', 6, 0, ...hours(3)],
   ]);
   const days = await sequelize.query<{ scope_id: string; measure: number; pull_requests: number }>(
     "SELECT scope_id, measure, SUM(pull_requests) AS pull_requests FROM pull_request_days WHERE scope_id IN ('repo_s', 'org_s') GROUP BY scope_id, measure ORDER BY scope_id, measure",
     { type: QueryTypes.SELECT },
   );
-  const counts = [[0, 2], [1, 1], [2, 1], [3, 1], [4, 1], [5, 1]];
+  const counts = [[0, 2], [1, 1], [2, 1], [3, 1], [4, 1], [5, 1], [6, 2], [7, 1], [8, 1]];
   expect(days.map((d) => [d.scope_id, Number(d.measure), Number(d.pull_requests)])).toEqual([...counts.map(([m, n]) => ['org_s', m, n]), ...counts.map(([m, n]) => ['repo_s', m, n])]);
   // 0028: the same per month (all in April 2025).
   const months = await sequelize.query<{ scope_id: string; month: string; measure: number; pull_requests: number }>(
@@ -680,8 +685,8 @@ test('0031 judges the activity already stored again, by member where no provider
   ]);
   const counted = async (table: string) =>
     (await sequelize.query<{ measure: number; n: number }>(`SELECT measure, SUM(pull_requests) AS n FROM ${table} WHERE scope_id = 'org_i' GROUP BY measure ORDER BY measure`, { type: QueryTypes.SELECT })).map((r) => [Number(r.measure), Number(r.n)]);
-  // Merged 2, picked up 2, approved 2, review → merge 2, iterated 1 (the commit after opening); no size known.
-  expect(await counted('pull_request_days')).toEqual([[0, 2], [1, 2], [2, 2], [3, 2], [5, 1]]);
+  // Merged 2, picked up 2, approved 2, review → merge 2, iterated 1 (the commit after opening); no size known; the first three from ready for review too (0055).
+  expect(await counted('pull_request_days')).toEqual([[0, 2], [1, 2], [2, 2], [3, 2], [5, 1], [6, 2], [7, 2], [8, 2]]);
   expect(await counted('pull_request_months')).toEqual(await counted('pull_request_days'));
 
   await migrator.down({ to: '0031-review-identities' });
