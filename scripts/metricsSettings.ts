@@ -94,7 +94,7 @@ function orgOf(command: string, org: string | undefined): string {
 const listOf = (raw: string) => raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
 
 const SET_FLAGS =
-  '--production-environments <list>, --incident-urgency high|any, --incident-priorities <list>|any, --incident-services <list>|any, --failed-deployment-fails true|false, --incident-fails true|false, --revert-within-hours <hours>|none, --hotfix-patterns <list>|none, --bots <list>|none or --bot-default-list true|false';
+  '--production-environments <list>, --incident-urgency high|any, --incident-priorities <list>|any, --incident-services <list>|any, --drafts-from-ready true|false, --failed-deployment-fails true|false, --incident-fails true|false, --revert-within-hours <hours>|none, --hotfix-patterns <list>|none, --bots <list>|none or --bot-default-list true|false';
 
 function booleanOf(flag: string, raw: string): boolean {
   const value = raw.trim().toLowerCase();

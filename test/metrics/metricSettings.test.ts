@@ -242,7 +242,7 @@ test('npm run metrics-settings: show and set, the operator audited; usage mistak
 
   expect(() => parseCommand(['set', '--org', lab])).toThrow(
     new UsageError(
-      'set needs a setting to change: --production-environments <list>, --incident-urgency high|any, --incident-priorities <list>|any, --incident-services <list>|any, --failed-deployment-fails true|false, --incident-fails true|false, --revert-within-hours <hours>|none, --hotfix-patterns <list>|none, --bots <list>|none or --bot-default-list true|false',
+      'set needs a setting to change: --production-environments <list>, --incident-urgency high|any, --incident-priorities <list>|any, --incident-services <list>|any, --drafts-from-ready true|false, --failed-deployment-fails true|false, --incident-fails true|false, --revert-within-hours <hours>|none, --hotfix-patterns <list>|none, --bots <list>|none or --bot-default-list true|false',
     ),
   );
   expect(() => parseCommand(['set', '--org', lab, '--production-environments', ' , '])).toThrow(UsageError);
