@@ -199,7 +199,7 @@ export function parseCommand(argv: string[]): Command {
       if (defaultList !== undefined) settings.bot_default_list = booleanOf('--bot-default-list', defaultList);
       const changeFailure = changeFailureOf(values);
       if (!Object.keys(settings).length && !changeFailure) throw new UsageError(`set needs a setting to change: ${SET_FLAGS}`);
-      return { kind: 'set', org, settings, changeFailure, wait: values.wait ?? false, json: values.json ?? false };
+      return { kind: 'set', org, settings, changeFailure, wait: values.wait, json: values.json ?? false };
     }
     case 'team-repos': {
       const { values } = parse(rest, { org: { type: 'string' }, team: { type: 'string' }, repos: { type: 'string' }, fallback: { type: 'boolean' }, json: { type: 'boolean' } });

@@ -123,6 +123,8 @@ describe('GitLab history: merge requests', () => {
       mergedAt: new Date('2019-06-28T14:32:06.192Z'),
       closedAt: new Date('2019-06-28T14:32:06.192Z'),
       updatedAt: new Date('2019-06-28T14:32:05.270Z'),
+      // GitLab's API says whether it is a draft, not when it became ready (docs/history.md#drafts).
+      draft: false,
     });
     const open = prs.find((pr) => pr.number === 37);
     expect(open).toMatchObject({ state: 'open', authorUsername: 'paul_armstrong', mergedAt: null, closedAt: null, commits: { head: 'f1d0704d7c6a022d4cdd1cc6d519b69740f7e5b4', merge: null } });

@@ -138,7 +138,7 @@ test('each change is audited with every setting before and after; one that chang
   const entries = await AuditEntry.findAll({ where: { organization_id: lab, action: 'metric_settings.updated' } });
   const last = entries.find((e) => JSON.parse(e.details).version === version + 1)!;
   expect(last.actor_user_id).toBe(DEMO.users.ada);
-  expect(JSON.parse(last.details)).toEqual({ version: version + 1, applies: 'now', changed: { production_environments: { from: ['production'], to: ['live', 'prod-?'] } } });
+  expect(JSON.parse(last.details)).toEqual({ version: version + 1, changed: { production_environments: { from: ['production'], to: ['live', 'prod-?'] } } });
 
   const again = await update(lab, { production_environments: ['live', 'prod-?'] });
   expect(again.body.result.data.version).toBe(version + 1);

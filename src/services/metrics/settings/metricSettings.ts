@@ -131,7 +131,7 @@ export async function newSettingsVersion(
     actor,
     action: 'metric_settings.updated',
     target: { type: 'organization', id: organizationId },
-    details: { version, applies: recompute ? 'after_recomputation' : 'now', ...edited.details },
+    details: { version, ...(recompute ? { applies: 'after_recomputation' } : {}), ...edited.details },
   });
   return recompute ? { applied: inForce, updatedAt: row?.updated_at ?? null } : { applied: { ...inForce, version, settings: edited.settings }, updatedAt: at };
 }
