@@ -48,6 +48,7 @@ async function main(): Promise<number> {
   });
   logger.info('webhook worker stopping');
   await Promise.all([worker.stop(), pruner.stop(), aiPulls.stop(), historyCatchUp.stop(), recomputations.stop()]);
+  await ChangeRunner.for(sequelize).close();
   await database.close();
   return 0;
 }

@@ -146,6 +146,7 @@ export function createRuntime(config: Config, logger: Logger, options: RuntimeOp
       await historyCatchUp.stop();
       await recomputations.stop();
       await webhooks.stop();
+      await data.changes.close();
       await disconnect(connections);
     },
   };

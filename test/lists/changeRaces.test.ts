@@ -128,6 +128,33 @@ describe('a change that loses every attempt', () => {
   }, 30_000);
 });
 
+test('a runner closed before its pool: the change under way commits, a new one is refused with 503, and close waits for the first', async () => {
+  const pool = createSequelize({ url: t.config.DATABASE_URL, sqlitePath: t.config.SQLITE_PATH });
+  const runner = new ChangeRunner(pool);
+  const name = `closing-${randomBytes(3).toString('hex')}`;
+  let begun: () => void = () => undefined;
+  let proceed: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => (begun = resolve));
+  const gate = new Promise<void>((resolve) => (proceed = resolve));
+  const underWay = runner.run(async ({ transaction }) => {
+    begun();
+    await gate;
+    await pool.query('INSERT INTO data_versions (name, version) VALUES (:name, 0)', { replacements: { name }, transaction });
+  });
+  await started;
+  let closed = false;
+  const closing = runner.close().then(() => (closed = true));
+  expect(await runner.run(async () => undefined).catch((err: unknown) => err)).toMatchObject({ kind: 'unavailable', detail: { retryAfterSeconds: 1 } });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(closed).toBe(false);
+  proceed();
+  await underWay;
+  await closing;
+  await pool.close();
+  const rows = await t.runtime.sequelize.query('SELECT version FROM data_versions WHERE name = :name', { type: QueryTypes.SELECT, replacements: { name } });
+  expect(rows).toEqual([{ version: 0 }]);
+});
+
 /** What each surface answers for that failure, through its own sender on a real express response. */
 describe('each surface answers a lost race as 503 with Retry-After, in its own format', () => {
   const lost = new DomainError('unavailable', 'The change lost to concurrent changes of the same data 5 times; send it again', { retryAfterSeconds: 1 });

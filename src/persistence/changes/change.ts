@@ -54,6 +54,9 @@ export class ChangeRunner {
   private readonly listeners: ((committed: Committed) => void | Promise<void>)[] = [];
   /** SQLite has one writer at a time; queueing here spares each change a busy error and a retry. */
   private queue: Promise<unknown> = Promise.resolve();
+  private inFlight = 0;
+  private readonly idle: (() => void)[] = [];
+  private closing = false;
 
   constructor(private readonly sequelize: Sequelize, private readonly now: () => Date = () => new Date()) {}
 
@@ -72,10 +75,29 @@ export class ChangeRunner {
    * deadlock. SQLite has one writer at a time either way.
    */
   run<T>(work: (change: Change) => Promise<T>, options: { readCommitted?: boolean } = {}): Promise<T> {
-    if (this.sequelize.getDialect() !== 'sqlite') return this.withRetries(work, options.readCommitted ?? false);
-    const next = this.queue.then(() => this.withRetries(work, false));
-    this.queue = next.catch(() => undefined);
+    if (this.closing) return Promise.reject(new DomainError('unavailable', 'The service is stopping; send the change again in a moment', { retryAfterSeconds: 1 }));
+    let next: Promise<T>;
+    if (this.sequelize.getDialect() !== 'sqlite') next = this.withRetries(work, options.readCommitted ?? false);
+    else {
+      next = this.queue.then(() => this.withRetries(work, false));
+      this.queue = next.catch(() => undefined);
+    }
+    this.inFlight++;
+    const settled = () => {
+      if (--this.inFlight === 0) this.idle.splice(0).forEach((resolve) => resolve());
+    };
+    next.then(settled, settled);
     return next;
+  }
+
+  /**
+   * Before the pool closes: no change starts any more, and those under way end. A transaction cut off by the closing
+   * pool would fail to commit or roll back, and the driver reports that on its handle, where no one catches it (an
+   * error answer's note for the setup view, written as the process stops, would otherwise take the process down).
+   */
+  async close(): Promise<void> {
+    this.closing = true;
+    if (this.inFlight > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
   }
 
   /**
