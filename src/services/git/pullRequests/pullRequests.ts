@@ -7,7 +7,7 @@ import type { PullRequestInput, PullRequestState } from '../activity';
 import { authorDirectory } from '../authors';
 import { noteUnmatched } from '../../people/unmatchedAccounts';
 import { completeSha } from '../commits/abbreviatedShas';
-import { clip, LIMITS } from '../text';
+import { clip, LIMITS, storedLogin } from '../text';
 import { hasAiMarker } from '../../../../db/rollups/aiMarkers';
 import { rejudgePullRequestReviews } from './peerReviews';
 import { refreshPullRequestAi } from '../rollups/pullRequestAi';
@@ -65,7 +65,7 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
       const authors = await authorDirectory(gitApp, { emails: [], usernames: [input.authorUsername] }, transaction);
       const ids = { id: newId('pr'), repository_id: repository.id, git_app_id: gitApp.id, organization_id: gitApp.organization_id };
       const bots = await botClassifier(transaction, gitApp.organization_id);
-      const author = { author_id: authors.find(null, input.authorUsername), author_provider_id: input.authorProviderId, author_login: input.authorUsername, bot: bots.of(input.authorUsername) };
+      const author = { author_id: authors.find(null, input.authorUsername), author_provider_id: input.authorProviderId, author_login: storedLogin(input.authorUsername), bot: bots.of(input.authorUsername) };
       if (!author.author_id) await noteUnmatched(transaction, { id: gitApp.id, organizationId: gitApp.organization_id }, 'pull_request', [{ account: input.authorUsername, at: input.createdAt }]);
       return PullRequest.create({ ...ids, number: input.number, ...author, ...fields }, { transaction });
     },
@@ -125,7 +125,7 @@ export async function learnPullRequestAuthor(change: Change, gitApp: GitApp, sto
   const learnt: { author_id?: string; author_provider_id?: string; author_login?: string; bot?: number } = {};
   if (stored.author_provider_id === null && input.authorProviderId !== null) learnt.author_provider_id = input.authorProviderId;
   if (stored.author_login === null && input.authorUsername !== null) {
-    learnt.author_login = input.authorUsername;
+    learnt.author_login = clip(input.authorUsername, LIMITS.login);
     learnt.bot = (await botClassifier(transaction, gitApp.organization_id)).of(input.authorUsername);
   }
   if (stored.author_id === null && input.authorUsername !== null) {

@@ -15,6 +15,7 @@ import { refreshPullRequestReviewers } from '../rollups/pullRequestReviewers';
 import { refreshPullRequestSamples } from '../rollups/pullRequestSamples';
 import type { Applied } from '../recordIfNewer';
 import { timestampSql } from '../../../persistence/query/selectSql';
+import { storedLogin } from '../text';
 import { botClassifier } from '../../../../db/rollups/botAccounts';
 
 /** What `external_id` holds (VARCHAR(120)). */
@@ -97,7 +98,7 @@ export async function recordReview(
       kind: input.kind,
       actor_id: actorId,
       actor_provider_id: input.actorProviderId,
-      actor_login: input.actorUsername,
+      actor_login: storedLogin(input.actorUsername),
       bot,
       pull_request_author_id: stored.author_id,
       peer_review: peerReview,
