@@ -211,3 +211,20 @@ export async function pingReplicas(urls: string[], timeoutMs = 5_000): Promise<b
     }),
   );
 }
+
+/**
+ * Runs `work` with every query of `sequelize` on the primary, reads included: a migration reads what is left to fill
+ * or rebuilds a rollup from the stored rows, which must be what its own writes left. A replica is behind (and in the
+ * tests, a database of its own, migrated already), so a migration that read it failed or filled the wrong rows.
+ */
+export async function onPrimary<T>(sequelize: Sequelize, work: () => Promise<T>): Promise<T> {
+  // Without replicas every connection is the primary's already; `useMaster` changes nothing there.
+  const manager = sequelize.connectionManager;
+  const getConnection = manager.getConnection;
+  manager.getConnection = (options) => getConnection.call(manager, { ...options, useMaster: true });
+  try {
+    return await work();
+  } finally {
+    manager.getConnection = getConnection;
+  }
+}

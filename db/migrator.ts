@@ -1,6 +1,7 @@
 import { QueryInterface, Sequelize } from 'sequelize';
 import { RunnableMigration, Umzug, SequelizeStorage } from 'umzug';
 import { rerunnable } from './rerunnable';
+import { onPrimary } from './connection';
 import * as initialSchema from './migrations/0001-initial-schema';
 import * as memberSortColumns from './migrations/0002-member-sort-columns';
 import * as dataVersions from './migrations/0003-data-versions';
@@ -143,6 +144,6 @@ export async function migrate(sequelize: Sequelize): Promise<string[]> {
     await sequelize.query('PRAGMA journal_mode = WAL');
     await sequelize.query('PRAGMA synchronous = NORMAL');
   }
-  const applied = await createMigrator(sequelize).up();
+  const applied = await onPrimary(sequelize, () => createMigrator(sequelize).up());
   return applied.map((m) => m.name);
 }
