@@ -58,6 +58,7 @@ import * as aiEvidence from './migrations/0053-ai-evidence';
 import * as deploymentReversals from './migrations/0054-deployment-reversals';
 import * as readyForReview from './migrations/0055-ready-for-review';
 import * as botAccounts from './migrations/0056-bot-accounts';
+import * as boardRepositories from './migrations/0057-board-repositories';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -117,6 +118,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0054-deployment-reversals', ...deploymentReversals },
   { name: '0055-ready-for-review', ...readyForReview },
   { name: '0056-bot-accounts', ...botAccounts },
+  { name: '0057-board-repositories', ...boardRepositories },
 ];
 
 /** Every migration's name, in the order they apply. */

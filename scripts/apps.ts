@@ -6,7 +6,7 @@
  * npm run apps -- rotate-secret|disable|enable <id> [--json]
  * npm run apps -- rotate-secret <id> --end-grace [--json]
  * npm run apps -- map --app <id> --board <key> (--team <id> | --repository <id>) [--json]
- * npm run apps -- unmap --app <id> --board <key> [--json]
+ * npm run apps -- unmap --app <id> --board <key> [--repository <id>] [--json]
  * npm run apps -- mappings <id> [--json]
  * npm run apps -- map-status --app <id> --status <name> --to <category> [--json]
  * npm run apps -- link-user --app <id> --user <id|email> --external-id <id> [--json]
@@ -54,7 +54,7 @@ ${setCredentialUsage('apps')}
   npm run apps -- disable <app id> [--json]
   npm run apps -- enable <app id> [--json]
   npm run apps -- map --app <id> --board <key> (--team <team id> | --repository <repository id>) [--json]
-  npm run apps -- unmap --app <id> --board <key> [--json]
+  npm run apps -- unmap --app <id> --board <key> [--repository <id>] [--json]
   npm run apps -- mappings <app or git app id> [--json]
   npm run apps -- map-status --app <id> --status <name> --to ${TASK_STATUSES.join('|')} [--json]
   npm run apps -- link-user --app <id> --user <user id|email> --external-id <account id> [--json]
@@ -89,7 +89,10 @@ enable         accepts them again.
 map            ties a board (a Jira project key, a Linear team key, a GitHub owner/repo, a GitLab project path,
                a PagerDuty service id, an Opsgenie team) to a team (tasks) or a repository (incidents,
                deployments); what the board brought before is placed at once. --app may be a git app id.
-unmap          unties it: its tasks count for the organization only.
+               An incident tool's board may be mapped to several repositories, one map each: its incidents
+               count for each; its deployments go to the first mapped.
+unmap          unties it from its team or every repository (--repository: that one only): its tasks count
+               for the organization only, its incidents for the repositories left.
 mappings       shows an app's (or a git app's) boards and status overrides.
 map-status     counts a status name (any case, e.g. "Blocked") in another category.
 link-user      links a member's account on the app (its user id there) by hand, for payloads without e-mail; a
@@ -113,7 +116,7 @@ export type Command =
   | { kind: 'list'; org?: string; json: boolean }
   | { kind: 'rotate-secret' | 'end-grace' | 'disable' | 'enable' | 'mappings'; id: string; json: boolean }
   | { kind: 'map'; app: string; board: string; target: BoardTarget; json: boolean }
-  | { kind: 'unmap'; app: string; board: string; json: boolean }
+  | { kind: 'unmap'; app: string; board: string; repository?: string; json: boolean }
   | { kind: 'map-status'; app: string; status: string; category: TaskStatus; json: boolean }
   | { kind: 'link-user'; app: string; user: string; externalId: string; json: boolean }
   | { kind: 'set-secret'; app: string; secretFile: string; json: boolean }
@@ -229,9 +232,10 @@ export function parseCommand(argv: string[]): Command {
       return { kind: 'map', app, board, target, json: v.json ?? false };
     }
     case 'unmap': {
-      const { values } = parse(rest, { app: { type: 'string' }, board: { type: 'string' }, json: { type: 'boolean' } });
-      const v = values as { app?: string; board?: string; json?: boolean };
-      return { kind: 'unmap', app: required('unmap', 'app', 'app or git app id', v.app), board: required('unmap', 'board', 'board key', v.board), json: v.json ?? false };
+      const { values } = parse(rest, { app: { type: 'string' }, board: { type: 'string' }, repository: { type: 'string' }, json: { type: 'boolean' } });
+      const v = values as { app?: string; board?: string; repository?: string; json?: boolean };
+      const repository = optional('repository', v.repository);
+      return { kind: 'unmap', app: required('unmap', 'app', 'app or git app id', v.app), board: required('unmap', 'board', 'board key', v.board), ...(repository ? { repository } : {}), json: v.json ?? false };
     }
     case 'map-status': {
       const { values } = parse(rest, { app: { type: 'string' }, status: { type: 'string' }, to: { type: 'string' }, json: { type: 'boolean' } });
@@ -332,8 +336,11 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, config: Config, out:
       return print(cmd.json, board, `Mapped board ${board.board} of ${board.app_id} to ${board.team_id ? `team ${board.team_id}` : `repository ${board.repository_id}`}; what it brought is placed there now.\n`);
     }
     case 'unmap': {
-      if (!(await writer.unmap(cmd.app, cmd.board))) throw notFound(`Board ${cmd.board} of ${cmd.app} is not mapped (see npm run apps -- mappings ${cmd.app})`);
-      return print(cmd.json, { app_id: cmd.app, board: cmd.board }, `Unmapped board ${cmd.board} of ${cmd.app}: its tasks count for the organization only.\n`);
+      const to = cmd.repository ? ` to repository ${cmd.repository}` : '';
+      if (!(await writer.unmap(cmd.app, cmd.board, {}, cmd.repository))) throw notFound(`Board ${cmd.board} of ${cmd.app} is not mapped${to} (see npm run apps -- mappings ${cmd.app})`);
+      const said = cmd.repository ? 'its incidents count for the repositories left' : 'what it brought counts for the organization only';
+      const from = cmd.repository ? ` from repository ${cmd.repository}` : '';
+      return print(cmd.json, { app_id: cmd.app, board: cmd.board, ...(cmd.repository ? { repository_id: cmd.repository } : {}) }, `Unmapped board ${cmd.board} of ${cmd.app}${from}: ${said}.\n`);
     }
     case 'mappings': {
       const mappings = await appMappings(writer, cmd.id);

@@ -150,6 +150,13 @@ export class AuthorRepository extends Model<InferAttributes<AuthorRepository>, I
   declare organization_id: string;
 }
 
+/** A repository an incident belongs to: its board's (each, when mapped to several), or its issue's (docs/incidents.md#mapping). */
+export class IncidentRepository extends Model<InferAttributes<IncidentRepository>, InferCreationAttributes<IncidentRepository>> {
+  declare incident_id: string;
+  declare repository_id: string;
+  declare organization_id: string;
+}
+
 export class Incident extends Model<InferAttributes<Incident>, InferCreationAttributes<Incident>> {
   declare id: string;
   /** Null for one from an app whose service is not mapped to a repository yet: its organization's only. */
@@ -285,6 +292,14 @@ export function initGit(sequelize: Sequelize): void {
       service: { type: DataTypes.STRING(200), allowNull: true },
     },
     { sequelize, tableName: 'incidents', modelName: 'incident' },
+  );
+  IncidentRepository.init(
+    {
+      incident_id: { ...REF, primaryKey: true },
+      repository_id: { ...REF, primaryKey: true },
+      organization_id: { ...REF },
+    },
+    { sequelize, tableName: 'incident_repositories', modelName: 'incident_repository' },
   );
   PullRequestActivity.init(
     {

@@ -1,5 +1,5 @@
 import { CreationOptional, DataTypes, Model, Sequelize, InferAttributes, InferCreationAttributes } from 'sequelize';
-import { ID, NAME, OPTIONAL_REF, OPTIONAL_TIMESTAMP, REF, SHORT, TIMESTAMP } from './types';
+import { ID, NAME, OPTIONAL_TIMESTAMP, REF, SHORT, TIMESTAMP } from './types';
 import type { TaskStatus } from './work';
 
 import type { AppCategory } from '../vocabulary';
@@ -60,8 +60,16 @@ export class AppBoard extends Model<InferAttributes<AppBoard>, InferCreationAttr
   declare app_id: string;
   declare board_key: string;
   declare organization_id: string;
-  declare team_id: string | null;
-  declare repository_id: string | null;
+  declare team_id: string;
+  declare created_at: Date;
+}
+
+/** A board of an incident tool or of the deployments API mapped to a repository: one row per repository it is mapped to. */
+export class BoardRepository extends Model<InferAttributes<BoardRepository>, InferCreationAttributes<BoardRepository>> {
+  declare app_id: string;
+  declare board_key: string;
+  declare repository_id: string;
+  declare organization_id: string;
   declare created_at: Date;
 }
 
@@ -165,11 +173,20 @@ export function initIntegrations(sequelize: Sequelize): void {
       app_id: { ...REF, primaryKey: true },
       board_key: { type: DataTypes.STRING(200), allowNull: false, primaryKey: true },
       organization_id: { ...REF },
-      team_id: { ...OPTIONAL_REF },
-      repository_id: { ...OPTIONAL_REF },
+      team_id: { ...REF },
       created_at: { ...TIMESTAMP },
     },
     { sequelize, tableName: 'app_boards', modelName: 'app_board' },
+  );
+  BoardRepository.init(
+    {
+      app_id: { ...REF, primaryKey: true },
+      board_key: { type: DataTypes.STRING(200), allowNull: false, primaryKey: true },
+      repository_id: { ...REF, primaryKey: true },
+      organization_id: { ...REF },
+      created_at: { ...TIMESTAMP },
+    },
+    { sequelize, tableName: 'board_repositories', modelName: 'board_repository' },
   );
   AppStatusOverride.init(
     {

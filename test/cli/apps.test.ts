@@ -217,6 +217,16 @@ test('map boards to a team or a repository, a git app’s too; each audited', as
 
   expect((await json('mappings', DEMO.gitApps.acmeGithub)).boards).toEqual([expect.objectContaining({ board: 'acme/api', team_id: DEMO.teams.platform })]);
   expect(said(await apps('mappings', pagerduty.id))).toMatch(/^BOARD +TEAM +REPOSITORY +MAPPED\nPX1234 +- +repo_acme_api +\d{4}-/);
+  // A service that runs two repositories: mapped to each, then untied from one.
+  expect(await json('map', '--app', pagerduty.id, '--board', 'PX1234', '--repository', DEMO.repos.acmeWeb)).toMatchObject({ board: 'PX1234', repository_id: DEMO.repos.acmeWeb });
+  expect((await json('mappings', pagerduty.id)).boards.map((b: { repository_id: string }) => b.repository_id)).toEqual([DEMO.repos.acmeApi, DEMO.repos.acmeWeb]);
+  expect(said(await apps('unmap', '--app', pagerduty.id, '--board', 'PX1234', '--repository', DEMO.repos.acmeWeb))).toBe(
+    `Unmapped board PX1234 of ${pagerduty.id} from repository ${DEMO.repos.acmeWeb}: its incidents count for the repositories left.\n`,
+  );
+  expect(await apps('unmap', '--app', pagerduty.id, '--board', 'PX1234', '--repository', DEMO.repos.acmeWeb)).toMatchObject({
+    code: 1,
+    stderr: `apps: Board PX1234 of ${pagerduty.id} is not mapped to repository ${DEMO.repos.acmeWeb} (see npm run apps -- mappings ${pagerduty.id})\n`,
+  });
   expect((await auditOf(ACME, jira.id)).map((e: { action: string; details: object }) => [e.action, e.details])).toEqual([
     ['app.created', { provider: 'jira', name: 'Jira' }],
     ['app.board_mapped', { board: 'PLAT', team_id: DEMO.teams.platform }],
@@ -349,6 +359,8 @@ test('the command line, parsed', () => {
   expect(parseCommand(['list'])).toEqual({ kind: 'list', json: false });
   expect(parseCommand(['disable', 'app_1', '--json'])).toEqual({ kind: 'disable', id: 'app_1', json: true });
   expect(parseCommand(['map', '--app', 'a', '--board', 'B', '--repository', 'r'])).toEqual({ kind: 'map', app: 'a', board: 'B', target: { repositoryId: 'r' }, json: false });
+  expect(parseCommand(['unmap', '--app', 'a', '--board', 'B', '--repository', 'r'])).toEqual({ kind: 'unmap', app: 'a', board: 'B', repository: 'r', json: false });
+  expect(parseCommand(['unmap', '--app', 'a', '--board', 'B'])).toEqual({ kind: 'unmap', app: 'a', board: 'B', json: false });
   expect(parseCommand(['map-status', '--app', 'a', '--status', 'In Review', '--to', 'active'])).toEqual({ kind: 'map-status', app: 'a', status: 'In Review', category: 'active', json: false });
   expect(parseCommand(['link-user', '--app', 'a', '--user', 'u@x.test', '--external-id', '42'])).toEqual({ kind: 'link-user', app: 'a', user: 'u@x.test', externalId: '42', json: false });
   expect(parseCommand(['mappings', 'x', '--help'])).toEqual({ kind: 'help' });
@@ -360,6 +372,7 @@ test('the command line, parsed', () => {
   expect(usage('map', '--app', 'a', '--board', 'B', '--team', 't', '--repository', 'r')).toMatch(/^map needs either --team/);
   expect(usage('map', '--app', 'a', '--team', 't')).toBe('map needs --board <board key>');
   expect(usage('unmap', '--board', 'B')).toBe('unmap needs --app <app or git app id>');
+  expect(usage('unmap', '--app', 'a', '--board', 'B', '--repository', ' ')).toBe('--repository must not be empty');
   expect(usage('map-status', '--app', 'a', '--status', 'S', '--to', 'blocked')).toBe("map-status needs --to backlog|active|paused|done|canceled (got 'blocked')");
   expect(usage('map-status', '--app', 'a', '--to', 'paused')).toBe('map-status needs --status <status name>');
   expect(usage('link-user', '--app', 'a', '--user', 'u')).toBe("link-user needs --external-id <the member's account id on the app>");

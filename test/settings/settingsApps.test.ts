@@ -209,6 +209,24 @@ test('boards mapped to a team and unmapped, a status counted as paused, an accou
   ]);
 });
 
+test("an incident tool's board mapped to two repositories, then untied from one: the mappings list a row for each", async () => {
+  const { app } = data(await ada.mutate('settings.apps.create', { ...acme, provider: 'opsgenie', name: 'Opsgenie (two repositories)' }));
+  const ofApp = { ...acme, app_id: app.id };
+  for (const repository of [DEMO.repos.acmeApi, DEMO.repos.acmeWeb]) {
+    expect(data(await ada.mutate('settings.apps.map', { ...ofApp, board: 'checkout', repository_id: repository }))).toMatchObject({ board: 'checkout', team_id: null, repository_id: repository });
+  }
+  const rows = async () => (data(await ada.query('settings.apps.mappings', ofApp)) as { boards: { board: string; repository_id: string }[] }).boards.map((b) => [b.board, b.repository_id]);
+  expect(await rows()).toEqual([['checkout', DEMO.repos.acmeApi], ['checkout', DEMO.repos.acmeWeb]]);
+  expect(data(await ada.mutate('settings.apps.unmap', { ...ofApp, board: 'checkout', repository_id: DEMO.repos.acmeApi }))).toEqual({ app_id: app.id, board: 'checkout', repository_id: DEMO.repos.acmeApi });
+  expect(await rows()).toEqual([['checkout', DEMO.repos.acmeWeb]]);
+  expect(errorOf(await ada.mutate('settings.apps.unmap', { ...ofApp, board: 'checkout', repository_id: DEMO.repos.acmeApi }))).toMatchObject({
+    status: 404,
+    message: `Board checkout of ${app.id} is not mapped to repository ${DEMO.repos.acmeApi}`,
+  });
+  // A team is not where an incident tool's board goes.
+  expect(errorOf(await ada.mutate('settings.apps.map', { ...ofApp, board: 'checkout', team_id: DEMO.teams.platform }))).toMatchObject({ status: 400, message: expect.stringContaining('is mapped to a repository') });
+});
+
 test('what to fix: an unknown provider, a points field on another provider, both or neither target, an unknown team or member', async () => {
   const { app } = data(await ada.mutate('settings.apps.create', { ...acme, provider: 'jira', name: 'Jira (mistakes)' }));
   const ofApp = { ...acme, app_id: app.id };

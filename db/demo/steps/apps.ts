@@ -56,7 +56,7 @@ export async function seedApps({ ins, root, spec }: Seeding, orgs: OrgState[]): 
   const mapped = FIXTURE_APP_BOARDS.map((b) => ({ ...b, created_at: toDate(b.created_at)! }));
   if (linearTeam) {
     const createdAt = new Date(Math.max(Date.parse(linear.created_at), linearTeam.createdMs) + HOUR);
-    mapped.push({ app_id: linear.id, board_key: LINEAR_BOARD, organization_id: acme.id, team_id: linearTeam.id, repository_id: null, created_at: createdAt });
+    mapped.push({ app_id: linear.id, board_key: LINEAR_BOARD, organization_id: acme.id, team_id: linearTeam.id, created_at: createdAt });
   }
   await ins.insertAll('app_boards', mapped);
   await ins.insertAll('app_status_overrides', FIXTURE_STATUS_OVERRIDES.map((o) => ({ ...o, created_at: toDate(o.created_at) })));

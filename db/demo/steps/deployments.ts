@@ -50,7 +50,11 @@ export async function insertDeploymentsAndIncidents(ins: Inserter, rng: Random, 
       });
     }
   });
-  await ins.insertAll('incidents', await pagerDutyIncidents(ins, incidents));
+  const stored = await pagerDutyIncidents(ins, incidents);
+  await ins.insertAll('incidents', stored);
+  // Each belongs to its one repository (a demo service is mapped to one).
+  const placed = stored.filter((i) => i.repository_id !== null);
+  await ins.insertAll('incident_repositories', placed.map((i) => ({ incident_id: i.id, repository_id: i.repository_id, organization_id: i.organization_id })));
 }
 
 /** Acme's PagerDuty service of its payments provider, mapped to no repository: its incidents are Acme's only. */
@@ -86,7 +90,7 @@ async function pagerDutyIncidents(ins: Inserter, incidents: Row[]): Promise<Row[
     });
   }
   await ins.insertAll('apps', [{ id: app, organization_id: DEMO.orgs.acme, provider: 'pagerduty', category: 'incidents', name: 'PagerDuty', is_active: true, created_at: new Date(createdMs) }]);
-  const boards = [...services].map(([repositoryId, board]) => ({ app_id: app, board_key: board, organization_id: DEMO.orgs.acme, team_id: null, repository_id: repositoryId, created_at: new Date(createdMs + 3_600_000) }));
-  await ins.insertAll('app_boards', boards);
+  const boards = [...services].map(([repositoryId, board]) => ({ app_id: app, board_key: board, repository_id: repositoryId, organization_id: DEMO.orgs.acme, created_at: new Date(createdMs + 3_600_000) }));
+  await ins.insertAll('board_repositories', boards);
   return paged;
 }

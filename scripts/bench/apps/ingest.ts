@@ -101,7 +101,7 @@ export function prepareAppIngest(source: AppIngestSource, app: BenchApp, secret:
 /** The app and all it holds (its audit entry stays, as the benchmark's revoked tokens do). */
 export async function removeBenchApp(db: Connection, source: AppIngestSource, appId: string): Promise<void> {
   await source.removeRows(db, appId);
-  for (const table of ['app_boards', 'app_status_overrides', 'user_apps']) await db.query(`DELETE FROM ${table} WHERE app_id = ?`, [appId]);
+  for (const table of ['app_boards', 'board_repositories', 'app_status_overrides', 'user_apps']) await db.query(`DELETE FROM ${table} WHERE app_id = ?`, [appId]);
   await db.query('DELETE FROM apps WHERE id = ?', [appId]);
 }
 

@@ -182,6 +182,8 @@ export class GitFloor {
         : [],
     );
     await insertRows(this.db, 'incidents', rows, { ignore: true });
+    // Each belongs to its repository, as the incident writer keeps it (incident_repositories).
+    await insertRows(this.db, 'incident_repositories', rows.map((i) => ({ incident_id: i.id, repository_id: repositoryId, organization_id: i.organization_id })), { ignore: true });
     for (const i of rows) {
       const item = { id: i.id, repository_id: repositoryId, app_id: null, service: null, title: i.title, cause_sha: i.cause_sha, fix_sha: i.fix_sha, created_at: iso(i.created_at), resolved_at: iso(i.resolved_at) };
       events.emit('incident.opened', { ...item, resolved_at: null });

@@ -112,10 +112,13 @@ export const appsRouter = router({
       return boardView(await ctx.services.settings.apps.map(input.app_id, input.board, target, by));
     }),
 
-  unmap: settingsProcedure.input(boardSourceInput.extend({ board: text('board', 200) })).mutation(async ({ ctx, input }) => {
+  unmap: settingsProcedure.input(boardSourceInput.extend({ board: text('board', 200), repository_id: idParam('repository_id').optional() })).mutation(async ({ ctx, input }) => {
     const by = await asAdmin(ctx, input.organization_id);
-    if (!(await ctx.services.settings.apps.unmap(input.app_id, input.board, by))) throw notFound(`Board ${input.board} of ${input.app_id} is not mapped`);
-    return { app_id: input.app_id, board: input.board };
+    const repositoryId = input.repository_id;
+    if (!(await ctx.services.settings.apps.unmap(input.app_id, input.board, by, repositoryId))) {
+      throw notFound(`Board ${input.board} of ${input.app_id} is not mapped${repositoryId ? ` to repository ${repositoryId}` : ''}`);
+    }
+    return { app_id: input.app_id, board: input.board, ...(repositoryId ? { repository_id: repositoryId } : {}) };
   }),
 
   mapStatus: settingsProcedure

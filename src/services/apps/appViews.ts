@@ -1,9 +1,9 @@
 import { toApp } from '../../resources/integrations';
-import { AiVendorSource, App, AppBoard, AppStatusOverride, Repository, Team } from '../../../db/models';
+import { AiVendorSource, App, AppStatusOverride, Repository, Team } from '../../../db/models';
 import type { AccountLink } from '../people/accountLinks';
 import { HeldDays, heldDays, vendorSourceView } from './vendorSources';
 import type { ChangeAuthority } from '../audit/actor';
-import type { AppWriter } from './apps';
+import type { AppWriter, BoardMapping } from './apps';
 import type { ProviderCatalog } from './catalog';
 import { previousSecretGraceEnd } from '../../secrets/secretBox';
 
@@ -48,7 +48,7 @@ export async function listApps(publicBase: string, providers: ProviderCatalog, o
   return apps.map((a) => appView(publicBase, providers, a, sources.get(a.id) ?? null, held.get(a.id)));
 }
 
-export function boardView(b: AppBoard) {
+export function boardView(b: BoardMapping) {
   return { app_id: b.app_id, board: b.board_key, team_id: b.team_id, repository_id: b.repository_id, created_at: b.created_at.toISOString() };
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Op, Transaction } from 'sequelize';
-import { App, AppBoard, AppStatusOverride, GitApp, Organization, Repository, Task, TaskStatus, Team, UserApp } from '../../../db/models';
+import { App, AppBoard, AppStatusOverride, BoardRepository, GitApp, Organization, Repository, Task, TaskStatus, Team, UserApp } from '../../../db/models';
 import { invalid, notFound } from '../../errors';
 import { OPERATOR } from '../../persistence/changes/auditRecord';
 import type { Change, ChangeRunner } from '../../persistence/changes/change';
@@ -41,6 +41,15 @@ export interface NewAppOptions {
 
 /** Where a board goes: a team (its tasks) or a repository (its incidents and deployments). */
 export type BoardTarget = { teamId: string } | { repositoryId: string };
+
+/** One place a board goes: its team, or one of its repositories. */
+export interface BoardMapping {
+  app_id: string;
+  board_key: string;
+  team_id: string | null;
+  repository_id: string | null;
+  created_at: Date;
+}
 
 /** What a provider's own signing secret looks like: printable, no spaces. */
 const PROVIDER_SECRET = /^[\x21-\x7e]{16,500}$/;
@@ -171,60 +180,100 @@ export class AppWriter {
   }
 
   /**
-   * Ties a board of an app (or of a git app: its repositories' issues) to a team or a repository of the same
-   * organization; the tasks the board brought before are placed in the team at once.
+   * Ties a board of an app (or of a git app: its repositories' issues) to a team, or a board of an incident tool or
+   * the deployments API to a repository of the same organization (one more each time: a PagerDuty service may run
+   * several); what the board brought before is placed at once.
    */
-  map(appId: string, board: string, target: BoardTarget, by: ChangeAuthority = {}): Promise<AppBoard> {
+  map(appId: string, board: string, target: BoardTarget, by: ChangeAuthority = {}): Promise<BoardMapping> {
     return this.changes.run(async (change) => {
-      const { transaction } = change;
-      const source = await this.boardSourceOf(appId, by, transaction);
-      const teamId = 'teamId' in target ? target.teamId : null;
-      const repositoryId = 'repositoryId' in target ? target.repositoryId : null;
-      if (teamId && source.bringsOperations) {
-        throw invalid(`A ${this.providers.nameOf(source.provider)} board is mapped to a repository (--repository <id>): its incidents and deployments count for the teams that work in it`);
+      const source = await this.boardSourceOf(appId, by, change.transaction);
+      const mapping = 'teamId' in target ? await this.mapToTeam(change, source, board, target.teamId) : await this.mapToRepository(change, source, board, target.repositoryId);
+      if (mapping.changed) {
+        change.audit({
+          organizationId: source.organization_id,
+          actor: by.actor ?? OPERATOR,
+          action: 'app.board_mapped',
+          target: { type: 'app', id: source.id },
+          details: { board, ...('teamId' in target ? { team_id: target.teamId } : { repository_id: target.repositoryId }) },
+        });
       }
-      if (teamId) {
-        const team = await Team.findByPk(teamId, { attributes: ['id', 'organization_id'], transaction });
-        if (!team || team.organization_id !== source.organization_id) throw notFound(`No team ${teamId} in organization ${source.organization_id}`);
-      }
-      if (repositoryId) {
-        const repository = await Repository.findByPk(repositoryId, { attributes: ['id', 'git_app_id'], transaction });
-        const owner = repository && (await GitApp.findByPk(repository.git_app_id, { attributes: ['organization_id'], transaction }));
-        if (!owner || owner.organization_id !== source.organization_id) throw notFound(`No repository ${repositoryId} in organization ${source.organization_id}`);
-      }
-      const existing = await AppBoard.findOne({ where: { app_id: source.id, board_key: board }, transaction, lock: transaction.LOCK.UPDATE });
-      const fields = { organization_id: source.organization_id, team_id: teamId, repository_id: repositoryId };
-      const mapping = existing ? await existing.update(fields, { transaction }) : await AppBoard.create({ app_id: source.id, board_key: board, ...fields, created_at: this.now() }, { transaction });
-      change.wrote('app_boards');
-      await placeBoard(change, source, board, teamId);
-      change.audit({
-        organizationId: source.organization_id,
-        actor: by.actor ?? OPERATOR,
-        action: 'app.board_mapped',
-        target: { type: 'app', id: source.id },
-        details: { board, ...(teamId ? { team_id: teamId } : { repository_id: repositoryId }) },
-      });
-      return mapping;
+      return mapping.mapping;
     });
   }
 
-  /** The board's tasks go back to counting for the organization only. */
-  unmap(appId: string, board: string, by: ChangeAuthority = {}): Promise<boolean> {
+  private async mapToTeam(change: Change, source: BoardSource, board: string, teamId: string): Promise<{ mapping: BoardMapping; changed: boolean }> {
+    const { transaction } = change;
+    if (source.bringsOperations) {
+      throw invalid(`A ${this.providers.nameOf(source.provider)} board is mapped to a repository (--repository <id>): its incidents and deployments count for the teams that work in it`);
+    }
+    const team = await Team.findByPk(teamId, { attributes: ['id', 'organization_id'], transaction });
+    if (!team || team.organization_id !== source.organization_id) throw notFound(`No team ${teamId} in organization ${source.organization_id}`);
+    const existing = await AppBoard.findOne({ where: { app_id: source.id, board_key: board }, transaction, lock: transaction.LOCK.UPDATE });
+    const fields = { organization_id: source.organization_id, team_id: teamId };
+    const row = existing ? await existing.update(fields, { transaction }) : await AppBoard.create({ app_id: source.id, board_key: board, ...fields, created_at: this.now() }, { transaction });
+    change.wrote('app_boards');
+    await placeTasks(change, source.id, board, teamId);
+    return { mapping: { app_id: row.app_id, board_key: row.board_key, team_id: row.team_id, repository_id: null, created_at: row.created_at }, changed: true };
+  }
+
+  private async mapToRepository(change: Change, source: BoardSource, board: string, repositoryId: string): Promise<{ mapping: BoardMapping; changed: boolean }> {
+    const { transaction } = change;
+    const repository = await Repository.findByPk(repositoryId, { attributes: ['id', 'git_app_id'], transaction });
+    const owner = repository && (await GitApp.findByPk(repository.git_app_id, { attributes: ['organization_id'], transaction }));
+    if (!owner || owner.organization_id !== source.organization_id) throw notFound(`No repository ${repositoryId} in organization ${source.organization_id}`);
+    if (!source.bringsOperations) {
+      throw invalid(`A ${source.provider === 'git' ? 'git app' : this.providers.nameOf(source.provider)} board is mapped to a team (--team <id>): its tasks count for that team`);
+    }
+    const key = { app_id: source.id, board_key: board, repository_id: repositoryId };
+    const existing = await BoardRepository.findOne({ where: key, transaction, lock: transaction.LOCK.UPDATE });
+    const row = existing ?? (await BoardRepository.create({ ...key, organization_id: source.organization_id, created_at: this.now() }, { transaction }));
+    if (!existing) {
+      change.wrote('board_repositories');
+      await placeOperations(change, source, board);
+    }
+    return { mapping: { app_id: row.app_id, board_key: row.board_key, team_id: null, repository_id: row.repository_id, created_at: row.created_at }, changed: !existing };
+  }
+
+  /**
+   * Unties a board from its team or from every repository, or (`repositoryId`) from that one only: its tasks count
+   * for the organization only, its incidents for the repositories left (or the organization).
+   */
+  unmap(appId: string, board: string, by: ChangeAuthority = {}, repositoryId?: string): Promise<boolean> {
     return this.changes.run(async (change) => {
       const { transaction } = change;
       const source = await this.boardSourceOf(appId, by, transaction);
-      const removed = await AppBoard.destroy({ where: { app_id: source.id, board_key: board }, transaction });
-      if (!removed) return false;
-      change.wrote('app_boards');
-      await placeBoard(change, source, board, null);
-      change.audit({ organizationId: source.organization_id, actor: by.actor ?? OPERATOR, action: 'app.board_unmapped', target: { type: 'app', id: source.id }, details: { board } });
+      const ofBoard = { app_id: source.id, board_key: board };
+      const fromRepositories = await BoardRepository.destroy({ where: repositoryId ? { ...ofBoard, repository_id: repositoryId } : ofBoard, transaction });
+      const fromTeam = repositoryId ? 0 : await AppBoard.destroy({ where: ofBoard, transaction });
+      if (!fromRepositories && !fromTeam) return false;
+      if (fromTeam) change.wrote('app_boards');
+      if (fromRepositories) change.wrote('board_repositories');
+      if (source.bringsOperations) await placeOperations(change, source, board);
+      else await placeTasks(change, source.id, board, null);
+      change.audit({
+        organizationId: source.organization_id,
+        actor: by.actor ?? OPERATOR,
+        action: 'app.board_unmapped',
+        target: { type: 'app', id: source.id },
+        details: { board, ...(repositoryId ? { repository_id: repositoryId } : {}) },
+      });
       return true;
     });
   }
 
-  async mappings(appId: string, by: ChangeAuthority = {}): Promise<AppBoard[]> {
+  /** The app's boards and where each goes: a row per team or repository, by board, then as mapped. */
+  async mappings(appId: string, by: ChangeAuthority = {}): Promise<BoardMapping[]> {
     const source = await this.boardSourceOf(appId, by);
-    return AppBoard.findAll({ where: { app_id: source.id }, order: [['board_key', 'ASC']] });
+    const [teams, repositories] = await Promise.all([
+      AppBoard.findAll({ where: { app_id: source.id } }),
+      BoardRepository.findAll({ where: { app_id: source.id }, order: [['created_at', 'ASC'], ['repository_id', 'ASC']] }),
+    ]);
+    const rows: BoardMapping[] = [
+      ...teams.map((t) => ({ app_id: t.app_id, board_key: t.board_key, team_id: t.team_id, repository_id: null, created_at: t.created_at })),
+      ...repositories.map((r) => ({ app_id: r.app_id, board_key: r.board_key, team_id: null, repository_id: r.repository_id, created_at: r.created_at })),
+    ];
+    // Stable: within a board, the order mapped (its first repository is where its deployments go).
+    return rows.sort((a, b) => (a.board_key < b.board_key ? -1 : a.board_key > b.board_key ? 1 : 0));
   }
 
   /**
@@ -332,9 +381,8 @@ interface BoardSource {
   namesRepository: boolean;
 }
 
-/** What a board brought, placed where its mapping now says: tasks in a team (or none), incidents and deployments in a repository (docs/incidents.md#mapping). */
-async function placeBoard(change: Change, source: BoardSource, board: string, teamId: string | null): Promise<void> {
-  if (!source.bringsOperations) return placeTasks(change, source.id, board, teamId);
+/** What an incident tool's or the deployments API's board brought, placed where its mappings now say (docs/incidents.md#mapping). */
+async function placeOperations(change: Change, source: BoardSource, board: string): Promise<void> {
   await placeBoardOperations(change, { appId: source.id, organizationId: source.organization_id, namesRepository: source.namesRepository }, board);
 }
 

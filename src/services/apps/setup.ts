@@ -112,10 +112,14 @@ export async function setupView(organizationId: string, providers: ProviderCatal
   };
 }
 
-/** How many boards each app has mapped: one grouped read of the apps' own rows (the key's leading column). */
+/**
+ * How many boards each app has mapped, to a team or to one or more repositories: one grouped read of the apps' own
+ * rows (the keys' leading column).
+ */
 async function boardsMapped(appIds: string[]): Promise<Map<string, number>> {
   if (appIds.length === 0) return new Map();
-  const rows = await AppBoard.sequelize!.query<{ app_id: string; boards: number | string }>('SELECT app_id, COUNT(*) AS boards FROM app_boards WHERE app_id IN (:appIds) GROUP BY app_id', {
+  const boards = 'SELECT app_id, board_key FROM app_boards WHERE app_id IN (:appIds) UNION SELECT app_id, board_key FROM board_repositories WHERE app_id IN (:appIds)';
+  const rows = await AppBoard.sequelize!.query<{ app_id: string; boards: number | string }>(`SELECT app_id, COUNT(*) AS boards FROM (${boards}) AS b GROUP BY app_id`, {
     replacements: { appIds },
     type: QueryTypes.SELECT,
   });

@@ -5,9 +5,18 @@
  */
 export interface Placement {
   organizationId: string;
+  /** The repository it is stored under: a board's first (docs/incidents.md#mapping). */
   repository: PlacedRepository | null;
+  /**
+   * Every repository an incident belongs to, `repository` first: a board may be mapped to several. Absent, it
+   * belongs to `repository` alone (a git provider's issue; a deployment always does).
+   */
+  repositories?: readonly string[];
   source: { gitAppId: string } | { appId: string; boardKey: string | null };
 }
+
+/** The repositories an incident of this placement belongs to. */
+export const repositoriesOf = (placement: Placement): readonly string[] => placement.repositories ?? (placement.repository ? [placement.repository.id] : []);
 
 export interface PlacedRepository {
   id: string;

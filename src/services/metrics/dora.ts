@@ -77,7 +77,7 @@ export function deploymentCounts(q: MetricSql, bucket: BucketOf): string {
 function restoredIncidents(q: MetricSql, bucket: BucketOf): string {
   return `SELECT ${bucket('i.created_at')} AS bucket, ${q.hours('i.created_at', 'i.resolved_at')} AS v
     FROM incidents i
-    WHERE ${q.scoped('i', 'repository')} AND ${q.inWindow('i.created_at')} AND i.resolved_at IS NOT NULL AND ${q.incidents('i')}`;
+    WHERE ${q.scoped('i', 'incident')} AND ${q.inWindow('i.created_at')} AND i.resolved_at IS NOT NULL AND ${q.incidents('i')}`;
 }
 
 /**

@@ -27,7 +27,7 @@ export type MetricAnswer<K extends MetricKind> = { figures: MetricPayload<K>; se
 
 /** What each metric reads, a team's repositories included: the versions of these key its cached figures. */
 const READS: Record<MetricKind, string[]> = {
-  dora: ['deployments', 'incidents', 'commits', 'team_memberships'],
+  dora: ['deployments', 'incidents', 'incident_repositories', 'commits', 'team_memberships'],
   pullRequests: ['pull_requests', 'commits', 'team_memberships'],
   flow: ['tasks', 'teams'],
   activity: ['commits', 'interactions', 'team_memberships'],
@@ -35,7 +35,7 @@ const READS: Record<MetricKind, string[]> = {
   // vendor's pull does (ai_vendor_days), a day at a time.
   aiUsage: ['team_memberships', 'organization_memberships', 'ai_vendor_days'],
   // And the telemetry's days, which raise no version (see aiUsage).
-  aiImpact: ['ai_vendor_days', 'commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents', 'team_memberships', 'teams'],
+  aiImpact: ['ai_vendor_days', 'commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents', 'incident_repositories', 'team_memberships', 'teams'],
   financial: ['cost_rates', 'organization_memberships', 'team_memberships', 'tasks', 'pull_requests', 'pull_request_activities', 'commits'],
   collaboration: ['pull_requests', 'pull_request_activities', 'commits', 'team_memberships', 'organization_memberships'],
 };

@@ -94,8 +94,8 @@ export class OperationsWriter {
       const noted = group.incidents.note(event.externalId, event.note);
       return { kind: 'incident', external_id: event.externalId, result: noted?.applied ?? 'unknown', repository_id: noted?.repositoryId ?? null };
     }
-    const { boardKey, repository } = await placed(group, source, event.board);
-    const placement: Placement = { organizationId: source.organizationId, repository, source: { appId: source.appId, boardKey } };
+    const { boardKey, repository, repositories } = await placed(group, source, event.board);
+    const placement: Placement = { organizationId: source.organizationId, repository, repositories, source: { appId: source.appId, boardKey } };
     const repositoryId = repository?.id ?? null;
     if (event.kind === 'incident') {
       return { kind: 'incident', external_id: event.incident.externalId, result: group.incidents.record(placement, event.incident), repository_id: repositoryId };

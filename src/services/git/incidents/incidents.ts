@@ -5,7 +5,7 @@ import type { Change } from '../../../persistence/changes/change';
 import { ChangeSql } from '../../../persistence/changes/changeSql';
 import { newId } from '../../../persistence/changes/ids';
 import type { IncidentInput } from '../activity';
-import { Placement, placedColumns, storedBy } from '../placement';
+import { Placement, placedColumns, repositoriesOf, storedBy } from '../placement';
 import { Applied, olderThanStored, sameTime } from '../recordIfNewer';
 import { clip, LIMITS } from '../text';
 import { refreshShippedChanges } from '../rollups/shippedChanges';
@@ -40,10 +40,18 @@ export async function recordIncident(change: Change, placement: Placement, input
  */
 export class IncidentRecords {
   private readonly current: Map<string, IncidentRow | null>;
+  /** Each incident's repositories (incident_repositories), by incident id: as stored, then as the change leaves them. */
+  private readonly belongs: Map<string, readonly string[]>;
   private readonly repositoriesToMark = new Set<string>();
 
-  private constructor(private readonly change: Change, private readonly by: StoredBy, private readonly before: Map<string, IncidentRow | null>) {
+  private constructor(
+    private readonly change: Change,
+    private readonly by: StoredBy,
+    private readonly before: Map<string, IncidentRow | null>,
+    private readonly belonged: Map<string, readonly string[]>,
+  ) {
     this.current = new Map(before);
+    this.belongs = new Map(belonged);
   }
 
   /**
@@ -58,7 +66,12 @@ export class IncidentRecords {
       ? await sql.select<StoredIncident>(`SELECT ${INCIDENT_COLUMNS.join(', ')} FROM incidents WHERE ${column} = :value AND external_id IN (:keys)${sql.forUpdate}`, { value, keys })
       : [];
     const rows = new Map(stored.map((s) => [s.external_id, incidentRow(s)]));
-    return new IncidentRecords(change, by, new Map(keys.map((key) => [key, rows.get(key) ?? null])));
+    const members = stored.length
+      ? await sql.select<{ incident_id: string; repository_id: string }>('SELECT incident_id, repository_id FROM incident_repositories WHERE incident_id IN (:ids) ORDER BY incident_id, repository_id', { ids: stored.map((s) => s.id) })
+      : [];
+    const belonged = new Map<string, string[]>();
+    for (const m of members) belonged.set(m.incident_id, [...(belonged.get(m.incident_id) ?? []), m.repository_id]);
+    return new IncidentRecords(change, by, new Map(keys.map((key) => [key, rows.get(key) ?? null])), belonged);
   }
 
   /** The incident as its provider shows it now. */
@@ -87,10 +100,10 @@ export class IncidentRecords {
     // Updated even when nothing shows: the provider's own update time moves on, and older deliveries stay stale.
     const row: IncidentRow = stored ? { ...stored, ...fields } : { id: newId('inc'), external_id: input.externalId, ...fields };
     this.current.set(input.externalId, row);
+    this.belongTo(row.id, repositoriesOf(placement));
     if (stored && !visiblyDiffers(stored, row)) return 'unchanged';
     this.change.wrote('incidents');
-    const left = stored?.repository_id && stored.repository_id !== row.repository_id ? stored.repository_id : null;
-    for (const repositoryId of [row.repository_id, left]) if (repositoryId) this.repositoriesToMark.add(repositoryId);
+    this.markRepositoriesOf(row.id);
     const incident = toIncident(row);
     const resolved = incident.resolved_at !== null;
     // A new incident that is already resolved was opened first.
@@ -126,7 +139,7 @@ export class IncidentRecords {
     if (fields.cause_sha === stored.cause_sha && fields.fix_sha === (stored.fix_sha ?? null)) return { applied: 'unchanged', repositoryId };
     this.current.set(externalId, { ...stored, ...fields });
     this.change.wrote('incidents');
-    if (repositoryId) this.repositoriesToMark.add(repositoryId);
+    this.markRepositoriesOf(stored.id);
     return { applied: 'updated', repositoryId };
   }
 
@@ -141,8 +154,35 @@ export class IncidentRecords {
     }
     if (inserted.length) await sql.insert('incidents', INCIDENT_COLUMNS, inserted);
     if (updated.length) await sql.upsert('incidents', ['id'], INCIDENT_COLUMNS.slice(1), updated);
+    await this.saveBelonging(sql, [...inserted, ...updated]);
     for (const repositoryId of [...this.repositoriesToMark].sort()) await refreshShippedChanges(this.change.transaction, repositoryId, null);
     this.repositoriesToMark.clear();
+  }
+
+  /**
+   * Where an incident belongs now (its board's repositories, or its issue's one): a change of them marks the
+   * deployments of those it left and joined again, and its figures' scope (incident_repositories) moves with it.
+   */
+  private belongTo(incidentId: string, repositories: readonly string[]): void {
+    const was = this.belongs.get(incidentId) ?? [];
+    const now = [...repositories].sort();
+    if (JSON.stringify(was) === JSON.stringify(now)) return;
+    for (const repositoryId of [...was, ...now]) this.repositoriesToMark.add(repositoryId);
+    this.belongs.set(incidentId, now);
+    this.change.wrote('incident_repositories');
+  }
+
+  private markRepositoriesOf(incidentId: string): void {
+    for (const repositoryId of this.belongs.get(incidentId) ?? []) this.repositoriesToMark.add(repositoryId);
+  }
+
+  /** The incidents' repositories that changed: a delete and an insert for all of them. */
+  private async saveBelonging(sql: ChangeSql, rows: IncidentRow[]): Promise<void> {
+    const moved = rows.filter((row) => this.belongs.get(row.id) !== this.belonged.get(row.id));
+    if (moved.length === 0) return;
+    await sql.run('DELETE FROM incident_repositories WHERE incident_id IN (:ids)', { ids: moved.map((row) => row.id) });
+    const pairs = moved.flatMap((row) => (this.belongs.get(row.id) ?? []).map((repository_id) => ({ incident_id: row.id, repository_id, organization_id: row.organization_id })));
+    if (pairs.length) await sql.insert('incident_repositories', ['incident_id', 'repository_id', 'organization_id'], pairs);
   }
 
   private of(externalId: string): IncidentRow | null {

@@ -1,8 +1,9 @@
 import { Model, ModelStatic, Op, Transaction } from 'sequelize';
-import { AppBoard, AuthorRepository, Commit, Deployment, GitApp, Incident, PullRequest, PullRequestActivity, Repository, TeamRepository } from '../../../../db/models';
+import { AuthorRepository, BoardRepository, Commit, Deployment, GitApp, Incident, IncidentRepository, PullRequest, PullRequestActivity, Repository, TeamRepository } from '../../../../db/models';
 import { toRepository } from '../../../resources/git';
 import type { Change } from '../../../persistence/changes/change';
 import { newId } from '../../../persistence/changes/ids';
+import { ChangeSql } from '../../../persistence/changes/changeSql';
 import { removeCommitDays } from '../rollups/commitDays';
 import { authorsOf, recountAuthorDays } from '../rollups/authorDays';
 import { removeLeadTimes } from '../rollups/leadTimes';
@@ -67,7 +68,8 @@ export async function findRepository(gitApp: GitApp, ref: RepositoryRef, transac
 /**
  * A repository deleted at the provider leaves, once its grace has passed (deletedRepositories.ts), with its commits,
  * pull requests, deployments and incidents. Those an app brought (PagerDuty, the deployments API) stay their
- * organization's, unplaced, as the boards mapped to it.
+ * organization's: an incident in the other repositories its board is mapped to (if any), a deployment unplaced; the
+ * boards' mappings to it go.
  */
 export async function deleteRepository(change: Change, repository: Repository): Promise<void> {
   const { transaction } = change;
@@ -77,14 +79,25 @@ export async function deleteRepository(change: Change, repository: Repository): 
   await removePullRequestSamples(transaction, repository);
   const authors = await authorsOf(transaction, repository.id);
   const fromApps = { ...where, app_id: { [Op.ne]: null } };
-  await Incident.update({ repository_id: null, git_app_id: null }, { where: fromApps, transaction });
+  await BoardRepository.destroy({ where, transaction });
+  await IncidentRepository.destroy({ where, transaction });
+  await storeUnderNextRepository(transaction, repository.id);
   await Deployment.update({ repository_id: null, git_app_id: null, ...UNPLACED_MARKS }, { where: fromApps, transaction });
-  await AppBoard.destroy({ where, transaction });
   // A team that owned it alone covers, from now on, the repositories its members authored commits in.
   const rowsOfRepository: ModelStatic<Model>[] = [Commit, AuthorRepository, TeamRepository, PullRequest, PullRequestActivity, Deployment, Incident];
   for (const model of rowsOfRepository) await model.destroy({ where, transaction });
   // Read again from the commits left: after them.
   await recountAuthorDays(transaction, repository.organization_id, authors);
   await repository.destroy({ transaction });
-  change.wrote('repositories', 'commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents', 'app_boards', 'team_repositories');
+  change.wrote('repositories', 'commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents', 'incident_repositories', 'board_repositories', 'team_repositories');
+}
+
+/**
+ * The app's incidents stored under a repository that leaves: under the next of their board's repositories (the
+ * earliest mapped, as boardPlacement.ts places them), or none. Their belonging to the others is already kept.
+ */
+async function storeUnderNextRepository(transaction: Transaction, repositoryId: string): Promise<void> {
+  const next = (column: string) => `(SELECT r.${column} FROM board_repositories b JOIN repositories r ON r.id = b.repository_id
+    WHERE b.app_id = incidents.app_id AND b.board_key = incidents.board_key ORDER BY b.created_at, b.repository_id LIMIT 1)`;
+  await new ChangeSql(transaction).run(`UPDATE incidents SET repository_id = ${next('id')}, git_app_id = ${next('git_app_id')} WHERE repository_id = :repositoryId AND app_id IS NOT NULL`, { repositoryId });
 }

@@ -61,11 +61,13 @@ export async function refreshShippedChanges(transaction: Transaction | null, rep
     : [];
   const after = floor?.at ? ` AND c.created_at > ${timestampSql(sequelize, timeOf(floor.at))}` : '';
   const ai = await select(`${shippedAiSql('c.repository_id = :repositoryId')}${after} AND ${from}`);
-  const blamed = await select(`SELECT DISTINCT d.id FROM incidents i JOIN deployments d ON d.repository_id = i.repository_id AND ${startsWith('i.cause_sha')}
-    WHERE i.repository_id = :repositoryId AND i.cause_sha IS NOT NULL AND ${from}`);
-  const rework = await select(`SELECT DISTINCT d.id FROM incidents i JOIN deployments d ON d.repository_id = i.repository_id AND ${FINISHED}
+  // The repository's incidents: every one that belongs to it (incident_repositories), a board's mapped to several too.
+  const incidents = 'incident_repositories ir JOIN incidents i ON i.id = ir.incident_id JOIN deployments d ON d.repository_id = ir.repository_id';
+  const blamed = await select(`SELECT DISTINCT d.id FROM ${incidents} AND ${startsWith('i.cause_sha')}
+    WHERE ir.repository_id = :repositoryId AND i.cause_sha IS NOT NULL AND ${from}`);
+  const rework = await select(`SELECT DISTINCT d.id FROM ${incidents} AND ${FINISHED}
     AND (${whileOpen} OR (i.fix_sha IS NOT NULL AND ${startsWith('i.fix_sha')}))
-    WHERE i.repository_id = :repositoryId AND ${from}`);
+    WHERE ir.repository_id = :repositoryId AND ${from}`);
   // The three columns in one statement; an id list that is never empty keeps IN valid.
   const flag = (ids: string[], name: string) => `CASE WHEN d.id IN (:${name}) THEN 1 ELSE 0 END`;
   const listed = (ids: string[]) => (ids.length ? ids : ['']);

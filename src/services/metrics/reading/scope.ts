@@ -62,7 +62,7 @@ export function teamRepositoriesSql(): string {
       WHERE t.organization_id = :scope_organization_id AND NOT EXISTS (SELECT 1 FROM team_repositories o WHERE o.team_id = t.id)`;
 }
 
-export type ScopedBy = 'repository' | 'task' | 'member' | 'rollup' | 'team_rollup';
+export type ScopedBy = 'repository' | 'incident' | 'task' | 'member' | 'rollup' | 'team_rollup';
 
 /**
  * The scope's rows of a table, by what it belongs to: its repository, or its team (tasks: the team's, or the
@@ -83,6 +83,11 @@ export function scopeCondition(scope: MetricScope, alias: string, by: ScopedBy):
   // A rollup kept per repository and per organization under one key (`scope_id`: commit_days).
   if (by === 'rollup') return scope.repositoryIds ? (scope.repositoryIds.length ? `${alias}.scope_id IN (:scope_repository_ids)` : '1 = 0') : `${alias}.scope_id = :scope_organization_id`;
   if (by === 'task') return scope.teamId ? `${alias}.team_id = :scope_team_id` : `${alias}.organization_id = :scope_organization_id`;
+  // An incident belongs to each repository its board is mapped to (incident_repositories): a team's or a repository's
+  // counts it once when it belongs to any of theirs; the organization's, once.
+  if (by === 'incident' && scope.repositoryIds) {
+    return scope.repositoryIds.length ? `${alias}.id IN (SELECT ir.incident_id FROM incident_repositories ir WHERE ir.repository_id IN (:scope_repository_ids))` : '1 = 0';
+  }
   const organization = `${alias}.organization_id = :scope_organization_id`;
   if (!scope.repositoryIds) return organization;
   // The team's repositories are its organization's: the repository alone picks the (repository, …) indexes.

@@ -276,7 +276,9 @@ function mappingsPanel(of: Of, app: App, providerName: string, close: () => void
             current.boards.map((b) => [
               h('code', {}, b.board),
               b.team_id ? `Team ${teamName(b.team_id)}` : `Repository ${repositoryName(b.repository_id ?? '')}`,
-              h('button', { type: 'button', onclick: () => unmap(b.board) }, 'Unmap', hidden(` ${b.board}`)),
+              b.repository_id
+                ? h('button', { type: 'button', onclick: () => unmap(b.board, b.repository_id ?? undefined) }, 'Unmap', hidden(` ${b.board} from ${repositoryName(b.repository_id)}`))
+                : h('button', { type: 'button', onclick: () => unmap(b.board) }, 'Unmap', hidden(` ${b.board}`)),
             ]),
           )
         : h('p', { class: 'empty' }, 'No boards mapped: what arrives counts for the organization only.'),
@@ -303,9 +305,12 @@ function mappingsPanel(of: Of, app: App, providerName: string, close: () => void
     });
   }
 
-  function unmap(board: string): Promise<void> {
+  /** A board from its team, or from one of its repositories (an incident tool's may have several). */
+  function unmap(board: string, repositoryId?: string): Promise<void> {
     return change(async () => {
-      await call(api.settings.apps.unmap.mutate({ ...ofApp, board }));
+      await call(api.settings.apps.unmap.mutate({ ...ofApp, board, ...(repositoryId ? { repository_id: repositoryId } : {}) }));
+      const left = repositoryId ? (await call(api.settings.apps.mappings.query(ofApp))).boards.filter((b) => b.board === board) : [];
+      if (left.length) return `Unmapped ${board} from ${repositoryName(repositoryId ?? '')}: its incidents count for ${left.map((b) => repositoryName(b.repository_id ?? '')).join(', ')}.`;
       return `Unmapped ${board}: its ${toRepositories ? 'incidents and deployments' : 'tasks'} count for the organization only.`;
     }).then(() => {
       if (!document.activeElement || document.activeElement === document.body) heading.focus();
