@@ -5,7 +5,7 @@ import { addToAuthorDays } from '../../../src/services/git/rollups/authorDays';
 import { recountInteractionDays } from '../../../src/services/activity/interactionDays';
 import { refreshLeadTimes } from '../../../src/services/git/rollups/leadTimes';
 import { refreshPullRequestSamples } from '../../../src/services/git/rollups/pullRequestSamples';
-import { AuthorRepository, Commit, Deployment, Incident, Interaction, Organization, PullRequest, Repository, Task } from '../../../db/models';
+import { AuthorRepository, Commit, Deployment, Incident, IncidentRepository, Interaction, Organization, PullRequest, Repository, Task } from '../../../db/models';
 import { newId } from '../../../src/persistence/changes/ids';
 import type { TestApp } from '../harness';
 import { DEMO } from '../harness';
@@ -114,7 +114,9 @@ export async function insertHistory(t: TestApp): Promise<Lab> {
     await Deployment.create({ id: newId('dep'), repository_id: repositories[d.repo], ...placement, external_id: d.key, environment: d.environment, status: d.status, sha: sha(d.commit), created_at: new Date(new Date(d.finished).getTime() - 600_000), finished_at: new Date(d.finished) });
   }
   for (const i of INCIDENTS) {
-    await Incident.create({ id: newId('inc'), repository_id: repositories[i.repo], ...placement, external_id: i.key, title: i.key, cause_sha: i.cause ? sha(i.cause).slice(0, 7) : null, created_at: new Date(i.opened), resolved_at: i.resolved ? new Date(i.resolved) : null });
+    const incident = await Incident.create({ id: newId('inc'), repository_id: repositories[i.repo], ...placement, external_id: i.key, title: i.key, cause_sha: i.cause ? sha(i.cause).slice(0, 7) : null, created_at: new Date(i.opened), resolved_at: i.resolved ? new Date(i.resolved) : null });
+    // As the incident writer keeps it: an issue's incident belongs to its repository.
+    await IncidentRepository.create({ incident_id: incident.id, repository_id: repositories[i.repo], organization_id: lab.organizationId });
   }
   // What the commit, deployment and incident writers keep beside the rows.
   for (const id of Object.values(repositories)) await refreshShippedChanges(null, id, null);
