@@ -2267,7 +2267,7 @@ type ListRepositoryIncidentsOptions struct {
 
 // ListRepositoryIncidents: List incidents of a repository
 //
-// Incidents of one repository: its issues labelled 'incident', resolved when closed. `all` in place of the repository id lists every repository.
+// Incidents of one repository: its issues labelled 'incident' (resolved when closed) and those of every incident tool's service or deployments board mapped to it. An incident of a service mapped to several repositories is listed under each; its `repository_id` names the first. `all` in place of the repository id lists every repository, each incident once.
 //
 // Calls GET /v1/git/apps/{id}/repositories/{repo}/incidents.
 func (c *Client) ListRepositoryIncidents(ctx context.Context, id string, repo string, opts *ListRepositoryIncidentsOptions) (*IncidentList, error) {

@@ -754,7 +754,7 @@ export interface paths {
         };
         /**
          * List incidents of a repository
-         * @description Incidents of one repository: its issues labelled 'incident', resolved when closed. `all` in place of the repository id lists every repository.
+         * @description Incidents of one repository: its issues labelled 'incident' (resolved when closed) and those of every incident tool's service or deployments board mapped to it. An incident of a service mapped to several repositories is listed under each; its `repository_id` names the first. `all` in place of the repository id lists every repository, each incident once.
          */
         get: operations["listRepositoryIncidents"];
         put?: never;

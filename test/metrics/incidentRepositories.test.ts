@@ -28,6 +28,7 @@ let org: string;
 let teams: { core: string; empty: string };
 let repos: { api: string; web: string };
 let pagerduty: { id: string; secret: string };
+let gitAppId: string;
 const WEEK = { from: '2026-05-04', to: '2026-05-10' };
 const at = (day: number, time: string) => `2026-05-${String(day).padStart(2, '0')}T${time}:00.000Z`;
 
@@ -37,7 +38,8 @@ beforeAll(async () => {
   const created = await createLab(t, `One service, several repositories ${unique()}`);
   org = created.lab.organizationId;
   teams = { core: created.lab.core, empty: created.lab.empty };
-  const gitApp = (await GitApp.findByPk(created.gitAppId))!;
+  gitAppId = created.gitAppId;
+  const gitApp = (await GitApp.findByPk(gitAppId))!;
   const repository = (name: string): RepositoryRef => ({ providerId: `shared-${name}-${unique()}`, name, fullName: `lab/${name}`, defaultBranch: 'main', isPrivate: false, createdAt: new Date(at(1, '00:00')) });
   const [api, web] = [repository('api'), repository('web')];
   const commit = (key: string, time: string) => ({ sha: sha(key), message: key, authorName: 'Ada', authorEmail: 'ada@demo.test', authorUsername: null, createdAt: new Date(at(4, time)) });
@@ -102,6 +104,17 @@ test('an incident of a service mapped to two repositories is stored under the fi
     ['PSHARED', repos.api, null],
     ['PSHARED', repos.web, null],
   ]);
+});
+
+test("each repository's incident list shows it, and the app's list once", async () => {
+  const listed = async (repo: string) => {
+    const answer = await t.get(`/v1/git/apps/${gitAppId}/repositories/${repo}/incidents`, token);
+    expect(answer.status).toBe(200);
+    return answer.body.data.map((i: { service: string; repository_id: string }) => [i.service, i.repository_id]);
+  };
+  expect(await listed(repos.api)).toEqual([['PSHARED', repos.api]]);
+  expect(await listed(repos.web)).toEqual([['PSHARED', repos.api]]);
+  expect(await listed('all')).toEqual([['PSHARED', repos.api]]);
 });
 
 test('it counts once for the organization and once for each team that owns one of its repositories; its root cause blames the deployment of lab/web alone', async () => {

@@ -887,7 +887,7 @@ class Client:
     def list_repository_incidents(self, id: str, repo: str, *, page: Optional[int] = None, per_page: Optional[int] = None, sort: Optional[Literal["created_at"]] = None, order: Optional[Literal["asc", "desc"]] = None, fields: Optional[str] = None, created_at_eq: Optional[str] = None, created_at_gte: Optional[str] = None, created_at_lte: Optional[str] = None, created_at_gt: Optional[str] = None, created_at_lt: Optional[str] = None) -> "IncidentList":
         """List incidents of a repository
 
-        Incidents of one repository: its issues labelled 'incident', resolved when closed. `all` in place of the repository id lists every repository.
+        Incidents of one repository: its issues labelled 'incident' (resolved when closed) and those of every incident tool's service or deployments board mapped to it. An incident of a service mapped to several repositories is listed under each; its `repository_id` names the first. `all` in place of the repository id lists every repository, each incident once.
 
         :param id: The git app id (an opaque string, at most 64 characters).
         :param repo: The repository id (an opaque string, at most 64 characters).

@@ -1,5 +1,5 @@
-import { Op, WhereOptions } from 'sequelize';
-import { Commit, Deployment, GitApp, Incident, PullRequest, PullRequestActivity, Repository } from '../../../db/models';
+import { literal, Op, WhereOptions } from 'sequelize';
+import { Commit, Deployment, GitApp, Incident, IncidentRepository, PullRequest, PullRequestActivity, Repository } from '../../../db/models';
 import type { Principal } from '../../access/principal';
 import { conditions } from '../../access/conditions';
 import { toGitApp } from '../../resources/integrations';
@@ -62,7 +62,21 @@ export async function deployments(scope: GitScope): Promise<ListSource<ReturnTyp
   return { model: Deployment, ...selection, toItem: toDeployment };
 }
 
+/**
+ * A repository's incidents are every one that belongs to it (incident_repositories): an incident of a service mapped
+ * to several repositories is listed under each, as each one's figures count it, not only under the first its
+ * `repository_id` names. A repository has few incidents, so sorting them is a short read.
+ */
 export async function incidents(scope: GitScope): Promise<ListSource<ReturnType<typeof toIncident>, Incident>> {
+  if ('repositoryId' in scope) {
+    return {
+      model: Incident,
+      where: { id: { [Op.in]: literal('(SELECT ir.incident_id FROM incident_repositories ir WHERE ir.repository_id = :repositoryId)') } },
+      replacements: { repositoryId: scope.repositoryId },
+      alsoReads: [IncidentRepository],
+      toItem: toIncident,
+    };
+  }
   const selection = await scopeOf(scope);
   return { model: Incident, ...selection, toItem: toIncident };
 }
