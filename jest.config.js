@@ -16,8 +16,10 @@ module.exports = {
   },
   transformIgnorePatterns: [`/node_modules/(?!(@opentelemetry/otlp-exporter-base|${ESM_ONLY})/)`],
   testMatch: ['<rootDir>/test/**/*.test.ts'],
-  // The pages' scripts are bundled from their TypeScript before any test serves them.
+  // The pages' scripts are bundled from their TypeScript before any test serves them, and the run is named for its
+  // test databases' templates (test/support/databaseTemplates.ts), which are removed after it.
   globalSetup: '<rootDir>/test/support/globalSetup.ts',
+  globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
   // Every response a test causes under /v1 is checked against the OpenAPI document.
   setupFilesAfterEnv: ['<rootDir>/test/support/setupWireContract.ts'],
   testTimeout: 60_000,

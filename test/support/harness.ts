@@ -11,6 +11,7 @@ import { createLogger, Logger } from '../../src/logger';
 import { createRuntime, Runtime } from '../../src/runtime';
 import { migrate } from '../../db/migrator';
 import { DemoScale, seedDemo } from '../../db/demo/generator';
+import { copyMysqlTemplate, copySqliteTemplate, DemoKey, saveMysqlTemplate, saveSqliteTemplate } from './databaseTemplates';
 import { DEMO_END_DAY } from '../../db/demo/fixtures/timeline';
 import { day } from '../../src/services/metrics/reading/window';
 import { createToken, CreateTokenInput } from '../../src/auth/tokens/apiTokens';
@@ -45,7 +46,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-async function createDatabase(url: string): Promise<{ url: string; drop: () => Promise<void> }> {
+async function createDatabase(url: string): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
   const parsed = new URL(url);
   const name = `${parsed.pathname.slice(1) || 'platform_test'}_${process.env.JEST_WORKER_ID ?? '0'}_${randomBytes(4).toString('hex')}`;
   parsed.pathname = '/';
@@ -55,6 +56,7 @@ async function createDatabase(url: string): Promise<{ url: string; drop: () => P
   const dbUrl = new URL(url);
   dbUrl.pathname = `/${name}`;
   return {
+    name,
     url: dbUrl.toString(),
     drop: async () => {
       const again = new Sequelize(parsed.toString(), { dialect: 'mysql', logging: false });
@@ -83,8 +85,14 @@ export interface TestAppOptions {
 export async function startTestApp(env: Record<string, string | undefined> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   let drop = async () => {};
   const overrides: Record<string, string | undefined> = { LOG_LEVEL: 'silent', ...env };
+  const demo: DemoKey = { scale: options.scale ?? 'tiny', endDay: options.clock ? day(options.clock()) : DEMO_END_DAY };
+  let fromTemplate: boolean;
+  let saveTemplate: (sequelize: Sequelize) => Promise<void>;
   if (SERVICES.databaseUrl) {
-    const db = await createDatabase(SERVICES.databaseUrl);
+    const server = SERVICES.databaseUrl;
+    const db = await createDatabase(server);
+    fromTemplate = await copyMysqlTemplate(server, demo, db.name);
+    saveTemplate = () => saveMysqlTemplate(server, demo, db.name);
     const url = new URL(db.url);
     if (options.databasePort) {
       url.hostname = '127.0.0.1';
@@ -98,6 +106,8 @@ export async function startTestApp(env: Record<string, string | undefined> = {},
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-test-'));
     overrides.SQLITE_PATH = path.join(dir, 'test.sqlite');
     drop = async () => fs.rmSync(dir, { recursive: true, force: true });
+    fromTemplate = copySqliteTemplate(demo, overrides.SQLITE_PATH);
+    saveTemplate = (sequelize) => saveSqliteTemplate(demo, sequelize);
   }
   const config = loadConfig({ ...process.env, ...overrides });
   const runtime = createRuntime(config, options.logger ?? createLogger(config.LOG_LEVEL), {
@@ -105,8 +115,12 @@ export async function startTestApp(env: Record<string, string | undefined> = {},
     clock: options.clock,
     integrations: options.integrations,
   });
+  // A copy of this run's template is migrated and seeded already: migrate() then finds nothing to do.
   await migrate(runtime.sequelize);
-  await seedDemo(runtime.sequelize, { scale: options.scale ?? 'tiny', endDay: options.clock ? day(options.clock()) : DEMO_END_DAY });
+  if (!fromTemplate) {
+    await seedDemo(runtime.sequelize, demo);
+    await saveTemplate(runtime.sequelize);
+  }
   const servers: Server[] = [];
   return {
     runtime,
