@@ -16,8 +16,9 @@ module.exports = {
   },
   transformIgnorePatterns: [`/node_modules/(?!(@opentelemetry/otlp-exporter-base|${ESM_ONLY})/)`],
   testMatch: ['<rootDir>/test/**/*.test.ts'],
-  // The pages' scripts are bundled from their TypeScript before any test serves them, and the run is named for its
-  // test databases' templates (test/support/databaseTemplates.ts), which are removed after it.
+  // Before any test: the pages' bundles and the build the CLIs' tests run (test/support/cli.ts), from the current
+  // TypeScript, and the run's name for its test databases' templates (test/support/databaseTemplates.ts), which are
+  // removed after it.
   globalSetup: '<rootDir>/test/support/globalSetup.ts',
   globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
   // Every response a test causes under /v1 is checked against the OpenAPI document.

@@ -4,7 +4,6 @@ import type { DatabaseOptions } from '../../db/connection';
 import type { TestApp } from './harness';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 
 export interface CliRun {
   code: number;
@@ -13,8 +12,11 @@ export interface CliRun {
 }
 
 /**
- * An operator CLI (scripts/<name>.ts) run as a child process, exactly as `npm run <name> -- ...` runs it, on the
- * given database (its DATABASE_URL or SQLITE_PATH is passed in the child's environment).
+ * An operator CLI (scripts/<name>.ts) run as a child process, as `npm run <name> -- ...` runs it, on the given
+ * database (its DATABASE_URL or SQLITE_PATH is passed in the child's environment). It runs the build jest's global
+ * setup made of this checkout (dist/, as `npm start` runs the service): the same esbuild output tsx makes of each
+ * file, loaded in under half the time tsx's loader takes (about 0.9 s against 2 s a command), which over a run's
+ * few hundred commands is minutes.
  */
 export function runScript(script: string, database: DatabaseOptions, args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', ...env };
@@ -23,7 +25,7 @@ export function runScript(script: string, database: DatabaseOptions, args: strin
   if (database.url) childEnv.DATABASE_URL = database.url;
   else childEnv.SQLITE_PATH = database.sqlitePath;
   return new Promise((resolve) => {
-    execFile(TSX, [path.join(ROOT, 'scripts', `${script}.ts`), ...args], { cwd: ROOT, env: childEnv, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [path.join(ROOT, 'dist', 'scripts', `${script}.js`), ...args], { cwd: ROOT, env: childEnv, timeout: 60_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
       resolve({ code, stdout, stderr });
     });
