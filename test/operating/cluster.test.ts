@@ -4,6 +4,7 @@ import path from 'node:path';
 import { freePort } from '../support/ports';
 import { startTestApp, TestApp, SERVICES } from '../support/harness';
 import { HAS_PROMETHEUS_PARSER, parseExposition } from '../support/peers/prometheusParser';
+import { builtFile } from '../support/cli';
 
 /**
  * WEB_CONCURRENCY: the real process (`src/main.ts`) as a cluster of workers on one port, on MySQL and Redis (the
@@ -51,7 +52,7 @@ describeServers('WEB_CONCURRENCY', () => {
       RATE_LIMIT_PER_MINUTE: '100000000',
       RATE_LIMIT_PER_HOUR: '100000000',
     };
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, cwd: path.resolve(__dirname, '..', '..') });
+    const proc = spawn(process.execPath, [builtFile('src/main.ts')], { env, cwd: path.resolve(__dirname, '..', '..') });
     let output = '';
     proc.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));

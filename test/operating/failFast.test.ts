@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SERVICES } from '../support/harness';
+import { builtFile } from '../support/cli';
 
 /**
  * docs/operating.md's fail-fast start: each misconfiguration starts the real process (`src/main.ts`, `scripts/worker.ts`)
@@ -23,7 +24,7 @@ interface Exit {
 function run(script: string, env: Record<string, string>): Promise<Exit> {
   const started = Date.now();
   const sqlite = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fail-fast-')), 'platform.sqlite');
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const child = spawn(process.execPath, [builtFile(script)], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: sqlite, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -9,6 +9,7 @@ import { seedDemo } from '../../db/demo/generator';
 import { DEMO_END_DAY } from '../../db/demo/fixtures/timeline';
 import { initModels } from '../../db/models';
 import { createToken } from '../../src/auth/tokens/apiTokens';
+import { builtFile } from '../support/cli';
 
 // The real process: SIGTERM stops accepting, lets in-flight requests finish, closes pools and exits 0.
 // Runs on the embedded database only: the process under test is started the way `npm start` starts it.
@@ -46,7 +47,7 @@ test('SIGTERM: requests on the wire complete, readiness fails while draining, th
   const env: NodeJS.ProcessEnv = { ...process.env, SQLITE_PATH: sqlitePath, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '1500' };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, cwd: path.resolve(__dirname, '..', '..') });
+  const proc = spawn(process.execPath, [builtFile('src/main.ts')], { env, cwd: path.resolve(__dirname, '..', '..') });
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {
     proc.stdout.on('data', (chunk: Buffer) => {

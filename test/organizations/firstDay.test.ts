@@ -33,7 +33,7 @@ interface Started {
   stdout: () => string;
 }
 
-/** The service as `npm run dev` runs it (no build: the build's own test owns dist/), on a port of its own. */
+/** The service as `npm run dev` runs it (tsx, from the sources: the other tests run the build), on a port of its own. */
 async function start(env: NodeJS.ProcessEnv, args: string[]): Promise<Started> {
   const child = spawn(TSX, [path.join(ROOT, 'src', 'main.ts'), ...args], { cwd: ROOT, env });
   let output = '';

@@ -12,6 +12,14 @@ export interface CliRun {
 }
 
 /**
+ * The built file of a source of this checkout (`src/main.ts` → dist/src/main.js), which jest's global setup builds
+ * before any test, as `npm start` does: tests that start the service or a script as a process run it from there.
+ */
+export function builtFile(source: string): string {
+  return path.join(ROOT, 'dist', source.replace(/\.ts$/, '.js'));
+}
+
+/**
  * An operator CLI (scripts/<name>.ts) run as a child process, as `npm run <name> -- ...` runs it, on the given
  * database (its DATABASE_URL or SQLITE_PATH is passed in the child's environment). It runs the build jest's global
  * setup made of this checkout (dist/, as `npm start` runs the service): the same esbuild output tsx makes of each
@@ -25,7 +33,7 @@ export function runScript(script: string, database: DatabaseOptions, args: strin
   if (database.url) childEnv.DATABASE_URL = database.url;
   else childEnv.SQLITE_PATH = database.sqlitePath;
   return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(ROOT, 'dist', 'scripts', `${script}.js`), ...args], { cwd: ROOT, env: childEnv, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [builtFile(`scripts/${script}.ts`), ...args], { cwd: ROOT, env: childEnv, timeout: 60_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
       resolve({ code, stdout, stderr });
     });

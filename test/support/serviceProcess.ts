@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { ChildProcess, spawn } from 'node:child_process';
+import { builtFile } from './cli';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -21,7 +22,7 @@ export interface ServiceProcess {
  * from its "listening" line); resolves once it listens. What it printed is in the error if it does not within 30 s.
  */
 export async function startServiceProcess(name: string, env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [builtFile('src/main.ts')], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,6 +4,7 @@ import { WebhookDelivery } from '../../db/models';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { appCli, CliRun } from '../support/cli';
 import { eventually, Receiver, verify } from '../support/peers/receiver';
+import { builtFile } from '../support/cli';
 
 // Each command is a process of its own (tsx, then the database): a few seconds each on a busy two-core machine,
 // so a test of ten commands needs more than jest's default here. The limit is for a command that hangs.
@@ -114,7 +115,7 @@ test('npm run worker sends on its own, and stops cleanly on SIGTERM', async () =
   else env.SQLITE_PATH = t.config.SQLITE_PATH;
   if (t.config.SECRETS_KEY) env.SECRETS_KEY = t.config.SECRETS_KEY.toString('hex');
   const root = path.resolve(__dirname, '..', '..');
-  const worker = spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], { cwd: root, env, stdio: 'ignore' });
+  const worker = spawn(process.execPath, [builtFile('scripts/worker.ts')], { cwd: root, env, stdio: 'ignore' });
   const exited = new Promise<number | null>((resolve) => worker.once('exit', (code) => resolve(code)));
   try {
     const team = await t.runtime.writers.teams.create(DEMO.orgs.acme, { name: 'Worker team', externalId: null });
