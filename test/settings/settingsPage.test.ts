@@ -8,7 +8,7 @@ import { launchChromium, watchedPage } from '../support/peers/pageBrowser';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { eventually, Receiver, verify } from '../support/peers/receiver';
 import { createLoginLink } from '../../src/auth/signIn';
-import { WebhookAttempt, WebhookEndpoint } from '../../db/models';
+import { GitApp, WebhookAttempt, WebhookEndpoint } from '../../db/models';
 import { commentCreated, linearDelivery } from '../support/peers/linear/webhooks';
 
 /**
@@ -473,7 +473,19 @@ describeBrowser('the settings page in chromium', () => {
     const listed = await t.get(`/v1/organizations/${DEMO.orgs.globex}/incidents?per_page=100`, await t.token({ user: DEMO.emails.margaret }));
     expect(listed.body.data).toContainEqual(expect.objectContaining({ app_id: appId, service: 'PCORE01', repository_id: DEMO.repos.globexCore }));
 
-    await mappings.getByRole('button', { name: 'Unmap PCORE01' }).click();
+    // A service runs in several repositories: mapped to a second, then unmapped from it, its incidents stay with the first.
+    const gitlab = (await GitApp.findByPk(DEMO.gitApps.globexGitlab))!;
+    const ops = { providerId: 'globex-ops-page', name: 'ops', fullName: 'globex/ops', defaultBranch: 'main', isPrivate: true, createdAt: opened };
+    await t.runtime.writers.gitActivity.receive({ gitApp: gitlab, id: 'page-ops-push', event: 'push' }, { kind: 'push', repository: ops, commits: [] });
+    await page.getByRole('button', { name: 'Mappings of PagerDuty from the page' }).click();
+    await mappings.getByLabel('Board').fill('PCORE01');
+    await mappings.getByLabel('Repository').selectOption({ label: 'globex/ops' });
+    await mappings.getByRole('button', { name: 'Map board' }).click();
+    await mappings.getByRole('row', { name: /PCORE01/ }).getByRole('cell', { name: 'Repository globex/ops' }).waitFor();
+    await mappings.getByRole('button', { name: 'Unmap PCORE01 from globex/ops' }).click();
+    await mappings.getByRole('status').filter({ hasText: 'Unmapped PCORE01 from globex/ops: its incidents count for globex/core.' }).waitFor();
+
+    await mappings.getByRole('button', { name: 'Unmap PCORE01 from globex/core' }).click();
     await mappings.getByRole('status').filter({ hasText: 'Unmapped PCORE01: its incidents and deployments count for the organization only.' }).waitFor();
     const after = await t.get(`/v1/organizations/${DEMO.orgs.globex}/incidents?per_page=100`, await t.token({ user: DEMO.emails.margaret }));
     expect(after.body.data).toContainEqual(expect.objectContaining({ app_id: appId, service: 'PCORE01', repository_id: null }));

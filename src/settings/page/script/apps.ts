@@ -253,7 +253,7 @@ function mappingsPanel(of: Of, app: App, providerName: string, close: () => void
     ? 'No repository yet: connect a git app (Git apps) and let it deliver a push'
     : 'No team yet: make one under Teams (or have your identity provider push its groups)';
 
-  async function fill(): Promise<void> {
+  async function fill(): Promise<Mappings> {
     const [current] = await Promise.all([
       call(api.settings.apps.mappings.query(ofApp)),
       toRepositories ? call(api.settings.apps.repositories.query(of)).then((r) => void (repositories = r)) : call(api.settings.apps.teams.query(of)).then((t) => void (teams = t)),
@@ -261,6 +261,7 @@ function mappingsPanel(of: Of, app: App, providerName: string, close: () => void
     const choices = toRepositories ? repositories.map((r) => h('option', { value: r.id }, r.full_name)) : teams.map((t) => h('option', { value: t.id }, t.name));
     targetChoice.replaceChildren(...(choices.length ? choices : [h('option', { value: '' }, nothingToMapTo)]));
     show(current);
+    return current;
   }
   const load = () => attempt(alert, fill);
 
@@ -295,23 +296,19 @@ function mappingsPanel(of: Of, app: App, providerName: string, close: () => void
     );
   }
 
-  /** A change made from the panel: its outcome said in the panel, the lists read again. */
-  function change(work: () => Promise<string>): Promise<void> {
+  /**
+   * A board from its team, or from one of its repositories (an incident tool's may have several): the lists read
+   * again, and the outcome said from them (which repositories its incidents still count for).
+   */
+  function unmap(board: string, repositoryId?: string): Promise<void> {
     said.textContent = '';
     return attempt(alert, async () => {
-      const outcome = await work();
-      await fill();
-      said.textContent = outcome;
-    });
-  }
-
-  /** A board from its team, or from one of its repositories (an incident tool's may have several). */
-  function unmap(board: string, repositoryId?: string): Promise<void> {
-    return change(async () => {
       await call(api.settings.apps.unmap.mutate({ ...ofApp, board, ...(repositoryId ? { repository_id: repositoryId } : {}) }));
-      const left = repositoryId ? (await call(api.settings.apps.mappings.query(ofApp))).boards.filter((b) => b.board === board) : [];
-      if (left.length) return `Unmapped ${board} from ${repositoryName(repositoryId ?? '')}: its incidents count for ${left.map((b) => repositoryName(b.repository_id ?? '')).join(', ')}.`;
-      return `Unmapped ${board}: its ${toRepositories ? 'incidents and deployments' : 'tasks'} count for the organization only.`;
+      const after = await fill();
+      const left = repositoryId ? after.boards.filter((b) => b.board === board) : [];
+      said.textContent = left.length
+        ? `Unmapped ${board} from ${repositoryName(repositoryId ?? '')}: its incidents count for ${left.map((b) => repositoryName(b.repository_id ?? '')).join(', ')}.`
+        : `Unmapped ${board}: its ${toRepositories ? 'incidents and deployments' : 'tasks'} count for the organization only.`;
     }).then(() => {
       if (!document.activeElement || document.activeElement === document.body) heading.focus();
     });
