@@ -1,6 +1,7 @@
 /**
  * npm run metrics-settings -- show --org <id> [--json]
  * npm run metrics-settings -- team-repos --org <id> --team <id> [--repos <ids or full names, comma-separated> | --fallback] [--json]
+ * npm run metrics-settings -- repo-production --org <id> --repo <id or full name> (--production-environments <list> | --organization-default) [--json]
  * npm run metrics-settings -- set --org <id> [--production-environments <names or globs, comma-separated>] [--drafts-from-ready true|false]
  *   [--incident-urgency high|any] [--incident-priorities <P1..P5, comma-separated>|any] [--incident-services <names or ids>|any]
  *   [--failed-deployment-fails true|false] [--incident-fails true|false] [--revert-within-hours <1..720>|none] [--hotfix-patterns <globs>|none]
@@ -15,6 +16,7 @@ import { ChangeRunner } from '../src/persistence/changes/change';
 import { OPERATOR } from '../src/persistence/changes/auditRecord';
 import { MetricSettings, MetricSettingsView } from '../src/services/metrics/settings/metricSettings';
 import { Recomputations } from '../src/services/metrics/settings/recomputation';
+import { RepositoryProduction } from '../src/services/metrics/settings/repositoryProduction';
 import { RepositoryName, TeamRepositories, TeamRepositoriesView } from '../src/services/metrics/settings/teamRepositories';
 import type { MetricSettingsDocument } from '../src/services/metrics/settings/document';
 import { INCIDENT_URGENCY_SETTINGS } from '../src/services/metrics/settings/incidents';
@@ -25,6 +27,8 @@ import { nonEmpty, parse, runCli, runWriterCommand, UsageError } from './cli';
 const USAGE = `Usage:
   npm run metrics-settings -- show --org <id> [--json]
   npm run metrics-settings -- team-repos --org <id> --team <id> [--repos <list> | --fallback] [--json]
+  npm run metrics-settings -- repo-production --org <id> --repo <id or owner/name>
+                                (--production-environments <list> | --organization-default) [--json]
   npm run metrics-settings -- set --org <id> [--production-environments <list>] [--incident-urgency high|any]
                                 [--drafts-from-ready true|false]
                                 [--incident-priorities <list>|any] [--incident-services <list>|any]
@@ -72,6 +76,11 @@ team-repos  shows the repositories a team owns, and those its members authored c
          --repos L                     the repositories the team owns, comma-separated ids or full names
                                        (owner/name): its git figures cover exactly those
          --fallback                    it owns none again, and covers those its members authored commits in
+repo-production  gives one repository production environments of its own, in place of the organization's, for
+       a repository that deploys to production under names of its own (docs/metrics.md#a-repositorys-own-production-
+       environments); a new version of the settings as set makes, audited as metric_settings.updated.
+         --production-environments L   its own list, comma-separated names or globs, e.g. live,prod-eu-*
+         --organization-default        it takes the organization's list again
 --json prints the settings as JSON.
 
 Target database: DATABASE_URL (mysql://...) or the embedded SQLite file (SQLITE_PATH).`;
@@ -82,7 +91,9 @@ export type Command =
   /** `changeFailure`: the parts of `change_failure` to change, set over those in force. */
   | { kind: 'set'; org: string; settings: Partial<MetricSettingsDocument>; changeFailure?: Partial<ChangeFailureSetting>; wait?: boolean; json: boolean }
   /** `repositories` undefined: show them; null: back to the fallback. */
-  | { kind: 'team-repos'; org: string; team: string; repositories?: string[] | null; json: boolean };
+  | { kind: 'team-repos'; org: string; team: string; repositories?: string[] | null; json: boolean }
+  /** `environments` null: back to the organization's list. */
+  | { kind: 'repo-production'; org: string; repository: string; environments: string[] | null; json: boolean };
 
 function orgOf(command: string, org: string | undefined): string {
   const id = nonEmpty('--org', org);
@@ -155,7 +166,7 @@ function draftsFromReadyOf(raw: string): boolean {
 
 export function parseCommand(argv: string[]): Command {
   const [command, ...rest] = argv;
-  if (command === undefined) throw new UsageError('a command is required: show, set or team-repos');
+  if (command === undefined) throw new UsageError('a command is required: show, set, team-repos or repo-production');
   if (command === 'help' || command === '--help' || command === '-h' || rest.includes('--help') || rest.includes('-h')) return { kind: 'help' };
   switch (command) {
     case 'show': {
@@ -214,8 +225,19 @@ export function parseCommand(argv: string[]): Command {
       if (!repositories.length) throw new UsageError('--repos needs at least one repository id or full name, e.g. acme/api,acme/web; --fallback for none');
       return { kind: 'team-repos', org, team, repositories, json };
     }
+    case 'repo-production': {
+      const { values } = parse(rest, { org: { type: 'string' }, repo: { type: 'string' }, 'production-environments': { type: 'string' }, 'organization-default': { type: 'boolean' }, json: { type: 'boolean' } });
+      const org = orgOf('repo-production', values.org);
+      const repository = nonEmpty('--repo', values.repo);
+      if (!repository) throw new UsageError('repo-production needs --repo <repository id or full name>');
+      const listed = values['production-environments'];
+      if ((listed === undefined) === !values['organization-default']) throw new UsageError('repo-production takes --production-environments <list> or --organization-default, one of them');
+      const environments = listed === undefined ? null : listOf(listed);
+      if (environments && !environments.length) throw new UsageError('--production-environments needs at least one name or glob, e.g. live,prod-*');
+      return { kind: 'repo-production', org, repository, environments, json: values.json ?? false };
+    }
     default:
-      throw new UsageError(`unknown command "${command}"; use show, set or team-repos`);
+      throw new UsageError(`unknown command "${command}"; use show, set, team-repos or repo-production`);
   }
 }
 
@@ -238,6 +260,7 @@ function describe(view: MetricSettingsView): string {
     `  incident services: ${anyOr(view.incident_services)}   (default: ${anyOr(view.defaults.incident_services)})`,
     `  drafts measured from ready for review: ${view.drafts_from_ready}   (default: ${view.defaults.drafts_from_ready})`,
     `  change failure: ${changeFailureText(view.change_failure)}   (default: ${changeFailureText(view.defaults.change_failure)})`,
+    ...Object.entries(view.repository_production_environments).map(([repositoryId, own]) => `  production environments of repository ${repositoryId}: ${own.join(', ')}   (its own)`),
     `  bot accounts: ${view.bot_accounts.length ? view.bot_accounts.join(', ') : 'none of its own'}${view.bot_default_list ? ', and the maintained list' : ''}   (default: the maintained list)`,
     ...(view.recomputation
       ? [`  recomputing version ${view.recomputation.version} since ${view.recomputation.started_at.toISOString()}: ${view.recomputation.done} of ${view.recomputation.total} pull requests; the figures are version ${view.version}'s until it is done`]
@@ -272,6 +295,11 @@ async function run(cmd: Exclude<Command, { kind: 'help' }>, _config: unknown, ou
     const teams = new TeamRepositories(changes);
     const team = cmd.repositories === undefined ? await teams.get(cmd.org, cmd.team) : await teams.set(cmd.org, cmd.team, cmd.repositories, OPERATOR);
     out(cmd.json ? `${JSON.stringify(team)}\n` : `${describeTeam(team)}\n`);
+    return;
+  }
+  if (cmd.kind === 'repo-production') {
+    const view = await new RepositoryProduction(changes).set(cmd.org, { repository: cmd.repository, production_environments: cmd.environments }, OPERATOR);
+    out(cmd.json ? `${JSON.stringify(jsonOf(view))}\n` : `${describe(view)}\n`);
     return;
   }
   const settings = new MetricSettings(changes);

@@ -10,6 +10,7 @@ import type { MemberAdministration } from '../services/people/memberAdministrati
 import type { DashboardViewWriter } from '../services/dashboards/dashboardViewWriter';
 import type { MetricSettings } from '../services/metrics/settings/metricSettings';
 import type { TeamRepositories } from '../services/metrics/settings/teamRepositories';
+import type { RepositoryProduction } from '../services/metrics/settings/repositoryProduction';
 import type { CostRates } from '../services/finance/costRates';
 import type { Session } from '../auth/sessions';
 
@@ -30,6 +31,7 @@ export interface SettingsServices {
   metricSettings: MetricSettings;
   /** The repositories a team owns (docs/metrics.md#what-a-team-covers). */
   teamRepositories: TeamRepositories;
+  repositoryProduction: RepositoryProduction;
   /** The AI tools' seat prices, set by admins with the rest of what counts (the same service as `npm run costs`). */
   costRates: CostRates;
   /** Where clients reach this service: git apps' and apps' webhook URLs and Claude Code's OTLP endpoint are built from it. */

@@ -22,6 +22,6 @@ export function createServices(config: Config, { listing, dataVersions }: Data, 
       slots,
       { queryTimeoutMs: config.METRICS_QUERY_TIMEOUT_MS, now: clock },
     ),
-    settings: { webhookEndpoints: writers.webhookEndpoints, gitApps: writers.gitApps, apps: writers.apps, members: writers.memberAdministration, teams: writers.teams, accountLinks: writers.accountLinks, dashboardViews: writers.dashboardViews, metricSettings: writers.metricSettings, teamRepositories: writers.teamRepositories, costRates: writers.costRates, publicBase: publicBase(config), clock },
+    settings: { webhookEndpoints: writers.webhookEndpoints, gitApps: writers.gitApps, apps: writers.apps, members: writers.memberAdministration, teams: writers.teams, accountLinks: writers.accountLinks, dashboardViews: writers.dashboardViews, metricSettings: writers.metricSettings, teamRepositories: writers.teamRepositories, repositoryProduction: writers.repositoryProduction, costRates: writers.costRates, publicBase: publicBase(config), clock },
   };
 }

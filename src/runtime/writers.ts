@@ -18,6 +18,7 @@ import { TelemetryWriter } from '../services/telemetry/writer';
 import { checkEndpointUrl } from '../delivery/endpointUrl';
 import { MetricSettings } from '../services/metrics/settings/metricSettings';
 import { TeamRepositories } from '../services/metrics/settings/teamRepositories';
+import { RepositoryProduction } from '../services/metrics/settings/repositoryProduction';
 import { CostRates } from '../services/finance/costRates';
 
 export interface Writers {
@@ -40,6 +41,7 @@ export interface Writers {
   metricSettings: MetricSettings;
   /** The repositories a team owns, a setting of what counts (docs/metrics.md#what-a-team-covers). */
   teamRepositories: TeamRepositories;
+  repositoryProduction: RepositoryProduction;
   /** The financial figures' cost inputs (`npm run costs`, the AI tools' seat prices on the settings page). */
   costRates: CostRates;
 }
@@ -64,6 +66,7 @@ export function createWriters(config: Config, changes: ChangeRunner, secrets: Se
     dashboardViews: new DashboardViewWriter(changes, clock),
     metricSettings: new MetricSettings(changes, clock),
     teamRepositories: new TeamRepositories(changes, clock),
+    repositoryProduction: new RepositoryProduction(changes, clock),
     costRates: new CostRates(changes, providers, clock),
   };
 }

@@ -71,11 +71,13 @@ test("an organization that never changed them has DORA's defaults, version 0, an
     version: 0,
     updated_at: null,
     production_environments: ['production'],
+    // No repository has its own (test/metrics/repositoryProduction.test.ts).
+    repository_production_environments: {},
     ...INCIDENTS_DEFAULT,
     ...DRAFTS_DEFAULT,
     ...CHANGE_FAILURE_DEFAULT,
     ...BOTS_DEFAULT,
-    defaults: { production_environments: ['production'], ...INCIDENTS_DEFAULT, ...DRAFTS_DEFAULT, ...BOTS_DEFAULT, ...CHANGE_FAILURE_DEFAULT },
+    defaults: { production_environments: ['production'], repository_production_environments: {}, ...INCIDENTS_DEFAULT, ...DRAFTS_DEFAULT, ...BOTS_DEFAULT, ...CHANGE_FAILURE_DEFAULT },
     recomputation: null,
   });
   const answer = await t.get(`/v1/metrics/dora?organization_id=${DEMO.orgs.acme}`, token);
@@ -247,5 +249,5 @@ test('npm run metrics-settings: show and set, the operator audited; usage mistak
   );
   expect(() => parseCommand(['set', '--org', lab, '--production-environments', ' , '])).toThrow(UsageError);
   expect(() => parseCommand(['show'])).toThrow(new UsageError('show needs --org <organization id>'));
-  expect(() => parseCommand(['reset', '--org', lab])).toThrow(new UsageError('unknown command "reset"; use show, set or team-repos'));
+  expect(() => parseCommand(['reset', '--org', lab])).toThrow(new UsageError('unknown command "reset"; use show, set, team-repos or repo-production'));
 });

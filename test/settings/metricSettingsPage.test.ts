@@ -107,6 +107,34 @@ describeBrowser('what counts on the settings page in chromium', () => {
     await counts.getByRole('status').filter({ hasText: `Saved as version ${before.meta.settings_version + 2}: Platform’s figures cover its members’ repositories.` }).waitFor();
     expect((await platformOnV1()).data.scope.repositories).toBe('authored');
   });
+  test('ada gives acme/web production environments of its own, then the organization’s back', async () => {
+    opened = await watchedPage(browser, { expectStatuses: [400] });
+    const { page } = opened;
+    await signInThroughLink(page, base, DEMO.users.ada);
+    const token = await t.token();
+    const versionOnV1 = async () => (await t.get(`/v1/metrics/dora?organization_id=${DEMO.orgs.acme}`, token)).body.meta.settings_version;
+    const counts = page.getByRole('region', { name: 'Acme' }).getByRole('region', { name: 'What counts', exact: true });
+    await counts.getByText('None: every repository counts the organization’s production environments.').waitFor();
+    const before = await versionOnV1();
+
+    await counts.getByLabel('Repository', { exact: true }).fill('acme/web');
+    await counts.getByLabel('Environments that count as its production').fill('Live, prod-eu-*');
+    await page.keyboard.press('Enter');
+    await counts.getByRole('status').filter({ hasText: `Saved as version ${before + 1}: acme/web’s deployments to live, prod-eu-* count as production, for their whole history.` }).waitFor();
+    await counts.getByRole('row', { name: /acme\/web live, prod-eu-\*/ }).waitFor();
+    expect(await versionOnV1()).toBe(before + 1);
+
+    await counts.getByLabel('Repository', { exact: true }).fill('acme/nope');
+    await counts.getByLabel('Environments that count as its production').fill('live');
+    await counts.getByRole('button', { name: 'Save its environments' }).click();
+    await counts.getByRole('alert').filter({ hasText: 'No repository acme/nope in organization org_acme' }).waitFor();
+
+    await counts.getByRole('button', { name: 'Use the organization’s for acme/web' }).click();
+    await counts.getByRole('status').filter({ hasText: `Saved as version ${before + 2}: acme/web counts the organization’s production environments again.` }).waitFor();
+    await counts.getByText('None: every repository counts the organization’s production environments.').waitFor();
+    expect(await versionOnV1()).toBe(before + 2);
+  });
+
   test('ada names the release bot; the page shows the change recomputed over the history, then in force', async () => {
     opened = await watchedPage(browser);
     const { page } = opened;

@@ -5,7 +5,7 @@ type Listener = (event: Event) => void;
 type Props = Record<string, string | number | boolean | Listener | null | undefined>;
 
 /**
- * An element with properties, attributes and children. Keys with a dash (aria-*, data-*), `role` and `for` are
+ * An element with properties, attributes and children. Keys with a dash (aria-*, data-*), `role`, `for` and `list` are
  * attributes; `on…` keys are listeners; the rest are properties.
  */
 export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props?: Props, ...children: Child[]): HTMLElementTagNameMap[K];
@@ -16,7 +16,8 @@ export function h(tag: string, props: Props = {}, ...children: Child[]): HTMLEle
     if (value === undefined || value === null) continue;
     if (typeof value === 'function') node.addEventListener(key.slice(2), value);
     else if (key === 'class') node.className = String(value);
-    else if (key.includes('-') || key === 'role' || key === 'for') {
+    // Attributes with no writable property of that name (an input's `list` is a read-only reference to its datalist).
+    else if (key.includes('-') || key === 'role' || key === 'for' || key === 'list') {
       if (value !== false) node.setAttribute(key, value === true ? '' : String(value));
     } else Object.assign(node, { [key]: value });
   }

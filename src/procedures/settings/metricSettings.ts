@@ -5,6 +5,7 @@ import { idParam } from '../../wire/query';
 import { asAdmin } from './administration';
 import type { CostRateTarget } from '../../services/finance/costRates';
 import { REPOSITORIES_EXPECTED } from '../../services/metrics/settings/teamRepositories';
+import { OWN_PRODUCTION_EXPECTED, REPOSITORY_EXPECTED } from '../../services/metrics/settings/repositoryProduction';
 
 const teamInput = { ...organizationInput, team_id: idParam('team_id') };
 
@@ -53,6 +54,23 @@ export const metricSettingsRouter = router({
     } else await costRates.set(input.organization_id, target, { amount: input.monthly }, actor);
     return costRates.seatPrices(input.organization_id);
   }),
+
+  /**
+   * A repository's own production environments (by id or full name), or null for the organization's: a new version of
+   * the settings, audited; answers the settings as `get` does.
+   */
+  setRepositoryProduction: settingsProcedure
+    .input(
+      z.strictObject({
+        ...organizationInput,
+        repository: z.unknown().nonoptional({ error: REPOSITORY_EXPECTED }),
+        production_environments: z.unknown().nonoptional({ error: OWN_PRODUCTION_EXPECTED }),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const { actor } = await asAdmin(ctx, input.organization_id);
+      return ctx.services.settings.repositoryProduction.set(input.organization_id, { repository: input.repository, production_environments: input.production_environments }, actor);
+    }),
 
   /** Sets them whole, by id or full name, or null for the fallback: a new version of the settings, audited. */
   setTeamRepositories: settingsProcedure.input(z.strictObject({ ...teamInput, repositories: z.unknown().nonoptional({ error: REPOSITORIES_EXPECTED }) })).mutation(async ({ ctx, input }) => {

@@ -3,7 +3,7 @@ import { DAY_MS, day, MetricWindow, weekOffset } from './window';
 import { MetricScope, scopeCondition, ScopedBy, scopeReplacements } from './scope';
 import { timestampSql } from '../../../persistence/query/selectSql';
 import { DomainError } from '../../../errors';
-import { AppliedMetricSettings, DEFAULT_APPLIED, environmentCondition } from '../settings/document';
+import { AppliedMetricSettings, DEFAULT_APPLIED, environmentCondition, productionCondition } from '../settings/document';
 import { incidentCondition } from '../settings/incidents';
 import { peopleOnly } from '../../../../db/rollups/botAccounts';
 import { changeFailureSql } from '../settings/changeFailure';
@@ -44,9 +44,22 @@ export class MetricSql {
     return new MetricSql(this.sequelize, scope, this.window, this.now, this.timeoutMs, this.settings);
   }
 
-  /** The rows of `alias` whose `column` is a production environment, as the organization's settings name them. */
-  production(alias: string, column = 'environment'): string {
-    return environmentCondition(this.settings.settings.production_environments, `${alias}.${column}`).sql;
+  /**
+   * The rows of `alias` whose `environment` is a production environment, as the organization's settings name them
+   * for the row's repository (`repositoryColumn`: a repository with its own list is read by it).
+   */
+  production(alias: string, repositoryColumn = 'repository_id'): string {
+    return productionCondition(this.settings.settings, `${alias}.environment`, `${alias}.${repositoryColumn}`).sql;
+  }
+
+  /** The same by the organization's list alone, whatever the repository (an organization's rollup rows hold every repository's). */
+  organizationProduction(alias: string): string {
+    return environmentCondition(this.settings.settings.production_environments, `${alias}.environment`).sql;
+  }
+
+  /** The repositories with production environments of their own (`:production_overridden` in the statements). */
+  get productionOverridden(): string[] {
+    return Object.keys(this.settings.settings.repository_production_environments);
   }
 
   /** The incidents of `alias` that count in time to restore, by the organization's settings (settings/incidents.ts). */
@@ -251,7 +264,8 @@ export class MetricSql {
   private replacements(): Record<string, unknown> {
     return {
       window_from_day: day(this.window.from),
-      ...environmentCondition(this.settings.settings.production_environments, 'environment').replacements,
+      ...productionCondition(this.settings.settings, 'environment', 'repository_id').replacements,
+      production_overridden: this.productionOverridden.length ? this.productionOverridden : null,
       ...incidentCondition(this.settings.settings, 'i').replacements,
       ...changeFailureSql(this.settings.settings.change_failure, 'd', (a, b) => this.hours(a, b)).replacements,
     };

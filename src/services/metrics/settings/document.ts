@@ -21,13 +21,21 @@ const environmentEntry = z
 
 export const MAX_PRODUCTION_ENVIRONMENTS = 50;
 
+/** A list of production environments, the organization's or one repository's own. */
+export const productionEnvironments = z
+  .array(environmentEntry, { error: 'production_environments must be a list of names or globs' })
+  .min(1, { error: 'production_environments must name at least one environment: with none, no deployment would count' })
+  .max(MAX_PRODUCTION_ENVIRONMENTS, { error: `production_environments takes at most ${MAX_PRODUCTION_ENVIRONMENTS} names or globs` })
+  .transform((list) => [...new Set(list)]);
+
+/** The entries in the order of their keys: a document compares (and is audited) the same whatever order it was made in. */
+export const byKey = <T>(record: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+/** Well under SQLite's 32,766 variables with every list at its longest; more repositories than a company deploys apart. */
+export const MAX_REPOSITORY_OVERRIDES = 200;
+
 export const metricSettingsShape = {
-  production_environments: z
-    .array(environmentEntry, { error: 'production_environments must be a list of names or globs' })
-    .min(1, { error: 'production_environments must name at least one environment: with none, no deployment would count' })
-    .max(MAX_PRODUCTION_ENVIRONMENTS, { error: `production_environments takes at most ${MAX_PRODUCTION_ENVIRONMENTS} names or globs` })
-    .transform((list) => [...new Set(list)])
-    .meta({
+  production_environments: productionEnvironments.meta({
       description:
         "The deployment environments that count as production in DORA's figures and AI impact's failure rate: names, or globs with `*` (any run) and `?` (one character), without regard to case. Default: `[\"production\"]`. Example: `[\"production\", \"prod-*\", \"live\"]`.",
     }),
@@ -37,10 +45,26 @@ export const metricSettingsShape = {
   ...changeFailureSettingsShape,
 };
 
-export const MetricSettingsDocument = z.object(metricSettingsShape);
+/**
+ * Repositories that deploy to production under names of their own (`live`, `prod-eu`), each with its own list in
+ * place of the organization's, keyed by repository id: DevLake's production pattern per scope, GitLab's deployment
+ * tier per project. Set one repository at a time (repositoryProduction.ts), not with the other settings.
+ */
+export const repositoryProductionShape = {
+  repository_production_environments: z.record(z.string(), productionEnvironments).transform((byRepository) => byKey(byRepository)),
+};
+
+export const MetricSettingsDocument = z.object({ ...metricSettingsShape, ...repositoryProductionShape });
 export type MetricSettingsDocument = z.infer<typeof MetricSettingsDocument>;
 
-export const DEFAULT_METRIC_SETTINGS: MetricSettingsDocument = { production_environments: ['production'], ...DEFAULT_INCIDENT_SETTINGS, ...DEFAULT_DRAFT_SETTINGS, ...DEFAULT_BOTS, ...DEFAULT_CHANGE_FAILURE_SETTINGS };
+export const DEFAULT_METRIC_SETTINGS: MetricSettingsDocument = {
+  production_environments: ['production'],
+  repository_production_environments: {},
+  ...DEFAULT_INCIDENT_SETTINGS,
+  ...DEFAULT_DRAFT_SETTINGS,
+  ...DEFAULT_BOTS,
+  ...DEFAULT_CHANGE_FAILURE_SETTINGS,
+};
 
 /** An organization's settings as the figures use them: the version they carry, and the settings. */
 export interface AppliedMetricSettings {
@@ -88,6 +112,25 @@ export function environmentCondition(entries: readonly string[], column: string,
     parts.push(`LOWER(${column}) LIKE :${prefix}_glob_${i} ESCAPE '!'`);
   });
   return { sql: parts.length ? `(${parts.join(' OR ')})` : '1 = 0', replacements };
+}
+
+/**
+ * Which deployments (or shipped changes, or their daily counts) of a repository are production's: those of a
+ * repository with its own list by that list, every other (and those of no repository) by the organization's. Without
+ * overrides this is environmentCondition itself; with them one CASE on the repository column, so the row's index is
+ * read as before and only the filter grows.
+ */
+export function productionCondition(settings: MetricSettingsDocument, environmentColumn: string, repositoryColumn: string): { sql: string; replacements: Record<string, string | string[]> } {
+  const organization = environmentCondition(settings.production_environments, environmentColumn);
+  const overrides = Object.entries(settings.repository_production_environments);
+  if (!overrides.length) return organization;
+  const replacements = { ...organization.replacements };
+  const cases = overrides.map(([repositoryId, entries], i) => {
+    const own = environmentCondition(entries, environmentColumn, `production_r${i}`);
+    Object.assign(replacements, own.replacements, { [`production_r${i}_repository`]: repositoryId });
+    return `WHEN :production_r${i}_repository THEN ${own.sql}`;
+  });
+  return { sql: `(CASE ${repositoryColumn} ${cases.join(' ')} ELSE ${organization.sql} END)`, replacements };
 }
 
 /** A glob as a LIKE pattern: its own `%`, `_` and `!` escaped, then `*` and `?` as LIKE's wildcards. */

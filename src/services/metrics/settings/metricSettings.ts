@@ -40,6 +40,11 @@ type Pending = { progress: RecomputationView; settings: MetricSettingsDocument }
 
 const pendingOf = (organizationId: string, transaction?: Transaction): Promise<Pending | null> => recomputationOf(organizationId, transaction);
 
+/** The view of the settings a change left, read in its transaction. */
+export async function settingsViewAfter(change: Change, organizationId: string, after: { applied: AppliedMetricSettings; updatedAt: Date | null }): Promise<MetricSettingsView> {
+  return viewOf(organizationId, after.applied, after.updatedAt, await pendingOf(organizationId, change.transaction));
+}
+
 const appliedOf = (row: MetricSetting | null): AppliedMetricSettings =>
   row ? { version: row.version, settings: parseStoredDocument(row.document), botsGeneration: row.bots_generation } : DEFAULT_APPLIED;
 
@@ -74,12 +79,12 @@ export class MetricSettings {
     const requested = parsed.data;
     if (Object.keys(requested).length === 0) throw invalid(`Name at least one setting to change: ${SETTINGS}`);
     return this.changes.run(async (change) => {
-      const { applied, updatedAt } = await newSettingsVersion(change, organizationId, actor, this.now(), (before) => {
-        const after: MetricSettingsDocument = { ...before.settings, ...requested };
-        const changed = changedSettings(before.settings, after);
-        return Object.keys(changed).length ? { settings: after, details: { changed } } : null;
+      const after = await newSettingsVersion(change, organizationId, actor, this.now(), (before) => {
+        const settings: MetricSettingsDocument = { ...before.settings, ...requested };
+        const changed = changedSettings(before.settings, settings);
+        return Object.keys(changed).length ? { settings, details: { changed } } : null;
       });
-      return viewOf(organizationId, applied, updatedAt, await pendingOf(organizationId, change.transaction));
+      return settingsViewAfter(change, organizationId, after);
     });
   }
 }
@@ -139,6 +144,9 @@ export async function newSettingsVersion(
 const SETTINGS = Object.keys(metricSettingsShape).join(', ');
 
 function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys' && issue.path.length === 0 && issue.keys.includes('repository_production_environments')) {
+    return 'A repository\'s own production environments are set one repository at a time (settings.metrics.setRepositoryProduction, npm run metrics-settings -- repo-production), not with the other settings';
+  }
   if (issue.code === 'unrecognized_keys' && issue.path.length === 0) return `No setting ${issue.keys.join(', ')}; the settings are ${SETTINGS}`;
   if (issue.code === 'invalid_type' && issue.path.length === 0) return `The settings must be an object of ${SETTINGS}`;
   return issue.message;

@@ -116,7 +116,7 @@ async function namesOf(ids: string[], transaction?: Transaction): Promise<Reposi
  * of one name, the one in sight is meant, and two in sight (two connections) need their ids. Whatever names no
  * repository of this organization, another organization's included, is refused with what to fix.
  */
-async function resolve(organizationId: string, entries: string[], transaction: Transaction): Promise<string[]> {
+export async function resolve(organizationId: string, entries: string[], transaction: Transaction): Promise<string[]> {
   const names = [...new Set(entries.map((e) => e.toLowerCase()))];
   const rows = await Repository.findAll({
     where: { organization_id: organizationId, [Op.or]: [{ id: entries }, where(fn('LOWER', col('full_name')), { [Op.in]: names })] },

@@ -2,6 +2,7 @@ import { attempt } from '../../../pages/script/attempt';
 import { api, call, Outputs } from '../../../pages/script/api';
 import { field, h, hidden, table, valueOf } from '../../../pages/script/elements';
 import { partsOf, subsection } from './parts';
+import { repositoryProductionPanel } from './repositoryProduction';
 
 type Organization = Outputs['settings']['session']['organizations'][number];
 type Settings = Outputs['settings']['metrics']['get'];
@@ -84,6 +85,7 @@ export function metricSettingsSection(org: Organization): HTMLElement {
       ),
       changeForm(settings),
     );
+    production.show(settings);
   }
 
   function changeForm(settings: Settings): HTMLFormElement {
@@ -179,7 +181,14 @@ export function metricSettingsSection(org: Organization): HTMLElement {
     ];
   }
 
-  // A team's repositories are a setting of what counts too: below the settings, one team at a time.
+  // A repository's own production environments, then a team's repositories: settings of what counts too, below the others.
+  const production = repositoryProductionPanel(of, (settings, outcome) => {
+    show(settings);
+    parts.done.textContent = outcome;
+    parts.heading.focus();
+  });
+  parts.secretSlot.before(production.panel);
+
   const teamPanel = h('div', { class: 'team-repositories' });
   parts.secretSlot.before(teamPanel);
 
