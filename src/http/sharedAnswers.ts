@@ -83,7 +83,8 @@ export function shareIdenticalRequests(options: SharingOptions) {
   const leaders = new Map<string, Promise<Answer | undefined>>();
   return (req: Request, res: Response, next: NextFunction) => {
     const key = keyOf(req, res, options);
-    if (key === undefined) return next();
+    // A client gone already (while its token was checked, say) leads nothing: its close would never settle the others.
+    if (key === undefined || res.closed) return next();
     const leader = leaders.get(key);
     if (leader) {
       leader.then((answer) => (answer ? send(res, answer) : next())).catch(next);

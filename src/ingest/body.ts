@@ -2,6 +2,7 @@ import zlib from 'node:zlib';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { DomainError, invalid } from '../errors';
 import { BodyBudget } from '../wire/bodyBudget';
+import { whenClosed } from '../wire/responseClosed';
 
 const KB = 1024;
 const MB = 1024 * KB;
@@ -56,7 +57,7 @@ export function readRawBody(budget: BodyBudget, limitOf: (req: Request) => BodyL
     // Listening before the wait: a client that leaves while queued must not keep its share once granted.
     const releases: (() => void)[] = [];
     let closed = false;
-    res.once('close', () => {
+    whenClosed(res, () => {
       closed = true;
       releases.splice(0).forEach((release) => release());
     });

@@ -5,6 +5,7 @@ import { rateLimitMessage, setRateLimitHeaders } from '../rateLimit/headers';
 import type { OtlpAuthenticator } from '../auth/otlpAuthenticator';
 import type { TelemetrySender, TelemetryWriter } from '../services/telemetry/writer';
 import { BodyBudget } from '../wire/bodyBudget';
+import { whenClosed } from '../wire/responseClosed';
 import { DomainError, notFound } from '../errors';
 import { methodNotAllowed, sendOtlpFailure, serverFault, toOtlpFailure, tooLargeMessage } from './errors';
 import { noteFailure } from '../observability/responseFailures';
@@ -77,7 +78,7 @@ export function otlpRouter(deps: OtlpDeps): Router {
       const share = Number.isFinite(declared) ? (isGzip(req) ? declared * GZIP_RESERVE_FACTOR : declared) : deps.bodyLimitBytes;
       let release: (() => void) | undefined;
       let closed = false;
-      res.once('close', () => {
+      whenClosed(res, () => {
         closed = true;
         release?.();
       });

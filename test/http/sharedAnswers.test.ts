@@ -1,4 +1,6 @@
+import http from 'node:http';
 import { MetricsService } from '../../src/services/metrics';
+import { Authenticator } from '../../src/auth/authenticator';
 import { ListingService } from '../../src/persistence/query/listing';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 
@@ -123,6 +125,44 @@ test('a request that fails is shared with nobody: those waiting run on their own
     release();
     const statuses = (await Promise.all(sent)).map((a) => a.status).sort();
     expect(statuses).toEqual([200, 200, 500]);
+  } finally {
+    spy.mockRestore();
+  }
+});
+
+test('a client that leaves while its token is checked leads nothing: the next identical request is answered', async () => {
+  const token = await t.token();
+  const origin = await t.listen();
+  const headers = { Authorization: `Bearer ${token}`, 'Accept-Encoding': 'gzip' };
+  // The token check waits until the client is gone, so the request reaches the sharing with its response closed.
+  let left: () => void = () => undefined;
+  const gone = new Promise<void>((resolve) => (left = resolve));
+  let checked: () => void = () => undefined;
+  const past = new Promise<void>((resolve) => (checked = resolve));
+  const authenticate = Authenticator.prototype.authenticate;
+  const spy = jest.spyOn(Authenticator.prototype, 'authenticate').mockImplementationOnce(async function (this: Authenticator, ...args) {
+    await gone;
+    // The server learns of the closed socket in a later turn of its loop.
+    await new Promise((r) => setTimeout(r, 100));
+    const principal = await authenticate.apply(this, args);
+    checked();
+    return principal;
+  });
+  try {
+    const leaving = http.get(`${origin}${COLLABORATION}`, { headers });
+    leaving.on('error', () => undefined);
+    leaving.on('socket', (socket) => socket.on('connect', () => setTimeout(() => leaving.destroy(), 50)));
+    leaving.on('close', () => left());
+    // The gone client's request goes on from its token check to the sharing before the next one is sent.
+    await past;
+    await new Promise((r) => setTimeout(r, 200));
+    // Before the fix, this one waited for the gone client's answer for ever.
+    const next = await Promise.race([
+      t.get(COLLABORATION, token).set('Accept-Encoding', 'gzip').then((res) => res.status),
+      new Promise((resolve) => setTimeout(() => resolve('no answer in 10 s'), 10_000)),
+    ]);
+    expect(next).toBe(200);
+    expect(spy).toHaveBeenCalledTimes(2);
   } finally {
     spy.mockRestore();
   }
