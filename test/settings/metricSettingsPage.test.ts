@@ -35,14 +35,23 @@ describeBrowser('what counts on the settings page in chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  test('ada sets the production environments by keyboard; the next answer names the new version', async () => {
-    // The empty list's refusal (400) is caused on purpose.
-    opened = await watchedPage(browser, { expectStatuses: [400] });
+  /**
+   * Acme's What counts, as ada sees it signed in (`expectStatuses`: the refusals the test causes on purpose), with a
+   * token of hers to ask the API the same figures.
+   */
+  async function whatCountsAsAda(expectStatuses: number[] = []) {
+    opened = await watchedPage(browser, expectStatuses.length ? { expectStatuses } : undefined);
     const { page } = opened;
     await signInThroughLink(page, base, DEMO.users.ada);
     const token = await t.token();
-    const versionOnV1 = async () => (await t.get(`/v1/metrics/dora?organization_id=${DEMO.orgs.acme}`, token)).body.meta.settings_version;
     const counts = page.getByRole('region', { name: 'Acme' }).getByRole('region', { name: 'What counts', exact: true });
+    return { page, token, counts };
+  }
+
+  test('ada sets the production environments by keyboard; the next answer names the new version', async () => {
+    // The empty list's refusal (400) is caused on purpose.
+    const { page, token, counts } = await whatCountsAsAda([400]);
+    const versionOnV1 = async () => (await t.get(`/v1/metrics/dora?organization_id=${DEMO.orgs.acme}`, token)).body.meta.settings_version;
     await counts.getByText('Version 0 (the defaults: never changed).').waitFor();
     await counts.getByRole('row', { name: /Production environments production production/ }).waitFor();
     expect(await versionOnV1()).toBe(0);
@@ -82,12 +91,8 @@ describeBrowser('what counts on the settings page in chromium', () => {
   });
 
   test("ada makes Platform own acme/web, then gives it back its members' repositories", async () => {
-    opened = await watchedPage(browser, { expectStatuses: [400] });
-    const { page } = opened;
-    await signInThroughLink(page, base, DEMO.users.ada);
-    const token = await t.token();
+    const { page, token, counts } = await whatCountsAsAda([400]);
     const platformOnV1 = async () => (await t.get(`/v1/metrics/dora?team_id=${DEMO.teams.platform}`, token)).body;
-    const counts = page.getByRole('region', { name: 'Acme' }).getByRole('region', { name: 'What counts', exact: true });
     await counts.getByLabel('Team').selectOption({ label: 'Platform' });
     await counts.getByText(/^Platform owns no repositories: its figures cover those its members authored commits in: .*acme\/api/).waitFor();
     const before = await platformOnV1();
@@ -108,12 +113,8 @@ describeBrowser('what counts on the settings page in chromium', () => {
     expect((await platformOnV1()).data.scope.repositories).toBe('authored');
   });
   test('ada gives acme/web production environments of its own, then the organization’s back', async () => {
-    opened = await watchedPage(browser, { expectStatuses: [400] });
-    const { page } = opened;
-    await signInThroughLink(page, base, DEMO.users.ada);
-    const token = await t.token();
+    const { page, token, counts } = await whatCountsAsAda([400]);
     const versionOnV1 = async () => (await t.get(`/v1/metrics/dora?organization_id=${DEMO.orgs.acme}`, token)).body.meta.settings_version;
-    const counts = page.getByRole('region', { name: 'Acme' }).getByRole('region', { name: 'What counts', exact: true });
     await counts.getByText('None: every repository counts the organization’s production environments.').waitFor();
     const before = await versionOnV1();
 
@@ -136,12 +137,8 @@ describeBrowser('what counts on the settings page in chromium', () => {
   });
 
   test('ada names the release bot; the page shows the change recomputed over the history, then in force', async () => {
-    opened = await watchedPage(browser);
-    const { page } = opened;
-    await signInThroughLink(page, base, DEMO.users.ada);
-    const token = await t.token();
+    const { token, counts } = await whatCountsAsAda();
     const versionOnV1 = async () => (await t.get(`/v1/metrics/pull-requests?organization_id=${DEMO.orgs.acme}`, token)).body.meta.settings_version;
-    const counts = page.getByRole('region', { name: 'Acme' }).getByRole('region', { name: 'What counts', exact: true });
     await counts.getByRole('row', { name: /Bot accounts the maintained list the maintained list/ }).waitFor();
     const before = await versionOnV1();
 
@@ -155,10 +152,7 @@ describeBrowser('what counts on the settings page in chromium', () => {
   });
 
   test('ada prices a Copilot seat, then unsets it', async () => {
-    opened = await watchedPage(browser);
-    const { page } = opened;
-    await signInThroughLink(page, base, DEMO.users.ada);
-    const counts = page.getByRole('region', { name: 'Acme' }).getByRole('region', { name: 'What counts', exact: true });
+    const { counts } = await whatCountsAsAda();
     const copilot = counts.getByLabel('Seat price of copilot');
     await copilot.fill('19');
     await counts.getByRole('button', { name: 'Save seat price of copilot' }).click();
