@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { AuditEntry, GitApp, Repository } from '../../db/models';
 import type { Activity, RepositoryRef } from '../../src/services/git/activity';
 import { publicBase } from '../../src/config';
@@ -125,6 +126,12 @@ test('mistakes are refused with what to fix, and a collaborator may not set it',
   expect(await refused(repos.web, undefined)).toEqual([400, expect.stringMatching(/production_environments must be a list of names or globs, or null/)]);
   expect(await refused('', ['live'])).toEqual([400, 'repository must not be empty']);
   expect(await refused(repos.web, ['live'], linus)).toEqual([403, expect.any(String)]);
+  // A settings change needs ada's session from a page of this service: not a bearer token, not another origin.
+  const input = { organization_id: org, repository: repos.web, production_environments: ['live'] };
+  const fromElsewhere = await ada.mutate('settings.metrics.setRepositoryProduction', input, { Origin: 'https://evil.example' });
+  expect([fromElsewhere.status, fromElsewhere.body.error.message]).toEqual([403, 'A settings change from https://evil.example is refused: only pages of this service may make one']);
+  const byToken = await request(t.runtime.app).post('/trpc/settings.metrics.setRepositoryProduction').set('Authorization', `Bearer ${token}`).send(input);
+  expect(byToken.status).toBe(401);
   const update = await ada.mutate('settings.metrics.update', { organization_id: org, settings: { repository_production_environments: { [repos.web]: ['live'] } } });
   expect([update.status, update.body.error.message]).toEqual([400, expect.stringMatching(/one repository at a time \(settings\.metrics\.setRepositoryProduction/)]);
   expect((await ada.query('settings.metrics.get', { organization_id: org })).body.result.data).toMatchObject({ version: 6, repository_production_environments: {} });
