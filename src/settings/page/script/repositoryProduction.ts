@@ -14,7 +14,8 @@ export type Saved = (settings: Settings, outcome: string) => void;
  * from the settings the section shows.
  */
 export function repositoryProductionPanel(of: { organization_id: string }, saved: Saved): { panel: HTMLElement; show(settings: Settings): void } {
-  const panel = h('div', { class: 'repository-production' });
+  // One dashed rule above the whole panel, as above the team's repositories' form below it.
+  const panel = h('div', { class: 'create repository-production' });
   const alert = h('div', { class: 'alert', role: 'alert' });
   let repositories: readonly Repository[] | undefined;
   const nameOf = (id: string) => repositories?.find((r) => r.id === id)?.full_name ?? id;
@@ -38,7 +39,7 @@ export function repositoryProductionPanel(of: { organization_id: string }, saved
     const own = Object.entries(settings.repository_production_environments);
     const form = h(
       'form',
-      { class: 'create', noValidate: true },
+      { noValidate: true },
       field('Repository', h('input', { type: 'text', name: 'repository', required: true, autocomplete: 'off', list: `${of.organization_id}-repositories` }), 'Its full name (owner/name) or id.'),
       h('datalist', { id: `${of.organization_id}-repositories` }, ...(repositories ?? []).map((r) => h('option', { value: r.full_name }))),
       field('Environments that count as its production', h('input', { type: 'text', name: 'own_production_environments', required: true, autocomplete: 'off' }), 'Names or globs, separated by commas, in place of the organization’s. Example: live, prod-eu-*.'),
