@@ -71,6 +71,7 @@ interface Servers {
   api: ApiServer;
   floor: Server;
   stack: Server;
+  service: Server;
 }
 
 type ApiServer = Server & { metricsUrl?: string };
@@ -105,15 +106,18 @@ async function startApi(name: string, url: string, opts: BenchOptions, env: Reco
 }
 
 async function startServers(url: string, userId: string, opts: BenchOptions): Promise<Servers> {
-  const [floorPort, stackPort] = [await freePort(), await freePort()];
+  const [floorPort, stackPort, servicePort] = [await freePort(), await freePort(), await freePort()];
   const api = await startApi('API', url, opts);
   const floorEnv = { DATABASE_URL: url, FLOOR_USER_ID: userId, FLOOR_COUNT: opts.floorCount };
   const floor = startServer('floor', process.execPath, [path.join(ROOT, 'dist/scripts/bench/floor/server.js')], floorPort, floorEnv);
   cleanups.push(() => stopServer(floor));
   const stack = startServer('stack floor', process.execPath, [path.join(ROOT, 'dist/scripts/bench/floor/stack.js')], stackPort, floorEnv);
   cleanups.push(() => stopServer(stack));
-  await Promise.all([waitHealthy(api), waitHealthy(floor), waitHealthy(stack)]);
-  return { api, floor, stack };
+  const serviceEnv = { ...floorEnv, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
+  const service = startServer('service floor', process.execPath, [path.join(ROOT, 'dist/scripts/bench/floor/service.js')], servicePort, serviceEnv);
+  cleanups.push(() => stopServer(service));
+  await Promise.all([waitHealthy(api), waitHealthy(floor), waitHealthy(stack), waitHealthy(service)]);
+  return { api, floor, stack, service };
 }
 
 interface Planned {
@@ -170,7 +174,7 @@ async function main(argv: string[]): Promise<number> {
   const fixtures = await database.findFixtures(db);
   const servers = await startServers(url, fixtures.user_id, opts);
   const rssStart = rssMb(servers.api.pid);
-  log(`API (pid ${servers.api.pid}) at ${servers.api.url}, floor (pid ${servers.floor.pid}) at ${servers.floor.url}, stack floor (pid ${servers.stack.pid}) at ${servers.stack.url}`);
+  log(`API (pid ${servers.api.pid}) at ${servers.api.url}, floor (pid ${servers.floor.pid}) at ${servers.floor.url}, stack floor (pid ${servers.stack.pid}) at ${servers.stack.url}, service floor (pid ${servers.service.pid}) at ${servers.service.url}`);
 
   const headers = { authorization: `Bearer ${token.token}` };
   const explicit = opts.paths.length > 0;
@@ -187,17 +191,17 @@ async function main(argv: string[]): Promise<number> {
   if (requests.length === 0 && signals.length === 0 && appSources.length === 0 && !copilotPull && !figuresBurst && histories.length === 0 && !recomputation) throw new UsageError(`no request matches ${opts.filters.map((f) => `"${f}"`).join(' or ')}`);
   const { planned, differences } = requests.length ? await plan(requests, explicit, servers, headers) : { planned: [], differences: [] };
   const ingestCount = signals.length + appSources.length;
-  const minutes = (planned.length * (opts.baseline ? 5 : 3) * (opts.seconds + 1) + ingestCount * (2 * opts.seconds + 60)) / 60;
+  const minutes = (planned.length * (opts.baseline ? 6 : 4) * (opts.seconds + 1) + ingestCount * (2 * opts.seconds + 60)) / 60;
   log(
     `${planned.length} requests${ingestCount ? ` and ${ingestCount} ingest rows` : ''}, ${opts.connections} connections, ` +
-      `${opts.seconds} s each on the three servers${ingestCount ? ' (ingest: the ingest floor and the API)' : ''}: about ${minutes.toFixed(1)} min`,
+      `${opts.seconds} s each on the four servers${ingestCount ? ' (ingest: the ingest floor and the API)' : ''}: about ${minutes.toFixed(1)} min`,
   );
 
   // A fresh process runs its first requests unoptimised (V8 compiles hot code after a few thousand calls): without
   // a warm-up the first row measured the JIT, not the server.
   if (planned.length) {
     log(`warming up each server on ${planned[0].request.path} for ${WARM_UP_SECONDS} s`);
-    for (const server of [servers.floor, servers.stack, servers.api]) {
+    for (const server of [servers.floor, servers.stack, servers.service, servers.api]) {
       await measure(server.url + planned[0].request.path, headers, opts.connections, WARM_UP_SECONDS);
     }
   }
@@ -254,6 +258,7 @@ async function main(argv: string[]): Promise<number> {
       };
       const floor = await floorRun(servers.floor);
       const stack = await floorRun(servers.stack);
+      const service = await floorRun(servers.service);
       const apiServer = request.cacheOff && apiCacheOff ? apiCacheOff : servers.api;
       const timesBefore = await processTimes(apiServer.metricsUrl);
       const api = await measure(apiServer.url + request.path, headers, opts.connections, opts.seconds);
@@ -263,10 +268,10 @@ async function main(argv: string[]): Promise<number> {
       if (share !== undefined && share > (gcHighest?.share ?? -1)) gcHighest = { share, path: request.path };
       // Against a baseline, the pair once more: a row is flagged only when it is slower in both alternations.
       const again = opts.baseline ? { stack: await floorRun(servers.stack), api: await measure(apiServer.url + request.path, headers, opts.connections, opts.seconds) } : undefined;
-      alive([servers.floor, servers.stack, apiServer], request.path);
-      rows.push({ path: rowName(request), floor, stack, floorNote: serves ? undefined : `floor ${floorProbe.status}`, api, again });
+      alive([servers.floor, servers.stack, servers.service, apiServer], request.path);
+      rows.push({ path: rowName(request), floor, stack, service, floorNote: serves ? undefined : `floor ${floorProbe.status}`, api, again });
       const rps = (m?: { rps: number }) => (m ? m.rps.toFixed(1) : '-');
-      log(`[${i + 1}/${planned.length}] ${request.path}: floor ${rps(floor)}, stack ${rps(stack)}, API ${rps(api)} req/s`);
+      log(`[${i + 1}/${planned.length}] ${request.path}: floor ${rps(floor)}, stack ${rps(stack)}, service ${rps(service)}, API ${rps(api)} req/s`);
     }
   } catch (err) {
     // The rows measured before a server died are figures still: printed before the failure is reported.
