@@ -59,6 +59,7 @@ import * as deploymentReversals from './migrations/0054-deployment-reversals';
 import * as readyForReview from './migrations/0055-ready-for-review';
 import * as botAccounts from './migrations/0056-bot-accounts';
 import * as boardRepositories from './migrations/0057-board-repositories';
+import * as memberActiveMonths from './migrations/0058-member-active-months';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -119,6 +120,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0055-ready-for-review', ...readyForReview },
   { name: '0056-bot-accounts', ...botAccounts },
   { name: '0057-board-repositories', ...boardRepositories },
+  { name: '0058-member-active-months', ...memberActiveMonths },
 ];
 
 /** Every migration's name, in the order they apply. */

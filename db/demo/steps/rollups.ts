@@ -1,5 +1,6 @@
 import { QueryInterface } from 'sequelize';
 import { fillAuthorDays } from '../../rollups/authorDays';
+import { fillMemberActiveMonths } from '../../rollups/memberActiveMonths';
 import { fillAuthorRepositories, fillCommitDays } from '../../rollups/commits';
 import { fillAiEvidence } from '../../rollups/aiEvidence';
 import { fillLeadTimes, markRework, markShippedChanges } from '../../rollups/deployments';
@@ -29,5 +30,6 @@ export async function rebuildRollups(qi: QueryInterface): Promise<void> {
   await fillPullRequestMonths(qi);
   await fillPeerReviews(qi);
   await fillAuthorDays(qi);
+  await fillMemberActiveMonths(qi);
   await fillInteractionDays(qi);
 }

@@ -1,10 +1,6 @@
 import type { ChangeSql } from '../../persistence/changes/changeSql';
-
-/** The bit of a day in its month's `days` (ai_active_months): bit d - 1 for day d. */
-export const dayBit = (day: string) => 2 ** (Number(day.slice(8, 10)) - 1);
-
-/** Every day bit of a month's `days`: 31 bits. */
-const ALL_DAYS = 2 ** 31 - 1;
+import { ALL_DAYS, dayBit } from '../activity/dayBits';
+import { addAiDays, clearAiDay } from '../activity/memberActiveMonths';
 
 /**
  * Makes the day's bit again in the month rows of a tool and of any tool (`''`) for these members, from the daily
@@ -15,6 +11,7 @@ export async function refreshActiveDay(sql: ChangeSql, organizationId: string, d
   const month = day.slice(0, 7);
   const of = { organizationId, month, members, keep: ALL_DAYS - dayBit(day) };
   await sql.run('UPDATE ai_active_months SET days = days & :keep WHERE organization_id = :organizationId AND month = :month AND tool IN (:tools) AND user_key IN (:members)', { ...of, tools: [tool, ''] });
+  await clearAiDay(sql, organizationId, day, members);
   const active = await sql.select<{ user_key: string; tool: string }>(
     'SELECT DISTINCT user_key, tool FROM ai_usage_days WHERE organization_id = :organizationId AND day = :day AND user_key IN (:members)',
     { organizationId, day, members },
@@ -23,4 +20,5 @@ export async function refreshActiveDay(sql: ChangeSql, organizationId: string, d
   for (const r of active) for (const t of r.tool === tool ? [tool, ''] : ['']) bits.set(`${r.user_key}\u0000${t}`, { user_key: r.user_key, tool: t });
   const rows = [...bits].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, r]) => ({ organization_id: organizationId, user_key: r.user_key, month, tool: r.tool, days: dayBit(day) }));
   if (rows.length) await sql.addTo('ai_active_months', ['organization_id', 'user_key', 'month', 'tool'], ['days'], rows, '|');
+  await addAiDays(sql, rows.filter((r) => r.tool === ''));
 }

@@ -26,7 +26,8 @@ export const TIERS = [
 type TeamAdoption = { id: string; name: string; members: number; active_users: number; inactive_members: number; ai_day_share: number; tier: number };
 
 export async function adoptionTiers(q: MetricSql) {
-  const [teams, repositories] = await Promise.all([teamAdoption(q), repositoriesByTier(q)]);
+  const teams = await teamAdoption(q);
+  const repositories = await repositoriesByTier(q, teams);
   return Promise.all(
     TIERS.map(async (tier, index) => {
       const inTier = teams.filter((team) => team.tier === index);
@@ -57,23 +58,16 @@ export async function adoptionTiers(q: MetricSql) {
 }
 
 /**
- * Each member's active days in the window and how many of them had AI use: a day they authored a commit (author_days),
- * opened a pull request or acted on one (a review, an approval, a comment, a pushed commit), or used an AI tool
- * (ai_usage_days, telemetry's or a vendor's). Only those with such a day have a row; grouped in the database.
+ * Each member's active days in the window and how many of them had AI use, from their months in
+ * member_active_months (db/rollups/memberActiveMonths.ts): a day they authored a commit, opened a pull request or
+ * acted on one (a review, an approval, a comment, a pushed commit), or used an AI tool (telemetry's or a vendor's).
+ * Only those with such a day have a row; summed in the database, in the table's key order.
  */
 function memberDaysSql(q: MetricSql): string {
-  const ofOrganization = (alias: string) => `${alias}.organization_id = :scope_organization_id`;
-  return `SELECT d.user_id, COUNT(*) AS active_days, SUM(d.ai) AS ai_days FROM (
-      SELECT u.user_id, u.day, MAX(u.ai) AS ai FROM (
-        SELECT ad.user_id, ad.day, 0 AS ai FROM author_days ad WHERE ${ofOrganization('ad')} AND ${q.inDays('ad.day')}
-        UNION ALL
-        SELECT p.author_id, ${q.dayOf('p.created_at')}, 0 FROM pull_requests p WHERE ${ofOrganization('p')} AND p.author_id IS NOT NULL AND ${q.inWindow('p.created_at')}
-        UNION ALL
-        SELECT pa.actor_id, ${q.dayOf('pa.created_at')}, 0 FROM pull_request_activities pa WHERE ${ofOrganization('pa')} AND pa.actor_id IS NOT NULL AND ${q.inWindow('pa.created_at')}
-        UNION ALL
-        SELECT a.user_key, a.day, 1 FROM ai_usage_days a WHERE ${ofOrganization('a')} AND a.user_key <> '' AND ${q.inDays('a.day')}
-      ) u GROUP BY u.user_id, u.day
-    ) d GROUP BY d.user_id`;
+  const months = q.monthsInWindow('a.month');
+  const active = `SUM(${q.popcount(months.windowDays('(a.work_days | a.ai_days)'))})`;
+  return `SELECT a.user_id, ${active} AS active_days, SUM(${q.popcount(months.windowDays('a.ai_days'))}) AS ai_days FROM member_active_months a
+    WHERE a.organization_id = :scope_organization_id AND ${months.where} GROUP BY a.user_id HAVING ${active} > 0`;
 }
 
 /**
@@ -109,13 +103,21 @@ function teamAdoption(q: MetricSql): Promise<TeamAdoption[]> {
   );
 }
 
-/** The repositories each tier covers, each of its teams' as a team's scope takes them (reading/scope.ts). A row per tier and repository. */
-async function repositoriesByTier(q: MetricSql): Promise<Map<number, string[]>> {
+/**
+ * The repositories each tier covers, each of its teams' as a team's scope takes them (reading/scope.ts). A row per
+ * tier and repository; the tiers' teams are named (bound, never spliced), so the members' days are read once.
+ */
+async function repositoriesByTier(q: MetricSql, teams: TeamAdoption[]): Promise<Map<number, string[]>> {
+  const tiers = TIERS.map((_, index) => teams.filter((team) => team.tier === index).map((team) => team.id));
+  const named = tiers.flatMap((ids, index) => (ids.length ? [index] : []));
+  if (named.length === 0) return new Map();
+  const replacements = Object.fromEntries(named.map((index) => [`tier_${index}`, tiers[index]]));
   const rows = await q.rows<{ tier: number; repository_id: string }>(
-    `SELECT DISTINCT ta.tier, r.repository_id FROM (${adoptionSql(q)}) ta
-      JOIN (${teamRepositoriesSql()}) r ON r.team_id = ta.team_id
-      ORDER BY ta.tier, r.repository_id`,
+    `SELECT DISTINCT CASE ${named.map((index) => `WHEN r.team_id IN (:tier_${index}) THEN ${index}`).join(' ')} END AS tier, r.repository_id
+      FROM (${teamRepositoriesSql()}) r WHERE r.team_id IN (:tier_teams)
+      ORDER BY tier, r.repository_id`,
     ['repository_id'],
+    { ...replacements, tier_teams: teams.map((team) => team.id) },
   );
   const byTier = new Map<number, string[]>();
   for (const { tier, repository_id } of rows) {

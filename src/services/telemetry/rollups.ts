@@ -2,12 +2,14 @@ import { AI_MEASURES, AiMeasure, Contribution } from './aiTools';
 import { recordOf } from '../metrics/reading/records';
 import type { ChangeSql } from '../../persistence/changes/changeSql';
 import { AuthorDay, weighCommitsOfDays } from '../git/rollups/aiEvidence';
-import { dayBit } from '../aiUsage/activeDays';
+import { dayBit } from '../activity/dayBits';
+import { addAiDays } from '../activity/memberActiveMonths';
 import { yieldVendorDaysToOtlp } from '../aiUsage/vendorRollups';
 
 const KEYS = ['organization_id', 'day', 'user_key', 'tool', 'model', 'source'] as const;
 const ORG_KEYS = ['organization_id', 'day', 'tool', 'model', 'attributed', 'source'] as const;
 const MONTH_KEYS = ['organization_id', 'user_key', 'month', 'tool'] as const;
+type AiActiveMonth = { organization_id: string; user_key: string; month: string; tool: string; days: number };
 
 /**
  * A request's additions to the daily AI usage rollups (docs/metrics.md#ai-review-and-cost-figures), summed in the process per (day, member, tool,
@@ -17,7 +19,7 @@ const MONTH_KEYS = ['organization_id', 'user_key', 'month', 'tool'] as const;
 export class UsageRollup {
   private readonly members = new Map<string, Record<string, string | number | boolean>>();
   private readonly organization = new Map<string, Record<string, string | number | boolean>>();
-  private readonly months = new Map<string, Record<string, string | number>>();
+  private readonly months = new Map<string, AiActiveMonth>();
 
   constructor(private readonly organizationId: string) {}
 
@@ -37,7 +39,7 @@ export class UsageRollup {
     const month = day.slice(0, 7);
     const id = [userId, month, tool].join('\u0000');
     const row = this.months.get(id) ?? { organization_id: this.organizationId, user_key: userId, month, tool, days: 0 };
-    row.days = Number(row.days) | dayBit(day);
+    row.days |= dayBit(day);
     this.months.set(id, row);
   }
 
@@ -57,7 +59,11 @@ export class UsageRollup {
   async addRollups(sql: ChangeSql): Promise<void> {
     if (this.members.size) await sql.addTo('ai_usage_days', KEYS, AI_MEASURES, sortedRows(this.members));
     if (this.organization.size) await sql.addTo('ai_usage_org_days', ORG_KEYS, AI_MEASURES, sortedRows(this.organization));
-    if (this.months.size) await sql.addTo('ai_active_months', MONTH_KEYS, ['days'], sortedRows(this.months), '|');
+    if (this.months.size) {
+      const months = sortedRows(this.months);
+      await sql.addTo('ai_active_months', MONTH_KEYS, ['days'], months, '|');
+      await addAiDays(sql, months.filter((r) => r.tool === ''));
+    }
   }
 
   /** Each member, day and tool this request reports. */

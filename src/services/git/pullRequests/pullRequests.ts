@@ -16,6 +16,8 @@ import { refreshPullRequestSamples } from '../rollups/pullRequestSamples';
 import { Applied, olderThanStored, recordIfNewer, sameTime } from '../recordIfNewer';
 import { botClassifier } from '../../../../db/rollups/botAccounts';
 import { refreshActivityBots } from './botRows';
+import { ChangeSql } from '../../../persistence/changes/changeSql';
+import { addWorkDays, recountMemberActiveMonths } from '../../activity/memberActiveMonths';
 
 const EVENT_OF_STATE: Record<PullRequestState, EventType> = {
   open: 'pull_request.opened',
@@ -47,6 +49,7 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
     ...draftFields(input, existing),
   };
   const previousState = existing?.state;
+  const openedBefore = existing?.created_at;
   const recorded = await recordIfNewer(change, 'pull_requests', existing, {
     olderThanStored: (stored) => olderThanStored(stored.provider_updated_at, input.updatedAt),
     visiblyDiffers: (stored) =>
@@ -76,6 +79,7 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
     if (commits.head || commits.merge) await refreshPullRequestAi(transaction, row.id);
     // Its opening may have moved (iteration counts commits after it); its measures follow the row.
     if (recorded.applied === 'updated') await refreshPullRequestReviewers(transaction, row.id);
+    await keepAuthorsDay(change, row, recorded.applied === 'created' ? null : openedBefore);
     await refreshPullRequestSamples(transaction, [row.id]);
     const emit = (type: EventType) => change.emit(gitApp.organization_id, type, toPullRequest(row));
     if (recorded.applied === 'created') emit('pull_request.opened');
@@ -85,6 +89,17 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
   if (existing) await learnPullRequestAuthor(change, gitApp, existing, input);
   if (existing) await learnPullRequestSize(change, existing, input);
   return recorded.applied;
+}
+
+/**
+ * The author's day of work in member_active_months (activity/memberActiveMonths.ts): a new pull request's opening
+ * added; one whose opening moved (`openedBefore`, what was stored) counts its author's months again, the old day
+ * perhaps no longer one of theirs.
+ */
+async function keepAuthorsDay(change: Change, row: PullRequest, openedBefore: Date | null | undefined): Promise<void> {
+  if (!row.author_id) return;
+  if (openedBefore === null) return addWorkDays(new ChangeSql(change.transaction), row.organization_id, [{ userId: row.author_id, at: row.created_at }]);
+  if (openedBefore && openedBefore.getTime() !== row.created_at.getTime()) await recountMemberActiveMonths(change.transaction, row.organization_id, [row.author_id]);
 }
 
 /**
@@ -135,7 +150,10 @@ export async function learnPullRequestAuthor(change: Change, gitApp: GitApp, sto
   if (Object.keys(learnt).length === 0) return;
   await stored.update(learnt, { transaction });
   // The pull request item shows its author.
-  if (learnt.author_id) change.wrote('pull_requests');
+  if (learnt.author_id) {
+    change.wrote('pull_requests');
+    await addWorkDays(new ChangeSql(transaction), stored.organization_id, [{ userId: learnt.author_id, at: stored.created_at }]);
+  }
   // A bot's now: its activity is a bot's too, and its measures move with it (rejudged below).
   if (learnt.bot !== undefined) await refreshActivityBots(transaction, gitApp.organization_id, [stored.id]);
   await rejudgePullRequestReviews(change, stored.id);

@@ -17,6 +17,8 @@ import type { Applied } from '../recordIfNewer';
 import { timestampSql } from '../../../persistence/query/selectSql';
 import { storedLogin } from '../text';
 import { botClassifier } from '../../../../db/rollups/botAccounts';
+import { ChangeSql } from '../../../persistence/changes/changeSql';
+import { addWorkDays } from '../../activity/memberActiveMonths';
 
 /** What `external_id` holds (VARCHAR(120)). */
 const EXTERNAL_ID_LENGTH = 120;
@@ -107,6 +109,7 @@ export async function recordReview(
     { transaction },
   );
   change.wrote('pull_request_activities');
+  await addWorkDays(new ChangeSql(transaction), gitApp.organization_id, [{ userId: actorId, at: input.createdAt }]);
   // A commit pushed to it counts with the commits; the rest is review.
   if (!actorId && input.kind !== 'commit') await noteUnmatched(transaction, { id: gitApp.id, organizationId: gitApp.organization_id }, 'review', [{ account: input.actorUsername, at: input.createdAt }]);
   await refreshPullRequestReviewers(transaction, stored.id);
