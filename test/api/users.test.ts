@@ -568,5 +568,31 @@ test('a user in more organizations than GROUP_CONCAT holds (MySQL cuts it at 102
     scopedTeamOrganizations: new Map(),
   });
   const { organizationIds } = await guard.user(ada, userId);
-  expect(organizationIds.sort()).toEqual([...ids, DEMO.orgs.acme].sort());
+  expect([...organizationIds].sort()).toEqual([...ids, DEMO.orgs.acme].sort());
+});
+
+test('the guard reads a user once per version of users and memberships: a repeat reads only its page, and a membership ended or begun is seen by the next request', async () => {
+  const email = `kept-guard-${Date.now()}@demo.test`;
+  const provision = () => t.runtime.writers.members.provision(DEMO.orgs.acme, { email, name: 'Kept Guard', role: 'collaborator', active: true, externalId: null, title: null });
+  const { user } = await provision();
+  const path = `/v1/users/${user.id}/apps`;
+  expect(await read(path, 'ada')).toEqual(list([]));
+
+  const statements: string[] = [];
+  const note = (_options: unknown, query: { sql?: string }) => void statements.push(query.sql ?? '');
+  t.runtime.sequelize.addHook('afterQuery', 'countStatements', note);
+  try {
+    expect(await read(path, 'ada')).toEqual(list([]));
+    // Whatever the token's own lookup reads aside, the repeat reads the page and not the user.
+    expect(statements.filter((sql) => /\bFROM `user_apps`/.test(sql))).toHaveLength(1);
+    expect(statements.filter((sql) => /\bFROM `users` AS `user` WHERE `user`.`id` = '[^']+' LIMIT 1/.test(sql))).toEqual([]);
+  } finally {
+    t.runtime.sequelize.removeHook('afterQuery', 'countStatements');
+  }
+
+  await t.runtime.writers.members.remove(DEMO.orgs.acme, user.id);
+  expectError(await t.get(path, tokens.ada), 403, 'FORBIDDEN', FORBIDDEN_USER);
+  expectError(await t.get(`/v1/users/${user.id}`, tokens.ada), 403, 'FORBIDDEN', FORBIDDEN_USER);
+  await provision();
+  expect(await read(`/v1/users/${user.id}/organizations`, 'ada')).toEqual(list([orgItem(DEMO.orgs.acme)]));
 });

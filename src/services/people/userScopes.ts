@@ -32,7 +32,7 @@ export function visibleUsers(p: Principal): ListSource<ReturnType<typeof toUser>
   };
 }
 
-export function userOrganizations(p: Principal, organizationIds: string[]): ListSource<ReturnType<typeof toOrganization>, Organization> {
+export function userOrganizations(p: Principal, organizationIds: readonly string[]): ListSource<ReturnType<typeof toOrganization>, Organization> {
   const visible = organizationIds.filter((o) => rules.canAccessOrganization(p, o));
   return {
     model: Organization,
