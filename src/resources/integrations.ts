@@ -95,5 +95,7 @@ export const toUserGitApp = (b: UserGitApp & { git_app: GitApp }) => ({
   created_at: iso(b.created_at),
 });
 
-export const userAppColumns = { id: ['app', 'id'], name: ['app', 'name'] } as const;
-export const userGitAppColumns = { id: ['git_app', 'id'], name: ['git_app', 'name'] } as const;
+// An item's id is its app's, which the binding holds too: ordering by the binding's own column (not the joined
+// app's) keeps a page's sort to the binding's rows, without MariaDB's temporary table for an order across two tables.
+export const userAppColumns = { id: 'app_id', name: ['app', 'name'] } as const;
+export const userGitAppColumns = { id: 'git_app_id', name: ['git_app', 'name'] } as const;

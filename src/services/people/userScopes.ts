@@ -63,7 +63,8 @@ export function userApps(userId: string, scope: PersonalScope): ListSource<Retur
   return {
     model: UserApp,
     where: { user_id: userId },
-    include: [{ model: App, as: 'app', required: true, where: { organization_id: { [Op.in]: scope.organizationIds } } }],
+    // Only what an item shows: never the app's webhook secrets.
+    include: [{ model: App, as: 'app', required: true, attributes: ['id', 'provider', 'name'], where: { organization_id: { [Op.in]: scope.organizationIds } } }],
     columns: userAppColumns,
     toItem: toUserApp,
   };
@@ -73,7 +74,7 @@ export function userGitApps(userId: string, scope: PersonalScope): ListSource<Re
   return {
     model: UserGitApp,
     where: { user_id: userId },
-    include: [{ model: GitApp, as: 'git_app', required: true, where: { organization_id: { [Op.in]: scope.organizationIds } } }],
+    include: [{ model: GitApp, as: 'git_app', required: true, attributes: ['id', 'provider', 'name'], where: { organization_id: { [Op.in]: scope.organizationIds } } }],
     columns: userGitAppColumns,
     toItem: toUserGitApp,
   };
