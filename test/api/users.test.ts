@@ -596,4 +596,12 @@ test('the guard reads a user once per version of users and memberships: a repeat
   expectError(await t.get(`/v1/users/${user.id}`, tokens.ada), 403, 'FORBIDDEN', FORBIDDEN_USER);
   await provision();
   expect(await read(`/v1/users/${user.id}/organizations`, 'ada')).toEqual(list([orgItem(DEMO.orgs.acme)]));
+
+  // Their teams are kept as well, per version of team_memberships: a team joined or left shows its views at once.
+  const views = async () => ids(await read(`/v1/users/${user.id}/dashboard-views?per_page=100`, 'ada'));
+  expect(await views()).not.toContain(DEMO.views.mobileTeam);
+  await t.runtime.writers.teams.changeMember(DEMO.orgs.acme, DEMO.teams.mobile, user.id, 'add', { type: 'operator' });
+  expect(await views()).toContain(DEMO.views.mobileTeam);
+  await t.runtime.writers.teams.changeMember(DEMO.orgs.acme, DEMO.teams.mobile, user.id, 'remove', { type: 'operator' });
+  expect(await views()).not.toContain(DEMO.views.mobileTeam);
 });

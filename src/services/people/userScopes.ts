@@ -3,6 +3,7 @@ import { App, DashboardView, GitApp, Interaction, Organization, OrganizationMemb
 import type { Principal } from '../../access/principal';
 import { rules } from '../../access/rules';
 import { conditions } from '../../access/conditions';
+import { activeTeamIdsOf } from '../../access/userTargets';
 import { memberColumns, toOrganization, toTeam, toUser } from '../../resources/people';
 import { toUserApp, toUserGitApp, userAppColumns, userGitAppColumns } from '../../resources/integrations';
 import { toDashboardView, toInteraction } from '../../resources/activity';
@@ -89,9 +90,8 @@ export async function userDashboardViews(
   userId: string,
   scope: PersonalScope,
 ): Promise<ListSource<ReturnType<typeof toDashboardView>, DashboardView>> {
-  const memberships = await TeamMembership.findAll({ where: { user_id: userId, ...conditions.activeMembership }, attributes: ['team_id'] });
   const teamFilter = rules.teamFilter(p);
-  const teamIds = memberships.map((m) => m.team_id).filter((t) => !teamFilter || teamFilter.includes(t));
+  const teamIds = (await activeTeamIdsOf(userId)).filter((t) => !teamFilter || teamFilter.includes(t));
   return {
     model: DashboardView,
     // What the user sees as a member (no admin's view of their organizations), within the caller's reach.
