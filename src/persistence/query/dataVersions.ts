@@ -95,9 +95,11 @@ export class DataVersions {
     this.stopped = true;
     this.live = false;
     clearInterval(this.timer);
+    // Closed first: a subscription still trying to reach a Redis that never answered would otherwise keep the
+    // start pending, and the process from ever stopping.
+    await this.options?.broadcast?.close();
     await this.started?.catch(() => undefined);
     await this.polling;
-    await this.options?.broadcast?.close();
   }
 
   private start(): void {
