@@ -60,6 +60,7 @@ import * as readyForReview from './migrations/0055-ready-for-review';
 import * as botAccounts from './migrations/0056-bot-accounts';
 import * as boardRepositories from './migrations/0057-board-repositories';
 import * as memberActiveMonths from './migrations/0058-member-active-months';
+import * as aiActiveYears from './migrations/0059-ai-active-years';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -121,6 +122,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0056-bot-accounts', ...botAccounts },
   { name: '0057-board-repositories', ...boardRepositories },
   { name: '0058-member-active-months', ...memberActiveMonths },
+  { name: '0059-ai-active-years', ...aiActiveYears },
 ];
 
 /** Every migration's name, in the order they apply. */

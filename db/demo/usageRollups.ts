@@ -1,5 +1,6 @@
 import { MEASURES } from '../migrations/0009-telemetry';
 import { VENDOR_ONLY } from '../migrations/0035-ai-vendor-days';
+import { AiActiveMonth, aiActiveYearRows } from '../rollups/aiActiveYears';
 
 type Row = Record<string, unknown>;
 
@@ -15,7 +16,7 @@ export type UsageFigures = Partial<Record<string, number>>;
  */
 export class DemoUsageRollups {
   private readonly organization = new Map<string, Row>();
-  private readonly months = new Map<string, Row>();
+  private readonly months = new Map<string, AiActiveMonth>();
 
   constructor(private readonly organizationId: string) {}
 
@@ -38,13 +39,14 @@ export class DemoUsageRollups {
   async insert(ins: { insertAll(table: string, rows: Iterable<Row>): Promise<void> }): Promise<void> {
     await ins.insertAll('ai_usage_org_days', this.organization.values());
     await ins.insertAll('ai_active_months', this.months.values());
+    await ins.insertAll('ai_active_years', aiActiveYearRows(this.months.values()));
   }
 
   /** Bit d - 1 of a month's `days`: day d. */
   private activeOn(day: string, userKey: string, tool: string): void {
     const key = [userKey, day.slice(0, 7), tool].join('|');
     const row = this.months.get(key) ?? { organization_id: this.organizationId, user_key: userKey, month: day.slice(0, 7), tool, days: 0 };
-    row.days = Number(row.days) | (2 ** (Number(day.slice(8, 10)) - 1));
+    row.days |= 2 ** (Number(day.slice(8, 10)) - 1);
     this.months.set(key, row);
   }
 }

@@ -192,9 +192,9 @@ test('access: team-scoped tokens see their team only; other organizations are 40
   expect(res.body.data.sessions).toBe(6);
 });
 
-test('active users and engagement from the monthly day bits agree with the daily rows, in windows cutting months', async () => {
+test('active users and engagement from the members’ day bits agree with the daily rows, in windows cutting months and years', async () => {
   let members = 0;
-  for (const [from, to] of [['2026-03-10', '2026-08-20'], ['2026-02-01', '2026-02-28'], ['2025-12-31', '2026-01-01'], ['2026-05-17', '2026-05-17']]) {
+  for (const [from, to] of [['2025-11-20', '2026-11-20'], ['2026-03-10', '2026-08-20'], ['2026-02-01', '2026-02-28'], ['2025-12-31', '2026-01-01'], ['2026-05-17', '2026-05-17']]) {
     const days = await t.runtime.sequelize.query<{ user_key: string; n: number }>(
       `SELECT user_key, COUNT(DISTINCT day) AS n FROM ai_usage_days WHERE organization_id = 'org_acme' AND user_key <> '' AND day >= :from AND day <= :to GROUP BY user_key`,
       { replacements: { from, to }, type: QueryTypes.SELECT },

@@ -18,6 +18,7 @@ import { format } from 'mysql2';
 import type { Connection } from 'mysql2/promise';
 import { createSequelize } from '../../../db/connection';
 import { initModels } from '../../../db/models';
+import { monthColumn } from '../../../db/rollups/aiActiveYears';
 import { ChangeRunner } from '../../../src/persistence/changes/change';
 import { newId } from '../../../src/persistence/changes/ids';
 import { SecretBox } from '../../../src/secrets/secretBox';
@@ -141,6 +142,7 @@ function dayStatements(plan: { organizationId: string; appId: string }, day: str
   const orgRows = [1, 0].map((attributed) => [attributed, vendorRows.filter((r) => (r[5] !== '') === (attributed === 1))]).filter(([, rows]) => (rows as unknown[]).length);
   const bit = 2 ** (Number(day.slice(8, 10)) - 1);
   const month = day.slice(0, 7);
+  const [year, column] = [Number(day.slice(0, 4)), monthColumn(month)];
   const cols = VENDOR_MEASURES.join(', ');
   return [
     format('DELETE FROM ai_vendor_days WHERE app_id = ? AND day = ?', [plan.appId, day]),
@@ -151,6 +153,9 @@ function dayStatements(plan: { organizationId: string; appId: string }, day: str
     ]),
     format('INSERT INTO ai_active_months (organization_id, user_key, month, tool, days) VALUES ? ON DUPLICATE KEY UPDATE days = days | VALUES(days)', [
       members.flatMap((r) => [[plan.organizationId, r[5], month, 'copilot', bit], [plan.organizationId, r[5], month, '', bit]]),
+    ]),
+    format(`INSERT INTO ai_active_years (organization_id, tool, user_key, year, ${column}) VALUES ? ON DUPLICATE KEY UPDATE ${column} = ${column} | VALUES(${column})`, [
+      members.flatMap((r) => [[plan.organizationId, 'copilot', r[5], year, bit], [plan.organizationId, '', r[5], year, bit]]),
     ]),
   ];
 }
@@ -165,7 +170,7 @@ async function stored(db: Connection, plan: Plan): Promise<string> {
 
 async function clean(db: Connection, plan: Plan): Promise<void> {
   await db.query('DELETE FROM ai_vendor_days WHERE app_id = ?', [plan.appId]);
-  for (const table of ['ai_usage_days', 'ai_usage_org_days', 'ai_active_months']) await db.query(`DELETE FROM ${table} WHERE organization_id = ?`, [plan.organizationId]);
+  for (const table of ['ai_usage_days', 'ai_usage_org_days', 'ai_active_months', 'ai_active_years']) await db.query(`DELETE FROM ${table} WHERE organization_id = ?`, [plan.organizationId]);
 }
 
 const once = (reports: number, seconds: number): PostMeasurement => ({ rps: reports / seconds, p50: 0, p99: 0, non2xx: 0, errors: 0, seconds, sent: reports, ok: reports, warmUp: 0, exhausted: false, statuses: {} });

@@ -7,12 +7,13 @@ import { countBuckets, ratio, round, series } from './reading/figures';
 /**
  * AI coding tools' usage (docs/metrics.md#ai-review-and-cost-figures), read from the rollups the telemetry writer keeps: sums from the
  * organization's daily rows (a few thousand a year, whatever its size) or, for a team, from its members' daily
- * rows; who was active, and on how many days, from each member's monthly day bits (twelve rows a year each).
+ * rows; who was active, and on how many days, from each member's yearly day bits (one or two rows a year's window).
  */
 /** OTLP's measures and the vendors' own (both kept in the daily rollups; docs/ai-vendors.md#what-the-figures-count). */
 type Sums = Record<VendorMeasure, number>;
 type SumRow = Sums & { bucket: number; tool: string; model: string; attributed: number };
-type MemberRow = { user_key: string; active_days: number };
+/** The members who used a tool in the window, by how many days a week they did. */
+type ActiveMembers = { active_users: number; light: number | null; moderate: number | null; heavy: number | null };
 
 const sumsSql = VENDOR_MEASURES.map((m) => `SUM(a.${m}) AS ${m}`).join(', ');
 const money = (usd: number) => round(usd, 4);
@@ -41,15 +42,14 @@ function figures(s: Sums) {
   };
 }
 
-/** Active days a week: light < 1, moderate 1 to 3, heavy ≥ 3. */
-function engagement(members: MemberRow[], windowDays: number) {
-  const weeks = windowDays / 7;
-  const counts = { light: 0, moderate: 0, heavy: 0 };
-  for (const m of members) {
-    const perWeek = m.active_days / weeks;
-    counts[perWeek < 1 ? 'light' : perWeek < 3 ? 'moderate' : 'heavy']++;
-  }
-  return counts;
+/**
+ * Active days a week: light < 1, moderate 1 to 3, heavy ≥ 3, of members `d` with `active_days`: in whole numbers
+ * (days × 7 against the window's days), so no quotient is rounded.
+ */
+function engagementSql(windowDays: number): string {
+  const perWeek = 'd.active_days * 7';
+  const count = (condition: string) => `SUM(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
+  return `${count(`${perWeek} < ${windowDays}`)} AS light, ${count(`${perWeek} >= ${windowDays} AND ${perWeek} < ${3 * windowDays}`)} AS moderate, ${count(`${perWeek} >= ${3 * windowDays}`)} AS heavy`;
 }
 
 function groupBy(rows: SumRow[], key: (row: SumRow) => string): Map<string, SumRow[]> {
@@ -69,19 +69,18 @@ export async function aiUsageFigures(q: MetricSql) {
     ? `SELECT ${bucket} AS bucket, a.tool, a.model, 1 AS attributed, ${sumsSql} FROM ai_usage_days a WHERE ${members} GROUP BY bucket, a.tool, a.model`
     : `SELECT ${bucket} AS bucket, a.tool, a.model, a.attributed, ${sumsSql} FROM ai_usage_org_days a
         WHERE a.organization_id = :scope_organization_id AND ${q.inDays('a.day')} GROUP BY bucket, a.tool, a.model, a.attributed`;
-  const months = q.monthsInWindow('a.month');
-  const activeDays = q.popcount(months.windowDays('a.days'));
-  const [rows, active, activeByTool, activeByBucket, [population]] = await Promise.all([
+  const years = q.yearsInWindow('a');
+  const [rows, [active], activeByTool, activeByBucket, [population]] = await Promise.all([
     q.rows<SumRow>(sums, ['tool', 'model']),
-    // Each member's days in the window, from their all-tools months (one range of the table's key, in member order).
-    q.rows<MemberRow>(
-      `SELECT a.user_key, SUM(${activeDays}) AS active_days FROM ai_active_months a
-        WHERE ${q.scoped('a', 'member')} AND a.tool = '' AND ${months.where} GROUP BY a.user_key HAVING SUM(${activeDays}) > 0`,
-      ['user_key'],
+    // Each member's days in the window from their all-tools years (one or two rows a member, in key order), banded
+    // in the database: one row comes back, whatever the number of members.
+    q.rows<ActiveMembers>(
+      `SELECT COUNT(*) AS active_users, ${engagementSql(q.window.days)} FROM (SELECT a.user_key, SUM(${years.days}) AS active_days FROM ai_active_years a
+        WHERE ${q.scoped('a', 'member')} AND a.tool = '' AND ${years.where} GROUP BY a.user_key HAVING SUM(${years.days}) > 0) d`,
     ),
     q.rows<{ tool: string; active_users: number }>(
-      `SELECT a.tool, COUNT(DISTINCT a.user_key) AS active_users FROM ai_active_months a
-        WHERE ${q.scoped('a', 'member')} AND a.tool <> '' AND ${months.where} AND ${months.windowDays('a.days')} <> 0 GROUP BY a.tool`,
+      `SELECT a.tool, COUNT(DISTINCT a.user_key) AS active_users FROM ai_active_years a
+        WHERE ${q.scoped('a', 'member')} AND a.tool <> '' AND ${years.where} AND ${years.any} <> 0 GROUP BY a.tool`,
       ['tool'],
     ),
     q.window.interval
@@ -99,11 +98,12 @@ export async function aiUsageFigures(q: MetricSql) {
   const usersOf = new Map(activeByTool.map((r) => [r.tool, r.active_users]));
   const activeIn = new Map(activeByBucket.map((r) => [Number(r.bucket), r.active_users]));
   const memberCount = population?.members ?? 0;
+  const activeUsers = Number(active?.active_users ?? 0);
   return {
-    active_users: active.length,
+    active_users: activeUsers,
     members: memberCount,
-    adoption_rate: ratio(active.length, memberCount),
-    engagement: engagement(active, q.window.days),
+    adoption_rate: ratio(activeUsers, memberCount),
+    engagement: { light: Number(active?.light ?? 0), moderate: Number(active?.moderate ?? 0), heavy: Number(active?.heavy ?? 0) },
     ...figures(total(attributed)),
     by_tool: [...byTool].map(([tool, toolRows]) => {
       const s = total(toolRows);

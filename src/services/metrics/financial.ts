@@ -123,11 +123,11 @@ function allocationSql(q: MetricSql): string {
     LEFT JOIN cost_rates fallback ON fallback.organization_id = :scope_organization_id AND fallback.subject = 'organization' AND fallback.subject_id = ''`;
 }
 
-/** Members who used AI tools in the window: with any tool (tool ''), and per tool of `:tools`, in one read of their months. */
+/** Members who used AI tools in the window: with any tool (tool ''), and per tool of `:tools`, in one read of their years. */
 function activeUsersSql(q: MetricSql): string {
-  const months = q.monthsInWindow('a.month');
-  return `SELECT a.tool, COUNT(DISTINCT a.user_key) AS users FROM ai_active_months a
-    WHERE ${q.scoped('a', 'member')} AND a.tool IN (:tools) AND ${months.where} AND ${months.windowDays('a.days')} <> 0 GROUP BY a.tool`;
+  const years = q.yearsInWindow('a');
+  return `SELECT a.tool, COUNT(DISTINCT a.user_key) AS users FROM ai_active_years a
+    WHERE ${q.scoped('a', 'member')} AND a.tool IN (:tools) AND ${years.where} AND ${years.any} <> 0 GROUP BY a.tool`;
 }
 
 /** The tools' own cost estimates in the window, per tool: the organization's (its unattributed use too), or the team's members'. */

@@ -4,6 +4,7 @@ import type { ChangeSql } from '../../persistence/changes/changeSql';
 import { AuthorDay, weighCommitsOfDays } from '../git/rollups/aiEvidence';
 import { dayBit } from '../activity/dayBits';
 import { addAiDays } from '../activity/memberActiveMonths';
+import { addAiActiveYears } from '../activity/aiActiveYears';
 import { yieldVendorDaysToOtlp } from '../aiUsage/vendorRollups';
 
 const KEYS = ['organization_id', 'day', 'user_key', 'tool', 'model', 'source'] as const;
@@ -62,6 +63,7 @@ export class UsageRollup {
     if (this.months.size) {
       const months = sortedRows(this.months);
       await sql.addTo('ai_active_months', MONTH_KEYS, ['days'], months, '|');
+      await addAiActiveYears(sql, months);
       await addAiDays(sql, months.filter((r) => r.tool === ''));
     }
   }

@@ -6,6 +6,7 @@ import { DomainError } from '../../../errors';
 import { AppliedMetricSettings, DEFAULT_APPLIED, environmentCondition, productionCondition } from '../settings/document';
 import { incidentCondition } from '../settings/incidents';
 import { peopleOnly } from '../../../../db/rollups/botAccounts';
+import { MONTH_COLUMNS } from '../../../../db/rollups/aiActiveYears';
 import { changeFailureSql } from '../settings/changeFailure';
 
 /**
@@ -160,6 +161,36 @@ export class MetricSql {
     const [m1, m2] = [first.slice(0, 7), last.slice(0, 7)];
     const mask = m1 === m2 ? `${fromBits & toBits}` : `CASE ${monthColumn} WHEN '${m1}' THEN ${fromBits} WHEN '${m2}' THEN ${toBits} ELSE ${ALL} END`;
     return { where: `${monthColumn} >= '${m1}' AND ${monthColumn} <= '${m2}'`, windowDays: (days) => `(${days} & ${mask})` };
+  }
+
+  /**
+   * Rows of ai_active_years (`alias`, db/rollups/aiActiveYears.ts) within the window: `days`, how many of the row's
+   * days fall in it; `any`, non-zero when one does. Each year keeps its months in the window, the first and last cut
+   * to the window's days, as monthsInWindow does.
+   */
+  yearsInWindow(alias: string): { where: string; days: string; any: string } {
+    const first = day(this.window.from);
+    const last = day(new Date(this.window.before.getTime() - DAY_MS));
+    const ALL = 2 ** 31 - 1;
+    const [y1, y2] = [Number(first.slice(0, 4)), Number(last.slice(0, 4))];
+    const [m1, m2] = [first.slice(0, 7), last.slice(0, 7)];
+    const fromBits = ALL - (2 ** (Number(first.slice(8, 10)) - 1) - 1);
+    const toBits = 2 ** Number(last.slice(8, 10)) - 1;
+    const termsOf = (year: number) =>
+      MONTH_COLUMNS.flatMap((column, i) => {
+        const month = `${year}-${String(i + 1).padStart(2, '0')}`;
+        if (month < m1 || month > m2) return [];
+        const mask = (month === m1 ? fromBits : ALL) & (month === m2 ? toBits : ALL);
+        return [mask === ALL ? `${alias}.${column}` : `(${alias}.${column} & ${mask})`];
+      });
+    const years = Array.from({ length: y2 - y1 + 1 }, (_, i) => y1 + i);
+    const perYear = (of: (terms: string[]) => string) =>
+      years.length === 1 ? of(termsOf(y1)) : `CASE ${alias}.year ${years.map((y) => `WHEN ${y} THEN ${of(termsOf(y))}`).join(' ')} ELSE 0 END`;
+    return {
+      where: `${alias}.year >= ${y1} AND ${alias}.year <= ${y2}`,
+      days: perYear((terms) => `(${terms.map((t) => this.popcount(t)).join(' + ')})`),
+      any: perYear((terms) => `(${terms.join(' | ')})`),
+    };
   }
 
   /**
