@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 import { DEMO_END } from '../../../db/demo/fixtures/timeline';
+import { MONTH_COLUMNS, monthColumn } from '../../../db/rollups/aiActiveYears';
 import { RefusalError } from '../database';
 import { accountUuidOf, IngestSignal, ITEMS_PER_BODY, logsBodies, Member, metricsBodies } from './bodies';
 import { membersByEmail, RollupTable, rowSet, RowSet, Sender } from './rows';
@@ -158,6 +159,10 @@ export async function removeIngested(db: Connection, plan: IngestPlan): Promise<
   items += await deleteAll(db, 'DELETE FROM telemetry_events WHERE organization_id = ? AND created_at BETWEEN ? AND ?', [org, utc(from), utc(to)]);
   const tables = new Map(plan.signals.flatMap((s) => s.rollupTables).map((t) => [t.table, t.time]));
   for (const [table, time] of tables) {
+    if (time === 'year') {
+      await clearMonthColumns(db, table, org, from, to);
+      continue;
+    }
     const [a, b] = time === 'day' ? [day(from), day(to)] : [month(from), month(to)];
     await deleteAll(db, `DELETE FROM ${table} WHERE organization_id = ? AND ${time} BETWEEN ? AND ?`, [org, a, b]);
   }
@@ -166,6 +171,19 @@ export async function removeIngested(db: Connection, plan: IngestPlan): Promise<
     await deleteAll(db, 'DELETE FROM telemetry_accounts WHERE organization_id = ? AND account_id IN (?)', [org, accounts.slice(i, i + 1000)]);
   }
   return items;
+}
+
+/**
+ * A year's row keeps the run's months beside the seeded ones: the run's months are set to 0, as the monthly tables'
+ * rows of those months are deleted, and the rows left with no day at all go.
+ */
+async function clearMonthColumns(db: Connection, table: string, org: string, from: number, to: number): Promise<void> {
+  for (let at = Date.parse(`${month(from)}-01T00:00:00Z`); at <= to; at = Date.UTC(new Date(at).getUTCFullYear(), new Date(at).getUTCMonth() + 1, 1)) {
+    const column = monthColumn(month(at));
+    await db.query(`UPDATE ${table} SET ${column} = 0 WHERE organization_id = ? AND year = ?`, [org, new Date(at).getUTCFullYear()]);
+  }
+  const empty = MONTH_COLUMNS.map((c) => `${c} = 0`).join(' AND ');
+  await deleteAll(db, `DELETE FROM ${table} WHERE organization_id = ? AND ${empty}`, [org]);
 }
 
 /** Points or events stored in the benchmark's range, and how many of them belong to no member. */

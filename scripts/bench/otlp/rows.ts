@@ -35,10 +35,13 @@ export interface RowSet {
   toMs: number;
 }
 
-/** A rollup table, and the key column that says when (a `day`, YYYY-MM-DD, or a `month`, YYYY-MM). */
+/**
+ * A rollup table, and the key column that says when: a `day` (YYYY-MM-DD), a `month` (YYYY-MM), or a `year` whose
+ * months are columns (ai_active_years).
+ */
 export interface RollupTable {
   table: string;
-  time: 'day' | 'month';
+  time: 'day' | 'month' | 'year';
 }
 
 export interface Sender {
@@ -89,8 +92,8 @@ async function rollupStatements(rollup: UsageRollup): Promise<{ statements: stri
       out.statements.push(...insert('INSERT', table, [...keys, ...added], rows, tail));
       out.rows += rows.length;
       // The benchmark deletes what it added by organization and time (ingest.ts): it must know the time key.
-      const time = keys.includes('day') ? 'day' : keys.includes('month') ? 'month' : undefined;
-      if (!time || !keys.includes('organization_id')) throw new Error(`rollup table ${table} has no organization_id and day or month key; the benchmark cannot delete what it adds there`);
+      const time = keys.includes('day') ? 'day' : keys.includes('month') ? 'month' : keys.includes('year') ? 'year' : undefined;
+      if (!time || !keys.includes('organization_id')) throw new Error(`rollup table ${table} has no organization_id and day, month or year key; the benchmark cannot delete what it adds there`);
       if (!out.tables.some((t) => t.table === table)) out.tables.push({ table, time });
     },
   };
