@@ -38,7 +38,6 @@ export class DemoUsageRollups {
 
   async insert(ins: { insertAll(table: string, rows: Iterable<Row>): Promise<void> }): Promise<void> {
     await ins.insertAll('ai_usage_org_days', this.organization.values());
-    await ins.insertAll('ai_active_months', this.months.values());
     await ins.insertAll('ai_active_years', aiActiveYearRows(this.months.values()));
   }
 

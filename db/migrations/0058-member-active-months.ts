@@ -20,7 +20,7 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     work_days: bits,
     ai_days: bits,
   });
-  await fillMemberActiveMonths(qi);
+  await fillMemberActiveMonths(qi, 'ai_active_months');
 }
 
 export async function down({ context: qi }: { context: QueryInterface }): Promise<void> {

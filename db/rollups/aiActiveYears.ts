@@ -2,13 +2,15 @@ import { QueryInterface } from 'sequelize';
 import { emptied } from './emptied';
 
 /**
- * `ai_active_years`: the bits of `ai_active_months` (bit d - 1: day d of the month, UTC), a row per organization, tool
- * (`''`: any tool), member and calendar year, one column a month (`m01` … `m12`). Who used a tool in a window, and
- * on how many days, is then one or two rows a member for a year's window, where the monthly rows are twelve or
- * thirteen: at the large organization's 28k AI users, 56k rows read instead of 300k (docs/performance.md).
+ * `ai_active_years`: the days each member used an AI coding tool, per organization, tool (`''`: any tool), member and
+ * calendar year, one bit set a month in a column of its own (`m01` … `m12`; bit d - 1: day d of the month, UTC). Who
+ * used a tool in a window, and on how many days, is then one or two rows a member for a year's window, where a row
+ * a month made it twelve or thirteen: at the large organization's 28k AI users, 56k rows read instead of 300k
+ * (docs/performance.md).
  *
- * The writers that keep `ai_active_months` keep this table in the same change, with the same bits
- * (src/services/activity/aiActiveYears.ts); migration 0059 and the demo seed build it from the monthly rows.
+ * The telemetry and vendor writers OR in the bits of the days they store, and take a vendor's day off when they make
+ * it again (src/services/activity/aiActiveYears.ts); migration 0059 built it from the monthly rows it replaced
+ * (`ai_active_months`), and the demo seed builds it whole.
  */
 export const AI_ACTIVE_YEARS_KEYS = ['organization_id', 'tool', 'user_key', 'year'] as const;
 
@@ -22,7 +24,7 @@ export function monthColumn(month: string): string {
   return column;
 }
 
-/** A row of ai_active_months. */
+/** A member's days of a tool in a month (bit d - 1: day d), as the writers gather them before they are stored by year. */
 export type AiActiveMonth = { organization_id: string; user_key: string; month: string; tool: string; days: number };
 export type AiActiveYear = { organization_id: string; tool: string; user_key: string; year: number } & Record<string, string | number>;
 
@@ -44,7 +46,7 @@ export function aiActiveYearRows(months: Iterable<AiActiveMonth>): AiActiveYear[
   return [...years].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 }
 
-/** From the stored monthly rows (`SUBSTR` and `CASE` read the same on MariaDB and SQLite; the year's text is stored as its number). */
+/** From `ai_active_months`, which it replaces (migration 0059; `SUBSTR` and `CASE` read the same on MariaDB and SQLite). */
 export async function fillAiActiveYears(qi: QueryInterface): Promise<void> {
   await emptied(qi, 'ai_active_years');
   const columns = MONTH_COLUMNS.map((c, i) => `SUM(CASE WHEN SUBSTR(a.month, 6, 2) = '${String(i + 1).padStart(2, '0')}' THEN a.days ELSE 0 END)`);
@@ -53,4 +55,16 @@ export async function fillAiActiveYears(qi: QueryInterface): Promise<void> {
       SELECT a.organization_id, a.tool, a.user_key, SUBSTR(a.month, 1, 4), ${columns.join(', ')}
       FROM ai_active_months a GROUP BY a.organization_id, a.tool, a.user_key, SUBSTR(a.month, 1, 4)`,
   );
+}
+
+/**
+ * The rows of ai_active_years (alias `a`, already filtered by `where`) as a row a month with any day (`month`
+ * YYYY-MM, `days` its bits): the twelve columns read as rows, for what counts by month (member_active_months).
+ */
+export function aiActiveMonthsOfYearsSql(mysql: boolean, where: string): string {
+  const months = MONTH_COLUMNS.map((_, i) => `SELECT ${i + 1} AS n`).join(' UNION ALL ');
+  const days = `CASE mo.n ${MONTH_COLUMNS.map((c, i) => `WHEN ${i + 1} THEN a.${c}`).join(' ')} END`;
+  const month = mysql ? "CONCAT(a.year, '-', LPAD(mo.n, 2, '0'))" : "a.year || '-' || substr('0' || mo.n, -2)";
+  return `SELECT a.organization_id, a.user_key, a.tool, ${month} AS month, ${days} AS days FROM ai_active_years a CROSS JOIN (${months}) mo
+    WHERE ${where} AND ${days} <> 0`;
 }

@@ -11,7 +11,6 @@ import { outboundPolicy } from '../../src/outbound/outboundFetch';
 import { unique } from '../support/common';
 import { copilotUserRow, FakeGitHub } from '../support/peers/copilot/fakeGitHub';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
-import { aiActiveYearsOfMonths, storedAiActiveYears } from '../support/aiActiveYears';
 
 /**
  * GitHub Copilot's usage metrics reports pulled into an app (docs/ai-vendors.md#github-copilot), from a local fake that
@@ -291,6 +290,4 @@ test('ai-usage counts Copilot’s members: by tool, in the totals and the active
   expect(corrected.unattributed.sessions).toBe(before.unattributed.sessions);
   // Grace is active only as the demo's telemetry shows her, if at all: her day's bit went with Copilot's row.
   expect(corrected.active_users - before.active_users).toBe(newlyActive(DEMO.users.ada));
-  // The yearly rows the figures read kept the same bits as the monthly ones, the bit taken away included.
-  expect(await storedAiActiveYears(t.runtime.sequelize, DEMO.orgs.acme)).toEqual(await aiActiveYearsOfMonths(t.runtime.sequelize, DEMO.orgs.acme));
 });

@@ -30,6 +30,6 @@ export async function rebuildRollups(qi: QueryInterface): Promise<void> {
   await fillPullRequestMonths(qi);
   await fillPeerReviews(qi);
   await fillAuthorDays(qi);
-  await fillMemberActiveMonths(qi);
+  await fillMemberActiveMonths(qi, 'ai_active_years');
   await fillInteractionDays(qi);
 }

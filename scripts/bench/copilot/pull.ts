@@ -18,7 +18,7 @@ import { format } from 'mysql2';
 import type { Connection } from 'mysql2/promise';
 import { createSequelize } from '../../../db/connection';
 import { initModels } from '../../../db/models';
-import { monthColumn } from '../../../db/rollups/aiActiveYears';
+import { MONTH_COLUMNS, monthColumn } from '../../../db/rollups/aiActiveYears';
 import { ChangeRunner } from '../../../src/persistence/changes/change';
 import { newId } from '../../../src/persistence/changes/ids';
 import { SecretBox } from '../../../src/secrets/secretBox';
@@ -141,8 +141,7 @@ function dayStatements(plan: { organizationId: string; appId: string }, day: str
   const sum = (rows: (string | number)[][]) => VENDOR_MEASURES.map((_, k) => rows.reduce((n, r) => n + Number(r[8 + k]), 0));
   const orgRows = [1, 0].map((attributed) => [attributed, vendorRows.filter((r) => (r[5] !== '') === (attributed === 1))]).filter(([, rows]) => (rows as unknown[]).length);
   const bit = 2 ** (Number(day.slice(8, 10)) - 1);
-  const month = day.slice(0, 7);
-  const [year, column] = [Number(day.slice(0, 4)), monthColumn(month)];
+  const [year, column] = [Number(day.slice(0, 4)), monthColumn(day.slice(0, 7))];
   const cols = VENDOR_MEASURES.join(', ');
   return [
     format('DELETE FROM ai_vendor_days WHERE app_id = ? AND day = ?', [plan.appId, day]),
@@ -150,9 +149,6 @@ function dayStatements(plan: { organizationId: string; appId: string }, day: str
     format(`INSERT INTO ai_usage_days (organization_id, day, user_key, tool, model, source, ${cols}) VALUES ?`, [members.map((r) => [plan.organizationId, day, r[5], 'copilot', '', 'vendor', ...r.slice(8)])]),
     format(`INSERT INTO ai_usage_org_days (organization_id, day, tool, model, attributed, source, ${cols}) VALUES ?`, [
       orgRows.map(([attributed, rows]) => [plan.organizationId, day, 'copilot', '', attributed, 'vendor', ...sum(rows as (string | number)[][])]),
-    ]),
-    format('INSERT INTO ai_active_months (organization_id, user_key, month, tool, days) VALUES ? ON DUPLICATE KEY UPDATE days = days | VALUES(days)', [
-      members.flatMap((r) => [[plan.organizationId, r[5], month, 'copilot', bit], [plan.organizationId, r[5], month, '', bit]]),
     ]),
     format(`INSERT INTO ai_active_years (organization_id, tool, user_key, year, ${column}) VALUES ? ON DUPLICATE KEY UPDATE ${column} = ${column} | VALUES(${column})`, [
       members.flatMap((r) => [[plan.organizationId, 'copilot', r[5], year, bit], [plan.organizationId, '', r[5], year, bit]]),
@@ -164,13 +160,15 @@ async function stored(db: Connection, plan: Plan): Promise<string> {
   const [[v]] = (await db.query('SELECT COUNT(*) AS n, SUM(suggestions_shown) AS shown FROM ai_vendor_days WHERE app_id = ?', [plan.appId])) as unknown as [{ n: number; shown: number }[]];
   const [[u]] = (await db.query("SELECT COUNT(*) AS n, SUM(lines_added) AS added FROM ai_usage_days WHERE organization_id = ? AND source = 'vendor'", [plan.organizationId])) as unknown as [{ n: number; added: number }[]];
   const [[o]] = (await db.query('SELECT COUNT(*) AS n, SUM(sessions) AS sessions FROM ai_usage_org_days WHERE organization_id = ?', [plan.organizationId])) as unknown as [{ n: number; sessions: number }[]];
-  const [[m]] = (await db.query('SELECT COUNT(*) AS n, SUM(days) AS days FROM ai_active_months WHERE organization_id = ?', [plan.organizationId])) as unknown as [{ n: number; days: number }[]];
-  return JSON.stringify({ vendor_rows: [v.n, Number(v.shown)], member_days: [u.n, Number(u.added)], organization_days: [o.n, Number(o.sessions)], months: [m.n, Number(m.days)] });
+  const [[m]] = (await db.query(`SELECT COUNT(*) AS n, SUM(${MONTH_COLUMNS.join(' + ')}) AS days FROM ai_active_years WHERE organization_id = ?`, [plan.organizationId])) as unknown as [
+    { n: number; days: number }[],
+  ];
+  return JSON.stringify({ vendor_rows: [v.n, Number(v.shown)], member_days: [u.n, Number(u.added)], organization_days: [o.n, Number(o.sessions)], years: [m.n, Number(m.days)] });
 }
 
 async function clean(db: Connection, plan: Plan): Promise<void> {
   await db.query('DELETE FROM ai_vendor_days WHERE app_id = ?', [plan.appId]);
-  for (const table of ['ai_usage_days', 'ai_usage_org_days', 'ai_active_months', 'ai_active_years']) await db.query(`DELETE FROM ${table} WHERE organization_id = ?`, [plan.organizationId]);
+  for (const table of ['ai_usage_days', 'ai_usage_org_days', 'ai_active_years']) await db.query(`DELETE FROM ${table} WHERE organization_id = ?`, [plan.organizationId]);
 }
 
 const once = (reports: number, seconds: number): PostMeasurement => ({ rps: reports / seconds, p50: 0, p99: 0, non2xx: 0, errors: 0, seconds, sent: reports, ok: reports, warmUp: 0, exhausted: false, statuses: {} });

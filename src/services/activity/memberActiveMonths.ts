@@ -38,7 +38,7 @@ export function addWorkDays(sql: ChangeSql, organizationId: string, work: { user
   return addBits(sql, 'work_days', byMonth(organizationId, days));
 }
 
-/** Days of AI use, as any-tool bits of ai_active_months rows (`user_key` the member, `days` the month's bits). */
+/** Days of AI use, as any-tool month bits (`user_key` the member, `days` the month's bits), as ai_active_years gets them. */
 export function addAiDays(sql: ChangeSql, rows: { organization_id: string; user_key: string; month: string; days: number }[]): Promise<void> {
   const members = rows.filter((r) => r.user_key !== '').map((r) => ({ organization_id: r.organization_id, user_id: r.user_key, month: r.month, bits: r.days }));
   return addBits(sql, 'ai_days', members.sort((a, b) => (`${a.user_id}\u0000${a.month}` < `${b.user_id}\u0000${b.month}` ? -1 : 1)));

@@ -4,14 +4,14 @@ import { addAiDays, clearAiDay } from '../activity/memberActiveMonths';
 import { addAiActiveYears, keepAiActiveYearBits } from '../activity/aiActiveYears';
 
 /**
- * Makes the day's bit again in the month rows of a tool and of any tool (`''`) for these members, from the daily
- * rows of either source that the day holds now: after a vendor's rows of the day were made again, or taken out.
+ * Makes the day's bit again in the months of a tool and of any tool (`''`) for these members (ai_active_years), from
+ * the daily rows of either source that the day holds now: after a vendor's rows of the day were made again, or taken
+ * out.
  */
 export async function refreshActiveDay(sql: ChangeSql, organizationId: string, day: string, tool: string, members: string[]): Promise<void> {
   if (members.length === 0) return;
   const month = day.slice(0, 7);
   const of = { organizationId, month, members, keep: ALL_DAYS - dayBit(day) };
-  await sql.run('UPDATE ai_active_months SET days = days & :keep WHERE organization_id = :organizationId AND month = :month AND tool IN (:tools) AND user_key IN (:members)', { ...of, tools: [tool, ''] });
   await keepAiActiveYearBits(sql, { ...of, tools: [tool, ''] });
   await clearAiDay(sql, organizationId, day, members);
   const active = await sql.select<{ user_key: string; tool: string }>(
@@ -21,7 +21,6 @@ export async function refreshActiveDay(sql: ChangeSql, organizationId: string, d
   const bits = new Map<string, { user_key: string; tool: string }>();
   for (const r of active) for (const t of r.tool === tool ? [tool, ''] : ['']) bits.set(`${r.user_key}\u0000${t}`, { user_key: r.user_key, tool: t });
   const rows = [...bits].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, r]) => ({ organization_id: organizationId, user_key: r.user_key, month, tool: r.tool, days: dayBit(day) }));
-  if (rows.length) await sql.addTo('ai_active_months', ['organization_id', 'user_key', 'month', 'tool'], ['days'], rows, '|');
   await addAiActiveYears(sql, rows);
   await addAiDays(sql, rows.filter((r) => r.tool === ''));
 }

@@ -5,12 +5,11 @@ import { AuthorDay, weighCommitsOfDays } from '../git/rollups/aiEvidence';
 import { dayBit } from '../activity/dayBits';
 import { addAiDays } from '../activity/memberActiveMonths';
 import { addAiActiveYears } from '../activity/aiActiveYears';
+import type { AiActiveMonth } from '../../../db/rollups/aiActiveYears';
 import { yieldVendorDaysToOtlp } from '../aiUsage/vendorRollups';
 
 const KEYS = ['organization_id', 'day', 'user_key', 'tool', 'model', 'source'] as const;
 const ORG_KEYS = ['organization_id', 'day', 'tool', 'model', 'attributed', 'source'] as const;
-const MONTH_KEYS = ['organization_id', 'user_key', 'month', 'tool'] as const;
-type AiActiveMonth = { organization_id: string; user_key: string; month: string; tool: string; days: number };
 
 /**
  * A request's additions to the daily AI usage rollups (docs/metrics.md#ai-review-and-cost-figures), summed in the process per (day, member, tool,
@@ -62,7 +61,6 @@ export class UsageRollup {
     if (this.organization.size) await sql.addTo('ai_usage_org_days', ORG_KEYS, AI_MEASURES, sortedRows(this.organization));
     if (this.months.size) {
       const months = sortedRows(this.months);
-      await sql.addTo('ai_active_months', MONTH_KEYS, ['days'], months, '|');
       await addAiActiveYears(sql, months);
       await addAiDays(sql, months.filter((r) => r.tool === ''));
     }
