@@ -6,10 +6,15 @@ import type { ChangeSql } from '../../persistence/changes/changeSql';
  * the change that stores them; a vendor's day made again is taken off first.
  */
 
-/** Members' days of a tool by month, ORed into their year's month column (the other months add 0), in key order. */
+/**
+ * Members' days of a tool by month, ORed into their year's month column, in one statement in key order (concurrent
+ * changes lock rows in one order). Only the months the change has days in are named: a request's points are mostly of
+ * one month, and a column ORed with 0 would be written for nothing.
+ */
 export async function addAiActiveYears(sql: ChangeSql, months: AiActiveMonth[]): Promise<void> {
   const years = aiActiveYearRows(months);
-  if (years.length) await sql.addTo('ai_active_years', AI_ACTIVE_YEARS_KEYS, MONTH_COLUMNS, years, '|');
+  const touched = MONTH_COLUMNS.filter((column) => years.some((row) => row[column] !== 0));
+  if (years.length) await sql.addTo('ai_active_years', AI_ACTIVE_YEARS_KEYS, touched, years, '|');
 }
 
 /** Keeps only the bits of `keep` in these members' month of these tools. */
