@@ -7,6 +7,7 @@ import { AppliedMetricSettings, DEFAULT_APPLIED, environmentCondition, productio
 import { incidentCondition } from '../settings/incidents';
 import { peopleOnly } from '../../../../db/rollups/botAccounts';
 import { MONTH_COLUMNS } from '../../../../db/rollups/aiActiveYears';
+import { ALL_DAYS, dayBit } from '../../activity/dayBits';
 import { changeFailureSql } from '../settings/changeFailure';
 
 /**
@@ -149,17 +150,22 @@ export class MetricSql {
   }
 
   /**
+   * The window's first and last months (`YYYY-MM`) and, as day bit sets (bit d - 1: day d), the days of the first
+   * month from the window's start on, and of the last month up to its end.
+   */
+  private windowMonths(): { m1: string; m2: string; fromBits: number; toBits: number } {
+    const first = day(this.window.from);
+    const last = day(new Date(this.window.before.getTime() - DAY_MS));
+    return { m1: first.slice(0, 7), m2: last.slice(0, 7), fromBits: ALL_DAYS - (dayBit(first) - 1), toBits: 2 * dayBit(last) - 1 };
+  }
+
+  /**
    * A month column (`YYYY-MM`) within the window, and a `days` bit set (bit d - 1: day d) cut to the window's days
    * of its month: the first and last months keep only the window's days.
    */
   monthsInWindow(monthColumn: string): { where: string; windowDays: (daysColumn: string) => string } {
-    const first = day(this.window.from);
-    const last = day(new Date(this.window.before.getTime() - DAY_MS));
-    const ALL = 2 ** 31 - 1;
-    const fromBits = ALL - (2 ** (Number(first.slice(8, 10)) - 1) - 1);
-    const toBits = 2 ** Number(last.slice(8, 10)) - 1;
-    const [m1, m2] = [first.slice(0, 7), last.slice(0, 7)];
-    const mask = m1 === m2 ? `${fromBits & toBits}` : `CASE ${monthColumn} WHEN '${m1}' THEN ${fromBits} WHEN '${m2}' THEN ${toBits} ELSE ${ALL} END`;
+    const { m1, m2, fromBits, toBits } = this.windowMonths();
+    const mask = m1 === m2 ? `${fromBits & toBits}` : `CASE ${monthColumn} WHEN '${m1}' THEN ${fromBits} WHEN '${m2}' THEN ${toBits} ELSE ${ALL_DAYS} END`;
     return { where: `${monthColumn} >= '${m1}' AND ${monthColumn} <= '${m2}'`, windowDays: (days) => `(${days} & ${mask})` };
   }
 
@@ -169,19 +175,14 @@ export class MetricSql {
    * to the window's days, as monthsInWindow does.
    */
   yearsInWindow(alias: string): { where: string; days: string; any: string } {
-    const first = day(this.window.from);
-    const last = day(new Date(this.window.before.getTime() - DAY_MS));
-    const ALL = 2 ** 31 - 1;
-    const [y1, y2] = [Number(first.slice(0, 4)), Number(last.slice(0, 4))];
-    const [m1, m2] = [first.slice(0, 7), last.slice(0, 7)];
-    const fromBits = ALL - (2 ** (Number(first.slice(8, 10)) - 1) - 1);
-    const toBits = 2 ** Number(last.slice(8, 10)) - 1;
+    const { m1, m2, fromBits, toBits } = this.windowMonths();
+    const [y1, y2] = [Number(m1.slice(0, 4)), Number(m2.slice(0, 4))];
     const termsOf = (year: number) =>
       MONTH_COLUMNS.flatMap((column, i) => {
         const month = `${year}-${String(i + 1).padStart(2, '0')}`;
         if (month < m1 || month > m2) return [];
-        const mask = (month === m1 ? fromBits : ALL) & (month === m2 ? toBits : ALL);
-        return [mask === ALL ? `${alias}.${column}` : `(${alias}.${column} & ${mask})`];
+        const mask = (month === m1 ? fromBits : ALL_DAYS) & (month === m2 ? toBits : ALL_DAYS);
+        return [mask === ALL_DAYS ? `${alias}.${column}` : `(${alias}.${column} & ${mask})`];
       });
     const years = Array.from({ length: y2 - y1 + 1 }, (_, i) => y1 + i);
     const perYear = (of: (terms: string[]) => string) =>
