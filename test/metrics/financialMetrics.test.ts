@@ -16,7 +16,8 @@ import { VendorUsageWriter } from '../../src/services/aiVendors/vendorUsage';
  *   people cost = 100,000 × 73/365 + 150,000 × 73/365 + 100,000 × 73/365 + 100,000 × 36/365
  *               = 20,000 + 30,000 + 20,000 + 9,863.01 = 79,863.01, over 255 member-days = 3.49 FTE
  * Tasks completed in the window: Ada a story of 6 points and a bug of 2 (¾ capitalizable), Grace a task without
- * points (expensed), Margaret an epic (capitalizable); Linus none (unallocated).
+ * points (expensed), Margaret an epic (capitalizable); Linus none (unallocated); and two that no member's time is
+ * split by: Hedy's, and one nobody was assigned. Six tasks completed: 79,863.01 ÷ 6 each.
  *   capitalizable 54.75 + 73 = 127.75 days (35,000), expensed 18.25 + 73 = 91.25 days (35,000), unallocated 36 days
  * AI: Margaret used Gemini CLI (a seat: 30 × 1 user × 2.4 months = 72); Ada and Grace Claude Code, which has no
  * seat price: its estimates, 2.5 + 2.5 USD × 0.9 = 4.50. Spend 76.50.
@@ -45,12 +46,15 @@ async function history() {
   await rates.set(org, { subject: 'tool', tool: 'gemini_cli' }, { amount: 30 });
   await rates.set(org, { subject: 'usd_rate' }, { amount: 0.9 });
 
-  const task = (assignee: string, type: 'story' | 'bug' | 'task' | 'epic', points: number | null, completed: string) =>
+  const task = (assignee: string | null, type: 'story' | 'bug' | 'task' | 'epic', points: number | null, completed: string) =>
     Task.create({ id: newId('task'), team_id: lab.core, organization_id: lab.organizationId, title: type, type, status: 'done', assignee_id: assignee, parent_id: null, story_points: points, created_at: new Date('2026-02-20T00:00:00Z'), completed_at: new Date(completed) });
   await task(DEMO.users.ada, 'story', 6, '2026-03-10T00:00:00Z');
   await task(DEMO.users.ada, 'bug', 2, '2026-04-10T00:00:00Z');
   await task(DEMO.users.grace, 'task', null, '2026-04-20T00:00:00Z');
   await task(DEMO.users.margaret, 'epic', 3, '2026-05-01T00:00:00Z');
+  // Completed, but by no member during the window, or by nobody: counted, never allocated.
+  await task(DEMO.users.hedy, 'story', 8, '2026-04-01T00:00:00Z');
+  await task(null, 'story', 5, '2026-04-02T00:00:00Z');
   // Completed before the window: Linus's time stays unallocated.
   await task(DEMO.users.linus, 'story', 5, '2026-02-25T00:00:00Z');
 
@@ -98,7 +102,7 @@ test('every figure by hand', async () => {
     // 79,863.01 ÷ 3.4932 FTE
     cost_per_engineer: 22_862.75,
     cost_per_merged_pr: 39_931.51,
-    cost_per_completed_task: 19_965.75,
+    cost_per_completed_task: 13_310.5,
     allocation: {
       capitalizable: { fte: 1.75, cost: 35_000, share: 0.501 },
       expensed: { fte: 1.25, cost: 35_000, share: 0.3578 },
@@ -137,7 +141,7 @@ test('rates of their own and no default: only those members are priced, and thei
   // Ada a bug, Margaret nothing: each third of the member-days is capitalizable, expensed and unallocated.
   const { lab: own } = await createLab(t, 'Lab (own rates only)');
   await rates.set(own.organizationId, { subject: 'user', user: DEMO.emails.grace }, { amount: 146_000, currency: 'EUR' });
-  const task = (assignee: string, type: 'story' | 'bug', points: number) =>
+  const task = (assignee: string | null, type: 'story' | 'bug', points: number) =>
     Task.create({ id: newId('task'), team_id: own.core, organization_id: own.organizationId, title: type, type, status: 'done', assignee_id: assignee, parent_id: null, story_points: points, created_at: new Date('2026-02-20T00:00:00Z'), completed_at: new Date('2026-04-01T00:00:00Z') });
   await task(DEMO.users.grace, 'story', 2);
   await task(DEMO.users.ada, 'bug', 1);
@@ -165,7 +169,7 @@ test('a member who left mid-window with completed work: their days there are spl
   await member(left.organizationId, DEMO.emails.linus, 'Linus', '2026-04-06T00:00:00Z');
   await member(left.organizationId, DEMO.emails.hedy, 'Hedy', '2026-02-01T00:00:00Z');
   await rates.set(left.organizationId, { subject: 'organization' }, { amount: 73_000, currency: 'EUR' });
-  const task = (assignee: string, type: 'story' | 'bug', points: number, completed: string) =>
+  const task = (assignee: string | null, type: 'story' | 'bug', points: number, completed: string) =>
     Task.create({ id: newId('task'), team_id: left.core, organization_id: left.organizationId, title: type, type, status: 'done', assignee_id: assignee, parent_id: null, story_points: points, created_at: new Date('2026-02-20T00:00:00Z'), completed_at: new Date(completed) });
   await task(DEMO.users.linus, 'story', 3, '2026-03-20T00:00:00Z');
   await task(DEMO.users.linus, 'bug', 1, '2026-04-01T00:00:00Z');

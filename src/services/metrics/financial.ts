@@ -22,18 +22,18 @@ type Rate = { subject: 'organization' | 'user' | 'tool' | 'usd_rate'; subject_id
 /** The scope's members during the window and their days; of those, the members with a rate of their own. */
 type Members = { members: number; days: number };
 type OwnRates = { members: number; days: number | null; cost: number | null };
-/** Member-days split by the story points each member completed, and (priced members only) what they cost. */
-type Allocation = { capitalizable_days: number | null; expensed_days: number | null; capitalizable_cost: number | null; expensed_cost: number | null };
+/** The tasks completed in the window; member-days split by the story points each member completed, and (priced members only) what they cost. */
+type Allocation = { completed: number | null; capitalizable_days: number | null; expensed_days: number | null; capitalizable_cost: number | null; expensed_cost: number | null };
 
 export async function financialFigures(q: MetricSql) {
   const ratesRead = q.rows<Rate>('SELECT subject, subject_id, amount, currency FROM cost_rates WHERE organization_id = :scope_organization_id', ['subject', 'subject_id', 'currency']);
-  const [rates, [members], [own], [split], [pullRequests], [tasks], activeUsers, toolCosts] = await Promise.all([
+  const [rates, [members], [own], [split], [pullRequests], activeUsers, toolCosts] = await Promise.all([
     ratesRead,
     q.rows<Members>(membersInWindowSql(q)),
     q.rows<OwnRates>(ownRatesSql(q)),
-    q.rows<Allocation>(allocationSql(q)),
+    // Without rates of their own, no assignee is looked up for one.
+    ratesRead.then((r) => q.rows<Allocation>(allocationSql(q, r.some((rate) => rate.subject === 'user')))),
     q.rows<MergedCounts>(mergedCountsSql(q, q.whole)),
-    q.rows<{ completed: number }>(`SELECT COUNT(*) AS completed FROM tasks t WHERE ${completedTasks(q)}`),
     // Only the tools with a seat price are counted apart: the rates say which.
     ratesRead.then((r) => q.rows<{ tool: string; users: number }>(activeUsersSql(q), ['tool'], { tools: ['', ...r.filter((rate) => rate.subject === 'tool').map((rate) => rate.subject_id)] })),
     q.rows<{ tool: string; cost_usd: number }>(toolCostsSql(q), ['tool']),
@@ -56,7 +56,7 @@ export async function financialFigures(q: MetricSql) {
     people_cost: { amount: money(cost), priced_members: people.priced, members: members.members },
     cost_per_engineer: perMember(cost, people.pricedDays / q.window.days),
     cost_per_merged_pr: perMember(cost, pullRequests?.merged ?? 0),
-    cost_per_completed_task: perMember(cost, tasks?.completed ?? 0),
+    cost_per_completed_task: perMember(cost, Number(split?.completed ?? 0)),
     allocation: {
       capitalizable: part(capitalizableDays, capitalizableCost),
       expensed: part(expensedDays, expensedCost),
@@ -98,28 +98,25 @@ function ownRatesSql(q: MetricSql): string {
 }
 
 /**
- * One row: each member's days split by the share of their story points completed in the window that were
- * capitalizable, summed, and what those days cost. The completed tasks are read once, in assignee order, each
- * assignee's sums taken over their partition (cheaper than grouping into a temporary table), and each assignee
- * who was a member looked up once.
+ * One row: the tasks completed in the window, and each member's days split by the share of their story points
+ * completed in it that were capitalizable, summed, and what those days cost. The completed tasks are read once,
+ * grouped by assignee (the unassigned in a group of their own, counted but never allocated), and each assignee looked
+ * up once for a membership during the window and, when the organization has any (`ownRates`), a rate of their own.
  */
-function allocationSql(q: MetricSql): string {
+function allocationSql(q: MetricSql, ownRates: boolean): string {
   const points = 'COALESCE(t.story_points, 1)';
-  const byAssignee = 'OVER (PARTITION BY t.assignee_id)';
-  const dayCost = `COALESCE(own.amount, fallback.amount) / ${DAYS_A_YEAR}`;
-  const days = memberDays(q);
+  const dayCost = `${ownRates ? 'COALESCE(own.amount, fallback.amount)' : 'fallback.amount'} / ${DAYS_A_YEAR}`;
+  // An assignee with no membership during the window (or no points) has no days to split.
+  const days = `CASE WHEN m.user_id IS NULL THEN NULL ELSE ${memberDays(q)} END`;
   const capitalizable = `${days} * w.capitalizable / w.points`;
   const expensed = `${days} * (w.points - w.capitalizable) / w.points`;
   const { table, owner } = membershipTable(q);
-  return `SELECT SUM(${capitalizable}) AS capitalizable_days, SUM(${expensed}) AS expensed_days,
+  return `SELECT SUM(w.tasks) AS completed, SUM(${capitalizable}) AS capitalizable_days, SUM(${expensed}) AS expensed_days,
       SUM(${capitalizable} * ${dayCost}) AS capitalizable_cost, SUM(${expensed} * ${dayCost}) AS expensed_cost
-    FROM (SELECT x.assignee_id, x.points, x.capitalizable
-          FROM (SELECT t.assignee_id, SUM(${points}) ${byAssignee} AS points,
-                  SUM(CASE WHEN t.type IN ('story', 'epic') THEN ${points} ELSE 0 END) ${byAssignee} AS capitalizable, ROW_NUMBER() ${byAssignee} AS rn
-                FROM tasks t WHERE ${completedTasks(q)} AND t.assignee_id IS NOT NULL) AS x
-          WHERE x.rn = 1 AND x.points > 0) AS w
-    ${q.joinInOrder} ${table} m ON ${owner} AND m.user_id = w.assignee_id AND ${memberDuringWindow(q)}
-    LEFT JOIN cost_rates own ON own.organization_id = :scope_organization_id AND own.subject = 'user' AND own.subject_id = w.assignee_id
+    FROM (SELECT t.assignee_id, COUNT(*) AS tasks, SUM(${points}) AS points, SUM(CASE WHEN t.type IN ('story', 'epic') THEN ${points} ELSE 0 END) AS capitalizable
+          FROM tasks t WHERE ${completedTasks(q)} GROUP BY t.assignee_id) AS w
+    LEFT JOIN ${table} m ON ${owner} AND m.user_id = w.assignee_id AND w.points > 0 AND ${memberDuringWindow(q)}
+    ${ownRates ? "LEFT JOIN cost_rates own ON own.organization_id = :scope_organization_id AND own.subject = 'user' AND own.subject_id = w.assignee_id" : ''}
     LEFT JOIN cost_rates fallback ON fallback.organization_id = :scope_organization_id AND fallback.subject = 'organization' AND fallback.subject_id = ''`;
 }
 
