@@ -61,6 +61,7 @@ import * as botAccounts from './migrations/0056-bot-accounts';
 import * as boardRepositories from './migrations/0057-board-repositories';
 import * as memberActiveMonths from './migrations/0058-member-active-months';
 import * as aiActiveYears from './migrations/0059-ai-active-years';
+import * as leadTimesByRepository from './migrations/0060-lead-times-by-repository';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -123,6 +124,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0057-board-repositories', ...boardRepositories },
   { name: '0058-member-active-months', ...memberActiveMonths },
   { name: '0059-ai-active-years', ...aiActiveYears },
+  { name: '0060-lead-times-by-repository', ...leadTimesByRepository },
 ];
 
 /** Every migration's name, in the order they apply. */

@@ -835,3 +835,17 @@ test('0039 adds when a repository was reported deleted (null for those in sight)
   expect(await sequelize.query("SELECT id, deleted_at FROM repositories WHERE id = 'repo_m39'", { type: QueryTypes.SELECT })).toEqual([{ id: 'repo_m39', deleted_at: null }]);
   await sequelize.query("DELETE FROM repositories WHERE id = 'repo_m39'");
 });
+
+test('0060 puts the repository in the index of an organization’s lead times by band, before the value, and goes down and up again', async () => {
+  const migrator = createMigrator(sequelize);
+  const bandIndexes = async () =>
+    ((await sequelize.getQueryInterface().showIndex('shipped_changes')) as { name: string; fields: { attribute: string }[] }[])
+      .filter((i) => i.name.startsWith('shipped_changes_organization'))
+      .map((i) => [i.name, i.fields.map((f) => f.attribute)]);
+  await migrator.up();
+  expect(await bandIndexes()).toEqual([['shipped_changes_organization_band_finish_environment_repository', ['organization_id', 'band', 'finished_at', 'environment', 'repository_id', 'lead_ms']]]);
+  await migrator.down({ to: '0060-lead-times-by-repository' });
+  expect(await bandIndexes()).toEqual([['shipped_changes_organization_id_band_finished_at_environment', ['organization_id', 'band', 'finished_at', 'environment', 'lead_ms']]]);
+  expect((await migrator.up()).map((m) => m.name)).toEqual(from('0060-lead-times-by-repository'));
+  expect(await bandIndexes()).toHaveLength(1);
+});
