@@ -3,7 +3,7 @@ import { deploymentCounts } from './dora';
 import { measureDistributions } from './mergedPullRequests';
 import { ratio, round } from './reading/figures';
 import { MetricSql, roundHours } from './reading/sql';
-import { teamRepositoriesSql } from './reading/scope';
+import { groupRepositoriesSql } from './reading/scope';
 
 /**
  * Do the teams that adopted AI coding tools ship faster or break more (docs/metrics.md#ai-impact)? The organization's
@@ -112,10 +112,9 @@ async function repositoriesByTier(q: MetricSql, teams: TeamAdoption[]): Promise<
   const named = tiers.flatMap((ids, index) => (ids.length ? [index] : []));
   if (named.length === 0) return new Map();
   const replacements = Object.fromEntries(named.map((index) => [`tier_${index}`, tiers[index]]));
+  const tierOf = (team: string) => `CASE ${named.map((index) => `WHEN ${team} IN (:tier_${index}) THEN ${index}`).join(' ')} END`;
   const rows = await q.rows<{ tier: number; repository_id: string }>(
-    `SELECT DISTINCT CASE ${named.map((index) => `WHEN r.team_id IN (:tier_${index}) THEN ${index}`).join(' ')} END AS tier, r.repository_id
-      FROM (${teamRepositoriesSql()}) r WHERE r.team_id IN (:tier_teams)
-      ORDER BY tier, r.repository_id`,
+    `SELECT r.grp AS tier, r.repository_id FROM (${groupRepositoriesSql(tierOf, ':tier_teams')}) r ORDER BY tier, r.repository_id`,
     ['repository_id'],
     { ...replacements, tier_teams: teams.map((team) => team.id) },
   );
