@@ -135,6 +135,26 @@ test("a team that owns repositories brings those to its tier, not its members' (
   expect(await tierOf('under_25')).toMatchObject({ time_to_merge_hours: { median: 12, n: 2 }, deployments_per_day: 0.4286 });
 });
 
+test("a member on teams of two tiers brings the repositories she authored in to each, and one on two teams of a tier once", async () => {
+  // Pair (ada and grace): (0.1667 + 0.5) ÷ 2 = 0.3333, 25–50 % beside Web. Ada's api is then under 25 % (Core) and
+  // 25–50 % (Pair); grace's web is 25–50 % once though she is on Web and Pair: api's D1, D2, D3, D5 and web's D7,
+  // 4 successful of 5 finished (D2 failed, I1 blames D5), api's pull requests #1 (48 h) and #2 (12 h).
+  const pair = await t.runtime.writers.teams.create(lab.organizationId, { name: 'Pair', externalId: null }, [DEMO.users.ada, DEMO.users.grace]);
+  try {
+    const tiers = (await aiImpact({ organization_id: lab.organizationId, ...WEEK }, await t.token({ user: DEMO.emails.ada }))).body.data.by_adoption_tier;
+    const [under25, from25] = tiers;
+    expect(under25).toMatchObject({ teams: [{ name: 'Core' }, { name: 'Empty' }], time_to_merge_hours: { median: 12, n: 2 }, deployments_per_day: 0.4286 });
+    expect(from25).toMatchObject({
+      teams: [{ name: 'Pair', ai_day_share: 0.3333 }, { name: 'Web' }],
+      time_to_merge_hours: { median: 12, n: 2 },
+      deployments_per_day: 0.5714,
+      change_failure_rate: { rate: 0.4, failed: 2, deployments: 5 },
+    });
+  } finally {
+    await t.runtime.writers.teams.delete(lab.organizationId, pair.id);
+  }
+});
+
 test('one AI day among twenty active ones no longer lifts a team into a high tier; AI on most of them does (April, by hand)', async () => {
   // Ada: commits in api on April 1–19 and a comment on pull request #4 on April 20: 20 active days, Claude Code on
   // April 3 alone: 1 ÷ 20 = 0.05. Grace: commits in web on April 1–20, Claude Code on April 1–15: 15 ÷ 20 = 0.75.
