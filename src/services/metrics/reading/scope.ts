@@ -52,9 +52,10 @@ export async function authoredRepositoryIds(organizationId: string, memberIds: s
  * The repositories of groups of the organization's teams (`group`: an SQL expression of a team id column, as
  * adoptionTiers.ts groups them by tier), each team's by the same rule as `teamScope`: a team with rows in
  * team_repositories has those; another, those its current members authored commits in. Distinct rows (group,
- * repository_id; `UNION` drops the repeats) of the teams `teams` (a named list). Teams share members, so the members
- * are made distinct per group before their repositories are read: at the large organization, 85k memberships of 65k
- * members, each with a few repositories.
+ * repository_id; `UNION` drops the repeats) of the teams in `teams`, the placeholder of a bound list of their ids
+ * (`:tier_teams`), never the ids themselves. Teams share members, so the members are made distinct per group before
+ * their repositories are read: at the large organization, 85k memberships of 65k members, each with a few
+ * repositories.
  */
 export function groupRepositoriesSql(group: (teamColumn: string) => string, teams: string): string {
   return `SELECT x.grp, ar.repository_id FROM (
