@@ -62,6 +62,7 @@ import * as boardRepositories from './migrations/0057-board-repositories';
 import * as memberActiveMonths from './migrations/0058-member-active-months';
 import * as aiActiveYears from './migrations/0059-ai-active-years';
 import * as leadTimesByRepository from './migrations/0060-lead-times-by-repository';
+import * as memberActiveYears from './migrations/0061-member-active-years';
 
 // Listed explicitly (not globbed) so the same list works from TypeScript sources and compiled output.
 const migrations: RunnableMigration<QueryInterface>[] = [
@@ -125,6 +126,7 @@ const migrations: RunnableMigration<QueryInterface>[] = [
   { name: '0058-member-active-months', ...memberActiveMonths },
   { name: '0059-ai-active-years', ...aiActiveYears },
   { name: '0060-lead-times-by-repository', ...leadTimesByRepository },
+  { name: '0061-member-active-years', ...memberActiveYears },
 ];
 
 /** Every migration's name, in the order they apply. */

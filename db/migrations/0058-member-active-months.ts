@@ -10,7 +10,8 @@ import { fillMemberActiveMonths } from '../rollups/memberActiveMonths';
  */
 const MYSQL_ID_TYPE = 'VARCHAR(40) BINARY';
 
-export async function up({ context: qi }: { context: QueryInterface }): Promise<void> {
+/** The table as this migration made it: 0061's down makes it again. */
+export async function createMemberActiveMonths(qi: QueryInterface): Promise<void> {
   const id = { type: qi.sequelize.getDialect() === 'mysql' ? MYSQL_ID_TYPE : DataTypes.STRING(40), allowNull: false };
   const bits = { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 };
   await qi.createTable('member_active_months', {
@@ -20,6 +21,10 @@ export async function up({ context: qi }: { context: QueryInterface }): Promise<
     work_days: bits,
     ai_days: bits,
   });
+}
+
+export async function up({ context: qi }: { context: QueryInterface }): Promise<void> {
+  await createMemberActiveMonths(qi);
   await fillMemberActiveMonths(qi, 'ai_active_months');
 }
 

@@ -3,14 +3,14 @@ import { GitApp, PullRequest, UserGitApp } from '../../db/models';
 import { Random } from '../../db/demo/random';
 import type { Activity, PullRequestInput, RepositoryRef } from '../../src/services/git/activity';
 import { durationBands, sizeBands } from '../../db/rollups/bands';
-import { memberActiveMonthsSql } from '../../db/rollups/memberActiveMonths';
+import { AI_COLUMNS, memberActiveYearsSql, WORK_COLUMNS } from '../../db/rollups/memberActiveYears';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { createLab, sha } from '../support/data/metricsHistory';
 import { eraseDeletedRepositories } from '../support/peers/ingest';
 
 /**
  * What the pull request and review writers keep for the figures (pullRequestSamples.ts, pullRequestReviewers.ts,
- * and with the commit writer each member's days at work: activity/memberActiveMonths.ts),
+ * and with the commit writer each member's days at work: activity/memberActiveYears.ts),
  * against the same computed from the stored pull requests and their activity (the oracle below, as the figures read
  * them before): per merged pull request, its time to merge, pickup, first approval, review to merge, size and
  * whether it was iterated, AI-assisted or not, and the daily counts per band; who alone reviewed it; and which
@@ -84,14 +84,15 @@ function deliveriesOf(random: Random, repository: RepositoryRef): Activity[] {
 const iso = (v: unknown) => (v instanceof Date ? v : new Date(`${String(v).slice(0, 10)}T${String(v).slice(11, 23)}Z`)).toISOString();
 const query = <T extends object>(sql: string, replacements: Record<string, unknown>) => PullRequest.sequelize!.query<T>(sql, { type: QueryTypes.SELECT, replacements });
 
-/** Each member's months at work as kept, and as counted from the stored rows (db/rollups/memberActiveMonths.ts). */
-async function activeMonths(organizationId: string, counted = false) {
-  const from = counted ? `(${memberActiveMonthsSql(PullRequest.sequelize!.getDialect() === 'mysql')})` : 'member_active_months';
-  const rows = await query<{ user_id: string; month: string; work_days: number; ai_days: number }>(
-    `SELECT m.user_id, m.month, m.work_days, m.ai_days FROM ${from} m WHERE m.organization_id = :organizationId ORDER BY m.user_id, m.month`,
+/** Each member's years at work as kept, and as counted from the stored rows (db/rollups/memberActiveYears.ts). */
+async function activeYears(organizationId: string, counted = false) {
+  const from = counted ? `(${memberActiveYearsSql(PullRequest.sequelize!.getDialect() === 'mysql')})` : 'member_active_years';
+  const bits = [...WORK_COLUMNS, ...AI_COLUMNS];
+  const rows = await query<Record<string, string | number>>(
+    `SELECT m.user_id, m.year, ${bits.map((c) => `m.${c}`).join(', ')} FROM ${from} m WHERE m.organization_id = :organizationId ORDER BY m.user_id, m.year`,
     { organizationId },
   );
-  return rows.map((r) => [r.user_id, r.month, Number(r.work_days), Number(r.ai_days)]);
+  return rows.map((r) => [r.user_id, Number(r.year), ...bits.map((c) => Number(r[c]))]);
 }
 
 /** Kept: each sample, and each pull request's sole reviewer and iteration. */
@@ -232,10 +233,10 @@ test.each([1, 2, 3, 4, 5, 6])('what the writers keep for merged pull requests eq
     expect([i, activity.kind, await kept(repositoryId)]).toEqual([i, activity.kind, last]);
     expect([i, activity.kind, await days(repositoryId, gitApp.organization_id)]).toEqual([i, activity.kind, daysOracle(last.samples)]);
     expect([i, activity.kind, await months(repositoryId, gitApp.organization_id)]).toEqual([i, activity.kind, monthsOf(daysOracle(last.samples))]);
-    expect([i, activity.kind, await activeMonths(gitApp.organization_id)]).toEqual([i, activity.kind, await activeMonths(gitApp.organization_id, true)]);
+    expect([i, activity.kind, await activeYears(gitApp.organization_id)]).toEqual([i, activity.kind, await activeYears(gitApp.organization_id, true)]);
   }
   // Every member who opened, reviewed or committed has their days; the stranger (no member) none.
-  expect(new Set((await activeMonths(gitApp.organization_id)).map(([user]) => user))).toEqual(new Set(Object.values(PEOPLE)));
+  expect(new Set((await activeYears(gitApp.organization_id)).map(([user]) => user))).toEqual(new Set(Object.values(PEOPLE)));
   // The history is worth checking: merged pull requests, reviewed or not, AI-assisted or not, iterated or not.
   const measures = new Set(last.samples.map((s) => s[1]));
   for (const measure of [0, 1, 3, 4, 5]) expect(measures).toContain(measure);
@@ -261,5 +262,5 @@ test.each([1, 2, 3, 4, 5, 6])('what the writers keep for merged pull requests eq
   expect(await query('SELECT pull_request_id FROM pull_request_samples WHERE repository_id = :repositoryId', { repositoryId })).toEqual([]);
   expect(await days(repositoryId, gitApp.organization_id)).toEqual([]);
   expect(await months(repositoryId, gitApp.organization_id)).toEqual([]);
-  expect(await activeMonths(gitApp.organization_id)).toEqual([]);
+  expect(await activeYears(gitApp.organization_id)).toEqual([]);
 });

@@ -1,6 +1,6 @@
 import { AiVendorSource, AuthorRepository, Commit, PullRequest, PullRequestActivity, Repository } from '../../db/models';
 import { addToAuthorDays } from '../../src/services/git/rollups/authorDays';
-import { addWorkDays } from '../../src/services/activity/memberActiveMonths';
+import { addWorkDays } from '../../src/services/activity/memberActiveYears';
 import { ChangeSql } from '../../src/persistence/changes/changeSql';
 import { newId } from '../../src/persistence/changes/ids';
 import { OPERATOR } from '../../src/persistence/changes/auditRecord';

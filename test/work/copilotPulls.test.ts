@@ -1,5 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { AiVendorSource, App } from '../../db/models';
+import { memberActiveYearsSql } from '../../db/rollups/memberActiveYears';
 import { describeApp } from '../../src/services/apps/appViews';
 import { ChangeRunner } from '../../src/persistence/changes/change';
 import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
@@ -102,6 +103,30 @@ test('a day pulled again, after GitHub corrected it, replaces what was stored: n
     ['torvalds', DEMO.users.linus, 1, 8],
   ]);
 });
+
+test("a day pulled again without a member takes it off their days of AI use (the adoption tiers' member_active_years), as counted from what stays", async () => {
+  const app = await copilotApp();
+  github.report('2026-10-06', [[copilotUserRow('ada-lovelace', 11, '2026-10-06'), copilotUserRow('torvalds', 14, '2026-10-06')]]);
+  await pulls().pull(app, ['2026-10-06']);
+  const aiOctober = async () => Object.fromEntries((await activeYears(false)).map((r) => [r.user_id, Number(r.ai_m10) & 2 ** 5]));
+  expect(await aiOctober()).toEqual({ [DEMO.users.ada]: 2 ** 5, [DEMO.users.linus]: 2 ** 5 });
+  github.report('2026-10-06', [[copilotUserRow('ada-lovelace', 11, '2026-10-06')]]);
+  await pulls().pull(app, ['2026-10-06']);
+  expect(await aiOctober()).toEqual({ [DEMO.users.ada]: 2 ** 5, [DEMO.users.linus]: 0 });
+  // A year left with no day at all is kept as zeros (a sum of nothing), where counting makes no row.
+  const withDays = (rows: Record<string, unknown>[]) => rows.filter((r) => Object.entries(r).some(([k, v]) => /_m\d\d$/.test(k) && v !== 0));
+  expect(withDays(await activeYears(false))).toEqual(await activeYears(true));
+});
+
+/** Ada's and Linus's years at acme as kept, or as counted from the stored rows (db/rollups/memberActiveYears.ts). */
+async function activeYears(counted: boolean): Promise<Record<string, unknown>[]> {
+  const from = counted ? `(${memberActiveYearsSql(t.runtime.sequelize.getDialect() === 'mysql', true)})` : 'member_active_years';
+  const rows = await t.runtime.sequelize.query<Record<string, unknown>>(
+    `SELECT y.* FROM ${from} y WHERE y.organization_id = :organization_id AND y.user_id IN (:users) AND y.year = 2026 ORDER BY y.user_id`,
+    { replacements: { organization_id: DEMO.orgs.acme, users: [DEMO.users.ada, DEMO.users.linus] }, type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k.endsWith('_id') ? v : Number(v)])));
+}
 
 test('GitHub’s rate limit, a 500 and a report file that fails once are waited out; the day is stored whole', async () => {
   const app = await copilotApp();

@@ -1,6 +1,6 @@
 import { QueryInterface } from 'sequelize';
 import { fillAuthorDays } from '../../rollups/authorDays';
-import { fillMemberActiveMonths } from '../../rollups/memberActiveMonths';
+import { fillMemberActiveYears } from '../../rollups/memberActiveYears';
 import { fillAuthorRepositories, fillCommitDays } from '../../rollups/commits';
 import { fillAiEvidence } from '../../rollups/aiEvidence';
 import { fillLeadTimes, markRework, markShippedChanges } from '../../rollups/deployments';
@@ -30,6 +30,6 @@ export async function rebuildRollups(qi: QueryInterface): Promise<void> {
   await fillPullRequestMonths(qi);
   await fillPeerReviews(qi);
   await fillAuthorDays(qi);
-  await fillMemberActiveMonths(qi, 'ai_active_years');
+  await fillMemberActiveYears(qi, 'stored rows');
   await fillInteractionDays(qi);
 }

@@ -1,6 +1,6 @@
 import type { ChangeSql } from '../../persistence/changes/changeSql';
 import { ALL_DAYS, dayBit } from '../activity/dayBits';
-import { addAiDays, clearAiDay } from '../activity/memberActiveMonths';
+import { addAiDays, clearAiDay } from '../activity/memberActiveYears';
 import { addAiActiveYears, keepAiActiveYearBits } from '../activity/aiActiveYears';
 
 /**

@@ -1,3 +1,4 @@
+import { daysColumn } from '../../../db/rollups/memberActiveYears';
 import { conditions } from '../../access/conditions';
 import { deploymentCounts } from './dora';
 import { measureDistributions } from './mergedPullRequests';
@@ -58,16 +59,16 @@ export async function adoptionTiers(q: MetricSql) {
 }
 
 /**
- * Each member's active days in the window and how many of them had AI use, from their months in
- * member_active_months (db/rollups/memberActiveMonths.ts): a day they authored a commit, opened a pull request or
+ * Each member's active days in the window and how many of them had AI use, from their years in
+ * member_active_years (db/rollups/memberActiveYears.ts): a day they authored a commit, opened a pull request or
  * acted on one (a review, an approval, a comment, a pushed commit), or used an AI tool (telemetry's or a vendor's).
- * Only those with such a day have a row; summed in the database, in the table's key order.
+ * Only those with such a day have a row; summed in the database, in the table's key order, one or two rows a member.
  */
 function memberDaysSql(q: MetricSql): string {
-  const months = q.monthsInWindow('a.month');
-  const active = `SUM(${q.popcount(months.windowDays('(a.work_days | a.ai_days)'))})`;
-  return `SELECT a.user_id, ${active} AS active_days, SUM(${q.popcount(months.windowDays('a.ai_days'))}) AS ai_days FROM member_active_months a
-    WHERE a.organization_id = :scope_organization_id AND ${months.where} GROUP BY a.user_id HAVING ${active} > 0`;
+  const active = q.yearsInWindow('a', (month) => `(a.${daysColumn('work', month)} | a.${daysColumn('ai', month)})`);
+  const ai = q.yearsInWindow('a', (month) => `a.${daysColumn('ai', month)}`);
+  return `SELECT a.user_id, SUM(${active.days}) AS active_days, SUM(${ai.days}) AS ai_days FROM member_active_years a
+    WHERE a.organization_id = :scope_organization_id AND ${active.where} GROUP BY a.user_id HAVING active_days > 0`;
 }
 
 /**

@@ -3,7 +3,7 @@ import { recordOf } from '../metrics/reading/records';
 import type { ChangeSql } from '../../persistence/changes/changeSql';
 import { AuthorDay, weighCommitsOfDays } from '../git/rollups/aiEvidence';
 import { dayBit } from '../activity/dayBits';
-import { addAiDays } from '../activity/memberActiveMonths';
+import { addAiDays } from '../activity/memberActiveYears';
 import { addAiActiveYears } from '../activity/aiActiveYears';
 import type { AiActiveMonth } from '../../../db/rollups/aiActiveYears';
 import { yieldVendorDaysToOtlp } from '../aiUsage/vendorRollups';

@@ -3,7 +3,7 @@ import { refreshShippedChanges } from '../../../src/services/git/rollups/shipped
 import { addToCommitDays } from '../../../src/services/git/rollups/commitDays';
 import { addToAuthorDays } from '../../../src/services/git/rollups/authorDays';
 import { recountInteractionDays } from '../../../src/services/activity/interactionDays';
-import { addWorkDays } from '../../../src/services/activity/memberActiveMonths';
+import { addWorkDays } from '../../../src/services/activity/memberActiveYears';
 import { ChangeSql } from '../../../src/persistence/changes/changeSql';
 import { refreshLeadTimes } from '../../../src/services/git/rollups/leadTimes';
 import { refreshPullRequestSamples } from '../../../src/services/git/rollups/pullRequestSamples';

@@ -18,7 +18,7 @@ import { addToAuthorDays } from '../rollups/authorDays';
 import { refreshLeadTimes } from '../rollups/leadTimes';
 import { refreshReversals } from '../rollups/reversals';
 import { ChangeSql } from '../../../persistence/changes/changeSql';
-import { addWorkDays } from '../../activity/memberActiveMonths';
+import { addWorkDays } from '../../activity/memberActiveYears';
 
 export interface CommitsRecorded {
   added: number;

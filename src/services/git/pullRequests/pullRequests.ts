@@ -17,7 +17,7 @@ import { Applied, olderThanStored, recordIfNewer, sameTime } from '../recordIfNe
 import { botClassifier } from '../../../../db/rollups/botAccounts';
 import { refreshActivityBots } from './botRows';
 import { ChangeSql } from '../../../persistence/changes/changeSql';
-import { addWorkDays, recountMemberActiveMonths } from '../../activity/memberActiveMonths';
+import { addWorkDays, recountMemberActiveYears } from '../../activity/memberActiveYears';
 
 const EVENT_OF_STATE: Record<PullRequestState, EventType> = {
   open: 'pull_request.opened',
@@ -92,14 +92,14 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
 }
 
 /**
- * The author's day of work in member_active_months (activity/memberActiveMonths.ts): a new pull request's opening
- * added; one whose opening moved (`openedBefore`, what was stored) counts its author's months again, the old day
+ * The author's day of work in member_active_years (activity/memberActiveYears.ts): a new pull request's opening
+ * added; one whose opening moved (`openedBefore`, what was stored) counts its author's years again, the old day
  * perhaps no longer one of theirs.
  */
 async function keepAuthorsDay(change: Change, row: PullRequest, openedBefore: Date | null | undefined): Promise<void> {
   if (!row.author_id) return;
   if (openedBefore === null) return addWorkDays(new ChangeSql(change.transaction), row.organization_id, [{ userId: row.author_id, at: row.created_at }]);
-  if (openedBefore && openedBefore.getTime() !== row.created_at.getTime()) await recountMemberActiveMonths(change.transaction, row.organization_id, [row.author_id]);
+  if (openedBefore && openedBefore.getTime() !== row.created_at.getTime()) await recountMemberActiveYears(change.transaction, row.organization_id, [row.author_id]);
 }
 
 /**

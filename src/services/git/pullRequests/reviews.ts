@@ -18,7 +18,7 @@ import { timestampSql } from '../../../persistence/query/selectSql';
 import { storedLogin } from '../text';
 import { botClassifier } from '../../../../db/rollups/botAccounts';
 import { ChangeSql } from '../../../persistence/changes/changeSql';
-import { addWorkDays } from '../../activity/memberActiveMonths';
+import { addWorkDays } from '../../activity/memberActiveYears';
 
 /** What `external_id` holds (VARCHAR(120)). */
 const EXTERNAL_ID_LENGTH = 120;

@@ -6,7 +6,7 @@ import { newId } from '../../../persistence/changes/ids';
 import { ChangeSql } from '../../../persistence/changes/changeSql';
 import { removeCommitDays } from '../rollups/commitDays';
 import { authorsOf, recountAuthorDays } from '../rollups/authorDays';
-import { membersActiveIn, recountMemberActiveMonths } from '../../activity/memberActiveMonths';
+import { membersActiveIn, recountMemberActiveYears } from '../../activity/memberActiveYears';
 import { removeLeadTimes } from '../rollups/leadTimes';
 import { removePullRequestSamples } from '../rollups/pullRequestSamples';
 import type { RepositoryRef } from '../activity';
@@ -90,7 +90,7 @@ export async function deleteRepository(change: Change, repository: Repository): 
   for (const model of rowsOfRepository) await model.destroy({ where, transaction });
   // Read again from the commits left: after them.
   await recountAuthorDays(transaction, repository.organization_id, authors);
-  await recountMemberActiveMonths(transaction, repository.organization_id, [...authors, ...active]);
+  await recountMemberActiveYears(transaction, repository.organization_id, [...authors, ...active]);
   await repository.destroy({ transaction });
   change.wrote('repositories', 'commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents', 'incident_repositories', 'board_repositories', 'team_repositories');
 }

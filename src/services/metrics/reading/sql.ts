@@ -160,21 +160,12 @@ export class MetricSql {
   }
 
   /**
-   * A month column (`YYYY-MM`) within the window, and a `days` bit set (bit d - 1: day d) cut to the window's days
-   * of its month: the first and last months keep only the window's days.
+   * Rows of a table kept a row a year with a column a month (`alias`: ai_active_years, db/rollups/aiActiveYears.ts;
+   * member_active_years) within the window: `days`, how many of the row's days fall in it; `any`, non-zero when one
+   * does. `bitsOf` gives a month's bits from its column's name (`m01` … `m12`); by default that column of `alias`.
+   * Each year keeps its months in the window, the first and last cut to the window's days.
    */
-  monthsInWindow(monthColumn: string): { where: string; windowDays: (daysColumn: string) => string } {
-    const { m1, m2, fromBits, toBits } = this.windowMonths();
-    const mask = m1 === m2 ? `${fromBits & toBits}` : `CASE ${monthColumn} WHEN '${m1}' THEN ${fromBits} WHEN '${m2}' THEN ${toBits} ELSE ${ALL_DAYS} END`;
-    return { where: `${monthColumn} >= '${m1}' AND ${monthColumn} <= '${m2}'`, windowDays: (days) => `(${days} & ${mask})` };
-  }
-
-  /**
-   * Rows of ai_active_years (`alias`, db/rollups/aiActiveYears.ts) within the window: `days`, how many of the row's
-   * days fall in it; `any`, non-zero when one does. Each year keeps its months in the window, the first and last cut
-   * to the window's days, as monthsInWindow does.
-   */
-  yearsInWindow(alias: string): { where: string; days: string; any: string } {
+  yearsInWindow(alias: string, bitsOf: (month: string) => string = (month) => `${alias}.${month}`): { where: string; days: string; any: string } {
     const { m1, m2, fromBits, toBits } = this.windowMonths();
     const [y1, y2] = [Number(m1.slice(0, 4)), Number(m2.slice(0, 4))];
     const termsOf = (year: number) =>
@@ -182,7 +173,7 @@ export class MetricSql {
         const month = `${year}-${String(i + 1).padStart(2, '0')}`;
         if (month < m1 || month > m2) return [];
         const mask = (month === m1 ? fromBits : ALL_DAYS) & (month === m2 ? toBits : ALL_DAYS);
-        return [mask === ALL_DAYS ? `${alias}.${column}` : `(${alias}.${column} & ${mask})`];
+        return [mask === ALL_DAYS ? bitsOf(column) : `(${bitsOf(column)} & ${mask})`];
       });
     const years = Array.from({ length: y2 - y1 + 1 }, (_, i) => y1 + i);
     const perYear = (of: (terms: string[]) => string) =>
