@@ -113,11 +113,10 @@ async function repositoriesByTier(q: MetricSql, teams: TeamAdoption[]): Promise<
   const named = tiers.flatMap((ids, index) => (ids.length ? [index] : []));
   if (named.length === 0) return new Map();
   const replacements = Object.fromEntries(named.map((index) => [`tier_${index}`, tiers[index]]));
-  const tierOf = (team: string) => `CASE ${named.map((index) => `WHEN ${team} IN (:tier_${index}) THEN ${index}`).join(' ')} END`;
   const rows = await q.rows<{ tier: number; repository_id: string }>(
-    `SELECT r.grp AS tier, r.repository_id FROM (${groupRepositoriesSql(tierOf, ':tier_teams')}) r ORDER BY tier, r.repository_id`,
+    `SELECT r.grp AS tier, r.repository_id FROM (${groupRepositoriesSql(new Map(named.map((index) => [index, `:tier_${index}`])))}) r ORDER BY tier, r.repository_id`,
     ['repository_id'],
-    { ...replacements, tier_teams: teams.map((team) => team.id) },
+    replacements,
   );
   const byTier = new Map<number, string[]>();
   for (const { tier, repository_id } of rows) {
