@@ -131,8 +131,16 @@ test("a team that owns repositories brings those to its tier, not its members' (
   };
   // Core (under 25 %, with Empty, which has no repository) owns web: its D7, not api where ada commits.
   await t.runtime.writers.teamRepositories.set(lab.organizationId, lab.core, ['lab/web'], OPERATOR);
-  expect(await tierOf('under_25')).toMatchObject({ time_to_merge_hours: { median: null, n: 0 }, deployments_per_day: 0.1429, change_failure_rate: { rate: 0, failed: 0, deployments: 1 } });
-  await t.runtime.writers.teamRepositories.set(lab.organizationId, lab.core, null, OPERATOR);
+  try {
+    const webAlone = { time_to_merge_hours: { median: null, n: 0 }, deployments_per_day: 0.1429, change_failure_rate: { rate: 0, failed: 0, deployments: 1 } };
+    expect(await tierOf('under_25')).toMatchObject(webAlone);
+    // 25–50 % (Web: grace's commits) covers web too: the two tiers' figures are read once.
+    const { answer, statements } = await statementsOf(aiImpact({ organization_id: lab.organizationId, ...WEEK }, ada));
+    expect(answer.body.data.by_adoption_tier.slice(0, 2)).toMatchObject([webAlone, webAlone]);
+    expect(statements.filter((sql) => READS_TIER_DEPLOYMENTS.test(sql))).toHaveLength(1);
+  } finally {
+    await t.runtime.writers.teamRepositories.set(lab.organizationId, lab.core, null, OPERATOR);
+  }
   expect(await tierOf('under_25')).toMatchObject({ time_to_merge_hours: { median: 12, n: 2 }, deployments_per_day: 0.4286 });
 });
 
@@ -227,6 +235,7 @@ test('one AI day among twenty active ones no longer lifts a team into a high tie
 });
 
 const READS_TEAMS_ADOPTION = /FROM teams t\s+JOIN team_memberships m/;
+const READS_TIER_DEPLOYMENTS = /SUM\(CASE WHEN d\.status = 'success' THEN 1 ELSE 0 END\) AS deployments/;
 
 /** The statements the database is sent while a request is answered. */
 async function statementsOf<T>(request: PromiseLike<T>): Promise<{ answer: T; statements: string[] }> {

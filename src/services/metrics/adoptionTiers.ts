@@ -29,16 +29,20 @@ type TeamAdoption = { id: string; name: string; members: number; active_users: n
 export async function adoptionTiers(q: MetricSql) {
   const teams = await teamAdoption(q);
   const repositories = await repositoriesByTier(q, teams);
+  // Tiers often cover the same repositories (at the large organization three of four cover all of them): each
+  // distinct set is read once. The lists are in order, so equal sets are equal keys.
+  const delivery = new Map<string, Promise<Delivery>>();
+  const deliveryOf = (repositoryIds: string[]) => {
+    const key = repositoryIds.join(',');
+    const figures = delivery.get(key) ?? deliveryFigures(q, repositoryIds);
+    delivery.set(key, figures);
+    return figures;
+  };
   return Promise.all(
     TIERS.map(async (tier, index) => {
       const inTier = teams.filter((team) => team.tier === index);
-      // Its teams' repositories together, each team's by its own rule: a tier is no scope an answer names.
-      const tq = q.over({ organizationId: q.scope.organizationId, teamId: null, memberIds: null, repositoryIds: repositories.get(index) ?? [], repositories: 'owned' });
-      const [merge, [deployments]] = await Promise.all([
-        inTier.length ? measureDistributions(tq, ['merge'], [50]) : undefined,
-        inTier.length ? tq.rows<{ deployments: number; finished: number; failed: number }>(deploymentCounts(tq, tq.whole)) : [],
-      ]);
-      const mergeTimes = merge?.all('merge')?.whole;
+      const figures = inTier.length ? await deliveryOf(repositories.get(index) ?? []) : undefined;
+      const deployments = figures?.deployments;
       return {
         ...tier,
         teams: inTier.map(({ id, name, members, active_users, inactive_members, ai_day_share }) => ({
@@ -50,12 +54,24 @@ export async function adoptionTiers(q: MetricSql) {
           inactive_members,
           ai_day_share,
         })),
-        time_to_merge_hours: { median: roundHours(mergeTimes?.at[50] ?? null), n: mergeTimes?.n ?? 0 },
-        deployments_per_day: inTier.length ? round((deployments?.deployments ?? 0) / q.window.days, 4) : null,
+        time_to_merge_hours: { median: roundHours(figures?.mergeTimes?.at[50] ?? null), n: figures?.mergeTimes?.n ?? 0 },
+        deployments_per_day: figures ? round((deployments?.deployments ?? 0) / q.window.days, 4) : null,
         change_failure_rate: { rate: ratio(deployments?.failed ?? 0, deployments?.finished ?? 0), failed: deployments?.failed ?? 0, deployments: deployments?.finished ?? 0 },
       };
     }),
   );
+}
+
+type Delivery = Awaited<ReturnType<typeof deliveryFigures>>;
+
+/** A tier's delivery figures: its teams' repositories together, read as one team covering them would be (not a scope an answer names). */
+async function deliveryFigures(q: MetricSql, repositoryIds: string[]) {
+  const tq = q.over({ organizationId: q.scope.organizationId, teamId: null, memberIds: null, repositoryIds, repositories: 'owned' });
+  const [merge, [deployments]] = await Promise.all([
+    measureDistributions(tq, ['merge'], [50]),
+    tq.rows<{ deployments: number; finished: number; failed: number }>(deploymentCounts(tq, tq.whole)),
+  ]);
+  return { mergeTimes: merge.all('merge')?.whole, deployments };
 }
 
 /**
