@@ -49,22 +49,41 @@ export function aiActiveYearRows(months: Iterable<AiActiveMonth>): AiActiveYear[
 /** From `ai_active_months`, which it replaces (migration 0059; `SUBSTR` and `CASE` read the same on MariaDB and SQLite). */
 export async function fillAiActiveYears(qi: QueryInterface): Promise<void> {
   await emptied(qi, 'ai_active_years');
-  const columns = MONTH_COLUMNS.map((c, i) => `SUM(CASE WHEN SUBSTR(a.month, 6, 2) = '${String(i + 1).padStart(2, '0')}' THEN a.days ELSE 0 END)`);
   await qi.sequelize.query(
     `INSERT INTO ai_active_years (${AI_ACTIVE_YEARS_KEYS.join(', ')}, ${MONTH_COLUMNS.join(', ')})
-      SELECT a.organization_id, a.tool, a.user_key, SUBSTR(a.month, 1, 4), ${columns.join(', ')}
+      SELECT a.organization_id, a.tool, a.user_key, SUBSTR(a.month, 1, 4), ${monthColumnSums('a.month', 'a.days').join(', ')}
       FROM ai_active_months a GROUP BY a.organization_id, a.tool, a.user_key, SUBSTR(a.month, 1, 4)`,
   );
 }
 
 /**
+ * A year's twelve columns summed from monthly rows, in column order: for each month, `SUM` of `value` over the rows
+ * whose `month` (a `YYYY-MM` column) is that month, named `name(column)`. `SUBSTR` and `CASE` read the same on
+ * MariaDB and SQLite. Monthly rows gathered into years: migrations 0059 and 0061.
+ */
+export function monthColumnSums(month: string, value: string, name: (column: string) => string = (column) => column): string[] {
+  return MONTH_COLUMNS.map((column, i) => `SUM(CASE WHEN SUBSTR(${month}, 6, 2) = '${String(i + 1).padStart(2, '0')}' THEN ${value} ELSE 0 END) AS ${name(column)}`);
+}
+
+/**
+ * A year's columns read back as a row a month: `months`, a derived table of the month numbers to cross join as `mo`;
+ * `month`, the row's `YYYY-MM` from `year`; `valueOf`, the month's value from its column's name (`m01` … `m12`).
+ */
+export function monthsOfYearSql(mysql: boolean, year: string): { months: string; month: string; valueOf: (column: (month: string) => string) => string } {
+  return {
+    months: MONTH_COLUMNS.map((_, i) => `SELECT ${i + 1} AS n`).join(' UNION ALL '),
+    month: mysql ? `CONCAT(${year}, '-', LPAD(mo.n, 2, '0'))` : `${year} || '-' || substr('0' || mo.n, -2)`,
+    valueOf: (column) => `CASE mo.n ${MONTH_COLUMNS.map((m, i) => `WHEN ${i + 1} THEN ${column(m)}`).join(' ')} END`,
+  };
+}
+
+/**
  * The rows of ai_active_years (alias `a`, already filtered by `where`) as a row a month with any day (`month`
- * YYYY-MM, `days` its bits): the twelve columns read as rows, for what counts by month (member_active_months).
+ * YYYY-MM, `days` its bits): the twelve columns read as rows, for what counts by month (member_active_years).
  */
 export function aiActiveMonthsOfYearsSql(mysql: boolean, where: string): string {
-  const months = MONTH_COLUMNS.map((_, i) => `SELECT ${i + 1} AS n`).join(' UNION ALL ');
-  const days = `CASE mo.n ${MONTH_COLUMNS.map((c, i) => `WHEN ${i + 1} THEN a.${c}`).join(' ')} END`;
-  const month = mysql ? "CONCAT(a.year, '-', LPAD(mo.n, 2, '0'))" : "a.year || '-' || substr('0' || mo.n, -2)";
+  const { months, month, valueOf } = monthsOfYearSql(mysql, 'a.year');
+  const days = valueOf((m) => `a.${m}`);
   return `SELECT a.organization_id, a.user_key, a.tool, ${month} AS month, ${days} AS days FROM ai_active_years a CROSS JOIN (${months}) mo
     WHERE ${where} AND ${days} <> 0`;
 }

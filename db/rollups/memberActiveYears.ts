@@ -1,6 +1,6 @@
 import { QueryInterface } from 'sequelize';
 import { emptied } from './emptied';
-import { MONTH_COLUMNS } from './aiActiveYears';
+import { MONTH_COLUMNS, monthColumnSums, monthsOfYearSql } from './aiActiveYears';
 import { memberActiveMonthsSql } from './memberActiveMonths';
 
 /**
@@ -33,9 +33,8 @@ export const MEMBER_ACTIVE_YEARS_COLUMNS = `(${[...MEMBER_ACTIVE_YEARS_KEYS, ...
 function yearsOfMonthsSql(mysql: boolean, months: string): string {
   // A number, as the table's column is: read from a derived table, SQLite compares text with no number equal.
   const year = `CAST(SUBSTR(x.month, 1, 4) AS ${mysql ? 'UNSIGNED' : 'INTEGER'})`;
-  const column = (kind: DaysOf, days: string) =>
-    MONTH_COLUMNS.map((m, i) => `SUM(CASE WHEN SUBSTR(x.month, 6, 2) = '${String(i + 1).padStart(2, '0')}' THEN x.${days} ELSE 0 END) AS ${daysColumn(kind, m)}`);
-  return `SELECT x.organization_id, x.user_id, ${year} AS year, ${[...column('work', 'work_days'), ...column('ai', 'ai_days')].join(', ')}
+  const columns = [...monthColumnSums('x.month', 'x.work_days', (m) => daysColumn('work', m)), ...monthColumnSums('x.month', 'x.ai_days', (m) => daysColumn('ai', m))];
+  return `SELECT x.organization_id, x.user_id, ${year} AS year, ${columns.join(', ')}
     FROM (${months}) x GROUP BY x.organization_id, x.user_id, SUBSTR(x.month, 1, 4)`;
 }
 
@@ -55,9 +54,8 @@ export async function fillMemberActiveYears(qi: QueryInterface, from: 'stored ro
 
 /** The years read back as a row per member and month with any day (`month` YYYY-MM): migration 0061's down. */
 export function memberActiveMonthsOfYearsSql(mysql: boolean): string {
-  const months = MONTH_COLUMNS.map((_, i) => `SELECT ${i + 1} AS n`).join(' UNION ALL ');
-  const of = (kind: DaysOf) => `CASE mo.n ${MONTH_COLUMNS.map((m, i) => `WHEN ${i + 1} THEN y.${daysColumn(kind, m)}`).join(' ')} END`;
-  const month = mysql ? "CONCAT(y.year, '-', LPAD(mo.n, 2, '0'))" : "y.year || '-' || substr('0' || mo.n, -2)";
+  const { months, month, valueOf } = monthsOfYearSql(mysql, 'y.year');
+  const of = (kind: DaysOf) => valueOf((m) => `y.${daysColumn(kind, m)}`);
   return `SELECT y.organization_id, y.user_id, ${month} AS month, ${of('work')} AS work_days, ${of('ai')} AS ai_days
     FROM member_active_years y CROSS JOIN (${months}) mo WHERE ${of('work')} <> 0 OR ${of('ai')} <> 0`;
 }
