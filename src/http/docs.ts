@@ -1,5 +1,5 @@
 import express, { Router } from 'express';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
+import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
 import { pageSecurityPolicy } from '../wire/pagePolicy';
 
 // Asset URLs are relative so the page does not depend on where the router is mounted.
