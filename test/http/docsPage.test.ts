@@ -1,12 +1,9 @@
 import fs from 'node:fs';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import path from 'node:path';
 import request from 'supertest';
 import { chromium, Browser } from 'playwright-core';
 import { assertBrowser, CHROMIUM, describeInBrowser } from '../support/peers/chromium';
 import { startTestApp, TestApp, DEMO } from '../support/harness';
-import { builtFile } from '../support/cli';
 
 /**
  * GET /docs: swagger-ui served from this process. The HTTP part checks the page, the assets and the 404
@@ -76,19 +73,6 @@ describe('GET /docs over HTTP', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(type);
     expect(res.headers['content-security-policy']).toBeDefined();
-  });
-
-  test('the bundle is served from disk, never loaded into the server (4 MB of browser code kept in every process)', async () => {
-    const res = await request(t.runtime.app).get('/docs/swagger-ui-bundle.js');
-    expect(res.status).toBe(200);
-    expect(res.headers['content-type']).toMatch(/javascript/);
-    // The router as the service runs it (dist/, built by jest's global setup), alone in a process of its own.
-    const script = `require(${JSON.stringify(builtFile('src/http/docs.ts'))}).docsRouter();
-      process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((f) => f.includes('swagger-ui-dist'))));`;
-    const { stdout } = await promisify(execFile)(process.execPath, ['-e', script]);
-    const loaded: string[] = JSON.parse(stdout);
-    expect(loaded.some((f) => f.endsWith('absolute-path.js'))).toBe(true);
-    expect(loaded.filter((f) => /swagger-ui-(bundle|standalone-preset)\.js$/.test(f))).toEqual([]);
   });
 
   test('an unknown file under /docs is the JSON 404 envelope', async () => {

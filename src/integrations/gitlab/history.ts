@@ -19,7 +19,7 @@ export const gitlabHistory: HistorySource = {
   kinds: ['pull_requests', 'deployments', 'issues'],
 
   async scopes(reading: HistoryReading, only?: readonly string[]): Promise<HistoryScope[]> {
-    const api = gitlabApi(reading, 'projects');
+    const api = await gitlabApi(reading, 'projects');
     if (only?.length) return namedProjects(api, only);
     const scopes: HistoryScope[] = [];
     // By id after the last one seen: never a deep offset, which GitLab caps (50,000 projects).
@@ -36,7 +36,7 @@ export const gitlabHistory: HistorySource = {
   },
 
   async *pages(reading: HistoryReading, scope: HistoryScope, kind: HistoryKind, window: HistoryWindow, cursor: string | null): AsyncGenerator<HistoryPage> {
-    const api = gitlabApi(reading, scope.name);
+    const api = await gitlabApi(reading, scope.name);
     const project = await readProject(api, scope);
     switch (kind) {
       case 'pull_requests':

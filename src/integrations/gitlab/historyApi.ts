@@ -5,8 +5,7 @@
  * GitLab's `RateLimit-Reset`) waited out and told to `onWait`, 5xx retried, a 401 or 403 refusing the credential.
  * gitbeaker's own requester (@gitbeaker/rest) is not used: it calls the global fetch, around the guard.
  */
-import { Deployments, Issues, MergeRequestApprovals, MergeRequestNotes, MergeRequests, Projects } from '@gitbeaker/core';
-import { createRequesterFn, type FormattedResponse, type RequestOptions, type ResourceOptions } from '@gitbeaker/requester-utils';
+import type { FormattedResponse, RequestOptions, ResourceOptions } from '@gitbeaker/requester-utils';
 import { z } from 'zod';
 import type { HistoryReading } from '../../services/history/historySource';
 import { jsonOf, ProviderFailure, providerRequest } from '../../outbound/providerHttp';
@@ -32,8 +31,11 @@ const prepared = z.object({
 const item = z.record(z.string(), z.unknown());
 const answerBody = z.union([item, z.array(item)]);
 
-/** The resources the importer reads, each sending its requests through the reading's careful client. */
-export function gitlabApi(reading: HistoryReading, scopeName: string) {
+/**
+ * The resources the importer reads, each sending its requests through the reading's careful client. gitbeaker loads
+ * when a history is first read, not in every process that lists the providers (about 3 MB of heap for good).
+ */
+export async function gitlabApi(reading: HistoryReading, scopeName: string) {
   if (reading.credential.kind !== 'token') throw new ProviderFailure(`GitLab ${scopeName}: GitLab reads with an access token, not a ${reading.credential.kind} credential`);
   const root = reading.baseUrl.replace(/\/+$/, '');
   // gitbeaker appends /api/v4 to the host it is given.
@@ -51,6 +53,10 @@ export function gitlabApi(reading: HistoryReading, scopeName: string) {
     if (!body.success) throw new ProviderFailure(`${what}: the answer is neither an object nor a list of objects`);
     return { body: body.data, headers: Object.fromEntries(answer.headers), status: answer.status };
   };
+  const [{ Deployments, Issues, MergeRequestApprovals, MergeRequestNotes, MergeRequests, Projects }, { createRequesterFn }] = await Promise.all([
+    import('@gitbeaker/core'),
+    import('@gitbeaker/requester-utils'),
+  ]);
   const options = {
     host: root.slice(0, -'/api/v4'.length),
     token: reading.credential.token,
@@ -69,4 +75,4 @@ export function gitlabApi(reading: HistoryReading, scopeName: string) {
   };
 }
 
-export type GitlabApi = ReturnType<typeof gitlabApi>;
+export type GitlabApi = Awaited<ReturnType<typeof gitlabApi>>;

@@ -9,9 +9,12 @@ import type { HistoryReading, HistoryScope, HistorySource } from '../../services
 import { slackId } from './conversation';
 import { SLACK_API_URL } from './importer';
 import { messagePages } from './messagePages';
-import { SlackWebApi } from './webApi';
+import type { SlackWebApi } from './webApi';
 
 const PAGE_SIZE = 200;
+
+/** Slack's client loads when a history is first read, not in every process that lists the providers (as GitHub's and GitLab's). */
+const apiFor = async (reading: HistoryReading): Promise<SlackWebApi> => new (await import('./webApi')).SlackWebApi(reading);
 
 const channelsPage = z.looseObject({
   channels: z.array(z.looseObject({ id: slackId, name: z.string().min(1).max(200) })).max(1000),
@@ -25,7 +28,7 @@ export const slackHistory: HistorySource = {
   scopes: channelsOf,
   async *pages(reading, scope, kind, window, cursor) {
     if (kind !== 'messages') throw new ProviderFailure(`Slack's history has messages only, not ${kind}`);
-    yield* messagePages(new SlackWebApi(reading), scope, window, cursor);
+    yield* messagePages(await apiFor(reading), scope, window, cursor);
   },
 };
 
@@ -34,7 +37,7 @@ export const slackHistory: HistorySource = {
  * those named in `only` (an id, or a name with or without '#') when given.
  */
 async function channelsOf(reading: HistoryReading, only?: readonly string[]): Promise<HistoryScope[]> {
-  const api = new SlackWebApi(reading);
+  const api = await apiFor(reading);
   const channels: HistoryScope[] = [];
   let cursor = '';
   do {
