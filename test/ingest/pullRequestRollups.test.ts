@@ -7,6 +7,7 @@ import { AI_COLUMNS, memberActiveYearsSql, WORK_COLUMNS } from '../../db/rollups
 import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { createLab, sha } from '../support/data/metricsHistory';
 import { eraseDeletedRepositories } from '../support/peers/ingest';
+import { ChangeRunner } from '../../src/persistence/changes/change';
 
 /**
  * What the pull request and review writers keep for the figures (pullRequestSamples.ts, pullRequestReviewers.ts,
@@ -263,4 +264,42 @@ test.each([1, 2, 3, 4, 5, 6])('what the writers keep for merged pull requests eq
   expect(await days(repositoryId, gitApp.organization_id)).toEqual([]);
   expect(await months(repositoryId, gitApp.organization_id)).toEqual([]);
   expect(await activeYears(gitApp.organization_id)).toEqual([]);
+});
+
+test.each([1, 2, 3])('a page of history keeps the same, each pull request recomputed once per page however much of it the page brings, pages of order %i', async (seed) => {
+  const { gitAppId } = await createLab(t, `Pages ${seed}`);
+  const gitApp = (await GitApp.findByPk(gitAppId))!;
+  for (const [person, id] of Object.entries(PEOPLE)) await UserGitApp.create({ user_id: id, git_app_id: gitApp.id, username: person, created_at: new Date() });
+  const repository: RepositoryRef = { providerId: `pages-${seed}`, name: 'api', fullName: 'pages/api', defaultBranch: 'main', isPrivate: false, createdAt: at(0) };
+  const random = new Random(`pull request pages ${seed}`);
+  const deliveries = random.shuffle(deliveriesOf(random, repository));
+  const changes = ChangeRunner.for(t.runtime.sequelize);
+  const statements: string[] = [];
+  t.runtime.sequelize.addHook('afterQuery', 'pageStatements', (_options: unknown, query: object) => void statements.push(String(Reflect.get(query, 'sql') ?? '')));
+  try {
+    let repositoryId = '';
+    let mostReviews = 0;
+    for (let start = 0; start < deliveries.length; start += 8) {
+      const page = deliveries.slice(start, start + 8);
+      statements.length = 0;
+      const outcomes = await changes.run((change) => t.runtime.writers.gitActivity.importInto(change, gitApp, page));
+      repositoryId = outcomes.find((o) => o.repository_id)?.repository_id ?? repositoryId;
+      const last = await oracle(repositoryId);
+      expect([start, await kept(repositoryId)]).toEqual([start, last]);
+      expect([start, await days(repositoryId, gitApp.organization_id)]).toEqual([start, daysOracle(last.samples)]);
+      // Once for the page, however many of its reviews: the reviewers of the pull requests whose activity it added,
+      // then the measures of all it touched.
+      const recomputed = (pattern: RegExp) => statements.filter((sql) => pattern.test(sql)).length;
+      const reviews = page.filter((a) => a.kind === 'review').length;
+      const once = reviews > 0 ? [1, 1] : [expect.any(Number), expect.any(Number)];
+      expect([start, recomputed(/^UPDATE pull_requests SET\s+iterated = /), recomputed(/FROM pull_request_samples WHERE pull_request_id IN/)]).toEqual([start, ...once]);
+      expect(recomputed(/^UPDATE pull_requests SET\s+iterated = /)).toBeLessThanOrEqual(1);
+      expect(recomputed(/FROM pull_request_samples WHERE pull_request_id IN/)).toBeLessThanOrEqual(1);
+      mostReviews = Math.max(mostReviews, reviews);
+    }
+    // Pages that brought several reviews at once were among them.
+    expect(mostReviews).toBeGreaterThanOrEqual(2);
+  } finally {
+    t.runtime.sequelize.removeHook('afterQuery', 'pageStatements');
+  }
 });

@@ -23,6 +23,11 @@ export interface Change {
   accessChanged(userId: string): void;
   /** A change to an organization's credentials or webhooks, for its admins' audit log (docs/settings.md). */
   audit(record: AuditRecord): void;
+  /**
+   * Work to do once the change's steps are done, before it commits, in the order asked: a rollup recomputed from
+   * the rows the steps touched, once for all of them (a page of history brings a pull request with its reviews).
+   */
+  beforeCommit(work: () => Promise<void>): void;
 }
 
 /** What a committed change tells the rest of the process (e.g. the authenticator's token cache). */
@@ -132,6 +137,7 @@ export class ChangeRunner {
     const users = new Set<string>();
     const events: { id: string; organization_id: string; type: EventType; data: string; created_at: Date }[] = [];
     const audits: AuditRecord[] = [];
+    const lastSteps: (() => Promise<void>)[] = [];
     let deliveries = 0;
     const isolation = readCommitted ? { isolationLevel: Transaction.ISOLATION_LEVELS.READ_COMMITTED } : {};
     const result = await this.sequelize.transaction(isolation, async (transaction) => {
@@ -145,7 +151,10 @@ export class ChangeRunner {
           audits.push(record);
           tables.add(AuditEntry.tableName);
         },
+        beforeCommit: (step) => lastSteps.push(step),
       });
+      // A last step may ask for another: each runs once, in order.
+      for (let i = 0; i < lastSteps.length; i++) await lastSteps[i]();
       if (audits.length) await AuditEntry.bulkCreate(audits.map((a) => auditRow(a, this.now())), { transaction });
       if (tables.size) await DataVersions.for(this.sequelize).recordChange([...tables], transaction);
       // Every instance reads these and forgets the users' cached tokens (src/auth/accessChangeFeed.ts).

@@ -11,7 +11,8 @@ import { noteUnmatched } from '../../people/unmatchedAccounts';
 import { clip, LIMITS } from '../text';
 import { hasAiMarker } from '../../../../db/rollups/aiMarkers';
 import { authorDayEvidence, evidenceOf } from '../rollups/aiEvidence';
-import { refreshPullRequestsOfCommits } from '../rollups/pullRequestAi';
+import { pullRequestsOfCommits } from '../rollups/pullRequestAi';
+import { refreshPullRequestBeforeCommit } from '../rollups/pullRequestRollups';
 import { earliest, refreshShippedChanges } from '../rollups/shippedChanges';
 import { addToCommitDays } from '../rollups/commitDays';
 import { addToAuthorDays } from '../rollups/authorDays';
@@ -87,7 +88,9 @@ export async function recordCommits(change: Change, gitApp: GitApp, repository: 
   await addWorkDays(new ChangeSql(transaction), repository.organization_id, rows.map((r) => ({ userId: r.author_id, at: r.created_at })));
   if (abbreviatesShas) await completeAbbreviatedShas(change, repository.id, rows.map((r) => r.sha));
   const ai = rows.filter((r) => r.ai_evidence !== null);
-  for (const shas of chunks(ai.map((r) => r.sha))) await refreshPullRequestsOfCommits(transaction, repository.id, shas);
+  for (const shas of chunks(ai.map((r) => r.sha))) {
+    for (const id of await pullRequestsOfCommits(transaction, repository.id, shas)) refreshPullRequestBeforeCommit(change, id, { commits: true });
+  }
   if (ai.length) await refreshShippedChanges(transaction, repository.id, earliest(ai.map((r) => r.created_at)));
   await refreshLeadTimes(transaction, repository, earliest(rows.map((r) => r.created_at)));
   await refreshReversals(transaction, repository.id, earliest(rows.map((r) => r.created_at)));

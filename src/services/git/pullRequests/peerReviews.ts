@@ -2,9 +2,8 @@ import { QueryTypes } from 'sequelize';
 import { PullRequest } from '../../../../db/models';
 import type { Change } from '../../../persistence/changes/change';
 import type { ReviewActivityKind } from '../activity';
-import { refreshPullRequestReviewers } from '../rollups/pullRequestReviewers';
+import { refreshPullRequestBeforeCommit } from '../rollups/pullRequestRollups';
 import { recordPullRequestCodeReviews } from './codeReviews';
-import { refreshPullRequestSamples } from '../rollups/pullRequestSamples';
 
 /**
  * Who is "someone other than the author" (docs/metrics.md#ai-review-and-cost-figures), one rule for the review writer (in code) and for what it
@@ -50,8 +49,7 @@ export async function rejudgePullRequestReviews(change: Change, pullRequestId: s
      WHERE id = :id`,
   );
   change.wrote('pull_request_activities');
-  await refreshPullRequestReviewers(transaction, pullRequestId);
-  await refreshPullRequestSamples(transaction, [pullRequestId]);
+  refreshPullRequestBeforeCommit(change, pullRequestId, { activity: true });
   // Peer reviews whose author is known only now become interactions; those recorded before are not again.
   await recordPullRequestCodeReviews(change, pullRequestId);
 }

@@ -10,9 +10,7 @@ import { completeSha } from '../commits/abbreviatedShas';
 import { clip, LIMITS, storedLogin } from '../text';
 import { hasAiMarker } from '../../../../db/rollups/aiMarkers';
 import { rejudgePullRequestReviews } from './peerReviews';
-import { refreshPullRequestAi } from '../rollups/pullRequestAi';
-import { refreshPullRequestReviewers } from '../rollups/pullRequestReviewers';
-import { refreshPullRequestSamples } from '../rollups/pullRequestSamples';
+import { refreshPullRequestBeforeCommit } from '../rollups/pullRequestRollups';
 import { Applied, olderThanStored, recordIfNewer, sameTime } from '../recordIfNewer';
 import { botClassifier } from '../../../../db/rollups/botAccounts';
 import { refreshActivityBots } from './botRows';
@@ -76,11 +74,9 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
   });
   if ('row' in recorded) {
     const { row } = recorded;
-    if (commits.head || commits.merge) await refreshPullRequestAi(transaction, row.id);
     // Its opening may have moved (iteration counts commits after it); its measures follow the row.
-    if (recorded.applied === 'updated') await refreshPullRequestReviewers(transaction, row.id);
+    refreshPullRequestBeforeCommit(change, row.id, { commits: Boolean(commits.head || commits.merge), activity: recorded.applied === 'updated' });
     await keepAuthorsDay(change, row, recorded.applied === 'created' ? null : openedBefore);
-    await refreshPullRequestSamples(transaction, [row.id]);
     const emit = (type: EventType) => change.emit(gitApp.organization_id, type, toPullRequest(row));
     if (recorded.applied === 'created') emit('pull_request.opened');
     if (row.state !== (previousState ?? 'open')) emit(EVENT_OF_STATE[row.state]);
@@ -127,7 +123,7 @@ async function learnPullRequestSize(change: Change, stored: PullRequest, input: 
   if (stored.additions !== null || input.size === null) return;
   await stored.update({ ...input.size }, { transaction: change.transaction });
   change.wrote('pull_requests');
-  await refreshPullRequestSamples(change.transaction, [stored.id]);
+  refreshPullRequestBeforeCommit(change, stored.id);
 }
 
 /**

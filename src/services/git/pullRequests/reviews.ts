@@ -8,11 +8,10 @@ import { noteUnmatched } from '../../people/unmatchedAccounts';
 import { isPeerReview } from './peerReviews';
 import { recordCodeReviews } from './codeReviews';
 import { learnPullRequestAuthor, recordPullRequest } from './pullRequests';
-import { COMMIT_ACTIVITY_PREFIX, refreshPullRequestAi } from '../rollups/pullRequestAi';
+import { COMMIT_ACTIVITY_PREFIX } from '../rollups/pullRequestAi';
 import { completeSha, sameCommit } from '../commits/abbreviatedShas';
 import type { Transaction } from 'sequelize';
-import { refreshPullRequestReviewers } from '../rollups/pullRequestReviewers';
-import { refreshPullRequestSamples } from '../rollups/pullRequestSamples';
+import { refreshPullRequestBeforeCommit } from '../rollups/pullRequestRollups';
 import type { Applied } from '../recordIfNewer';
 import { timestampSql } from '../../../persistence/query/selectSql';
 import { storedLogin } from '../text';
@@ -112,12 +111,10 @@ export async function recordReview(
   await addWorkDays(new ChangeSql(transaction), gitApp.organization_id, [{ userId: actorId, at: input.createdAt }]);
   // A commit pushed to it counts with the commits; the rest is review.
   if (!actorId && input.kind !== 'commit') await noteUnmatched(transaction, { id: gitApp.id, organizationId: gitApp.organization_id }, 'review', [{ account: input.actorUsername, at: input.createdAt }]);
-  await refreshPullRequestReviewers(transaction, stored.id);
-  if (input.kind === 'commit') await refreshPullRequestAi(transaction, stored.id);
+  refreshPullRequestBeforeCommit(change, stored.id, { activity: true, commits: input.kind === 'commit' });
   if (peerReview) {
     await keepFirstReview(change, stored.id, input.kind === 'approved', input.createdAt);
     await recordCodeReviews(change, gitApp.provider, [activity]);
   }
-  await refreshPullRequestSamples(transaction, [stored.id]);
   return { pullRequest: applied, activity: 'created' };
 }

@@ -27,22 +27,22 @@ export async function refreshAiCommits(transaction: Transaction | null, where = 
   });
 }
 
-export const refreshPullRequestAi = (transaction: Transaction, pullRequestId: string) => refreshAiCommits(transaction, 'p.id = :id', { id: pullRequestId });
-
-/**
- * The repository's pull requests that carry one of these commits (become AI-assisted), found on their indexes first,
- * and what is measured on them split by it.
- */
-export async function refreshPullRequestsOfCommits(transaction: Transaction, repositoryId: string, shas: string[]): Promise<void> {
-  if (shas.length === 0) return;
+/** The repository's pull requests that carry one of these commits, found on their indexes. */
+export async function pullRequestsOfCommits(transaction: Transaction, repositoryId: string, shas: string[]): Promise<string[]> {
+  if (shas.length === 0) return [];
   const rows = await PullRequest.sequelize!.query<{ id: string }>(
     `SELECT id FROM pull_requests WHERE repository_id = :repositoryId AND head_sha IN (:shas)
      UNION SELECT id FROM pull_requests WHERE repository_id = :repositoryId AND merge_commit_sha IN (:shas)
      UNION SELECT pull_request_id AS id FROM pull_request_activities WHERE repository_id = :repositoryId AND external_id IN (:activityIds) AND kind = 'commit'`,
     { replacements: { repositoryId, shas, activityIds: shas.map((sha) => COMMIT_ACTIVITY_PREFIX + sha) }, transaction, type: QueryTypes.SELECT },
   );
-  if (rows.length === 0) return;
-  const ids = rows.map((r) => r.id);
+  return rows.map((r) => r.id);
+}
+
+/** The pull requests that carry one of these commits (become AI-assisted, or no longer), and what is measured on them split by it. */
+export async function refreshPullRequestsOfCommits(transaction: Transaction, repositoryId: string, shas: string[]): Promise<void> {
+  const ids = await pullRequestsOfCommits(transaction, repositoryId, shas);
+  if (ids.length === 0) return;
   await refreshAiCommits(transaction, 'p.id IN (:ids)', { ids });
   await refreshPullRequestSamples(transaction, ids);
 }

@@ -18,6 +18,6 @@ const refreshReviewersSql = (where: string) => `UPDATE pull_requests SET
  * One statement, so the pull request's row stays locked from the read of its activity to the commit: a review
  * stored at the same time waits, then reads this one (its subqueries read what was committed, on MariaDB).
  */
-export async function refreshPullRequestReviewers(transaction: Transaction, pullRequestId: string): Promise<void> {
-  await PullRequest.sequelize!.query(refreshReviewersSql('pull_requests.id = :id'), { replacements: { id: pullRequestId }, transaction, type: QueryTypes.UPDATE });
+export async function refreshPullRequestReviewers(transaction: Transaction, pullRequestIds: string[]): Promise<void> {
+  await PullRequest.sequelize!.query(refreshReviewersSql('pull_requests.id IN (:ids)'), { replacements: { ids: pullRequestIds }, transaction, type: QueryTypes.UPDATE });
 }
