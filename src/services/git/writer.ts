@@ -59,7 +59,9 @@ export class GitActivityWriter {
    */
   async importInto(change: Change, gitApp: GitApp, activities: Activity[]): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
-    for (const activity of activities) outcomes.push(await this.apply(change, gitApp, activity));
+    // Every item of a page names its repository, the same way: resolved by the first, as it left it for the next.
+    const last: LastResolved = {};
+    for (const activity of activities) outcomes.push(await this.apply(change, gitApp, activity, last));
     return outcomes;
   }
 
@@ -84,16 +86,20 @@ export class GitActivityWriter {
     return this.providers.find(gitApp.provider)?.abbreviatesShas === true;
   }
 
-  private async apply(change: Change, gitApp: GitApp, activity: Activity): Promise<Outcome> {
+  private async apply(change: Change, gitApp: GitApp, activity: Activity, last: LastResolved = {}): Promise<Outcome> {
     if (activity.kind === 'repository' && activity.action === 'deleted') {
+      delete last.repository;
       // Hidden until its grace has passed, then erased by the retention worker.
       const known = await findRepository(gitApp, activity.repository, change.transaction);
       if (known) await hideRepository(change, known, this.now());
       return { result: 'applied', repository_id: known?.id, repository_deleted: Boolean(known) };
     }
-    const { repository, created } = await resolveRepository(change, gitApp, activity.repository, this.now());
+    const said = JSON.stringify(activity.repository);
+    const known = last.said === said ? last.repository : undefined;
+    const { repository, created } = known ? { repository: known, created: false } : await resolveRepository(change, gitApp, activity.repository, this.now());
     // The provider delivers for it again: a deletion reported within the grace is undone.
-    const restored = await restoreRepository(change, repository);
+    const restored = !known && (await restoreRepository(change, repository));
+    Object.assign(last, { said, repository });
     const outcome: Outcome = { result: 'applied', repository_id: repository.id, repository_created: created, ...(restored ? { repository_restored: true } : {}) };
     switch (activity.kind) {
       case 'repository':
@@ -116,5 +122,11 @@ export class GitActivityWriter {
     }
   }
 }
+
+/**
+ * The repository the change's last item named and what the provider said of it: an item that says the same finds it
+ * as resolving it again would (it exists, in step with what was said, not deleted), without reading it again.
+ */
+type LastResolved = { said?: string; repository?: Repository };
 
 const gitPlacement = (gitApp: GitApp, repository: Repository): Placement => ({ organizationId: gitApp.organization_id, repository, source: { gitAppId: gitApp.id } });

@@ -1,6 +1,22 @@
 import type { Transaction } from 'sequelize';
 import { BotClassifier, botClassifier } from '../../../../db/rollups/botAccounts';
+import type { Change } from '../../../persistence/changes/change';
 import { ChangeSql } from '../../../persistence/changes/changeSql';
+
+const classifiersIn = new WeakMap<Change, Map<string, Promise<BotClassifier>>>();
+
+/**
+ * Who is a bot, as the pull request writers judge it, read once per change however many pull requests and reviews
+ * it stores: the first read share-locks the organization's settings row until the commit (botAccounts.ts), so no
+ * other change can alter them meanwhile, and these writers never do.
+ */
+export function botsOf(change: Change, organizationId: string): Promise<BotClassifier> {
+  let byOrganization = classifiersIn.get(change);
+  if (!byOrganization) classifiersIn.set(change, (byOrganization = new Map()));
+  let classifier = byOrganization.get(organizationId);
+  if (!classifier) byOrganization.set(organizationId, (classifier = botClassifier(change.transaction, organizationId)));
+  return classifier;
+}
 
 /**
  * A pull request's activity is a bot's when who acted is one or the pull request is a bot's (db/rollups/botAccounts.ts):

@@ -12,8 +12,7 @@ import { hasAiMarker } from '../../../../db/rollups/aiMarkers';
 import { rejudgePullRequestReviews } from './peerReviews';
 import { refreshPullRequestBeforeCommit } from '../rollups/pullRequestRollups';
 import { Applied, olderThanStored, recordIfNewer, sameTime } from '../recordIfNewer';
-import { botClassifier } from '../../../../db/rollups/botAccounts';
-import { refreshActivityBots } from './botRows';
+import { botsOf, refreshActivityBots } from './botRows';
 import { ChangeSql } from '../../../persistence/changes/changeSql';
 import { addWorkDays, recountMemberActiveYears } from '../../activity/memberActiveYears';
 
@@ -65,7 +64,7 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
     create: async () => {
       const authors = await authorDirectory(gitApp, { emails: [], usernames: [input.authorUsername] }, transaction);
       const ids = { id: newId('pr'), repository_id: repository.id, git_app_id: gitApp.id, organization_id: gitApp.organization_id };
-      const bots = await botClassifier(transaction, gitApp.organization_id);
+      const bots = await botsOf(change, gitApp.organization_id);
       const author = { author_id: authors.find(null, input.authorUsername), author_provider_id: input.authorProviderId, author_login: storedLogin(input.authorUsername), bot: bots.of(input.authorUsername) };
       if (!author.author_id) await noteUnmatched(transaction, { id: gitApp.id, organizationId: gitApp.organization_id }, 'pull_request', [{ account: input.authorUsername, at: input.createdAt }]);
       return PullRequest.create({ ...ids, number: input.number, ...author, ...fields }, { transaction });
@@ -137,7 +136,7 @@ export async function learnPullRequestAuthor(change: Change, gitApp: GitApp, sto
   if (stored.author_provider_id === null && input.authorProviderId !== null) learnt.author_provider_id = input.authorProviderId;
   if (stored.author_login === null && input.authorUsername !== null) {
     learnt.author_login = clip(input.authorUsername, LIMITS.login);
-    learnt.bot = (await botClassifier(transaction, gitApp.organization_id)).of(input.authorUsername);
+    learnt.bot = (await botsOf(change, gitApp.organization_id)).of(input.authorUsername);
   }
   if (stored.author_id === null && input.authorUsername !== null) {
     const memberId = (await authorDirectory(gitApp, { emails: [], usernames: [input.authorUsername] }, transaction)).find(null, input.authorUsername);
@@ -151,6 +150,6 @@ export async function learnPullRequestAuthor(change: Change, gitApp: GitApp, sto
     await addWorkDays(new ChangeSql(transaction), stored.organization_id, [{ userId: learnt.author_id, at: stored.created_at }]);
   }
   // A bot's now: its activity is a bot's too, and its measures move with it (rejudged below).
-  if (learnt.bot !== undefined) await refreshActivityBots(transaction, gitApp.organization_id, [stored.id]);
+  if (learnt.bot !== undefined) await refreshActivityBots(transaction, gitApp.organization_id, [stored.id], await botsOf(change, gitApp.organization_id));
   await rejudgePullRequestReviews(change, stored.id);
 }

@@ -15,7 +15,7 @@ import { refreshPullRequestBeforeCommit } from '../rollups/pullRequestRollups';
 import type { Applied } from '../recordIfNewer';
 import { timestampSql } from '../../../persistence/query/selectSql';
 import { storedLogin } from '../text';
-import { botClassifier } from '../../../../db/rollups/botAccounts';
+import { botsOf } from './botRows';
 import { ChangeSql } from '../../../persistence/changes/changeSql';
 import { addWorkDays } from '../../activity/memberActiveYears';
 
@@ -88,7 +88,7 @@ export async function recordReview(
   const actorId = authors.find(null, input.actorUsername);
   const peerReview = isPeerReview(input.kind, { memberId: actorId, providerId: input.actorProviderId }, { memberId: stored.author_id, providerId: stored.author_provider_id });
   // A bot's review, or any on a bot's pull request, is a bot's (db/rollups/botAccounts.ts).
-  const bot = (await botClassifier(transaction, gitApp.organization_id)).of(input.actorUsername) | stored.bot;
+  const bot = (await botsOf(change, gitApp.organization_id)).of(input.actorUsername) | stored.bot;
   const activity = await PullRequestActivity.create(
     {
       id: newId('pra'),
