@@ -110,7 +110,7 @@ export class GitActivityWriter {
         return { ...outcome, commits_added: added, ...(activity.truncated ? { commits_truncated: true } : {}) };
       }
       case 'pull_request':
-        return { ...outcome, pull_request: await recordPullRequest(change, gitApp, repository, activity.pullRequest) };
+        return { ...outcome, pull_request: (await recordPullRequest(change, gitApp, repository, activity.pullRequest)).applied };
       case 'review': {
         const recorded = await recordReview(change, gitApp, repository, activity.pullRequest, activity.pullRequestCurrent, activity.review);
         return { ...outcome, pull_request: recorded.pullRequest, review: recorded.activity };

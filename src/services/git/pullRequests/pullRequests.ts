@@ -27,7 +27,7 @@ const EVENT_OF_STATE: Record<PullRequestState, EventType> = {
  * stored (by the provider's `updated_at`) changes nothing, so a `closed` before its `opened` ends closed. Every
  * pull request is announced opened once, then each change of state as it is stored.
  */
-export async function recordPullRequest(change: Change, gitApp: GitApp, repository: Repository, input: PullRequestInput): Promise<Applied> {
+export async function recordPullRequest(change: Change, gitApp: GitApp, repository: Repository, input: PullRequestInput): Promise<{ applied: Applied; row: PullRequest }> {
   const { transaction } = change;
   const existing = await PullRequest.findOne({ where: { repository_id: repository.id, number: input.number }, transaction });
   const commits = { head: await completeSha(transaction, repository.id, input.commits.head), merge: await completeSha(transaction, repository.id, input.commits.merge) };
@@ -83,7 +83,10 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
   // Who wrote it does not change with its state: a late or older delivery that names its author still teaches it.
   if (existing) await learnPullRequestAuthor(change, gitApp, existing, input);
   if (existing) await learnPullRequestSize(change, existing, input);
-  return recorded.applied;
+  // The row as stored now: what this delivery made or changed of it, or what it found (a stale or unchanged one was found).
+  const row = 'row' in recorded ? recorded.row : existing;
+  if (!row) throw new Error(`pull request ${input.number} of ${repository.id} was neither found nor made`);
+  return { applied: recorded.applied, row };
 }
 
 /**

@@ -75,11 +75,9 @@ export async function recordReview(
   const { transaction } = change;
   const find = () => PullRequest.findOne({ where: { repository_id: repository.id, number: pullRequest.number }, transaction });
   const headBefore = input.onlyIfHeadMoved ? ((await find())?.head_sha ?? null) : null;
-  let stored = current ? null : await find();
-  const applied = stored ? 'unchanged' : await recordPullRequest(change, gitApp, repository, pullRequest);
-  if (stored) await learnPullRequestAuthor(change, gitApp, stored, pullRequest);
-  stored ??= await find();
-  if (!stored) throw new Error(`pull request ${pullRequest.number} of ${repository.id} was recorded but is not found`);
+  const found = current ? null : await find();
+  if (found) await learnPullRequestAuthor(change, gitApp, found, pullRequest);
+  const { applied, row: stored }: { applied: Applied; row: PullRequest } = found ? { applied: 'unchanged', row: found } : await recordPullRequest(change, gitApp, repository, pullRequest);
 
   if (input.onlyIfHeadMoved && !headMoved(headBefore, pullRequest.commits.head)) return { pullRequest: applied, activity: 'unchanged' };
   const key = { pull_request_id: stored.id, external_id: storedExternalId(await completedCommitId(transaction, repository.id, input)) };
