@@ -1,26 +1,32 @@
 import { Op } from 'sequelize';
 import { GitApp, PullRequestActivity } from '../../../../db/models';
 import type { Change } from '../../../persistence/changes/change';
-import { recordInteractions } from '../../activity/interactions';
+import { InteractionInput, recordInteractions } from '../../activity/interactions';
 
 type Judged = Pick<PullRequestActivity, 'id' | 'organization_id' | 'actor_id' | 'pull_request_author_id' | 'peer_review' | 'created_at'>;
+
+const pendingIn = new WeakMap<Change, InteractionInput[]>();
 
 /**
  * Each peer review (a review action by someone other than the author, peerReviews.ts) between two members is a
  * `code_review` interaction, reviewer → author (docs/metrics.md#pull-requests-flow-and-activity), at the activity's
  * time. Its ref names the activity, so an activity judged again (its author learnt later) is recorded once. No team:
  * a repository is mapped to none (a team's repositories are read from its members' commits at query time), so it
- * counts for the organization and is listed as the reviewer's.
+ * counts for the organization and is listed as the reviewer's. Recorded together when the change's steps are done
+ * (nothing else in it reads them): a page of history with a hundred reviews records them in one go.
  */
-export async function recordCodeReviews(change: Change, provider: string, activities: Judged[]): Promise<void> {
-  await recordInteractions(
-    change,
-    activities.flatMap((a) =>
-      a.peer_review && a.actor_id && a.pull_request_author_id
-        ? [{ organizationId: a.organization_id, type: 'code_review' as const, source: provider, userId: a.actor_id, counterpartId: a.pull_request_author_id, teamId: null, at: a.created_at, ref: `review:${a.id}` }]
-        : [],
-    ),
-  );
+export function recordCodeReviews(change: Change, provider: string, activities: Judged[]): void {
+  let pending = pendingIn.get(change);
+  if (!pending) {
+    const reviews: InteractionInput[] = [];
+    pendingIn.set(change, (pending = reviews));
+    change.beforeCommit(async () => void (await recordInteractions(change, reviews)));
+  }
+  for (const a of activities) {
+    if (a.peer_review && a.actor_id && a.pull_request_author_id) {
+      pending.push({ organizationId: a.organization_id, type: 'code_review', source: provider, userId: a.actor_id, counterpartId: a.pull_request_author_id, teamId: null, at: a.created_at, ref: `review:${a.id}` });
+    }
+  }
 }
 
 /** After a pull request's activity was judged again: the peer reviews between members it now holds. */
@@ -33,5 +39,5 @@ export async function recordPullRequestCodeReviews(change: Change, pullRequestId
   });
   if (activities.length === 0) return;
   const gitApp = await GitApp.findByPk(activities[0].git_app_id, { attributes: ['provider'], transaction });
-  if (gitApp) await recordCodeReviews(change, gitApp.provider, activities);
+  if (gitApp) recordCodeReviews(change, gitApp.provider, activities);
 }

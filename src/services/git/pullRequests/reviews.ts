@@ -112,7 +112,7 @@ export async function recordReview(
   refreshPullRequestBeforeCommit(change, stored.id, { activity: true, commits: input.kind === 'commit' });
   if (peerReview) {
     await keepFirstReview(change, stored.id, input.kind === 'approved', input.createdAt);
-    await recordCodeReviews(change, gitApp.provider, [activity]);
+    recordCodeReviews(change, gitApp.provider, [activity]);
   }
   return { pullRequest: applied, activity: 'created' };
 }
