@@ -35,6 +35,8 @@ class ScriptedHistory implements HistorySource {
   failAt: { index: number; error: Error } | null = null;
   /** Connections whose credential the provider refuses, at their first page. */
   refuses = new Set<string>();
+  /** The connection's import row as each page after the first is asked for: the pages before it stored. */
+  leases: { items_read: number; lease_until: string | undefined }[] = [];
 
   constructor(private readonly count: number) {}
 
@@ -46,6 +48,10 @@ class ScriptedHistory implements HistorySource {
     this.calls.push({ scope: scope.key, window, cursor });
     if (this.refuses.has(reading.connection.id)) throw new CredentialRefused(`${scope.name}: the provider refused the credential (401)`);
     for (let index = Number(cursor ?? 0); index < this.count; index += 2) {
+      if (index > Number(cursor ?? 0)) {
+        const row = await HistoryImport.findByPk(reading.connection.id);
+        this.leases.push({ items_read: row?.items_read ?? 0, lease_until: row?.lease_until?.toISOString() });
+      }
       if (this.failAt?.index === index) {
         const { error } = this.failAt;
         this.failAt = null;
@@ -119,6 +125,9 @@ test('a first import reads a year back, stores every page through the writers wi
   expect(scripted.calls).toEqual([{ scope: 'R_history', window: { since: new Date(NOW.getTime() - 365 * DAY), until: NOW }, cursor: null }]);
   expect(await stored()).toBe(7);
   expect(progress.filter((p) => p.event === 'page').map((p) => 'read' in p && p.read)).toEqual([2, 4, 6, 7]);
+  // Each page renews the lease and shows what was read so far, that page's items included.
+  const leaseUntil = new Date(NOW.getTime() + 10 * 60_000).toISOString();
+  expect(scripted.leases).toEqual([2, 4, 6].map((read) => ({ items_read: read, lease_until: leaseUntil })));
   const cursor = await HistoryCursor.findOne({ where: { connection_id: GIT_APP, scope_key: 'R_history', kind: 'pull_requests' } });
   expect(cursor).toMatchObject({ complete: true, next_page: null, items_read: 7, items_found: 7, scope_name: 'acme/history' });
   expect(cursor!.read_through!.toISOString()).toBe(NOW.toISOString());

@@ -5,8 +5,8 @@ import type { ChangeRunner } from '../../persistence/changes/change';
 import { CredentialRefused, ProviderFailure, ProviderHttp } from '../../outbound/providerHttp';
 import type { ProviderCatalog } from '../apps/catalog';
 import type { Connection, ConnectionCredentials } from '../apps/credentials';
-import { HistoryLeases, RunSummary } from './historyLeases';
-import { HistoryConnection, HistoryPageWriter, HistoryWriters } from './historyPages';
+import { HistoryConnection, HistoryLeases, RunSummary } from './historyLeases';
+import { HistoryPageWriter, HistoryWriters } from './historyPages';
 import type { HistoryKind, HistoryReading, HistoryScope, HistorySource, HistoryWindow } from './historySource';
 
 const DAY_MS = 86_400_000;
@@ -112,11 +112,10 @@ export class HistoryImports {
           tell({ event: 'start', ...progress, index, of: listed.length });
           try {
             for await (const page of source.pages(reading, scope, kind, window.window, window.cursor)) {
-              const stored = await this.pages.store(connection, { scope, kind, window: window.window }, page);
+              const stored = await this.pages.store(connection, { scope, kind, window: window.window }, page, { owner, summary });
               Object.assign(progress, { read: progress.read + stored.read, found: progress.found + stored.found, complete: page.next === null });
               summary.read += stored.read;
               summary.found += stored.found;
-              await this.leases.renew(connection, owner, summary);
               tell({ event: 'page', ...progress, index, of: listed.length });
             }
             if (!progress.complete) await this.pages.finish(connection, { scope, kind, window: window.window });

@@ -1,6 +1,14 @@
-import { HistoryImport, HistoryOutcomeKind } from '../../../db/models';
-import type { ChangeRunner } from '../../persistence/changes/change';
-import type { HistoryConnection } from './historyPages';
+import { App, GitApp, HistoryImport, HistoryOutcomeKind } from '../../../db/models';
+import type { Change, ChangeRunner } from '../../persistence/changes/change';
+
+/** The connection a history is read for: a git app, or an app (a tracker's, an incident tool's, Slack). */
+export type HistoryConnection = { type: 'git_app'; row: GitApp } | { type: 'app'; row: App };
+
+/** The run holding a connection's lease, and what it has done so far. */
+export interface RunLease {
+  owner: string;
+  summary: RunSummary;
+}
 
 /** What a run has done so far, kept on its connection's row as it goes. */
 export interface RunSummary {
@@ -13,8 +21,8 @@ export interface RunSummary {
 
 /**
  * A connection's import row (history_imports): the lease that lets one run read it at a time (the CLI's and the
- * daily catch-up's on any process), renewed with each page, so a run killed midway lets the next take over once it
- * lapses; and the last run's summary, which the setup view shows.
+ * daily catch-up's on any process), renewed with each page in the page's own change (historyPages.ts), so a run
+ * killed midway lets the next take over once it lapses; and the last run's summary, which the setup view shows.
  */
 export class HistoryLeases {
   /** A run that has stored no page for this long is taken for dead. */
@@ -59,16 +67,13 @@ export class HistoryLeases {
     });
   }
 
-  /** After each page: the lease pushed on, the counts so far shown. */
-  async renew(connection: HistoryConnection, owner: string, summary: RunSummary): Promise<void> {
-    const at = this.now();
-    await this.changes.run(async (change) => {
-      await HistoryImport.update(
-        { lease_until: new Date(at.getTime() + HistoryLeases.LEASE_MS), ...counts(summary), updated_at: at },
-        { where: { connection_id: connection.row.id, lease_owner: owner }, transaction: change.transaction },
-      );
-      change.wrote('history_imports');
-    });
+  /** In a page's change: the lease pushed on, the counts so far shown (those of the page included). */
+  static async renewIn(change: Change, connection: HistoryConnection, lease: RunLease, at: Date): Promise<void> {
+    await HistoryImport.update(
+      { lease_until: new Date(at.getTime() + HistoryLeases.LEASE_MS), ...counts(lease.summary), updated_at: at },
+      { where: { connection_id: connection.row.id, lease_owner: lease.owner }, transaction: change.transaction },
+    );
+    change.wrote('history_imports');
   }
 
   /** The run's end: how it ended, the lease given up. */

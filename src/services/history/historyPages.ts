@@ -1,11 +1,12 @@
 import type { InferCreationAttributes } from 'sequelize';
-import { App, GitApp, HistoryCursor } from '../../../db/models';
+import { HistoryCursor } from '../../../db/models';
 import type { Change, ChangeRunner } from '../../persistence/changes/change';
 import type { ConversationWriter } from '../activity/conversations';
 import type { Outcome } from '../git/activity';
 import type { GitActivityWriter } from '../git/writer';
 import type { OperationsWriter } from '../operations/operationsWriter';
 import type { TaskWriter } from '../work/taskWriter';
+import { HistoryConnection, HistoryLeases, RunLease } from './historyLeases';
 import type { HistoryKind, HistoryPage, HistoryScope, HistoryWindow } from './historySource';
 
 /** The webhooks' writers, one per kind of thing a page brings: a fact is stored the same whichever way it came. */
@@ -15,9 +16,6 @@ export interface HistoryWriters {
   operations: OperationsWriter;
   conversations: ConversationWriter;
 }
-
-/** The connection a history is read for, as its pages are stored. */
-export type HistoryConnection = { type: 'git_app'; row: GitApp } | { type: 'app'; row: App };
 
 /** Where a page sits: the scope and kind whose cursor it moves, in the window being read. */
 export interface PagePlace {
@@ -38,7 +36,7 @@ export interface StoredPage {
 
 /**
  * Stores a page of a provider's history (docs/history.md#how-a-page-is-stored) in one change: what it brought,
- * through the webhooks' writers, and the cursor that resumes after it. A run stopped anywhere resumes after the last
+ * through the webhooks' writers, the cursor that resumes after it, and the run's lease renewed. A run stopped anywhere resumes after the last
  * page committed; a page read twice (after a crash between its read and its commit, or by the overlap of the next
  * run) finds its rows and creates nothing.
  */
@@ -49,11 +47,13 @@ export class HistoryPageWriter {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  store(connection: HistoryConnection, place: PagePlace, page: HistoryPage): Promise<StoredPage> {
+  store(connection: HistoryConnection, place: PagePlace, page: HistoryPage, lease: RunLease): Promise<StoredPage> {
     return this.changes.run(
       async (change) => {
         const found = await this.storeItems(change, connection, page);
         await this.moveCursor(change, connection, place, { next: page.next, read: page.read, found });
+        const { summary } = lease;
+        await HistoryLeases.renewIn(change, connection, { ...lease, summary: { ...summary, read: summary.read + page.read, found: summary.found + found } }, this.now());
         return { read: page.read, found };
       },
       // The task writer's reads must see what the change before committed (taskWriter.ts).
