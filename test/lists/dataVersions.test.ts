@@ -115,6 +115,20 @@ test('a change raises each table it names by one and tells the versions the tabl
   expect(Object.fromEntries(stored.map((r) => [r.name, Number(r.version)]))).toEqual(broadcast.published[0]);
 });
 
+test('a change of many tables (raised in one statement on MariaDB) tells the versions each then holds, as one of two does', async () => {
+  const broadcast = new HandDriven();
+  const versions = DataVersions.for(connection);
+  versions.configure({ broadcast, pollMs: 3_600_000, onError: (err) => { throw err; } });
+  const names = ['probe_many_a', 'probe_many_b', `probe_many_new_${Date.now()}`, 'probe_many_c'];
+  for (const name of ['probe_many_a', 'probe_many_b', 'probe_many_b', 'probe_many_c']) await raiseBehindTheBack(name);
+  const held = await connection.query<{ name: string; version: number | string }>('SELECT name, version FROM data_versions WHERE name IN (?)', { replacements: [names], type: QueryTypes.SELECT });
+  const before = new Map(held.map((r) => [r.name, Number(r.version)]));
+  await connection.transaction(async (transaction) => versions.recordChange([...names, 'probe_many_a'], transaction));
+  expect(broadcast.published).toEqual([Object.fromEntries(names.map((name) => [name, (before.get(name) ?? 0) + 1]))]);
+  const stored = await connection.query<{ name: string; version: number | string }>('SELECT name, version FROM data_versions WHERE name IN (?)', { replacements: [names], type: QueryTypes.SELECT });
+  expect(Object.fromEntries(stored.map((r) => [r.name, Number(r.version)]))).toEqual(broadcast.published[0]);
+});
+
 test('without a broadcast the table is polled, so another process’s change shows within the poll', async () => {
   const versions = DataVersions.for(connection);
   versions.configure({ pollMs: 100, onError: (err) => { throw err; } });

@@ -148,9 +148,17 @@ export class DataVersions {
   /** Versions only go up: whichever of a message, a poll or a commit comes last, the highest is kept. */
   /**
    * MySQL and MariaDB: one statement per table, which also says the version it raised: `LAST_INSERT_ID(expr)`
-   * hands the new value back as the statement's insert id (0 when the row was made, at version 1).
+   * hands the new value back as the statement's insert id (0 when the row was made, at version 1). Past two tables
+   * (a page of history writes five), all are raised in one statement and read in another: the rows are this
+   * transaction's until it ends, so what it reads is what it commits, at any isolation.
    */
   private async raiseEach(names: string[], transaction: Transaction): Promise<[string, number][]> {
+    if (names.length > 2) {
+      const rows = names.map((_, i) => `(:name${i}, 1)`).join(', ');
+      const replacements = Object.fromEntries(names.map((name, i) => [`name${i}`, name]));
+      await this.sequelize.query(`INSERT INTO data_versions (name, version) VALUES ${rows} ON DUPLICATE KEY UPDATE version = version + 1`, { replacements, transaction });
+      return this.read(names, transaction);
+    }
     const raised: [string, number][] = [];
     for (const name of names) {
       const [insertId] = await this.sequelize.query('INSERT INTO data_versions (name, version) VALUES (:name, 1) ON DUPLICATE KEY UPDATE version = LAST_INSERT_ID(version + 1)', {
