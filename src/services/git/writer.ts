@@ -47,8 +47,10 @@ export class GitActivityWriter {
       if (await IngestDelivery.findOne({ where: key, attributes: ['delivery_id'], transaction })) return { result: 'duplicate' };
       await IngestDelivery.create({ ...key, event: delivery.event, received_at: this.now() }, { transaction });
       const outcome = await this.apply(change, delivery.gitApp, activity);
-      // Last, so concurrent deliveries of one git app wait for each other's state row only at their end.
-      await recordDelivery(transaction, { connectionId: delivery.gitApp.id, organizationId: delivery.gitApp.organization_id }, delivery.event, this.now());
+      // Last, after the rollups the steps left for the end of the change, so concurrent deliveries of one git app
+      // wait for each other's state row only at their end.
+      const at = this.now();
+      change.beforeCommit(() => recordDelivery(transaction, { connectionId: delivery.gitApp.id, organizationId: delivery.gitApp.organization_id }, delivery.event, at));
       return outcome;
     });
   }
