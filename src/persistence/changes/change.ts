@@ -30,6 +30,20 @@ export interface Change {
   beforeCommit(work: () => Promise<void>): void;
 }
 
+/**
+ * What a writer keeps for the length of one change (the bot settings it read, the rollups its steps left for the
+ * end): made by `make` when the change first asks, the same for its later asks, gone with it. A change run again
+ * after a lost race is a new change, so nothing carries over from the attempt that failed.
+ */
+export function perChange<T>(make: (change: Change) => T): (change: Change) => T {
+  const kept = new WeakMap<Change, T>();
+  return (change) => {
+    let value = kept.get(change);
+    if (value === undefined) kept.set(change, (value = make(change)));
+    return value;
+  };
+}
+
 /** What a committed change tells the rest of the process (e.g. the authenticator's token cache). */
 export interface Committed {
   tables: string[];

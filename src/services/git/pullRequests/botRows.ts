@@ -1,9 +1,9 @@
 import type { Transaction } from 'sequelize';
 import { BotClassifier, botClassifier } from '../../../../db/rollups/botAccounts';
-import type { Change } from '../../../persistence/changes/change';
+import { Change, perChange } from '../../../persistence/changes/change';
 import { ChangeSql } from '../../../persistence/changes/changeSql';
 
-const classifiersIn = new WeakMap<Change, Map<string, Promise<BotClassifier>>>();
+const classifiersOf = perChange(() => new Map<string, Promise<BotClassifier>>());
 
 /**
  * Who is a bot, as the pull request writers judge it, read once per change however many pull requests and reviews
@@ -11,8 +11,7 @@ const classifiersIn = new WeakMap<Change, Map<string, Promise<BotClassifier>>>()
  * other change can alter them meanwhile, and these writers never do.
  */
 export function botsOf(change: Change, organizationId: string): Promise<BotClassifier> {
-  let byOrganization = classifiersIn.get(change);
-  if (!byOrganization) classifiersIn.set(change, (byOrganization = new Map()));
+  const byOrganization = classifiersOf(change);
   let classifier = byOrganization.get(organizationId);
   if (!classifier) byOrganization.set(organizationId, (classifier = botClassifier(change.transaction, organizationId)));
   return classifier;

@@ -1,11 +1,15 @@
 import { Op } from 'sequelize';
 import { GitApp, PullRequestActivity } from '../../../../db/models';
-import type { Change } from '../../../persistence/changes/change';
+import { Change, perChange } from '../../../persistence/changes/change';
 import { InteractionInput, recordInteractions } from '../../activity/interactions';
 
 type Judged = Pick<PullRequestActivity, 'id' | 'organization_id' | 'actor_id' | 'pull_request_author_id' | 'peer_review' | 'created_at'>;
 
-const pendingIn = new WeakMap<Change, InteractionInput[]>();
+const pendingOf = perChange((change) => {
+  const reviews: InteractionInput[] = [];
+  change.beforeCommit(async () => void (await recordInteractions(change, reviews)));
+  return reviews;
+});
 
 /**
  * Each peer review (a review action by someone other than the author, peerReviews.ts) between two members is a
@@ -16,12 +20,7 @@ const pendingIn = new WeakMap<Change, InteractionInput[]>();
  * (nothing else in it reads them): a page of history with a hundred reviews records them in one go.
  */
 export function recordCodeReviews(change: Change, provider: string, activities: Judged[]): void {
-  let pending = pendingIn.get(change);
-  if (!pending) {
-    const reviews: InteractionInput[] = [];
-    pendingIn.set(change, (pending = reviews));
-    change.beforeCommit(async () => void (await recordInteractions(change, reviews)));
-  }
+  const pending = pendingOf(change);
   for (const a of activities) {
     if (a.peer_review && a.actor_id && a.pull_request_author_id) {
       pending.push({ organizationId: a.organization_id, type: 'code_review', source: provider, userId: a.actor_id, counterpartId: a.pull_request_author_id, teamId: null, at: a.created_at, ref: `review:${a.id}` });

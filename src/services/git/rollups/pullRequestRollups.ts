@@ -1,4 +1,4 @@
-import type { Change } from '../../../persistence/changes/change';
+import { Change, perChange } from '../../../persistence/changes/change';
 import { refreshAiCommits } from './pullRequestAi';
 import { refreshPullRequestReviewers } from './pullRequestReviewers';
 import { refreshPullRequestSamples } from './pullRequestSamples';
@@ -10,7 +10,11 @@ export interface PullRequestTouched {
 }
 
 type Pending = { activity: Set<string>; commits: Set<string>; measured: Set<string> };
-const pendingIn = new WeakMap<Change, Pending>();
+const pendingOf = perChange((change): Pending => {
+  const pending: Pending = { activity: new Set(), commits: new Set(), measured: new Set() };
+  change.beforeCommit(() => refresh(change, pending));
+  return pending;
+});
 
 /**
  * The rollups kept on a pull request (its reviewers and iteration, its AI mark, its measures), recomputed from its
@@ -20,12 +24,7 @@ const pendingIn = new WeakMap<Change, Pending>();
  * the commit either way. Its measures follow its row, so they are recomputed whatever the step touched.
  */
 export function refreshPullRequestBeforeCommit(change: Change, pullRequestId: string, touched: PullRequestTouched = {}): void {
-  let pending = pendingIn.get(change);
-  if (!pending) {
-    const fresh: Pending = { activity: new Set(), commits: new Set(), measured: new Set() };
-    pendingIn.set(change, (pending = fresh));
-    change.beforeCommit(() => refresh(change, fresh));
-  }
+  const pending = pendingOf(change);
   if (touched.activity) pending.activity.add(pullRequestId);
   if (touched.commits) pending.commits.add(pullRequestId);
   pending.measured.add(pullRequestId);
