@@ -215,13 +215,19 @@ function daysOracle(samples: unknown[][]) {
   return [...sorted.map((r) => ['repository', ...r]), ...sorted.map((r) => ['organization', ...r])];
 }
 
-test.each([1, 2, 3, 4, 5, 6])('what the writers keep for merged pull requests equals the read-time computation, deliveries in order %i', async (seed) => {
-  const { gitAppId } = await createLab(t, `Reviews ${seed}`);
+/** A lab organization whose git app knows the people by their logins, one repository of it, and its deliveries drawn and shuffled by `draws` and `seed`. */
+async function labDeliveries(name: string, draws: string, seed: number) {
+  const { gitAppId } = await createLab(t, `${name} ${seed}`);
   const gitApp = (await GitApp.findByPk(gitAppId))!;
   for (const [person, id] of Object.entries(PEOPLE)) await UserGitApp.create({ user_id: id, git_app_id: gitApp.id, username: person, created_at: new Date() });
-  const repository: RepositoryRef = { providerId: `reviews-${seed}`, name: 'api', fullName: 'reviews/api', defaultBranch: 'main', isPrivate: false, createdAt: at(0) };
-  const random = new Random(`pull request samples ${seed}`);
-  const deliveries = random.shuffle(deliveriesOf(random, repository));
+  const slug = name.toLowerCase();
+  const repository: RepositoryRef = { providerId: `${slug}-${seed}`, name: 'api', fullName: `${slug}/api`, defaultBranch: 'main', isPrivate: false, createdAt: at(0) };
+  const random = new Random(`pull request ${draws} ${seed}`);
+  return { gitApp, repository, deliveries: random.shuffle(deliveriesOf(random, repository)) };
+}
+
+test.each([1, 2, 3, 4, 5, 6])('what the writers keep for merged pull requests equals the read-time computation, deliveries in order %i', async (seed) => {
+  const { gitApp, repository, deliveries } = await labDeliveries('Reviews', 'samples', seed);
   let repositoryId = '';
   let last = { samples: [] as unknown[][], reviewers: [] as unknown[][], peerReviews: [] as unknown[][] };
   // Exact after every write, not only at the end.
@@ -267,12 +273,7 @@ test.each([1, 2, 3, 4, 5, 6])('what the writers keep for merged pull requests eq
 });
 
 test.each([1, 2, 3])('a page of history keeps the same, each pull request recomputed once per page however much of it the page brings, pages of order %i', async (seed) => {
-  const { gitAppId } = await createLab(t, `Pages ${seed}`);
-  const gitApp = (await GitApp.findByPk(gitAppId))!;
-  for (const [person, id] of Object.entries(PEOPLE)) await UserGitApp.create({ user_id: id, git_app_id: gitApp.id, username: person, created_at: new Date() });
-  const repository: RepositoryRef = { providerId: `pages-${seed}`, name: 'api', fullName: 'pages/api', defaultBranch: 'main', isPrivate: false, createdAt: at(0) };
-  const random = new Random(`pull request pages ${seed}`);
-  const deliveries = random.shuffle(deliveriesOf(random, repository));
+  const { gitApp, deliveries } = await labDeliveries('Pages', 'pages', seed);
   const changes = ChangeRunner.for(t.runtime.sequelize);
   const statements: string[] = [];
   t.runtime.sequelize.addHook('afterQuery', 'pageStatements', (_options: unknown, query: object) => void statements.push(String(Reflect.get(query, 'sql') ?? '')));
