@@ -17,6 +17,7 @@ import { defaultHttp, ProviderHttp } from '../outbound/providerHttp';
 import { ConnectionCredentials } from '../services/apps/credentials';
 import { ConversationWriter } from '../services/activity/conversations';
 import { GitActivityWriter } from '../services/git/writer';
+import type { BatchLimits } from '../services/history/historyBatches';
 import { HistoryImports } from '../services/history/historyImport';
 import { HistoryCatchUp } from '../services/history/historySchedule';
 import { OperationsWriter } from '../services/operations/operationsWriter';
@@ -84,9 +85,10 @@ export function createHistoryImports(
   catalog: ProviderCatalog,
   http: ProviderHttp = defaultHttp(outboundPolicy(config)),
   now: () => Date = () => new Date(),
+  batches?: BatchLimits,
 ): HistoryImports {
   const writers = { activity: new GitActivityWriter(changes, catalog, now), tasks: new TaskWriter(changes, now), operations: new OperationsWriter(changes, now), conversations: new ConversationWriter(changes, now) };
-  return new HistoryImports(changes, catalog, new ConnectionCredentials(changes, secrets, catalog, now), writers, http, now);
+  return new HistoryImports(changes, catalog, new ConnectionCredentials(changes, secrets, catalog, now), writers, http, now, batches);
 }
 
 /**

@@ -10,6 +10,7 @@ import { createHistoryImports } from '../../src/runtime/background';
 import { SecretBox, secretsKeyFor } from '../../src/secrets/secretBox';
 import { ConnectionCredentials } from '../../src/services/apps/credentials';
 import type { Activity } from '../../src/services/git/activity';
+import type { BatchLimits } from '../../src/services/history/historyBatches';
 import { HistoryImports, HistoryProgress, OVERLAP_MS } from '../../src/services/history/historyImport';
 import { HistoryCatchUp } from '../../src/services/history/historySchedule';
 import type { HistoryKind, HistoryPage, HistoryReading, HistoryScope, HistorySource, HistoryWindow } from '../../src/services/history/historySource';
@@ -109,10 +110,13 @@ beforeEach(async () => {
   imports = importsWith(scripted);
 });
 
-function importsWith(history: HistorySource, now = () => NOW): HistoryImports {
+/** Each page stored alone, as pages of many items are: what these tests follow page by page. */
+const PAGE_BY_PAGE: BatchLimits = { items: 1, heldMs: Infinity };
+
+function importsWith(history: HistorySource, now = () => NOW, batches = PAGE_BY_PAGE): HistoryImports {
   const catalog = scriptedCatalog(history);
   const http = { ...defaultHttp(outboundPolicy(t.config)), sleep: async () => undefined };
-  return createHistoryImports(t.config, changes, new SecretBox(() => secretsKeyFor(t.config)), catalog, http, now);
+  return createHistoryImports(t.config, changes, new SecretBox(() => secretsKeyFor(t.config)), catalog, http, now, batches);
 }
 
 const stored = () => PullRequest.count({ where: { number: { [Op.gte]: 9001 } } });
@@ -132,6 +136,27 @@ test('a first import reads a year back, stores every page through the writers wi
   expect(cursor).toMatchObject({ complete: true, next_page: null, items_read: 7, items_found: 7, scope_name: 'acme/history' });
   expect(cursor!.read_through!.toISOString()).toBe(NOW.toISOString());
   expect(await HistoryImport.findByPk(GIT_APP)).toMatchObject({ outcome: 'complete', items_read: 7, items_found: 7, lease_owner: null, lease_until: null });
+});
+
+test('pages that bring little are stored together, with the cursor of the last; what was read before a failure is stored first', async () => {
+  const batched = importsWith(scripted, () => NOW, { items: 4, heldMs: Infinity });
+  const progress: HistoryProgress[] = [];
+  await batched.run({ connection: { type: 'git_app', id: GIT_APP }, onProgress: (p) => progress.push(p) });
+  // Pages of two: the first two in one change, the last two (three items, the window's end) in another.
+  expect(progress.filter((p) => p.event === 'page').map((p) => 'read' in p && p.read)).toEqual([4, 7]);
+  // As each page is asked for: nothing stored while the first is held, then the first batch's four.
+  expect(scripted.leases.map((l) => l.items_read)).toEqual([0, 4, 4]);
+  expect(await stored()).toBe(7);
+  expect(await HistoryCursor.findOne({ where: { connection_id: GIT_APP, scope_key: 'R_history', kind: 'pull_requests' } })).toMatchObject({ complete: true, items_read: 7 });
+
+  await PullRequest.destroy({ where: { number: { [Op.gte]: 9001 } } });
+  await HistoryCursor.destroy({ where: {} });
+  await HistoryImport.destroy({ where: {} });
+  scripted.calls = [];
+  scripted.failAt = { index: 2, error: new Error('the process was killed') };
+  await expect(importsWith(scripted, () => NOW, { items: 100, heldMs: Infinity }).run({ connection: { type: 'git_app', id: GIT_APP } })).rejects.toThrow('the process was killed');
+  expect(await stored()).toBe(2);
+  expect(await HistoryCursor.findOne({ where: { connection_id: GIT_APP, scope_key: 'R_history', kind: 'pull_requests' } })).toMatchObject({ next_page: '2', items_read: 2 });
 });
 
 test('the run after a complete one reads from a little before where it reached, and finds nothing twice', async () => {

@@ -1,14 +1,15 @@
 /**
  * The floor of a history row, a process of its own (`node dist/scripts/bench/history/floor.js`) as the importer is:
  * the same connection's history read from the same fake by the same importer (src/integrations/<provider>/history*.ts:
- * the same requests, the same translation, a page at a time), and each page's rows written with plain mysql2 on one
- * connection, one transaction a page, a multi-row INSERT per table (floorGit.ts, floorApps.ts). What it leaves out of
- * the history runner is the runner's own bookkeeping (cursors, leases, data versions), the writers' item-by-item
- * reads and writes through Sequelize, and the rollups they keep beside the rows.
+ * the same requests, the same translation, a page at a time, joined into the runner's batches: historyBatches.ts), and
+ * each batch's rows written with plain mysql2 on one connection, one transaction a batch, a multi-row INSERT per table
+ * (floorGit.ts, floorApps.ts). What it leaves out of the history runner is the runner's own bookkeeping (cursors,
+ * leases, data versions), the writers' item-by-item reads and writes through Sequelize, and the rollups they keep
+ * beside the rows.
  *
  * Environment: DATABASE_URL, HISTORY_PROVIDER, HISTORY_CONNECTION (the git app's or app's id), HISTORY_BASE_URL,
  * HISTORY_TOKEN, HISTORY_SINCE and HISTORY_UNTIL (ISO 8601). Prints {"read","pages","writing_seconds"} on stdout when
- * done: the provider's items read, the pages written, and the time spent writing them (the rest is reading).
+ * done: the provider's items read, the batches written, and the time spent writing them (the rest is reading).
  */
 import { createConnection } from 'mysql2/promise';
 import { loadConfig } from '../../../src/config';
@@ -16,6 +17,7 @@ import { providerCatalog } from '../../../src/integrations/catalog';
 import { slackAccountPages } from '../../../src/integrations/slack/importer';
 import { outboundPolicy } from '../../../src/outbound/outboundFetch';
 import { defaultHttp } from '../../../src/outbound/providerHttp';
+import { batchedPages } from '../../../src/services/history/historyBatches';
 import type { HistoryReading } from '../../../src/services/history/historySource';
 import { AppFloor } from './floorApps';
 import { GitFloor } from './floorGit';
@@ -63,7 +65,7 @@ async function main(): Promise<void> {
   let writing = 0n;
   for (const scope of await source.scopes(reading)) {
     for (const kind of source.kinds) {
-      for await (const page of source.pages(reading, scope, kind, window, null)) {
+      for await (const page of batchedPages(source.pages(reading, scope, kind, window, null))) {
         const started = process.hrtime.bigint();
         if (git) await git.page(page.activities ?? [], page.tasks ?? []);
         else await apps!.page(page.operations ?? [], page.messages ?? []);

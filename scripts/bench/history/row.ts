@@ -111,7 +111,7 @@ export async function measureHistoryRow(c: HistoryRowContext, provider: HistoryB
     const summary = lastJson(importer.out) as { outcome?: string; read?: number; message?: string };
     const floorSummary = lastJson(floor.out) as { pages?: number; writing_seconds?: number };
     c.notes.push(
-      `\`${rowPath}\`: ${summary.read ?? '?'} provider items read in ${floorSummary.pages ?? '?'} pages; the floor spent ${(floorSummary.writing_seconds ?? 0).toFixed(1)} s ` +
+      `\`${rowPath}\`: ${summary.read ?? '?'} provider items read and stored in ${floorSummary.pages ?? '?'} batches (historyBatches.ts); the floor spent ${(floorSummary.writing_seconds ?? 0).toFixed(1)} s ` +
         `of its ${floor.seconds.toFixed(1)} s writing, the rest reading the fake through the importer's own client, which the importer's run spends too.`,
     );
     if (summary.outcome !== 'complete') c.differences.push(`\`${rowPath}\`: the import ended ${summary.outcome ?? 'without a summary'}: ${summary.message ?? importer.out.slice(0, 300)}`);

@@ -5,6 +5,7 @@ import type { ChangeRunner } from '../../persistence/changes/change';
 import { CredentialRefused, ProviderFailure, ProviderHttp } from '../../outbound/providerHttp';
 import type { ProviderCatalog } from '../apps/catalog';
 import type { Connection, ConnectionCredentials } from '../apps/credentials';
+import { BATCH_LIMITS, BatchLimits, batchedPages } from './historyBatches';
 import { HistoryConnection, HistoryLeases, RunSummary } from './historyLeases';
 import { HistoryPageWriter, HistoryWriters } from './historyPages';
 import type { HistoryKind, HistoryReading, HistoryScope, HistorySource, HistoryWindow } from './historySource';
@@ -59,10 +60,11 @@ export interface HistoryOutcome {
 
 /**
  * A connection's history read from its provider's API (docs/history.md): every scope the credential reads, each kind
- * its importer offers, a page at a time, each page stored with its cursor in one change (historyPages.ts), under the
- * connection's lease so one run reads it at a time. A stopped run is continued by the next, from each cursor; a
- * complete one is followed by windows from where it reached, with an overlap. A refused credential stops the run
- * with a message naming the scope; an answer that cannot be used stops that scope's kind and the others go on.
+ * its importer offers, a page at a time, pages that bring little joined into batches (historyBatches.ts), each stored
+ * with its cursor in one change (historyPages.ts), under the connection's lease so one run reads it at a time. A
+ * stopped run is continued by the next, from each cursor; a complete one is followed by windows from where it reached,
+ * with an overlap. A refused credential stops the run with a message naming the scope; an answer that cannot be used
+ * stops that scope's kind and the others go on.
  */
 export class HistoryImports {
   private readonly pages: HistoryPageWriter;
@@ -75,6 +77,7 @@ export class HistoryImports {
     writers: HistoryWriters,
     private readonly http: ProviderHttp,
     private readonly now: () => Date = () => new Date(),
+    private readonly batches: BatchLimits = BATCH_LIMITS,
   ) {
     this.pages = new HistoryPageWriter(changes, writers, now);
     this.leases = new HistoryLeases(changes, now);
@@ -111,7 +114,7 @@ export class HistoryImports {
           summary.since = summary.since && summary.since < window.window.since ? summary.since : window.window.since;
           tell({ event: 'start', ...progress, index, of: listed.length });
           try {
-            for await (const page of source.pages(reading, scope, kind, window.window, window.cursor)) {
+            for await (const page of batchedPages(source.pages(reading, scope, kind, window.window, window.cursor), this.batches)) {
               const stored = await this.pages.store(connection, { scope, kind, window: window.window }, page, { owner, summary });
               Object.assign(progress, { read: progress.read + stored.read, found: progress.found + stored.found, complete: page.next === null });
               summary.read += stored.read;
