@@ -288,6 +288,7 @@ test.each([1, 2, 3])('a page of history keeps the same, each pull request recomp
       const last = await oracle(repositoryId);
       expect([start, await kept(repositoryId)]).toEqual([start, last]);
       expect([start, await days(repositoryId, gitApp.organization_id)]).toEqual([start, daysOracle(last.samples)]);
+      expect([start, await activeYears(gitApp.organization_id)]).toEqual([start, await activeYears(gitApp.organization_id, true)]);
       // Once for the page, however many of its reviews: the reviewers of the pull requests whose activity it added,
       // then the measures of all it touched.
       const recomputed = (pattern: RegExp) => statements.filter((sql) => pattern.test(sql)).length;
@@ -303,4 +304,57 @@ test.each([1, 2, 3])('a page of history keeps the same, each pull request recomp
   } finally {
     t.runtime.sequelize.removeHook('afterQuery', 'pageStatements');
   }
+});
+
+test('a review stored before its pull request named its author, in the same change, is judged again with it: its author’s own approval is no first review', async () => {
+  const { gitApp, repository } = await labDeliveries('Judged', 'judged', 1);
+  const view = (author: Person | null): PullRequestInput => ({
+    number: 7,
+    title: 'PR 7',
+    state: 'open',
+    authorUsername: author,
+    authorProviderId: author && PROVIDER_IDS[author],
+    body: null,
+    size: null,
+    commits: { head: null, merge: null },
+    createdAt: at(1),
+    mergedAt: null,
+    closedAt: null,
+    updatedAt: at(3),
+  });
+  // GitLab's approval view names no author; the merge request's listing does, later in the same page.
+  const page: Activity[] = [
+    { kind: 'review', repository, pullRequest: view(null), pullRequestCurrent: false, review: { externalId: 'approval:grace', kind: 'approved', actorUsername: 'grace', actorProviderId: PROVIDER_IDS.grace, createdAt: at(2) } },
+    { kind: 'review', repository, pullRequest: view(null), pullRequestCurrent: false, review: { externalId: 'note:1', kind: 'comment', actorUsername: 'ada', actorProviderId: PROVIDER_IDS.ada, createdAt: at(2.5) } },
+    { kind: 'pull_request', repository, pullRequest: view('grace') },
+  ];
+  await ChangeRunner.for(t.runtime.sequelize).run((change) => t.runtime.writers.gitActivity.importInto(change, gitApp, page));
+  const [stored] = await query<{ first_review_at: unknown; first_approval_at: unknown }>('SELECT first_review_at, first_approval_at FROM pull_requests WHERE git_app_id = :id AND number = 7', { id: gitApp.id });
+  expect([iso(stored.first_review_at), stored.first_approval_at]).toEqual([at(2.5).toISOString(), null]);
+});
+
+test('a pull request whose opening moved within one change leaves its author the day it moved to, not the one before', async () => {
+  const { gitApp, repository } = await labDeliveries('Moved', 'moved', 1);
+  const view = (opened: number, updated: number): PullRequestInput => ({
+    number: 8,
+    title: 'PR 8',
+    state: 'open',
+    authorUsername: 'margaret',
+    authorProviderId: PROVIDER_IDS.margaret,
+    body: null,
+    size: null,
+    commits: { head: null, merge: null },
+    createdAt: at(opened),
+    mergedAt: null,
+    closedAt: null,
+    updatedAt: at(updated),
+  });
+  const page: Activity[] = [
+    { kind: 'pull_request', repository, pullRequest: view(1, 2) },
+    { kind: 'pull_request', repository, pullRequest: view(30, 40) },
+  ];
+  await ChangeRunner.for(t.runtime.sequelize).run((change) => t.runtime.writers.gitActivity.importInto(change, gitApp, page));
+  const kept = await activeYears(gitApp.organization_id);
+  expect(kept).toEqual(await activeYears(gitApp.organization_id, true));
+  expect(kept.map(([user]) => user)).toEqual([PEOPLE.margaret]);
 });

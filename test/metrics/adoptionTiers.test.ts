@@ -1,7 +1,6 @@
 import { AiVendorSource, AuthorRepository, Commit, PullRequest, PullRequestActivity, Repository } from '../../db/models';
 import { addToAuthorDays } from '../../src/services/git/rollups/authorDays';
 import { addWorkDays } from '../../src/services/activity/memberActiveYears';
-import { ChangeSql } from '../../src/persistence/changes/changeSql';
 import { newId } from '../../src/persistence/changes/ids';
 import { OPERATOR } from '../../src/persistence/changes/auditRecord';
 import { ChangeRunner } from '../../src/persistence/changes/change';
@@ -189,9 +188,9 @@ test('one AI day among twenty active ones no longer lifts a team into a high tie
     }
     // As the commit writer keeps them beside the rows.
     await AuthorRepository.bulkCreate([{ user_id: user, repository_id: lab.repositories[repo], organization_id: lab.organizationId }], { ignoreDuplicates: true });
-    await Commit.sequelize!.transaction(async (transaction) => {
-      await addToAuthorDays(transaction, { organization_id: lab.organizationId }, commits);
-      await addWorkDays(new ChangeSql(transaction), lab.organizationId, commits.map((c) => ({ userId: c.author_id, at: c.created_at })));
+    await ChangeRunner.for(Commit.sequelize!).run(async (change) => {
+      await addToAuthorDays(change.transaction, { organization_id: lab.organizationId }, commits);
+      addWorkDays(change, lab.organizationId, commits.map((c) => ({ userId: c.author_id, at: c.created_at })));
     });
   };
   await commitOn(DEMO.users.ada, 'api', days(1, 19));
@@ -210,7 +209,7 @@ test('one AI day among twenty active ones no longer lifts a team into a high tie
     created_at: new Date('2026-04-20T09:00:00Z'),
   });
   // As the review writer keeps it beside the row.
-  await PullRequestActivity.sequelize!.transaction((transaction) => addWorkDays(new ChangeSql(transaction), lab.organizationId, [{ userId: DEMO.users.ada, at: '2026-04-20' }]));
+  await ChangeRunner.for(PullRequestActivity.sequelize!).run(async (change) => addWorkDays(change, lab.organizationId, [{ userId: DEMO.users.ada, at: '2026-04-20' }]));
   const claudeCode = (email: string, dates: string[]): PastPoint[] => dates.map((d) => ({ service: 'claude-code', name: 'claude_code.session.count', email, at: `${d}T15:00:00Z`, value: 1 }));
   await sendPastPoints(t, lab.organizationId, [...claudeCode(DEMO.emails.ada, ['2026-04-03']), ...claudeCode(DEMO.emails.grace, days(1, 15))]);
   await t.runtime.writers.teams.create(lab.organizationId, { name: 'Solo', externalId: null }, [DEMO.users.grace]);

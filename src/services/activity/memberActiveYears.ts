@@ -1,6 +1,7 @@
 import type { Transaction } from 'sequelize';
 import { monthColumn } from '../../../db/rollups/aiActiveYears';
 import { daysColumn, DaysOf, MEMBER_ACTIVE_YEARS_COLUMNS, MEMBER_ACTIVE_YEARS_KEYS, memberActiveYearsSql } from '../../../db/rollups/memberActiveYears';
+import { Change, perChange } from '../../persistence/changes/change';
 import { ChangeSql } from '../../persistence/changes/changeSql';
 import { chunks } from '../people/memberEmails';
 import { ALL_DAYS, dayBit } from './dayBits';
@@ -38,14 +39,28 @@ async function addBits(sql: ChangeSql, kind: DaysOf, months: MonthBits[]): Promi
   await sql.addTo('member_active_years', MEMBER_ACTIVE_YEARS_KEYS, columns, rows, '|');
 }
 
-/** The days members worked (authored a commit, opened a pull request, acted on one): `at` a UTC timestamp or day. */
-export function addWorkDays(sql: ChangeSql, organizationId: string, work: { userId: string | null; at: Date | string }[]): Promise<void> {
-  const months = work.flatMap(({ userId, at }) => {
-    if (!userId) return [];
+const pendingWorkOf = perChange((): { months: MonthBits[]; scheduled: boolean } => ({ months: [], scheduled: false }));
+
+/**
+ * The days members worked (authored a commit, opened a pull request, acted on one): `at` a UTC timestamp or day.
+ * ORed in once the change's steps are done, however many of them found some (a page of history brings hundreds of
+ * reviews): nothing in a change reads these rows, and an OR gives the same bits in any order. A day found by a last
+ * step is ORed in by a last step of its own.
+ */
+export function addWorkDays(change: Change, organizationId: string, work: { userId: string | null; at: Date | string }[]): void {
+  const pending = pendingWorkOf(change);
+  for (const { userId, at } of work) {
+    if (!userId) continue;
     const day = typeof at === 'string' ? at.slice(0, 10) : at.toISOString().slice(0, 10);
-    return [{ organizationId, userId, month: day.slice(0, 7), bits: dayBit(day) }];
+    pending.months.push({ organizationId, userId, month: day.slice(0, 7), bits: dayBit(day) });
+  }
+  if (pending.scheduled || pending.months.length === 0) return;
+  pending.scheduled = true;
+  change.beforeCommit(async () => {
+    const months = pending.months;
+    Object.assign(pending, { months: [], scheduled: false });
+    await addBits(new ChangeSql(change.transaction), 'work', months);
   });
-  return addBits(sql, 'work', months);
 }
 
 /** Days of AI use, as any-tool month bits (`user_key` the member, `days` the month's bits), as ai_active_years gets them. */
@@ -65,10 +80,16 @@ export async function clearAiDay(sql: ChangeSql, organizationId: string, day: st
   });
 }
 
-/** After rows left: these members' years of the organization, counted again from what is stored. */
-export async function recountMemberActiveYears(transaction: Transaction, organizationId: string, userIds: string[]): Promise<void> {
-  const sql = new ChangeSql(transaction);
-  for (const users of chunks([...new Set(userIds)].sort())) {
+/**
+ * After rows left: these members' years of the organization, counted again from what is stored. The days the change
+ * found for them and has not ORed in yet are among what is stored, or left with the rows: they are dropped.
+ */
+export async function recountMemberActiveYears(change: Change, organizationId: string, userIds: string[]): Promise<void> {
+  const recounted = new Set(userIds);
+  const pending = pendingWorkOf(change);
+  pending.months = pending.months.filter((m) => m.organizationId !== organizationId || !recounted.has(m.userId));
+  const sql = new ChangeSql(change.transaction);
+  for (const users of chunks([...recounted].sort())) {
     const replacements = { organization_id: organizationId, users };
     await sql.run('DELETE FROM member_active_years WHERE organization_id = :organization_id AND user_id IN (:users)', replacements);
     await sql.run(`INSERT INTO member_active_years ${MEMBER_ACTIVE_YEARS_COLUMNS} ${memberActiveYearsSql(sql.mysql, true)}`, replacements);

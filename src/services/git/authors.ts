@@ -1,6 +1,6 @@
 import { Op, Transaction } from 'sequelize';
 import { GitApp, UserGitApp } from '../../../db/models';
-import type { Change } from '../../persistence/changes/change';
+import { Change, perChange } from '../../persistence/changes/change';
 import { normalizeEmail } from '../people/members';
 import { chunks, membersByEmail } from '../people/memberEmails';
 
@@ -36,6 +36,27 @@ export async function authorDirectory(
   };
 }
 
+const accountsOf = perChange(() => new Map<string, Promise<string | null>>());
+const accountKey = (gitApp: GitApp, username: string) => `${gitApp.id}\u0000${username}`;
+
+/**
+ * The member an account of the git app is bound to, read once per change and account however many pull requests and
+ * reviews of the change name it (a page of history names a few people hundreds of times). A binding the change's
+ * own commits teach (learnAccounts) is read again after it.
+ */
+export function memberOfAccount(change: Change, gitApp: GitApp, username: string | null): Promise<string | null> {
+  if (!username) return Promise.resolve(null);
+  const known = accountsOf(change);
+  const key = accountKey(gitApp, username);
+  let member = known.get(key);
+  if (!member) {
+    // The name as given, as authorDirectory matches it: MariaDB's collation would also match it in another case.
+    member = UserGitApp.findOne({ where: { git_app_id: gitApp.id, username }, attributes: ['user_id', 'username'], transaction: change.transaction }).then((row) => (row?.username === username ? row.user_id : null));
+    known.set(key, member);
+  }
+  return member;
+}
+
 /**
  * The provider's accounts of members, learnt from their commits: when a push names the account the provider matched
  * to a commit's e-mail (GitHub's `author.username`, Bitbucket's `author.user`) and that e-mail is a member's, the
@@ -53,6 +74,7 @@ export async function learnAccounts(change: Change, gitApp: GitApp, commits: { e
     members.add(userId);
   }
   if (learnt.size === 0) return;
+  for (const username of learnt.keys()) accountsOf(change).delete(accountKey(gitApp, username));
   const bound = await UserGitApp.findAll({
     where: { git_app_id: gitApp.id, [Op.or]: [{ username: [...learnt.keys()] }, { user_id: [...learnt.values()] }] },
     attributes: ['user_id', 'username'],

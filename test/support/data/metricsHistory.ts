@@ -4,7 +4,7 @@ import { addToCommitDays } from '../../../src/services/git/rollups/commitDays';
 import { addToAuthorDays } from '../../../src/services/git/rollups/authorDays';
 import { recountInteractionDays } from '../../../src/services/activity/interactionDays';
 import { addWorkDays } from '../../../src/services/activity/memberActiveYears';
-import { ChangeSql } from '../../../src/persistence/changes/changeSql';
+import { ChangeRunner } from '../../../src/persistence/changes/change';
 import { refreshLeadTimes } from '../../../src/services/git/rollups/leadTimes';
 import { refreshPullRequestSamples } from '../../../src/services/git/rollups/pullRequestSamples';
 import { AuthorRepository, Commit, Deployment, Incident, IncidentRepository, Interaction, Organization, PullRequest, Repository, Task } from '../../../db/models';
@@ -122,12 +122,13 @@ export async function insertHistory(t: TestApp): Promise<Lab> {
   }
   // What the commit, deployment and incident writers keep beside the rows.
   for (const id of Object.values(repositories)) await refreshShippedChanges(null, id, null);
-  await Commit.sequelize!.transaction(async (transaction) => {
+  await ChangeRunner.for(Commit.sequelize!).run(async (change) => {
+    const { transaction } = change;
     for (const repo of ['api', 'web'] as const) {
       const days = COMMITS.filter((c) => c.repo === repo).map((c) => ({ createdAt: new Date(c.at), commits: 1 as const, evidence: null }));
       await addToCommitDays(transaction, { id: repositories[repo], organization_id: lab.organizationId }, days);
       await addToAuthorDays(transaction, { organization_id: lab.organizationId }, COMMITS.filter((c) => c.repo === repo).map((c) => ({ author_id: authorOf(repo).id, created_at: new Date(c.at) })));
-      await addWorkDays(new ChangeSql(transaction), lab.organizationId, COMMITS.filter((c) => c.repo === repo).map((c) => ({ userId: authorOf(repo).id, at: new Date(c.at) })));
+      addWorkDays(change, lab.organizationId, COMMITS.filter((c) => c.repo === repo).map((c) => ({ userId: authorOf(repo).id, at: new Date(c.at) })));
       await refreshLeadTimes(transaction, { id: repositories[repo], organization_id: lab.organizationId }, null);
     }
   });
@@ -136,9 +137,9 @@ export async function insertHistory(t: TestApp): Promise<Lab> {
     pullRequests.push(await PullRequest.create({ id: newId('pr'), repository_id: repositories.api, ...placement, number: p.number, title: `PR ${p.number}`, state: p.state, author_id: DEMO.users.ada, created_at: new Date(p.opened), merged_at: p.merged ? new Date(p.merged) : null, closed_at: p.closed ? new Date(p.closed) : null }));
   }
   // What the pull request writer keeps beside them.
-  await PullRequest.sequelize!.transaction(async (transaction) => {
-    await refreshPullRequestSamples(transaction, pullRequests.map((p) => p.id));
-    await addWorkDays(new ChangeSql(transaction), lab.organizationId, pullRequests.map((p) => ({ userId: p.author_id, at: p.created_at })));
+  await ChangeRunner.for(PullRequest.sequelize!).run(async (change) => {
+    await refreshPullRequestSamples(change.transaction, pullRequests.map((p) => p.id));
+    addWorkDays(change, lab.organizationId, pullRequests.map((p) => ({ userId: p.author_id, at: p.created_at })));
   });
   for (const k of TASKS) {
     await Task.create({ id: newId('task'), team_id: lab.core, organization_id: lab.organizationId, title: k.type, type: k.type, status: k.status, assignee_id: DEMO.users.ada, parent_id: null, story_points: null, created_at: new Date(k.created), completed_at: k.completed ? new Date(k.completed) : null });

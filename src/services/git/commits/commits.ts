@@ -18,7 +18,6 @@ import { addToCommitDays } from '../rollups/commitDays';
 import { addToAuthorDays } from '../rollups/authorDays';
 import { refreshLeadTimes } from '../rollups/leadTimes';
 import { refreshReversals } from '../rollups/reversals';
-import { ChangeSql } from '../../../persistence/changes/changeSql';
 import { addWorkDays } from '../../activity/memberActiveYears';
 
 export interface CommitsRecorded {
@@ -85,7 +84,7 @@ export async function recordCommits(change: Change, gitApp: GitApp, repository: 
   await recordAuthors(transaction, repository, rows);
   await addToCommitDays(transaction, repository, rows.map((r) => ({ createdAt: r.created_at, commits: 1, evidence: r.ai_evidence })));
   await addToAuthorDays(transaction, repository, rows);
-  await addWorkDays(new ChangeSql(transaction), repository.organization_id, rows.map((r) => ({ userId: r.author_id, at: r.created_at })));
+  addWorkDays(change, repository.organization_id, rows.map((r) => ({ userId: r.author_id, at: r.created_at })));
   if (abbreviatesShas) await completeAbbreviatedShas(change, repository.id, rows.map((r) => r.sha));
   const ai = rows.filter((r) => r.ai_evidence !== null);
   for (const shas of chunks(ai.map((r) => r.sha))) {

@@ -49,7 +49,7 @@ export async function rejudgePullRequestReviews(change: Change, pullRequestId: s
      WHERE id = :id`,
   );
   change.wrote('pull_request_activities');
-  refreshPullRequestBeforeCommit(change, pullRequestId, { activity: true });
+  refreshPullRequestBeforeCommit(change, pullRequestId, { activity: true, firstReviewsRecounted: true });
   // Peer reviews whose author is known only now become interactions; those recorded before are not again.
   await recordPullRequestCodeReviews(change, pullRequestId);
 }

@@ -4,7 +4,7 @@ import type { EventType } from '../../../persistence/changes/events';
 import type { Change } from '../../../persistence/changes/change';
 import { newId } from '../../../persistence/changes/ids';
 import type { PullRequestInput, PullRequestState } from '../activity';
-import { authorDirectory } from '../authors';
+import { memberOfAccount } from '../authors';
 import { noteUnmatched } from '../../people/unmatchedAccounts';
 import { completeSha } from '../commits/abbreviatedShas';
 import { clip, LIMITS, storedLogin } from '../text';
@@ -13,7 +13,6 @@ import { rejudgePullRequestReviews } from './peerReviews';
 import { refreshPullRequestBeforeCommit } from '../rollups/pullRequestRollups';
 import { Applied, olderThanStored, recordIfNewer, sameTime } from '../recordIfNewer';
 import { botsOf, refreshActivityBots } from './botRows';
-import { ChangeSql } from '../../../persistence/changes/changeSql';
 import { addWorkDays, recountMemberActiveYears } from '../../activity/memberActiveYears';
 
 const EVENT_OF_STATE: Record<PullRequestState, EventType> = {
@@ -52,6 +51,8 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
     visiblyDiffers: (stored) =>
       fields.title !== stored.title ||
       fields.state !== stored.state ||
+      // Its opening moves its measures and its author's day of work (keepAuthorsDay).
+      !sameTime(fields.created_at, stored.created_at) ||
       !sameTime(fields.merged_at, stored.merged_at) ||
       !sameTime(fields.closed_at, stored.closed_at) ||
       fields.ai_assisted !== Boolean(stored.ai_assisted) ||
@@ -62,10 +63,9 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
       (fields.draft !== undefined && fields.draft !== Boolean(stored.draft)) ||
       (fields.ready_for_review_at !== undefined && !sameTime(fields.ready_for_review_at, stored.ready_for_review_at)),
     create: async () => {
-      const authors = await authorDirectory(gitApp, { emails: [], usernames: [input.authorUsername] }, transaction);
       const ids = { id: newId('pr'), repository_id: repository.id, git_app_id: gitApp.id, organization_id: gitApp.organization_id };
       const bots = await botsOf(change, gitApp.organization_id);
-      const author = { author_id: authors.find(null, input.authorUsername), author_provider_id: input.authorProviderId, author_login: storedLogin(input.authorUsername), bot: bots.of(input.authorUsername) };
+      const author = { author_id: await memberOfAccount(change, gitApp, input.authorUsername), author_provider_id: input.authorProviderId, author_login: storedLogin(input.authorUsername), bot: bots.of(input.authorUsername) };
       if (!author.author_id) await noteUnmatched(transaction, { id: gitApp.id, organizationId: gitApp.organization_id }, 'pull_request', [{ account: input.authorUsername, at: input.createdAt }]);
       return PullRequest.create({ ...ids, number: input.number, ...author, ...fields }, { transaction });
     },
@@ -96,8 +96,8 @@ export async function recordPullRequest(change: Change, gitApp: GitApp, reposito
  */
 async function keepAuthorsDay(change: Change, row: PullRequest, openedBefore: Date | null | undefined): Promise<void> {
   if (!row.author_id) return;
-  if (openedBefore === null) return addWorkDays(new ChangeSql(change.transaction), row.organization_id, [{ userId: row.author_id, at: row.created_at }]);
-  if (openedBefore && openedBefore.getTime() !== row.created_at.getTime()) await recountMemberActiveYears(change.transaction, row.organization_id, [row.author_id]);
+  if (openedBefore === null) return addWorkDays(change, row.organization_id, [{ userId: row.author_id, at: row.created_at }]);
+  if (openedBefore && openedBefore.getTime() !== row.created_at.getTime()) await recountMemberActiveYears(change, row.organization_id, [row.author_id]);
 }
 
 /**
@@ -142,7 +142,7 @@ export async function learnPullRequestAuthor(change: Change, gitApp: GitApp, sto
     learnt.bot = (await botsOf(change, gitApp.organization_id)).of(input.authorUsername);
   }
   if (stored.author_id === null && input.authorUsername !== null) {
-    const memberId = (await authorDirectory(gitApp, { emails: [], usernames: [input.authorUsername] }, transaction)).find(null, input.authorUsername);
+    const memberId = await memberOfAccount(change, gitApp, input.authorUsername);
     if (memberId) learnt.author_id = memberId;
   }
   if (Object.keys(learnt).length === 0) return;
@@ -150,7 +150,7 @@ export async function learnPullRequestAuthor(change: Change, gitApp: GitApp, sto
   // The pull request item shows its author.
   if (learnt.author_id) {
     change.wrote('pull_requests');
-    await addWorkDays(new ChangeSql(transaction), stored.organization_id, [{ userId: learnt.author_id, at: stored.created_at }]);
+    addWorkDays(change, stored.organization_id, [{ userId: learnt.author_id, at: stored.created_at }]);
   }
   // A bot's now: its activity is a bot's too, and its measures move with it (rejudged below).
   if (learnt.bot !== undefined) await refreshActivityBots(transaction, gitApp.organization_id, [stored.id], await botsOf(change, gitApp.organization_id));

@@ -3,7 +3,7 @@ import { GitApp, PullRequest, PullRequestActivity, Repository } from '../../../.
 import type { Change } from '../../../persistence/changes/change';
 import { newId } from '../../../persistence/changes/ids';
 import type { PullRequestInput, ReviewActivityInput } from '../activity';
-import { authorDirectory } from '../authors';
+import { memberOfAccount } from '../authors';
 import { noteUnmatched } from '../../people/unmatchedAccounts';
 import { isPeerReview } from './peerReviews';
 import { recordCodeReviews } from './codeReviews';
@@ -13,10 +13,8 @@ import { completeSha, sameCommit } from '../commits/abbreviatedShas';
 import type { Transaction } from 'sequelize';
 import { refreshPullRequestBeforeCommit } from '../rollups/pullRequestRollups';
 import type { Applied } from '../recordIfNewer';
-import { timestampSql } from '../../../persistence/query/selectSql';
 import { storedLogin } from '../text';
 import { botsOf } from './botRows';
-import { ChangeSql } from '../../../persistence/changes/changeSql';
 import { addWorkDays } from '../../activity/memberActiveYears';
 
 /** What `external_id` holds (VARCHAR(120)). */
@@ -27,19 +25,6 @@ const EXTERNAL_ID_LENGTH = 120;
  * which may be long), its SHA-256, which names it as exactly.
  */
 const storedExternalId = (id: string) => (id.length <= EXTERNAL_ID_LENGTH ? id : `sha256:${createHash('sha256').update(id).digest('hex')}`);
-
-/**
- * A review by someone other than the author (peerReviews.ts) moves the pull request's first review (and, an
- * approval, its first approval) earlier when it is earlier: in one statement, so two reviews stored at once keep the
- * earlier. The pull request item shows neither: the figures that read them also read the activity table, whose
- * version this change raises, so the pull request lists' totals are left alone.
- */
-async function keepFirstReview(change: Change, pullRequestId: string, approval: boolean, at: Date): Promise<void> {
-  const sequelize = PullRequest.sequelize!;
-  const earlier = (column: string) => `${column} = CASE WHEN ${column} IS NULL OR ${column} > ${timestampSql(sequelize, at)} THEN ${timestampSql(sequelize, at)} ELSE ${column} END`;
-  const columns = approval ? ['first_review_at', 'first_approval_at'] : ['first_review_at'];
-  await sequelize.query(`UPDATE pull_requests SET ${columns.map(earlier).join(', ')} WHERE id = :id`, { replacements: { id: pullRequestId }, transaction: change.transaction });
-}
 
 /**
  * A new head is pushed commits; a head unknown before (the pull request not stored, or stored without one) tells
@@ -82,8 +67,7 @@ export async function recordReview(
   if (input.onlyIfHeadMoved && !headMoved(headBefore, pullRequest.commits.head)) return { pullRequest: applied, activity: 'unchanged' };
   const key = { pull_request_id: stored.id, external_id: storedExternalId(await completedCommitId(transaction, repository.id, input)) };
   if (await PullRequestActivity.findOne({ where: key, attributes: ['id'], transaction })) return { pullRequest: applied, activity: 'unchanged' };
-  const authors = await authorDirectory(gitApp, { emails: [], usernames: [input.actorUsername] }, transaction);
-  const actorId = authors.find(null, input.actorUsername);
+  const actorId = await memberOfAccount(change, gitApp, input.actorUsername);
   const peerReview = isPeerReview(input.kind, { memberId: actorId, providerId: input.actorProviderId }, { memberId: stored.author_id, providerId: stored.author_provider_id });
   // A bot's review, or any on a bot's pull request, is a bot's (db/rollups/botAccounts.ts).
   const bot = (await botsOf(change, gitApp.organization_id)).of(input.actorUsername) | stored.bot;
@@ -106,13 +90,12 @@ export async function recordReview(
     { transaction },
   );
   change.wrote('pull_request_activities');
-  await addWorkDays(new ChangeSql(transaction), gitApp.organization_id, [{ userId: actorId, at: input.createdAt }]);
+  addWorkDays(change, gitApp.organization_id, [{ userId: actorId, at: input.createdAt }]);
   // A commit pushed to it counts with the commits; the rest is review.
   if (!actorId && input.kind !== 'commit') await noteUnmatched(transaction, { id: gitApp.id, organizationId: gitApp.organization_id }, 'review', [{ account: input.actorUsername, at: input.createdAt }]);
-  refreshPullRequestBeforeCommit(change, stored.id, { activity: true, commits: input.kind === 'commit' });
-  if (peerReview) {
-    await keepFirstReview(change, stored.id, input.kind === 'approved', input.createdAt);
-    recordCodeReviews(change, gitApp.provider, [activity]);
-  }
+  // A review by someone other than the author (peerReviews.ts) moves its first review (an approval, its first approval) earlier.
+  const firstReview = peerReview ? { at: input.createdAt, approval: input.kind === 'approved' } : undefined;
+  refreshPullRequestBeforeCommit(change, stored.id, { activity: true, commits: input.kind === 'commit', firstReview });
+  if (peerReview) recordCodeReviews(change, gitApp.provider, [activity]);
   return { pullRequest: applied, activity: 'created' };
 }

@@ -90,7 +90,7 @@ export async function deleteRepository(change: Change, repository: Repository): 
   for (const model of rowsOfRepository) await model.destroy({ where, transaction });
   // Read again from the commits left: after them.
   await recountAuthorDays(transaction, repository.organization_id, authors);
-  await recountMemberActiveYears(transaction, repository.organization_id, [...authors, ...active]);
+  await recountMemberActiveYears(change, repository.organization_id, [...authors, ...active]);
   await repository.destroy({ transaction });
   change.wrote('repositories', 'commits', 'pull_requests', 'pull_request_activities', 'deployments', 'incidents', 'incident_repositories', 'board_repositories', 'team_repositories');
 }

@@ -1,17 +1,28 @@
+import type { Transaction } from 'sequelize';
+import { PullRequest } from '../../../../db/models';
 import { Change, perChange } from '../../../persistence/changes/change';
+import { timestampSql } from '../../../persistence/query/selectSql';
 import { refreshAiCommits } from './pullRequestAi';
 import { refreshPullRequestReviewers } from './pullRequestReviewers';
 import { refreshPullRequestSamples } from './pullRequestSamples';
 
-/** What a step changed of a pull request besides its row: its activity (who reviewed it, whether it iterated), the commits it names (its AI mark). */
+/**
+ * What a step changed of a pull request besides its row: its activity (who reviewed it, whether it iterated), the
+ * commits it names (its AI mark), a peer review it stored (`firstReview`: its first review, and approval, move earlier
+ * when it is earlier), or its first review and approval set again from all its activity (`firstReviewsRecounted`:
+ * the reviews stored before in the change are among those).
+ */
 export interface PullRequestTouched {
   activity?: boolean;
   commits?: boolean;
+  firstReview?: { at: Date; approval: boolean };
+  firstReviewsRecounted?: boolean;
 }
 
-type Pending = { activity: Set<string>; commits: Set<string>; measured: Set<string> };
+type FirstReviews = { review: Date; approval: Date | null };
+type Pending = { activity: Set<string>; commits: Set<string>; measured: Set<string>; firstReviews: Map<string, FirstReviews> };
 const pendingOf = perChange((change): Pending => {
-  const pending: Pending = { activity: new Set(), commits: new Set(), measured: new Set() };
+  const pending: Pending = { activity: new Set(), commits: new Set(), measured: new Set(), firstReviews: new Map() };
   change.beforeCommit(() => refresh(change, pending));
   return pending;
 });
@@ -27,13 +38,34 @@ export function refreshPullRequestBeforeCommit(change: Change, pullRequestId: st
   const pending = pendingOf(change);
   if (touched.activity) pending.activity.add(pullRequestId);
   if (touched.commits) pending.commits.add(pullRequestId);
+  if (touched.firstReviewsRecounted) pending.firstReviews.delete(pullRequestId);
+  if (touched.firstReview) keepEarlier(pending.firstReviews, pullRequestId, touched.firstReview);
   pending.measured.add(pullRequestId);
 }
 
-/** Reviewers and AI mark first: the measures read both. Each in id order, one lock order. */
+function keepEarlier(firsts: Map<string, FirstReviews>, pullRequestId: string, { at, approval }: { at: Date; approval: boolean }): void {
+  const earlier = (a: Date | null, b: Date | null) => (a === null ? b : b === null || a <= b ? a : b);
+  const kept = firsts.get(pullRequestId);
+  firsts.set(pullRequestId, { review: earlier(kept?.review ?? null, at)!, approval: earlier(kept?.approval ?? null, approval ? at : null) });
+}
+
+/** First reviews, reviewers and AI mark first: the measures read them. Each in id order, one lock order. */
 async function refresh({ transaction }: Change, pending: Pending): Promise<void> {
-  const sorted = (ids: Set<string>) => [...ids].sort();
+  const sorted = (ids: Iterable<string>) => [...ids].sort();
+  for (const id of sorted(pending.firstReviews.keys())) await keepFirstReview(transaction, id, pending.firstReviews.get(id)!);
   if (pending.activity.size) await refreshPullRequestReviewers(transaction, sorted(pending.activity));
   if (pending.commits.size) await refreshAiCommits(transaction, 'p.id IN (:ids)', { ids: sorted(pending.commits) });
   await refreshPullRequestSamples(transaction, sorted(pending.measured));
+}
+
+/**
+ * A pull request's first review and approval moved earlier where the change's peer reviews are earlier, in one
+ * statement that compares with the row as it stands: two changes storing reviews at once keep the earlier. The pull
+ * request item shows neither: the figures that read them also read the activity table, whose version the change raises.
+ */
+async function keepFirstReview(transaction: Transaction, pullRequestId: string, firsts: FirstReviews): Promise<void> {
+  const sequelize = PullRequest.sequelize!;
+  const earlier = (column: string, at: Date) => `${column} = CASE WHEN ${column} IS NULL OR ${column} > ${timestampSql(sequelize, at)} THEN ${timestampSql(sequelize, at)} ELSE ${column} END`;
+  const columns = [earlier('first_review_at', firsts.review), ...(firsts.approval ? [earlier('first_approval_at', firsts.approval)] : [])];
+  await sequelize.query(`UPDATE pull_requests SET ${columns.join(', ')} WHERE id = :id`, { replacements: { id: pullRequestId }, transaction });
 }
