@@ -358,3 +358,48 @@ test('a pull request whose opening moved within one change leaves its author the
   expect(kept).toEqual(await activeYears(gitApp.organization_id, true));
   expect(kept.map(([user]) => user)).toEqual([PEOPLE.margaret]);
 });
+
+test('a run of reviews of one repository is stored together: the same review twice in it is stored once, and the activities are looked for and inserted in one statement each', async () => {
+  const { gitApp, repository } = await labDeliveries('Run', 'run', 1);
+  const view = (number: number): PullRequestInput => ({
+    number,
+    title: `PR ${number}`,
+    state: 'open',
+    authorUsername: 'margaret',
+    authorProviderId: PROVIDER_IDS.margaret,
+    body: null,
+    size: null,
+    commits: { head: null, merge: null },
+    createdAt: at(1),
+    mergedAt: null,
+    closedAt: null,
+    updatedAt: at(2),
+  });
+  const note = (number: number, id: string, actor: Person, hours: number): Activity => ({
+    kind: 'review',
+    repository,
+    pullRequest: view(number),
+    pullRequestCurrent: false,
+    review: { externalId: id, kind: 'comment', actorUsername: actor, actorProviderId: PROVIDER_IDS[actor], createdAt: at(2 + hours / 24) },
+  });
+  const page = [note(1, 'note:1', 'grace', 1), note(2, 'note:2', 'ada', 2), note(1, 'note:3', 'ada', 3), note(1, 'note:1', 'grace', 1), note(3, 'note:4', 'grace', 4)];
+  const statements: string[] = [];
+  t.runtime.sequelize.addHook('afterQuery', 'runStatements', (_options: unknown, q: object) => void statements.push(String(Reflect.get(q, 'sql') ?? '')));
+  let outcomes: Awaited<ReturnType<typeof t.runtime.writers.gitActivity.importInto>>;
+  try {
+    outcomes = await ChangeRunner.for(t.runtime.sequelize).run((change) => t.runtime.writers.gitActivity.importInto(change, gitApp, page));
+  } finally {
+    t.runtime.sequelize.removeHook('afterQuery', 'runStatements');
+  }
+  expect(outcomes.map((o) => o.review)).toEqual(['created', 'created', 'created', 'unchanged', 'created']);
+  const stored = await query<{ number: number; external_id: string }>(
+    'SELECT p.number, a.external_id FROM pull_request_activities a JOIN pull_requests p ON p.id = a.pull_request_id WHERE a.git_app_id = :id ORDER BY a.external_id',
+    { id: gitApp.id },
+  );
+  expect(stored.map((s) => [Number(s.number), s.external_id])).toEqual([[1, 'note:1'], [2, 'note:2'], [1, 'note:3'], [3, 'note:4']]);
+  expect(statements.filter((sql) => /^INSERT INTO .?pull_request_activities/.test(sql))).toHaveLength(1);
+  expect(statements.filter((sql) => /^SELECT .* FROM .?pull_request_activities/.test(sql))).toHaveLength(1);
+  // Each pull request found once, not once for each of its reviews.
+  expect(statements.filter((sql) => /^SELECT .* FROM .?pull_requests.? AS/.test(sql) && /`?number`? = /.test(sql))).toHaveLength(3);
+  expect(await activeYears(gitApp.organization_id)).toEqual(await activeYears(gitApp.organization_id, true));
+});

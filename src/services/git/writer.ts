@@ -6,7 +6,7 @@ import { recordDeployment } from './deployments/deployments';
 import { recordIncident } from './incidents/incidents';
 import type { Placement } from './placement';
 import { recordPullRequest } from './pullRequests/pullRequests';
-import { recordReview } from './pullRequests/reviews';
+import { recordReviews } from './pullRequests/reviews';
 import { findRepository, resolveRepository } from './repositories/repositories';
 import { hideRepository, restoreHiddenRepository, restoreRepository } from './repositories/deletedRepositories';
 import { conflict } from '../../errors';
@@ -63,7 +63,19 @@ export class GitActivityWriter {
     const outcomes: Outcome[] = [];
     // Every item of a page names its repository, the same way: resolved by the first, as it left it for the next.
     const last: LastResolved = {};
-    for (const activity of activities) outcomes.push(await this.apply(change, gitApp, activity, last));
+    for (let start = 0; start < activities.length; ) {
+      const first = activities[start];
+      if (first.kind !== 'review') {
+        outcomes.push(await this.apply(change, gitApp, first, last));
+        start += 1;
+        continue;
+      }
+      // A run of reviews of one repository (a merge request's notes, a pull request's log) is stored together.
+      let end = start + 1;
+      while (end < activities.length && isReviewOf(activities[end], first.repository)) end += 1;
+      outcomes.push(...(await this.applyReviews(change, gitApp, activities.slice(start, end) as ReviewActivity[], last)));
+      start = end;
+    }
     return outcomes;
   }
 
@@ -96,13 +108,8 @@ export class GitActivityWriter {
       if (known) await hideRepository(change, known, this.now());
       return { result: 'applied', repository_id: known?.id, repository_deleted: Boolean(known) };
     }
-    const said = JSON.stringify(activity.repository);
-    const known = last.said === said ? last.repository : undefined;
-    const { repository, created } = known ? { repository: known, created: false } : await resolveRepository(change, gitApp, activity.repository, this.now());
-    // The provider delivers for it again: a deletion reported within the grace is undone.
-    const restored = !known && (await restoreRepository(change, repository));
-    Object.assign(last, { said, repository });
-    const outcome: Outcome = { result: 'applied', repository_id: repository.id, repository_created: created, ...(restored ? { repository_restored: true } : {}) };
+    if (activity.kind === 'review') return (await this.applyReviews(change, gitApp, [activity], last))[0];
+    const { repository, outcome } = await this.resolve(change, gitApp, activity.repository, last);
     switch (activity.kind) {
       case 'repository':
         return outcome;
@@ -113,17 +120,39 @@ export class GitActivityWriter {
       }
       case 'pull_request':
         return { ...outcome, pull_request: (await recordPullRequest(change, gitApp, repository, activity.pullRequest)).applied };
-      case 'review': {
-        const recorded = await recordReview(change, gitApp, repository, activity.pullRequest, activity.pullRequestCurrent, activity.review);
-        return { ...outcome, pull_request: recorded.pullRequest, review: recorded.activity };
-      }
       case 'deployment':
         return { ...outcome, deployment: await recordDeployment(change, gitPlacement(gitApp, repository), activity.deployment) };
       case 'incident':
         return { ...outcome, incident: await recordIncident(change, gitPlacement(gitApp, repository), activity.incident) };
     }
   }
+
+  /** Reviews of one repository, each with its outcome, in order. */
+  private async applyReviews(change: Change, gitApp: GitApp, reviews: ReviewActivity[], last: LastResolved): Promise<Outcome[]> {
+    const { repository, outcome } = await this.resolve(change, gitApp, reviews[0].repository, last);
+    const items = reviews.map(({ pullRequest, pullRequestCurrent, review }) => ({ pullRequest, current: pullRequestCurrent, review }));
+    const recorded = await recordReviews(change, gitApp, repository, items);
+    // The repository was resolved once: the later items found it as the first left it.
+    const found: Outcome = { result: 'applied', repository_id: repository.id, repository_created: false };
+    return recorded.map((r, i) => ({ ...(i === 0 ? outcome : found), pull_request: r.pullRequest, review: r.activity }));
+  }
+
+  /** The repository an item names, as the item before left it when it named the same: made, or restored, as the provider says. */
+  private async resolve(change: Change, gitApp: GitApp, ref: RepositoryRef, last: LastResolved): Promise<{ repository: Repository; outcome: Outcome }> {
+    const said = JSON.stringify(ref);
+    const known = last.said === said ? last.repository : undefined;
+    const { repository, created } = known ? { repository: known, created: false } : await resolveRepository(change, gitApp, ref, this.now());
+    // The provider delivers for it again: a deletion reported within the grace is undone.
+    const restored = !known && (await restoreRepository(change, repository));
+    Object.assign(last, { said, repository });
+    return { repository, outcome: { result: 'applied', repository_id: repository.id, repository_created: created, ...(restored ? { repository_restored: true } : {}) } };
+  }
 }
+
+type ReviewActivity = Extract<Activity, { kind: 'review' }>;
+
+/** A review naming the repository the run's first named, in the same words. */
+const isReviewOf = (activity: Activity, repository: RepositoryRef): activity is ReviewActivity => activity.kind === 'review' && JSON.stringify(activity.repository) === JSON.stringify(repository);
 
 /**
  * The repository the change's last item named and what the provider said of it: an item that says the same finds it

@@ -26,9 +26,16 @@ const EVENT_OF_STATE: Record<PullRequestState, EventType> = {
  * stored (by the provider's `updated_at`) changes nothing, so a `closed` before its `opened` ends closed. Every
  * pull request is announced opened once, then each change of state as it is stored.
  */
-export async function recordPullRequest(change: Change, gitApp: GitApp, repository: Repository, input: PullRequestInput): Promise<{ applied: Applied; row: PullRequest }> {
+export async function recordPullRequest(
+  change: Change,
+  gitApp: GitApp,
+  repository: Repository,
+  input: PullRequestInput,
+  // What the caller already read of it in this change (null: none stored); undefined: read it here.
+  stored?: PullRequest | null,
+): Promise<{ applied: Applied; row: PullRequest }> {
   const { transaction } = change;
-  const existing = await PullRequest.findOne({ where: { repository_id: repository.id, number: input.number }, transaction });
+  const existing = stored !== undefined ? stored : await PullRequest.findOne({ where: { repository_id: repository.id, number: input.number }, transaction });
   const commits = { head: await completeSha(transaction, repository.id, input.commits.head), merge: await completeSha(transaction, repository.id, input.commits.merge) };
   const fields = {
     title: clip(input.title, LIMITS.title),

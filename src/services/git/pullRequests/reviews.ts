@@ -10,12 +10,13 @@ import { recordCodeReviews } from './codeReviews';
 import { learnPullRequestAuthor, recordPullRequest } from './pullRequests';
 import { COMMIT_ACTIVITY_PREFIX } from '../rollups/pullRequestAi';
 import { completeSha, sameCommit } from '../commits/abbreviatedShas';
-import type { Transaction } from 'sequelize';
+import type { InferCreationAttributes, Transaction } from 'sequelize';
 import { refreshPullRequestBeforeCommit } from '../rollups/pullRequestRollups';
 import type { Applied } from '../recordIfNewer';
 import { storedLogin } from '../text';
 import { botsOf } from './botRows';
 import { addWorkDays } from '../../activity/memberActiveYears';
+import { chunks } from '../../people/memberEmails';
 
 /** What `external_id` holds (VARCHAR(120)). */
 const EXTERNAL_ID_LENGTH = 120;
@@ -43,59 +44,124 @@ export interface ReviewRecorded {
   activity: 'created' | 'unchanged';
 }
 
-/**
- * A review, approval, comment or pushed commit on a pull request (docs/metrics.md#ai-review-and-cost-figures): the pull request first, as the
- * delivery shows it (or, from a view that cannot tell its state, only when none is stored yet), then the activity,
- * once per provider id: a redelivery, or the same review brought by two events, adds nothing. A peer review between
- * members is also a `code_review` interaction (codeReviews.ts), in the same change.
- */
-export async function recordReview(
-  change: Change,
-  gitApp: GitApp,
-  repository: Repository,
-  pullRequest: PullRequestInput,
-  current: boolean,
-  input: ReviewActivityInput,
-): Promise<ReviewRecorded> {
-  const { transaction } = change;
-  const find = () => PullRequest.findOne({ where: { repository_id: repository.id, number: pullRequest.number }, transaction });
-  const headBefore = input.onlyIfHeadMoved ? ((await find())?.head_sha ?? null) : null;
-  const found = current ? null : await find();
-  if (found) await learnPullRequestAuthor(change, gitApp, found, pullRequest);
-  const { applied, row: stored }: { applied: Applied; row: PullRequest } = found ? { applied: 'unchanged', row: found } : await recordPullRequest(change, gitApp, repository, pullRequest);
+/** A review as a delivery or a page of history brings it, with the view of its pull request it came with. */
+export interface ReviewItem {
+  pullRequest: PullRequestInput;
+  /** Whether the view tells the pull request's state (an issue comment's, a GitLab note's do not). */
+  current: boolean;
+  review: ReviewActivityInput;
+}
 
-  if (input.onlyIfHeadMoved && !headMoved(headBefore, pullRequest.commits.head)) return { pullRequest: applied, activity: 'unchanged' };
-  const key = { pull_request_id: stored.id, external_id: storedExternalId(await completedCommitId(transaction, repository.id, input)) };
-  if (await PullRequestActivity.findOne({ where: key, attributes: ['id'], transaction })) return { pullRequest: applied, activity: 'unchanged' };
+type Judged = Pick<PullRequestActivity, 'id' | 'organization_id' | 'actor_id' | 'pull_request_author_id' | 'peer_review' | 'created_at'>;
+
+/**
+ * Reviews, approvals, comments or pushed commits on a repository's pull requests (docs/metrics.md#ai-review-and-cost-figures),
+ * in the order given: each one's pull request first, as its delivery shows it (or, from a view that cannot tell its
+ * state, only when none is stored yet), then the activities, once per provider id: a redelivery, or the same review
+ * brought by two events, adds nothing. A peer review between members is also a `code_review` interaction
+ * (codeReviews.ts), in the same change. A page of history stores its run of reviews together: the pull requests
+ * found once, the activities looked for and inserted in a statement or two, what each review keeps judged with its
+ * pull request as the run left it (a view later in the run that names the author judges the earlier reviews too).
+ */
+export async function recordReviews(change: Change, gitApp: GitApp, repository: Repository, items: ReviewItem[]): Promise<ReviewRecorded[]> {
+  const placed = await placeReviews(change, gitApp, repository, items);
+  const keyed: { index: number; row: PullRequest; key: { pull_request_id: string; external_id: string } }[] = [];
+  for (const [index, { row }] of placed.entries()) {
+    if (row) keyed.push({ index, row, key: { pull_request_id: row.id, external_id: storedExternalId(await completedCommitId(change.transaction, repository.id, items[index].review)) } });
+  }
+  const stored = await storedKeys(change.transaction, keyed.map((k) => k.key));
+  const created: { row: PullRequest; input: ReviewActivityInput; activity: InferCreationAttributes<PullRequestActivity> }[] = [];
+  const recorded = placed.map(({ applied }): ReviewRecorded => ({ pullRequest: applied, activity: 'unchanged' }));
+  for (const { index, row, key } of keyed) {
+    const name = `${key.pull_request_id}\u0000${key.external_id}`;
+    if (stored.has(name)) continue;
+    stored.add(name);
+    const input = items[index].review;
+    created.push({ row, input, activity: await activityRow(change, gitApp, repository, row, key, input) });
+    recorded[index].activity = 'created';
+  }
+  if (created.length) await keepActivity(change, gitApp, created);
+  return recorded;
+}
+
+/**
+ * Each review's pull request, in order: stored or learnt from its view as a single review's would be. A pull request
+ * the run found or stored is taken as it left it (it is the only writer of those rows meanwhile), and a view applied
+ * just before is not applied again. Null where a head-only push did not move the head: no activity.
+ */
+async function placeReviews(change: Change, gitApp: GitApp, repository: Repository, items: ReviewItem[]): Promise<{ applied: Applied; row: PullRequest | null }[]> {
+  const rows = new Map<number, PullRequest>();
+  const applied = new Map<number, PullRequestInput>();
+  const placed: { applied: Applied; row: PullRequest | null }[] = [];
+  for (const { pullRequest, current, review } of items) {
+    const known = rows.get(pullRequest.number);
+    // Read at most once for the item, and not at all once the run holds it (undefined: not read yet).
+    let looked: PullRequest | null | undefined = known;
+    const find = async () => (looked !== undefined ? looked : (looked = await PullRequest.findOne({ where: { repository_id: repository.id, number: pullRequest.number }, transaction: change.transaction })));
+    const headBefore = review.onlyIfHeadMoved ? ((await find())?.head_sha ?? null) : null;
+    let outcome: { applied: Applied; row: PullRequest };
+    if (current && known && applied.get(pullRequest.number) === pullRequest) outcome = { applied: 'unchanged', row: known };
+    else if (current) outcome = await recordPullRequest(change, gitApp, repository, pullRequest, looked);
+    else {
+      const found = await find();
+      if (found) await learnPullRequestAuthor(change, gitApp, found, pullRequest);
+      outcome = found ? { applied: 'unchanged', row: found } : await recordPullRequest(change, gitApp, repository, pullRequest, null);
+    }
+    rows.set(pullRequest.number, outcome.row);
+    if (current) applied.set(pullRequest.number, pullRequest);
+    const moved = !review.onlyIfHeadMoved || headMoved(headBefore, pullRequest.commits.head);
+    placed.push({ applied: outcome.applied, row: moved ? outcome.row : null });
+  }
+  return placed;
+}
+
+/** Those of the keys already stored, as `pull_request_id NUL external_id` (external ids compare as stored: in binary). */
+async function storedKeys(transaction: Transaction, keys: { pull_request_id: string; external_id: string }[]): Promise<Set<string>> {
+  const stored = new Set<string>();
+  for (const chunk of chunks(keys)) {
+    const where = { pull_request_id: [...new Set(chunk.map((k) => k.pull_request_id))], external_id: [...new Set(chunk.map((k) => k.external_id))] };
+    for (const a of await PullRequestActivity.findAll({ where, attributes: ['pull_request_id', 'external_id'], transaction })) stored.add(`${a.pull_request_id}\u0000${a.external_id}`);
+  }
+  return stored;
+}
+
+/** A new activity's row, judged with its pull request as it stands: who acted, whether a bot's, whether a peer review. */
+async function activityRow(change: Change, gitApp: GitApp, repository: Repository, row: PullRequest, key: { pull_request_id: string; external_id: string }, input: ReviewActivityInput): Promise<InferCreationAttributes<PullRequestActivity>> {
   const actorId = await memberOfAccount(change, gitApp, input.actorUsername);
-  const peerReview = isPeerReview(input.kind, { memberId: actorId, providerId: input.actorProviderId }, { memberId: stored.author_id, providerId: stored.author_provider_id });
   // A bot's review, or any on a bot's pull request, is a bot's (db/rollups/botAccounts.ts).
-  const bot = (await botsOf(change, gitApp.organization_id)).of(input.actorUsername) | stored.bot;
-  const activity = await PullRequestActivity.create(
-    {
-      id: newId('pra'),
-      ...key,
-      repository_id: repository.id,
-      git_app_id: gitApp.id,
-      organization_id: gitApp.organization_id,
-      kind: input.kind,
-      actor_id: actorId,
-      actor_provider_id: input.actorProviderId,
-      actor_login: storedLogin(input.actorUsername),
-      bot,
-      pull_request_author_id: stored.author_id,
-      peer_review: peerReview,
-      created_at: input.createdAt,
-    },
-    { transaction },
-  );
+  const bot = (await botsOf(change, gitApp.organization_id)).of(input.actorUsername) | row.bot;
+  return {
+    id: newId('pra'),
+    ...key,
+    repository_id: repository.id,
+    git_app_id: gitApp.id,
+    organization_id: gitApp.organization_id,
+    kind: input.kind,
+    actor_id: actorId,
+    actor_provider_id: input.actorProviderId,
+    actor_login: storedLogin(input.actorUsername),
+    bot,
+    pull_request_author_id: row.author_id,
+    peer_review: isPeerReview(input.kind, { memberId: actorId, providerId: input.actorProviderId }, { memberId: row.author_id, providerId: row.author_provider_id }),
+    created_at: input.createdAt,
+  };
+}
+
+/** The new activities inserted, and what is kept beside them: the actors' days, the accounts no member is bound to, the pull requests' rollups and first reviews, the code reviews. */
+async function keepActivity(change: Change, gitApp: GitApp, created: { row: PullRequest; input: ReviewActivityInput; activity: InferCreationAttributes<PullRequestActivity> }[]): Promise<void> {
+  const { transaction } = change;
+  for (const chunk of chunks(created)) await PullRequestActivity.bulkCreate(chunk.map((c) => c.activity), { transaction });
   change.wrote('pull_request_activities');
-  addWorkDays(change, gitApp.organization_id, [{ userId: actorId, at: input.createdAt }]);
+  addWorkDays(change, gitApp.organization_id, created.map(({ activity }) => ({ userId: activity.actor_id ?? null, at: activity.created_at })));
   // A commit pushed to it counts with the commits; the rest is review.
-  if (!actorId && input.kind !== 'commit') await noteUnmatched(transaction, { id: gitApp.id, organizationId: gitApp.organization_id }, 'review', [{ account: input.actorUsername, at: input.createdAt }]);
-  // A review by someone other than the author (peerReviews.ts) moves its first review (an approval, its first approval) earlier.
-  const firstReview = peerReview ? { at: input.createdAt, approval: input.kind === 'approved' } : undefined;
-  refreshPullRequestBeforeCommit(change, stored.id, { activity: true, commits: input.kind === 'commit', firstReview });
-  if (peerReview) recordCodeReviews(change, gitApp.provider, [activity]);
-  return { pullRequest: applied, activity: 'created' };
+  const unmatched = created.filter(({ activity, input }) => !activity.actor_id && input.kind !== 'commit').map(({ input }) => ({ account: input.actorUsername, at: input.createdAt }));
+  if (unmatched.length) await noteUnmatched(transaction, { id: gitApp.id, organizationId: gitApp.organization_id }, 'review', unmatched);
+  const peerReviews: Judged[] = [];
+  for (const { row, input, activity } of created) {
+    // A review by someone other than the author (peerReviews.ts) moves its first review (an approval, its first approval) earlier.
+    const firstReview = activity.peer_review ? { at: input.createdAt, approval: input.kind === 'approved' } : undefined;
+    refreshPullRequestBeforeCommit(change, row.id, { activity: true, commits: input.kind === 'commit', firstReview });
+    if (activity.peer_review) peerReviews.push({ id: activity.id, organization_id: activity.organization_id, actor_id: activity.actor_id ?? null, pull_request_author_id: activity.pull_request_author_id ?? null, peer_review: true, created_at: activity.created_at });
+  }
+  recordCodeReviews(change, gitApp.provider, peerReviews);
 }
