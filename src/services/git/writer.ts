@@ -1,6 +1,7 @@
 import { GitApp, IngestDelivery, Repository } from '../../../db/models';
 import type { Change, ChangeRunner } from '../../persistence/changes/change';
 import type { Activity, CommitInput, Outcome, RepositoryRef } from './activity';
+import { knowAccounts } from './authors';
 import { recordCommits } from './commits/commits';
 import { recordDeployment } from './deployments/deployments';
 import { recordIncident } from './incidents/incidents';
@@ -63,6 +64,7 @@ export class GitActivityWriter {
     const outcomes: Outcome[] = [];
     // Every item of a page names its repository, the same way: resolved by the first, as it left it for the next.
     const last: LastResolved = {};
+    await knowAccounts(change, gitApp, activities.flatMap(accountsNamed));
     for (let start = 0; start < activities.length; ) {
       const first = activities[start];
       if (first.kind !== 'review') {
@@ -150,6 +152,10 @@ export class GitActivityWriter {
 }
 
 type ReviewActivity = Extract<Activity, { kind: 'review' }>;
+
+/** The provider accounts an item names: whoever opened its pull request, and who reviewed it. */
+const accountsNamed = (activity: Activity): (string | null)[] =>
+  activity.kind === 'pull_request' ? [activity.pullRequest.authorUsername] : activity.kind === 'review' ? [activity.pullRequest.authorUsername, activity.review.actorUsername] : [];
 
 /** A review naming the repository the run's first named, in the same words. */
 const isReviewOf = (activity: Activity, repository: RepositoryRef): activity is ReviewActivity => activity.kind === 'review' && JSON.stringify(activity.repository) === JSON.stringify(repository);

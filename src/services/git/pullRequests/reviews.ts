@@ -85,27 +85,24 @@ export async function recordReviews(change: Change, gitApp: GitApp, repository: 
 }
 
 /**
- * Each review's pull request, in order: stored or learnt from its view as a single review's would be. A pull request
- * the run found or stored is taken as it left it (it is the only writer of those rows meanwhile), and a view applied
- * just before is not applied again. Null where a head-only push did not move the head: no activity.
+ * Each review's pull request, in order: stored or learnt from its view as a single review's would be. The run's pull
+ * requests are read at once and then taken as the run leaves them (it is the only writer of those rows meanwhile), and
+ * a view applied just before is not applied again. Null where a head-only push did not move the head: no activity.
  */
 async function placeReviews(change: Change, gitApp: GitApp, repository: Repository, items: ReviewItem[]): Promise<{ applied: Applied; row: PullRequest | null }[]> {
-  const rows = new Map<number, PullRequest>();
+  // The run's pull requests as stored, read at once (null: none stored yet), then as the run leaves them.
+  const rows = await storedPullRequests(change.transaction, repository, items.map((i) => i.pullRequest.number));
   const applied = new Map<number, PullRequestInput>();
   const placed: { applied: Applied; row: PullRequest | null }[] = [];
   for (const { pullRequest, current, review } of items) {
-    const known = rows.get(pullRequest.number);
-    // Read at most once for the item, and not at all once the run holds it (undefined: not read yet).
-    let looked: PullRequest | null | undefined = known;
-    const find = async () => (looked !== undefined ? looked : (looked = await PullRequest.findOne({ where: { repository_id: repository.id, number: pullRequest.number }, transaction: change.transaction })));
-    const headBefore = review.onlyIfHeadMoved ? ((await find())?.head_sha ?? null) : null;
+    const known = rows.get(pullRequest.number) ?? null;
+    const headBefore = review.onlyIfHeadMoved ? (known?.head_sha ?? null) : null;
     let outcome: { applied: Applied; row: PullRequest };
     if (current && known && applied.get(pullRequest.number) === pullRequest) outcome = { applied: 'unchanged', row: known };
-    else if (current) outcome = await recordPullRequest(change, gitApp, repository, pullRequest, looked);
+    else if (current || !known) outcome = await recordPullRequest(change, gitApp, repository, pullRequest, known);
     else {
-      const found = await find();
-      if (found) await learnPullRequestAuthor(change, gitApp, found, pullRequest);
-      outcome = found ? { applied: 'unchanged', row: found } : await recordPullRequest(change, gitApp, repository, pullRequest, null);
+      await learnPullRequestAuthor(change, gitApp, known, pullRequest);
+      outcome = { applied: 'unchanged', row: known };
     }
     rows.set(pullRequest.number, outcome.row);
     if (current) applied.set(pullRequest.number, pullRequest);
@@ -113,6 +110,15 @@ async function placeReviews(change: Change, gitApp: GitApp, repository: Reposito
     placed.push({ applied: outcome.applied, row: moved ? outcome.row : null });
   }
   return placed;
+}
+
+/** The repository's pull requests of those numbers, by number, null where none is stored. */
+async function storedPullRequests(transaction: Transaction, repository: Repository, numbers: number[]): Promise<Map<number, PullRequest | null>> {
+  const rows = new Map<number, PullRequest | null>(numbers.map((n) => [n, null]));
+  for (const chunk of chunks([...rows.keys()])) {
+    for (const row of await PullRequest.findAll({ where: { repository_id: repository.id, number: chunk }, transaction })) rows.set(row.number, row);
+  }
+  return rows;
 }
 
 /** Those of the keys already stored, as `pull_request_id NUL external_id` (external ids compare as stored: in binary). */

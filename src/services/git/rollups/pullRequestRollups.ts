@@ -5,6 +5,7 @@ import { timestampSql } from '../../../persistence/query/selectSql';
 import { refreshAiCommits } from './pullRequestAi';
 import { refreshPullRequestReviewers } from './pullRequestReviewers';
 import { refreshPullRequestSamples } from './pullRequestSamples';
+import { chunks } from '../../people/memberEmails';
 
 /**
  * What a step changed of a pull request besides its row: its activity (who reviewed it, whether it iterated), the
@@ -52,20 +53,31 @@ function keepEarlier(firsts: Map<string, FirstReviews>, pullRequestId: string, {
 /** First reviews, reviewers and AI mark first: the measures read them. Each in id order, one lock order. */
 async function refresh({ transaction }: Change, pending: Pending): Promise<void> {
   const sorted = (ids: Iterable<string>) => [...ids].sort();
-  for (const id of sorted(pending.firstReviews.keys())) await keepFirstReview(transaction, id, pending.firstReviews.get(id)!);
+  if (pending.firstReviews.size) await keepFirstReviews(transaction, pending.firstReviews);
   if (pending.activity.size) await refreshPullRequestReviewers(transaction, sorted(pending.activity));
   if (pending.commits.size) await refreshAiCommits(transaction, 'p.id IN (:ids)', { ids: sorted(pending.commits) });
   await refreshPullRequestSamples(transaction, sorted(pending.measured));
 }
 
 /**
- * A pull request's first review and approval moved earlier where the change's peer reviews are earlier, in one
- * statement that compares with the row as it stands: two changes storing reviews at once keep the earlier. The pull
- * request item shows neither: the figures that read them also read the activity table, whose version the change raises.
+ * The pull requests' first reviews and approvals moved earlier where the change's peer reviews are earlier, in one
+ * statement per 500 that compares with each row as it stands: two changes storing reviews at once keep the earlier.
+ * The pull request item shows neither: the figures that read them also read the activity table, whose version the
+ * change raises.
  */
-async function keepFirstReview(transaction: Transaction, pullRequestId: string, firsts: FirstReviews): Promise<void> {
+async function keepFirstReviews(transaction: Transaction, firsts: Map<string, FirstReviews>): Promise<void> {
   const sequelize = PullRequest.sequelize!;
-  const earlier = (column: string, at: Date) => `${column} = CASE WHEN ${column} IS NULL OR ${column} > ${timestampSql(sequelize, at)} THEN ${timestampSql(sequelize, at)} ELSE ${column} END`;
-  const columns = [earlier('first_review_at', firsts.review), ...(firsts.approval ? [earlier('first_approval_at', firsts.approval)] : [])];
-  await sequelize.query(`UPDATE pull_requests SET ${columns.join(', ')} WHERE id = :id`, { replacements: { id: pullRequestId }, transaction });
+  for (const ids of chunks([...firsts.keys()].sort())) {
+    const replacements: Record<string, string> = {};
+    ids.forEach((id, i) => (replacements[`id${i}`] = id));
+    const earlier = (column: string, at: (firsts: FirstReviews) => Date | null) => {
+      const whens = ids.flatMap((id, i) => {
+        const when = at(firsts.get(id)!);
+        return when ? [`WHEN :id${i} THEN CASE WHEN ${column} IS NULL OR ${column} > ${timestampSql(sequelize, when)} THEN ${timestampSql(sequelize, when)} ELSE ${column} END`] : [];
+      });
+      return whens.length ? [`${column} = CASE id ${whens.join(' ')} ELSE ${column} END`] : [];
+    };
+    const columns = [...earlier('first_review_at', (f) => f.review), ...earlier('first_approval_at', (f) => f.approval)];
+    await sequelize.query(`UPDATE pull_requests SET ${columns.join(', ')} WHERE id IN (${ids.map((_, i) => `:id${i}`).join(', ')})`, { replacements, transaction });
+  }
 }
