@@ -6,6 +6,7 @@ import { startTestApp, TestApp, DEMO } from '../support/harness';
 import { createLab, sha } from '../support/data/metricsHistory';
 import { eraseDeletedRepositories } from '../support/peers/ingest';
 import { durationBands, sizeBands } from '../../db/rollups/bands';
+import { ChangeRunner } from '../../src/persistence/changes/change';
 
 /**
  * What the git writers keep beside the rows, against what the figures computed from the rows before: the daily
@@ -247,6 +248,41 @@ test.each([1, 2, 3, 4, 5, 6])('the flags kept by the writers equal the read-time
   expect(await shippedChanges(deleted.repository_id!)).toEqual([]);
   expect((await leadTimeDays(deleted.repository_id!, gitApp.organization_id)).filter(([, , , , changes]) => changes !== 0)).toEqual([]);
   for (const o of expected) shippedAiSeen.add(Number(o.shipped_ai));
+});
+
+test.each([1, 2, 3])('a page of history keeps the same, each repository\'s deployments recomputed once per page however many it brings, pages of order %i', async (seed) => {
+  const { gitAppId } = await createLab(t, `Deployment pages ${seed}`);
+  const gitApp = (await GitApp.findByPk(gitAppId))!;
+  const repository: RepositoryRef = { providerId: `deployment-pages-${seed}`, name: 'api', fullName: 'pages/api', defaultBranch: 'main', isPrivate: false, createdAt: at(0) };
+  const random = new Random(`deployment pages ${seed}`);
+  const deliveries = random.shuffle(deliveriesOf(random, repository));
+  const changes = ChangeRunner.for(t.runtime.sequelize);
+  const statements: string[] = [];
+  t.runtime.sequelize.addHook('afterQuery', 'deploymentPages', (_options: unknown, query: object) => void statements.push(String(Reflect.get(query, 'sql') ?? '')));
+  let mostDeployments = 0;
+  try {
+    for (let start = 0; start < deliveries.length; start += 8) {
+      const page = deliveries.slice(start, start + 8);
+      statements.length = 0;
+      const outcomes = await changes.run((change) => t.runtime.writers.gitActivity.importInto(change, gitApp, page));
+      const repositoryId = outcomes[0].repository_id!;
+      const expected = await oracle(repositoryId);
+      const flags = (await Deployment.findAll({ where: { repository_id: repositoryId }, order: [['id', 'ASC']] })).map((d) => [d.id, Number(d.shipped_ai), Number(d.blamed), Number(d.rework)]);
+      expect([start, flags]).toEqual([start, expected.map((o) => [o.id, Number(o.shipped_ai), Number(o.blamed), Number(o.rework)])]);
+      expect([start, await shippedChanges(repositoryId)]).toEqual([start, await shippedChangesOracle(repositoryId)]);
+      expect([start, await leadTimeDays(repositoryId, gitApp.organization_id)]).toEqual([start, await leadTimeDaysOracle(repositoryId)]);
+      // The lead times are kept again once for each push, and once for all of the page's deployments.
+      const deployments = page.filter((a) => a.kind === 'deployment').length;
+      const pushes = page.filter((a) => a.kind === 'push').length;
+      const leadTimesKept = statements.filter((sql) => /^SELECT finished_at, environment, band FROM shipped_changes WHERE repository_id/.test(sql)).length;
+      expect([start, leadTimesKept]).toEqual([start, pushes + (deployments > 0 ? 1 : 0)]);
+      mostDeployments = Math.max(mostDeployments, deployments);
+    }
+  } finally {
+    t.runtime.sequelize.removeHook('afterQuery', 'deploymentPages');
+  }
+  // Pages that brought several deployments at once were among them.
+  expect(mostDeployments).toBeGreaterThanOrEqual(3);
 });
 
 test('the histories above are worth checking: some deployments shipped AI-assisted changes and some did not', () => {

@@ -306,6 +306,69 @@ test.each([1, 2, 3])('a page of history keeps the same, each pull request recomp
   }
 });
 
+test('a page of pull requests of one repository is stored together: read in one statement and the new ones inserted in one, each announced in order, the rows as one at a time would store them', async () => {
+  const view = (number: number, author: Person | 'stranger', state: PullRequestInput['state'], updated: number, title = `PR ${number}`): PullRequestInput => ({
+    number,
+    title,
+    state,
+    authorUsername: author,
+    authorProviderId: PROVIDER_IDS[author],
+    body: null,
+    size: { additions: number * 10, deletions: number },
+    commits: { head: sha(`set head ${number}`), merge: state === 'merged' ? sha(`set merge ${number}`) : null },
+    createdAt: at(number),
+    mergedAt: state === 'merged' ? at(updated) : null,
+    closedAt: state === 'open' ? null : at(updated),
+    updatedAt: at(updated),
+  });
+  // Stored before the page; the page closes it. Then two new ones, the first merged later in the same page, and
+  // one by someone who is no member.
+  const before = view(3, 'grace', 'open', 3);
+  const page = (repository: RepositoryRef): Activity[] => [
+    { kind: 'pull_request', repository, pullRequest: view(1, 'ada', 'open', 1) },
+    { kind: 'pull_request', repository, pullRequest: view(2, 'stranger', 'open', 2) },
+    { kind: 'pull_request', repository, pullRequest: view(1, 'ada', 'merged', 5) },
+    { kind: 'pull_request', repository, pullRequest: view(3, 'grace', 'closed', 6, 'PR 3, abandoned') },
+    { kind: 'pull_request', repository, pullRequest: view(2, 'stranger', 'open', 1) },
+  ];
+  const changes = ChangeRunner.for(t.runtime.sequelize);
+  const stored = async (gitApp: GitApp) =>
+    (await PullRequest.findAll({ where: { git_app_id: gitApp.id }, order: [['number', 'ASC']] })).map((p) => [p.number, p.title, p.state, p.author_id, p.author_login, p.created_at, p.merged_at, p.closed_at, p.additions, p.head_sha, p.merge_commit_sha]);
+  const announced = async (gitApp: GitApp) =>
+    (await query<{ type: string; data: string }>("SELECT type, data FROM outbox_events WHERE organization_id = :id AND type LIKE 'pull_request.%' ORDER BY seq", { id: gitApp.organization_id })).map((e) => [e.type, JSON.parse(e.data).number]);
+
+  const one = await labDeliveries('Singly', 'singly', 1);
+  await changes.run((change) => t.runtime.writers.gitActivity.importInto(change, one.gitApp, [{ kind: 'pull_request', repository: one.repository, pullRequest: before }]));
+  const singly = [];
+  for (const activity of page(one.repository)) singly.push(...(await changes.run((change) => t.runtime.writers.gitActivity.importInto(change, one.gitApp, [activity]))));
+
+  const set = await labDeliveries('Set', 'set', 1);
+  await changes.run((change) => t.runtime.writers.gitActivity.importInto(change, set.gitApp, [{ kind: 'pull_request', repository: set.repository, pullRequest: before }]));
+  const statements: string[] = [];
+  t.runtime.sequelize.addHook('afterQuery', 'setStatements', (_options: unknown, q: object) => void statements.push(String(Reflect.get(q, 'sql') ?? '')));
+  let together: Awaited<ReturnType<typeof t.runtime.writers.gitActivity.importInto>>;
+  try {
+    together = await changes.run((change) => t.runtime.writers.gitActivity.importInto(change, set.gitApp, page(set.repository)));
+  } finally {
+    t.runtime.sequelize.removeHook('afterQuery', 'setStatements');
+  }
+  expect(together.map((o) => o.pull_request)).toEqual(['created', 'created', 'updated', 'updated', 'stale']);
+  expect(together.map((o) => o.pull_request)).toEqual(singly.map((o) => o.pull_request));
+  expect(statements.filter((sql) => /^SELECT .* FROM .?pull_requests.? AS/.test(sql) && /number.? (=|IN)/.test(sql))).toHaveLength(1);
+  expect(statements.filter((sql) => /^INSERT INTO .?pull_requests.? /.test(sql))).toHaveLength(1);
+
+  const setRows = await stored(set.gitApp);
+  expect(setRows.map((r) => r.slice(0, 3))).toEqual([[1, 'PR 1', 'merged'], [2, 'PR 2', 'open'], [3, 'PR 3, abandoned', 'closed']]);
+  expect(setRows).toEqual(await stored(one.gitApp));
+  expect(await announced(set.gitApp)).toEqual([['pull_request.opened', 3], ['pull_request.opened', 1], ['pull_request.opened', 2], ['pull_request.merged', 1], ['pull_request.closed', 3]]);
+  expect(await announced(set.gitApp)).toEqual(await announced(one.gitApp));
+  // The stranger's account is noted once for each of its pull requests, as one at a time notes it.
+  const unmatched = (gitApp: GitApp) => query<{ account: string; activity: number }>('SELECT account, activity FROM unmatched_accounts WHERE connection_id = :id', { id: gitApp.id });
+  expect((await unmatched(set.gitApp)).map((u) => [u.account, Number(u.activity)])).toEqual([['stranger', 1]]);
+  expect(await kept(together[0].repository_id!)).toEqual(await oracle(together[0].repository_id!));
+  expect(await activeYears(set.gitApp.organization_id)).toEqual(await activeYears(set.gitApp.organization_id, true));
+});
+
 test('a review stored before its pull request named its author, in the same change, is judged again with it: its author’s own approval is no first review', async () => {
   const { gitApp, repository } = await labDeliveries('Judged', 'judged', 1);
   const view = (author: Person | null): PullRequestInput => ({

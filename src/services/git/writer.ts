@@ -6,7 +6,7 @@ import { recordCommits } from './commits/commits';
 import { recordDeployment } from './deployments/deployments';
 import { recordIncident } from './incidents/incidents';
 import type { Placement } from './placement';
-import { recordPullRequest } from './pullRequests/pullRequests';
+import { recordPullRequest, recordPullRequests } from './pullRequests/pullRequests';
 import { recordReviews } from './pullRequests/reviews';
 import { findRepository, resolveRepository } from './repositories/repositories';
 import { hideRepository, restoreHiddenRepository, restoreRepository } from './repositories/deletedRepositories';
@@ -65,18 +65,22 @@ export class GitActivityWriter {
     // Every item of a page names its repository, the same way: resolved by the first, as it left it for the next.
     const last: LastResolved = {};
     await knowAccounts(change, gitApp, activities.flatMap(accountsNamed));
+    // A run of reviews (a merge request's notes, a pull request's log), or of pull requests (a page of them), of one
+    // repository is stored together.
     for (let start = 0; start < activities.length; ) {
       const first = activities[start];
-      if (first.kind !== 'review') {
+      if (first.kind === 'review') {
+        const run = runFrom(activities, start, 'review');
+        outcomes.push(...(await this.applyReviews(change, gitApp, run, last)));
+        start += run.length;
+      } else if (first.kind === 'pull_request') {
+        const run = runFrom(activities, start, 'pull_request');
+        outcomes.push(...(await this.applyPullRequests(change, gitApp, run, last)));
+        start += run.length;
+      } else {
         outcomes.push(await this.apply(change, gitApp, first, last));
         start += 1;
-        continue;
       }
-      // A run of reviews of one repository (a merge request's notes, a pull request's log) is stored together.
-      let end = start + 1;
-      while (end < activities.length && isReviewOf(activities[end], first.repository)) end += 1;
-      outcomes.push(...(await this.applyReviews(change, gitApp, activities.slice(start, end) as ReviewActivity[], last)));
-      start = end;
     }
     return outcomes;
   }
@@ -134,9 +138,14 @@ export class GitActivityWriter {
     const { repository, outcome } = await this.resolve(change, gitApp, reviews[0].repository, last);
     const items = reviews.map(({ pullRequest, pullRequestCurrent, review }) => ({ pullRequest, current: pullRequestCurrent, review }));
     const recorded = await recordReviews(change, gitApp, repository, items);
-    // The repository was resolved once: the later items found it as the first left it.
-    const found: Outcome = { result: 'applied', repository_id: repository.id, repository_created: false };
-    return recorded.map((r, i) => ({ ...(i === 0 ? outcome : found), pull_request: r.pullRequest, review: r.activity }));
+    return recorded.map((r, i) => ({ ...(i === 0 ? outcome : resolvedBefore(repository)), pull_request: r.pullRequest, review: r.activity }));
+  }
+
+  /** Pull requests of one repository, each with its outcome, in order. */
+  private async applyPullRequests(change: Change, gitApp: GitApp, pullRequests: PullRequestActivity[], last: LastResolved): Promise<Outcome[]> {
+    const { repository, outcome } = await this.resolve(change, gitApp, pullRequests[0].repository, last);
+    const applied = await recordPullRequests(change, gitApp, repository, pullRequests.map((p) => p.pullRequest));
+    return applied.map((pull_request, i) => ({ ...(i === 0 ? outcome : resolvedBefore(repository)), pull_request }));
   }
 
   /** The repository an item names, as the item before left it when it named the same: made, or restored, as the provider says. */
@@ -152,13 +161,27 @@ export class GitActivityWriter {
 }
 
 type ReviewActivity = Extract<Activity, { kind: 'review' }>;
+type PullRequestActivity = Extract<Activity, { kind: 'pull_request' }>;
+
+/** The outcome of a run's later item: the repository was resolved once, and the later items found it as the first left it. */
+const resolvedBefore = (repository: Repository): Outcome => ({ result: 'applied', repository_id: repository.id, repository_created: false });
 
 /** The provider accounts an item names: whoever opened its pull request, and who reviewed it. */
 const accountsNamed = (activity: Activity): (string | null)[] =>
   activity.kind === 'pull_request' ? [activity.pullRequest.authorUsername] : activity.kind === 'review' ? [activity.pullRequest.authorUsername, activity.review.actorUsername] : [];
 
-/** A review naming the repository the run's first named, in the same words. */
-const isReviewOf = (activity: Activity, repository: RepositoryRef): activity is ReviewActivity => activity.kind === 'review' && JSON.stringify(activity.repository) === JSON.stringify(repository);
+const isKind = <K extends Activity['kind']>(activity: Activity, kind: K): activity is Extract<Activity, { kind: K }> => activity.kind === kind;
+
+/** The items from `start` on of one kind that name the repository the first names, in the same words. */
+function runFrom<K extends 'review' | 'pull_request'>(activities: Activity[], start: number, kind: K): Extract<Activity, { kind: K }>[] {
+  const said = JSON.stringify(activities[start].repository);
+  const run: Extract<Activity, { kind: K }>[] = [];
+  for (const activity of activities.slice(start)) {
+    if (JSON.stringify(activity.repository) !== said || !isKind(activity, kind)) break;
+    run.push(activity);
+  }
+  return run;
+}
 
 /**
  * The repository the change's last item named and what the provider said of it: an item that says the same finds it

@@ -1,6 +1,6 @@
 import { Deployment } from '../../../../db/models';
 import { toDeployment } from '../../../resources/git';
-import type { Change } from '../../../persistence/changes/change';
+import { Change, perChange } from '../../../persistence/changes/change';
 import { newId } from '../../../persistence/changes/ids';
 import type { DeploymentInput } from '../activity';
 import { Placement, placedColumns, storedBy, UNPLACED_MARKS } from '../placement';
@@ -45,17 +45,41 @@ export async function recordDeployment(change: Change, placement: Placement, inp
   if ('row' in recorded) {
     const deployment = recorded.row;
     if (previous?.repositoryId && previous.repositoryId !== fields.repository_id) {
-      await refreshDeployments(change, { id: previous.repositoryId, organization_id: placement.organizationId }, previous.finishedAt);
+      refreshDeploymentsBeforeCommit(change, { id: previous.repositoryId, organization_id: placement.organizationId }, previous.finishedAt);
     }
     if (placement.repository) {
       // Later deployments' previous one may have moved too: from the earlier of its old and new finish on.
       const stayed = previous?.repositoryId === placement.repository.id;
       const since = stayed && previous.finishedAt < deployment.finished_at ? previous.finishedAt : deployment.finished_at;
-      await refreshDeployments(change, placement.repository, since);
+      refreshDeploymentsBeforeCommit(change, placement.repository, since);
     }
     change.emit(placement.organizationId, deployment.status === 'success' ? 'deployment.succeeded' : 'deployment.failed', toDeployment(deployment));
   }
   return recorded.applied;
+}
+
+type RepositoryRollups = { repository: { id: string; organization_id: string }; since: Date | null };
+
+const pendingOf = perChange((change): Map<string, RepositoryRollups> => {
+  const pending = new Map<string, RepositoryRollups>();
+  change.beforeCommit(async () => {
+    const inIdOrder = [...pending.values()].sort((a, b) => (a.repository.id < b.repository.id ? -1 : 1));
+    for (const { repository, since } of inIdOrder) await refreshDeployments(change, repository, since);
+  });
+  return pending;
+});
+
+/**
+ * What a repository keeps beside its deployments, from a time on, recomputed once per change when its steps are
+ * done, from the earliest time any step asked (a page of history brings many deployments of one repository). Each
+ * recomputation reads the rows as they stand from its time on, so one from the earliest ends where one after every
+ * step would; repositories in id order, one lock order.
+ */
+function refreshDeploymentsBeforeCommit(change: Change, repository: { id: string; organization_id: string }, since: Date | null): void {
+  const pending = pendingOf(change);
+  const asked = pending.get(repository.id);
+  const earlier = !asked ? since : asked.since === null || since === null ? null : asked.since < since ? asked.since : since;
+  pending.set(repository.id, { repository, since: earlier });
 }
 
 /** What a repository keeps beside its deployments, from a time on (all of it without). */

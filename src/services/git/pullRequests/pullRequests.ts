@@ -14,6 +14,8 @@ import { refreshPullRequestBeforeCommit } from '../rollups/pullRequestRollups';
 import { Applied, olderThanStored, recordIfNewer, sameTime } from '../recordIfNewer';
 import { botsOf, refreshActivityBots } from './botRows';
 import { addWorkDays, recountMemberActiveYears } from '../../activity/memberActiveYears';
+import { chunks } from '../../people/memberEmails';
+import type { CreationAttributes, Transaction } from 'sequelize';
 
 const EVENT_OF_STATE: Record<PullRequestState, EventType> = {
   open: 'pull_request.opened',
@@ -36,8 +38,71 @@ export async function recordPullRequest(
 ): Promise<{ applied: Applied; row: PullRequest }> {
   const { transaction } = change;
   const existing = stored !== undefined ? stored : await PullRequest.findOne({ where: { repository_id: repository.id, number: input.number }, transaction });
+  const fields = await pullRequestFields(transaction, repository, input, existing);
+  const before = existing ? { state: existing.state, openedAt: existing.created_at } : null;
+  const recorded = await recordIfNewer(change, 'pull_requests', existing, {
+    olderThanStored: (stored) => olderThanStored(stored.provider_updated_at, input.updatedAt),
+    visiblyDiffers: (stored) => visiblyDiffers(fields, input, stored),
+    create: async () => (await insertPullRequests(change, gitApp, repository, [{ input, fields }]))[0],
+    update: (stored) => stored.update(fields, { transaction }),
+  });
+  if ('row' in recorded) await keepRecorded(change, gitApp, recorded.row, fields, before);
+  // Who wrote it does not change with its state: a late or older delivery that names its author still teaches it.
+  if (existing) await learnPullRequestAuthor(change, gitApp, existing, input);
+  if (existing) await learnPullRequestSize(change, existing, input);
+  // The row as stored now: what this delivery made or changed of it, or what it found (a stale or unchanged one was found).
+  const row = 'row' in recorded ? recorded.row : existing;
+  if (!row) throw new Error(`pull request ${input.number} of ${repository.id} was neither found nor made`);
+  return { applied: recorded.applied, row };
+}
+
+/**
+ * A repository's run of pull requests (a page of its history), each recorded as `recordPullRequest` records one, in
+ * order, with its outcome. The run's stored rows are read at once and those new to it inserted in one statement; a
+ * number the run names again finds the row as the run left it (the change is the only writer of those rows meanwhile).
+ */
+export async function recordPullRequests(change: Change, gitApp: GitApp, repository: Repository, inputs: PullRequestInput[]): Promise<Applied[]> {
+  const rows = await storedPullRequests(change.transaction, repository, inputs.map((i) => i.number));
+  // The first of each number none is stored of, by its place in the run.
+  const firsts = new Map<number, number>();
+  for (const [index, input] of inputs.entries()) if (!rows.get(input.number) && !firsts.has(input.number)) firsts.set(input.number, index);
+  const made: { index: number; input: PullRequestInput; fields: PullRequestFields }[] = [];
+  for (const index of firsts.values()) made.push({ index, input: inputs[index], fields: await pullRequestFields(change.transaction, repository, inputs[index], null) });
+  const inserted = made.length ? await insertPullRequests(change, gitApp, repository, made) : [];
+  if (inserted.length) change.wrote('pull_requests');
+  const created = new Map(made.map(({ index, fields }, i) => [index, { row: inserted[i], fields }]));
+  const applied: Applied[] = [];
+  for (const [index, input] of inputs.entries()) {
+    const fresh = created.get(index);
+    if (fresh) {
+      // Announced in the run's order, as one at a time would be.
+      await keepRecorded(change, gitApp, fresh.row, fresh.fields, null);
+      rows.set(input.number, fresh.row);
+      applied.push('created');
+      continue;
+    }
+    const outcome = await recordPullRequest(change, gitApp, repository, input, rows.get(input.number) ?? null);
+    rows.set(input.number, outcome.row);
+    applied.push(outcome.applied);
+  }
+  return applied;
+}
+
+/** The repository's pull requests of those numbers, by number, null where none is stored. */
+export async function storedPullRequests(transaction: Transaction, repository: Repository, numbers: number[]): Promise<Map<number, PullRequest | null>> {
+  const rows = new Map<number, PullRequest | null>(numbers.map((n) => [n, null]));
+  for (const chunk of chunks([...rows.keys()])) {
+    for (const row of await PullRequest.findAll({ where: { repository_id: repository.id, number: chunk }, transaction })) rows.set(row.number, row);
+  }
+  return rows;
+}
+
+type PullRequestFields = Awaited<ReturnType<typeof pullRequestFields>>;
+
+/** What a delivery says of a pull request, as its row's columns (its commits named in full where they can be). */
+async function pullRequestFields(transaction: Transaction, repository: Repository, input: PullRequestInput, existing: PullRequest | null) {
   const commits = { head: await completeSha(transaction, repository.id, input.commits.head), merge: await completeSha(transaction, repository.id, input.commits.merge) };
-  const fields = {
+  return {
     title: clip(input.title, LIMITS.title),
     state: input.state,
     created_at: input.createdAt,
@@ -51,49 +116,51 @@ export async function recordPullRequest(
     ...(commits.merge ? { merge_commit_sha: commits.merge } : {}),
     ...draftFields(input, existing),
   };
-  const previousState = existing?.state;
-  const openedBefore = existing?.created_at;
-  const recorded = await recordIfNewer(change, 'pull_requests', existing, {
-    olderThanStored: (stored) => olderThanStored(stored.provider_updated_at, input.updatedAt),
-    visiblyDiffers: (stored) =>
-      fields.title !== stored.title ||
-      fields.state !== stored.state ||
-      // Its opening moves its measures and its author's day of work (keepAuthorsDay).
-      !sameTime(fields.created_at, stored.created_at) ||
-      !sameTime(fields.merged_at, stored.merged_at) ||
-      !sameTime(fields.closed_at, stored.closed_at) ||
-      fields.ai_assisted !== Boolean(stored.ai_assisted) ||
-      (input.size !== null && (input.size.additions !== stored.additions || input.size.deletions !== stored.deletions)) ||
-      // Not in the item, but AI impact reads them: a change raises the table's version like any other.
-      (fields.head_sha !== undefined && fields.head_sha !== stored.head_sha) ||
-      (fields.merge_commit_sha !== undefined && fields.merge_commit_sha !== stored.merge_commit_sha) ||
-      (fields.draft !== undefined && fields.draft !== Boolean(stored.draft)) ||
-      (fields.ready_for_review_at !== undefined && !sameTime(fields.ready_for_review_at, stored.ready_for_review_at)),
-    create: async () => {
-      const ids = { id: newId('pr'), repository_id: repository.id, git_app_id: gitApp.id, organization_id: gitApp.organization_id };
-      const bots = await botsOf(change, gitApp.organization_id);
-      const author = { author_id: await memberOfAccount(change, gitApp, input.authorUsername), author_provider_id: input.authorProviderId, author_login: storedLogin(input.authorUsername), bot: bots.of(input.authorUsername) };
-      if (!author.author_id) await noteUnmatched(transaction, { id: gitApp.id, organizationId: gitApp.organization_id }, 'pull_request', [{ account: input.authorUsername, at: input.createdAt }]);
-      return PullRequest.create({ ...ids, number: input.number, ...author, ...fields }, { transaction });
-    },
-    update: (stored) => stored.update(fields, { transaction }),
-  });
-  if ('row' in recorded) {
-    const { row } = recorded;
-    // Its opening may have moved (iteration counts commits after it); its measures follow the row.
-    refreshPullRequestBeforeCommit(change, row.id, { commits: Boolean(commits.head || commits.merge), activity: recorded.applied === 'updated' });
-    await keepAuthorsDay(change, row, recorded.applied === 'created' ? null : openedBefore);
-    const emit = (type: EventType) => change.emit(gitApp.organization_id, type, toPullRequest(row));
-    if (recorded.applied === 'created') emit('pull_request.opened');
-    if (row.state !== (previousState ?? 'open')) emit(EVENT_OF_STATE[row.state]);
+}
+
+function visiblyDiffers(fields: PullRequestFields, input: PullRequestInput, stored: PullRequest): boolean {
+  return (
+    fields.title !== stored.title ||
+    fields.state !== stored.state ||
+    // Its opening moves its measures and its author's day of work (keepAuthorsDay).
+    !sameTime(fields.created_at, stored.created_at) ||
+    !sameTime(fields.merged_at, stored.merged_at) ||
+    !sameTime(fields.closed_at, stored.closed_at) ||
+    fields.ai_assisted !== Boolean(stored.ai_assisted) ||
+    (input.size !== null && (input.size.additions !== stored.additions || input.size.deletions !== stored.deletions)) ||
+    // Not in the item, but AI impact reads them: a change raises the table's version like any other.
+    (fields.head_sha !== undefined && fields.head_sha !== stored.head_sha) ||
+    (fields.merge_commit_sha !== undefined && fields.merge_commit_sha !== stored.merge_commit_sha) ||
+    (fields.draft !== undefined && fields.draft !== Boolean(stored.draft)) ||
+    (fields.ready_for_review_at !== undefined && !sameTime(fields.ready_for_review_at, stored.ready_for_review_at))
+  );
+}
+
+/** New pull requests in one statement, each with its author as the organization knows the account; those it does not are noted. */
+async function insertPullRequests(change: Change, gitApp: GitApp, repository: Repository, made: { input: PullRequestInput; fields: PullRequestFields }[]): Promise<PullRequest[]> {
+  const { transaction } = change;
+  const bots = await botsOf(change, gitApp.organization_id);
+  const rows: CreationAttributes<PullRequest>[] = [];
+  for (const { input, fields } of made) {
+    const ids = { id: newId('pr'), repository_id: repository.id, git_app_id: gitApp.id, organization_id: gitApp.organization_id };
+    const author = { author_id: await memberOfAccount(change, gitApp, input.authorUsername), author_provider_id: input.authorProviderId, author_login: storedLogin(input.authorUsername), bot: bots.of(input.authorUsername) };
+    rows.push({ ...ids, number: input.number, ...author, ...fields });
   }
-  // Who wrote it does not change with its state: a late or older delivery that names its author still teaches it.
-  if (existing) await learnPullRequestAuthor(change, gitApp, existing, input);
-  if (existing) await learnPullRequestSize(change, existing, input);
-  // The row as stored now: what this delivery made or changed of it, or what it found (a stale or unchanged one was found).
-  const row = 'row' in recorded ? recorded.row : existing;
-  if (!row) throw new Error(`pull request ${input.number} of ${repository.id} was neither found nor made`);
-  return { applied: recorded.applied, row };
+  const unmatched = made.filter((_, i) => !rows[i].author_id).map(({ input }) => ({ account: input.authorUsername, at: input.createdAt }));
+  if (unmatched.length) await noteUnmatched(transaction, { id: gitApp.id, organizationId: gitApp.organization_id }, 'pull_request', unmatched);
+  const inserted: PullRequest[] = [];
+  for (const chunk of chunks(rows)) inserted.push(...(await PullRequest.bulkCreate(chunk, { transaction })));
+  return inserted;
+}
+
+/** What follows a pull request made or visibly changed: its measures, its author's day, its events. */
+async function keepRecorded(change: Change, gitApp: GitApp, row: PullRequest, fields: PullRequestFields, before: { state: PullRequestState; openedAt: Date } | null): Promise<void> {
+  // Its opening may have moved (iteration counts commits after it); its measures follow the row.
+  refreshPullRequestBeforeCommit(change, row.id, { commits: Boolean(fields.head_sha || fields.merge_commit_sha), activity: before !== null });
+  await keepAuthorsDay(change, row, before ? before.openedAt : null);
+  const emit = (type: EventType) => change.emit(gitApp.organization_id, type, toPullRequest(row));
+  if (!before) emit('pull_request.opened');
+  if (row.state !== (before?.state ?? 'open')) emit(EVENT_OF_STATE[row.state]);
 }
 
 /**

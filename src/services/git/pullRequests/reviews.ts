@@ -7,7 +7,7 @@ import { memberOfAccount } from '../authors';
 import { noteUnmatched } from '../../people/unmatchedAccounts';
 import { isPeerReview } from './peerReviews';
 import { recordCodeReviews } from './codeReviews';
-import { learnPullRequestAuthor, recordPullRequest } from './pullRequests';
+import { learnPullRequestAuthor, recordPullRequest, storedPullRequests } from './pullRequests';
 import { COMMIT_ACTIVITY_PREFIX } from '../rollups/pullRequestAi';
 import { completeSha, sameCommit } from '../commits/abbreviatedShas';
 import type { InferCreationAttributes, Transaction } from 'sequelize';
@@ -110,15 +110,6 @@ async function placeReviews(change: Change, gitApp: GitApp, repository: Reposito
     placed.push({ applied: outcome.applied, row: moved ? outcome.row : null });
   }
   return placed;
-}
-
-/** The repository's pull requests of those numbers, by number, null where none is stored. */
-async function storedPullRequests(transaction: Transaction, repository: Repository, numbers: number[]): Promise<Map<number, PullRequest | null>> {
-  const rows = new Map<number, PullRequest | null>(numbers.map((n) => [n, null]));
-  for (const chunk of chunks([...rows.keys()])) {
-    for (const row of await PullRequest.findAll({ where: { repository_id: repository.id, number: chunk }, transaction })) rows.set(row.number, row);
-  }
-  return rows;
 }
 
 /** Those of the keys already stored, as `pull_request_id NUL external_id` (external ids compare as stored: in binary). */
