@@ -115,6 +115,20 @@ test('an approval, then the merge: the merge commit Bitbucket names by 12 digits
   expect(await PullRequest.findOne({ where: { repository_id: repositoryId } })).toMatchObject({ merge_commit_sha: '6ca0691239785a619fa1dce7bf1073f50499cd60' });
 });
 
+test('a merge named by 12 digits after its commit arrived is stored in full; a head whose 12 digits two stored commits share stays as Bitbucket named it', async () => {
+  const app = await bitbucketApp();
+  const fulfilled = payload('pullrequest:fulfilled');
+  const head: string = fulfilled.pullrequest.source.commit.hash;
+  const push = payload('repo:push');
+  push.repository = fulfilled.repository;
+  const commit = push.push.changes[0].commits[0];
+  push.push.changes[0].commits = ['6ca0691239785a619fa1dce7bf1073f50499cd60', `${head}${'a'.repeat(28)}`, `${head}${'b'.repeat(28)}`].map((hash) => ({ ...copy(commit), hash }));
+  expect((await app.deliver({ event: 'repo:push', payload: push })).body.data.commits_added).toBe(3);
+  const merged = await app.deliver({ event: 'pullrequest:fulfilled', payload: fulfilled });
+  expect(merged.body.data).toMatchObject({ pull_request: 'created' });
+  expect(await PullRequest.findOne({ where: { repository_id: merged.body.data.repository_id } })).toMatchObject({ merge_commit_sha: '6ca0691239785a619fa1dce7bf1073f50499cd60', head_sha: head });
+});
+
 test('pullrequest:updated is pushed commits only when the head moves; an edit, or a first sight, is none', async () => {
   const app = await bitbucketApp();
   const first = payload('pullrequest:updated');

@@ -6,8 +6,7 @@ import { recordCommits } from './commits/commits';
 import { recordDeployment } from './deployments/deployments';
 import { recordIncident } from './incidents/incidents';
 import type { Placement } from './placement';
-import { recordPullRequest, recordPullRequests } from './pullRequests/pullRequests';
-import { recordReviews } from './pullRequests/reviews';
+import { recordPullRequestItems } from './pullRequests/reviews';
 import { findRepository, resolveRepository } from './repositories/repositories';
 import { hideRepository, restoreHiddenRepository, restoreRepository } from './repositories/deletedRepositories';
 import { conflict } from '../../errors';
@@ -65,22 +64,13 @@ export class GitActivityWriter {
     // Every item of a page names its repository, the same way: resolved by the first, as it left it for the next.
     const last: LastResolved = {};
     await knowAccounts(change, gitApp, activities.flatMap(accountsNamed));
-    // A run of reviews (a merge request's notes, a pull request's log), or of pull requests (a page of them), of one
-    // repository is stored together.
+    // A run of pull requests and reviews of one repository (a page of merge requests, a merge request's notes, a pull
+    // request's log) is stored together.
     for (let start = 0; start < activities.length; ) {
-      const first = activities[start];
-      if (first.kind === 'review') {
-        const run = runFrom(activities, start, 'review');
-        outcomes.push(...(await this.applyReviews(change, gitApp, run, last)));
-        start += run.length;
-      } else if (first.kind === 'pull_request') {
-        const run = runFrom(activities, start, 'pull_request');
-        outcomes.push(...(await this.applyPullRequests(change, gitApp, run, last)));
-        start += run.length;
-      } else {
-        outcomes.push(await this.apply(change, gitApp, first, last));
-        start += 1;
-      }
+      const run = runFrom(activities, start);
+      if (run.length) outcomes.push(...(await this.applyPullRequestItems(change, gitApp, run, last)));
+      else outcomes.push(await this.apply(change, gitApp, activities[start], last));
+      start += Math.max(run.length, 1);
     }
     return outcomes;
   }
@@ -114,7 +104,7 @@ export class GitActivityWriter {
       if (known) await hideRepository(change, known, this.now());
       return { result: 'applied', repository_id: known?.id, repository_deleted: Boolean(known) };
     }
-    if (activity.kind === 'review') return (await this.applyReviews(change, gitApp, [activity], last))[0];
+    if (activity.kind === 'review' || activity.kind === 'pull_request') return (await this.applyPullRequestItems(change, gitApp, [activity], last))[0];
     const { repository, outcome } = await this.resolve(change, gitApp, activity.repository, last);
     switch (activity.kind) {
       case 'repository':
@@ -124,8 +114,6 @@ export class GitActivityWriter {
         // What the provider left out comes with the clone's import (docs/ingest.md#bitbucket-cloud).
         return { ...outcome, commits_added: added, ...(activity.truncated ? { commits_truncated: true } : {}) };
       }
-      case 'pull_request':
-        return { ...outcome, pull_request: (await recordPullRequest(change, gitApp, repository, activity.pullRequest)).applied };
       case 'deployment':
         return { ...outcome, deployment: await recordDeployment(change, gitPlacement(gitApp, repository), activity.deployment) };
       case 'incident':
@@ -133,19 +121,14 @@ export class GitActivityWriter {
     }
   }
 
-  /** Reviews of one repository, each with its outcome, in order. */
-  private async applyReviews(change: Change, gitApp: GitApp, reviews: ReviewActivity[], last: LastResolved): Promise<Outcome[]> {
-    const { repository, outcome } = await this.resolve(change, gitApp, reviews[0].repository, last);
-    const items = reviews.map(({ pullRequest, pullRequestCurrent, review }) => ({ pullRequest, current: pullRequestCurrent, review }));
-    const recorded = await recordReviews(change, gitApp, repository, items);
-    return recorded.map((r, i) => ({ ...(i === 0 ? outcome : resolvedBefore(repository)), pull_request: r.pullRequest, review: r.activity }));
-  }
-
-  /** Pull requests of one repository, each with its outcome, in order. */
-  private async applyPullRequests(change: Change, gitApp: GitApp, pullRequests: PullRequestActivity[], last: LastResolved): Promise<Outcome[]> {
-    const { repository, outcome } = await this.resolve(change, gitApp, pullRequests[0].repository, last);
-    const applied = await recordPullRequests(change, gitApp, repository, pullRequests.map((p) => p.pullRequest));
-    return applied.map((pull_request, i) => ({ ...(i === 0 ? outcome : resolvedBefore(repository)), pull_request }));
+  /** Pull requests and reviews of one repository, each with its outcome, in order. */
+  private async applyPullRequestItems(change: Change, gitApp: GitApp, activities: PullRequestActivity[], last: LastResolved): Promise<Outcome[]> {
+    const { repository, outcome } = await this.resolve(change, gitApp, activities[0].repository, last);
+    const items = activities.map((a) => (a.kind === 'review' ? { pullRequest: a.pullRequest, current: a.pullRequestCurrent, review: a.review } : { pullRequest: a.pullRequest, current: true }));
+    const recorded = await recordPullRequestItems(change, gitApp, repository, items);
+    // The repository was resolved once: the later items found it as the first left it.
+    const found: Outcome = { result: 'applied', repository_id: repository.id, repository_created: false };
+    return recorded.map((r, i) => ({ ...(i === 0 ? outcome : found), pull_request: r.pullRequest, ...(r.review ? { review: r.review } : {}) }));
   }
 
   /** The repository an item names, as the item before left it when it named the same: made, or restored, as the provider says. */
@@ -160,28 +143,26 @@ export class GitActivityWriter {
   }
 }
 
-type ReviewActivity = Extract<Activity, { kind: 'review' }>;
-type PullRequestActivity = Extract<Activity, { kind: 'pull_request' }>;
+/** An item about a pull request: the pull request itself, or a review of it. */
+type PullRequestActivity = Extract<Activity, { kind: 'pull_request' | 'review' }>;
 
-/** The outcome of a run's later item: the repository was resolved once, and the later items found it as the first left it. */
-const resolvedBefore = (repository: Repository): Outcome => ({ result: 'applied', repository_id: repository.id, repository_created: false });
+const isPullRequestActivity = (activity: Activity): activity is PullRequestActivity => activity.kind === 'pull_request' || activity.kind === 'review';
 
-/** The provider accounts an item names: whoever opened its pull request, and who reviewed it. */
-const accountsNamed = (activity: Activity): (string | null)[] =>
-  activity.kind === 'pull_request' ? [activity.pullRequest.authorUsername] : activity.kind === 'review' ? [activity.pullRequest.authorUsername, activity.review.actorUsername] : [];
-
-const isKind = <K extends Activity['kind']>(activity: Activity, kind: K): activity is Extract<Activity, { kind: K }> => activity.kind === kind;
-
-/** The items from `start` on of one kind that name the repository the first names, in the same words. */
-function runFrom<K extends 'review' | 'pull_request'>(activities: Activity[], start: number, kind: K): Extract<Activity, { kind: K }>[] {
+/** The items from `start` on about pull requests of the repository the first names, in the same words (none when the first is about none). */
+function runFrom(activities: Activity[], start: number): PullRequestActivity[] {
   const said = JSON.stringify(activities[start].repository);
-  const run: Extract<Activity, { kind: K }>[] = [];
-  for (const activity of activities.slice(start)) {
-    if (JSON.stringify(activity.repository) !== said || !isKind(activity, kind)) break;
+  const run: PullRequestActivity[] = [];
+  for (let i = start; i < activities.length; i++) {
+    const activity = activities[i];
+    if (JSON.stringify(activity.repository) !== said || !isPullRequestActivity(activity)) break;
     run.push(activity);
   }
   return run;
 }
+
+/** The provider accounts an item names: whoever opened its pull request, and who reviewed it. */
+const accountsNamed = (activity: Activity): (string | null)[] =>
+  activity.kind === 'pull_request' ? [activity.pullRequest.authorUsername] : activity.kind === 'review' ? [activity.pullRequest.authorUsername, activity.review.actorUsername] : [];
 
 /**
  * The repository the change's last item named and what the provider said of it: an item that says the same finds it

@@ -1,7 +1,8 @@
-import { Op, Transaction } from 'sequelize';
+import { QueryTypes, Transaction } from 'sequelize';
 import { Commit, PullRequest, PullRequestActivity } from '../../../../db/models';
 import type { Change } from '../../../persistence/changes/change';
 import { COMMIT_ACTIVITY_PREFIX } from '../rollups/pullRequestAi';
+import { chunks } from '../../people/memberEmails';
 
 /**
  * Bitbucket names a pull request's head and merge commits by their first 12 hex digits. Such a name is completed
@@ -13,17 +14,33 @@ export const isAbbreviated = (sha: string) => sha.length < 40;
 /** How long Bitbucket's names are: a stored name of that length is completed by a commit that starts with it. */
 const BITBUCKET_ABBREVIATION = 12;
 
-/** The full sha of the repository's only commit starting with `sha`, else `sha` as given. */
-export async function completeSha(transaction: Transaction, repositoryId: string, sha: string | null): Promise<string | null> {
-  if (sha === null || !isAbbreviated(sha)) return sha;
-  // A range on (repository_id, sha): hex digits sort below 'g', so these are the commits that start with it.
-  const rows = await Commit.findAll({
-    where: { repository_id: repositoryId, sha: { [Op.gte]: sha, [Op.lt]: `${sha}g` } },
-    attributes: ['sha'],
-    limit: 2,
-    transaction,
-  });
-  return rows.length === 1 ? rows[0].sha : sha;
+/** A commit's name as stored: completed where it was abbreviated and one commit starts with it, else as given. */
+export type FullName = { (sha: string): string; (sha: string | null): string | null };
+
+/**
+ * How the repository's commits complete these names (a page's pull requests and pushed commits), read in one statement
+ * per 100: each name's first two commits on a range of (repository_id, sha) (hex digits sort below 'g'); one is the
+ * commit it names, two that it names none for sure.
+ */
+export async function fullNames(transaction: Transaction, repositoryId: string, shas: (string | null)[]): Promise<FullName> {
+  const abbreviated = [...new Set(shas.filter((sha): sha is string => sha !== null && isAbbreviated(sha)))];
+  const matches = new Map<string, string[]>();
+  for (const names of chunks(abbreviated, 100)) {
+    const replacements: Record<string, string> = { repositoryId };
+    const selects = names.map((name, i) => {
+      Object.assign(replacements, { [`from${i}`]: name, [`to${i}`]: `${name}g` });
+      return `SELECT :from${i} AS name, sha FROM (SELECT sha FROM commits WHERE repository_id = :repositoryId AND sha >= :from${i} AND sha < :to${i} LIMIT 2) c${i}`;
+    });
+    const rows = await Commit.sequelize!.query<{ name: string; sha: string }>(selects.join(' UNION ALL '), { type: QueryTypes.SELECT, replacements, transaction });
+    for (const { name, sha } of rows) matches.set(name, [...(matches.get(name) ?? []), sha]);
+  }
+  function full(sha: string): string;
+  function full(sha: string | null): string | null;
+  function full(sha: string | null): string | null {
+    const found = sha === null ? undefined : matches.get(sha);
+    return found?.length === 1 ? found[0] : sha;
+  }
+  return full;
 }
 
 /** Whether two names, either abbreviated, name the same commit. */

@@ -6,7 +6,7 @@ import { newId } from '../../../persistence/changes/ids';
 import type { PullRequestInput, PullRequestState } from '../activity';
 import { memberOfAccount } from '../authors';
 import { noteUnmatched } from '../../people/unmatchedAccounts';
-import { completeSha } from '../commits/abbreviatedShas';
+import { FullName, fullNames } from '../commits/abbreviatedShas';
 import { clip, LIMITS, storedLogin } from '../text';
 import { hasAiMarker } from '../../../../db/rollups/aiMarkers';
 import { rejudgePullRequestReviews } from './peerReviews';
@@ -23,22 +23,73 @@ const EVENT_OF_STATE: Record<PullRequestState, EventType> = {
   closed: 'pull_request.closed',
 };
 
+/** A view of a pull request as an item brings it. */
+export interface PullRequestView {
+  pullRequest: PullRequestInput;
+  /** Whether the view tells the pull request's state (an issue comment's, a GitLab note's do not). */
+  current: boolean;
+}
+
+/** A view's pull request as stored after it, and the head it had before. */
+export interface Placed {
+  applied: Applied;
+  row: PullRequest;
+  headBefore: string | null;
+}
+
 /**
- * One pull request per repository and number. Deliveries may arrive out of order: a state older than the one
- * stored (by the provider's `updated_at`) changes nothing, so a `closed` before its `opened` ends closed. Every
- * pull request is announced opened once, then each change of state as it is stored.
+ * One pull request per repository and number, from each view in order (a delivery's one, a page's many). Deliveries
+ * may arrive out of order: a state older than the one stored (by the provider's `updated_at`) changes nothing, so a
+ * `closed` before its `opened` ends closed. A view that cannot tell the state only makes one not stored yet, and
+ * teaches its author. Every pull request is announced opened once, then each change of state as it is stored.
+ *
+ * The views' pull requests are read at once and those not stored yet inserted in one statement, then taken as the
+ * views leave them (the change is the only writer of those rows meanwhile); a view applied just before (the same
+ * object a page gives each of its reviews) is not applied again.
  */
-export async function recordPullRequest(
-  change: Change,
-  gitApp: GitApp,
-  repository: Repository,
-  input: PullRequestInput,
-  // What the caller already read of it in this change (null: none stored); undefined: read it here.
-  stored?: PullRequest | null,
-): Promise<{ applied: Applied; row: PullRequest }> {
+export async function placePullRequests(change: Change, gitApp: GitApp, repository: Repository, views: PullRequestView[]): Promise<Placed[]> {
   const { transaction } = change;
-  const existing = stored !== undefined ? stored : await PullRequest.findOne({ where: { repository_id: repository.id, number: input.number }, transaction });
-  const fields = await pullRequestFields(transaction, repository, input, existing);
+  const rows = await storedPullRequests(transaction, repository, views.map((v) => v.pullRequest.number));
+  const full = await fullNames(transaction, repository.id, views.flatMap((v) => [v.pullRequest.commits.head, v.pullRequest.commits.merge]));
+  const made = await insertNew(change, gitApp, repository, views, rows, full);
+  const applied = new Map<number, PullRequestInput>();
+  const placed: Placed[] = [];
+  for (const [index, { pullRequest, current }] of views.entries()) {
+    const known = rows.get(pullRequest.number) ?? null;
+    const fresh = made.get(index);
+    // Read before the view updates the row in place.
+    const headBefore = fresh ? null : (known?.head_sha ?? null);
+    let outcome: { applied: Applied; row: PullRequest };
+    if (fresh) {
+      await keepRecorded(change, gitApp, fresh.row, fresh.fields, null);
+      outcome = { applied: 'created', row: fresh.row };
+    } else if (current && known && applied.get(pullRequest.number) === pullRequest) outcome = { applied: 'unchanged', row: known };
+    else if (current || !known) outcome = await recordPullRequest(change, gitApp, repository, pullRequest, known, full);
+    else {
+      await learnPullRequestAuthor(change, gitApp, known, pullRequest);
+      outcome = { applied: 'unchanged', row: known };
+    }
+    rows.set(pullRequest.number, outcome.row);
+    if (current) applied.set(pullRequest.number, pullRequest);
+    placed.push({ ...outcome, headBefore });
+  }
+  return placed;
+}
+
+/** The first view of each number none is stored of, made in one statement: by its place among the views. */
+async function insertNew(change: Change, gitApp: GitApp, repository: Repository, views: PullRequestView[], rows: Map<number, PullRequest | null>, full: FullName) {
+  const firsts = new Map<number, number>();
+  for (const [index, { pullRequest }] of views.entries()) if (!rows.get(pullRequest.number) && !firsts.has(pullRequest.number)) firsts.set(pullRequest.number, index);
+  const made = [...firsts.values()].map((index) => ({ index, input: views[index].pullRequest, fields: pullRequestFields(views[index].pullRequest, null, full) }));
+  const inserted = made.length ? await insertPullRequests(change, gitApp, repository, made) : [];
+  if (inserted.length) change.wrote('pull_requests');
+  return new Map(made.map(({ index, fields }, i) => [index, { row: inserted[i], fields }]));
+}
+
+/** A view of a stored pull request (or, from a view that came first, one not stored yet) recorded. */
+async function recordPullRequest(change: Change, gitApp: GitApp, repository: Repository, input: PullRequestInput, existing: PullRequest | null, full: FullName): Promise<{ applied: Applied; row: PullRequest }> {
+  const { transaction } = change;
+  const fields = pullRequestFields(input, existing, full);
   const before = existing ? { state: existing.state, openedAt: existing.created_at } : null;
   const recorded = await recordIfNewer(change, 'pull_requests', existing, {
     olderThanStored: (stored) => olderThanStored(stored.provider_updated_at, input.updatedAt),
@@ -56,40 +107,8 @@ export async function recordPullRequest(
   return { applied: recorded.applied, row };
 }
 
-/**
- * A repository's run of pull requests (a page of its history), each recorded as `recordPullRequest` records one, in
- * order, with its outcome. The run's stored rows are read at once and those new to it inserted in one statement; a
- * number the run names again finds the row as the run left it (the change is the only writer of those rows meanwhile).
- */
-export async function recordPullRequests(change: Change, gitApp: GitApp, repository: Repository, inputs: PullRequestInput[]): Promise<Applied[]> {
-  const rows = await storedPullRequests(change.transaction, repository, inputs.map((i) => i.number));
-  // The first of each number none is stored of, by its place in the run.
-  const firsts = new Map<number, number>();
-  for (const [index, input] of inputs.entries()) if (!rows.get(input.number) && !firsts.has(input.number)) firsts.set(input.number, index);
-  const made: { index: number; input: PullRequestInput; fields: PullRequestFields }[] = [];
-  for (const index of firsts.values()) made.push({ index, input: inputs[index], fields: await pullRequestFields(change.transaction, repository, inputs[index], null) });
-  const inserted = made.length ? await insertPullRequests(change, gitApp, repository, made) : [];
-  if (inserted.length) change.wrote('pull_requests');
-  const created = new Map(made.map(({ index, fields }, i) => [index, { row: inserted[i], fields }]));
-  const applied: Applied[] = [];
-  for (const [index, input] of inputs.entries()) {
-    const fresh = created.get(index);
-    if (fresh) {
-      // Announced in the run's order, as one at a time would be.
-      await keepRecorded(change, gitApp, fresh.row, fresh.fields, null);
-      rows.set(input.number, fresh.row);
-      applied.push('created');
-      continue;
-    }
-    const outcome = await recordPullRequest(change, gitApp, repository, input, rows.get(input.number) ?? null);
-    rows.set(input.number, outcome.row);
-    applied.push(outcome.applied);
-  }
-  return applied;
-}
-
 /** The repository's pull requests of those numbers, by number, null where none is stored. */
-export async function storedPullRequests(transaction: Transaction, repository: Repository, numbers: number[]): Promise<Map<number, PullRequest | null>> {
+async function storedPullRequests(transaction: Transaction, repository: Repository, numbers: number[]): Promise<Map<number, PullRequest | null>> {
   const rows = new Map<number, PullRequest | null>(numbers.map((n) => [n, null]));
   for (const chunk of chunks([...rows.keys()])) {
     for (const row of await PullRequest.findAll({ where: { repository_id: repository.id, number: chunk }, transaction })) rows.set(row.number, row);
@@ -97,11 +116,11 @@ export async function storedPullRequests(transaction: Transaction, repository: R
   return rows;
 }
 
-type PullRequestFields = Awaited<ReturnType<typeof pullRequestFields>>;
+type PullRequestFields = ReturnType<typeof pullRequestFields>;
 
 /** What a delivery says of a pull request, as its row's columns (its commits named in full where they can be). */
-async function pullRequestFields(transaction: Transaction, repository: Repository, input: PullRequestInput, existing: PullRequest | null) {
-  const commits = { head: await completeSha(transaction, repository.id, input.commits.head), merge: await completeSha(transaction, repository.id, input.commits.merge) };
+function pullRequestFields(input: PullRequestInput, existing: PullRequest | null, full: FullName) {
+  const commits = { head: full(input.commits.head), merge: full(input.commits.merge) };
   return {
     title: clip(input.title, LIMITS.title),
     state: input.state,

@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { GitApp, PullRequest, PullRequestActivity, Repository } from '../../../../db/models';
 import type { Change } from '../../../persistence/changes/change';
 import { newId } from '../../../persistence/changes/ids';
-import type { PullRequestInput, ReviewActivityInput } from '../activity';
+import type { ReviewActivityInput } from '../activity';
 import { memberOfAccount } from '../authors';
 import { noteUnmatched } from '../../people/unmatchedAccounts';
 import { isPeerReview } from './peerReviews';
 import { recordCodeReviews } from './codeReviews';
-import { learnPullRequestAuthor, recordPullRequest, storedPullRequests } from './pullRequests';
+import { placePullRequests, PullRequestView } from './pullRequests';
 import { COMMIT_ACTIVITY_PREFIX } from '../rollups/pullRequestAi';
-import { completeSha, sameCommit } from '../commits/abbreviatedShas';
+import { fullNames, sameCommit } from '../commits/abbreviatedShas';
 import type { InferCreationAttributes, Transaction } from 'sequelize';
 import { refreshPullRequestBeforeCommit } from '../rollups/pullRequestRollups';
 import type { Applied } from '../recordIfNewer';
@@ -34,82 +34,54 @@ const storedExternalId = (id: string) => (id.length <= EXTERNAL_ID_LENGTH ? id :
 const headMoved = (before: string | null, after: string | null) => before !== null && after !== null && !sameCommit(before, after);
 
 /** A pushed commit's activity names it in full once its commit is stored (Bitbucket's names are abbreviated). */
-async function completedCommitId(transaction: Transaction, repositoryId: string, input: ReviewActivityInput): Promise<string> {
-  if (input.kind !== 'commit' || !input.externalId.startsWith(COMMIT_ACTIVITY_PREFIX)) return input.externalId;
-  return COMMIT_ACTIVITY_PREFIX + (await completeSha(transaction, repositoryId, input.externalId.slice(COMMIT_ACTIVITY_PREFIX.length)));
-}
+const commitNamed = (input: ReviewActivityInput): string | null => (input.kind === 'commit' && input.externalId.startsWith(COMMIT_ACTIVITY_PREFIX) ? input.externalId.slice(COMMIT_ACTIVITY_PREFIX.length) : null);
 
-export interface ReviewRecorded {
+/** What an item changed: its pull request, and its review when it brings one. */
+export interface PullRequestItemRecorded {
   pullRequest: Applied;
-  activity: 'created' | 'unchanged';
+  review?: 'created' | 'unchanged';
 }
 
-/** A review as a delivery or a page of history brings it, with the view of its pull request it came with. */
-export interface ReviewItem {
-  pullRequest: PullRequestInput;
-  /** Whether the view tells the pull request's state (an issue comment's, a GitLab note's do not). */
-  current: boolean;
-  review: ReviewActivityInput;
+/** A pull request as a delivery or a page of history brings it, alone or with a review of it. */
+export interface PullRequestItem extends PullRequestView {
+  review?: ReviewActivityInput;
 }
 
 type Judged = Pick<PullRequestActivity, 'id' | 'organization_id' | 'actor_id' | 'pull_request_author_id' | 'peer_review' | 'created_at'>;
 
 /**
- * Reviews, approvals, comments or pushed commits on a repository's pull requests (docs/metrics.md#ai-review-and-cost-figures),
- * in the order given: each one's pull request first, as its delivery shows it (or, from a view that cannot tell its
- * state, only when none is stored yet), then the activities, once per provider id: a redelivery, or the same review
- * brought by two events, adds nothing. A peer review between members is also a `code_review` interaction
- * (codeReviews.ts), in the same change. A page of history stores its run of reviews together: the pull requests
- * found once, the activities looked for and inserted in a statement or two, what each review keeps judged with its
- * pull request as the run left it (a view later in the run that names the author judges the earlier reviews too).
+ * Pull requests, and reviews, approvals, comments or pushed commits on them (docs/metrics.md#ai-review-and-cost-figures),
+ * of one repository in the order given: each item's pull request first, as its view shows it (placePullRequests),
+ * then the activities, once per provider id: a redelivery, or the same review brought by two events, adds nothing. A
+ * peer review between members is also a `code_review` interaction (codeReviews.ts), in the same change. A page of
+ * history stores its run of them together: the pull requests placed at once, the activities looked for and inserted
+ * in a statement or two, what each review keeps judged with its pull request as the run left it (a view later in the
+ * run that names the author judges the earlier reviews too).
  */
-export async function recordReviews(change: Change, gitApp: GitApp, repository: Repository, items: ReviewItem[]): Promise<ReviewRecorded[]> {
-  const placed = await placeReviews(change, gitApp, repository, items);
-  const keyed: { index: number; row: PullRequest; key: { pull_request_id: string; external_id: string } }[] = [];
-  for (const [index, { row }] of placed.entries()) {
-    if (row) keyed.push({ index, row, key: { pull_request_id: row.id, external_id: storedExternalId(await completedCommitId(change.transaction, repository.id, items[index].review)) } });
+export async function recordPullRequestItems(change: Change, gitApp: GitApp, repository: Repository, items: PullRequestItem[]): Promise<PullRequestItemRecorded[]> {
+  const { transaction } = change;
+  const placed = await placePullRequests(change, gitApp, repository, items);
+  const full = await fullNames(transaction, repository.id, items.map((i) => (i.review ? commitNamed(i.review) : null)));
+  const keyed: { index: number; row: PullRequest; review: ReviewActivityInput; key: { pull_request_id: string; external_id: string } }[] = [];
+  for (const [index, { review, pullRequest }] of items.entries()) {
+    const { row, headBefore } = placed[index];
+    // A push seen only as its pull request's new head is activity only when the head moved.
+    if (!review || (review.onlyIfHeadMoved && !headMoved(headBefore, pullRequest.commits.head))) continue;
+    const named = commitNamed(review);
+    keyed.push({ index, row, review, key: { pull_request_id: row.id, external_id: storedExternalId(named === null ? review.externalId : COMMIT_ACTIVITY_PREFIX + full(named)) } });
   }
-  const stored = await storedKeys(change.transaction, keyed.map((k) => k.key));
+  const stored = await storedKeys(transaction, keyed.map((k) => k.key));
   const created: { row: PullRequest; input: ReviewActivityInput; activity: InferCreationAttributes<PullRequestActivity> }[] = [];
-  const recorded = placed.map(({ applied }): ReviewRecorded => ({ pullRequest: applied, activity: 'unchanged' }));
-  for (const { index, row, key } of keyed) {
+  const recorded = items.map(({ review }, index): PullRequestItemRecorded => ({ pullRequest: placed[index].applied, ...(review ? { review: 'unchanged' as const } : {}) }));
+  for (const { index, row, review, key } of keyed) {
     const name = `${key.pull_request_id}\u0000${key.external_id}`;
     if (stored.has(name)) continue;
     stored.add(name);
-    const input = items[index].review;
-    created.push({ row, input, activity: await activityRow(change, gitApp, repository, row, key, input) });
-    recorded[index].activity = 'created';
+    created.push({ row, input: review, activity: await activityRow(change, gitApp, repository, row, key, review) });
+    recorded[index].review = 'created';
   }
   if (created.length) await keepActivity(change, gitApp, created);
   return recorded;
-}
-
-/**
- * Each review's pull request, in order: stored or learnt from its view as a single review's would be. The run's pull
- * requests are read at once and then taken as the run leaves them (it is the only writer of those rows meanwhile), and
- * a view applied just before is not applied again. Null where a head-only push did not move the head: no activity.
- */
-async function placeReviews(change: Change, gitApp: GitApp, repository: Repository, items: ReviewItem[]): Promise<{ applied: Applied; row: PullRequest | null }[]> {
-  // The run's pull requests as stored, read at once (null: none stored yet), then as the run leaves them.
-  const rows = await storedPullRequests(change.transaction, repository, items.map((i) => i.pullRequest.number));
-  const applied = new Map<number, PullRequestInput>();
-  const placed: { applied: Applied; row: PullRequest | null }[] = [];
-  for (const { pullRequest, current, review } of items) {
-    const known = rows.get(pullRequest.number) ?? null;
-    const headBefore = review.onlyIfHeadMoved ? (known?.head_sha ?? null) : null;
-    let outcome: { applied: Applied; row: PullRequest };
-    if (current && known && applied.get(pullRequest.number) === pullRequest) outcome = { applied: 'unchanged', row: known };
-    else if (current || !known) outcome = await recordPullRequest(change, gitApp, repository, pullRequest, known);
-    else {
-      await learnPullRequestAuthor(change, gitApp, known, pullRequest);
-      outcome = { applied: 'unchanged', row: known };
-    }
-    rows.set(pullRequest.number, outcome.row);
-    if (current) applied.set(pullRequest.number, pullRequest);
-    const moved = !review.onlyIfHeadMoved || headMoved(headBefore, pullRequest.commits.head);
-    placed.push({ applied: outcome.applied, row: moved ? outcome.row : null });
-  }
-  return placed;
 }
 
 /** Those of the keys already stored, as `pull_request_id NUL external_id` (external ids compare as stored: in binary). */
