@@ -250,7 +250,7 @@ test.each([1, 2, 3, 4, 5, 6])('the flags kept by the writers equal the read-time
   for (const o of expected) shippedAiSeen.add(Number(o.shipped_ai));
 });
 
-test.each([1, 2, 3])('a page of history keeps the same, each repository\'s deployments recomputed once per page however many it brings, pages of order %i', async (seed) => {
+test.each([1, 2, 3])('a page of history keeps the same, each repository\'s deployments recomputed once per page however many it brings, a run of them read and inserted at once, pages of order %i', async (seed) => {
   const { gitAppId } = await createLab(t, `Deployment pages ${seed}`);
   const gitApp = (await GitApp.findByPk(gitAppId))!;
   const repository: RepositoryRef = { providerId: `deployment-pages-${seed}`, name: 'api', fullName: 'pages/api', defaultBranch: 'main', isPrivate: false, createdAt: at(0) };
@@ -260,6 +260,7 @@ test.each([1, 2, 3])('a page of history keeps the same, each repository\'s deplo
   const statements: string[] = [];
   t.runtime.sequelize.addHook('afterQuery', 'deploymentPages', (_options: unknown, query: object) => void statements.push(String(Reflect.get(query, 'sql') ?? '')));
   let mostDeployments = 0;
+  let mostInOneRun = 0;
   try {
     for (let start = 0; start < deliveries.length; start += 8) {
       const page = deliveries.slice(start, start + 8);
@@ -276,14 +277,25 @@ test.each([1, 2, 3])('a page of history keeps the same, each repository\'s deplo
       const pushes = page.filter((a) => a.kind === 'push').length;
       const leadTimesKept = statements.filter((sql) => /^SELECT finished_at, environment, band FROM shipped_changes WHERE repository_id/.test(sql)).length;
       expect([start, leadTimesKept]).toEqual([start, pushes + (deployments > 0 ? 1 : 0)]);
+      // Each run of deployments read in one statement, and those new to it inserted in one.
+      const runs = page.filter((a, i) => a.kind === 'deployment' && page[i - 1]?.kind !== 'deployment').length;
+      const read = statements.filter((sql) => /^SELECT .* FROM .?deployments.? AS .?deployment.? WHERE .*external_id/.test(sql)).length;
+      const inserted = statements.filter((sql) => /^INSERT INTO .?deployments.? /.test(sql)).length;
+      expect([start, read]).toEqual([start, runs]);
+      expect(inserted).toBeLessThanOrEqual(runs);
+      mostInOneRun = Math.max(mostInOneRun, longestRun(page, 'deployment'));
       mostDeployments = Math.max(mostDeployments, deployments);
     }
   } finally {
     t.runtime.sequelize.removeHook('afterQuery', 'deploymentPages');
   }
-  // Pages that brought several deployments at once were among them.
+  // Pages that brought several deployments at once, some of them one after another, were among them.
   expect(mostDeployments).toBeGreaterThanOrEqual(3);
+  expect(mostInOneRun).toBeGreaterThanOrEqual(2);
 });
+
+/** The most items of a kind one after another in a page. */
+const longestRun = (page: Activity[], kind: Activity['kind']) => page.reduce(([longest, current], a) => (a.kind === kind ? [Math.max(longest, current + 1), current + 1] : [longest, 0]), [0, 0])[0];
 
 test('the histories above are worth checking: some deployments shipped AI-assisted changes and some did not', () => {
   // Across the orders: with four environments each first deployment ships every earlier commit, so one history may have no deployment without one.

@@ -3,7 +3,7 @@ import type { Change, ChangeRunner } from '../../persistence/changes/change';
 import type { Activity, CommitInput, Outcome, RepositoryRef } from './activity';
 import { knowAccounts } from './authors';
 import { recordCommits } from './commits/commits';
-import { recordDeployment } from './deployments/deployments';
+import { recordDeployments } from './deployments/deployments';
 import { recordIncident } from './incidents/incidents';
 import type { Placement } from './placement';
 import { recordPullRequestItems } from './pullRequests/reviews';
@@ -65,12 +65,14 @@ export class GitActivityWriter {
     const last: LastResolved = {};
     await knowAccounts(change, gitApp, activities.flatMap(accountsNamed));
     // A run of pull requests and reviews of one repository (a page of merge requests, a merge request's notes, a pull
-    // request's log) is stored together.
+    // request's log), or of its deployments, is stored together.
     for (let start = 0; start < activities.length; ) {
-      const run = runFrom(activities, start);
-      if (run.length) outcomes.push(...(await this.applyPullRequestItems(change, gitApp, run, last)));
+      const pullRequests = runFrom(activities, start, isPullRequestActivity);
+      const deployments = runFrom(activities, start, isDeploymentActivity);
+      if (pullRequests.length) outcomes.push(...(await this.applyPullRequestItems(change, gitApp, pullRequests, last)));
+      else if (deployments.length) outcomes.push(...(await this.applyDeployments(change, gitApp, deployments, last)));
       else outcomes.push(await this.apply(change, gitApp, activities[start], last));
-      start += Math.max(run.length, 1);
+      start += Math.max(pullRequests.length, deployments.length, 1);
     }
     return outcomes;
   }
@@ -104,7 +106,8 @@ export class GitActivityWriter {
       if (known) await hideRepository(change, known, this.now());
       return { result: 'applied', repository_id: known?.id, repository_deleted: Boolean(known) };
     }
-    if (activity.kind === 'review' || activity.kind === 'pull_request') return (await this.applyPullRequestItems(change, gitApp, [activity], last))[0];
+    if (isPullRequestActivity(activity)) return (await this.applyPullRequestItems(change, gitApp, [activity], last))[0];
+    if (isDeploymentActivity(activity)) return (await this.applyDeployments(change, gitApp, [activity], last))[0];
     const { repository, outcome } = await this.resolve(change, gitApp, activity.repository, last);
     switch (activity.kind) {
       case 'repository':
@@ -114,8 +117,6 @@ export class GitActivityWriter {
         // What the provider left out comes with the clone's import (docs/ingest.md#bitbucket-cloud).
         return { ...outcome, commits_added: added, ...(activity.truncated ? { commits_truncated: true } : {}) };
       }
-      case 'deployment':
-        return { ...outcome, deployment: await recordDeployment(change, gitPlacement(gitApp, repository), activity.deployment) };
       case 'incident':
         return { ...outcome, incident: await recordIncident(change, gitPlacement(gitApp, repository), activity.incident) };
     }
@@ -126,9 +127,14 @@ export class GitActivityWriter {
     const { repository, outcome } = await this.resolve(change, gitApp, activities[0].repository, last);
     const items = activities.map((a) => (a.kind === 'review' ? { pullRequest: a.pullRequest, current: a.pullRequestCurrent, review: a.review } : { pullRequest: a.pullRequest, current: true }));
     const recorded = await recordPullRequestItems(change, gitApp, repository, items);
-    // The repository was resolved once: the later items found it as the first left it.
-    const found: Outcome = { result: 'applied', repository_id: repository.id, repository_created: false };
-    return recorded.map((r, i) => ({ ...(i === 0 ? outcome : found), pull_request: r.pullRequest, ...(r.review ? { review: r.review } : {}) }));
+    return recorded.map((r, i) => ({ ...(i === 0 ? outcome : resolvedBefore(repository)), pull_request: r.pullRequest, ...(r.review ? { review: r.review } : {}) }));
+  }
+
+  /** Deployments of one repository, each with its outcome, in order. */
+  private async applyDeployments(change: Change, gitApp: GitApp, activities: DeploymentActivity[], last: LastResolved): Promise<Outcome[]> {
+    const { repository, outcome } = await this.resolve(change, gitApp, activities[0].repository, last);
+    const applied = await recordDeployments(change, gitPlacement(gitApp, repository), activities.map((a) => a.deployment));
+    return applied.map((deployment, i) => ({ ...(i === 0 ? outcome : resolvedBefore(repository)), deployment }));
   }
 
   /** The repository an item names, as the item before left it when it named the same: made, or restored, as the provider says. */
@@ -145,16 +151,21 @@ export class GitActivityWriter {
 
 /** An item about a pull request: the pull request itself, or a review of it. */
 type PullRequestActivity = Extract<Activity, { kind: 'pull_request' | 'review' }>;
+type DeploymentActivity = Extract<Activity, { kind: 'deployment' }>;
 
 const isPullRequestActivity = (activity: Activity): activity is PullRequestActivity => activity.kind === 'pull_request' || activity.kind === 'review';
+const isDeploymentActivity = (activity: Activity): activity is DeploymentActivity => activity.kind === 'deployment';
 
-/** The items from `start` on about pull requests of the repository the first names, in the same words (none when the first is about none). */
-function runFrom(activities: Activity[], start: number): PullRequestActivity[] {
+/** The outcome of a run's later item: the run's repository was resolved once, and the later items found it as the first left it. */
+const resolvedBefore = (repository: Repository): Outcome => ({ result: 'applied', repository_id: repository.id, repository_created: false });
+
+/** The items from `start` on of a kind that name the repository the first names, in the same words (none when the first is of another kind). */
+function runFrom<T extends Activity>(activities: Activity[], start: number, ofKind: (activity: Activity) => activity is T): T[] {
   const said = JSON.stringify(activities[start].repository);
-  const run: PullRequestActivity[] = [];
+  const run: T[] = [];
   for (let i = start; i < activities.length; i++) {
     const activity = activities[i];
-    if (JSON.stringify(activity.repository) !== said || !isPullRequestActivity(activity)) break;
+    if (JSON.stringify(activity.repository) !== said || !ofKind(activity)) break;
     run.push(activity);
   }
   return run;
