@@ -1,4 +1,4 @@
-import { batchedPages } from '../../src/services/history/historyBatches';
+import { batchedPages, readAhead } from '../../src/services/history/historyBatches';
 import type { HistoryPage } from '../../src/services/history/historySource';
 import type { ChatMessage } from '../../src/services/activity/conversations';
 
@@ -69,4 +69,53 @@ test('what was read before a failure is handed out before the failure is thrown'
   const { batches, failure } = await batchesOf(pages(1, 1, 1, 1), { items: 100, heldMs: Infinity }, 2);
   expect(batches).toEqual([{ read: 2, keys: ['T-1', 'T-2'], next: 'p2' }]);
   expect(failure).toEqual(new Error('the provider answered 502 five times'));
+});
+
+/** A source that logs when each item is asked for and handed out, failing in place of the item at `failAt`. */
+function loggedSource(log: string[], count: number, failAt?: number) {
+  return (async function* () {
+    try {
+      for (let i = 1; i <= count; i++) {
+        log.push(`read ${i}`);
+        await new Promise((resolve) => setImmediate(resolve));
+        if (i === failAt) throw new Error(`the provider answered 502 for ${i}`);
+        yield i;
+      }
+    } finally {
+      log.push('source ended');
+    }
+  })();
+}
+
+test('the next batch is read while the last is stored, one ahead at most, in order', async () => {
+  const log: string[] = [];
+  for await (const item of readAhead(loggedSource(log, 3))) {
+    log.push(`storing ${item}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    log.push(`stored ${item}`);
+  }
+  // The source's end is found while the last is stored.
+  expect(log).toEqual(['read 1', 'read 2', 'storing 1', 'stored 1', 'read 3', 'storing 2', 'stored 2', 'source ended', 'storing 3', 'stored 3']);
+});
+
+test('a failure of the read ahead is thrown in its turn, after what was read before it is stored', async () => {
+  const log: string[] = [];
+  const stored: number[] = [];
+  const run = async () => {
+    for await (const item of readAhead(loggedSource(log, 3, 2))) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      stored.push(item);
+    }
+  };
+  await expect(run()).rejects.toThrow('the provider answered 502 for 2');
+  expect(stored).toEqual([1]);
+});
+
+test('a run that stops while a batch is read ahead ends its source', async () => {
+  const log: string[] = [];
+  const run = async () => {
+    for await (const item of readAhead(loggedSource(log, 5))) throw new Error(`the store of ${item} failed`);
+  };
+  await expect(run()).rejects.toThrow('the store of 1 failed');
+  expect(log).toEqual(['read 1', 'read 2', 'source ended']);
 });

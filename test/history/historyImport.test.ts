@@ -36,8 +36,6 @@ class ScriptedHistory implements HistorySource {
   failAt: { index: number; error: Error } | null = null;
   /** Connections whose credential the provider refuses, at their first page. */
   refuses = new Set<string>();
-  /** The connection's import row as each page after the first is asked for: the pages before it stored. */
-  leases: { items_read: number; lease_until: string | undefined }[] = [];
 
   constructor(private readonly count: number) {}
 
@@ -49,10 +47,6 @@ class ScriptedHistory implements HistorySource {
     this.calls.push({ scope: scope.key, window, cursor });
     if (this.refuses.has(reading.connection.id)) throw new CredentialRefused(`${scope.name}: the provider refused the credential (401)`);
     for (let index = Number(cursor ?? 0); index < this.count; index += 2) {
-      if (index > Number(cursor ?? 0)) {
-        const row = await HistoryImport.findByPk(reading.connection.id);
-        this.leases.push({ items_read: row?.items_read ?? 0, lease_until: row?.lease_until?.toISOString() });
-      }
       if (this.failAt?.index === index) {
         const { error } = this.failAt;
         this.failAt = null;
@@ -94,9 +88,16 @@ let changes: ChangeRunner;
 /** The registry's providers, GitHub's and GitLab's history read from the script. */
 const scriptedCatalog = (history: HistorySource) => providerCatalog(INTEGRATIONS.map((p): IntegrationProvider => (p.category === 'git' ? { ...p, history } : { ...p, history: undefined })));
 
+/** The connection's import row as each page's change committed (the next page may be read meanwhile). */
+let leases: { items_read: number; lease_until: string | null }[] = [];
+
 beforeAll(async () => {
   t = await startTestApp();
   changes = ChangeRunner.for(t.runtime.sequelize);
+  changes.onCommitted(async ({ tables }) => {
+    const row = tables.includes('pull_requests') ? await HistoryImport.findByPk(GIT_APP) : null;
+    if (row) leases.push({ items_read: row.items_read, lease_until: row.lease_until?.toISOString() ?? null });
+  });
   credentials = new ConnectionCredentials(changes, new SecretBox(() => secretsKeyFor(t.config)), providerCatalog());
   await credentials.setCredential({ type: 'git_app', id: GIT_APP }, { kind: 'token', token: 'ghp_scripted' });
 });
@@ -108,6 +109,7 @@ beforeEach(async () => {
   await PullRequest.destroy({ where: { number: { [Op.gte]: 9001 } } });
   scripted = new ScriptedHistory(7);
   imports = importsWith(scripted);
+  leases = [];
 });
 
 /** Each page stored alone, as pages of many items are: what these tests follow page by page. */
@@ -131,7 +133,7 @@ test('a first import reads a year back, stores every page through the writers wi
   expect(progress.filter((p) => p.event === 'page').map((p) => 'read' in p && p.read)).toEqual([2, 4, 6, 7]);
   // Each page renews the lease and shows what was read so far, that page's items included.
   const leaseUntil = new Date(NOW.getTime() + 10 * 60_000).toISOString();
-  expect(scripted.leases).toEqual([2, 4, 6].map((read) => ({ items_read: read, lease_until: leaseUntil })));
+  expect(leases).toEqual([2, 4, 6, 7].map((read) => ({ items_read: read, lease_until: leaseUntil })));
   const cursor = await HistoryCursor.findOne({ where: { connection_id: GIT_APP, scope_key: 'R_history', kind: 'pull_requests' } });
   expect(cursor).toMatchObject({ complete: true, next_page: null, items_read: 7, items_found: 7, scope_name: 'acme/history' });
   expect(cursor!.read_through!.toISOString()).toBe(NOW.toISOString());
@@ -144,8 +146,8 @@ test('pages that bring little are stored together, with the cursor of the last; 
   await batched.run({ connection: { type: 'git_app', id: GIT_APP }, onProgress: (p) => progress.push(p) });
   // Pages of two: the first two in one change, the last two (three items, the window's end) in another.
   expect(progress.filter((p) => p.event === 'page').map((p) => 'read' in p && p.read)).toEqual([4, 7]);
-  // As each page is asked for: nothing stored while the first is held, then the first batch's four.
-  expect(scripted.leases.map((l) => l.items_read)).toEqual([0, 4, 4]);
+  // As each batch is stored: the first two pages' four, then the rest.
+  expect(leases.map((l) => l.items_read)).toEqual([4, 7]);
   expect(await stored()).toBe(7);
   expect(await HistoryCursor.findOne({ where: { connection_id: GIT_APP, scope_key: 'R_history', kind: 'pull_requests' } })).toMatchObject({ complete: true, items_read: 7 });
 

@@ -56,3 +56,26 @@ function joined(first: HistoryPage, then: HistoryPage): HistoryPage {
     next: then.next,
   };
 }
+
+/**
+ * The batches with the next one read while the last is stored: the provider's answers and the database's take turns
+ * otherwise, each waiting for the other. One batch ahead at most, so memory stays one batch's. A failure of the read
+ * ahead is thrown when its turn comes, after the batches before it are stored, as reading in turn would; a run that
+ * stops early (its store failed) ends the read under way with it.
+ */
+export async function* readAhead<T>(batches: AsyncIterable<T>): AsyncGenerator<T> {
+  const iterator = batches[Symbol.asyncIterator]();
+  let next = iterator.next();
+  try {
+    for (;;) {
+      const result = await next;
+      if (result.done) return;
+      next = iterator.next();
+      // Awaited at its turn; until then its failure is no one's yet.
+      next.catch(() => undefined);
+      yield result.value;
+    }
+  } finally {
+    await iterator.return?.();
+  }
+}

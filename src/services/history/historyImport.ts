@@ -5,7 +5,7 @@ import type { ChangeRunner } from '../../persistence/changes/change';
 import { CredentialRefused, ProviderFailure, ProviderHttp } from '../../outbound/providerHttp';
 import type { ProviderCatalog } from '../apps/catalog';
 import type { Connection, ConnectionCredentials } from '../apps/credentials';
-import { BATCH_LIMITS, BatchLimits, batchedPages } from './historyBatches';
+import { BATCH_LIMITS, BatchLimits, batchedPages, readAhead } from './historyBatches';
 import { HistoryConnection, HistoryLeases, RunSummary } from './historyLeases';
 import { HistoryPageWriter, HistoryWriters } from './historyPages';
 import type { HistoryKind, HistoryReading, HistoryScope, HistorySource, HistoryWindow } from './historySource';
@@ -114,7 +114,7 @@ export class HistoryImports {
           summary.since = summary.since && summary.since < window.window.since ? summary.since : window.window.since;
           tell({ event: 'start', ...progress, index, of: listed.length });
           try {
-            for await (const page of batchedPages(source.pages(reading, scope, kind, window.window, window.cursor), this.batches)) {
+            for await (const page of readAhead(batchedPages(source.pages(reading, scope, kind, window.window, window.cursor), this.batches))) {
               const stored = await this.pages.store(connection, { scope, kind, window: window.window }, page, { owner, summary });
               Object.assign(progress, { read: progress.read + stored.read, found: progress.found + stored.found, complete: page.next === null });
               summary.read += stored.read;
