@@ -17,6 +17,14 @@ import { storedLogin } from '../text';
 import { botsOf } from './botRows';
 import { addWorkDays } from '../../activity/memberActiveYears';
 import { chunks } from '../../people/memberEmails';
+import { ChangeSql } from '../../../persistence/changes/changeSql';
+
+/** A new activity's columns, as activityRow makes them. */
+const ACTIVITY_COLUMNS = [
+  'id', 'pull_request_id', 'external_id', 'repository_id', 'git_app_id', 'organization_id', 'kind', 'actor_id', 'actor_provider_id', 'actor_login', 'bot', 'pull_request_author_id', 'peer_review', 'created_at',
+] as const satisfies readonly (keyof InferCreationAttributes<PullRequestActivity>)[];
+/** A new activity's row: a column activityRow fills and the list leaves out is a compile error, not a value dropped. */
+type ActivityRow = Pick<InferCreationAttributes<PullRequestActivity>, (typeof ACTIVITY_COLUMNS)[number]>;
 
 /** What `external_id` holds (VARCHAR(120)). */
 const EXTERNAL_ID_LENGTH = 120;
@@ -71,7 +79,7 @@ export async function recordPullRequestItems(change: Change, gitApp: GitApp, rep
     keyed.push({ index, row, review, key: { pull_request_id: row.id, external_id: storedExternalId(named === null ? review.externalId : COMMIT_ACTIVITY_PREFIX + full(named)) } });
   }
   const stored = await storedKeys(transaction, keyed.map((k) => k.key));
-  const created: { row: PullRequest; input: ReviewActivityInput; activity: InferCreationAttributes<PullRequestActivity> }[] = [];
+  const created: { row: PullRequest; input: ReviewActivityInput; activity: ActivityRow }[] = [];
   const recorded = items.map(({ review }, index): PullRequestItemRecorded => ({ pullRequest: placed[index].applied, ...(review ? { review: 'unchanged' as const } : {}) }));
   for (const { index, row, review, key } of keyed) {
     const name = `${key.pull_request_id}\u0000${key.external_id}`;
@@ -95,7 +103,7 @@ async function storedKeys(transaction: Transaction, keys: { pull_request_id: str
 }
 
 /** A new activity's row, judged with its pull request as it stands: who acted, whether a bot's, whether a peer review. */
-async function activityRow(change: Change, gitApp: GitApp, repository: Repository, row: PullRequest, key: { pull_request_id: string; external_id: string }, input: ReviewActivityInput): Promise<InferCreationAttributes<PullRequestActivity>> {
+async function activityRow(change: Change, gitApp: GitApp, repository: Repository, row: PullRequest, key: { pull_request_id: string; external_id: string }, input: ReviewActivityInput): Promise<ActivityRow> {
   const actorId = await memberOfAccount(change, gitApp, input.actorUsername);
   // A bot's review, or any on a bot's pull request, is a bot's (db/rollups/botAccounts.ts).
   const bot = (await botsOf(change, gitApp.organization_id)).of(input.actorUsername) | row.bot;
@@ -117,9 +125,10 @@ async function activityRow(change: Change, gitApp: GitApp, repository: Repositor
 }
 
 /** The new activities inserted, and what is kept beside them: the actors' days, the accounts no member is bound to, the pull requests' rollups and first reviews, the code reviews. */
-async function keepActivity(change: Change, gitApp: GitApp, created: { row: PullRequest; input: ReviewActivityInput; activity: InferCreationAttributes<PullRequestActivity> }[]): Promise<void> {
+async function keepActivity(change: Change, gitApp: GitApp, created: { row: PullRequest; input: ReviewActivityInput; activity: ActivityRow }[]): Promise<void> {
   const { transaction } = change;
-  for (const chunk of chunks(created)) await PullRequestActivity.bulkCreate(chunk.map((c) => c.activity), { transaction });
+  // As plain rows: a page's hundreds need no model instances, and their times no formatting through moment.
+  await new ChangeSql(transaction).insert('pull_request_activities', ACTIVITY_COLUMNS, created.map((c) => c.activity));
   change.wrote('pull_request_activities');
   addWorkDays(change, gitApp.organization_id, created.map(({ activity }) => ({ userId: activity.actor_id ?? null, at: activity.created_at })));
   // A commit pushed to it counts with the commits; the rest is review.
