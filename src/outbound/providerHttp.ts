@@ -6,6 +6,7 @@
  * 401, or a 403 that is not a rate limit, means the credential no longer reads the API. Every request is an outgoing
  * call (src/outbound): https only, through the address guard, no redirect to another origin, each answer capped.
  */
+import { setTimeout as wait } from 'node:timers/promises';
 import { AnswerTooLarge, answerExcerpt, OutboundInit, OutboundPolicy, outboundFetch, RefusedDestination } from './outboundFetch';
 
 /** The provider refused the credential: the connection is failing until a new one is stored. */
@@ -17,13 +18,14 @@ export class ProviderFailure extends Error {}
 export interface ProviderHttp {
   /** Where calls may go and how much of an answer is read (outboundPolicy of the configuration). */
   outbound: OutboundPolicy;
-  sleep: (ms: number) => Promise<void>;
+  /** Waits `ms`; a wait whose `signal` is aborted (its run stopped meanwhile) ends at once, failing, its timer cleared. */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   now: () => Date;
   /** Told of each wait, for the CLI's progress. */
   onWait?: (seconds: number, why: string) => void;
 }
 
-export const defaultHttp = (outbound: OutboundPolicy): ProviderHttp => ({ outbound, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), now: () => new Date() });
+export const defaultHttp = (outbound: OutboundPolicy): ProviderHttp => ({ outbound, sleep: (ms, signal) => wait(ms, undefined, { signal }), now: () => new Date() });
 
 const ATTEMPTS = 5;
 /** A wait longer than this is not waited: the pull stops and the next one starts where it did. */

@@ -1,3 +1,4 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import { batchedPages, readAhead } from '../../src/services/history/historyBatches';
 import type { HistoryPage } from '../../src/services/history/historySource';
 import type { ChatMessage } from '../../src/services/activity/conversations';
@@ -89,7 +90,7 @@ function loggedSource(log: string[], count: number, failAt?: number) {
 
 test('the next batch is read while the last is stored, one ahead at most, in order', async () => {
   const log: string[] = [];
-  for await (const item of readAhead(loggedSource(log, 3))) {
+  for await (const item of readAhead(loggedSource(log, 3), () => log.push('stopped'))) {
     log.push(`storing ${item}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
     log.push(`stored ${item}`);
@@ -102,7 +103,7 @@ test('a failure of the read ahead is thrown in its turn, after what was read bef
   const log: string[] = [];
   const stored: number[] = [];
   const run = async () => {
-    for await (const item of readAhead(loggedSource(log, 3, 2))) {
+    for await (const item of readAhead(loggedSource(log, 3, 2), () => log.push('stopped'))) {
       await new Promise((resolve) => setTimeout(resolve, 5));
       stored.push(item);
     }
@@ -114,8 +115,26 @@ test('a failure of the read ahead is thrown in its turn, after what was read bef
 test('a run that stops while a batch is read ahead ends its source', async () => {
   const log: string[] = [];
   const run = async () => {
-    for await (const item of readAhead(loggedSource(log, 5))) throw new Error(`the store of ${item} failed`);
+    for await (const item of readAhead(loggedSource(log, 5), () => log.push('stopped'))) throw new Error(`the store of ${item} failed`);
   };
   await expect(run()).rejects.toThrow('the store of 1 failed');
-  expect(log).toEqual(['read 1', 'read 2', 'source ended']);
+  expect(log).toEqual(['read 1', 'read 2', 'stopped', 'source ended']);
+});
+
+test("a run whose store fails while the read ahead waits for a rate limit's reset stops that wait, not waiting it out", async () => {
+  const stop = new AbortController();
+  const log: string[] = [];
+  async function* rateLimited() {
+    yield 1;
+    log.push('waiting 15 minutes for the reset');
+    // As the provider client waits (ProviderHttp.sleep with the run's signal).
+    await wait(15 * 60_000, undefined, { signal: stop.signal, ref: false });
+    yield 2;
+  }
+  const run = async () => {
+    for await (const item of readAhead(rateLimited(), () => stop.abort())) throw new Error(`the store of ${item} failed`);
+  };
+  await expect(run()).rejects.toThrow('the store of 1 failed');
+  // Had the wait gone on, the run would have ended past the test's timeout.
+  expect(log).toEqual(['waiting 15 minutes for the reset']);
 });

@@ -59,23 +59,30 @@ function joined(first: HistoryPage, then: HistoryPage): HistoryPage {
 
 /**
  * The batches with the next one read while the last is stored: the provider's answers and the database's take turns
- * otherwise, each waiting for the other. One batch ahead at most, so memory stays one batch's. A failure of the read
- * ahead is thrown when its turn comes, after the batches before it are stored, as reading in turn would; a run that
- * stops early (its store failed) ends the read under way with it.
+ * otherwise, each waiting for the other. One batch ahead at most, so memory holds two batches at most. A failure of
+ * the read ahead is thrown when its turn comes, after the batches before it are stored, as reading in turn would. A
+ * run that stops early (its store failed) with a read under way calls `stopReading` first, so that the read does not
+ * wait out a rate limit's reset (up to 15 minutes) before the run can say why it stopped, then ends the source.
  */
-export async function* readAhead<T>(batches: AsyncIterable<T>): AsyncGenerator<T> {
+export async function* readAhead<T>(batches: AsyncIterable<T>, stopReading: () => void): AsyncGenerator<T> {
   const iterator = batches[Symbol.asyncIterator]();
   let next = iterator.next();
+  let underWay = true;
   try {
     for (;;) {
       const result = await next;
-      if (result.done) return;
+      if (result.done) break;
       next = iterator.next();
       // Awaited at its turn; until then its failure is no one's yet.
       next.catch(() => undefined);
       yield result.value;
     }
+    underWay = false;
+  } catch (err) {
+    underWay = false;
+    throw err;
   } finally {
+    if (underWay) stopReading();
     await iterator.return?.();
   }
 }

@@ -114,7 +114,11 @@ export class HistoryImports {
           summary.since = summary.since && summary.since < window.window.since ? summary.since : window.window.since;
           tell({ event: 'start', ...progress, index, of: listed.length });
           try {
-            for await (const page of readAhead(batchedPages(source.pages(reading, scope, kind, window.window, window.cursor), this.batches))) {
+            // A run that stops with a batch read ahead ends that read's wait for a rate limit's reset, not waiting it out.
+            const stop = new AbortController();
+            const stoppable: HistoryReading = { ...reading, http: { ...reading.http, sleep: (ms) => reading.http.sleep(ms, stop.signal) } };
+            const pages = batchedPages(source.pages(stoppable, scope, kind, window.window, window.cursor), this.batches);
+            for await (const page of readAhead(pages, () => stop.abort())) {
               const stored = await this.pages.store(connection, { scope, kind, window: window.window }, page, { owner, summary });
               Object.assign(progress, { read: progress.read + stored.read, found: progress.found + stored.found, complete: page.next === null });
               summary.read += stored.read;
