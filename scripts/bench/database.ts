@@ -27,7 +27,7 @@ export function requireDatabaseUrl(url: string | undefined): string {
     throw new RefusalError(
       'DATABASE_URL must name the MariaDB database to benchmark, e.g.\n' +
         '  DATABASE_URL=mysql://root@127.0.0.1:3306/platform_large npm run bench\n' +
-        'An empty database is filled with the large demo data first (about 90 s); one that holds it already is reused.',
+        'An empty database is filled with the large demo data first (about half an hour on 2 CPUs); one that holds it already is reused.',
     );
   }
   return url;
@@ -71,7 +71,7 @@ export async function ensureLargeData(db: Connection, url: string, log: (s: stri
     log(`${describe(url)} holds ${users.toLocaleString('en-US')} users, not the large data: using it as it is (--any-size, a smoke run)`);
   } else if (users === 0) {
     // Ending on the day its dates are written for: the OTLP benchmark's rows, timed now, must lie in later months.
-    log(`${describe(url)} has no users: seeding the large demo data (npm run seed -- --scale large --end-day ${DEMO_END_DAY}, about 90 s)`);
+    log(`${describe(url)} has no users: seeding the large demo data (npm run seed -- --scale large --end-day ${DEMO_END_DAY}, about half an hour on 2 CPUs)`);
     await run('npm', ['run', 'seed', '--', '--scale', 'large', '--end-day', DEMO_END_DAY], { env: { DATABASE_URL: url } });
     users = await userCount(db);
   } else if (users >= LARGE_USERS) {

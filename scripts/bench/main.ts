@@ -11,7 +11,7 @@ import type { Connection } from 'mysql2/promise';
 import { parseOptions, USAGE, UsageError, BenchOptions } from './options';
 import * as database from './database';
 import { difference, INGEST_TIMEOUT_S, measure, measureBodies, Measurement, probe, Probe, settle } from './load';
-import { cpuMs, databasePid, freePort, howExited, killAllNow, processTree, rssMb, run, sampleRss, Server, startServer, stopServer, waitHealthy } from './processes';
+import { cpuMs, databasePid, freePort, howExited, killAllNow, processTree, rssMb, run, sampleRss, Server, serviceNodeFlags, startServer, stopServer, waitHealthy } from './processes';
 import { deepPage, ListRequest, listRequests, matchesFilters, metricRequests } from './requests';
 import { BurstRow, burstTable, clusterTable, ClusterRow, Cores, footer, historyTable, IngestRow, ingestTable, listSummary, recomputationTable, Row, table } from './report';
 import { readBaseline, regressions, REGRESSION, saveBaseline } from './baseline';
@@ -82,9 +82,8 @@ type ApiServer = Server & { metricsUrl?: string };
  * collecting garbage (gcShare.ts); off by default, since observing every response costs the lists a few percent.
  */
 async function startApi(name: string, url: string, opts: BenchOptions, env: Record<string, string> = {}): Promise<ApiServer> {
-  const nodeFlags = (process.env.npm_package_config_nodeFlags ?? '').split(' ').filter(Boolean);
   const metricsPort = opts.gcShare ? await freePort() : undefined;
-  const api = startServer(name, process.execPath, [...nodeFlags, opts.apiMain ?? path.join(ROOT, 'dist/src/main.js')], await freePort(), {
+  const api = startServer(name, process.execPath, [...serviceNodeFlags(), opts.apiMain ?? path.join(ROOT, 'dist/src/main.js')], await freePort(), {
     ...(metricsPort ? { METRICS_PORT: String(metricsPort) } : {}),
     DATABASE_URL: url,
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',

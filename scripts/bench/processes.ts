@@ -4,6 +4,13 @@ import fs from 'node:fs';
 import net from 'node:net';
 
 /**
+ * The heap flags `npm start` gives Node (package.json's `config.nodeFlags`), for every process the benchmark runs as
+ * the service runs it: the API, and the operator's CLIs that do the service's own background work (`npm run import`).
+ * V8 left alone lets a busy process grow to several times its live heap in garbage it has not yet collected.
+ */
+export const serviceNodeFlags = (): string[] => (process.env.npm_package_config_nodeFlags ?? '').split(' ').filter(Boolean);
+
+/**
  * Runs a command to completion (in `cwd`, else here). Its output goes to our stderr (progress), or is returned when
  * `capture` is set, so stdout stays the report alone. `onSpawn` is told its pid (to sample its memory).
  */

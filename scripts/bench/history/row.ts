@@ -2,13 +2,13 @@
  * One history row of `npm run bench` (docs/performance.md#the-history-import-rows): a year of a busy organization at
  * one provider, served by a fake of its API (fakeServer.ts, a process of its own), read and stored twice, each time
  * into an organization made for it and deleted after: by the floor (floor.ts), then by `npm run import -- <provider>`
- * as an operator runs it (the CLI of the build measured, a process of its own, with the credential stored by
- * set-credential and the fake as `--base-url`). Each run's wall time (start-up included) and its process's peak RSS
+ * as an operator runs it (the CLI of the build measured, a process of its own, under `npm run import`'s heap flags,
+ * with the credential stored by set-credential and the fake as `--base-url`). Each run's wall time (start-up included) and its process's peak RSS
  * (sampled every 100 ms) are the row's; the rows each stored are counted per table and compared.
  */
 import path from 'node:path';
 import type { Connection, RowDataPacket } from 'mysql2/promise';
-import { freePort, run, sampleRss, startServer, stopServer, waitHealthy } from '../processes';
+import { freePort, run, sampleRss, serviceNodeFlags, startServer, stopServer, waitHealthy } from '../processes';
 import { BenchConnection, benchMember, BenchWriters, MemberRow, pickMembers } from './organization';
 import { HistoryBenchProvider, historyRowPath } from './providers';
 import type { Sizes, World } from './world';
@@ -104,7 +104,7 @@ export async function measureHistoryRow(c: HistoryRowContext, provider: HistoryB
       env: { HISTORY_PROVIDER: provider.id, HISTORY_CONNECTION: connection.id, HISTORY_BASE_URL: root, HISTORY_TOKEN: provider.token, HISTORY_SINCE: new Date(world.since).toISOString(), HISTORY_UNTIL: new Date(world.until).toISOString() },
     }));
     const importer = await once('importer', (connection) => ({
-      args: [c.importMain, provider.id, connection.type === 'git_app' ? '--git-app' : '--app', connection.id, ...window, '--base-url', root, '--json'],
+      args: [...serviceNodeFlags(), c.importMain, provider.id, connection.type === 'git_app' ? '--git-app' : '--app', connection.id, ...window, '--base-url', root, '--json'],
       env: { SECRETS_KEY: c.secretsKey.toString('hex'), WEBHOOK_ALLOW_PRIVATE: 'true' },
     }));
     const lastJson = (out: string) => JSON.parse(out.trim().split('\n').filter((l) => l.startsWith('{')).pop() ?? '{}') as Record<string, unknown>;
