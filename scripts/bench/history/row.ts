@@ -3,8 +3,9 @@
  * one provider, served by a fake of its API (fakeServer.ts, a process of its own), read and stored twice, each time
  * into an organization made for it and deleted after: by the floor (floor.ts), then by `npm run import -- <provider>`
  * as an operator runs it (the CLI of the build measured, a process of its own, under `npm run import`'s heap flags,
- * with the credential stored by set-credential and the fake as `--base-url`). Each run's wall time (start-up included) and its process's peak RSS
- * (sampled every 100 ms) are the row's; the rows each stored are counted per table and compared.
+ * with the credential stored by set-credential and the fake as `--base-url`). Each run's wall time (start-up
+ * included) and its process's peak RSS (sampled every 100 ms) are the row's; the rows each stored are counted per
+ * table and compared.
  */
 import path from 'node:path';
 import type { Connection, RowDataPacket } from 'mysql2/promise';
