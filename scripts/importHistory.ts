@@ -4,6 +4,7 @@
  * history runner (src/services/history/historyImport.ts). Progress on stderr, a line per scope that is redrawn in
  * place on a terminal; the summary on stdout.
  */
+import { constants } from 'node:os';
 import { loadConfig } from '../src/config';
 import { DomainError } from '../src/errors';
 import { INTEGRATIONS } from '../src/integrations/registry';
@@ -46,7 +47,9 @@ export const HISTORY_USAGE = `${HISTORY_PROVIDERS.map((p) => p.id).join('|')}
         --json      print {"connection_id","provider","since","until","scopes":[{"scope","kind",
                     "read","found","complete"}],"read","found","outcome","message","seconds"}
       Exit 1 when the provider refused the credential (the message names the scope) or an answer
-      could not be used (the other scopes are read).`;
+      could not be used (the other scopes are read). Ctrl-C (or SIGTERM) stops it once the batch
+      being stored is committed and gives the connection back (exit 130, 143): run it again to go
+      on at once; a second Ctrl-C ends it at once, and the next run then waits up to ten minutes.`;
 
 export function parseHistory(provider: string, argv: string[]): HistoryCommand {
   const known = HISTORY_PROVIDERS.find((p) => p.id === provider);
@@ -104,16 +107,18 @@ export async function importHistory(cmd: HistoryCommand): Promise<number> {
   const database = await openServerDatabase('import', config, cmd.json);
   if (!database) return 1;
   const progress = new ProgressLines(process.stderr);
+  const interrupt = new Interrupt(() => progress.end());
   try {
     const changes = ChangeRunner.for(database.sequelize);
     const imports = createHistoryImports(config, changes, new SecretBox(() => secretsKeyFor(config)), providerCatalog(), defaultHttp(outbound));
     const started = process.hrtime.bigint();
-    const outcome = await imports.run({ connection: cmd.connection, since: cmd.since, until: cmd.until, only: cmd.only, baseUrl: cmd.baseUrl, onProgress: (p) => progress.show(p) });
+    const outcome = await imports.run({ connection: cmd.connection, since: cmd.since, until: cmd.until, only: cmd.only, baseUrl: cmd.baseUrl, onProgress: (p) => progress.show(p), signal: interrupt.signal });
     progress.end();
     const seconds = Number((Number(process.hrtime.bigint() - started) / 1e9).toFixed(2));
     if (cmd.json) process.stdout.write(`${JSON.stringify({ ...outcome, seconds })}\n`);
     else process.stdout.write(summary(outcome, seconds));
     if (outcome.outcome !== 'complete') process.stderr.write(`import: ${outcome.message}\n`);
+    if (outcome.outcome === 'stopped' && interrupt.caught) return 128 + constants.signals[interrupt.caught];
     return outcome.outcome === 'complete' ? 0 : 1;
   } catch (e) {
     progress.end();
@@ -123,16 +128,65 @@ export async function importHistory(cmd: HistoryCommand): Promise<number> {
     }
     throw e;
   } finally {
+    interrupt.dispose();
     await database.close();
   }
 }
+
+/**
+ * Ctrl-C (SIGINT) or SIGTERM stops the run once the batch being stored is committed: its lease is given back, so the
+ * next run goes on from where it reached at once rather than after the lease lapses. The process then exits as
+ * shells expect of a signal (130, 143). A second signal ends the process at once, and the lease lapses ten minutes
+ * after the last page, as a killed run's does.
+ */
+class Interrupt {
+  /** One Ctrl-C reaches this process more than once: the terminal signals npm, tsx and it, and npm and tsx pass it on. */
+  static readonly SAME_SIGNAL_MS = 1000;
+  private readonly controller = new AbortController();
+  private caughtAt = 0;
+  caught: 'SIGINT' | 'SIGTERM' | undefined;
+  private readonly onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
+    if (this.caught === undefined) {
+      this.caught = signal;
+      this.caughtAt = Date.now();
+      this.beforeSaying();
+      process.stderr.write(`import: ${signal}: stopping once the batch being stored is committed (a second signal ends it at once)\n`);
+      this.controller.abort(`interrupted (${signal})`);
+    } else if (Date.now() - this.caughtAt >= Interrupt.SAME_SIGNAL_MS) {
+      this.dispose();
+      process.kill(process.pid, signal);
+    }
+  };
+
+  constructor(private readonly beforeSaying: () => void) {
+    process.on('SIGINT', this.onSignal);
+    process.on('SIGTERM', this.onSignal);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  dispose(): void {
+    process.off('SIGINT', this.onSignal);
+    process.off('SIGTERM', this.onSignal);
+  }
+}
+
+const FIX_AND_RUN_AGAIN = ' Not complete: run it again once the cause below is fixed; it goes on where it stopped.';
+const SUMMARY_ENDS: Record<HistoryOutcome['outcome'], string> = {
+  complete: '',
+  refused: FIX_AND_RUN_AGAIN,
+  failed: FIX_AND_RUN_AGAIN,
+  stopped: ' Stopped when asked: run it again to go on from where it stopped.',
+};
 
 function summary(outcome: HistoryOutcome, seconds: number): string {
   const scopes = new Set(outcome.scopes.map((s) => s.scope)).size;
   const window = `${outcome.since.slice(0, 10)} to ${outcome.until.slice(0, 10)}`;
   const head = `Read ${outcome.read} items of ${scopes} scope${scopes === 1 ? '' : 's'} of ${outcome.provider} ${outcome.connection_id} (${window}) in ${seconds.toFixed(1)} s: `;
   const found = outcome.found === 0 ? 'nothing the webhooks had not brought.' : `${outcome.found} the webhooks had not brought, now stored.`;
-  return `${head}${found}${outcome.outcome === 'complete' ? '' : ' Not complete: run it again once the cause below is fixed; it goes on where it stopped.'}\n`;
+  return `${head}${found}${SUMMARY_ENDS[outcome.outcome]}\n`;
 }
 
 /**

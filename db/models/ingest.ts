@@ -54,8 +54,8 @@ export class HistoryImport extends Model<InferAttributes<HistoryImport>, InferCr
   declare updated_at: Date;
 }
 
-/** How a run ended: every scope read to its end, the credential refused, an answer it could not use, or still under way (or killed). */
-export const HISTORY_OUTCOMES = ['complete', 'refused', 'failed', 'running'] as const;
+/** How a run ended: every scope read to its end, the credential refused, an answer it could not use, stopped when asked (a signal, a process stopping), or still under way (or killed). */
+export const HISTORY_OUTCOMES = ['complete', 'refused', 'failed', 'stopped', 'running'] as const;
 export type HistoryOutcomeKind = (typeof HISTORY_OUTCOMES)[number];
 
 /** Where a connection's history of one kind in one scope stands (docs/history.md#resuming). */

@@ -101,6 +101,7 @@ export function createHistoryCatchUp(config: Config, logger: Logger, changes: Ch
     onImported: (outcome) => {
       const said = { connection: outcome.connection_id, provider: outcome.provider, read: outcome.read, found: outcome.found };
       if (outcome.outcome === 'complete') logger.info(said, 'history caught up');
+      else if (outcome.outcome === 'stopped') logger.info(said, 'history catch-up stopped with the process; the next tick goes on from where it reached');
       else logger.warn({ ...said, reason: outcome.message }, outcome.outcome === 'refused' ? "a provider refused the connection's credential; it waits for a new one" : 'history caught up in part; the next day reads again');
     },
     onError: (err, connectionId) =>

@@ -36,6 +36,10 @@ class ScriptedHistory implements HistorySource {
   failAt: { index: number; error: Error } | null = null;
   /** Connections whose credential the provider refuses, at their first page. */
   refuses = new Set<string>();
+  /** Before the page at this index, a wait of 15 minutes for the rate limit, told and slept with the reading's sleep. */
+  waitAt: number | null = null;
+  /** Called before each page is read, with its index. */
+  beforePage: (index: number) => void = () => undefined;
 
   constructor(private readonly count: number) {}
 
@@ -47,6 +51,11 @@ class ScriptedHistory implements HistorySource {
     this.calls.push({ scope: scope.key, window, cursor });
     if (this.refuses.has(reading.connection.id)) throw new CredentialRefused(`${scope.name}: the provider refused the credential (401)`);
     for (let index = Number(cursor ?? 0); index < this.count; index += 2) {
+      this.beforePage(index);
+      if (this.waitAt === index) {
+        reading.http.onWait?.(900, "the provider's rate limit is spent");
+        await reading.http.sleep(900_000);
+      }
       if (this.failAt?.index === index) {
         const { error } = this.failAt;
         this.failAt = null;
@@ -115,9 +124,10 @@ beforeEach(async () => {
 /** Each page stored alone, as pages of many items are: what these tests follow page by page. */
 const PAGE_BY_PAGE: BatchLimits = { items: 1, heldMs: Infinity };
 
-function importsWith(history: HistorySource, now = () => NOW, batches = PAGE_BY_PAGE): HistoryImports {
+/** Waits for a rate limit are not waited unless a test asks (`realSleep`): then they last until stopped. */
+function importsWith(history: HistorySource, now = () => NOW, batches = PAGE_BY_PAGE, realSleep = false): HistoryImports {
   const catalog = scriptedCatalog(history);
-  const http = { ...defaultHttp(outboundPolicy(t.config)), sleep: async () => undefined };
+  const http = realSleep ? defaultHttp(outboundPolicy(t.config)) : { ...defaultHttp(outboundPolicy(t.config)), sleep: async () => undefined };
   return createHistoryImports(t.config, changes, new SecretBox(() => secretsKeyFor(t.config)), catalog, http, now, batches);
 }
 
@@ -183,6 +193,34 @@ test('a run stopped midway is continued by the next from its cursor, and every p
   expect(await stored()).toBe(7);
 });
 
+test('a run asked to stop gives its lease back after the batch being stored, and the next goes on at once from its cursor', async () => {
+  const stop = new AbortController();
+  const stopAfterTwoPages = (p: HistoryProgress) => p.event === 'page' && p.read === 4 && stop.abort('interrupted (SIGINT)');
+  const stopped = await imports.run({ connection: { type: 'git_app', id: GIT_APP }, onProgress: stopAfterTwoPages, signal: stop.signal });
+  const message = 'Stopped before its end: interrupted (SIGINT); the next run goes on from where this one reached';
+  expect(stopped).toMatchObject({ outcome: 'stopped', read: 4, found: 4, message });
+  expect(await stored()).toBe(4);
+  expect(await HistoryImport.findByPk(GIT_APP)).toMatchObject({ outcome: 'stopped', message, items_read: 4, lease_owner: null, lease_until: null });
+
+  // At the same moment: no lease to wait for.
+  const resumed = await imports.run({ connection: { type: 'git_app', id: GIT_APP } });
+  expect(scripted.calls.map((c) => c.cursor)).toEqual([null, '4']);
+  expect(resumed).toMatchObject({ outcome: 'complete', read: 3, found: 3 });
+  expect(await stored()).toBe(7);
+});
+
+test("a stop during a wait for the rate limit ends the wait: what was read before it is stored, nothing after", async () => {
+  scripted.waitAt = 4;
+  const stop = new AbortController();
+  const stopWhenWaiting = (p: HistoryProgress) => p.event === 'wait' && stop.abort('interrupted (SIGTERM)');
+  const waiting = importsWith(scripted, () => NOW, PAGE_BY_PAGE, true);
+  // Were the wait waited out, jest's timeout would end this test long before its 15 minutes.
+  const stopped = await waiting.run({ connection: { type: 'git_app', id: GIT_APP }, onProgress: stopWhenWaiting, signal: stop.signal });
+  expect(stopped).toMatchObject({ outcome: 'stopped', read: 4, message: expect.stringContaining('interrupted (SIGTERM)') });
+  expect(await stored()).toBe(4);
+  expect(await HistoryImport.findByPk(GIT_APP)).toMatchObject({ outcome: 'stopped', lease_owner: null });
+});
+
 test('a refused credential stops the run with a message naming the scope; an unusable answer stops that scope only', async () => {
   scripted.failAt = { index: 2, error: new CredentialRefused('acme/history: GitHub refused the credential (401: Bad credentials)') };
   const refused = await imports.run({ connection: { type: 'git_app', id: GIT_APP } });
@@ -214,6 +252,27 @@ test('the daily catch-up imports each connection with a credential once a day, f
   const first = await catchUp.runDue();
   expect(first.map((o) => [o.connection_id, o.outcome, o.found])).toEqual([[GIT_APP, 'complete', 7]]);
   expect(await catchUp.runDue()).toEqual([]);
+});
+
+test("a process that stops ends its catch-up's import after the batch being stored; the next tick, anywhere, goes on", async () => {
+  const told: string[] = [];
+  const catchUp = new HistoryCatchUp(imports, scriptedCatalog(scripted), { onImported: (o) => told.push(o.outcome), onError: (err) => { throw err; } }, () => NOW);
+  let stopping: Promise<void> | undefined;
+  scripted.beforePage = (index) => {
+    if (index === 2) stopping = catchUp.stop();
+  };
+  const [stopped] = await catchUp.runDue();
+  await stopping;
+  expect(stopped).toMatchObject({ connection_id: GIT_APP, outcome: 'stopped', message: expect.stringContaining('the process stopped') });
+  expect(told).toEqual(['stopped']);
+  expect(await stored()).toBe(stopped.read);
+  expect(await HistoryImport.findByPk(GIT_APP)).toMatchObject({ outcome: 'stopped', lease_owner: null });
+
+  // Another process's tick at the same moment: the stopped run is due at once, not a day later.
+  scripted.beforePage = () => undefined;
+  const other = new HistoryCatchUp(imports, scriptedCatalog(scripted), { onImported: () => undefined, onError: (err) => { throw err; } }, () => NOW);
+  expect((await other.runDue()).map((o) => [o.connection_id, o.outcome, o.found])).toEqual([[GIT_APP, 'complete', 7 - stopped.read]]);
+  expect(await stored()).toBe(7);
 });
 
 test('a credential refused in the daily catch-up stops that connection only; the others are read', async () => {

@@ -9,7 +9,7 @@ import { ConnectionCredentials } from '../../src/services/apps/credentials';
 import { HistoryCatchUp } from '../../src/services/history/historySchedule';
 import { parseCommand } from '../../scripts/import';
 import { UsageError } from '../../scripts/cli';
-import { appCli, CliRun } from '../support/cli';
+import { appCli, appCliStarted, CliRun, RunningScript } from '../support/cli';
 import { DEMO, startTestApp, TestApp } from '../support/harness';
 import { FakeGitHubApi } from '../support/peers/github/fakeGitHubApi';
 import { copy, deliverToGithub, githubExamples } from '../support/peers/ingest';
@@ -34,11 +34,13 @@ const github = new FakeGitHubApi();
 
 let t: TestApp;
 let imports: (...args: string[]) => Promise<CliRun>;
+let startImport: (...args: string[]) => RunningScript;
 let credentials: ConnectionCredentials;
 beforeAll(async () => {
   // The fake answers on loopback, which the operator's allowance lets calls reach.
   t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
   imports = appCli(t, 'import', { WEBHOOK_ALLOW_PRIVATE: 'true' });
+  startImport = appCliStarted(t, 'import', { WEBHOOK_ALLOW_PRIVATE: 'true' });
   await github.start();
   github.tokens.add(TOKEN);
   github.repositories.push({
@@ -99,6 +101,35 @@ test('a refused credential exits 1 saying so; a connection without one is told t
   expect(without.code).toBe(1);
   expect(without.stdout).not.toContain('Read');
   expect(without.stderr).toContain(`set one with npm run gitapps -- set-credential --git-app ${gitApp.id} --token-file <file>`);
+});
+
+test('Ctrl-C in a wait for the rate limit: stopped at once, the connection given back, and the run again goes on at once', async () => {
+  const app = await githubApp();
+  // GitHub's documented secondary rate limit (docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api),
+  // answered to the deployments' list, after the pull requests are stored: ten minutes to wait.
+  github.interrupt((request, url) => request.method === 'GET' && url.pathname.endsWith('/deployments'), {
+    status: 403,
+    headers: { 'retry-after': '600' },
+    body: { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits' },
+  });
+  const run = startImport('github', '--git-app', app.id, '--since', '2019-01-01', '--until', '2019-12-31', '--base-url', github.base);
+  await run.saidOnStderr(/waiting 600 s for the provider's rate limit/);
+  // One Ctrl-C reaches the process more than once under npm run (the terminal signals npm, tsx and it; each passes it on).
+  run.child.kill('SIGINT');
+  run.child.kill('SIGINT');
+  const stopped = await run.ended;
+
+  expect(stopped.code).toBe(130);
+  expect(stopped.stderr).toContain('import: SIGINT: stopping once the batch being stored is committed (a second signal ends it at once)');
+  expect(stopped.stderr).toContain('import: Stopped before its end: interrupted (SIGINT); the next run goes on from where this one reached');
+  expect(stopped.stdout).toMatch(/^Read 1 items of 1 scope of github gapp_\w+ .* 2 the webhooks had not brought, now stored\. Stopped when asked: run it again to go on from where it stopped\.\n$/m);
+  expect(await HistoryImport.findByPk(app.id)).toMatchObject({ outcome: 'stopped', lease_owner: null, lease_until: null, items_read: 1, items_found: 2 });
+
+  // Not refused for the ten minutes a killed run's lease would hold it: the deployment is read, nothing stored twice.
+  const again = await imports('github', '--git-app', app.id, '--since', '2019-01-01', '--until', '2019-12-31', '--json');
+  expect(again.code).toBe(0);
+  expect(JSON.parse(again.stdout)).toMatchObject({ outcome: 'complete', found: 2 });
+  expect((await Deployment.findAll({ where: { git_app_id: app.id } })).map((d) => d.external_id)).toEqual([String(deployed.deployment.id)]);
 });
 
 test('usage: the connection flag of the provider, days or times, names to read, an http(s) base', async () => {

@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import { AiVendorSource, App, AppBoard, ConnectionCredential, ConnectionState, GitApp, HistoryImport, OtlpToken, ScimToken } from '../../../db/models';
+import { AiVendorSource, App, AppBoard, ConnectionCredential, ConnectionState, GitApp, HistoryImport, HistoryOutcomeKind, OtlpToken, ScimToken } from '../../../db/models';
 import type { ProviderCatalog } from './catalog';
 import { isRefusalReason, REFUSAL_REASONS } from './connectionStates';
 import { APP_LINKS, GIT_APP_LINKS, LinkTable } from '../people/linkTables';
@@ -41,8 +41,8 @@ export interface SourceHistory {
   last_import: {
     started_at: string;
     finished_at: string | null;
-    /** `running` while a run holds it (or until a killed run's lease lapses). */
-    outcome: 'complete' | 'refused' | 'failed' | 'running';
+    /** `running` while a run holds it (or until a killed run's lease lapses); `stopped` when asked to (Ctrl-C). */
+    outcome: HistoryOutcomeKind;
     read: number;
     /** What it stored that the webhooks had not brought. */
     found: number;

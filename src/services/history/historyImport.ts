@@ -28,6 +28,12 @@ export interface HistoryRequest {
   baseUrl?: string;
   /** Told as each scope starts, after each page, and when a wait for the provider's rate limit begins. */
   onProgress?: (progress: HistoryProgress) => void;
+  /**
+   * Aborted, the run stops once the batch being stored is committed (a wait for a rate limit's reset ends at once),
+   * gives its lease back and is recorded as stopped, so the next run goes on from each cursor without waiting for the
+   * lease to lapse. The abort's reason, a string, says why in the run's message (`interrupted (SIGINT)`).
+   */
+  signal?: AbortSignal;
 }
 
 /** One scope's progress in one kind, as the CLI's bar shows it. */
@@ -53,8 +59,8 @@ export interface HistoryOutcome {
   read: number;
   /** Items the import created: what the webhooks had not brought. */
   found: number;
-  outcome: 'complete' | 'refused' | 'failed';
-  /** Why not complete, naming the scope. */
+  outcome: 'complete' | 'refused' | 'failed' | 'stopped';
+  /** Why not complete, naming the scope, or why it was stopped. */
   message: string | null;
 }
 
@@ -108,6 +114,7 @@ export class HistoryImports {
       const failures: string[] = [];
       for (const [index, scope] of listed.entries()) {
         for (const kind of source.kinds) {
+          stopIfAsked(request.signal);
           const progress: ScopeProgress = { scope: scope.name, kind, read: 0, found: 0, complete: false };
           scopes.push(progress);
           const window = await this.windowOf(connection, scope, kind, { since: request.since, until });
@@ -116,7 +123,8 @@ export class HistoryImports {
           try {
             // A run that stops with a batch read ahead ends that read's wait for a rate limit's reset, not waiting it out.
             const stop = new AbortController();
-            const stoppable: HistoryReading = { ...reading, http: { ...reading.http, sleep: (ms) => reading.http.sleep(ms, stop.signal) } };
+            const stopped = request.signal ? AbortSignal.any([stop.signal, request.signal]) : stop.signal;
+            const stoppable: HistoryReading = { ...reading, http: { ...reading.http, sleep: (ms) => reading.http.sleep(ms, stopped) } };
             const pages = batchedPages(source.pages(stoppable, scope, kind, window.window, window.cursor), this.batches);
             for await (const page of readAhead(pages, () => stop.abort())) {
               const stored = await this.pages.store(connection, { scope, kind, window: window.window }, page, { owner, summary });
@@ -124,6 +132,7 @@ export class HistoryImports {
               summary.read += stored.read;
               summary.found += stored.found;
               tell({ event: 'page', ...progress, index, of: listed.length });
+              stopIfAsked(request.signal);
             }
             if (!progress.complete) await this.pages.finish(connection, { scope, kind, window: window.window });
             progress.complete = true;
@@ -138,6 +147,11 @@ export class HistoryImports {
       await this.leases.release(connection, owner, { ...summary, outcome, message });
       return this.outcomeOf(connection, summary, scopes, outcome, message);
     } catch (err) {
+      if (request.signal?.aborted && (err instanceof RunStopped || isAbort(err))) {
+        const message = `Stopped before its end: ${reasonOf(request.signal)}; the next run goes on from where this one reached`;
+        await this.leases.release(connection, owner, { ...summary, outcome: 'stopped', message });
+        return this.outcomeOf(connection, summary, scopes, 'stopped', message);
+      }
       if (!(err instanceof CredentialRefused) && !(err instanceof ProviderFailure)) {
         await this.leases.release(connection, owner, { ...summary, outcome: 'failed', message: 'Stopped by an unexpected error (see the logs)' }).catch(() => undefined);
         throw err;
@@ -218,3 +232,15 @@ function setCredentialCommand(connection: HistoryConnection): string {
     ? `npm run gitapps -- set-credential --git-app ${connection.row.id} --token-file <file>`
     : `npm run apps -- set-credential --app ${connection.row.id} --token-file <file>`;
 }
+
+/** Thrown between two batches when the run was asked to stop; the run's own catch records it. */
+class RunStopped extends Error {}
+
+function stopIfAsked(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new RunStopped();
+}
+
+/** A wait for a rate limit ended by the stop (timers/promises rejects with an AbortError). */
+const isAbort = (err: unknown) => err instanceof Error && err.name === 'AbortError';
+
+const reasonOf = (signal: AbortSignal) => (typeof signal.reason === 'string' ? signal.reason : 'asked to stop');

@@ -26,6 +26,8 @@ export interface CatchUpOptions {
  */
 export class HistoryCatchUp {
   private readonly periodic: Periodic;
+  /** Aborted by stop(): the import under way gives its lease back after its batch, not after its whole window. */
+  private stopping = new AbortController();
 
   constructor(
     private readonly imports: HistoryImports,
@@ -37,19 +39,24 @@ export class HistoryCatchUp {
   }
 
   start(): void {
+    if (this.stopping.signal.aborted) this.stopping = new AbortController();
     this.periodic.start();
   }
 
+  /** Stops the tick under way after the batch being stored: a process that stops (a deploy) waits for no whole import. */
   stop(): Promise<void> {
+    this.stopping.abort('the process stopped');
     return this.periodic.stop();
   }
 
   /** One tick: each due connection imported in turn; what happened told to the options' callbacks. */
   async runDue(): Promise<HistoryOutcome[]> {
     const outcomes: HistoryOutcome[] = [];
+    const { signal } = this.stopping;
     for (const connection of await this.due()) {
+      if (signal.aborted) break;
       try {
-        const outcome = await this.imports.run({ connection });
+        const outcome = await this.imports.run({ connection, signal });
         outcomes.push(outcome);
         this.options.onImported(outcome);
       } catch (err) {
@@ -60,7 +67,10 @@ export class HistoryCatchUp {
     return outcomes;
   }
 
-  /** The connections with a credential whose provider's history is read, enabled, not imported (or leased) lately. */
+  /**
+   * The connections with a credential whose provider's history is read, enabled, not imported (or leased) lately. A
+   * run stopped with its process is due again at the next tick, on whichever process ticks first.
+   */
   private async due(): Promise<Connection[]> {
     const now = this.now();
     const credentials = await ConnectionCredential.findAll({ attributes: ['connection_id'], order: [['connection_id', 'ASC']] });
@@ -69,7 +79,7 @@ export class HistoryCatchUp {
     const recent = await HistoryImport.findAll({
       where: {
         connection_id: ids,
-        [Op.or]: [{ started_at: { [Op.gte]: new Date(now.getTime() - IMPORTED_RECENTLY_MS) } }, { lease_until: { [Op.gt]: now } }],
+        [Op.or]: [{ started_at: { [Op.gte]: new Date(now.getTime() - IMPORTED_RECENTLY_MS) }, outcome: { [Op.ne]: 'stopped' } }, { lease_until: { [Op.gt]: now } }],
       },
       attributes: ['connection_id'],
     });

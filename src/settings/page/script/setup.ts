@@ -42,6 +42,7 @@ const OUTCOME_WORDS: Record<NonNullable<NonNullable<Source['history']>['last_imp
   complete: 'complete',
   refused: 'credential refused',
   failed: 'stopped in part',
+  stopped: 'stopped when asked; the next run goes on',
   running: 'reading now',
 };
 
