@@ -6,7 +6,7 @@
  * every 100 ms) are the row's.
  */
 import type { Connection, RowDataPacket } from 'mysql2/promise';
-import { run, sampleRss } from './processes';
+import { run, sampleRss, serviceNodeFlags } from './processes';
 import { jsonLine } from './metricSettings';
 
 /** The row's name in the report and for --filter. */
@@ -60,7 +60,7 @@ interface SettingsJson {
 
 export async function measureRecomputation(c: RecomputationContext): Promise<RecomputationRow> {
   const cli = (args: string[], onSpawn?: (pid: number) => void) =>
-    run(process.execPath, [c.settingsMain, ...args, '--org', c.organizationId, '--json'], { env: { DATABASE_URL: c.url, LOG_LEVEL: 'warn' }, capture: true, onSpawn });
+    run(process.execPath, [...serviceNodeFlags(), c.settingsMain, ...args, '--org', c.organizationId, '--json'], { env: { DATABASE_URL: c.url, LOG_LEVEL: 'warn' }, capture: true, onSpawn });
   const before = jsonLine<SettingsJson>(await cli(['show']), 'npm run metrics-settings');
   if (before.recomputation) {
     throw new Error(`organization ${c.organizationId} is recomputing version ${before.recomputation.version} already (${before.recomputation.done} of ${before.recomputation.total}); run the row once it is done`);
